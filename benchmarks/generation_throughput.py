@@ -1,0 +1,285 @@
+"""How fast ``sdtt generate`` writes many chains, and what prefix reuse saves.
+
+**Concurrency.** 20 chains x 10 topics (3 turns each) run against a local fake
+OpenAI-compatible server (``tests/fakes``) that answers every call after a fixed latency
+with exactly the rounds asked for, so each topic takes one call and each chain ten calls
+in a row. Printed: the wall time, the sequential baseline (every call one after another:
+the sum of the calls' latencies), and the critical-path bound (the slowest chain's calls
+in a row; with fewer call slots than chains, the total work divided by the slots if that
+is longer). The target is a wall time within 1.2x of the bound. Every chain writes its
+JSONL file as in real use.
+
+**Prefix reuse.** The prompts of a chain only grow by appending, so a provider's prefix
+cache (OpenAI's automatic one, Anthropic's cache marks, llama.cpp's KV cache) can serve
+everything but the new part. For the fake server run this prints the prompt words sent
+and the part shared with the chain's previous call. Then one small chain (2 topics x 2
+turns, ping-pong, a 10-turn history) runs on ``local/gemma-3-270m`` twice, reusing the KV
+cache and evaluating every prompt from scratch, and prints the prompt tokens each way.
+
+Run from the repository root; about a minute without the local part::
+
+    python benchmarks/generation_throughput.py [--latency 1.0] [--sequential] [--skip-local]
+
+Measured, not asserted: the numbers depend on the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import re
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import trio
+
+from sdtt.errors import SdttError
+from sdtt.generate.chainfile import read_chain
+from sdtt.generate.pseudo import ChainSettings, ChainSpec, topic_targets
+from sdtt.generate.runner import RunReport, run_chains
+from sdtt.models.registry import get_model
+from sdtt.personas.persona import Persona
+from sdtt.personas.store import DEFAULT_PERSONA, find_persona
+from tests.fakes.openai_fake import FakeOpenAIServer
+
+TOPICS = (
+    "weekend plans",
+    "a show you are watching",
+    "cooking at home",
+    "the weather lately",
+    "old school friends",
+    "a trip you want to take",
+    "pets",
+    "music you have on repeat",
+    "work or classes this week",
+    "something funny that happened",
+)
+_ROUNDS = re.compile(r"(\d+) (?:more )?rounds?")
+
+
+def reply(body: Mapping[str, Any]) -> str:
+    """Exactly the rounds the task asks for, so every topic takes one call."""
+    task = str(body["messages"][-1]["content"])
+    found = _ROUNDS.findall(task)
+    rounds = int(found[-1]) if found else 1
+    lines = []
+    for index in range(rounds):
+        lines.append(f"User: [2030-01-01 00:00:00] so what about part {index}?")
+        lines.append("Response: [2030-01-01 00:00:00] hmm not sure tbh")
+        lines.append("Response: [2030-01-01 00:00:00] maybe later lol")
+    return "\n".join(lines)
+
+
+def chain_specs(chains: int, turns_per_topic: int, model: str) -> list[ChainSpec]:
+    """``chains`` chains over all ten topics."""
+    return [
+        ChainSpec(
+            persona=DEFAULT_PERSONA,
+            model=model,
+            seed=seed,
+            topics=topic_targets(TOPICS, turns_per_topic * len(TOPICS), turns_per_topic),
+        )
+        for seed in range(chains)
+    ]
+
+
+async def run_against_fake(
+    persona: Persona, specs: list[ChainSpec], out: Path, base_url: str, slots: int
+) -> tuple[RunReport, float]:
+    """Run the chains against the fake server; return the report and the wall time."""
+    async with get_model(specs[0].model, base_url=base_url, max_concurrency=slots) as model:
+        started = time.perf_counter()
+        report = await run_chains(
+            specs, out, personas=lambda name: persona, models=lambda name: model
+        )
+        return report, time.perf_counter() - started
+
+
+def shared_prefix_words(previous: str, current: str) -> int:
+    """Words of ``current`` at its start that ``previous`` had too."""
+    count = 0
+    for a, b in zip(previous.split(), current.split(), strict=False):
+        if a != b:
+            break
+        count += 1
+    return count
+
+
+def prefix_report(report: RunReport) -> tuple[int, int]:
+    """Prompt words sent over all calls, and the words shared with the previous call."""
+    from sdtt.generate.chainfile import rebuild_prompt
+
+    sent = shared = 0
+    for chain in report.chains:
+        calls = read_chain(chain.path).calls
+        previous = ""
+        for index in range(len(calls)):
+            prompt = rebuild_prompt(chain.path, index)
+            text = f"{prompt.system_text()}\n{prompt.user_text()}"
+            sent += len(text.split())
+            shared += shared_prefix_words(previous, text)
+            previous = text
+    return sent, shared
+
+
+def _serve(latency: float, urls: Any, stop: Any) -> None:
+    """Run the fake server in a child process until ``stop`` is set."""
+    with FakeOpenAIServer(reply=reply, latency=latency) as server:
+        urls.put(server.base_url)
+        stop.wait()
+
+
+@contextmanager
+def fake_server(latency: float) -> Iterator[str]:
+    """A fake OpenAI-compatible server in its own process (so its work does not compete
+    with the generator for this process's interpreter lock); yields its base URL."""
+    context = multiprocessing.get_context("fork")
+    urls = context.Queue()
+    stop = context.Event()
+    child = context.Process(target=_serve, args=(latency, urls, stop), daemon=True)
+    child.start()
+    try:
+        yield urls.get(timeout=30)
+    finally:
+        stop.set()
+        child.join(timeout=10)
+
+
+def concurrency_part(args: argparse.Namespace, persona: Persona) -> None:
+    """Wall time against the sequential baseline and the critical-path bound."""
+    specs = chain_specs(args.chains, args.turns_per_topic, "openai/bench-fake")
+    slots = args.slots or args.chains
+    with tempfile.TemporaryDirectory() as folder:
+        with fake_server(0.0) as instant:
+            # A first chain warms up what is paid once per process (SDK import, client);
+            # the same chains against an instant server then measure the CPU floor.
+            trio.run(run_against_fake, persona, specs[:1], Path(folder) / "warm", instant, 1)
+            _, floor = trio.run(
+                run_against_fake, persona, specs, Path(folder) / "floor", instant, slots
+            )
+        with fake_server(args.latency) as base_url:
+            report, wall = trio.run(
+                run_against_fake, persona, specs, Path(folder) / "run", base_url, slots
+            )
+            one_by_one = None
+            if args.sequential:
+                _, one_by_one = trio.run(
+                    run_against_fake, persona, specs, Path(folder) / "seq", base_url, 1
+                )
+        failed = [chain for chain in report.chains if chain.status != "done"]
+        if failed:
+            raise SystemExit(f"{len(failed)} chain(s) failed: {failed[0].error}")
+        latencies = [
+            [call.latency for call in read_chain(chain.path).calls] for chain in report.chains
+        ]
+        calls = sum(len(values) for values in latencies)
+        sequential = sum(sum(values) for values in latencies)
+        in_a_row = max(len(values) for values in latencies)
+        path = max(in_a_row, calls / slots) * args.latency
+        bound = max(path, floor)
+        print(
+            f"\n{args.chains} chains x {len(TOPICS)} topics x {args.turns_per_topic} turns: "
+            f"{calls} calls, {in_a_row} in a row per chain, server latency "
+            f"{args.latency:.3f} s, {slots} call slots"
+        )
+        print(f"  wall time                      {wall:8.2f} s")
+        print(
+            f"  sequential baseline            {sequential:8.2f} s   "
+            f"(sum of the calls' latencies; {sequential / wall:.1f}x the wall time)"
+        )
+        if one_by_one is not None:
+            print(f"  measured one call at a time    {one_by_one:8.2f} s")
+        print(
+            f"  critical path                  {path:8.2f} s   "
+            "(a chain's calls in a row x the server latency)"
+        )
+        print(
+            f"  CPU floor                      {floor:8.2f} s   "
+            "(the same run against an instant server)"
+        )
+        verdict = "within" if wall <= 1.2 * bound else "NOT within"
+        print(
+            f"  wall / bound                   {wall / bound:8.2f}     "
+            f"(bound = the larger of the two; {verdict} the 1.2x target)"
+        )
+        mean = sequential / calls
+        print(
+            f"  mean call latency seen         {mean:8.3f} s   "
+            f"(server {args.latency:.3f} s + client, network and queueing)"
+        )
+        sent, shared = prefix_report(report)
+        print(
+            f"  prompt words sent              {sent:8d}     of which {shared} "
+            f"({100 * shared / sent:.0f}%) repeat the chain's previous prompt's start:"
+        )
+        print("                                           a prefix cache serves those")
+
+
+async def run_local(persona: Persona, out: Path, prefix_reuse: bool) -> tuple[RunReport, float]:
+    """One small chain on the embedded model."""
+    spec = ChainSpec(
+        persona=DEFAULT_PERSONA,
+        model="local/gemma-3-270m",
+        mode="pingpong",
+        seed=1,
+        topics=topic_targets(TOPICS, 4, 2),
+        settings=ChainSettings(style="lines", history_turns=10, max_tokens=48),
+    )
+    async with get_model(spec.model, n_ctx=4096, prefix_reuse=prefix_reuse) as model:
+        started = time.perf_counter()
+        report = await run_chains(
+            [spec], out, personas=lambda name: persona, models=lambda name: model
+        )
+        return report, time.perf_counter() - started
+
+
+def local_part(persona: Persona) -> None:
+    """Prompt tokens evaluated with and without the KV cache's prefix reuse."""
+    print("\nlocal/gemma-3-270m, 1 chain, 2 topics x 2 ping-pong turns, 10-turn history:")
+    print(f"  {'':22}{'calls':>6}{'prompt tok':>12}{'from cache':>12}{'evaluated':>11}{'s':>8}")
+    for reuse in (True, False):
+        with tempfile.TemporaryDirectory() as folder:
+            try:
+                report, wall = trio.run(run_local, persona, Path(folder), reuse)
+            except SdttError as error:
+                print(f"  skipped: {error}")
+                return
+            chain = report.chains[0]
+            usage = chain.usage
+            label = "with prefix reuse" if reuse else "without (from scratch)"
+            print(
+                f"  {label:22}{chain.calls:>6}{usage.input_tokens:>12}"
+                f"{usage.cached_input_tokens:>12}"
+                f"{usage.input_tokens - usage.cached_input_tokens:>11}{wall:>8.1f}"
+            )
+
+
+def main() -> None:
+    """Run the benchmark."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--chains", type=int, default=20)
+    parser.add_argument("--turns-per-topic", type=int, default=3)
+    parser.add_argument(
+        "--latency", type=float, default=1.0, help="seconds the server takes per call"
+    )
+    parser.add_argument("--slots", type=int, help="calls in flight (default: one per chain)")
+    parser.add_argument(
+        "--sequential", action="store_true", help="also run one call at a time, for real"
+    )
+    parser.add_argument("--skip-local", action="store_true", help="skip the embedded model")
+    args = parser.parse_args()
+    persona = find_persona(DEFAULT_PERSONA)
+    concurrency_part(args, persona)
+    if not args.skip_local:
+        local_part(persona)
+
+
+if __name__ == "__main__":
+    main()

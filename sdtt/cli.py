@@ -1,0 +1,75 @@
+"""The ``sdtt`` command line.
+
+Each command group lives in ``sdtt/commands/<name>.py`` with a ``register(subparsers)``
+function that adds its parser and sets ``func`` to a callable taking the parsed
+arguments and returning an exit code. Errors a user can cause (:class:`SdttError`) are
+printed as one paragraph, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.markup import escape
+
+from sdtt import __version__
+from sdtt.errors import SdttError
+
+COMMAND_MODULES: tuple[str, ...] = (
+    "demo",
+    "persona",
+    "models",
+    "simulate",
+    "topics",
+    "generate",
+    "drift",
+    "questionnaire",
+    "responses",
+)
+
+EXIT_USER_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser with every command group registered."""
+    parser = argparse.ArgumentParser(
+        prog="sdtt",
+        description=(
+            "Self-Directed Turing Tests: build persona chatbots from real chat history, "
+            "run burst and self-directed dialogues, and measure how long they pass as the "
+            "person. Run 'sdtt COMMAND --help' for the options of a command."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"sdtt {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        module = importlib.import_module(f"sdtt.commands.{name}")
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``sdtt`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None:
+        parser.print_help()
+        return 0 if args.command is None else EXIT_USER_ERROR
+    try:
+        code: int = args.func(args)
+    except SdttError as error:
+        Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {escape(str(error))}")
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        Console(stderr=True).print("interrupted; everything written so far is kept.")
+        return EXIT_INTERRUPTED
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

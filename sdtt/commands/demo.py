@@ -1,0 +1,233 @@
+"""``sdtt demo``: the whole pipeline, as far as it exists, on one persona and one model.
+
+Runs offline on the embedded local model by default. Each stage prints what it did and
+writes its files under ``--out``; later stages build on the earlier ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import trio
+from rich.console import Console
+from rich.markup import escape
+from rich.panel import Panel
+
+from sdtt.dialogue.message import Message, Transcript
+from sdtt.dialogue.store import write_transcripts
+from sdtt.display import print_conversation, usage_line
+from sdtt.engine.interrogator import ScriptInterrogator
+from sdtt.engine.session import SessionSettings
+from sdtt.engine.simulate import (
+    DEMO_SCRIPT,
+    persona_bot,
+    run_on_virtual_clock,
+    run_simulated_chat,
+)
+from sdtt.generate.chainfile import read_chain
+from sdtt.generate.pseudo import usage_of
+from sdtt.generate.runner import generate_pseudo_dialogue
+from sdtt.models.base import ModelOutput, Usage
+from sdtt.models.registry import DEFAULT_MODEL, get_model
+from sdtt.personas.bot import PersonaBot
+from sdtt.personas.persona import Persona
+from sdtt.personas.prompt import BotPromptBuilder
+from sdtt.personas.store import DEFAULT_PERSONA, find_persona
+from sdtt.questionnaires.pipeline import build_demo_questionnaire
+
+OPENING = ("hey!! how's it going", "did you get up to anything fun this weekend?")
+PSEUDO_TOPICS = ("plans for the weekend", "a show or movie you saw lately")
+PSEUDO_TURNS = 3
+PSEUDO_HISTORY_TURNS = 30
+"""A shorter history than the live bot's keeps the small demo quick on the local model."""
+
+
+@dataclass
+class DemoRun:
+    """What the demo's stages share: settings, the persona, and what has been produced."""
+
+    persona: Persona
+    model_name: str
+    out: Path
+    seed: int
+    console: Console
+    started: datetime = field(default_factory=lambda: datetime.now(UTC).replace(microsecond=0))
+    outputs: list[ModelOutput] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+    chat: Transcript | None = None
+    """The simulated live chat, which the questionnaire stage compares."""
+    pseudo: list[Message] = field(default_factory=list)
+    """The self-directed pseudo-dialogue the live chat's bot has in its prompt."""
+
+    @property
+    def stem(self) -> str:
+        """A file-name stem unique to this run."""
+        return f"demo-{self.started:%Y%m%d-%H%M%S}"
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``sdtt demo``."""
+    parser = subparsers.add_parser(
+        "demo",
+        help="run the whole pipeline on an example persona (offline by default)",
+        description=(
+            "Run sdtt end to end on one persona: the persona bot answers a short opening "
+            "burst, and the conversation is shown and saved. Uses the embedded local model "
+            "unless --model names another (e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5, "
+            "mock/chatty)."
+        ),
+    )
+    parser.add_argument(
+        "--model", default=DEFAULT_MODEL, help=f"provider/model to use (default {DEFAULT_MODEL})"
+    )
+    parser.add_argument(
+        "--persona",
+        default=DEFAULT_PERSONA,
+        help=f"persona name or file (default {DEFAULT_PERSONA}; see 'sdtt persona list')",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("transcripts"),
+        help="folder for the files the demo writes (default ./transcripts)",
+    )
+    parser.add_argument("--seed", type=int, default=7, help="random seed (default 7)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the demo from parsed arguments."""
+    console = Console(highlight=False)
+    persona = find_persona(args.persona)
+    demo = DemoRun(
+        persona=persona, model_name=args.model, out=args.out, seed=args.seed, console=console
+    )
+    console.print(
+        Panel.fit(
+            f"persona [bold]{persona.name}[/] ({persona.info.source}, {persona.info.license})\n"
+            f"model   [bold]{args.model}[/]\nout     {args.out}/",
+            title="sdtt demo",
+        )
+    )
+    trio.run(stage_burst_reply, demo)
+    trio.run(stage_pseudo_dialogue, demo)
+    run_on_virtual_clock(stage_simulated_chat, demo)
+    stage_questionnaire(demo)
+    console.print()
+    console.print("[bold]Files written[/]")
+    for path in demo.files:
+        console.print(f"  {path}")
+    return 0
+
+
+async def stage_burst_reply(demo: DemoRun) -> None:
+    """Stage 1: the persona bot answers a two-message opening burst."""
+    console = demo.console
+    console.rule("1. Persona bot: a burst reply")
+    with console.status(f"loading {demo.model_name}..."):
+        model = get_model(demo.model_name)
+    bot = PersonaBot(model=model, prompts=BotPromptBuilder.for_persona(demo.persona))
+    opening = [
+        Message(side="user", text=text, time=demo.started + timedelta(seconds=6 * index))
+        for index, text in enumerate(OPENING)
+    ]
+    now = opening[-1].time + timedelta(seconds=2)
+    with console.status("the persona bot is writing..."):
+        reply = await bot.reply(opening, now, random.Random(demo.seed))
+    demo.outputs.extend(reply.outputs)
+    transcript = Transcript(
+        id=f"{demo.stem}-reply",
+        messages=[*opening, *reply.messages],
+        meta={"persona": demo.persona.name, "model": demo.model_name, "stage": "burst-reply"},
+    )
+    print_conversation(console, transcript.messages, bot_label=demo.persona.name)
+    console.print(usage_line(reply.outputs))
+    path = demo.out / f"{demo.stem}-reply.jsonl"
+    write_transcripts(path, [transcript])
+    demo.files.append(path)
+
+
+async def stage_pseudo_dialogue(demo: DemoRun) -> None:
+    """Stage 2: the model writes a short pseudo-dialogue itself (Algorithm 1), which the
+    live chat then continues from."""
+    console = demo.console
+    console.rule(
+        f"2. Self-directed pseudo-dialogue: {len(PSEUDO_TOPICS)} topics x {PSEUDO_TURNS} turns"
+    )
+    async with get_model(demo.model_name) as model:
+        with console.status("the model is writing chats between the persona and a friend..."):
+            path = await generate_pseudo_dialogue(
+                demo.persona,
+                model,
+                PSEUDO_TOPICS,
+                PSEUDO_TURNS,
+                seed=demo.seed,
+                out=demo.out / f"{demo.stem}-pseudo",
+                history_turns=PSEUDO_HISTORY_TURNS,
+            )
+    chain = read_chain(path)
+    demo.pseudo = chain.messages
+    for topic in PSEUDO_TOPICS:
+        console.print(f"[bold]topic:[/] {escape(topic)}")
+        turns = [turn for turn in chain.turns if turn.topic == topic]
+        messages = [message for turn in turns for message in turn.messages]
+        print_conversation(console, messages, user_label="Friend", bot_label=demo.persona.name)
+    usage = sum((usage_of(call.usage) for call in chain.calls), Usage())
+    console.print(
+        f"[dim]{len(chain.calls)} model call(s), {usage.input_tokens} input tokens "
+        f"({usage.cached_input_tokens} cached), {usage.output_tokens} output tokens; "
+        "the live chat below has this dialogue in its prompt[/]"
+    )
+    demo.files.append(path)
+
+
+async def stage_simulated_chat(demo: DemoRun) -> None:
+    """Stage 3: a scripted interrogator chats with the persona bot through the burst
+    engine for three turns, on a virtual clock (minutes of chat in seconds)."""
+    console = demo.console
+    console.rule("3. Burst engine: a simulated live chat (virtual clock)")
+    async with get_model(demo.model_name) as model:
+        bot = persona_bot(model, demo.persona, pseudo=demo.pseudo, virtual_clock=True)
+        with console.status("the interrogator and the persona bot are chatting..."):
+            result = await run_simulated_chat(
+                bot,
+                ScriptInterrogator(DEMO_SCRIPT),
+                turns=len(DEMO_SCRIPT),
+                bot_settings=SessionSettings(seed=demo.seed),
+                out_dir=demo.out,
+                session_id=f"{demo.stem}-chat",
+                meta={"persona": demo.persona.name, "model": demo.model_name},
+                started=demo.started,
+            )
+    print_conversation(
+        console, result.transcript.messages, user_label="Interrogator", bot_label=demo.persona.name
+    )
+    console.print(
+        f"[dim]{result.turns} turn(s), {result.duration:.0f} s of chat time; the event log "
+        "replays every message at its exact time[/]"
+    )
+    demo.files.extend(path for path in (result.transcript_path, result.log_path) if path)
+    demo.chat = result.transcript
+
+
+def stage_questionnaire(demo: DemoRun) -> None:
+    """Stage 4: a judge questionnaire pairing the simulated chat with a real corpus chat."""
+    console = demo.console
+    console.rule("4. Questionnaire: the chat next to a real human chat, for judges")
+    if demo.chat is None:
+        return
+    with console.status("pairing with a real conversation from the corpus..."):
+        made = build_demo_questionnaire(
+            demo.chat, demo.out / f"{demo.stem}-questionnaire", seed=demo.seed
+        )
+    for note in made.notes:
+        console.print(f"[yellow]note:[/] {escape(note)}")
+    console.print(
+        f"last {made.x_turns} turn(s) of both chats, one catch pair; the answer key is "
+        "kept apart from what judges get"
+    )
+    demo.files.extend(made.files)

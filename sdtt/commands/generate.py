@@ -1,0 +1,240 @@
+"""``sdtt generate``: write self-directed pseudo-dialogues for a grid or a plan of chains.
+
+Each chain (persona x model x mode x seed x turns) writes ``<out>/<chain id>.jsonl``.
+Chains run concurrently within each provider's concurrency limit; a chain's own calls
+run one after another. Stop it at any moment and run the same command again: every
+chain resumes where its file ends. With ``--batch`` the chains' next calls go to the
+providers' batch APIs together, at half price but with hours of latency per step.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import trio
+from rich.console import Console
+from rich.markup import escape
+
+from sdtt.errors import ConfigError
+from sdtt.generate.plan import PlanSettings, grid_specs, load_topic_list, read_plan
+from sdtt.generate.progress import RichProgress, summary_table
+from sdtt.generate.pseudo import DEFAULT_MAX_TOKENS, DEFAULT_TURNS_PER_TOPIC, MODES, ChainSpec
+from sdtt.generate.runner import ChainProgress, RunOptions, RunReport, chain_path, run_chains
+from sdtt.models.model import Model
+from sdtt.models.registry import DEFAULT_MODEL, get_model
+from sdtt.personas.store import DEFAULT_PERSONA, find_persona
+
+DEFAULT_OUT = Path("transcripts") / "pseudo"
+DEFAULT_TOPICS = "chitchat"
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``sdtt generate``."""
+    parser = subparsers.add_parser(
+        "generate",
+        help="write long pseudo-dialogues (Algorithm 1) for a grid or plan of chains",
+        description=(
+            "Let models write pseudo-dialogues between a persona and another human, topic "
+            "after topic (the paper's Algorithm 1): every combination of --persona, "
+            "--model, --mode, --seed and --turns is one chain, or give a plan file with "
+            "--plan. Rerun the same command after an interruption to resume. Then run "
+            "'sdtt simulate --pseudo FILE' for the live turns."
+        ),
+        epilog=(
+            "Plan file (TOML): topics = 'chitchat'; turns_per_topic = 10; a [grid] table "
+            "with personas, models, modes, seeds, turns lists; optional [settings] "
+            "(style, temperature, max_tokens, history_turns, timeout) and [[chain]] "
+            "entries (persona, model, mode, seed, turns, topics)."
+        ),
+    )
+    parser.add_argument("--plan", type=Path, help="plan file (TOML or JSON) instead of a grid")
+    grid = parser.add_argument_group("grid (each option may be repeated)")
+    grid.add_argument(
+        "--persona",
+        action="append",
+        help=f"persona name or file (default {DEFAULT_PERSONA})",
+    )
+    grid.add_argument("--model", action="append", help=f"provider/model (default {DEFAULT_MODEL})")
+    grid.add_argument(
+        "--mode", action="append", choices=MODES, help="burst or pingpong (default burst)"
+    )
+    grid.add_argument("--seed", action="append", type=int, help="seed (default 0)")
+    grid.add_argument(
+        "--turns", action="append", type=int, help="pseudo turns per chain (default 100)"
+    )
+    grid.add_argument(
+        "--topics",
+        default=DEFAULT_TOPICS,
+        help=f"topic file, or a list name in ./topics (default {DEFAULT_TOPICS})",
+    )
+    grid.add_argument(
+        "--turns-per-topic",
+        type=int,
+        default=DEFAULT_TURNS_PER_TOPIC,
+        help=f"turns written per topic (default {DEFAULT_TURNS_PER_TOPIC})",
+    )
+    settings = parser.add_argument_group("settings")
+    settings.add_argument(
+        "--style",
+        choices=("auto", "whole", "lines"),
+        default="auto",
+        help="whole: a topic's turns in one call (chat models); lines: one message per "
+        "call (completion models); auto picks lines for local models (default)",
+    )
+    settings.add_argument(
+        "--temperature", type=float, default=0.8, help="sampling temperature (default 0.8)"
+    )
+    settings.add_argument(
+        "--max-tokens",
+        type=int,
+        default=DEFAULT_MAX_TOKENS,
+        help=f"token cap per call (default {DEFAULT_MAX_TOKENS})",
+    )
+    settings.add_argument(
+        "--history-turns", type=int, default=100, help="persona history turns (default 100)"
+    )
+    run_group = parser.add_argument_group("running")
+    run_group.add_argument(
+        "--out", type=Path, help=f"folder for the chain files (default {DEFAULT_OUT})"
+    )
+    run_group.add_argument(
+        "--max-concurrency", type=int, help="calls in flight per provider (default per provider)"
+    )
+    run_group.add_argument(
+        "--base-url", help="endpoint of an OpenAI- or Anthropic-compatible server"
+    )
+    run_group.add_argument(
+        "--batch",
+        action="store_true",
+        help="use the providers' batch APIs (OpenAI Batch, Anthropic Message Batches): half "
+        "price, but each step may take hours",
+    )
+    run_group.add_argument(
+        "--poll", type=float, default=60.0, help="seconds between batch status checks"
+    )
+    run_group.add_argument(
+        "--dry-run", action="store_true", help="list the chains and their files, call nothing"
+    )
+    parser.set_defaults(func=run)
+
+
+def chain_specs(args: argparse.Namespace) -> tuple[list[ChainSpec], Path]:
+    """The chains the arguments ask for, and the output folder."""
+    if args.plan is not None:
+        grid_given = any(
+            getattr(args, name) for name in ("persona", "model", "mode", "seed", "turns")
+        )
+        if grid_given:
+            raise ConfigError(
+                "Give either --plan or grid options (--persona, --model, ...), not both."
+            )
+        plan = read_plan(args.plan)
+        specs = plan.specs(base=args.plan.parent)
+        out = args.out or (Path(plan.out) if plan.out else DEFAULT_OUT)
+        return specs, out
+    settings = PlanSettings(
+        style=args.style,
+        temperature=args.temperature,
+        max_tokens=args.max_tokens,
+        history_turns=args.history_turns,
+    )
+    specs = grid_specs(
+        personas=args.persona or [DEFAULT_PERSONA],
+        models=args.model or [DEFAULT_MODEL],
+        modes=args.mode or ["burst"],
+        seeds=args.seed or [0],
+        turns=args.turns or [100],
+        topics=load_topic_list(args.topics),
+        turns_per_topic=args.turns_per_topic,
+        settings=settings,
+    )
+    return specs, args.out or DEFAULT_OUT
+
+
+def _interrupted(group: BaseExceptionGroup[BaseException]) -> bool:
+    return group.subgroup(KeyboardInterrupt) is not None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the chains, show progress, print a summary; exit 1 if a chain failed."""
+    console = Console(highlight=False)
+    specs, out = chain_specs(args)
+    if args.max_concurrency is not None and args.max_concurrency < 1:
+        raise ConfigError(f"--max-concurrency must be at least 1, not {args.max_concurrency}.")
+    if args.dry_run:
+        for spec in specs:
+            console.print(f"{escape(str(chain_path(out, spec)))}  ({spec.total_turns} turns)")
+        console.print(f"{len(specs)} chain(s); nothing was called (--dry-run).")
+        return 0
+    options: dict[str, Any] = {}
+    if args.base_url:
+        options["base_url"] = args.base_url
+    models: dict[str, Model] = {}
+
+    def model_for(name: str) -> Model:
+        if name not in models:
+            models[name] = get_model(name, max_concurrency=args.max_concurrency, **options)
+        return models[name]
+
+    console.print(
+        f"[bold]sdtt generate[/]: {len(specs)} chain(s), "
+        f"{sum(spec.total_turns for spec in specs)} turns, into {escape(str(out))}/"
+    )
+
+    async def main() -> RunReport:
+        try:
+            with RichProgress(console, batch=args.batch) as display:
+                if args.batch:
+                    from sdtt.generate.batch_api import run_chains_batched
+
+                    return await run_chains_batched(
+                        specs,
+                        out,
+                        personas=find_persona,
+                        models=model_for,
+                        display=display,
+                        poll_interval=args.poll,
+                    )
+                return await run_chains(
+                    specs,
+                    out,
+                    personas=find_persona,
+                    models=model_for,
+                    display=display,
+                    options=RunOptions(),
+                )
+        finally:
+            for model in models.values():
+                await model.aclose()
+
+    try:
+        report = trio.run(main)
+    except BaseExceptionGroup as group:
+        if _interrupted(group):
+            raise KeyboardInterrupt from None
+        raise
+    console.print(summary_table(report.chains, batch=args.batch))
+    console.print(f"chain files in {escape(str(out))}/ (one per chain, named by its id)")
+    _print_failures(console, report.failed)
+    finished = [chain for chain in report.chains if chain.status == "done" and chain.spec]
+    if finished:
+        first = finished[0]
+        assert first.spec is not None
+        console.print(
+            "Next, the live turns on top of a pseudo-dialogue, e.g.:\n"
+            f"  sdtt simulate --persona {escape(first.spec.persona)} "
+            f"--model {escape(first.spec.model)} --mode {first.spec.mode} "
+            f"--pseudo {escape(str(first.path))} --turns 10\n"
+            f"and the style drift: sdtt drift {escape(str(first.path))}"
+        )
+    return 1 if report.failed else 0
+
+
+def _print_failures(console: Console, failed: list[ChainProgress]) -> None:
+    if not failed:
+        return
+    console.print(f"[bold red]{len(failed)} chain(s) failed[/] (rerun the command to resume):")
+    for chain in failed:
+        console.print(f"  {escape(chain.label)}: {escape(chain.error or 'unknown error')}")

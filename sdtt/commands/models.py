@@ -1,0 +1,58 @@
+"""``sdtt models``: every model provider and whether it can be used on this machine.
+
+For each provider: an example model name, usable yes/no, and why (SDK installed, API key
+set, weights present). Keys are never shown, only whether their variable is set.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from sdtt.models.registry import ProviderStatus, all_provider_status
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``sdtt models``."""
+    parser = subparsers.add_parser(
+        "models",
+        help="list model providers and whether each is usable here",
+        description=(
+            "List the model providers (address a model as provider/model, e.g. "
+            "openai/gpt-4o-mini) and whether each can be used on this machine: SDK "
+            "installed, API key set (never shown), weights present."
+        ),
+    )
+    parser.set_defaults(func=run)
+
+
+def status_table(statuses: Sequence[ProviderStatus]) -> Table:
+    """The providers as a rich table: provider, example name, usable, why."""
+    table = Table(title="Model providers", title_justify="left")
+    table.add_column("provider", style="bold", no_wrap=True)
+    table.add_column("example model", no_wrap=True)
+    table.add_column("usable")
+    table.add_column("why", overflow="fold")
+    for status in statuses:
+        table.add_row(
+            status.provider.name,
+            status.provider.example,
+            "[green]yes[/]" if status.usable else "[red]no[/]",
+            escape(status.reason),
+        )
+    return table
+
+
+def run(args: argparse.Namespace, console: Console | None = None) -> int:
+    """Print the provider table; always exits 0 (an unusable provider is not an error)."""
+    console = console or Console()
+    console.print(status_table(all_provider_status()))
+    console.print(
+        "[dim]Name a model as provider/model, e.g. --model mock/chatty. "
+        "Keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY.[/]"
+    )
+    return 0

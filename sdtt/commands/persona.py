@@ -1,0 +1,286 @@
+"""``sdtt persona``: list the personas, show one, import new ones from chats or corpora."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from sdtt.display import print_conversation
+from sdtt.errors import InputError
+from sdtt.personas.importers import IMPORTERS, get_importer
+from sdtt.personas.persona import Persona
+from sdtt.personas.stats import StyleStats, Summary, style_stats
+from sdtt.personas.store import (
+    LOCAL_DIR,
+    SUFFIX,
+    list_personas,
+    load_persona,
+    locate_persona,
+    persona_dirs,
+    save_persona,
+)
+from sdtt.personas.timing import TimingProfile, describe_timing, fit_timing_profile
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``sdtt persona list|show|import``."""
+    parser = subparsers.add_parser(
+        "persona",
+        help="list, inspect and import personas (real chat histories)",
+        description=(
+            "A persona is a real person's timestamped chat history that a bot is prompted "
+            "to write like. Personas are looked up by name in ./personas/ and among the "
+            "examples shipped with sdtt."
+        ),
+    )
+    actions = parser.add_subparsers(dest="persona_command", metavar="ACTION")
+    parser.set_defaults(func=lambda _args: _help(parser))
+
+    listing = actions.add_parser(
+        "list",
+        help="list the personas found",
+        description=(
+            "List the personas in ./personas/ and the shipped examples: name, source, "
+            "conversations, messages, whether personal data was scrubbed."
+        ),
+    )
+    listing.set_defaults(func=run_list)
+
+    show = actions.add_parser(
+        "show",
+        help="show one persona's style statistics",
+        description=(
+            "Show a persona's source and style statistics: messages, turns, words per message, "
+            "burst sizes, punctuation and emoji habits, and its timing profile if fitted."
+        ),
+    )
+    show.add_argument("persona", metavar="NAME", help="persona name or persona file path")
+    show.add_argument(
+        "--last",
+        type=int,
+        default=6,
+        metavar="N",
+        help="also print the last N messages of the history (default 6; 0 for none)",
+    )
+    show.set_defaults(func=run_show)
+
+    importing = actions.add_parser(
+        "import",
+        help="build persona files from a chat export or corpus",
+        description="Build persona files from a source; each FORMAT has its own options.",
+    )
+    formats = importing.add_subparsers(dest="format", metavar="FORMAT")
+    importing.set_defaults(func=lambda _args: _help(importing))
+    for name in IMPORTERS:
+        importer = get_importer(name)
+        # "resolve" lets an importer redefine a shared option with its own meaning.
+        sub = formats.add_parser(
+            name, help=importer.help, description=importer.help, conflict_handler="resolve"
+        )
+        sub.add_argument(
+            "--out",
+            type=Path,
+            default=LOCAL_DIR,
+            metavar="DIR",
+            help=f"folder to write the persona files to (default ./{LOCAL_DIR})",
+        )
+        sub.add_argument(
+            "--force", action="store_true", help="overwrite persona files that already exist"
+        )
+        importer.add_arguments(sub)
+        sub.set_defaults(func=run_import)
+
+
+def _help(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    """Print the table of personas."""
+    console = Console(highlight=False)
+    entries = list_personas()
+    folders = dict(persona_dirs())
+    if not entries:
+        searched = " and ".join(str(folder) for folder in folders.values())
+        console.print(f"No personas in {escape(searched)}.")
+        console.print("Create some with 'sdtt persona import chitchat'.")
+        return 0
+    table = Table(
+        title="Personas",
+        box=box.SIMPLE_HEAD,
+        caption=f"* shipped with sdtt ({escape(str(folders['shipped']))}); "
+        f"the others are in {escape(str(folders['local']))}/",
+    )
+    table.add_column("name", style="bold", no_wrap=True)
+    table.add_column("source")
+    table.add_column("convs", justify="right")
+    table.add_column("msgs", justify="right")
+    table.add_column("own", justify="right")
+    table.add_column("scrubbed")
+    for entry in entries:
+        name = escape(entry.name) + ("*" if entry.origin == "shipped" else "")
+        if entry.persona is None:
+            table.add_row(name, "[red]unreadable (see below)[/]", "", "", "", "")
+            continue
+        persona = entry.persona
+        messages = persona.messages
+        table.add_row(
+            name,
+            escape(persona.info.source),
+            str(len(persona.conversations)),
+            str(len(messages)),
+            str(sum(message.side == "response" for message in messages)),
+            "yes" if persona.info.scrubbed else "no",
+        )
+    console.print(table)
+    console.print("[dim]convs = conversations, msgs = messages, own = the persona's messages[/]")
+    for entry in entries:
+        if entry.error is not None:
+            console.print(f"[red]unreadable:[/] {escape(entry.error)}")
+    return 0
+
+
+def _summary(summary: Summary, digits: int = 1) -> str:
+    if not summary.count:
+        return "-"
+    return (
+        f"mean {summary.mean:.{digits}f}, median {summary.median:g}, "
+        f"sd {summary.sd:.{digits}f}, max {summary.maximum:g}"
+    )
+
+
+def _bursts(stats: StyleStats) -> str:
+    shares = stats.burst_shares
+    if not shares:
+        return "-"
+    shown = [f"{size}: {share:.0%}" for size, share in shares.items() if size <= 5]
+    beyond = sum(share for size, share in shares.items() if size > 5)
+    if beyond:
+        shown.append(f"6+: {beyond:.0%}")
+    return (
+        f"{', '.join(shown)} (mean {stats.burst_size.mean:.2f}, max {stats.burst_size.maximum:g})"
+    )
+
+
+def _rates(stats: StyleStats) -> list[tuple[str, str]]:
+    return [
+        ("questions '?'", f"{stats.question:.0%}"),
+        ("exclamations '!'", f"{stats.exclamation:.0%}"),
+        ("ends with '.'", f"{stats.final_period:.0%}"),
+        ("ellipsis '...'", f"{stats.ellipsis:.0%}"),
+        ("starts lower-case", f"{stats.lowercase_start:.0%}"),
+        ("emoji", f"{stats.emoji:.0%}"),
+        ("emoticons :)", f"{stats.emoticon:.0%}"),
+        ("laughter haha/lol", f"{stats.laughter:.0%}"),
+    ]
+
+
+def stats_table(persona: Persona) -> Table:
+    """The persona's style next to that of its chat partners."""
+    conversations = [conversation.messages for conversation in persona.conversations]
+    mine = style_stats(conversations, "response")
+    theirs = style_stats(conversations, "user")
+    table = Table(title="Style (persona = side 'response', partners = side 'user')")
+    table.add_column("")
+    table.add_column("persona", style="bold")
+    table.add_column("partners")
+    table.add_row("messages", str(mine.messages), str(theirs.messages))
+    table.add_row(
+        "bursts", str(sum(mine.burst_sizes.values())), str(sum(theirs.burst_sizes.values()))
+    )
+    table.add_row(
+        "words per message", _summary(mine.words_per_message), _summary(theirs.words_per_message)
+    )
+    table.add_row(
+        "chars per message", _summary(mine.chars_per_message), _summary(theirs.chars_per_message)
+    )
+    table.add_row("burst sizes", _bursts(mine), _bursts(theirs))
+    for (label, value), (_, other) in zip(_rates(mine), _rates(theirs), strict=True):
+        table.add_row(label, value, other)
+    return table
+
+
+def run_show(args: argparse.Namespace) -> int:
+    """Print one persona's details and statistics."""
+    console = Console(highlight=False)
+    path = locate_persona(args.persona)
+    persona = load_persona(path)
+    info = persona.info
+    turns = sum(len(conversation.turns) for conversation in persona.conversations)
+    console.print(f"[bold]{escape(info.name)}[/]  [dim]{escape(str(path))}[/]")
+    console.print(
+        f"source {escape(info.source)} | licence {escape(info.license)} | "
+        f"scrubbed {'yes' if info.scrubbed else 'no'}"
+        + (f" | built {info.created:%Y-%m-%d}" if info.created else "")
+    )
+    console.print(f"[dim]{escape(info.attribution)}[/]")
+    if info.description:
+        console.print(escape(info.description))
+    console.print(
+        f"History: {len(persona.conversations)} conversations, {turns} turns, "
+        f"{len(persona.messages)} messages."
+    )
+    console.print(stats_table(persona))
+    if info.timing:
+        console.print(describe_timing(TimingProfile.model_validate(info.timing)))
+    else:
+        console.print("[dim]No timing profile fitted.[/]")
+    if args.last > 0:
+        console.rule(f"last {args.last} messages")
+        print_conversation(
+            console, persona.messages[-args.last :], user_label="partner", bot_label=info.name
+        )
+    return 0
+
+
+def with_timing(persona: Persona) -> Persona:
+    """``persona`` with a timing profile fitted from its history, unless it has one."""
+    if persona.info.timing is not None:
+        return persona
+    timing = fit_timing_profile(persona).model_dump(mode="json")
+    return persona.model_copy(update={"info": persona.info.model_copy(update={"timing": timing})})
+
+
+def run_import(args: argparse.Namespace) -> int:
+    """Build personas with the chosen importer and write one file each."""
+    console = Console(highlight=False)
+    importer = get_importer(args.format)
+    out: Path = args.out
+    with console.status(f"building personas from {args.format}..."):
+        personas = importer.build(args)
+    if not personas:
+        raise InputError(f"the {args.format} source yielded no persona.")
+    personas = [with_timing(persona) for persona in personas]
+    targets = [out / f"{persona.name}{SUFFIX}" for persona in personas]
+    existing = [str(path) for path in targets if path.exists()]
+    if existing and not args.force:
+        raise InputError(
+            f"would overwrite {', '.join(existing)}.",
+            hint="Pass --force to replace them, or --out to write elsewhere.",
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    table = Table(title=f"Imported from {args.format}")
+    table.add_column("name", style="bold")
+    table.add_column("conversations", justify="right")
+    table.add_column("turns", justify="right")
+    table.add_column("messages", justify="right")
+    table.add_column("file", style="dim")
+    for persona, path in zip(personas, targets, strict=True):
+        save_persona(persona, path)
+        turns = sum(len(conversation.turns) for conversation in persona.conversations)
+        table.add_row(
+            escape(persona.name),
+            str(len(persona.conversations)),
+            str(turns),
+            str(len(persona.messages)),
+            escape(str(path)),
+        )
+    console.print(table)
+    console.print(f"See one with 'sdtt persona show {escape(personas[0].name)}'.")
+    return 0

@@ -1,0 +1,253 @@
+"""``sdtt questionnaire``: build a judge questionnaire, export it for survey tools, check files."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from sdtt.errors import InputError
+from sdtt.questionnaires.check import check_file
+from sdtt.questionnaires.exporters import EXPORTERS, ExportOptions, export_files, export_text
+from sdtt.questionnaires.leaks import find_terms
+from sdtt.questionnaires.pipeline import EXPORT_FOLDER, build_study
+from sdtt.questionnaires.questionnaire import (
+    KEY_FILE,
+    QUESTIONNAIRE_FILE,
+    load_key,
+    load_questionnaire,
+    save_study,
+)
+from sdtt.questionnaires.study import PairSpec, StudySpec, load_study_spec
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``sdtt questionnaire build|export|check``."""
+    parser = subparsers.add_parser(
+        "questionnaire",
+        help="build Turing-test questionnaires for human judges and export them",
+        description=(
+            "Pair bot conversations with human-human conversations on the same topic, cut "
+            "both to their last X turns, and build a questionnaire (opaque ids only) with a "
+            "separate answer key; export it for SurveyJS, Qualtrics, jsPsych, LimeSurvey, "
+            "print or CSV."
+        ),
+    )
+    actions = parser.add_subparsers(dest="questionnaire_command", metavar="ACTION")
+    parser.set_defaults(func=lambda _args: _help(parser))
+
+    build = actions.add_parser(
+        "build",
+        help="build a questionnaire and its answer key",
+        description=(
+            "Build OUT/questionnaire.json (what judges get) and OUT/answer-key.json (never "
+            "give it to judges or upload it). Settings come from --spec (TOML or JSON, see "
+            "questionnaires/example-study.toml) and are overridden by the flags."
+        ),
+    )
+    build.add_argument("--spec", type=Path, help="study spec file (.toml or .json)")
+    build.add_argument(
+        "--bot",
+        action="append",
+        metavar="FILE[#ID]",
+        help="bot transcript file (all its conversations) or one conversation; repeatable",
+    )
+    build.add_argument(
+        "--human",
+        action="append",
+        metavar="corpus|FILE[#ID]",
+        help=(
+            "human-human conversations to compare with: 'corpus' (same topic, from the "
+            "chitchat corpus; the default), a transcript file, or FILE#ID; once for all "
+            "--bot or once per --bot"
+        ),
+    )
+    build.add_argument(
+        "--x",
+        type=int,
+        action="append",
+        metavar="N",
+        dest="x_turns",
+        help="last N turns to show (repeatable; default from the spec, else 3 and 10)",
+    )
+    build.add_argument("--seed", type=int, help="random seed (ids, positions, order)")
+    build.add_argument("--name", help="study name (researcher-side only)")
+    build.add_argument("--title", help="title judges see")
+    build.add_argument("--catch", type=int, metavar="N", help="number of catch pairs (0-3)")
+    build.add_argument(
+        "--timestamps",
+        choices=("hidden", "time", "datetime"),
+        help="how message times are shown (default 'time')",
+    )
+    build.add_argument(
+        "--no-topic-check", action="store_true", help="do not ask the topic of each pair"
+    )
+    build.add_argument(
+        "--completion-url", help="send judges here at the end (e.g. Prolific's completion URL)"
+    )
+    build.add_argument(
+        "--allow-topic-mismatch",
+        action="store_true",
+        help="use pairs whose topics differ (recorded in the answer key) instead of failing",
+    )
+    build.add_argument(
+        "--skip-invalid",
+        action="store_true",
+        help="leave out pairs that are too short or unmatched (recorded) instead of failing",
+    )
+    build.add_argument(
+        "--out", type=Path, required=True, help="study folder to write (created if needed)"
+    )
+    build.set_defaults(func=run_build)
+
+    export = actions.add_parser(
+        "export",
+        help="export a built questionnaire for survey tools",
+        description=(
+            "Write the questionnaire of STUDY (a folder from 'build') in the chosen formats "
+            "into STUDY/export/ (or --out). Formats: "
+            + ", ".join(f"{name} ({e.description})" for name, e in EXPORTERS.items())
+            + ". When the answer key is beside the questionnaire, every export is scanned "
+            "for model, persona and conversation names."
+        ),
+    )
+    export.add_argument("study", type=Path, metavar="STUDY", help="study folder")
+    export.add_argument(
+        "--format",
+        action="append",
+        choices=[*EXPORTERS, "all"],
+        dest="formats",
+        help="format to write (repeatable; default all)",
+    )
+    export.add_argument("--out", type=Path, help="folder for the files (default STUDY/export)")
+    export.add_argument(
+        "--data-url", help="jsPsych: URL the page POSTs its CSV to at the end (optional)"
+    )
+    export.set_defaults(func=run_export)
+
+    check = actions.add_parser(
+        "check",
+        help="check a .qsf, LimeSurvey .txt or SurveyJS .json file's structure",
+        description=(
+            "Structural checks: cross-references, question counts, unique names and tags. "
+            "Exits with 1 when problems are found."
+        ),
+    )
+    check.add_argument("files", type=Path, nargs="+", metavar="FILE")
+    check.set_defaults(func=run_check)
+
+
+def _help(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 0
+
+
+def spec_from_args(args: argparse.Namespace) -> tuple[StudySpec, Path | None]:
+    """The study spec: the file's settings, overridden by flags."""
+    spec = load_study_spec(args.spec) if args.spec is not None else StudySpec()
+    base = args.spec.parent if args.spec is not None else None
+    updates: dict[str, object] = {}
+    if args.bot:
+        humans = args.human or ["corpus"]
+        if len(humans) not in (1, len(args.bot)):
+            raise InputError(
+                f"{len(args.human)} --human for {len(args.bot)} --bot.",
+                hint="Give --human once (for all bots) or once per --bot.",
+            )
+        if len(humans) == 1:
+            humans = humans * len(args.bot)
+        updates["pairs"] = [PairSpec(bot=b, human=h) for b, h in zip(args.bot, humans, strict=True)]
+        base = None
+    elif args.human:
+        raise InputError("--human needs --bot.")
+    for name in ("x_turns", "seed", "name", "title", "timestamps"):
+        if getattr(args, name) is not None:
+            updates[name] = getattr(args, name)
+    if args.catch is not None:
+        updates["catch_pairs"] = args.catch
+    if args.no_topic_check:
+        updates["topic_check"] = False
+    if args.completion_url:
+        updates["prolific"] = spec.prolific.model_copy(
+            update={"completion_url": args.completion_url}
+        )
+    merged = StudySpec.model_validate({**spec.model_dump(), **updates})
+    merged.check()
+    return merged, base
+
+
+def run_build(args: argparse.Namespace) -> int:
+    """Build a study folder."""
+    console = Console(highlight=False)
+    spec, base = spec_from_args(args)
+    with console.status("pairing conversations..."):
+        result = build_study(
+            spec,
+            base=base,
+            allow_topic_mismatch=args.allow_topic_mismatch,
+            skip_invalid=args.skip_invalid,
+        )
+    files = save_study(args.out, result.questionnaire, result.key)
+    items = result.key.items.values()
+    tests = [i for i in items if i.kind == "test"]
+    by_x: dict[int, int] = {}
+    for item in tests:
+        by_x[item.x_turns] = by_x.get(item.x_turns, 0) + 1
+    per_x = ", ".join(f"X={x}: {n}" for x, n in sorted(by_x.items()))
+    console.print(
+        f"[bold]{len(tests)} pair(s)[/] ({per_x}) and {len(items) - len(tests)} catch pair(s), "
+        f"{len(result.questionnaire.demographics)} demographic question(s), seed {spec.seed}."
+    )
+    for note in result.notes:
+        console.print(f"[yellow]note:[/] {escape(note)}")
+    for warning in result.warnings:
+        console.print(f"[yellow]warning:[/] {escape(warning)}")
+    console.print(f"wrote {files[0]}  (for judges)")
+    console.print(f"wrote {files[1]}  [bold red](secret: never upload it)[/]")
+    console.print(f"next: sdtt questionnaire export {args.out}")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """Export a study's questionnaire."""
+    console = Console(highlight=False)
+    questionnaire = load_questionnaire(args.study)
+    formats = list(EXPORTERS) if not args.formats or "all" in args.formats else args.formats
+    formats = list(dict.fromkeys(formats))
+    options = ExportOptions(data_url=args.data_url)
+    study_folder = args.study if args.study.is_dir() else args.study.parent
+    terms: list[str] = []
+    if (study_folder / KEY_FILE).exists():
+        terms = load_key(study_folder, questionnaire).sensitive_terms
+    for name in formats:
+        found = find_terms(export_text(questionnaire, name, options), terms)
+        if found:
+            console.print(
+                f"[yellow]warning:[/] the {name} export mentions {escape(', '.join(found))} "
+                "(in chat text); judges will see it."
+            )
+    out = args.out or study_folder / EXPORT_FOLDER
+    written = export_files(questionnaire, formats, out, options)
+    for name, path in written.items():
+        console.print(f"{name:<11} {path}")
+    if (out / QUESTIONNAIRE_FILE).exists() or (out / KEY_FILE).exists():
+        console.print("[yellow]warning:[/] the export folder also holds study files.")
+    return 0
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """Check survey files' structure."""
+    console = Console(highlight=False)
+    failed = 0
+    for path in args.files:
+        problems = check_file(path)
+        if problems:
+            failed += 1
+            console.print(f"[red]{escape(str(path))}: {len(problems)} problem(s)[/]")
+            for problem in problems:
+                console.print(f"  - {escape(problem)}")
+        else:
+            console.print(f"{escape(str(path))}: ok")
+    return 1 if failed else 0

@@ -1,0 +1,94 @@
+"""``sdtt responses import``: judges' answers from a survey tool into the judgement table."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from sdtt.questionnaires.importers import READERS, import_responses
+from sdtt.questionnaires.judgements import append_judgements, read_judgements, write_judgements
+from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
+
+FORMAT_HELP = {
+    "surveyjs": "SurveyJS result JSON (object, array or JSON Lines)",
+    "qualtrics": "Qualtrics response CSV with its three header rows",
+    "jspsych": "CSV written by the jsPsych export",
+    "limesurvey": "LimeSurvey response CSV with question-code headings",
+    "csv": "long CSV judge_id,question,answer[,seconds] from any other tool",
+}
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``sdtt responses import``."""
+    parser = subparsers.add_parser(
+        "responses",
+        help="import judges' answers into a judgement table",
+        description="Turn survey answers into scored judgements (JSONL), one per judge and pair.",
+    )
+    actions = parser.add_subparsers(dest="responses_command", metavar="ACTION")
+    parser.set_defaults(func=lambda _args: _help(parser))
+    importing = actions.add_parser(
+        "import",
+        help="import answer files of one survey tool",
+        description=(
+            "Read answer files exported by a survey tool, score them with the study's answer "
+            "key and write judgements as JSONL. Judges who fail catch pairs or topic checks, "
+            "unfinished and preview responses and repeat participants are kept and marked "
+            "excluded, with the reason. Formats: "
+            + "; ".join(f"{name}: {text}" for name, text in FORMAT_HELP.items())
+            + "."
+        ),
+    )
+    importing.add_argument("files", type=Path, nargs="+", metavar="FILE")
+    importing.add_argument(
+        "--study", type=Path, required=True, help="study folder (questionnaire and answer key)"
+    )
+    importing.add_argument("--format", required=True, choices=list(READERS), dest="format_name")
+    importing.add_argument(
+        "--out", "-o", type=Path, required=True, help="judgement file to write (.jsonl)"
+    )
+    importing.add_argument(
+        "--append",
+        action="store_true",
+        help="add to an existing judgement file (judges already in it count as repeats)",
+    )
+    importing.set_defaults(func=run_import)
+
+
+def _help(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    """Import answer files."""
+    console = Console(highlight=False)
+    questionnaire = load_questionnaire(args.study)
+    key = load_key(args.study, questionnaire)
+    known: set[str] = set()
+    if args.append and args.out.exists():
+        known = {j.judge_id for j in read_judgements(args.out) if j.study == key.study}
+    result = import_responses(args.files, args.format_name, questionnaire, key, known_judges=known)
+    if args.append:
+        count = append_judgements(args.out, result.judgements)
+    else:
+        count = write_judgements(args.out, result.judgements)
+    excluded_judges = len({j.judge_id for j in result.judgements if j.excluded})
+    console.print(
+        f"[bold]{result.judges} judge(s)[/], {count} judgement(s) written to "
+        f"{escape(str(args.out))}; {result.excluded} excluded "
+        f"({excluded_judges} judge(s) with exclusions)."
+    )
+    for reason, judges in sorted(result.excluded_judges.items()):
+        console.print(f"  excluded judges, {escape(reason)}: {judges}")
+    kept = [j for j in result.judgements if not j.excluded and j.pair_kind == "test"]
+    if kept:
+        correct = sum(1 for j in kept if j.correct)
+        console.print(
+            f"  included test judgements: {len(kept)}, found the AI in {correct} "
+            f"({correct / len(kept):.0%})"
+        )
+    return 0

@@ -1,0 +1,305 @@
+"""``sdtt simulate``: a live burst (or ping-pong) chat between the persona bot and a
+simulated interrogator, run by the burst engine, saved under ``transcripts/``."""
+
+from __future__ import annotations
+
+import argparse
+from contextlib import nullcontext
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import trio
+from rich.console import Console
+from rich.markup import escape
+
+from sdtt.dialogue.message import Message
+from sdtt.dialogue.render import format_time
+from sdtt.display import SIDE_STYLES
+from sdtt.engine.events import ErrorEvent, Event, MessageDropped, MessageSent, UserMessage
+from sdtt.engine.interrogator import (
+    ScriptExhaustedError,
+    ScriptInterrogator,
+    llm_interrogator,
+    read_script,
+)
+from sdtt.engine.planner import PRESETS, persona_timing
+from sdtt.engine.session import Replier, SessionSettings, new_session_id
+from sdtt.engine.simulate import (
+    SimulationResult,
+    for_virtual_clock,
+    persona_bot,
+    run_on_virtual_clock,
+    run_simulated_chat,
+)
+from sdtt.errors import ConfigError
+from sdtt.generate.chainfile import load_pseudo_messages
+from sdtt.models.base import GenerateConfig
+from sdtt.models.model import Model
+from sdtt.models.registry import DEFAULT_MODEL, get_model
+from sdtt.personas.persona import Persona
+from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS
+from sdtt.personas.store import DEFAULT_PERSONA, find_persona
+
+DEFAULT_TOPIC = "what you did last weekend"
+
+
+class ConsoleSink:
+    """Prints the chat as it happens: messages, dropped messages and errors."""
+
+    def __init__(
+        self,
+        console: Console,
+        *,
+        bot_label: str = "Bot",
+        user_label: str = "Interrogator",
+        errors_of: str | None = None,
+    ) -> None:
+        self.console = console
+        self.errors_of = errors_of
+        """When set, print only this side's errors, naming it."""
+        self.labels = {"user": user_label, "response": bot_label}
+        self.width = max(len(user_label), len(bot_label))
+
+    def emit(self, event: Event) -> None:
+        """Print the events a reader cares about."""
+        if self.errors_of is not None:
+            if isinstance(event, ErrorEvent) and event.kind != ScriptExhaustedError.__name__:
+                self.console.print(
+                    f"[yellow]{self.errors_of} error ({event.kind}): {escape(event.message)}[/]"
+                )
+            return
+        if isinstance(event, UserMessage | MessageSent):
+            side = "user" if isinstance(event, UserMessage) else "response"
+            label = self.labels[side].ljust(self.width)
+            self.console.print(
+                f"[dim]{format_time(event.time)} {event.clock:7.1f}s[/] "
+                f"[{SIDE_STYLES[side]}]{escape(label)}[/] {escape(event.text)}"
+            )
+        elif isinstance(event, MessageDropped):
+            self.console.print(
+                f"[dim]{' ' * 28}(dropped: {escape(event.text)!s} - {escape(event.reason)})[/]"
+            )
+        elif isinstance(event, ErrorEvent):
+            self.console.print(f"[yellow]bot error ({event.kind}): {escape(event.message)}[/]")
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``sdtt simulate``."""
+    parser = subparsers.add_parser(
+        "simulate",
+        help="chat live with the persona bot through a simulated interrogator",
+        description=(
+            "Run the burst engine: a simulated interrogator (an LLM, or a script with "
+            "--script) chats with the persona bot for --turns burst turns; both sides type "
+            "with realistic delays and may send several messages in a row. Writes "
+            "<id>.jsonl (transcript) and <id>.events.jsonl (event log, replayable) to --out."
+        ),
+    )
+    parser.add_argument(
+        "--persona",
+        default=DEFAULT_PERSONA,
+        help=f"persona name or file (default {DEFAULT_PERSONA})",
+    )
+    parser.add_argument(
+        "--model",
+        default=DEFAULT_MODEL,
+        help=f"provider/model playing the persona (default {DEFAULT_MODEL})",
+    )
+    side = parser.add_mutually_exclusive_group()
+    side.add_argument(
+        "--interrogator",
+        metavar="MODEL",
+        help="provider/model playing the human side (default: the same as --model)",
+    )
+    side.add_argument(
+        "--script",
+        type=Path,
+        metavar="FILE",
+        help="play the human side from a text file: one message per line, a blank line "
+        "between bursts",
+    )
+    parser.add_argument("--turns", type=int, default=10, help="burst turns to run (default 10)")
+    parser.add_argument(
+        "--pseudo",
+        type=Path,
+        metavar="FILE",
+        help="pseudo-dialogue to put in the bot's prompt: a chain file from 'sdtt generate' "
+        "(or any transcript file)",
+    )
+    parser.add_argument("--mode", choices=("burst", "pingpong"), default="burst")
+    parser.add_argument("--topic", default=DEFAULT_TOPIC, help="what the interrogator chats about")
+    parser.add_argument(
+        "--delays",
+        choices=PRESETS,
+        default="paper",
+        help="typing-delay preset of the bot (default paper; fitted = the persona's own rhythm)",
+    )
+    parser.add_argument(
+        "--t1",
+        type=float,
+        default=3.0,
+        help="seconds each side waits after the other's first unread message (default 3)",
+    )
+    parser.add_argument(
+        "--max-messages", type=int, default=5, help="most messages per reply (default 5)"
+    )
+    parser.add_argument(
+        "--history-turns",
+        type=int,
+        default=DEFAULT_HISTORY_TURNS,
+        help=f"turns of the persona's history in the prompt (default {DEFAULT_HISTORY_TURNS})",
+    )
+    parser.add_argument(
+        "--virtual-clock",
+        action="store_true",
+        help="run on a virtual clock: waiting and typing take no real time, model calls "
+        "take what they really take",
+    )
+    parser.add_argument(
+        "--max-minutes",
+        type=float,
+        default=None,
+        help="stop after this many minutes of chat (default: 10 per turn)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("transcripts"),
+        help="output folder (default ./transcripts)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="don't print the chat as it runs")
+    parser.set_defaults(func=run)
+
+
+def _check(args: argparse.Namespace) -> None:
+    if args.turns < 1:
+        raise ConfigError(f"--turns must be at least 1, not {args.turns}.")
+    if args.max_messages < 1:
+        raise ConfigError(f"--max-messages must be at least 1, not {args.max_messages}.")
+    if args.t1 < 0:
+        raise ConfigError(f"--t1 must not be negative, not {args.t1}.")
+
+
+def _pseudo_messages(path: Path | None) -> list[Message]:
+    if path is None:
+        return []
+    return load_pseudo_messages(path)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``sdtt simulate`` from parsed arguments."""
+    _check(args)
+    console = Console(highlight=False)
+    persona = find_persona(args.persona)
+    pseudo = _pseudo_messages(args.pseudo)
+    config = GenerateConfig(stop=("\nUser:",))
+    started = datetime.now(UTC).replace(microsecond=0)
+    session_id = new_session_id(started)
+    timing = persona_timing(persona) if args.delays == "fitted" else None
+    bot_settings = SessionSettings(
+        mode=args.mode,
+        t1=args.t1,
+        delays=args.delays,
+        timing=timing,
+        max_messages=args.max_messages,
+        seed=args.seed,
+    )
+    interrogator_settings = SessionSettings(
+        mode=args.mode, t1=args.t1, max_messages=4, seed=args.seed + 1
+    )
+    max_duration = 60.0 * (args.max_minutes if args.max_minutes is not None else 10 * args.turns)
+    interrogator_name = "script" if args.script else (args.interrogator or args.model)
+    meta = {
+        "persona": persona.name,
+        "model": args.model,
+        "interrogator": interrogator_name,
+        "topic": args.topic,
+        "pseudo": str(args.pseudo) if args.pseudo else None,
+        "pseudo_messages": len(pseudo),
+        "virtual_clock": args.virtual_clock,
+    }
+    console.print(
+        f"[bold]sdtt simulate[/] {session_id}: persona [bold]{escape(persona.name)}[/] on "
+        f"{escape(args.model)}, interrogator {escape(interrogator_name)}, {args.mode}, "
+        f"{args.turns} turn(s){', virtual clock' if args.virtual_clock else ''}"
+    )
+
+    async def main() -> SimulationResult:
+        models: list[Model] = []
+        try:
+            loading = console.status(f"loading {args.model}...")
+            with nullcontext() if args.quiet else loading:
+                bot_model = get_model(args.model, config=config, seed=args.seed)
+                models.append(bot_model)
+                interrogator = _interrogator(args, persona, config, models)
+            bot = persona_bot(
+                bot_model,
+                persona,
+                mode=args.mode,
+                history_turns=args.history_turns,
+                pseudo=pseudo,
+                max_messages=args.max_messages,
+                virtual_clock=args.virtual_clock,
+            )
+            return await run_simulated_chat(
+                bot,
+                interrogator,
+                turns=args.turns,
+                bot_settings=bot_settings,
+                interrogator_settings=interrogator_settings,
+                sink=None if args.quiet else ConsoleSink(console),
+                interrogator_sink=ConsoleSink(console, errors_of="interrogator"),
+                out_dir=args.out,
+                session_id=session_id,
+                topic=args.topic,
+                meta=meta,
+                started=started,
+                max_duration=max_duration,
+            )
+        finally:
+            for model in models:
+                await model.aclose()
+
+    result = run_on_virtual_clock(main) if args.virtual_clock else trio.run(main)
+    _summary(console, result, scripted=args.script is not None)
+    return 0
+
+
+def _interrogator(
+    args: argparse.Namespace, persona: Persona, config: GenerateConfig, models: list[Model]
+) -> Replier:
+    if args.script is not None:
+        return ScriptInterrogator(read_script(args.script))
+    name = args.interrogator or args.model
+    model = get_model(name, config=config, seed=args.seed + 1)
+    models.append(model)
+    return llm_interrogator(
+        for_virtual_clock(model) if args.virtual_clock else model,
+        topic=args.topic,
+        mode=args.mode,
+        config=replace(config, temperature=0.9),
+    )
+
+
+def _summary(console: Console, result: SimulationResult, *, scripted: bool) -> None:
+    reasons = {
+        "turns": "reached the turn count",
+        "stalled": "neither side would write again (script used up, or model errors)",
+        "time": "hit the time limit",
+    }
+    usage = result.bot_usage
+    console.print(
+        f"[bold]{result.turns} turn(s)[/], {len(result.transcript.messages)} messages, "
+        f"{result.duration / 60:.1f} min of chat; stopped: {reasons[result.stopped]}."
+    )
+    # A script signals its end with an error; that is not worth reporting.
+    other = "" if scripted else f"; interrogator: {result.interrogator_errors} error(s)"
+    console.print(
+        f"[dim]bot: {usage.input_tokens} input tokens ({usage.cached_input_tokens} cached), "
+        f"{usage.output_tokens} output tokens, {result.bot_errors} error(s){other}[/]"
+    )
+    for path in (result.transcript_path, result.log_path):
+        if path is not None:
+            console.print(f"  {path}")

@@ -1,0 +1,83 @@
+"""Messages, burst turns and transcripts: the data every part of sdtt exchanges.
+
+Side names follow the prompt format of the method: ``"user"`` is side A (the
+interrogator, or the persona's chat partner in a history) and ``"response"`` is side B
+(the persona, or the bot that plays it, or the human being compared with the bot).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+SCHEMA_VERSION = 1
+"""Version written into every transcript and persona file; bump on breaking changes."""
+
+Side = Literal["user", "response"]
+USER: Side = "user"
+RESPONSE: Side = "response"
+
+
+class Message(BaseModel):
+    """One chat message: who sent it, what it says, and when (timezone-aware)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    side: Side = Field(description="'user' (side A) or 'response' (side B, the persona/bot).")
+    text: str = Field(description="The message text exactly as sent.")
+    time: datetime = Field(description="When it was sent; must carry a timezone.")
+
+    @field_validator("time")
+    @classmethod
+    def _require_timezone(cls, value: datetime) -> datetime:
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError("timestamp has no timezone; add one such as +00:00 or Z")
+        return value.replace(microsecond=0)
+
+
+class Turn(BaseModel):
+    """A burst turn: side A's run of messages, then side B's run before A writes again.
+
+    A conversation that opens with side B starts with a turn whose ``user`` part is
+    empty; a conversation that ends with side A ends with a turn whose ``response``
+    part is empty.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    user: tuple[Message, ...] = ()
+    response: tuple[Message, ...] = ()
+
+    @property
+    def messages(self) -> tuple[Message, ...]:
+        """Both parts in order: side A's messages, then side B's."""
+        return self.user + self.response
+
+    @property
+    def is_complete(self) -> bool:
+        """True when side B has answered in this turn."""
+        return bool(self.response)
+
+
+class Transcript(BaseModel):
+    """One conversation with its metadata, as stored in a JSONL transcript file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = SCHEMA_VERSION
+    id: str = Field(description="Opaque identifier of the conversation.")
+    topic: str | None = Field(default=None, description="What the conversation is about.")
+    messages: list[Message] = Field(default_factory=list)
+    meta: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Free-form provenance: persona, model, mode, settings, source...",
+    )
+
+    @property
+    def turns(self) -> list[Turn]:
+        """The conversation split into burst turns (see :func:`segment_turns`)."""
+        from sdtt.dialogue.turns import segment_turns
+
+        return segment_turns(self.messages)

@@ -1,0 +1,200 @@
+"""Parsing model output into timestamped messages.
+
+Models are asked to write lines in the prompt format, but they add chatter, drop or
+garble timestamps, go back in time, or start writing the other side. Parsing keeps what
+can be used and never trusts a timestamp that is missing, unparsable, earlier than the
+previous message (or than "now"), or implausibly far ahead: such a timestamp is resampled
+from a typing-time model instead.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sdtt.dialogue.message import RESPONSE, USER, Message, Side
+from sdtt.errors import EmptyReplyError
+
+Resampler = Callable[[datetime, str, random.Random], datetime]
+"""Given the earliest allowed time and the message text, return a plausible send time."""
+
+_LABELS: dict[str, Side] = {
+    "user": USER,
+    "a": USER,
+    "user a": USER,
+    "response": RESPONSE,
+    "b": RESPONSE,
+    "user b": RESPONSE,
+}
+# Optional markdown emphasis or list bullet, a label, a colon, then an optional [timestamp].
+_LABELLED = re.compile(
+    r"^\s*(?:[-*>]\s+)?\**\s*(?P<label>user a|user b|user|response|a|b)\s*\**\s*:\s*\**"
+    r"\s*(?:\[(?P<time>[^\]\n]{0,40})\])?\s*(?P<text>.*)$",
+    re.IGNORECASE,
+)
+_TIMESTAMP_ONLY = re.compile(r"^\s*\[(?P<time>[^\]\n]{0,40})\]\s*(?P<text>.*)$")
+_TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M")
+
+
+@dataclass(frozen=True)
+class ParsedLine:
+    """One line of model output recognised as a message (time not yet checked)."""
+
+    side: Side
+    text: str
+    time: datetime | None
+    structured: bool
+    """True when the line carried a side label or a timestamp."""
+
+
+def typing_time_resampler(seconds_per_char: float = 0.3, spread: float = 0.03) -> Resampler:
+    """A resampler that places a message one typing delay after the earliest allowed time.
+
+    The delay is ``N(seconds_per_char, spread) * len(text)`` seconds, at least one second.
+    """
+
+    def resample(earliest: datetime, text: str, rng: random.Random) -> datetime:
+        rate = max(0.05, rng.gauss(seconds_per_char, spread))
+        return earliest + timedelta(seconds=max(1.0, rate * len(text)))
+
+    return resample
+
+
+def parse_time(raw: str, zone_of: datetime) -> datetime | None:
+    """Read a timestamp written by a model; ``None`` when it can't be read.
+
+    A timestamp without a zone is taken to be in the zone of ``zone_of``.
+    """
+    raw = raw.strip()
+    parsed: datetime | None = None
+    for fmt in _TIME_FORMATS:
+        try:
+            parsed = datetime.strptime(raw, fmt)
+            break
+        except ValueError:
+            continue
+    if parsed is None:
+        try:
+            parsed = datetime.fromisoformat(raw)
+        except ValueError:
+            return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=zone_of.tzinfo)
+    return parsed
+
+
+def scan_lines(text: str, zone_of: datetime) -> list[ParsedLine]:
+    """Split ``text`` into lines, reading side labels and timestamps where present."""
+    found: list[ParsedLine] = []
+    for raw_line in text.splitlines():
+        match = _LABELLED.match(raw_line)
+        if match:
+            side = _LABELS[match["label"].lower()]
+        else:
+            match = _TIMESTAMP_ONLY.match(raw_line)
+            if match is None:
+                if raw_line.strip():
+                    found.append(ParsedLine(RESPONSE, raw_line.strip(), None, structured=False))
+                continue
+            side = RESPONSE
+        raw_time = match["time"]
+        time = parse_time(raw_time, zone_of) if raw_time else None
+        found.append(ParsedLine(side, match["text"].strip(), time, structured=True))
+    return found
+
+
+def _timed(
+    lines: list[ParsedLine],
+    now: datetime,
+    rng: random.Random,
+    resample: Resampler,
+    max_gap: timedelta | None,
+) -> list[Message]:
+    messages: list[Message] = []
+    earliest = now
+    for line in lines:
+        if not line.text:
+            continue
+        time = line.time
+        too_early = time is None or time < earliest
+        too_late = time is not None and max_gap is not None and time - earliest > max_gap
+        if time is None or too_early or too_late:
+            time = resample(earliest, line.text, rng)
+        messages.append(Message(side=line.side, text=line.text, time=time))
+        earliest = messages[-1].time
+    return messages
+
+
+def parse_reply(
+    text: str,
+    *,
+    now: datetime,
+    rng: random.Random | None = None,
+    continued_from: str = "",
+    max_messages: int | None = None,
+    max_gap: timedelta | None = timedelta(minutes=30),
+    resample: Resampler | None = None,
+) -> list[Message]:
+    """Turn a model's reply into side-B messages sent at or after ``now``.
+
+    ``continued_from`` is the text the model was asked to continue (e.g.
+    ``"Response: ["``); it is put back in front before parsing. Lines the model wrote for
+    side A end the reply. When the output has labelled or timestamped lines, unlabelled
+    lines around them are treated as chatter and dropped; plain unstructured output is
+    taken line by line. Raises :class:`EmptyReplyError` when no message remains.
+    """
+    rng = rng or random.Random()
+    resample = resample or typing_time_resampler()
+    lines = scan_lines(continued_from + text, now)
+    any_structure = any(line.structured for line in lines)
+    kept: list[ParsedLine] = []
+    for line in lines:
+        if line.side == USER:
+            break
+        if line.structured or not any_structure:
+            kept.append(line)
+    messages = _timed(kept, now, rng, resample, max_gap)
+    if max_messages is not None:
+        messages = messages[:max_messages]
+    if not messages:
+        raise EmptyReplyError(
+            "The model's reply held no usable message "
+            f"(it wrote {_preview(text)}). Retry the call, or try another model or prompt."
+        )
+    return messages
+
+
+def parse_dialogue(
+    text: str,
+    *,
+    start: datetime,
+    rng: random.Random | None = None,
+    max_gap: timedelta | None = None,
+    resample: Resampler | None = None,
+) -> list[Message]:
+    """Parse a generated conversation with both sides (labelled lines only).
+
+    Unlabelled lines are chatter and dropped; timestamps before ``start`` or before the
+    previous line are resampled. Raises :class:`EmptyReplyError` when no message remains.
+    """
+    rng = rng or random.Random()
+    resample = resample or typing_time_resampler()
+    labelled = [line for line in scan_lines(text, start) if line.structured]
+    messages = _timed(labelled, start, rng, resample, max_gap)
+    if not messages:
+        raise EmptyReplyError(
+            "The generated dialogue held no 'User:' or 'Response:' lines "
+            f"(it wrote {_preview(text)}). Retry, or check the prompt and model."
+        )
+    return messages
+
+
+def _preview(text: str, limit: int = 120) -> str:
+    stripped = text.strip()
+    if not stripped:
+        return "nothing but whitespace" if text else "nothing"
+    shown = stripped if len(stripped) <= limit else stripped[:limit] + "..."
+    return repr(shown)

@@ -1,0 +1,43 @@
+"""Rich renderings shared by the CLI commands: conversations and model usage."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from rich.console import Console
+from rich.markup import escape
+
+from sdtt.dialogue.message import Message
+from sdtt.dialogue.render import format_time
+from sdtt.models.base import ModelOutput, Usage
+
+SIDE_STYLES = {"user": "bold cyan", "response": "bold magenta"}
+
+
+def print_conversation(
+    console: Console,
+    messages: Iterable[Message],
+    *,
+    user_label: str = "User",
+    bot_label: str = "Response",
+) -> None:
+    """Print messages one per line: time, speaker (coloured by side), text."""
+    labels = {"user": user_label, "response": bot_label}
+    width = max(len(user_label), len(bot_label))
+    for message in messages:
+        label = labels[message.side].ljust(width)
+        console.print(
+            f"[dim]{format_time(message.time)}[/] "
+            f"[{SIDE_STYLES[message.side]}]{escape(label)}[/] {escape(message.text)}"
+        )
+
+
+def usage_line(outputs: Sequence[ModelOutput]) -> str:
+    """One line summing the calls: count, tokens (input, cached, output), model time."""
+    total = sum((output.usage for output in outputs), Usage())
+    seconds = sum(output.latency for output in outputs)
+    return (
+        f"[dim]{len(outputs)} model call(s), {total.input_tokens} input tokens "
+        f"({total.cached_input_tokens} cached), {total.output_tokens} output tokens, "
+        f"{seconds:.1f} s[/]"
+    )

@@ -1,0 +1,36 @@
+"""The burst engine: live chat sessions on trio (method.md, "Burst engine").
+
+- :mod:`sdtt.engine.planner`: typing delays, reply schedules, stale messages (pure);
+- :mod:`sdtt.engine.session`: ``open_session`` with the Input Listener, Model Caller and
+  Output Sender as trio tasks;
+- :mod:`sdtt.engine.events`: what a session reports, its JSONL log and replay;
+- :mod:`sdtt.engine.interrogator` and :mod:`sdtt.engine.simulate`: a simulated human
+  side, and simulated chats between it and the persona bot;
+- :mod:`sdtt.engine.latency`: garbage-collector settings for hosting many sessions.
+"""
+
+from sdtt.engine.events import Event, EventSink, ListSink, Replay, TeeSink, play, read_event_log
+from sdtt.engine.session import (
+    Session,
+    SessionClosedError,
+    SessionSettings,
+    open_session,
+)
+from sdtt.engine.simulate import SimulationResult, run_on_virtual_clock, run_simulated_chat
+
+__all__ = [
+    "Event",
+    "EventSink",
+    "ListSink",
+    "Replay",
+    "Session",
+    "SessionClosedError",
+    "SessionSettings",
+    "SimulationResult",
+    "TeeSink",
+    "open_session",
+    "play",
+    "read_event_log",
+    "run_on_virtual_clock",
+    "run_simulated_chat",
+]

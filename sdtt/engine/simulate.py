@@ -1,0 +1,322 @@
+"""A simulated live chat: the persona bot and a simulated interrogator, both on the engine.
+
+Two sessions run side by side and relay each other's sent messages: whatever the
+interrogator's session sends arrives in the bot's session as a partner message, and the
+other way round. The bot's session is the one recorded (its transcript and event log);
+the interrogator's session only drives it.
+
+The chat stops after ``turns`` burst turns: once the bot has answered the ``turns``-th
+burst of the interrogator, nothing more is relayed to the bot, the bot finishes the reply
+it is typing, and both sessions close. It also stops when neither side will ever write
+again (e.g. a script ran out, or a model kept failing), or after ``max_duration``
+seconds of session clock.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal, TypeVar, TypeVarTuple, Unpack
+
+import trio
+import trio.testing
+
+from sdtt.dialogue.message import Message, Transcript
+from sdtt.dialogue.turns import segment_turns
+from sdtt.engine.events import Event, EventSink, MessageSent, TeeSink
+from sdtt.engine.planner import preset_decides
+from sdtt.engine.session import (
+    Mode,
+    Replier,
+    Session,
+    SessionSettings,
+    new_session_id,
+    open_session,
+)
+from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, Usage
+from sdtt.personas.bot import Generator, PersonaBot
+from sdtt.personas.persona import Persona
+from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS, BotPromptBuilder
+
+RELAY_BUFFER = 1000
+"""Messages that may wait to be relayed to the other session."""
+
+Stop = Literal["turns", "stalled", "time"]
+Result = TypeVar("Result")
+Arguments = TypeVarTuple("Arguments")
+
+
+def answered_turns(messages: list[Message]) -> int:
+    """Burst turns in which the bot (side B) has written."""
+    return sum(1 for turn in segment_turns(messages) if turn.response)
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """What a simulated chat produced."""
+
+    transcript: Transcript
+    turns: int
+    """Burst turns the bot answered."""
+    stopped: Stop
+    """'turns' (reached), 'stalled' (nobody would write again) or 'time' (max_duration)."""
+    duration: float
+    """Seconds of session clock."""
+    transcript_path: Path | None
+    log_path: Path | None
+    bot_usage: Usage
+    interrogator_usage: Usage
+    bot_errors: int
+    interrogator_errors: int
+
+
+class _Relay:
+    """An event sink that passes one session's sent messages on, and wakes the watcher."""
+
+    def __init__(self, channel: trio.MemorySendChannel[str], watcher: _Watcher) -> None:
+        self.channel = channel
+        self.watcher = watcher
+        self.open = True
+        self.in_flight = 0
+        """Messages taken from the session but not yet handed to the other one."""
+
+    def emit(self, event: Event) -> None:
+        if self.open and isinstance(event, MessageSent):
+            self.in_flight += 1
+            self.channel.send_nowait(event.text)
+        self.watcher.poke()
+
+
+class _Watcher:
+    """Lets the supervising task sleep until either session reports something."""
+
+    def __init__(self) -> None:
+        self._event = trio.Event()
+
+    def poke(self) -> None:
+        event, self._event = self._event, trio.Event()
+        event.set()
+
+    async def wait(self) -> None:
+        await self._event.wait()
+
+
+async def _relay(source: trio.MemoryReceiveChannel[str], target: Session, relay: _Relay) -> None:
+    async for text in source:
+        try:
+            if relay.open:
+                await target.send_user_message(text)
+        finally:
+            relay.in_flight -= 1
+            relay.watcher.poke()
+
+
+async def run_simulated_chat(
+    bot: Replier,
+    interrogator: Replier,
+    *,
+    turns: int,
+    bot_settings: SessionSettings | None = None,
+    interrogator_settings: SessionSettings | None = None,
+    sink: EventSink | None = None,
+    interrogator_sink: EventSink | None = None,
+    out_dir: str | Path | None = None,
+    session_id: str | None = None,
+    topic: str | None = None,
+    meta: Mapping[str, Any] | None = None,
+    started: datetime | None = None,
+    max_duration: float | None = None,
+) -> SimulationResult:
+    """Let ``interrogator`` chat with ``bot`` for ``turns`` burst turns.
+
+    The interrogator opens. With ``out_dir``, the bot session's transcript is written to
+    ``<out_dir>/<id>.jsonl`` and its event log to ``<out_dir>/<id>.events.jsonl``.
+    ``sink`` gets the bot session's events, ``interrogator_sink`` the interrogator's.
+    """
+    if turns < 1:
+        raise ValueError("turns must be at least 1")
+    bot_settings = bot_settings or SessionSettings()
+    interrogator_settings = interrogator_settings or SessionSettings(seed=bot_settings.seed + 1)
+    interrogator_settings = interrogator_settings.model_copy(
+        update={"opening": True, "mode": bot_settings.mode}
+    )
+    started = started or datetime.now(UTC)
+    session_id = session_id or new_session_id(started)
+    transcript_path = log_path = None
+    if out_dir is not None:
+        transcript_path = Path(out_dir) / f"{session_id}.jsonl"
+        log_path = Path(out_dir) / f"{session_id}.events.jsonl"
+    meta = {**(meta or {}), "mode": bot_settings.mode, "simulated": True}
+
+    watcher = _Watcher()
+    to_interrogator, from_bot = trio.open_memory_channel[str](RELAY_BUFFER)
+    to_bot, from_interrogator = trio.open_memory_channel[str](RELAY_BUFFER)
+    bot_relay = _Relay(to_interrogator, watcher)
+    interrogator_relay = _Relay(to_bot, watcher)
+    stopped: Stop = "time"
+    async with open_session(
+        bot,
+        bot_settings,
+        sink=TeeSink(sink, bot_relay),
+        log_path=log_path,
+        transcript_path=transcript_path,
+        session_id=session_id,
+        topic=topic,
+        meta=meta,
+        started=started,
+    ) as bot_session:
+        origin = trio.current_time()
+        async with (
+            open_session(
+                interrogator,
+                interrogator_settings,
+                sink=TeeSink(interrogator_sink, interrogator_relay),
+                session_id=f"{session_id}-interrogator",
+                topic=topic,
+                started=started,
+            ) as interrogator_session,
+            trio.open_nursery() as nursery,
+        ):
+            nursery.start_soon(_relay, from_bot, interrogator_session, bot_relay)
+            nursery.start_soon(_relay, from_interrogator, bot_session, interrogator_relay)
+            deadline = origin + max_duration if max_duration is not None else float("inf")
+            with trio.move_on_at(deadline):
+                while True:
+                    if interrogator_relay.open and answered_turns(bot_session.messages) >= turns:
+                        # Whatever the interrogator writes from now on would open turn
+                        # turns + 1: stop relaying and let the bot finish its reply.
+                        interrogator_relay.open = False
+                    if not interrogator_relay.open and bot_session.is_idle:
+                        stopped = "turns"
+                        break
+                    quiet = bot_session.is_idle and interrogator_session.is_idle
+                    if quiet and not (bot_relay.in_flight or interrogator_relay.in_flight):
+                        stopped = "stalled"
+                        break
+                    await watcher.wait()
+            nursery.cancel_scope.cancel()
+        duration = trio.current_time() - origin
+    return SimulationResult(
+        transcript=bot_session.transcript,
+        turns=answered_turns(bot_session.messages),
+        stopped=stopped,
+        duration=duration,
+        transcript_path=transcript_path,
+        log_path=log_path,
+        bot_usage=bot_session.usage,
+        interrogator_usage=interrogator_session.usage,
+        bot_errors=bot_session.errors,
+        interrogator_errors=interrogator_session.errors,
+    )
+
+
+def run_on_virtual_clock(
+    async_fn: Callable[[Unpack[Arguments]], Awaitable[Result]], *args: *Arguments
+) -> Result:
+    """``trio.run`` on a virtual clock that jumps whenever every task waits: a chat of many
+    minutes runs in a moment, with the same timing it would have had.
+
+    Wrap models that compute outside trio (threads, network) with :class:`RealTimeCalls`
+    (:func:`persona_bot` does), or the clock would leap ahead while they think.
+    """
+    return trio.run(async_fn, *args, clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+_HOLDS: weakref.WeakKeyDictionary[trio.testing.MockClock, tuple[int, float, float]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+@contextmanager
+def _real_time(clock: trio.testing.MockClock) -> Iterator[None]:
+    count, rate, threshold = _HOLDS.get(clock, (0, clock.rate, clock.autojump_threshold))
+    if count == 0:
+        clock.autojump_threshold = math.inf
+        clock.rate = 1.0
+    _HOLDS[clock] = (count + 1, rate, threshold)
+    try:
+        yield
+    finally:
+        count, rate, threshold = _HOLDS[clock]
+        if count == 1:
+            del _HOLDS[clock]
+            clock.rate = rate
+            clock.autojump_threshold = threshold
+        else:
+            _HOLDS[clock] = (count - 1, rate, threshold)
+
+
+class RealTimeCalls:
+    """A model whose calls take real time on a virtual clock.
+
+    A model that computes in a thread (the local provider) or over the network leaves
+    every trio task waiting, so an autojumping clock would leap to the next timer (often
+    the call's own timeout) while it thinks. During each call this wrapper makes the
+    :class:`trio.testing.MockClock` run at real speed without jumping, and restores it
+    when no call is in flight: model latency stays what it really was, and the rest of
+    the chat still runs in virtual time. On a real clock it changes nothing.
+    """
+
+    def __init__(self, model: Generator) -> None:
+        self.model = model
+
+    @property
+    def name(self) -> str:
+        """The wrapped model's name."""
+        return str(getattr(self.model, "name", "model"))
+
+    async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
+        """Call the wrapped model, holding a virtual clock at real speed meanwhile."""
+        clock = trio.lowlevel.current_clock()
+        if not isinstance(clock, trio.testing.MockClock):
+            return await self.model.generate(prompt, config)
+        with _real_time(clock):
+            return await self.model.generate(prompt, config)
+
+
+def for_virtual_clock(model: Generator) -> Generator:
+    """``model`` ready for a virtual clock: mock models (whose delays are trio sleeps) as
+    they are, everything else wrapped in :class:`RealTimeCalls`."""
+    if str(getattr(model, "name", "")).startswith("mock/"):
+        return model
+    return RealTimeCalls(model)
+
+
+DEMO_SCRIPT: tuple[tuple[str, ...], ...] = (
+    ("hey!", "how's your week been so far"),
+    ("haha fair enough", "got anything fun planned for the weekend?"),
+    ("oh nice", "i might go hiking if the weather holds up"),
+)
+"""A short interrogator script for demos: three bursts, one per turn."""
+
+
+def persona_bot(
+    model: Generator,
+    persona: Persona,
+    *,
+    mode: Mode = "burst",
+    history_turns: int = DEFAULT_HISTORY_TURNS,
+    pseudo: Sequence[Message] = (),
+    max_messages: int = 5,
+    virtual_clock: bool = False,
+) -> PersonaBot:
+    """A persona bot set up for the engine.
+
+    Timestamps the model leaves out are timed by the session's delay preset alone
+    (:func:`~sdtt.engine.planner.preset_decides`); for a virtual clock the model is
+    prepared with :func:`for_virtual_clock`.
+    """
+    return PersonaBot(
+        model=for_virtual_clock(model) if virtual_clock else model,
+        prompts=BotPromptBuilder.for_persona(
+            persona, mode=mode, history_turns=history_turns, pseudo=pseudo
+        ),
+        config=GenerateConfig(stop=("\nUser:",)),
+        max_messages=max_messages,
+        resample=preset_decides,
+    )

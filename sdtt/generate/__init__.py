@@ -1,0 +1,12 @@
+"""Topics and self-directed pseudo-dialogue (method.md, "Algorithm 1").
+
+- :mod:`sdtt.generate.topics`: ask a model for distinct everyday topics, read topic files;
+- :mod:`sdtt.generate.prompts`: the generator's own prompts;
+- :mod:`sdtt.generate.pseudo`: the pure core of Algorithm 1 (chain state, steps, records);
+- :mod:`sdtt.generate.chainfile`: reading chain files back (resume, ``--pseudo``);
+- :mod:`sdtt.generate.runner`: chains run concurrently on trio, with resume;
+- :mod:`sdtt.generate.plan`: a grid or plan file of chains;
+- :mod:`sdtt.generate.batch_api`: OpenAI Batch and Anthropic Message Batches;
+- :mod:`sdtt.generate.drift`: style drift per turn against the persona's real messages;
+- :mod:`sdtt.generate.progress`: the rich progress display.
+"""

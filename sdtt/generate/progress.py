@@ -1,0 +1,175 @@
+"""The rich progress display of ``sdtt generate`` and its end-of-run summary.
+
+One row for all chains and one per chain (only the running ones when there are many):
+turns done of turns planned, tokens (cached share), estimated cost for priced models,
+and the time remaining at the current pace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import TracebackType
+from typing import Self
+
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from sdtt.generate.pricing import FREE_PROVIDERS, estimate_cost
+from sdtt.generate.runner import ChainProgress
+from sdtt.models.base import Usage
+
+MAX_ROWS = 12
+"""With more chains than this, only running chains get a row."""
+LABEL_WIDTH = 28
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else "…" + text[-(width - 1) :]
+
+
+def _short(count: int) -> str:
+    if count >= 1_000_000:
+        return f"{count / 1_000_000:.1f}M"
+    if count >= 10_000:
+        return f"{count / 1000:.0f}k"
+    return str(count)
+
+
+def format_cost(chains: Sequence[ChainProgress], *, batch: bool = False) -> str:
+    """The estimated cost of ``chains``: '' when all are free, '+?' when some are unpriced."""
+    total = 0.0
+    unknown = priced = False
+    for chain in chains:
+        if chain.model.split("/", 1)[0] in FREE_PROVIDERS:
+            continue
+        cost = estimate_cost(chain.model, chain.usage, batch=batch)
+        if cost is None:
+            unknown = True
+        else:
+            priced = True
+            total += cost
+    if not priced:
+        return "cost ?" if unknown else ""
+    shown = f"{total:.2f}" if total >= 0.1 else f"{total:.4f}"
+    return f"≈${shown}" + ("+?" if unknown else "")
+
+
+def short_tokens(usage: Usage) -> str:
+    """Tokens in and out, briefly."""
+    return f"{_short(usage.input_tokens)}→{_short(usage.output_tokens)} tok"
+
+
+class RichProgress:
+    """Shows chains' progress with rich while a run is going on."""
+
+    def __init__(
+        self, console: Console, chains: Sequence[ChainProgress] = (), *, batch: bool = False
+    ) -> None:
+        self.console = console
+        self.batch = batch
+        self._progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(bar_width=12),
+            MofNCompleteColumn(),
+            TextColumn("[dim]{task.fields[tokens]}[/]"),
+            TextColumn("{task.fields[cost]}"),
+            TimeRemainingColumn(),
+            console=console,
+            transient=False,
+        )
+        self._chains: dict[str, ChainProgress] = {}
+        self._rows: dict[str, TaskID] = {}
+        self._many = len(chains) > MAX_ROWS
+        self._total = self._progress.add_task("[bold]all chains[/]", total=0, tokens="", cost="")
+        for chain in chains:
+            self.chain_update(chain)
+
+    def __enter__(self) -> Self:
+        self._progress.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._progress.stop()
+
+    def chain_update(self, progress: ChainProgress) -> None:
+        """Show a chain's new state and the new totals."""
+        self._chains[progress.chain] = progress
+        label = escape(_clip(progress.label, LABEL_WIDTH))
+        if progress.status == "failed":
+            label = f"[red]{label} (failed)[/]"
+        elif progress.status == "done":
+            label = f"[green]{label}[/]"
+        visible = not self._many or progress.status in ("running", "failed")
+        tokens = short_tokens(progress.usage)
+        cost = format_cost([progress], batch=self.batch)
+        row = self._rows.get(progress.chain)
+        if row is None:
+            self._rows[progress.chain] = self._progress.add_task(
+                label,
+                total=progress.turns_total,
+                completed=progress.turns_done,
+                visible=visible,
+                tokens=tokens,
+                cost=cost,
+            )
+        else:
+            self._progress.update(
+                row,
+                description=label,
+                completed=progress.turns_done,
+                visible=visible,
+                tokens=tokens,
+                cost=cost,
+            )
+        chains = list(self._chains.values())
+        usage = sum((chain.usage for chain in chains), Usage())
+        self._progress.update(
+            self._total,
+            total=sum(chain.turns_total for chain in chains),
+            completed=sum(chain.turns_done for chain in chains),
+            tokens=short_tokens(usage),
+            cost=format_cost(chains, batch=self.batch),
+        )
+
+
+def summary_table(chains: Sequence[ChainProgress], *, batch: bool = False) -> Table:
+    """One row per chain: what it is, status, turns, calls, tokens and estimated cost."""
+    table = Table(title="pseudo-dialogue chains", title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column("chain", overflow="fold")
+    table.add_column("status", no_wrap=True)
+    for column in ("turns", "calls", "tokens in", "cached", "out", "cost"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for chain in chains:
+        style = {"done": "green", "failed": "red"}.get(chain.status, "yellow")
+        usage = chain.usage
+        cached = (
+            f"{100 * usage.cached_input_tokens / usage.input_tokens:.0f}%"
+            if usage.input_tokens
+            else ""
+        )
+        table.add_row(
+            escape(chain.label),
+            f"[{style}]{chain.status}[/]",
+            f"{chain.turns_done}/{chain.turns_total}",
+            str(chain.calls),
+            _short(usage.input_tokens),
+            cached,
+            _short(usage.output_tokens),
+            format_cost([chain], batch=batch),
+        )
+    return table

@@ -1,0 +1,104 @@
+"""The provider interface: one small ``generate`` per provider.
+
+A :class:`Prompt` is laid out so that everything stable comes first and the growing
+dialogue is appended at the end. Chat providers send ``instructions + history`` as the
+system prompt (the cacheable prefix) and ``dialogue + task`` as the user message;
+completion providers (the embedded GGUF model) concatenate ``instructions``, ``history``,
+``dialogue`` and ``continue_with`` into one text and continue it. Either way a growing
+conversation only ever appends, so prefix caches keep hitting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """What a model is asked, split into its stable prefix and its growing tail."""
+
+    instructions: str
+    """Who the model plays and how to write. Stable for a whole session."""
+    history: str = ""
+    """The persona's rendered chat history. Stable: the cache breakpoint goes after it."""
+    dialogue: str = ""
+    """The conversation so far in the prompt line format. Grows by appending."""
+    task: str = ""
+    """What to write now (chat providers get it after the dialogue)."""
+    continue_with: str = ""
+    """For completion providers: the text the continuation starts from, e.g. 'Response: ['."""
+
+    def completion_text(self) -> str:
+        """The single text a completion model continues (stable parts first)."""
+        parts = [self.instructions, self.history, self.dialogue]
+        body = "\n\n".join(p.rstrip("\n") for p in parts if p)
+        return f"{body}\n{self.continue_with}" if body else self.continue_with
+
+    def system_text(self) -> str:
+        """The system prompt a chat model receives: instructions, then the history."""
+        return "\n\n".join(p for p in (self.instructions, self.history) if p)
+
+    def user_text(self) -> str:
+        """The user message a chat model receives: the dialogue, then the task."""
+        return "\n\n".join(p for p in (self.dialogue, self.task) if p)
+
+
+@dataclass(frozen=True)
+class GenerateConfig:
+    """Sampling settings for one call."""
+
+    max_tokens: int = 256
+    temperature: float = 0.8
+    stop: tuple[str, ...] = ()
+    seed: int | None = None
+    timeout: float = 60.0
+    """Seconds before a call counts as timed out."""
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens of one call. ``cached_input_tokens`` is the part served from a prefix cache."""
+
+    input_tokens: int = 0
+    cached_input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.cached_input_tokens + other.cached_input_tokens,
+            self.output_tokens + other.output_tokens,
+        )
+
+
+@dataclass(frozen=True)
+class ModelOutput:
+    """The raw text a model produced, with its usage and timing."""
+
+    text: str
+    model: str
+    """The full ``provider/model`` name that answered."""
+    usage: Usage = field(default_factory=Usage)
+    latency: float = 0.0
+    """Seconds from request to answer (trio clock), retries included."""
+    attempts: int = 1
+    continued_from: str = ""
+    """The prompt text the output continues (``Prompt.continue_with``) when the provider
+    is a completion model; empty for chat models, whose output stands alone."""
+
+
+@runtime_checkable
+class ModelAPI(Protocol):
+    """What a provider implements. Retries, limits and logging live in ``Model``."""
+
+    name: str
+    """The ``provider/model`` name."""
+
+    async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
+        """Make one call. Raise a :class:`sdtt.errors.ProviderError` subclass on failure."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections or loaded weights."""
+        ...

@@ -1,0 +1,289 @@
+"""The ``mock`` provider: scripted replies, offline, for tests, examples and demos.
+
+In code, script the replies yourself::
+
+    model = get_model("mock/test", replies=["hi", ServerError("boom"), MockReply("ok", delay=2)])
+
+``replies`` is one of
+
+- a **list**: used in order; when it runs out, the next call raises
+  :class:`MockExhaustedError` (a test that makes more calls than it scripted should fail
+  loudly), unless ``cycle=True``, which starts over;
+- a **generator** (any iterator): one item per call, :class:`MockExhaustedError` when
+  it stops;
+- a **callable** ``(prompt, config) -> item``, called on every call.
+
+An item is the reply text (``str``), a :class:`MockReply` (text plus a delay, a usage,
+or an error to raise after the delay), or an ``Exception`` instance, which is raised on
+cue (e.g. ``RateLimitError("slow down", retry_after=3)`` to exercise retries). Delays
+use ``trio.sleep``, so they are instant and exact under ``autojump_clock``.
+
+Usage is estimated in words: input = words of the system and user text, cached = the
+system words when this model has seen the same system text before (as a prefix cache
+would), output = words of the reply.
+
+From the command line, with no code, use a built-in script:
+
+- ``mock/echo``: repeats the last ``User:`` line of the prompt back as one ``Response:``
+  line.
+- ``mock/chatty``: cycles through casual chat replies of two to four messages each, as
+  ``Response: [timestamp] text`` lines a few seconds apart after the last timestamp in the
+  prompt, so bursts show. Asked for a whole chat of N rounds (``sdtt generate``), it
+  writes N rounds of ``User:`` and ``Response:`` lines.
+- ``mock/fail``: always raises :class:`~sdtt.errors.ServerError` (retried, then raised).
+
+Each accepts ``delay=seconds`` to answer slowly.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import trio
+
+from sdtt.errors import ConfigError, ModelError, ServerError
+from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, Usage
+
+
+@dataclass(frozen=True)
+class MockReply:
+    """One scripted answer: text after ``delay`` seconds, or ``error`` after the delay."""
+
+    text: str = ""
+    delay: float = 0.0
+    usage: Usage | None = None
+    """Reported usage; estimated from word counts when ``None``."""
+    error: Exception | None = None
+    """Raised (after ``delay``) instead of answering."""
+
+
+MockItem = str | MockReply | Exception
+MockScript = Callable[[Prompt, GenerateConfig], MockItem]
+MockReplies = Iterable[MockItem] | MockScript
+
+
+class MockExhaustedError(ModelError):
+    """A mock model was called more often than it had scripted replies."""
+
+
+class MockModelAPI:
+    """A provider that answers from a script instead of a model."""
+
+    def __init__(
+        self,
+        replies: MockReplies,
+        *,
+        name: str = "mock/model",
+        cycle: bool = False,
+        delay: float = 0.0,
+    ) -> None:
+        self.name = name
+        self.delay = delay
+        """Seconds added before every answer."""
+        self.prompts: list[Prompt] = []
+        """Every prompt received, in order (for assertions)."""
+        self._script: MockScript | None = None
+        self._items: Iterator[MockItem] | None = None
+        self._count: int | None = None
+        self._seen_systems: set[str] = set()
+        if callable(replies):
+            self._script = replies
+        elif isinstance(replies, list | tuple):
+            items = list(replies)
+            if not items:
+                raise ConfigError(f"{name}: give at least one scripted reply.")
+            self._count = len(items)
+            self._items = itertools.cycle(items) if cycle else iter(items)
+        else:
+            self._items = iter(replies)
+
+    async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
+        """Answer with the next scripted item (sleeping, raising or replying as it says)."""
+        self.prompts.append(prompt)
+        item = self._next(prompt, config)
+        if isinstance(item, Exception):
+            if self.delay:
+                await trio.sleep(self.delay)
+            raise item
+        reply = item if isinstance(item, MockReply) else MockReply(text=item)
+        if self.delay or reply.delay:
+            await trio.sleep(self.delay + reply.delay)
+        if reply.error is not None:
+            raise reply.error
+        usage = reply.usage or self._estimate(prompt, reply.text)
+        return ModelOutput(text=reply.text, model=self.name, usage=usage)
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+    def _next(self, prompt: Prompt, config: GenerateConfig) -> MockItem:
+        if self._script is not None:
+            return self._script(prompt, config)
+        assert self._items is not None
+        try:
+            return next(self._items)
+        except StopIteration:
+            what = (
+                "the script is"
+                if self._count is None
+                else f"all {self._count} scripted replies are"
+            )
+            raise MockExhaustedError(
+                f"{self.name}: call {len(self.prompts)}, but {what} used up. "
+                "Script more replies, or pass cycle=True to reuse a list."
+            ) from None
+
+    def _estimate(self, prompt: Prompt, text: str) -> Usage:
+        system = prompt.system_text()
+        system_words = len(system.split())
+        cached = system_words if system and system in self._seen_systems else 0
+        if system:
+            self._seen_systems.add(system)
+        return Usage(
+            input_tokens=system_words + len(prompt.user_text().split()),
+            cached_input_tokens=cached,
+            output_tokens=len(text.split()),
+        )
+
+
+_TIMESTAMP = re.compile(r"\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\]")
+_USER_LINE = re.compile(r"^\s*User:\s*(?:\[[^\]\n]*\])?\s*(?P<text>.*)$")
+_TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+
+
+def _prompt_text(prompt: Prompt) -> str:
+    return "\n".join(p for p in (prompt.history, prompt.dialogue, prompt.task) if p)
+
+
+def _last_time(prompt: Prompt) -> datetime | None:
+    stamps = _TIMESTAMP.findall(_prompt_text(prompt))
+    return datetime.strptime(stamps[-1], _TIME_FORMAT) if stamps else None
+
+
+def _response_lines(texts: Iterable[str], after: datetime | None) -> str:
+    """``Response:`` lines, timestamped a typing delay apart when a start time is known."""
+    lines = []
+    when = after
+    for text in texts:
+        if when is None:
+            lines.append(f"Response: {text}")
+            continue
+        when = when + timedelta(seconds=3 + round(0.3 * len(text)))
+        lines.append(f"Response: [{when.strftime(_TIME_FORMAT)}] {text}")
+    return "\n".join(lines)
+
+
+def echo_script() -> MockScript:
+    """Repeat the last ``User:`` line of the prompt as one ``Response:`` line."""
+
+    def echo(prompt: Prompt, config: GenerateConfig) -> str:
+        text = ""
+        for line in (prompt.dialogue or prompt.user_text()).splitlines():
+            match = _USER_LINE.match(line)
+            if match:
+                text = match.group("text").strip()
+        if not text:
+            lines = [line.strip() for line in prompt.user_text().splitlines() if line.strip()]
+            text = lines[-1] if lines else "hello?"
+        return _response_lines([text], _last_time(prompt))
+
+    return echo
+
+
+CHATTY_REPLIES: tuple[tuple[str, ...], ...] = (
+    ("haha yeah", "honestly same", "what are you up to today?"),
+    ("oh nice", "i've been meaning to try that"),
+    ("wait really??", "no way", "tell me more lol"),
+    ("hmm not sure tbh", "depends on the weather i guess"),
+    ("lol", "ok that's fair", "i was mostly just chilling this weekend", "you?"),
+    ("yeah i get that", "work has been kind of a lot lately"),
+)
+"""Casual bursts ``mock/chatty`` cycles through."""
+
+
+CHATTY_PARTNER: tuple[str, ...] = (
+    "hey! how was your day",
+    "omg guess what happened",
+    "wait are you free later?",
+    "that's so funny",
+    "ok but seriously what do you think",
+)
+"""Lines of the other side when ``mock/chatty`` writes a whole chat."""
+_ROUNDS = re.compile(r"\b(\d{1,3}) (?:more )?rounds?\b")
+
+
+def _chat_lines(rounds: int, after: datetime | None, bursts: Iterator[tuple[str, ...]]) -> str:
+    """``rounds`` rounds of a ``User:`` line then a ``Response:`` burst, a few seconds apart."""
+    when = after or datetime(2024, 1, 1, 12, 0)
+    partner = itertools.cycle(CHATTY_PARTNER)
+    lines = []
+    for _ in range(rounds):
+        when += timedelta(seconds=20)
+        lines.append(f"User: [{when.strftime(_TIME_FORMAT)}] {next(partner)}")
+        response = _response_lines(next(bursts), when)
+        lines.append(response)
+        when = _last_time(Prompt(instructions="", dialogue=response)) or when
+    return "\n".join(lines)
+
+
+def chatty_script() -> MockScript:
+    """Cycle through :data:`CHATTY_REPLIES`, timestamped after the prompt's last time.
+
+    A prompt whose task asks for a whole chat of N rounds (a pseudo-dialogue prompt of
+    :mod:`sdtt.generate`) gets N rounds of both sides instead.
+    """
+    bursts = itertools.cycle(CHATTY_REPLIES)
+
+    def chatty(prompt: Prompt, config: GenerateConfig) -> str:
+        wanted = _ROUNDS.search(prompt.task)
+        if wanted:
+            return _chat_lines(int(wanted.group(1)), _last_time(prompt), bursts)
+        return _response_lines(next(bursts), _last_time(prompt))
+
+    return chatty
+
+
+def fail_script() -> MockScript:
+    """Fail every call with a retryable server error."""
+
+    def fail(prompt: Prompt, config: GenerateConfig) -> Exception:
+        return ServerError("mock/fail: scripted server failure (HTTP 500).")
+
+    return fail
+
+
+SCRIPTS: dict[str, Callable[[], MockScript]] = {
+    "echo": echo_script,
+    "chatty": chatty_script,
+    "fail": fail_script,
+}
+"""The built-in scripts, by model name."""
+
+
+def create(
+    model: str,
+    *,
+    replies: MockReplies | None = None,
+    cycle: bool = False,
+    delay: float = 0.0,
+) -> MockModelAPI:
+    """A mock model: ``replies`` if given, else the built-in script named ``model``."""
+    if replies is None:
+        factory = SCRIPTS.get(model)
+        if factory is None:
+            known = ", ".join(f"mock/{name}" for name in SCRIPTS)
+            raise ConfigError(
+                f"mock/{model} has no script: use one of {known}, or pass replies=[...] in code."
+            )
+        replies = factory()
+    return MockModelAPI(replies, name=f"mock/{model}", cycle=cycle, delay=delay)
+
+
+def availability() -> tuple[bool, str]:
+    """The mock provider is always usable."""
+    scripts = ", ".join(f"mock/{name}" for name in SCRIPTS)
+    return True, f"built in, offline; scripts: {scripts}"

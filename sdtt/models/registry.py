@@ -1,0 +1,183 @@
+"""The provider registry: ``get_model("provider/model")``.
+
+Each provider is a module with ``create(model: str, **options) -> ModelAPI`` and
+``availability() -> tuple[bool, str]``, imported only when first used, so a missing SDK
+or the embedded model's weights cost nothing until someone asks for them.
+
+=============  ======================================================================
+``mock``       scripted replies, offline (``mock/echo``, ``mock/chatty``, ``mock/fail``)
+``openai``     OpenAI, or any OpenAI-compatible server with ``base_url``
+``anthropic``  Anthropic's Messages API, with the persona prefix marked for caching
+``local``      the embedded GGUF model, run in-process by llama.cpp
+=============  ======================================================================
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+from sdtt.errors import ConfigError, ProviderUnavailableError
+from sdtt.models.base import GenerateConfig, ModelAPI
+from sdtt.models.model import CallCallback, Model
+from sdtt.models.retry import RetryPolicy
+
+DEFAULT_MODEL = "local/gemma-3-270m"
+"""The model used when none is named: the embedded one, which works offline."""
+
+
+@dataclass(frozen=True)
+class Provider:
+    """A registered provider: where its code lives and how to name its models."""
+
+    name: str
+    module: str
+    """The module holding ``create`` and ``availability``, imported lazily."""
+    example: str
+    """A model name to show users."""
+    summary: str
+
+
+PROVIDERS: dict[str, Provider] = {
+    provider.name: provider
+    for provider in (
+        Provider("mock", "sdtt.models.mock", "mock/chatty", "scripted replies, offline"),
+        Provider(
+            "openai",
+            "sdtt.models.openai_api",
+            "openai/gpt-4o-mini",
+            "OpenAI, or an OpenAI-compatible server via --base-url",
+        ),
+        Provider(
+            "anthropic",
+            "sdtt.models.anthropic_api",
+            "anthropic/claude-sonnet-4-5",
+            "Anthropic Messages API",
+        ),
+        Provider("local", "sdtt.models.local", DEFAULT_MODEL, "embedded GGUF model, offline"),
+    )
+}
+
+
+def split_name(name: str) -> tuple[Provider, str]:
+    """The provider and the model part of ``provider/model``; ConfigError if malformed."""
+    known = ", ".join(PROVIDERS)
+    provider_name, slash, model = name.partition("/")
+    if not slash or not provider_name or not model:
+        raise ConfigError(
+            f"Model name {name!r} is not of the form provider/model "
+            f"(e.g. {PROVIDERS['mock'].example}); known providers: {known}."
+        )
+    provider = PROVIDERS.get(provider_name)
+    if provider is None:
+        raise ConfigError(
+            f"Unknown model provider {provider_name!r} in {name!r}; known providers: "
+            f"{known}. Run 'sdtt models' to see which are usable here."
+        )
+    return provider, model
+
+
+def _load(provider: Provider, attribute: str) -> Callable[..., Any]:
+    try:
+        module = importlib.import_module(provider.module)
+    except ImportError as error:
+        if error.name == provider.module:
+            raise ProviderUnavailableError(
+                f"The {provider.name} provider is missing from this installation of sdtt "
+                f"(no module {provider.module})."
+            ) from None
+        raise ProviderUnavailableError(
+            f"The {provider.name} provider could not be loaded ({error}). "
+            + _install_hint(provider)
+        ) from None
+    return cast(Callable[..., Any], getattr(module, attribute))
+
+
+def _install_hint(provider: Provider) -> str:
+    if provider.name == "local":
+        return "Install the embedded model with: pip install 'sdtt[local]'"
+    return f"Install its SDK with: pip install {provider.name}"
+
+
+def create_api(name: str, **options: Any) -> ModelAPI:
+    """The bare provider for ``name`` (no retries or limits): ``create(model, **options)``.
+
+    Options whose value is ``None`` are not passed on.
+    """
+    provider, model = split_name(name)
+    factory = _load(provider, "create")
+    # Options left at None are dropped, so CLI code can pass base_url=args.base_url to
+    # any provider, including those that take no such option.
+    given = {key: value for key, value in options.items() if value is not None}
+    try:
+        api = factory(model, **given)
+    except TypeError as error:
+        if "unexpected keyword argument" not in str(error):
+            raise
+        raise ConfigError(
+            f"{name}: the {provider.name} provider does not take this option ({error})."
+        ) from None
+    return cast(ModelAPI, api)
+
+
+def get_model(
+    name: str,
+    *,
+    config: GenerateConfig | None = None,
+    retry: RetryPolicy | None = None,
+    max_concurrency: int | None = None,
+    on_call: CallCallback | None = None,
+    seed: int | None = None,
+    **options: Any,
+) -> Model:
+    """A :class:`Model` for ``provider/model``, e.g. ``openai/gpt-4o`` or ``mock/chatty``.
+
+    ``config`` is the default for calls that bring none; ``retry``, ``max_concurrency``
+    (per provider), ``on_call`` and ``seed`` (retry jitter) configure the wrapper. Other
+    ``options`` go to the provider (``base_url=`` for openai/anthropic, ``replies=`` for
+    mock); options set to ``None`` are dropped. Raises :class:`ConfigError` for a
+    malformed name or an unknown provider and :class:`ProviderUnavailableError` when the
+    provider can't run here.
+    """
+    return Model(
+        create_api(name, **options),
+        config=config,
+        retry=retry,
+        max_concurrency=max_concurrency,
+        on_call=on_call,
+        seed=seed,
+    )
+
+
+@dataclass(frozen=True)
+class ProviderStatus:
+    """Whether a provider is usable on this machine, and why (or why not)."""
+
+    provider: Provider
+    usable: bool
+    reason: str
+
+
+def provider_status(name: str) -> ProviderStatus:
+    """Ask one provider's ``availability()``; a provider that fails to import is unusable."""
+    provider = PROVIDERS[name]
+    try:
+        check = _load(provider, "availability")
+    except ProviderUnavailableError as error:
+        return ProviderStatus(provider, False, str(error))
+    except AttributeError:
+        return ProviderStatus(provider, False, f"{provider.module} has no availability()")
+    try:
+        usable, reason = check()
+    except Exception as error:  # a broken check must not hide the other providers
+        return ProviderStatus(
+            provider, False, f"the availability check failed: {type(error).__name__}"
+        )
+    return ProviderStatus(provider, bool(usable), str(reason))
+
+
+def all_provider_status() -> list[ProviderStatus]:
+    """The status of every registered provider, in registry order."""
+    return [provider_status(name) for name in PROVIDERS]

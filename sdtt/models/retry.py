@@ -1,0 +1,183 @@
+"""The one retry policy, and how HTTP failures are classified for it (pure, no clock).
+
+Retried: connection failures, timeouts, HTTP 408, 409, 429 and 5xx. When the provider
+says how long to wait (``retry-after-ms`` or ``retry-after``), that wait is honoured (up
+to ``max_retry_after``); otherwise the wait doubles from ``initial_backoff`` up to
+``max_backoff``, shortened by up to ``jitter`` (a fraction) drawn from a seeded RNG so
+many clients don't retry in lockstep. Everything else propagates at once.
+
+``Model`` drives this policy with ``trio.sleep``; this module never sleeps.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+
+from sdtt.errors import (
+    AuthenticationError,
+    BadRequestError,
+    ConfigError,
+    ProviderError,
+    RateLimitError,
+    ServerError,
+)
+
+RETRYABLE_STATUSES = frozenset({408, 409, 429})
+"""Client-side statuses worth retrying; every 5xx is retried too."""
+
+MAX_ERROR_TEXT = 300
+"""Characters of a provider's own error message kept in our error text."""
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how long to wait before calling a provider again."""
+
+    max_attempts: int = 5
+    """Calls in all, the first included; 1 disables retries."""
+    initial_backoff: float = 1.0
+    """Seconds before the first retry when the provider gave no ``retry-after``."""
+    max_backoff: float = 30.0
+    """The exponential wait never exceeds this many seconds."""
+    jitter: float = 0.25
+    """Each wait is shortened by a random fraction in ``[0, jitter)``."""
+    max_retry_after: float = 120.0
+    """A provider's ``retry-after`` is honoured up to this many seconds."""
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1:
+            raise ConfigError(f"max_attempts must be at least 1, not {self.max_attempts}.")
+        if self.initial_backoff < 0 or self.max_backoff < 0 or self.max_retry_after < 0:
+            raise ConfigError("Retry waits must not be negative.")
+        if not 0 <= self.jitter <= 1:
+            raise ConfigError(f"jitter must be between 0 and 1, not {self.jitter}.")
+
+
+def backoff_delay(policy: RetryPolicy, failures: int, rng: random.Random) -> float:
+    """Seconds to wait after ``failures`` failed calls when the provider named no wait."""
+    exponent = min(max(failures - 1, 0), 62)
+    delay = min(policy.initial_backoff * 2.0**exponent, policy.max_backoff)
+    return delay * (1.0 - policy.jitter * rng.random())
+
+
+def retry_delay(
+    policy: RetryPolicy, error: BaseException, failures: int, rng: random.Random
+) -> float | None:
+    """Seconds to wait before the next call, or ``None`` to give up and raise ``error``.
+
+    ``failures`` counts the failed calls so far, this one included.
+    """
+    if not isinstance(error, ProviderError) or not error.retryable:
+        return None
+    if failures >= policy.max_attempts:
+        return None
+    if error.retry_after is not None and error.retry_after >= 0:
+        return min(error.retry_after, policy.max_retry_after)
+    return backoff_delay(policy, failures, rng)
+
+
+def parse_retry_after(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
+    """The wait a response asks for, in seconds; ``None`` when it names none.
+
+    Reads ``retry-after-ms`` (milliseconds, used by OpenAI and Anthropic) first, then
+    ``retry-after`` as seconds or as an HTTP date (relative to ``now``, default: now).
+    """
+    lowered = {name.lower(): value for name, value in headers.items()}
+    millis = lowered.get("retry-after-ms")
+    if millis is not None:
+        try:
+            return max(float(millis) / 1000.0, 0.0)
+        except ValueError:
+            pass
+    raw = lowered.get("retry-after")
+    if raw is None:
+        return None
+    try:
+        return max(float(raw), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(raw)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    reference = now if now is not None else datetime.now(UTC)
+    return max((when - reference).total_seconds(), 0.0)
+
+
+def is_retryable_status(status: int) -> bool:
+    """True for the HTTP statuses the policy retries (408, 409, 429, 5xx)."""
+    return status in RETRYABLE_STATUSES or 500 <= status <= 599
+
+
+def error_for_status(
+    status: int,
+    model: str,
+    detail: str,
+    *,
+    key_env: str,
+    retry_after: float | None = None,
+) -> ProviderError:
+    """The typed error for an HTTP failure of ``model`` (``provider/model``).
+
+    ``detail`` is the provider's own message, already scrubbed of secrets; it is left out
+    of authentication errors entirely because those are where servers echo keys.
+    """
+    said = f" The provider said: {detail}" if detail else ""
+    if status in (401, 403):
+        return AuthenticationError(
+            f"{model}: the API key was rejected (HTTP {status}). Check that the {key_env} "
+            "environment variable holds a valid key with access to this model."
+        )
+    if status == 429:
+        return RateLimitError(f"{model}: rate limited (HTTP 429).{said}", retry_after=retry_after)
+    if is_retryable_status(status):
+        return ServerError(
+            f"{model}: the provider failed (HTTP {status}).{said}", retry_after=retry_after
+        )
+    if status == 404:
+        return BadRequestError(
+            f"{model}: not found (HTTP 404); check the model name and the base URL.{said}"
+        )
+    return BadRequestError(f"{model}: the request was rejected (HTTP {status}).{said}")
+
+
+def provider_message(body: object) -> str:
+    """The provider's own message in an error body (``{"error": {"message": ...}}``).
+
+    Both OpenAI and Anthropic use that shape (or hand over the inner object); a plain-text
+    body is returned as it is.
+    The result is raw: pass it through :func:`scrub` before showing it anywhere.
+    """
+    if isinstance(body, dict):
+        # The OpenAI SDK hands over the inner error object, Anthropic's the whole body.
+        error = body.get("error", body)
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return str(error["message"])
+        return error if isinstance(error, str) else ""
+    return body if isinstance(body, str) else ""
+
+
+_KEY_LIKE = re.compile(r"\b(?:sk|pk|rk|key|token)[-_][A-Za-z0-9_\-\.\*]{6,}", re.IGNORECASE)
+
+
+def scrub(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` with every secret and anything shaped like an API key replaced, shortened.
+
+    Providers' error messages sometimes quote the key they received; this is applied to
+    every provider message before it reaches an exception, a log or the screen.
+    """
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "[redacted]")
+    text = _KEY_LIKE.sub("[redacted]", text)
+    text = " ".join(text.split())
+    if len(text) > MAX_ERROR_TEXT:
+        text = text[: MAX_ERROR_TEXT - 3] + "..."
+    return text

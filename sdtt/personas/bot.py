@@ -1,0 +1,82 @@
+"""The persona bot: prompt, model call and reply parsing, independent of any clock.
+
+The burst engine, the demo and the generators ask a :class:`PersonaBot` for the next
+reply; timing (typing delays, stale replies) is the engine's business.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+from sdtt.dialogue.message import Message
+from sdtt.dialogue.parse import Resampler, parse_reply
+from sdtt.errors import EmptyReplyError
+from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
+from sdtt.personas.prompt import BotPromptBuilder
+
+DEFAULT_EMPTY_RETRIES = 3
+
+
+class Generator(Protocol):
+    """Anything that answers a prompt: a ``Model`` or a provider."""
+
+    async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
+        """Answer one prompt."""
+        ...
+
+
+@dataclass(frozen=True)
+class BotReply:
+    """The messages of one reply and every model call it took."""
+
+    messages: list[Message]
+    outputs: list[ModelOutput]
+
+
+@dataclass
+class PersonaBot:
+    """Writes replies in a persona's voice with one model."""
+
+    model: Generator
+    prompts: BotPromptBuilder
+    config: GenerateConfig = field(default_factory=lambda: GenerateConfig(stop=("\nUser:",)))
+    max_messages: int = 5
+    empty_retries: int = DEFAULT_EMPTY_RETRIES
+    """Small models sometimes answer with nothing usable: ask again this many times."""
+    resample: Resampler | None = None
+    """Replaces missing or bad reply timestamps (``parse_reply``'s typing-time default)."""
+
+    async def reply(
+        self, dialogue: Sequence[Message], now: datetime, rng: random.Random
+    ) -> BotReply:
+        """The bot's next messages after ``dialogue``, timestamped at or after ``now``.
+
+        Raises :class:`EmptyReplyError` when every attempt came back unusable.
+        """
+        prompt = self.prompts.build(dialogue, now)
+        outputs: list[ModelOutput] = []
+        last_error: EmptyReplyError | None = None
+        for _ in range(1 + self.empty_retries):
+            output = await self.model.generate(prompt, self.config)
+            outputs.append(output)
+            try:
+                messages = parse_reply(
+                    output.text,
+                    now=now,
+                    rng=rng,
+                    continued_from=output.continued_from,
+                    max_messages=self.max_messages,
+                    resample=self.resample,
+                )
+            except EmptyReplyError as error:
+                last_error = error
+                continue
+            return BotReply(messages=messages, outputs=outputs)
+        assert last_error is not None
+        raise EmptyReplyError(
+            f"The model gave no usable reply in {len(outputs)} attempts. {last_error}"
+        )

@@ -1,0 +1,201 @@
+"""From a chat export's messages to a persona's conversations (pure, shared by all formats).
+
+An importer turns its file into :class:`ChatMessage` objects (who wrote what, when). This
+module then picks the persona among the participants, assigns sides (the persona is side
+B, ``"response"``; the people it talks to are side A, ``"user"``), handles group chats and
+splits the stream into conversations wherever nobody wrote for longer than a gap.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Literal
+
+from sdtt.dialogue.message import RESPONSE, USER, Message
+from sdtt.errors import InputError
+
+DEFAULT_GAP = timedelta(hours=1)
+"""Silence after which a new conversation starts."""
+
+MessageKind = Literal["text", "media"]
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    """One message of a chat export before sides are assigned."""
+
+    sender: str
+    """The sender's name as the export spells it."""
+    text: str
+    """The message text (a media message holds a short marker instead)."""
+    time: datetime
+    """When it was sent, timezone-aware."""
+    kind: MessageKind = "text"
+    """``"media"`` for a photo, file or sticker without a caption."""
+    thread: str | None = None
+    """A conversation id given by the source; messages of different threads never mix."""
+
+
+@dataclass(frozen=True)
+class SidedChat:
+    """The persona's chat with sides assigned, in time order."""
+
+    messages: list[Message]
+    threads: list[str | None]
+    """The source thread of each message (parallel to ``messages``)."""
+    dropped_others: int
+    """Messages of group members left out because ``--with`` named other partners."""
+
+
+_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+
+
+def normalize_name(name: str) -> str:
+    """A name reduced for comparison: no case, accents, invisible marks or extra spaces."""
+    decomposed = unicodedata.normalize("NFKD", _INVISIBLE.sub("", name))
+    cleaned = "".join(char for char in decomposed if not unicodedata.combining(char))
+    cleaned = cleaned.strip().lstrip("~").strip()
+    return " ".join(cleaned.split()).casefold()
+
+
+def count_senders(messages: Iterable[ChatMessage]) -> Counter[str]:
+    """How many messages each sender wrote."""
+    return Counter(message.sender for message in messages)
+
+
+def _listing(counts: Mapping[str, int], limit: int = 20) -> str:
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    shown = ", ".join(f"{name!r} ({count})" for name, count in ranked[:limit])
+    more = len(ranked) - limit
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def find_participant(
+    wanted: str,
+    counts: Mapping[str, int],
+    aliases: Mapping[str, Collection[str]] | None = None,
+    *,
+    option: str = "--me",
+    path: str | Path | None = None,
+) -> str:
+    """The sender that ``wanted`` names: exactly, else ignoring case, spacing and marks,
+    else by one word of the name ("ann" for "Ann Smith") if only one sender fits.
+
+    ``aliases`` maps a sender to other names it goes by (a nickname, a real name). An
+    unknown or ambiguous name raises :class:`InputError` listing the participants.
+    """
+    if wanted in counts:
+        return wanted
+    key = normalize_name(wanted)
+
+    def names(sender: str) -> list[str]:
+        return [normalize_name(name) for name in (sender, *(aliases or {}).get(sender, ()))]
+
+    matches = sorted(sender for sender in counts if key and key in names(sender))
+    if not matches:
+        matches = sorted(
+            sender
+            for sender in counts
+            if key and any(key in name.split() for name in names(sender))
+        )
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise InputError(
+            f"nobody called {wanted!r} wrote in this chat; participants (messages): "
+            f"{_listing(counts)}.",
+            path=path,
+            field=option,
+            hint=f"Pass one of these names to {option}.",
+        )
+    raise InputError(
+        f"{wanted!r} fits several participants: {', '.join(repr(m) for m in matches)}.",
+        path=path,
+        field=option,
+        hint=f"Pass the exact name to {option}.",
+    )
+
+
+def assign_sides(
+    messages: Sequence[ChatMessage],
+    me: str,
+    partners: Collection[str] = (),
+    *,
+    merge_others: bool = False,
+    path: str | Path | None = None,
+) -> SidedChat:
+    """Make ``me`` side B and the others side A, sorted by time (stable).
+
+    With ``partners`` only their messages and the persona's are kept. A group chat (more
+    than one other participant) without ``partners`` needs ``merge_others``; the choice is
+    the user's because merging changes what the persona's replies answer.
+    """
+    counts = count_senders(messages)
+    others = sorted(sender for sender in counts if sender != me)
+    if not others:
+        raise InputError(
+            f"only {me!r} wrote in this chat; a persona needs the other side of the "
+            "conversation too.",
+            path=path,
+            hint="Choose an export with at least two participants.",
+        )
+    if not partners and len(others) > 1 and not merge_others:
+        raise InputError(
+            f"this is a group chat: besides the persona, {len(others)} people wrote: "
+            f"{_listing({name: counts[name] for name in others})}.",
+            path=path,
+            field="--with",
+            hint="Pass --with NAME (repeatable) to keep only the persona's exchanges with "
+            "those people, or --merge-others to treat everybody else as one User side.",
+        )
+    kept_senders = {me, *partners} if partners else set(counts)
+    ordered = sorted(
+        (message for message in messages if message.sender in kept_senders),
+        key=lambda message: message.time,
+    )
+    sided = [
+        Message(
+            side=RESPONSE if message.sender == me else USER, text=message.text, time=message.time
+        )
+        for message in ordered
+    ]
+    return SidedChat(
+        messages=sided,
+        threads=[message.thread for message in ordered],
+        dropped_others=len(messages) - len(ordered),
+    )
+
+
+def split_conversations(
+    messages: Sequence[Message],
+    gap: timedelta = DEFAULT_GAP,
+    threads: Sequence[str | None] | None = None,
+) -> list[list[Message]]:
+    """Split time-ordered messages wherever the silence exceeds ``gap``.
+
+    When ``threads`` is given (one entry per message), messages of different threads go
+    to different conversations even without a silence; each thread keeps its own order.
+    """
+    if threads is None:
+        threads = [None] * len(messages)
+    by_thread: dict[str | None, list[Message]] = {}
+    for message, thread in zip(messages, threads, strict=True):
+        by_thread.setdefault(thread, []).append(message)
+    conversations: list[list[Message]] = []
+    for thread_messages in by_thread.values():
+        current: list[Message] = []
+        for message in thread_messages:
+            if current and message.time - current[-1].time > gap:
+                conversations.append(current)
+                current = []
+            current.append(message)
+        if current:
+            conversations.append(current)
+    conversations.sort(key=lambda conversation: conversation[0].time)
+    return conversations

@@ -1,0 +1,363 @@
+"""Generic chat tables: CSV files and JSONL files with one message per row or line.
+
+``--columns`` maps the fields sdtt needs to the file's column names, e.g.
+``--columns sender=author,text=body,time=ts``; an optional ``conversation=chat_id``
+keeps messages of different conversations apart. In JSONL a column may be a dotted path
+into nested objects (``sender=author.name``). ``--time-format`` says how times are
+written: ``iso`` (ISO 8601, the default; without a zone they get ``--timezone``),
+``epoch`` or ``epoch_ms`` (seconds or milliseconds since 1970, converted to
+``--timezone``), or a ``strptime`` pattern such as ``%d/%m/%Y %H:%M``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from pathlib import Path
+from typing import Any
+
+from sdtt.errors import InputError
+from sdtt.personas.conversations import ChatMessage
+from sdtt.personas.importers.common import (
+    FileImporter,
+    ParsedChat,
+    decode_text,
+    json_type,
+    localize,
+    parse_iso_time,
+    time_from_epoch,
+)
+
+FIELDS = ("sender", "text", "time", "conversation")
+REQUIRED = ("sender", "text", "time")
+DEFAULT_COLUMNS = "sender=sender,text=text,time=time"
+_DELIMITERS = (",", ";", "\t", "|")
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Which column holds each field (``conversation`` is optional)."""
+
+    sender: str = "sender"
+    text: str = "text"
+    time: str = "time"
+    conversation: str | None = None
+
+
+def parse_columns(text: str) -> Columns:
+    """A mapping such as ``sender=author,text=body,time=ts``; unnamed fields keep defaults."""
+    mapping: dict[str, str] = {}
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        key, separator, column = part.partition("=")
+        key, column = key.strip().lower(), column.strip()
+        if not separator or key not in FIELDS or not column:
+            raise InputError(
+                f"{part.strip()!r} is not FIELD=COLUMN with FIELD one of {', '.join(FIELDS)}.",
+                field="--columns",
+                hint="Example: --columns sender=author,text=body,time=ts",
+            )
+        mapping[key] = column
+    return Columns(**mapping)
+
+
+def check_time_format(text: str) -> str:
+    """``iso``, ``epoch``, ``epoch_ms`` or a strptime pattern (with ``%``)."""
+    if text.lower() in ("iso", "epoch", "epoch_ms"):
+        return text.lower()
+    if "%" not in text:
+        raise InputError(
+            f"{text!r} is not a time format.",
+            field="--time-format",
+            hint="Use iso, epoch, epoch_ms or a strptime pattern such as '%d/%m/%Y %H:%M'.",
+        )
+    return text
+
+
+def parse_time(
+    value: Any, time_format: str, zone: tzinfo, *, path: Path, line: int, column: str
+) -> datetime:
+    """A cell's time according to ``--time-format``."""
+    if isinstance(value, bool) or value is None or not isinstance(value, str | int | float):
+        raise InputError(
+            f"should be a time, not {json_type(value)}.", path=path, line=line, field=column
+        )
+    if time_format in ("epoch", "epoch_ms"):
+        try:
+            number = float(value)
+        except ValueError:
+            raise InputError(
+                f"{str(value)[:40]!r} is not a number of "
+                f"{'milliseconds' if time_format == 'epoch_ms' else 'seconds'}.",
+                path=path,
+                line=line,
+                field=column,
+                hint="Check --time-format.",
+            ) from None
+        seconds = number / 1000 if time_format == "epoch_ms" else number
+        return time_from_epoch(seconds, zone, path=path, line=line, field=column)
+    if not isinstance(value, str):
+        raise InputError(
+            "is a number; pass --time-format epoch (or epoch_ms) for times in seconds since 1970.",
+            path=path,
+            line=line,
+            field=column,
+        )
+    if time_format == "iso":
+        return parse_iso_time(value, zone, path=path, line=line, field=column)
+    try:
+        return localize(datetime.strptime(value.strip(), time_format), zone)
+    except (ValueError, OverflowError):
+        raise InputError(
+            f"{value[:40]!r} does not match --time-format {time_format!r}.",
+            path=path,
+            line=line,
+            field=column,
+        ) from None
+
+
+def _cell_text(value: Any, *, path: Path, line: int, column: str) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    raise InputError(f"should be text, not {json_type(value)}.", path=path, line=line, field=column)
+
+
+def _message(
+    cells: dict[str, Any],
+    columns: Columns,
+    time_format: str,
+    zone: tzinfo,
+    path: Path,
+    line: int,
+    dropped: Counter[str],
+) -> ChatMessage | None:
+    text = _cell_text(cells["text"], path=path, line=line, column=columns.text).strip()
+    if not text:
+        dropped["empty"] += 1
+        return None
+    sender = _cell_text(cells["sender"], path=path, line=line, column=columns.sender).strip()
+    if not sender:
+        raise InputError(
+            "is empty: every message needs a sender.", path=path, line=line, field=columns.sender
+        )
+    time = parse_time(cells["time"], time_format, zone, path=path, line=line, column=columns.time)
+    thread = None
+    if columns.conversation is not None:
+        thread = _cell_text(
+            cells["conversation"], path=path, line=line, column=columns.conversation
+        )
+    return ChatMessage(sender=sender, text=text, time=time, thread=thread)
+
+
+def _sniff_delimiter(text: str) -> str:
+    header = text.split("\n", 1)[0]
+    counts = {delimiter: header.count(delimiter) for delimiter in _DELIMITERS}
+    best = max(counts, key=lambda delimiter: counts[delimiter])
+    return best if counts[best] else ","
+
+
+def _wanted(columns: Columns) -> dict[str, str]:
+    wanted = {"sender": columns.sender, "text": columns.text, "time": columns.time}
+    if columns.conversation is not None:
+        wanted["conversation"] = columns.conversation
+    return wanted
+
+
+def parse_csv(
+    data: bytes,
+    path: Path,
+    *,
+    zone: tzinfo,
+    columns: Columns | None = None,
+    time_format: str = "iso",
+    delimiter: str | None = None,
+) -> ParsedChat:
+    """Read a CSV chat table (first row: column names)."""
+    columns = columns or Columns()
+    text = decode_text(data, path)
+    reader = csv.reader(
+        io.StringIO(text, newline=""), delimiter=delimiter or _sniff_delimiter(text)
+    )
+    rows: Iterator[list[str]] = iter(reader)
+    try:
+        header = next(rows, None)
+        if header is None:
+            raise InputError("is empty.", path=path, hint="The first row must name the columns.")
+        names = [name.strip() for name in header]
+        index: dict[str, int] = {}
+        for key, column in _wanted(columns).items():
+            found = [i for i, name in enumerate(names) if name == column] or [
+                i for i, name in enumerate(names) if name.casefold() == column.casefold()
+            ]
+            if not found:
+                raise InputError(
+                    f"has no column {column!r} for the {key}; columns: "
+                    f"{', '.join(repr(name) for name in names[:30])}.",
+                    path=path,
+                    line=1,
+                    field="--columns",
+                    hint=f"Map the columns, e.g. --columns {key}=<column name>.",
+                )
+            index[key] = found[0]
+        messages: list[ChatMessage] = []
+        dropped: Counter[str] = Counter()
+        start = reader.line_num + 1
+        for row in rows:
+            line = start
+            start = reader.line_num + 1
+            if not any(cell.strip() for cell in row):
+                continue
+            cells = {key: row[i] if i < len(row) else "" for key, i in index.items()}
+            message = _message(cells, columns, time_format, zone, path, line, dropped)
+            if message is not None:
+                messages.append(message)
+    except csv.Error as error:
+        raise InputError(
+            f"is not valid CSV ({error}).", path=path, line=reader.line_num or None
+        ) from None
+    return ParsedChat(messages=messages, dropped=dropped)
+
+
+def _lookup(record: dict[str, Any], column: str) -> tuple[bool, Any]:
+    if column in record:
+        return True, record[column]
+    value: Any = record
+    for part in column.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return False, None
+        value = value[part]
+    return True, value
+
+
+def parse_jsonl(
+    data: bytes,
+    path: Path,
+    *,
+    zone: tzinfo,
+    columns: Columns | None = None,
+    time_format: str = "iso",
+) -> ParsedChat:
+    """Read a JSONL chat table (one JSON object per line)."""
+    columns = columns or Columns()
+    text = decode_text(data, path)
+    messages: list[ChatMessage] = []
+    dropped: Counter[str] = Counter()
+    for line, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+        except json.JSONDecodeError as error:
+            raise InputError(
+                f"is not valid JSON ({error.msg} at column {error.colno}).",
+                path=path,
+                line=line,
+                hint="Each line must be one JSON object.",
+            ) from None
+        except RecursionError:
+            raise InputError("is nested too deeply.", path=path, line=line) from None
+        if not isinstance(record, dict):
+            raise InputError(
+                f"holds {json_type(record)}, not an object.",
+                path=path,
+                line=line,
+                hint="Each line must be one JSON object.",
+            )
+        cells: dict[str, Any] = {}
+        for key, column in _wanted(columns).items():
+            present, value = _lookup(record, column)
+            if not present and key != "conversation":
+                raise InputError(
+                    f"has no {column!r} for the {key}; keys: "
+                    f"{', '.join(repr(str(name)) for name in list(record)[:30])}.",
+                    path=path,
+                    line=line,
+                    field="--columns",
+                    hint=f"Map the keys, e.g. --columns {key}=<key>.",
+                )
+            cells[key] = value
+        message = _message(cells, columns, time_format, zone, path, line, dropped)
+        if message is not None:
+            messages.append(message)
+    return ParsedChat(messages=messages, dropped=dropped)
+
+
+class _TableImporter(FileImporter):
+    def add_format_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """``--columns`` and ``--time-format``."""
+        parser.add_argument(
+            "--columns",
+            default=DEFAULT_COLUMNS,
+            metavar="MAPPING",
+            help="Which columns hold sender, text and time (and optionally conversation), "
+            f"e.g. sender=author,text=body,time=ts (default: {DEFAULT_COLUMNS}).",
+        )
+        parser.add_argument(
+            "--time-format",
+            default="iso",
+            metavar="FORMAT",
+            help="iso (default), epoch, epoch_ms, or a strptime pattern "
+            "such as '%%d/%%m/%%Y %%H:%%M'.",
+        )
+
+
+class CsvImporter(_TableImporter):
+    """``sdtt persona import csv CHAT.csv --me NAME --columns ...``."""
+
+    name = "csv"
+    help = "a CSV table of messages (sender, text, time columns)"
+    file_help = "The CSV file; its first row names the columns."
+
+    def add_format_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """The table options and ``--delimiter``."""
+        super().add_format_arguments(parser)
+        parser.add_argument(
+            "--delimiter",
+            metavar="CHAR",
+            help="Field separator (default: guessed from the header among , ; tab |).",
+        )
+
+    def parse(self, data: bytes, path: Path, args: argparse.Namespace, zone: tzinfo) -> ParsedChat:
+        """Read the table."""
+        delimiter = args.delimiter
+        if delimiter is not None:
+            delimiter = "\t" if delimiter in ("tab", "\\t") else delimiter
+            if len(delimiter) != 1:
+                raise InputError(f"{args.delimiter!r} is not one character.", field="--delimiter")
+        return parse_csv(
+            data,
+            path,
+            zone=zone,
+            columns=parse_columns(args.columns),
+            time_format=check_time_format(args.time_format),
+            delimiter=delimiter,
+        )
+
+
+class JsonlImporter(_TableImporter):
+    """``sdtt persona import jsonl CHAT.jsonl --me NAME --columns ...``."""
+
+    name = "jsonl"
+    help = "a JSONL file of messages (one JSON object per line)"
+    file_help = "The JSONL file, one message object per line."
+
+    def parse(self, data: bytes, path: Path, args: argparse.Namespace, zone: tzinfo) -> ParsedChat:
+        """Read the lines."""
+        return parse_jsonl(
+            data,
+            path,
+            zone=zone,
+            columns=parse_columns(args.columns),
+            time_format=check_time_format(args.time_format),
+        )

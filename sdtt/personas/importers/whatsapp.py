@@ -1,0 +1,356 @@
+"""WhatsApp ``.txt`` chat exports (Android and iOS, any date order, 12- or 24-hour clock).
+
+A message starts on a line with a timestamp header and continues on the following lines
+until the next header:
+
+- Android: ``03.04.24, 09:05 - Ann: text`` or ``4/3/24, 9:05 PM - Ann: text`` (newer
+  exports put a narrow no-break space, U+202F, before AM/PM);
+- iOS: ``[03/04/2024, 09:05:12] Ann: text``, system and media lines marked by U+200E.
+
+Header lines without ``Name: `` are system lines (the encryption notice, "Ann added
+Bob"...) and are dropped, as are iOS lines whose text starts with U+200E. Media
+placeholders (``<Media omitted>``, ``image omitted``, ``<attached: ...>``) become media
+messages (dropped unless ``--keep-media``; a caption is kept as text) and deleted
+messages ("This message was deleted") are dropped. The "<This message was edited>" note
+is removed from the text.
+
+Dates carry no order: when both day/month and month/day read every date, the order that
+keeps the messages in time order wins, then the order usual for the export's clock
+(month first with AM/PM, day first otherwise), and a warning says so; ``--date-format``
+(e.g. ``DD/MM/YY``) settles it. Times carry no zone: they get ``--timezone``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import itertools
+import re
+import zipfile
+import zlib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, tzinfo
+from pathlib import Path
+
+from sdtt.errors import InputError
+from sdtt.personas.conversations import ChatMessage
+from sdtt.personas.importers.common import (
+    MAX_FILE_BYTES,
+    MEDIA_TEXT,
+    FileImporter,
+    ParsedChat,
+    decode_text,
+)
+
+_DATE = r"(?P<date>\d{1,4}[./-]\d{1,2}[./-]\d{1,4})\.?"
+_TIME = (
+    r"(?P<time>\d{1,2}[:.]\d{2}(?:[:.]\d{2})?)"
+    r"(?:[\s\u202f\u00a0]*(?P<ampm>[AaPp]\.?\s?[Mm]\.?))?"
+)
+_IOS = re.compile(rf"^\[{_DATE},?\s+{_TIME}\]\s?(?P<rest>.*)$")
+_ANDROID = re.compile(rf"^{_DATE},?\s+{_TIME}\s+[-–]\s(?P<rest>.*)$")
+_MARKS = (
+    "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
+)
+_QUOTES = set('"“”„«»')
+_MAX_SENDER = 80
+
+_MEDIA = re.compile(
+    r"<(?:media omitted|medien ausgeschlossen|multimedia omitido|médias omis|media weggelaten"
+    r"|mídia oculta|multimedia omessi|media omessi)>"
+    r"|(?:.*\s)?(?:image|video|audio|sticker|gif|document|contact card|photo|voice message"
+    r"|video note)s? omitted"
+    r"|<attached: [^>]+>"
+    r"|.+\.\w{1,5} \(file attached\)"
+    r"|null",
+    re.IGNORECASE,
+)
+_DELETED = re.compile(
+    r"(?:this message was deleted|you deleted this message|diese nachricht wurde gelöscht"
+    r"|du hast diese nachricht gelöscht|se eliminó este mensaje|eliminaste este mensaje"
+    r"|ce message a été supprimé|vous avez supprimé ce message"
+    r"|questo messaggio è stato eliminato|hai eliminato questo messaggio"
+    r"|esta mensagem foi apagada|você apagou esta mensagem|dit bericht is verwijderd"
+    r"|je hebt dit bericht verwijderd)\.?",
+    re.IGNORECASE,
+)
+_EDITED = re.compile(r"\s*[\u200e\u200f]?<this message was edited>\s*$", re.IGNORECASE)
+
+ORDERS = ("dmy", "mdy", "ymd")
+_LABELS = {
+    "dmy": "day/month/year",
+    "mdy": "month/day/year",
+    "ymd": "year/month/day",
+    "ydm": "year/day/month",
+    "dym": "day/year/month",
+    "myd": "month/year/day",
+}
+_EXAMPLES = {"dmy": "DD/MM/YY", "mdy": "MM/DD/YY", "ymd": "YYYY-MM-DD"}
+_FORMAT_HINT = (
+    "Expected lines like '03.04.24, 09:05 - Ann: text', '4/3/24, 9:05 PM - Ann: text' or "
+    "'[03/04/2024, 09:05:12] Ann: text'. Export the chat again from WhatsApp "
+    "(More > Export chat > Without media)."
+)
+
+
+@dataclass
+class _Entry:
+    line: int
+    date: tuple[str, str, str]
+    time: str
+    ampm: str | None
+    rest: str
+    continuation: list[str] = field(default_factory=list)
+
+
+def parse_date_format(text: str) -> str:
+    """The field order of a ``--date-format`` such as ``DD/MM/YY`` or ``%m/%d/%Y``."""
+    letters = [char for char in text.lower() if char in "dmy"]
+    order = "".join(key for key, _ in itertools.groupby(letters))
+    if sorted(order) != ["d", "m", "y"]:
+        raise InputError(
+            f"{text!r} is not a date format.",
+            field="--date-format",
+            hint="Write the order of day, month and year, e.g. DD/MM/YY, MM/DD/YYYY or YYYY-MM-DD.",
+        )
+    return order
+
+
+def _to_date(parts: tuple[str, str, str], order: str, *, guessing: bool = False) -> date | None:
+    fields = dict(zip(order, parts, strict=True))
+    year, month, day = fields["y"], fields["m"], fields["d"]
+    if len(year) not in (2, 4) or len(month) > 2 or len(day) > 2:
+        return None
+    if guessing and order.startswith("y") and len(year) != 4:
+        return None  # a two-digit year comes last in every locale WhatsApp uses
+    try:
+        return date(int(year) + (2000 if len(year) == 2 else 0), int(month), int(day))
+    except ValueError:
+        return None
+
+
+def detect_date_order(
+    dates: Sequence[tuple[str, str, str]], *, twelve_hour: bool
+) -> tuple[str | None, str | None]:
+    """The date order that reads every date, and a warning when that was a guess.
+
+    Returns ``(None, None)`` when no order reads them all. ``dates`` are in file order.
+    """
+    sequence = [parts for parts, _ in itertools.groupby(dates)]
+    distinct = list(dict.fromkeys(sequence))
+    valid = [
+        order
+        for order in ORDERS
+        if all(_to_date(parts, order, guessing=True) is not None for parts in distinct)
+    ]
+    if len(valid) <= 1:
+        return (valid[0] if valid else None), None
+
+    def disorder(order: str) -> int:
+        read = [_to_date(parts, order, guessing=True) for parts in sequence]
+        return sum(
+            1 for a, b in itertools.pairwise(read) if a is not None and b is not None and b < a
+        )
+
+    preferred = "mdy" if twelve_hour else "dmy"
+    scores = {order: disorder(order) for order in valid}
+    best = min(scores.values())
+    winners = [order for order in valid if scores[order] == best]
+    if len(winners) == 1:
+        chosen = winners[0]
+        reason = "because that keeps the messages in time order"
+    else:
+        chosen = preferred if preferred in winners else winners[0]
+        clock = "12-hour" if twelve_hour else "24-hour"
+        reason = f"as usual for exports with a {clock} clock"
+    other = next(order for order in valid if order != chosen)
+    warning = (
+        f"the dates could be read as {_LABELS[chosen]} or {_LABELS[other]} (no day is above "
+        f"12); read them as {_LABELS[chosen]} {reason}. If that is wrong, import again with "
+        f"--date-format {_EXAMPLES.get(other, other.upper())}."
+    )
+    return chosen, warning
+
+
+def _clock(entry: _Entry, path: Path) -> tuple[int, int, int]:
+    pieces = [int(piece) for piece in re.split(r"[:.]", entry.time)]
+    hour, minute = pieces[0], pieces[1]
+    second = pieces[2] if len(pieces) > 2 else 0
+    if entry.ampm is not None:
+        if not 0 <= hour <= 12:
+            raise InputError(
+                f"{entry.time} {entry.ampm} is not a 12-hour time.", path=path, line=entry.line
+            )
+        pm = entry.ampm.lower().startswith("p")
+        hour = hour % 12 + (12 if pm else 0)
+    if hour > 23 or minute > 59 or second > 59:
+        raise InputError(f"{entry.time} is not a time of day.", path=path, line=entry.line)
+    return hour, minute, second
+
+
+def _split_lines(text: str) -> list[str]:
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def _entries(text: str, path: Path) -> list[_Entry]:
+    entries: list[_Entry] = []
+    for number, raw_line in enumerate(_split_lines(text), start=1):
+        line = raw_line.lstrip(_MARKS)
+        match = _IOS.match(line) or _ANDROID.match(line)
+        if match is not None:
+            parts = re.split(r"[./-]", match.group("date"))
+            entries.append(
+                _Entry(
+                    line=number,
+                    date=(parts[0], parts[1], parts[2]),
+                    time=match.group("time"),
+                    ampm=match.group("ampm"),
+                    rest=match.group("rest"),
+                )
+            )
+        elif entries:
+            entries[-1].continuation.append(raw_line)
+    if not entries:
+        raise InputError("holds no WhatsApp message lines.", path=path, hint=_FORMAT_HINT)
+    return entries
+
+
+def _classify(body: str) -> tuple[str, str]:
+    """``(kind, text)``: kind is "text", "media", "deleted", "system" or "empty"."""
+    marked = body[:1] in ("\u200e", "\u200f")
+    clean = _EDITED.sub("", body).strip(_MARKS + " \t\n")
+    first, _, caption = clean.partition("\n")
+    if _MEDIA.fullmatch(first.strip(_MARKS + " ")):
+        caption = caption.strip()
+        return ("text", caption) if caption else ("media", MEDIA_TEXT)
+    if _DELETED.fullmatch(clean):
+        return "deleted", ""
+    if marked:
+        return "system", ""
+    if not clean:
+        return "empty", ""
+    return "text", clean
+
+
+def _unzip_chat(data: bytes, path: Path) -> bytes:
+    """The chat text inside an export made "with media" (a zip holding ``_chat.txt``)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            texts = [
+                info
+                for info in archive.infolist()
+                if info.filename.lower().endswith(".txt") and not info.is_dir()
+            ]
+            preferred = [info for info in texts if info.filename.endswith("_chat.txt")]
+            chosen = preferred or texts
+            if len(chosen) != 1:
+                raise InputError(
+                    f"holds {len(chosen)} .txt files; which one is the chat is unclear.",
+                    path=path,
+                    hint="Unzip it and give the chat's .txt file.",
+                )
+            if chosen[0].file_size > MAX_FILE_BYTES:
+                raise InputError("holds a chat file larger than 1 GB.", path=path)
+            return archive.read(chosen[0])
+    except (
+        zipfile.BadZipFile,
+        zlib.error,
+        ValueError,
+        EOFError,
+        OSError,
+        NotImplementedError,
+        RuntimeError,
+    ):
+        raise InputError(
+            "looks like a zip file but cannot be unpacked.",
+            path=path,
+            hint="Unzip it yourself and give the chat's .txt file.",
+        ) from None
+
+
+def parse_whatsapp(
+    data: bytes, path: Path, *, zone: tzinfo, date_format: str | None = None
+) -> ParsedChat:
+    """Read a WhatsApp export (``.txt``, or the ``.zip`` made with media)."""
+    if data.startswith(b"PK\x03\x04"):
+        data = _unzip_chat(data, path)
+    entries = _entries(decode_text(data, path), path)
+    warnings: list[str] = []
+    if date_format is not None:
+        order = parse_date_format(date_format)
+    else:
+        twelve_hour = any(entry.ampm for entry in entries)
+        detected, warning = detect_date_order([e.date for e in entries], twelve_hour=twelve_hour)
+        if detected is None:
+            failures = [
+                next(e for e in entries if _to_date(e.date, o, guessing=True) is None)
+                for o in ORDERS
+            ]
+            described = "; ".join(
+                f"{_LABELS[o]} fails on line {e.line} ({'/'.join(e.date)})"
+                for o, e in zip(ORDERS, failures, strict=True)
+            )
+            raise InputError(
+                f"no date order reads every date: {described}.",
+                path=path,
+                line=failures[0].line,
+                hint="Pass --date-format (e.g. DD/MM/YY) to choose the order.",
+            )
+        order = detected
+        if warning is not None:
+            warnings.append(warning)
+
+    messages: list[ChatMessage] = []
+    dropped: Counter[str] = Counter()
+    for entry in entries:
+        day = _to_date(entry.date, order)
+        if day is None:
+            raise InputError(
+                f"{'/'.join(entry.date)} is not a date in {_LABELS[order]} order.",
+                path=path,
+                line=entry.line,
+                hint="Check --date-format.",
+            )
+        hour, minute, second = _clock(entry, path)
+        time = datetime(day.year, day.month, day.day, hour, minute, second, tzinfo=zone)
+        sender, separator, first_line = entry.rest.partition(": ")
+        sender = sender.strip(_MARKS + " ").lstrip("~").strip(_MARKS + " \u202f\u00a0")
+        if not separator or not sender or len(sender) > _MAX_SENDER or _QUOTES & set(sender):
+            dropped["system"] += 1
+            continue
+        kind, text = _classify("\n".join([first_line, *entry.continuation]))
+        if kind in ("deleted", "system", "empty"):
+            dropped[kind] += 1
+            continue
+        messages.append(
+            ChatMessage(
+                sender=sender, text=text, time=time, kind="media" if kind == "media" else "text"
+            )
+        )
+    return ParsedChat(messages=messages, warnings=warnings, dropped=dropped)
+
+
+class WhatsAppImporter(FileImporter):
+    """``sdtt persona import whatsapp CHAT.txt --me NAME``."""
+
+    name = "whatsapp"
+    help = "a WhatsApp chat export (.txt, Android or iOS)"
+    file_help = "The exported chat: the .txt file, or the .zip exported with media."
+
+    def add_format_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """``--date-format``."""
+        parser.add_argument(
+            "--date-format",
+            metavar="ORDER",
+            help="The order of the dates, e.g. DD/MM/YY, MM/DD/YY or YYYY-MM-DD (default: "
+            "detected; a warning is printed when it had to be guessed).",
+        )
+
+    def parse(self, data: bytes, path: Path, args: argparse.Namespace, zone: tzinfo) -> ParsedChat:
+        """Read the export."""
+        return parse_whatsapp(data, path, zone=zone, date_format=args.date_format)
+
+
+IMPORTER = WhatsAppImporter()

@@ -1,0 +1,52 @@
+"""The persona: a real person's chat history that a bot is prompted to write like.
+
+In the history the persona is side B (``"response"``) and each chat partner is side A
+(``"user"``). The on-disk format is described in ``personas/README.md``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sdtt.dialogue.message import SCHEMA_VERSION, Message, Transcript
+
+
+class PersonaInfo(BaseModel):
+    """Everything about a persona except its conversations (the file's first record)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = SCHEMA_VERSION
+    name: str = Field(description="Short unique name, used on the command line.")
+    source: str = Field(description="Where the history came from (corpus, export format).")
+    license: str = Field(description="Licence of the source data, e.g. 'MIT'.")
+    attribution: str = Field(description="Credit line for the source data.")
+    description: str = Field(default="", description="Free text for researchers.")
+    scrubbed: bool = Field(
+        default=False, description="True when personal data was replaced by placeholders."
+    )
+    created: datetime | None = Field(default=None, description="When the file was built.")
+    timing: dict[str, Any] | None = Field(
+        default=None, description="Fitted timing profile (typing speed, gaps, burst sizes)."
+    )
+    extra: dict[str, Any] = Field(default_factory=dict, description="Builder-specific details.")
+
+
+class Persona(BaseModel):
+    """A persona's metadata and its conversations, oldest first."""
+
+    info: PersonaInfo
+    conversations: list[Transcript]
+
+    @property
+    def name(self) -> str:
+        """The persona's name."""
+        return self.info.name
+
+    @property
+    def messages(self) -> list[Message]:
+        """Every message of every conversation, in order."""
+        return [message for conversation in self.conversations for message in conversation.messages]

@@ -1,0 +1,103 @@
+"""The persona bot's prompt: instructions, the person's real history, then the dialogue.
+
+The instructions follow the method's list (be this person, not an AI; match tone,
+vocabulary, punctuation and emoji habits; short, possibly unfinished sentences; emojis
+not in every message; don't just follow the other side, ask things and open related
+subtopics). Burst mode adds that several timestamped messages may be sent in a row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from sdtt.dialogue.message import Message
+from sdtt.dialogue.render import format_time, render_messages, response_prefix
+from sdtt.dialogue.turns import flatten_turns, segment_turns
+from sdtt.models.base import Prompt
+from sdtt.personas.persona import Persona
+
+Mode = Literal["burst", "pingpong"]
+DEFAULT_HISTORY_TURNS = 100
+
+_CORE = """\
+You are a real person chatting by text message. You are not an AI, not an assistant and \
+not a language model, and you never say or hint that you might be one.
+Below are real chats of yours: the lines marked "Response" are yours, the lines marked \
+"User" are the people you were talking to. Keep writing exactly like the Response side:
+- the same tone, vocabulary, spelling, punctuation, capitalisation and emoji habits;
+- short messages, often incomplete sentences, the way people really text;
+- no emoji in every message; use them only as often as you did before;
+- don't simply go along with the other person: ask things back, bring up related \
+subtopics, disagree when you would, but stay on the subject being discussed;
+- every line is "Response: [YYYY-MM-DD HH:MM:SS] message", with the time you send it."""
+
+_PINGPONG = "Send exactly one message, then stop and wait for the other person."
+
+_BURST = """\
+You may send one message or several in a row, as you did in your chats. Each message is \
+its own "Response:" line with its own timestamp; timestamps go forward, spaced like your \
+own messages. Then stop and wait for the other person."""
+
+
+def bot_instructions(mode: Mode) -> str:
+    """The standing instructions for a persona bot in ``mode``."""
+    return f"{_CORE}\n{_BURST if mode == 'burst' else _PINGPONG}"
+
+
+def history_text(persona: Persona, turns: int = DEFAULT_HISTORY_TURNS) -> str:
+    """The last ``turns`` burst turns of the persona's chats, one conversation per block."""
+    remaining = turns
+    blocks: list[str] = []
+    for conversation in reversed(persona.conversations):
+        if remaining <= 0:
+            break
+        kept = segment_turns(conversation.messages)[-remaining:]
+        remaining -= len(kept)
+        if kept:
+            blocks.append(render_messages(flatten_turns(kept)))
+    return "\n\n".join(reversed(blocks))
+
+
+@dataclass(frozen=True)
+class BotPromptBuilder:
+    """Builds the prompt for each reply of one persona bot session.
+
+    The stable part (instructions, history, pseudo-dialogue) is computed once, so every
+    prompt of a session shares the same prefix and provider caches keep hitting.
+    """
+
+    instructions: str
+    history: str
+
+    @classmethod
+    def for_persona(
+        cls,
+        persona: Persona,
+        *,
+        mode: Mode = "burst",
+        history_turns: int = DEFAULT_HISTORY_TURNS,
+        pseudo: Sequence[Message] = (),
+    ) -> BotPromptBuilder:
+        """A builder for ``persona``; ``pseudo`` is a generated pseudo-dialogue to include."""
+        history = history_text(persona, history_turns)
+        if pseudo:
+            history = (
+                f"{history}\n\n{render_messages(pseudo)}" if history else render_messages(pseudo)
+            )
+        return cls(instructions=bot_instructions(mode), history=history)
+
+    def build(self, dialogue: Sequence[Message], now: datetime) -> Prompt:
+        """The prompt asking for the bot's next reply at time ``now``."""
+        return Prompt(
+            instructions=self.instructions,
+            history=self.history,
+            dialogue=render_messages(dialogue),
+            task=(
+                f"It is now {format_time(now)}. Write your next message(s) as Response lines, "
+                "nothing else."
+            ),
+            continue_with=response_prefix(),
+        )

@@ -1,0 +1,399 @@
+"""PII scrubbing: replace personal data in chat text by consistent placeholders.
+
+Emails, phone numbers, URLs, @handles and people's names become ``[EMAIL_1]``,
+``[PHONE_2]``, ``[URL_1]``, ``[HANDLE_1]``, ``[NAME_3]``... One :class:`Scrubber` is used for
+a whole persona, so the same value always gets the same placeholder and the bot still
+sees that two messages talk about the same person or address. All spellings of one
+person's name (full name, first name, last name, nickname) share one placeholder.
+
+The detectors lean towards privacy: a long digit run is treated as a phone number unless
+it is clearly a date, a time, a year range, a decimal or an amount with thousands
+separators. Dates and times such as "at 10:30" or "2024" are never touched. Name parts
+that are everyday words ("Will", "May", "Mom") are replaced only where they are written
+with a capital letter, and accent-less spellings ("Zoe" for "Zoë") count as the name.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
+Kind = Literal["EMAIL", "URL", "HANDLE", "PHONE", "NAME"]
+KINDS: tuple[Kind, ...] = ("EMAIL", "URL", "HANDLE", "PHONE", "NAME")
+"""Detector order is priority order: an email is never also read as a handle or name."""
+
+KIND_LABELS: dict[Kind, tuple[str, str]] = {
+    "EMAIL": ("email address", "email addresses"),
+    "URL": ("URL", "URLs"),
+    "HANDLE": ("@handle", "@handles"),
+    "PHONE": ("phone number", "phone numbers"),
+    "NAME": ("name", "names"),
+}
+
+_EMAIL = re.compile(
+    r"(?<![\w.%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
+)
+_TLDS = (
+    "com|net|org|edu|gov|info|biz|io|co|me|app|dev|ai|ly|gl|tv|uk|us|ca|au|nz|de|fr|es|it|nl|"
+    "be|ch|at|se|no|dk|fi|pl|pt|ru|jp|cn|in|br|mx|ie|eu|xyz|site|online|shop|blog"
+)
+_URL = re.compile(
+    r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"']+"
+    rf"|\b(?:[A-Za-z0-9-]+\.)+(?:{_TLDS})\b(?:/[^\s<>\"']*)?",
+    re.IGNORECASE,
+)
+_URL_TRAILING = ".,;:!?)]}'\"»”’"
+_HANDLE = re.compile(r"(?<![\w@./])@[A-Za-z0-9_](?:[A-Za-z0-9_.]*[A-Za-z0-9_])?")
+_BROADCAST_HANDLES = {"@here", "@channel", "@everyone", "@all"}
+_PHONE = re.compile(r"(?<![\w+(])(?:\+|\()?\d[\d \u00a0\-./()]{5,}\d(?!\w)")
+# Spans that look like numbers but are dates, times or year ranges; masked before phones.
+_NOT_PHONE = re.compile(
+    r"(?<![\d.])\d{4}-\d{1,2}-\d{1,2}(?![\d])"
+    r"|(?<!\d[./-])(?<!\d)\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2})(?![./-]?\d)"
+    r"|(?<!\d)\d{1,2}:\d{2}(?::\d{2})?(?!\d)"
+    r"|(?<!\d)(?:19|20)\d{2}\s?[-–/]\s?(?:(?:19|20)\d{2}|\d{2})(?![./-]?\d)"
+)
+_PLACEHOLDER = re.compile(r"\[(?:EMAIL|URL|HANDLE|PHONE|NAME)_\d+\]")
+_DECIMAL = re.compile(r"\d+[.,]\d+")
+_THOUSANDS = re.compile(r"[1-9]\d{0,2}(?:[.,]\d{3})+(?:[.,]\d{1,2})?")
+
+# Names that are also everyday words: replaced only where written with a capital letter.
+_COMMON_WORDS = frozenset(
+    [
+        "will",
+        "may",
+        "mark",
+        "bill",
+        "grace",
+        "hope",
+        "joy",
+        "rose",
+        "june",
+        "april",
+        "august",
+        "pat",
+        "sue",
+        "art",
+        "rob",
+        "jack",
+        "dawn",
+        "faith",
+        "summer",
+        "sky",
+        "ray",
+        "amber",
+        "ruby",
+        "frank",
+        "gene",
+        "max",
+        "hunter",
+        "chase",
+        "drew",
+        "sandy",
+        "rusty",
+        "penny",
+        "holly",
+        "ivy",
+        "lily",
+        "olive",
+        "iris",
+        "violet",
+        "jade",
+        "pearl",
+        "crystal",
+        "destiny",
+        "chance",
+        "dean",
+        "earl",
+        "miles",
+        "page",
+        "paige",
+        "rich",
+        "sunny",
+        "star",
+        "angel",
+        "baby",
+        "honey",
+        "mom",
+        "mum",
+        "dad",
+        "mama",
+        "papa",
+        "bro",
+        "sis",
+        "love",
+        "me",
+        "you",
+        "he",
+        "she",
+        "it",
+        "we",
+        "us",
+        "they",
+        "him",
+        "her",
+        "my",
+        "your",
+        "our",
+        "his",
+        "its",
+        "their",
+        "i",
+        "a",
+        "an",
+        "and",
+        "or",
+        "but",
+        "so",
+        "no",
+        "yes",
+        "hi",
+        "hey",
+        "ok",
+        "not",
+        "all",
+        "any",
+        "one",
+        "two",
+        "work",
+        "home",
+        "boss",
+    ]
+)
+# Name particles and titles never scrubbed on their own.
+_PARTICLES = frozenset(
+    [
+        "de",
+        "da",
+        "di",
+        "del",
+        "della",
+        "der",
+        "den",
+        "van",
+        "von",
+        "la",
+        "le",
+        "du",
+        "dos",
+        "das",
+        "y",
+        "e",
+        "bin",
+        "al",
+        "el",
+        "jr",
+        "sr",
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "prof",
+        "the",
+        "and",
+        "of",
+    ]
+)
+
+
+@dataclass
+class ScrubReport:
+    """What a scrubber replaced: counts only, never the original values."""
+
+    replacements: Counter[str] = field(default_factory=Counter)
+    """Replacements made per kind."""
+    distinct: Counter[str] = field(default_factory=Counter)
+    """Different values found per kind."""
+
+    def as_dict(self) -> dict[str, dict[str, int]]:
+        """The report as plain JSON-able data."""
+        return {
+            "replacements": {kind: self.replacements[kind] for kind in KINDS},
+            "distinct": {kind: self.distinct[kind] for kind in KINDS},
+        }
+
+    def summary(self) -> str:
+        """One line such as ``3 email addresses (2 distinct), 1 phone number (1 distinct)``."""
+        parts = [
+            f"{self.replacements[kind]} {KIND_LABELS[kind][self.replacements[kind] != 1]} "
+            f"({self.distinct[kind]} distinct)"
+            for kind in KINDS
+            if self.replacements[kind]
+        ]
+        return ", ".join(parts) if parts else "nothing found to replace"
+
+
+@dataclass(frozen=True)
+class _Span:
+    start: int
+    end: int
+    kind: Kind
+    key: str
+
+
+def _name_variants(name: str) -> set[str]:
+    """The full name plus each part long enough to identify the person alone."""
+    cleaned = re.sub(r"[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]", "", name)
+    cleaned = " ".join(cleaned.strip().lstrip("~").split())
+    variants: set[str] = set()
+    if sum(char.isalpha() for char in cleaned) >= 2:
+        variants.add(cleaned)
+    for part in re.split(r"[\s,()\[\]|/]+", cleaned):
+        part = part.strip(".'\"-_")
+        letters = sum(char.isalpha() for char in part)
+        if letters >= 2 and part.casefold() not in _PARTICLES:
+            variants.add(part)
+    # People often type names without their accents: "Zoe" for "Zoë".
+    return variants | {_strip_accents(variant) for variant in variants}
+
+
+def _strip_accents(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return unicodedata.normalize(
+        "NFC", "".join(c for c in decomposed if not unicodedata.combining(c))
+    )
+
+
+class Scrubber:
+    """Replaces personal data in texts with placeholders, consistently across calls.
+
+    ``people`` is a list of people, each given as the names they go by (full name,
+    nickname, username...); every spelling of one person maps to one ``[NAME_n]``.
+    """
+
+    def __init__(self, people: Iterable[Iterable[str]] = ()) -> None:
+        self.report = ScrubReport()
+        self._placeholders: dict[tuple[Kind, str], str] = {}
+        self._counters: Counter[str] = Counter()
+        self._originals: dict[str, str] = {}
+        self._name_keys: dict[str, str] = {}
+        self._name_pattern: re.Pattern[str] | None = None
+        for index, names in enumerate(people):
+            self.add_person(names, key=f"person-{index}")
+
+    def add_person(self, names: Iterable[str], *, key: str | None = None) -> None:
+        """Add one person by all the names they go by."""
+        variants = {variant for name in names for variant in _name_variants(name)}
+        if not variants:
+            return
+        # A spelling shared by two people keeps the first person's placeholder.
+        person = key or f"person-extra-{len(self._name_keys)}"
+        for variant in variants:
+            folded = variant.casefold()
+            self._name_keys.setdefault(folded, person)
+        self._name_pattern = None
+
+    def _names_regex(self) -> re.Pattern[str] | None:
+        if self._name_pattern is None and self._name_keys:
+            alternatives = sorted(self._name_keys, key=len, reverse=True)
+            body = "|".join(re.escape(name) for name in alternatives)
+            self._name_pattern = re.compile(rf"(?<!\w)(?:{body})(?!\w)", re.IGNORECASE)
+        return self._name_pattern
+
+    def placeholder(self, kind: Kind, key: str, original: str) -> str:
+        """The placeholder for value ``key`` of ``kind``, made on first sight."""
+        slot = (kind, key)
+        if slot not in self._placeholders:
+            self._counters[kind] += 1
+            self.report.distinct[kind] += 1
+            self._placeholders[slot] = f"[{kind}_{self._counters[kind]}]"
+            self._originals[self._placeholders[slot]] = original
+        return self._placeholders[slot]
+
+    def mapping(self) -> dict[str, str]:
+        """Placeholder -> first original value seen. Holds personal data: keep it local."""
+        return dict(self._originals)
+
+    def _spans(self, kind: Kind, text: str) -> list[_Span]:
+        if kind == "EMAIL":
+            return [
+                _Span(match.start(), match.end(), kind, match.group().casefold())
+                for match in _EMAIL.finditer(text)
+            ]
+        if kind == "URL":
+            found: list[_Span] = []
+            for match in _URL.finditer(text):
+                value = match.group().rstrip(_URL_TRAILING)
+                if value:
+                    key = value.casefold().rstrip("/")
+                    found.append(_Span(match.start(), match.start() + len(value), kind, key))
+            return found
+        if kind == "HANDLE":
+            return [
+                _Span(match.start(), match.end(), kind, match.group().casefold())
+                for match in _HANDLE.finditer(text)
+                if match.group().casefold() not in _BROADCAST_HANDLES
+            ]
+        if kind == "PHONE":
+            return _phone_spans(text)
+        pattern = self._names_regex()
+        if pattern is None:
+            return []
+        names: list[_Span] = []
+        for match in pattern.finditer(text):
+            value = match.group()
+            folded = value.casefold()
+            if folded in _COMMON_WORDS and not value[:1].isupper():
+                continue
+            person = self._name_keys.get(folded)
+            if person is not None:
+                names.append(_Span(match.start(), match.end(), kind, person))
+        return names
+
+    def scrub(self, text: str) -> str:
+        """``text`` with every detected value replaced by its placeholder.
+
+        One pass per kind, in priority order, each on the text the previous passes left:
+        a URL holding a name is one URL, and the name left beside a replaced handle
+        ("@Ann Smith") is still found. Placeholders are never matched again.
+        """
+        for kind in KINDS:
+            protected = [match.span() for match in _PLACEHOLDER.finditer(text)]
+            spans = [
+                span
+                for span in self._spans(kind, text)
+                if all(span.end <= start or span.start >= end for start, end in protected)
+            ]
+            if not spans:
+                continue
+            taken: list[_Span] = []
+            for span in sorted(spans, key=lambda s: (s.start, s.start - s.end)):
+                if not taken or span.start >= taken[-1].end:
+                    taken.append(span)
+            pieces: list[str] = []
+            position = 0
+            for span in taken:
+                pieces.append(text[position : span.start])
+                pieces.append(self.placeholder(kind, span.key, text[span.start : span.end]))
+                self.report.replacements[kind] += 1
+                position = span.end
+            pieces.append(text[position:])
+            text = "".join(pieces)
+        return text
+
+
+def _phone_spans(text: str) -> list[_Span]:
+    masked = _NOT_PHONE.sub(lambda match: "#" * len(match.group()), text)
+    spans: list[_Span] = []
+    for match in _PHONE.finditer(masked):
+        value = match.group().rstrip(" \u00a0-./(")
+        start = match.start()
+        # An opening parenthesis belongs to the number only if it closes inside it.
+        if value.startswith("(") and ")" not in value:
+            value = value[1:]
+            start += 1
+        digits = re.sub(r"\D", "", value)
+        if not 7 <= len(digits) <= 15:
+            continue
+        international = value.startswith(("+", "00", "("))
+        if not international and (_DECIMAL.fullmatch(value) or _THOUSANDS.fullmatch(value)):
+            continue
+        groups = re.findall(r"\d+", value)
+        if len(groups) > 1 and max(len(group) for group in groups) < 2:
+            continue  # "1 2 3 4 5 6 7" is counting, not a number
+        spans.append(_Span(start, start + len(value), "PHONE", digits.lstrip("0")))
+    return spans

@@ -1,0 +1,263 @@
+"""Persona files: read, write, find by name, list.
+
+A persona file is JSONL (format in ``personas/README.md``): a ``persona`` header record
+with the :class:`PersonaInfo` fields, then each conversation as a ``transcript`` record
+followed by its ``message`` records, the persona on side ``"response"``. Names resolve
+against ``./personas/`` first, then against the examples shipped inside the package, so
+commands work from any directory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
+from sdtt.dialogue.message import RESPONSE, SCHEMA_VERSION
+from sdtt.dialogue.store import (
+    message_record,
+    transcript_header,
+    transcripts_from_records,
+    validation_problem,
+)
+from sdtt.errors import InputError
+from sdtt.personas.persona import Persona, PersonaInfo
+from sdtt.personas.timing import TimingProfile
+
+SUFFIX = ".jsonl"
+LOCAL_DIR = Path("personas")
+"""Where users keep personas, relative to the current directory."""
+SHIPPED_DIR = Path(__file__).resolve().parent.parent / "data" / "personas"
+"""The example personas shipped inside the package."""
+DEFAULT_PERSONA = "chitchat-32b20fa3"
+"""The shipped example used when a command is given no persona."""
+FORMAT_HINT = "See personas/README.md for the persona file format."
+RECORD_TYPES = ("persona", "transcript", "message")
+
+
+def persona_header(info: PersonaInfo) -> dict[str, Any]:
+    """The record that opens a persona file."""
+    return {"type": "persona", **info.model_dump(mode="json")}
+
+
+def save_persona(persona: Persona, path: str | Path) -> Path:
+    """Write ``persona`` to ``path`` (replacing it) and return the path.
+
+    The file is written next to its destination and renamed into place, so an
+    interrupted write never leaves a half persona behind.
+    """
+    path = Path(path)
+    partial = path.with_name(path.name + ".partial")
+    partial.unlink(missing_ok=True)
+    with JsonlWriter(partial) as writer:
+        writer.write(persona_header(persona.info))
+        for conversation in persona.conversations:
+            writer.write(transcript_header(conversation))
+            for message in conversation.messages:
+                writer.write(message_record(conversation.id, message))
+    partial.replace(path)
+    return path
+
+
+def _info_from_record(record: dict[str, Any], path: Path, line: int) -> PersonaInfo:
+    if "version" not in record:
+        raise InputError(
+            f"is missing; this sdtt reads persona files of version {SCHEMA_VERSION}.",
+            path=path,
+            line=line,
+            field="version",
+        )
+    version = record["version"]
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise InputError(
+            f"{version!r} is not a format version (a whole number such as {SCHEMA_VERSION}).",
+            path=path,
+            line=line,
+            field="version",
+        )
+    if version > SCHEMA_VERSION:
+        raise InputError(
+            f"the file has format version {version}, newer than this sdtt "
+            f"understands ({SCHEMA_VERSION}).",
+            path=path,
+            line=line,
+            field="version",
+            hint="Upgrade sdtt to read it.",
+        )
+    fields = {key: value for key, value in record.items() if key != "type"}
+    try:
+        info = PersonaInfo.model_validate(fields)
+        if info.timing is not None:
+            TimingProfile.model_validate(info.timing)
+    except ValidationError as error:
+        field, problem = validation_problem(error)
+        if error.title == TimingProfile.__name__:
+            field = f"timing.{field}"
+        raise InputError(f"{problem}.", path=path, line=line, field=field) from None
+    return info
+
+
+def _header(
+    records: Iterable[tuple[int, dict[str, Any]]], path: Path
+) -> tuple[PersonaInfo, list[tuple[int, dict[str, Any]]]]:
+    """The persona header and the records after it, checking their types."""
+    info: PersonaInfo | None = None
+    rest: list[tuple[int, dict[str, Any]]] = []
+    for line, record in records:
+        kind = record.get("type")
+        if kind not in RECORD_TYPES:
+            expected = ", ".join(f"'{name}'" for name in RECORD_TYPES)
+            problem = "is missing" if kind is None else f"{kind!r} is not a record type"
+            raise InputError(
+                f"{problem}; persona files hold {expected} records.",
+                path=path,
+                line=line,
+                field="type",
+            )
+        if info is None:
+            if kind != "persona":
+                raise InputError(
+                    f"the first record is a {kind!r} record, but a persona file must start "
+                    "with its 'persona' header (name, source, license, attribution...).",
+                    path=path,
+                    line=line,
+                    hint=FORMAT_HINT,
+                )
+            info = _info_from_record(record, path, line)
+        elif kind == "persona":
+            raise InputError(
+                "a second 'persona' header; a persona file holds exactly one, on its first line.",
+                path=path,
+                line=line,
+                field="type",
+            )
+        else:
+            rest.append((line, record))
+    if info is None:
+        raise InputError(
+            "is empty; a persona file starts with a 'persona' header record.",
+            path=path,
+            hint=FORMAT_HINT,
+        )
+    return info, rest
+
+
+def load_persona(path: str | Path) -> Persona:
+    """Read and check a persona file. Every problem is an :class:`InputError` with its place."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError("is a folder, not a persona file.", path=path)
+    info, records = _header(read_jsonl(path), path)
+    conversations = transcripts_from_records(records, path)
+    if not conversations:
+        raise InputError(
+            "has no conversations: the persona header must be followed by at least one "
+            "'transcript' record and its 'message' records.",
+            path=path,
+            hint=FORMAT_HINT,
+        )
+    if not any(m.side == RESPONSE for c in conversations for m in c.messages):
+        raise InputError(
+            "has no messages by the persona: none of its messages has side 'response' "
+            "(the persona's side; 'user' is the chat partner).",
+            path=path,
+            hint='Check that the persona\'s own messages are marked "side": "response".',
+        )
+    return Persona(info=info, conversations=conversations)
+
+
+def read_persona_info(path: str | Path) -> PersonaInfo:
+    """Only the header of a persona file (fast: reads up to the first record)."""
+    path = Path(path)
+    for line, record in read_jsonl(path):
+        info, _ = _header([(line, record)], path)
+        return info
+    raise InputError(
+        "is empty; a persona file starts with a 'persona' header record.",
+        path=path,
+        hint=FORMAT_HINT,
+    )
+
+
+def persona_dirs() -> list[tuple[str, Path]]:
+    """The folders searched for personas, in order, with a label for each."""
+    return [("local", LOCAL_DIR), ("shipped", SHIPPED_DIR)]
+
+
+def _looks_like_path(text: str) -> bool:
+    return text.endswith(SUFFIX) or "/" in text or "\\" in text
+
+
+def locate_persona(
+    name_or_path: str | Path, dirs: Sequence[tuple[str, Path]] | None = None
+) -> Path:
+    """The file of a persona given by name (``chitchat-32b20fa3``) or by path."""
+    text = str(name_or_path)
+    candidate = Path(text)
+    if candidate.is_file():
+        return candidate
+    if isinstance(name_or_path, Path) or _looks_like_path(text):
+        raise InputError("persona file not found.", path=candidate)
+    dirs = persona_dirs() if dirs is None else dirs
+    for _, folder in dirs:
+        path = folder / f"{text}{SUFFIX}"
+        if path.is_file():
+            return path
+    # A file may be named differently from the persona it holds.
+    for _, folder in dirs:
+        for path in sorted(folder.glob(f"*{SUFFIX}")):
+            try:
+                if read_persona_info(path).name == text:
+                    return path
+            except InputError:
+                continue
+    known = sorted(entry.name for entry in list_personas(dirs) if entry.persona is not None)
+    searched = " or ".join(f"{label} ({folder})" for label, folder in dirs)
+    raise InputError(
+        f"no persona named {text!r} in {searched}.",
+        hint=(f"Known personas: {', '.join(known)}. " if known else "")
+        + "Run 'sdtt persona list', or give the path of a persona file.",
+    )
+
+
+def find_persona(
+    name_or_path: str | Path, dirs: Sequence[tuple[str, Path]] | None = None
+) -> Persona:
+    """Load a persona given by name or path (see :func:`locate_persona`)."""
+    return load_persona(locate_persona(name_or_path, dirs))
+
+
+@dataclass(frozen=True)
+class PersonaEntry:
+    """One persona file found by :func:`list_personas`; ``error`` is set if it is broken."""
+
+    name: str
+    path: Path
+    origin: str
+    persona: Persona | None = None
+    error: str | None = None
+
+
+def list_personas(dirs: Sequence[tuple[str, Path]] | None = None) -> list[PersonaEntry]:
+    """Every persona in the searched folders, sorted by name.
+
+    A persona in ``./personas`` hides a shipped one of the same name. A broken file is
+    listed with its error instead of stopping the listing.
+    """
+    entries: dict[str, PersonaEntry] = {}
+    for origin, folder in persona_dirs() if dirs is None else dirs:
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.glob(f"*{SUFFIX}")):
+            try:
+                persona = load_persona(path)
+            except InputError as error:
+                entry = PersonaEntry(name=path.stem, path=path, origin=origin, error=str(error))
+            else:
+                entry = PersonaEntry(name=persona.name, path=path, origin=origin, persona=persona)
+            entries.setdefault(entry.name, entry)
+    return sorted(entries.values(), key=lambda entry: entry.name)

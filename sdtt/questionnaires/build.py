@@ -1,0 +1,320 @@
+"""Building a questionnaire and its answer key from a study spec and matched pairs.
+
+Pure: conversations in, a :class:`Questionnaire` and an :class:`AnswerKey` out. All
+randomness (ids, which chat is the bot's, pair order, topic options) comes from the
+spec's seed, through separate generators so that changing one thing (say, adding a
+demographic question) does not reshuffle the others.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from sdtt.dialogue.message import Message, Transcript
+from sdtt.errors import InputError
+from sdtt.questionnaires.catch import CATCH_PAIRS, catch_transcripts
+from sdtt.questionnaires.ids import OpaqueIds
+from sdtt.questionnaires.layout import number_lines, plain_label
+from sdtt.questionnaires.leaks import meta_terms, questionnaire_leaks, unique_terms
+from sdtt.questionnaires.pairing import (
+    Pairing,
+    PairProblem,
+    check_length,
+    complete_turns,
+    cut_last_turns,
+    normalise_topic,
+)
+from sdtt.questionnaires.questionnaire import (
+    JUDGEMENT_CHOICES,
+    JUDGEMENT_TEXT,
+    STRATEGY_NAME,
+    TOPIC_SUFFIX,
+    TOPIC_TEXT,
+    AnswerKey,
+    Choice,
+    KeyItem,
+    PairItem,
+    Question,
+    Questionnaire,
+    SourceInfo,
+)
+from sdtt.questionnaires.study import DEFAULT_INTRO, RESERVED_NAMES, TOPIC_SENTENCE, StudySpec
+
+DISTRACTOR_TOPICS: tuple[str, ...] = (
+    "What is the best way to spend a rainy day?",
+    "Which board game or card game do you like most?",
+    "What was your first job like?",
+    "Would you rather live in a city or in the countryside?",
+    "What is a skill you would like to learn?",
+    "What is your favourite season, and why?",
+    "What are you reading or watching at the moment?",
+    "Which sport do you enjoy watching or playing?",
+    "What is the worst haircut you have ever had?",
+    "Cats or dogs?",
+    "What would your perfect breakfast be?",
+    "What is a small thing that makes you happy?",
+    "Which app on your phone do you use the most?",
+    "What is the strangest dream you remember?",
+    "What is a tradition in your family?",
+    "Where did you grow up?",
+)
+"""Everyday topics (written for sdtt) that fill topic checks when a study has few topics."""
+
+
+@dataclass
+class BuildResult:
+    """A built study, with everything the researcher should be told."""
+
+    questionnaire: Questionnaire
+    key: AnswerKey
+    notes: list[str] = field(default_factory=list)
+    """Problems that were allowed (pairs skipped or used despite them)."""
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Entry:
+    kind: Literal["test", "catch"]
+    x_turns: int
+    bot: Transcript
+    bot_path: str | None
+    human: Transcript
+    human_path: str | None
+    bot_messages: list[Message]
+    human_messages: list[Message]
+    notes: list[str]
+
+
+def _fatal_message(problems: Sequence[PairProblem]) -> str:
+    lines = [f"  - {p.message}" for p in problems]
+    hints = []
+    if any(p.kind == "topic" for p in problems):
+        hints.append("--allow-topic-mismatch uses such pairs anyway (and records it)")
+    if any(p.kind != "topic" for p in problems):
+        hints.append("--skip-invalid leaves unusable pairs out (and records it)")
+    return (
+        f"{len(problems)} pair problem(s):\n"
+        + "\n".join(lines)
+        + "\nFix the inputs, or: "
+        + "; ".join(hints)
+        + "."
+    )
+
+
+def _source(transcript: Transcript, path: str | None) -> SourceInfo:
+    return SourceInfo(
+        id=transcript.id,
+        path=path,
+        topic=transcript.topic,
+        turns=len(complete_turns(transcript.messages)),
+        meta=dict(transcript.meta),
+    )
+
+
+def _demographics(spec: StudySpec) -> list[Question]:
+    return [
+        Question(
+            name=d.name,
+            text=d.text,
+            choices=None
+            if d.choices is None
+            else [Choice(value=f"C{i + 1}", label=plain_label(c)) for i, c in enumerate(d.choices)],
+            required=d.required,
+        )
+        for d in spec.demographics
+    ]
+
+
+def _topic_question(
+    pair_id: str, topic: str | None, pool: Sequence[str], options: int, rng: random.Random
+) -> tuple[Question | None, str | None]:
+    wanted = normalise_topic(topic)
+    if topic is None or wanted is None:
+        return None, None
+    seen = {wanted}
+    distractors: list[str] = []
+    for candidate in pool:
+        folded = normalise_topic(candidate)
+        if folded is not None and folded not in seen:
+            seen.add(folded)
+            distractors.append(candidate)
+    picked = rng.sample(distractors, min(options - 1, len(distractors)))
+    labels = [topic, *picked]
+    rng.shuffle(labels)
+    choices = [Choice(value=f"T{i + 1}", label=plain_label(t)) for i, t in enumerate(labels)]
+    right = choices[labels.index(topic)].value
+    return Question(name=pair_id + TOPIC_SUFFIX, text=TOPIC_TEXT, choices=choices), right
+
+
+def build_questionnaire(
+    spec: StudySpec,
+    pairings: Sequence[Pairing],
+    *,
+    problems: Sequence[PairProblem] = (),
+    topic_pool: Sequence[str] = (),
+    allow_topic_mismatch: bool = False,
+    skip_invalid: bool = False,
+) -> BuildResult:
+    """Turn matched pairs into a questionnaire and its answer key.
+
+    Each pairing gives one pair per X of the spec. ``problems`` are those found while
+    matching (bot conversations without a partner). Topic mismatches are fatal unless
+    ``allow_topic_mismatch``; pairs that are too short or unmatched are fatal unless
+    ``skip_invalid``. Either way every problem ends up in the key and the result's notes.
+    """
+    spec.check()
+    all_problems = list(problems)
+    entries: list[_Entry] = []
+    for pairing in pairings:
+        all_problems += pairing.problems
+        topic_notes = [p.message for p in pairing.problems if p.kind == "topic"]
+        for x in spec.x_turns:
+            short = check_length(pairing, x)
+            if short is not None:
+                all_problems.append(short)
+                continue
+            bot_messages = cut_last_turns(pairing.bot.messages, x)
+            human_messages = cut_last_turns(pairing.human.messages, x)
+            assert bot_messages is not None and human_messages is not None
+            entries.append(
+                _Entry(
+                    "test",
+                    x,
+                    pairing.bot,
+                    pairing.bot_path,
+                    pairing.human,
+                    pairing.human_path,
+                    bot_messages,
+                    human_messages,
+                    list(topic_notes),
+                )
+            )
+    fatal = [
+        p
+        for p in all_problems
+        if (p.kind == "topic" and not allow_topic_mismatch)
+        or (p.kind != "topic" and not skip_invalid)
+    ]
+    if fatal:
+        raise InputError(_fatal_message(fatal))
+    if not entries:
+        raise InputError(
+            "no pair is left to put in the questionnaire.",
+            hint="Give bot conversations with at least X complete turns (--bot, 'pairs' in "
+            "the spec).",
+        )
+    if spec.catch_pairs > len(CATCH_PAIRS):
+        raise InputError(
+            f"sdtt has {len(CATCH_PAIRS)} catch pairs; {spec.catch_pairs} were asked for.",
+            field="catch_pairs",
+        )
+    catch_x = min(spec.x_turns)
+    for index in range(spec.catch_pairs):
+        machine, person = catch_transcripts(index)
+        x = min(catch_x, len(complete_turns(machine.messages)))
+        bot_messages = cut_last_turns(machine.messages, x)
+        human_messages = cut_last_turns(person.messages, x)
+        assert bot_messages is not None and human_messages is not None
+        entries.append(
+            _Entry("catch", x, machine, None, person, None, bot_messages, human_messages, [])
+        )
+
+    seed = spec.seed
+    ids = OpaqueIds(
+        random.Random(f"{seed}:ids"),
+        taken=[d.name for d in spec.demographics] + [STRATEGY_NAME, *RESERVED_NAMES],
+    )
+    questionnaire_id = ids.new("q")
+    order_rng = random.Random(f"{seed}:order")
+    order_rng.shuffle(entries)
+    positions: list[Literal[1, 2]] = [1 if i % 2 == 0 else 2 for i in range(len(entries))]
+    random.Random(f"{seed}:positions").shuffle(positions)
+    topic_rng = random.Random(f"{seed}:topics")
+    study_topics = [e.bot.topic for e in entries if e.bot.topic is not None]
+    pool = list(dict.fromkeys([*study_topics, *topic_pool, *DISTRACTOR_TOPICS]))
+
+    items: list[PairItem] = []
+    key_items: dict[str, KeyItem] = {}
+    for entry, position in zip(entries, positions, strict=True):
+        pair_id = ids.new("p")
+        chats = (
+            (entry.bot_messages, entry.human_messages)
+            if position == 1
+            else (entry.human_messages, entry.bot_messages)
+        )
+        topic_question, topic_value = (None, None)
+        if spec.topic_check:
+            topic_question, topic_value = _topic_question(
+                pair_id, entry.bot.topic, pool, spec.topic_options, topic_rng
+            )
+        items.append(
+            PairItem(
+                id=pair_id,
+                chats=number_lines(chats, spec.timestamps),
+                judgement=Question(
+                    name=pair_id,
+                    text=JUDGEMENT_TEXT,
+                    choices=[Choice(value=v, label=label) for v, label in JUDGEMENT_CHOICES],
+                ),
+                topic=topic_question,
+            )
+        )
+        key_items[pair_id] = KeyItem(
+            pair_id=pair_id,
+            kind=entry.kind,
+            x_turns=entry.x_turns,
+            bot_position=position,
+            correct_choice="A" if position == 1 else "B",
+            topic=entry.bot.topic,
+            topic_value=topic_value,
+            bot=_source(entry.bot, entry.bot_path),
+            human=_source(entry.human, entry.human_path),
+            notes=entry.notes,
+        )
+
+    questionnaire = Questionnaire(
+        id=questionnaire_id,
+        title=spec.title,
+        # The default instructions announce the topic question; drop that without it.
+        intro=spec.intro
+        if spec.topic_check or spec.intro != DEFAULT_INTRO
+        else spec.intro.replace(TOPIC_SENTENCE, ""),
+        end_text=spec.end_text,
+        demographics=_demographics(spec),
+        items=items,
+        strategy=None
+        if not spec.strategy_question
+        else Question(
+            name=STRATEGY_NAME, text=spec.strategy_question, required=False, multiline=True
+        ),
+        randomise_order=spec.randomise_order,
+        capture_prolific=spec.prolific.capture,
+        completion_url=spec.prolific.completion_url,
+    )
+    terms: list[str] = []
+    for entry in entries:
+        if entry.kind == "test":
+            terms += [*meta_terms(entry.bot.meta), entry.bot.id, entry.human.id]
+    terms = unique_terms(terms)
+    errors, warnings = questionnaire_leaks(questionnaire, terms)
+    if errors:
+        raise InputError(
+            "the questionnaire would show judges what they must not see:\n"
+            + "\n".join(f"  - {e}" for e in errors),
+            hint="Change the title, instructions or questions in the study spec.",
+        )
+    allowed = [p.message for p in all_problems]
+    key = AnswerKey(
+        study=spec.name,
+        questionnaire_id=questionnaire_id,
+        questionnaire_sha256="",
+        seed=seed,
+        quality=spec.quality,
+        items=key_items,
+        sensitive_terms=terms,
+        problems=allowed,
+    )
+    return BuildResult(questionnaire=questionnaire, key=key, notes=allowed, warnings=warnings)

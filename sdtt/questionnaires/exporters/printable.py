@@ -1,0 +1,115 @@
+"""Printable questionnaires: a standalone HTML page and a Markdown file.
+
+For paper studies, lab sessions, piloting with colleagues, or pasting into a tool sdtt
+has no exporter for. Same content and order as the other exports; options carry their
+codes so answers written down can be typed into the generic CSV import.
+"""
+
+from __future__ import annotations
+
+from sdtt.questionnaires.layout import (
+    CHAT_TITLES,
+    SPEAKER_LABELS,
+    escape_html,
+    escape_markdown,
+    pair_html,
+    paragraphs_html,
+)
+from sdtt.questionnaires.questionnaire import Question, Questionnaire
+
+HTML_FILENAME = "questionnaire.html"
+MARKDOWN_FILENAME = "questionnaire.md"
+
+_CSS = (
+    "body{font-family:Georgia,'Times New Roman',serif;max-width:52em;margin:2em auto;"
+    "padding:0 1em;color:#111}"
+    "section.pair{break-inside:avoid-page;page-break-inside:avoid;margin:0 0 2.5em 0;"
+    "border-top:1px solid #999;padding-top:1em}"
+    ".question{font-weight:bold;margin:1em 0 .3em 0}"
+    "ul.options{list-style:none;padding-left:1em;margin:0}"
+    "ul.options li::before{content:'\\2610  '}"
+    ".answer-lines{border-bottom:1px solid #999;height:1.6em}"
+    "@media print{body{margin:0}}"
+)
+
+
+def _question_html(question: Question) -> str:
+    title = f'<div class="question">{escape_html(question.text)}</div>'
+    if question.choices is not None:
+        options = "".join(
+            f"<li>{escape_html(c.label)} <small>({escape_html(c.value)})</small></li>"
+            for c in question.choices
+        )
+        return f'{title}<ul class="options">{options}</ul>'
+    lines = 4 if question.multiline else 1
+    return title + '<div class="answer-lines"></div>' * lines
+
+
+def export_html(questionnaire: Questionnaire) -> str:
+    """A standalone, printable HTML page."""
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{escape_html(questionnaire.title)}</title>",
+        f"<style>{_CSS}</style></head><body>",
+        f"<h1>{escape_html(questionnaire.title)}</h1>",
+        paragraphs_html(questionnaire.intro),
+        '<p>Judge id: <span class="answer-lines" style="display:inline-block;width:16em">'
+        "</span></p>",
+    ]
+    if questionnaire.demographics:
+        parts.append("<h2>About you</h2>")
+        parts += [_question_html(q) for q in questionnaire.demographics]
+    total = len(questionnaire.items)
+    for number, item in enumerate(questionnaire.items, start=1):
+        parts.append(f'<section class="pair"><h2>Pair {number} of {total}</h2>')
+        parts.append(f"<p><small>Pair id: {escape_html(item.id)}</small></p>")
+        parts.append(pair_html(item))
+        parts.append(_question_html(item.judgement))
+        if item.topic is not None:
+            parts.append(_question_html(item.topic))
+        parts.append("</section>")
+    if questionnaire.strategy is not None:
+        parts.append("<h2>Last question</h2>")
+        parts.append(_question_html(questionnaire.strategy))
+    parts.append(paragraphs_html(questionnaire.end_text))
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _question_markdown(question: Question) -> list[str]:
+    out = [f"**{escape_markdown(question.text)}**", ""]
+    if question.choices is not None:
+        out += [f"- [ ] {escape_markdown(c.label)} ({c.value})" for c in question.choices]
+    else:
+        out.append("_Answer:_ " + "\\_" * 40)
+    out.append("")
+    return out
+
+
+def export_markdown(questionnaire: Questionnaire) -> str:
+    """The questionnaire as Markdown (User B's lines in bold)."""
+    out = [f"# {escape_markdown(questionnaire.title)}", ""]
+    out += [escape_markdown(" ".join(p.split())) + "\n" for p in questionnaire.intro.split("\n\n")]
+    if questionnaire.demographics:
+        out += ["## About you", ""]
+        for question in questionnaire.demographics:
+            out += _question_markdown(question)
+    total = len(questionnaire.items)
+    for number, item in enumerate(questionnaire.items, start=1):
+        out += [f"## Pair {number} of {total} (id {item.id})", ""]
+        for title, lines in zip(CHAT_TITLES, item.chats, strict=True):
+            out += [f"### {title}", ""]
+            for line in lines:
+                time = f"[{escape_markdown(line.time)}] " if line.time else ""
+                speaker = SPEAKER_LABELS[line.speaker]
+                text = f"{line.number}\\. {speaker}: {time}{escape_markdown(line.text)}"
+                out.append((f"**{text}**" if line.speaker == "B" else text) + "  ")
+            out.append("")
+        out += _question_markdown(item.judgement)
+        if item.topic is not None:
+            out += _question_markdown(item.topic)
+    if questionnaire.strategy is not None:
+        out += ["## Last question", "", *_question_markdown(questionnaire.strategy)]
+    out.append(escape_markdown(" ".join(questionnaire.end_text.split())))
+    return "\n".join(out).rstrip() + "\n"

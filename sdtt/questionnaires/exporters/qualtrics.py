@@ -1,0 +1,337 @@
+"""Qualtrics survey file (``.qsf``, JSON): import with "Create project > From a file".
+
+Layout: an introduction block (instructions, page break, demographics), one block per
+pair (the chats as a descriptive-text question, the judgement and topic check as
+single-answer multiple-choice questions, and a page timer), and a final block with the
+strategy question. The survey flow captures Prolific's URL parameters as embedded data,
+then shows the pair blocks through a block randomizer (every judge gets every pair, in
+a random order) when the study randomises order.
+
+Question export tags are sdtt's question names, so response columns are the pair ids;
+choice recode values are the option positions (1, 2, ...).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from sdtt.questionnaires.layout import escape_html, pair_html, paragraphs_html, plain_label
+from sdtt.questionnaires.questionnaire import Question, Questionnaire
+
+FILENAME = "qualtrics.qsf"
+MEDIA_TYPE = "application/json"
+PROLIFIC_FIELDS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
+TIMER_CHOICES = ("First Click", "Last Click", "Page Submit", "Click Count")
+_ID_ALPHABET = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+
+
+def qualtrics_id(prefix: str, seed: str) -> str:
+    """A Qualtrics-style id (``SV_``/``BL_`` and 15 characters) derived from ``seed``."""
+    digest = int.from_bytes(hashlib.sha256(seed.encode()).digest(), "big")
+    chars = []
+    for _ in range(15):
+        digest, index = divmod(digest, len(_ID_ALPHABET))
+        chars.append(_ID_ALPHABET[index])
+    return prefix + "".join(chars)
+
+
+class _Builder:
+    def __init__(self, survey_id: str) -> None:
+        self.survey_id = survey_id
+        self.questions: list[dict[str, Any]] = []
+        self.flow_count = 1
+
+    def flow_id(self) -> str:
+        self.flow_count += 1
+        return f"FL_{self.flow_count}"
+
+    def add(self, payload: dict[str, Any], description: str) -> str:
+        qid = f"QID{len(self.questions) + 1}"
+        payload = {
+            **payload,
+            "QuestionID": qid,
+            "QuestionDescription": description[:100],
+            "Language": [],
+            "DataVisibility": {"Private": False, "Hidden": False},
+        }
+        payload.setdefault("Configuration", {"QuestionDescriptionOption": "UseText"})
+        self.questions.append(
+            {
+                "SurveyID": self.survey_id,
+                "Element": "SQ",
+                "PrimaryAttribute": qid,
+                "SecondaryAttribute": description[:100],
+                "TertiaryAttribute": None,
+                "Payload": payload,
+            }
+        )
+        return qid
+
+    def text(self, tag: str, html: str, description: str) -> str:
+        return self.add(
+            {
+                "QuestionText": html,
+                "DefaultChoices": False,
+                "DataExportTag": tag,
+                "QuestionType": "DB",
+                "Selector": "TB",
+                "ChoiceOrder": [],
+                "Validation": {"Settings": {"Type": "None"}},
+                "GradingData": [],
+                "NextChoiceId": 1,
+                "NextAnswerId": 1,
+            },
+            description,
+        )
+
+    def question(self, question: Question) -> str:
+        force = "ON" if question.required else "OFF"
+        common = {
+            "QuestionText": escape_html(question.text),
+            "DefaultChoices": False,
+            "DataExportTag": question.name,
+            "Validation": {
+                "Settings": {"ForceResponse": force, "ForceResponseType": "ON", "Type": "None"}
+            },
+            "GradingData": [],
+        }
+        if question.choices is None:
+            return self.add(
+                {
+                    **common,
+                    "QuestionType": "TE",
+                    "Selector": "ESTB" if question.multiline else "SL",
+                    "Configuration": {
+                        "QuestionDescriptionOption": "UseText",
+                        "InputWidth": 680,
+                        "InputHeight": 120 if question.multiline else 29,
+                    },
+                    "DefaultChoices": False,
+                    "NextChoiceId": 4,
+                    "NextAnswerId": 1,
+                    "SearchSource": {"AllowFreeResponse": "false"},
+                },
+                plain_label(question.text),
+            )
+        keys = [str(i) for i in range(1, len(question.choices) + 1)]
+        return self.add(
+            {
+                **common,
+                "QuestionType": "MC",
+                "Selector": "SAVR",
+                "SubSelector": "TX",
+                "Choices": {
+                    key: {"Display": escape_html(choice.label)}
+                    for key, choice in zip(keys, question.choices, strict=True)
+                },
+                "ChoiceOrder": keys,
+                "RecodeValues": {key: key for key in keys},
+                "NextChoiceId": len(keys) + 1,
+                "NextAnswerId": 1,
+            },
+            plain_label(question.text),
+        )
+
+    def timer(self, tag: str) -> str:
+        return self.add(
+            {
+                "QuestionText": "Timing",
+                "DefaultChoices": False,
+                "DataExportTag": tag,
+                "QuestionType": "Timing",
+                "Selector": "PageTimer",
+                "Configuration": {
+                    "QuestionDescriptionOption": "UseText",
+                    "MinSeconds": "0",
+                    "MaxSeconds": "0",
+                },
+                "Choices": {
+                    str(i): {"Display": name} for i, name in enumerate(TIMER_CHOICES, start=1)
+                },
+                "GradingData": [],
+                "NextChoiceId": len(TIMER_CHOICES) + 1,
+                "NextAnswerId": 1,
+            },
+            "Timing",
+        )
+
+
+def _element(
+    survey_id: str, element: str, primary: str, payload: Any, secondary: Any = None
+) -> dict[str, Any]:
+    return {
+        "SurveyID": survey_id,
+        "Element": element,
+        "PrimaryAttribute": primary,
+        "SecondaryAttribute": secondary,
+        "TertiaryAttribute": None,
+        "Payload": payload,
+    }
+
+
+def _block(
+    block_id: str, kind: str, description: str, elements: list[dict[str, str]]
+) -> dict[str, Any]:
+    block: dict[str, Any] = {
+        "Type": kind,
+        "Description": description,
+        "ID": block_id,
+        "BlockElements": elements,
+    }
+    if kind == "Standard":
+        block["SubType"] = ""
+    return block
+
+
+def _q(qid: str) -> dict[str, str]:
+    return {"Type": "Question", "QuestionID": qid}
+
+
+def survey_file(questionnaire: Questionnaire) -> dict[str, Any]:
+    """The QSF document as a dict."""
+    survey_id = qualtrics_id("SV_", questionnaire.id)
+    builder = _Builder(survey_id)
+    blocks: list[dict[str, Any]] = []
+
+    intro_elements = [
+        _q(builder.text("intro", paragraphs_html(questionnaire.intro), "Instructions"))
+    ]
+    if questionnaire.demographics:
+        intro_elements.append({"Type": "Page Break"})
+        intro_elements += [_q(builder.question(q)) for q in questionnaire.demographics]
+    intro_id = qualtrics_id("BL_", questionnaire.id + ":intro")
+    blocks.append(_block(intro_id, "Default", "Introduction", intro_elements))
+
+    pair_blocks: list[str] = []
+    for number, item in enumerate(questionnaire.items, start=1):
+        elements = [
+            _q(builder.text(item.view_name, pair_html(item), f"Pair {number} chats")),
+            _q(builder.question(item.judgement)),
+        ]
+        if item.topic is not None:
+            elements.append(_q(builder.question(item.topic)))
+        elements.append(_q(builder.timer(item.time_name)))
+        block_id = qualtrics_id("BL_", f"{questionnaire.id}:{item.id}")
+        blocks.append(_block(block_id, "Standard", f"Pair {number}", elements))
+        pair_blocks.append(block_id)
+
+    final_id: str | None = None
+    if questionnaire.strategy is not None:
+        final_id = qualtrics_id("BL_", questionnaire.id + ":final")
+        blocks.append(
+            _block(final_id, "Standard", "Final", [_q(builder.question(questionnaire.strategy))])
+        )
+    blocks.append(
+        _block(
+            qualtrics_id("BL_", questionnaire.id + ":trash"),
+            "Trash",
+            "Trash / Unused Questions",
+            [],
+        )
+    )
+
+    flow: list[dict[str, Any]] = []
+    if questionnaire.capture_prolific:
+        flow.append(
+            {
+                "Type": "EmbeddedData",
+                "FlowID": builder.flow_id(),
+                "EmbeddedData": [
+                    {
+                        "Description": name,
+                        "Type": "Recipient",
+                        "Field": name,
+                        "VariableType": "String",
+                        "DataVisibility": [],
+                        "AnalyzeText": False,
+                    }
+                    for name in PROLIFIC_FIELDS
+                ],
+            }
+        )
+    flow.append({"ID": intro_id, "Type": "Block", "FlowID": builder.flow_id()})
+    pair_nodes = [{"ID": b, "Type": "Standard", "FlowID": builder.flow_id()} for b in pair_blocks]
+    if questionnaire.randomise_order and len(pair_nodes) > 1:
+        flow.append(
+            {
+                "Type": "BlockRandomizer",
+                "FlowID": builder.flow_id(),
+                "SubSet": len(pair_nodes),
+                "EvenPresentation": True,
+                "Flow": pair_nodes,
+            }
+        )
+    else:
+        flow += pair_nodes
+    if final_id is not None:
+        flow.append({"ID": final_id, "Type": "Standard", "FlowID": builder.flow_id()})
+
+    options: dict[str, Any] = {
+        "BackButton": "false",
+        "SaveAndContinue": "true",
+        "SurveyProtection": "PublicSurvey",
+        "BallotBoxStuffingPrevention": "false",
+        "NoIndex": "Yes",
+        "SecureResponseFiles": "true",
+        "SurveyExpiration": "None",
+        "SurveyTermination": "DefaultMessage",
+        "Header": "",
+        "Footer": "",
+        "ProgressBarDisplay": "Text",
+        "PartialData": "+1 week",
+        "ValidationMessage": "",
+        "PreviousButton": "",
+        "NextButton": " → ",
+        "SurveyTitle": plain_label(questionnaire.title),
+        "NewScoring": 1,
+    }
+    if questionnaire.completion_url:
+        options["SurveyTermination"] = "Redirect"
+        options["EOSRedirectURL"] = questionnaire.completion_url
+
+    elements = [
+        _element(survey_id, "BL", "Survey Blocks", blocks),
+        _element(
+            survey_id,
+            "FL",
+            "Survey Flow",
+            {
+                "Flow": flow,
+                "Properties": {"Count": builder.flow_count},
+                "FlowID": "FL_1",
+                "Type": "Root",
+            },
+        ),
+        _element(survey_id, "SO", "Survey Options", options),
+        _element(survey_id, "QC", "Survey Question Count", None, str(len(builder.questions))),
+        *builder.questions,
+    ]
+    return {
+        "SurveyEntry": {
+            "SurveyID": survey_id,
+            "SurveyName": plain_label(questionnaire.title),
+            "SurveyDescription": None,
+            "SurveyOwnerID": "UR_" + survey_id[3:],
+            "SurveyBrandID": "",
+            "DivisionID": None,
+            "SurveyLanguage": "EN",
+            "SurveyActiveResponseSet": "RS_" + survey_id[3:],
+            "SurveyStatus": "Inactive",
+            "SurveyStartDate": "0000-00-00 00:00:00",
+            "SurveyExpirationDate": "0000-00-00 00:00:00",
+            "SurveyCreationDate": "2000-01-01 00:00:00",
+            "CreatorID": "UR_" + survey_id[3:],
+            "LastModified": "2000-01-01 00:00:00",
+            "LastAccessed": "0000-00-00 00:00:00",
+            "LastActivated": "0000-00-00 00:00:00",
+            "Deleted": None,
+        },
+        "SurveyElements": elements,
+    }
+
+
+def export(questionnaire: Questionnaire) -> str:
+    """The QSF text."""
+    return json.dumps(survey_file(questionnaire), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,232 @@
+"""What every importer shares: answers per judge, matching options, scoring, exclusions.
+
+Each tool's importer reads its own file format into :class:`JudgeAnswers` (one per
+respondent, answers keyed by sdtt's question names, as option codes or labels). Then
+:func:`score` compares them with the answer key and applies the study's exclusion rules.
+Exclusions are marked on the records with their reason; no record is dropped.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sdtt.errors import InputError
+from sdtt.questionnaires.judgements import Judgement
+from sdtt.questionnaires.questionnaire import AnswerKey, Question, Questionnaire
+
+
+@dataclass
+class JudgeAnswers:
+    """One respondent's answers as read from a tool's file."""
+
+    judge_id: str
+    answers: dict[str, str] = field(default_factory=dict)
+    """Question name to the raw answer (an option code or label, or free text)."""
+    seconds: dict[str, float] = field(default_factory=dict)
+    """Pair id to seconds spent on the pair, where the tool records it."""
+    flags: list[str] = field(default_factory=list)
+    """Reasons to exclude everything this respondent answered (e.g. a preview response)."""
+    where: str = ""
+    """Location for error messages, e.g. ``responses.csv:5``."""
+    numeric_choices: bool = False
+    """Answers may be option positions (1, 2, ...) instead of codes or labels."""
+
+
+@dataclass
+class ImportResult:
+    """Judgements read from a file, and a summary of what happened."""
+
+    judgements: list[Judgement]
+    judges: int
+    excluded_judges: Counter[str]
+
+    @property
+    def excluded(self) -> int:
+        """Judgements marked as excluded."""
+        return sum(1 for j in self.judgements if j.excluded)
+
+
+def _fold(text: str) -> str:
+    return " ".join(html.unescape(text).casefold().split())
+
+
+def resolve_choice(question: Question, raw: str, *, numeric: bool, where: str) -> str | None:
+    """The option code an answer means: a code, a label, or (``numeric``) a position."""
+    raw = raw.strip()
+    if not raw:
+        return None
+    choices = question.choices or []
+    for choice in choices:
+        if raw == choice.value:
+            return choice.value
+    folded = _fold(raw)
+    for choice in choices:
+        if folded == _fold(choice.label):
+            return choice.value
+    if numeric and raw.isdigit() and 1 <= int(raw) <= len(choices):
+        return choices[int(raw) - 1].value
+    options = ", ".join(c.value for c in choices)
+    raise InputError(
+        f"answer {raw[:60]!r} to question {question.name!r} is none of its options ({options}).",
+        path=where or None,
+        hint="Was this file exported from this questionnaire? Check that the export used "
+        "option codes, option texts or (Qualtrics) numeric values.",
+    )
+
+
+def _label(question: Question, code: str | None) -> str | None:
+    if code is None:
+        return None
+    choice = question.choice_for(code)
+    return None if choice is None else choice.label
+
+
+def score(
+    questionnaire: Questionnaire,
+    key: AnswerKey,
+    respondents: Sequence[JudgeAnswers],
+    *,
+    source: str,
+    known_judges: Iterable[str] = (),
+) -> ImportResult:
+    """Turn respondents' answers into judgements, one per respondent and pair."""
+    missing = [item.id for item in questionnaire.items if item.id not in key.items]
+    if missing:
+        raise InputError(
+            f"the answer key has no entry for pair(s) {', '.join(missing)}.",
+            hint="Use the answer key written together with this questionnaire.",
+        )
+    seen = set(known_judges)
+    judgements: list[Judgement] = []
+    excluded_judges: Counter[str] = Counter()
+    for respondent in respondents:
+        where = respondent.where
+        numeric = respondent.numeric_choices
+        demographics: dict[str, str] = {}
+        for question in questionnaire.demographics:
+            raw = respondent.answers.get(question.name, "").strip()
+            if not raw:
+                continue
+            if question.choices is None:
+                demographics[question.name] = raw
+            else:
+                code = resolve_choice(question, raw, numeric=numeric, where=where)
+                demographics[question.name] = _label(question, code) or raw
+        strategy = None
+        if questionnaire.strategy is not None:
+            strategy = respondent.answers.get(questionnaire.strategy.name, "").strip() or None
+
+        rows = []
+        catch_errors = 0
+        topic_errors = 0
+        for item in questionnaire.items:
+            truth = key.items[item.id]
+            choice = resolve_choice(
+                item.judgement, respondent.answers.get(item.id, ""), numeric=numeric, where=where
+            )
+            correct = None if choice is None else choice == truth.correct_choice
+            topic_answer = None
+            topic_correct = None
+            if item.topic is not None:
+                code = resolve_choice(
+                    item.topic,
+                    respondent.answers.get(item.topic.name, ""),
+                    numeric=numeric,
+                    where=where,
+                )
+                topic_answer = _label(item.topic, code)
+                topic_correct = code is not None and code == truth.topic_value
+                if not topic_correct:
+                    topic_errors += 1
+            if truth.kind == "catch" and correct is not True:
+                catch_errors += 1
+            rows.append((item, truth, choice, correct, topic_answer, topic_correct))
+
+        # (category for the summary, text for the record)
+        reasons = [(flag, flag) for flag in respondent.flags]
+        if respondent.judge_id in seen:
+            reasons.append(
+                ("repeat participation", "repeat participation (this judge id answered before)")
+            )
+        seen.add(respondent.judge_id)
+        if catch_errors > key.quality.max_catch_errors:
+            reasons.append(
+                (
+                    "failed catch pairs",
+                    f"failed {catch_errors} catch pair(s) (at most "
+                    f"{key.quality.max_catch_errors} allowed)",
+                )
+            )
+        if topic_errors > key.quality.max_topic_errors:
+            reasons.append(
+                (
+                    "failed topic checks",
+                    f"{topic_errors} wrong or missing topic answer(s) (at most "
+                    f"{key.quality.max_topic_errors} allowed)",
+                )
+            )
+        for category, _ in reasons:
+            excluded_judges[category] += 1
+        for item, truth, choice, correct, topic_answer, topic_correct in rows:
+            record_reasons = [text for _, text in reasons]
+            if choice is None:
+                record_reasons.append("no answer")
+            judgements.append(
+                Judgement(
+                    study=key.study,
+                    judge_id=respondent.judge_id,
+                    judge_type="human",
+                    pair_id=item.id,
+                    pair_kind=truth.kind,
+                    x_turns=truth.x_turns,
+                    choice="A" if choice == "A" else "B" if choice == "B" else None,
+                    bot_position=truth.bot_position,
+                    correct=correct,
+                    response_time_s=respondent.seconds.get(item.id),
+                    topic_answer=topic_answer,
+                    topic_correct=topic_correct,
+                    demographics=demographics,
+                    strategy=strategy,
+                    excluded=bool(record_reasons),
+                    exclusion_reason="; ".join(record_reasons) or None,
+                    source=source,
+                    condition=truth.condition(),
+                )
+            )
+    return ImportResult(
+        judgements=judgements, judges=len(respondents), excluded_judges=excluded_judges
+    )
+
+
+def read_text(path: str | Path) -> str:
+    """A response file's text (UTF-8, with or without BOM; UTF-16 as Excel saves it)."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("file not found.", path=path) from None
+    except OSError as error:
+        raise InputError(f"cannot read the file ({error.strerror}).", path=path) from None
+    for encoding in ("utf-8-sig", "utf-16"):
+        try:
+            text = raw.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        if encoding == "utf-16" and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+            continue
+        return text
+    raise InputError("is not UTF-8 text.", path=path, hint="Export the responses as UTF-8.")
+
+
+def read_csv_rows(path: str | Path, *, delimiters: str = ",;\t") -> list[list[str]]:
+    """All rows of a CSV file, the delimiter guessed from the first line."""
+    text = read_text(path)
+    first = text.split("\n", 1)[0]
+    delimiter = max(delimiters, key=first.count) if first else ","
+    return list(csv.reader(io.StringIO(text), delimiter=delimiter))

@@ -1,0 +1,324 @@
+"""Pairing: a bot conversation and a human-human one on the same topic, cut to X turns.
+
+Sources are named as in the study spec: a transcript file (every conversation in it), one
+conversation in a file (``file#id``), or ``corpus`` for a real conversation from the
+chitchat corpus on the bot conversation's topic. Problems (different topics, a
+conversation shorter than X, no human conversation to compare with) are collected as
+:class:`PairProblem` values for the caller to report; nothing is used silently.
+
+Only complete turns count: a trailing turn in which User B has not answered yet is left
+out of both conversations alike, so neither chat ends on an unanswered message.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Protocol
+
+from sdtt.dialogue.message import Message, Transcript, Turn
+from sdtt.dialogue.store import read_transcripts
+from sdtt.dialogue.turns import flatten_turns, segment_turns
+from sdtt.errors import InputError
+
+CORPUS = "corpus"
+
+ProblemKind = Literal["topic", "short", "unmatched"]
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """Where conversations come from: a file, one conversation in a file, or the corpus."""
+
+    text: str
+    path: Path | None = None
+    conversation: str | None = None
+
+    @property
+    def is_corpus(self) -> bool:
+        """True for the real chat corpus."""
+        return self.path is None
+
+
+def parse_source(text: str, base: Path | None = None) -> SourceRef:
+    """Read ``corpus``, ``FILE`` or ``FILE#ID`` (relative paths resolved against ``base``)."""
+    text = text.strip()
+    if text.lower() == CORPUS:
+        return SourceRef(text=CORPUS)
+
+    def resolve(raw: str) -> Path:
+        path = Path(raw).expanduser()
+        return path if path.is_absolute() or base is None else base / path
+
+    whole = resolve(text)
+    if whole.exists() or "#" not in text:
+        return SourceRef(text=text, path=whole)
+    file_part, conversation = text.rsplit("#", 1)
+    return SourceRef(text=text, path=resolve(file_part), conversation=conversation or None)
+
+
+def load_source(ref: SourceRef) -> list[Transcript]:
+    """The conversations a file reference names (not for the corpus)."""
+    if ref.path is None:
+        raise ValueError("the corpus is not a file")
+    transcripts = read_transcripts(ref.path)
+    if ref.conversation is None:
+        if not transcripts:
+            raise InputError("holds no conversation.", path=ref.path)
+        return transcripts
+    chosen = [t for t in transcripts if t.id == ref.conversation]
+    if not chosen:
+        known = ", ".join(repr(t.id) for t in transcripts[:8])
+        more = " ..." if len(transcripts) > 8 else ""
+        raise InputError(
+            f"has no conversation {ref.conversation!r}.",
+            path=ref.path,
+            hint=f"It has {known}{more}.",
+        )
+    return chosen
+
+
+def normalise_topic(topic: str | None) -> str | None:
+    """A topic for comparison: case, spacing and closing punctuation ignored."""
+    if topic is None:
+        return None
+    folded = " ".join(topic.casefold().split())
+    return re.sub(r"[\s.?!]+$", "", folded) or None
+
+
+def same_topic(first: str | None, second: str | None) -> bool:
+    """True when both topics are set and equal after normalising."""
+    a, b = normalise_topic(first), normalise_topic(second)
+    return a is not None and a == b
+
+
+def complete_turns(messages: Sequence[Message]) -> list[Turn]:
+    """The burst turns, without a trailing turn that User B has not answered."""
+    turns = segment_turns(messages)
+    if turns and not turns[-1].is_complete:
+        turns.pop()
+    return turns
+
+
+def cut_last_turns(messages: Sequence[Message], x_turns: int) -> list[Message] | None:
+    """The messages of the last ``x_turns`` complete turns, or None when there are fewer."""
+    turns = complete_turns(messages)
+    if len(turns) < x_turns:
+        return None
+    return flatten_turns(turns[-x_turns:])
+
+
+@dataclass(frozen=True)
+class PairProblem:
+    """Something wrong with a pair, for the researcher to see."""
+
+    kind: ProblemKind
+    message: str
+    x_turns: int | None = None
+
+
+@dataclass
+class Pairing:
+    """A bot conversation matched with a human-human conversation."""
+
+    bot: Transcript
+    bot_path: str | None
+    human: Transcript
+    human_path: str | None
+    problems: list[PairProblem] = field(default_factory=list)
+
+
+class HumanPool(Protocol):
+    """Gives human-human conversations on a topic."""
+
+    def candidates(self, topic: str | None, min_turns: int, bot: Transcript) -> list[Transcript]:
+        """Conversations on ``topic`` (None: any) with ``min_turns`` complete turns or more."""
+        ...
+
+
+class FilePool:
+    """Human conversations from a transcript file."""
+
+    def __init__(self, transcripts: Sequence[Transcript]) -> None:
+        self.transcripts = list(transcripts)
+
+    def candidates(self, topic: str | None, min_turns: int, bot: Transcript) -> list[Transcript]:
+        """Conversations of the file on ``topic`` (any topic for None), long enough."""
+        return [
+            t
+            for t in self.transcripts
+            if (topic is None or same_topic(t.topic, topic))
+            and len(complete_turns(t.messages)) >= min_turns
+        ]
+
+
+class CorpusLike(Protocol):
+    """What pairing needs of :class:`sdtt.personas.corpus.Corpus`."""
+
+    def conversations(
+        self,
+        topic: str | None = None,
+        *,
+        min_turns: int = 0,
+        persona_sender: str | None = None,
+        exclude_senders: Collection[str] = (),
+    ) -> list[Transcript]:
+        """Cleaned conversations on ``topic`` with at least ``min_turns`` turns."""
+        ...
+
+    def topics(self) -> list[str]:
+        """The corpus's topics."""
+        ...
+
+    def resolve_sender(self, prefix: str) -> str:
+        """The full sender id that ``prefix`` names."""
+        ...
+
+
+class CorpusPool:
+    """Human conversations from the chitchat corpus (loaded on first use)."""
+
+    def __init__(self, loader: Callable[[], CorpusLike] | None = None) -> None:
+        self._loader = loader
+        self._corpus: CorpusLike | None = None
+
+    def corpus(self) -> CorpusLike:
+        """The loaded corpus."""
+        if self._corpus is None:
+            if self._loader is not None:
+                self._corpus = self._loader()
+            else:
+                from sdtt.personas.corpus import load_corpus
+
+                self._corpus = load_corpus()
+        return self._corpus
+
+    def candidates(self, topic: str | None, min_turns: int, bot: Transcript) -> list[Transcript]:
+        """Corpus conversations on ``topic``, never from the persona the bot plays."""
+        corpus = self.corpus()
+        found = corpus.conversations(
+            topic, min_turns=min_turns, exclude_senders=persona_senders(corpus, bot)
+        )
+        return [
+            t
+            for t in found
+            if (topic is None or same_topic(t.topic, topic))
+            and len(complete_turns(t.messages)) >= min_turns
+        ]
+
+    def topics(self) -> list[str]:
+        """The corpus's topics."""
+        return self.corpus().topics()
+
+
+def persona_senders(corpus: CorpusLike, bot: Transcript) -> list[str]:
+    """Corpus sender ids of the persona a bot conversation imitates (to leave them out)."""
+    persona = bot.meta.get("persona")
+    if not isinstance(persona, str) or not persona.startswith("chitchat-"):
+        return []
+    try:
+        return [corpus.resolve_sender(persona.removeprefix("chitchat-"))]
+    except InputError:
+        return []
+
+
+def match_pairs(
+    bots: Sequence[tuple[Transcript, str | None]],
+    human: SourceRef,
+    *,
+    pool: HumanPool,
+    min_turns: int,
+    rng: random.Random,
+    allow_topic_mismatch: bool = False,
+    used: set[str] | None = None,
+) -> tuple[list[Pairing], list[PairProblem]]:
+    """Match each bot conversation with a human conversation on its topic.
+
+    A human conversation is used at most once (``used`` holds the ids already taken).
+    With an explicit ``file#id`` the pairing is fixed and only checked; otherwise a long
+    enough conversation on the same topic is drawn with ``rng``. Bot conversations that
+    cannot be matched come back as problems.
+    """
+    used = set() if used is None else used
+    pairings: list[Pairing] = []
+    problems: list[PairProblem] = []
+    human_path = None if human.path is None else str(human.path)
+    for bot, bot_path in bots:
+        label = f"bot conversation {bot.id!r}"
+        if human.conversation is not None:
+            (chosen,) = load_source(human)
+            pairing = Pairing(bot, bot_path, chosen, human_path)
+            if not same_topic(bot.topic, chosen.topic):
+                pairing.problems.append(
+                    PairProblem(
+                        "topic",
+                        f"{label} is about {bot.topic!r} but human conversation "
+                        f"{chosen.id!r} is about {chosen.topic!r}.",
+                    )
+                )
+            pairings.append(pairing)
+            continue
+        if bot.topic is None and not allow_topic_mismatch:
+            problems.append(
+                PairProblem(
+                    "unmatched",
+                    f"{label} has no topic, so no human conversation on the same topic can "
+                    "be picked; give the human one as FILE#ID.",
+                )
+            )
+            continue
+        candidates: list[Transcript] = []
+        if bot.topic is not None:
+            candidates = [c for c in pool.candidates(bot.topic, min_turns, bot) if c.id not in used]
+        mismatch = False
+        if not candidates and allow_topic_mismatch:
+            candidates = [c for c in pool.candidates(None, min_turns, bot) if c.id not in used]
+            mismatch = True
+        if not candidates:
+            where = "the corpus" if human.is_corpus else str(human.path)
+            problems.append(
+                PairProblem(
+                    "unmatched",
+                    f"{label}: {where} has no unused human conversation about "
+                    f"{bot.topic!r} with at least {min_turns} complete turns.",
+                )
+            )
+            continue
+        chosen = rng.choice(candidates)
+        used.add(chosen.id)
+        pairing = Pairing(bot, bot_path, chosen, human_path)
+        if mismatch:
+            about = (
+                "has no topic"
+                if bot.topic is None
+                else f"is about {bot.topic!r}, but no unused conversation on it is long enough"
+            )
+            other = "no topic" if chosen.topic is None else f"topic {chosen.topic!r}"
+            pairing.problems.append(
+                PairProblem(
+                    "topic",
+                    f"{label} {about}; it is compared with human conversation "
+                    f"{chosen.id!r} ({other}).",
+                )
+            )
+        pairings.append(pairing)
+    return pairings, problems
+
+
+def check_length(pairing: Pairing, x_turns: int) -> PairProblem | None:
+    """A problem when either conversation has fewer than ``x_turns`` complete turns."""
+    short = [
+        f"{role} conversation {t.id!r} has {len(complete_turns(t.messages))}"
+        for role, t in (("bot", pairing.bot), ("human", pairing.human))
+        if len(complete_turns(t.messages)) < x_turns
+    ]
+    if not short:
+        return None
+    return PairProblem(
+        "short",
+        f"X={x_turns}: " + " and ".join(short) + f" complete turns, fewer than {x_turns}.",
+        x_turns=x_turns,
+    )

@@ -1,0 +1,174 @@
+"""The steps behind the commands: spec and files in, study folder and exports out."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sdtt.dialogue.message import Transcript
+from sdtt.errors import InputError
+from sdtt.questionnaires.build import BuildResult, build_questionnaire
+from sdtt.questionnaires.exporters import ExportOptions, export_files
+from sdtt.questionnaires.pairing import (
+    CorpusLike,
+    CorpusPool,
+    FilePool,
+    HumanPool,
+    Pairing,
+    PairProblem,
+    complete_turns,
+    load_source,
+    match_pairs,
+    parse_source,
+)
+from sdtt.questionnaires.questionnaire import save_study
+from sdtt.questionnaires.study import StudySpec
+
+EXPORT_FOLDER = "export"
+
+
+def _needed_turns(bot: Transcript, x_turns: Sequence[int]) -> int:
+    """Turns the human conversation needs: the largest X the bot conversation can give.
+
+    When no X fits, any length, so that a partner is found and the problem reported is
+    the real one (the bot conversation is too short).
+    """
+    available = len(complete_turns(bot.messages))
+    fitting = [x for x in x_turns if x <= available]
+    return max(fitting) if fitting else 1
+
+
+def build_study(
+    spec: StudySpec,
+    *,
+    base: Path | None = None,
+    allow_topic_mismatch: bool = False,
+    skip_invalid: bool = False,
+    corpus_loader: Callable[[], CorpusLike] | None = None,
+) -> BuildResult:
+    """Resolve the spec's pairs, match human conversations, and build the questionnaire."""
+    if not spec.pairs:
+        raise InputError(
+            "the study has no pairs.",
+            hint="Give --bot FILE (and --human corpus|FILE[#ID]) or 'pairs' in the spec.",
+        )
+    corpus = CorpusPool(corpus_loader)
+    used_corpus = False
+    used: set[str] = set()
+    rng = random.Random(f"{spec.seed}:match")
+    pairings: list[Pairing] = []
+    problems: list[PairProblem] = []
+    for number, pair in enumerate(spec.pairs, start=1):
+        bot_ref = parse_source(pair.bot, base)
+        if bot_ref.is_corpus:
+            raise InputError(
+                "the bot side must be a transcript file, not the corpus.",
+                field=f"pairs[{number}].bot",
+            )
+        human_ref = parse_source(pair.human, base)
+        pool: HumanPool
+        if human_ref.is_corpus:
+            pool = corpus
+            used_corpus = True
+        else:
+            pool = FilePool(load_source(human_ref))
+        for bot in load_source(bot_ref):
+            found, missing = match_pairs(
+                [(bot, str(bot_ref.path))],
+                human_ref,
+                pool=pool,
+                min_turns=_needed_turns(bot, spec.x_turns),
+                rng=rng,
+                allow_topic_mismatch=allow_topic_mismatch,
+                used=used,
+            )
+            pairings += found
+            problems += missing
+    topic_pool = corpus.topics() if used_corpus else []
+    result = build_questionnaire(
+        spec,
+        pairings,
+        problems=problems,
+        topic_pool=topic_pool,
+        allow_topic_mismatch=allow_topic_mismatch,
+        skip_invalid=skip_invalid,
+    )
+    shown = Counter(
+        conversation
+        for item in result.key.items.values()
+        if item.kind == "test"
+        for conversation in (item.bot.id, item.human.id)
+    )
+    repeated = sorted(c for c, n in shown.items() if n > 1)
+    if repeated:
+        result.warnings.append(
+            f"{len(repeated)} conversation(s) appear in several pairs (one per X), so each "
+            "judge reads them more than once; build one questionnaire per X (--x) to avoid it."
+        )
+    return result
+
+
+@dataclass
+class DemoQuestionnaire:
+    """What the demo's questionnaire stage produced."""
+
+    folder: Path
+    files: list[Path]
+    x_turns: int
+    notes: list[str] = field(default_factory=list)
+
+
+def build_demo_questionnaire(
+    bot: Transcript,
+    out_dir: str | Path,
+    *,
+    seed: int = 7,
+    corpus_loader: Callable[[], CorpusLike] | None = None,
+    formats: Sequence[str] = ("surveyjs", "html"),
+) -> DemoQuestionnaire:
+    """A small study from one bot conversation and a real corpus conversation.
+
+    X is 3, or fewer when the bot conversation is shorter (said in the notes). The human
+    conversation is from the corpus on the bot conversation's topic, or on any topic when
+    that is impossible (also said in the notes). One catch pair is added. Writes the study
+    files and the chosen exports under ``out_dir``.
+    """
+    available = len(complete_turns(bot.messages))
+    if available == 0:
+        raise InputError(
+            f"conversation {bot.id!r} has no complete turn, so it cannot be judged.",
+            hint="It needs at least one user message followed by a reply.",
+        )
+    x = min(3, available)
+    notes = [] if x == 3 else [f"the bot conversation has {available} complete turn(s): X={x}"]
+    spec = StudySpec(name="demo", seed=seed, x_turns=[x], catch_pairs=1)
+    pool = CorpusPool(corpus_loader)
+    found, missing = match_pairs(
+        [(bot, None)],
+        parse_source("corpus"),
+        pool=pool,
+        min_turns=x,
+        rng=random.Random(f"{seed}:match"),
+        allow_topic_mismatch=True,
+    )
+    result = build_questionnaire(
+        spec,
+        found,
+        problems=missing,
+        topic_pool=pool.topics(),
+        allow_topic_mismatch=True,
+    )
+    folder = Path(out_dir)
+    files = save_study(folder, result.questionnaire, result.key)
+    written = export_files(
+        result.questionnaire, list(formats), folder / EXPORT_FOLDER, ExportOptions()
+    )
+    return DemoQuestionnaire(
+        folder=folder,
+        files=[*files, *written.values()],
+        x_turns=x,
+        notes=notes + result.notes + result.warnings,
+    )

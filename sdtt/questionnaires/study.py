@@ -1,0 +1,244 @@
+"""The study spec: what a researcher decides before building a questionnaire.
+
+A small TOML (or JSON) file, overridable by command-line flags: which conversations are
+paired, how many final turns X judges see, the demographic questions, the strategy
+question, catch pairs, the per-pair topic check, the random seed, exclusion thresholds
+and Prolific settings. ``questionnaires/example-study.toml`` shows every field.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from sdtt.dialogue.store import validation_problem
+from sdtt.errors import InputError
+
+SPEC_VERSION = 1
+
+QuestionName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9]{0,19}$")]
+"""A question code every tool accepts: a letter, then letters or digits, at most 20."""
+
+Timestamps = Literal["hidden", "time", "datetime"]
+
+RESERVED_NAMES = frozenset({"strategy", "intro", "about", "final"})
+
+TOPIC_SENTENCE = "Then answer a short question about what the chats were about. "
+DEFAULT_INTRO = (
+    "You will read pairs of text chats. In every chat, User A is a person. In one chat "
+    "of each pair, User B is also a person; in the other, User B is an AI system writing "
+    "as if it were a person. Read both chats of a pair and decide in which one User B "
+    "is the AI. " + TOPIC_SENTENCE + "Take your time; there is no time limit."
+)
+
+DEFAULT_STRATEGY = (
+    "How did you decide which User B was the AI? Describe what you paid attention to."
+)
+
+DEFAULT_END = "Thank you for taking part. Your answers have been recorded."
+
+
+class DemographicSpec(BaseModel):
+    """One anonymous demographic question: a list of choices, or free text."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: QuestionName = Field(description="Question code (letters and digits).")
+    text: str = Field(min_length=1, description="The question as judges read it.")
+    choices: list[str] | None = Field(
+        default=None, description="Answer options; leave out for a free-text answer."
+    )
+    required: bool = Field(default=True, description="Whether judges must answer.")
+
+
+DEFAULT_DEMOGRAPHICS: tuple[DemographicSpec, ...] = (
+    DemographicSpec(
+        name="age",
+        text="How old are you?",
+        choices=["18-24", "25-34", "35-44", "45-54", "55-64", "65 or older", "Prefer not to say"],
+    ),
+    DemographicSpec(
+        name="gender",
+        text="What is your gender?",
+        choices=["Woman", "Man", "Non-binary", "Another gender", "Prefer not to say"],
+    ),
+    DemographicSpec(
+        name="education",
+        text="What is the highest level of education you have completed?",
+        choices=[
+            "Secondary school or less",
+            "Vocational training",
+            "Bachelor's degree",
+            "Master's degree",
+            "Doctorate",
+            "Prefer not to say",
+        ],
+    ),
+    DemographicSpec(name="language", text="What is your native language?"),
+    DemographicSpec(
+        name="aiuse",
+        text="How often do you use AI chat assistants?",
+        choices=[
+            "Never",
+            "Less than once a month",
+            "A few times a month",
+            "A few times a week",
+            "Daily",
+        ],
+    ),
+)
+
+
+class PairSpec(BaseModel):
+    """Which conversations to compare.
+
+    ``bot`` names a transcript file (every conversation in it is used) or one
+    conversation in it as ``file#id``. ``human`` is ``"corpus"`` (a real conversation on
+    the same topic from the chitchat corpus), a file (a conversation on the same topic is
+    picked from it) or ``file#id``. Relative paths are relative to the spec file.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    bot: str = Field(min_length=1)
+    human: str = Field(default="corpus", min_length=1)
+
+
+class QualitySpec(BaseModel):
+    """When a judge's answers are excluded (all of them, with the reason recorded)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_catch_errors: int = Field(
+        default=0, ge=0, description="Catch pairs a judge may get wrong or skip."
+    )
+    max_topic_errors: int = Field(
+        default=1, ge=0, description="Topic checks a judge may get wrong or skip."
+    )
+
+
+class ProlificSpec(BaseModel):
+    """Prolific integration: capture its URL parameters, send finished judges back."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    capture: bool = Field(
+        default=True,
+        description="Record PROLIFIC_PID, STUDY_ID and SESSION_ID where the tool can.",
+    )
+    completion_url: str | None = Field(
+        default=None, description="Where to send judges at the end (Prolific's completion URL)."
+    )
+
+
+class StudySpec(BaseModel):
+    """Everything that defines a questionnaire study."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = SPEC_VERSION
+    name: str = Field(
+        default="study",
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$",
+        description="Researcher-side name (file names, judgement records); judges never see it.",
+    )
+    title: str = Field(default="Chat study", min_length=1, description="Title judges see.")
+    intro: str = Field(default=DEFAULT_INTRO, description="Instructions shown first.")
+    end_text: str = Field(default=DEFAULT_END, description="Shown after the last question.")
+    seed: int = Field(default=0, description="Seeds ids, positions, order and topic options.")
+    x_turns: list[int] = Field(
+        default_factory=lambda: [3, 10],
+        min_length=1,
+        description="How many final turns of each conversation judges see (one pair per X).",
+    )
+    timestamps: Timestamps = Field(
+        default="time",
+        description=(
+            "'hidden', 'time' (HH:MM:SS) or 'datetime'. Dates can reveal which chat "
+            "comes from an older corpus, so 'time' is the default."
+        ),
+    )
+    pairs: list[PairSpec] = Field(default_factory=list)
+    catch_pairs: int = Field(default=1, ge=0, description="Pairs with an obvious answer.")
+    topic_check: bool = Field(default=True, description="Ask the topic of each pair.")
+    topic_options: int = Field(default=4, ge=2, le=8, description="Options of a topic check.")
+    demographics: list[DemographicSpec] = Field(
+        default_factory=lambda: [spec.model_copy() for spec in DEFAULT_DEMOGRAPHICS]
+    )
+    strategy_question: str | None = Field(
+        default=DEFAULT_STRATEGY, description="Free-text question at the end; empty for none."
+    )
+    randomise_order: bool = Field(
+        default=True,
+        description="Shuffle the pair order per judge where the tool can (the built order "
+        "is already a seeded shuffle).",
+    )
+    quality: QualitySpec = Field(default_factory=QualitySpec)
+    prolific: ProlificSpec = Field(default_factory=ProlificSpec)
+
+    def check(self) -> None:
+        """Raise :class:`InputError` for settings that are valid one by one but not together."""
+        if any(x < 1 for x in self.x_turns):
+            raise InputError("every X must be at least 1.", field="x_turns")
+        if len(set(self.x_turns)) != len(self.x_turns):
+            raise InputError("an X value is listed twice.", field="x_turns")
+        names = [spec.name for spec in self.demographics]
+        for name in names:
+            if names.count(name) > 1:
+                raise InputError(f"demographic question name {name!r} is used twice.")
+            if name.lower() in RESERVED_NAMES:
+                raise InputError(
+                    f"demographic question name {name!r} is reserved "
+                    "(strategy, intro, about and final are used by sdtt).",
+                    field="demographics",
+                    hint="Pick another name, e.g. 'age2'.",
+                )
+        for spec in self.demographics:
+            if spec.choices is not None and len(spec.choices) < 2:
+                raise InputError(
+                    f"demographic question {spec.name!r} needs at least two choices.",
+                    field="demographics",
+                )
+
+
+def load_study_spec(path: str | Path) -> StudySpec:
+    """Read a study spec from a ``.toml`` or ``.json`` file."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("study spec not found.", path=path) from None
+    except OSError as error:
+        raise InputError(f"cannot read the study spec ({error.strerror}).", path=path) from None
+    try:
+        text = raw.decode("utf-8-sig")
+        data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
+    except UnicodeDecodeError:
+        raise InputError("is not UTF-8 text.", path=path) from None
+    except json.JSONDecodeError as error:
+        raise InputError(
+            f"is not valid JSON ({error.msg}).", path=path, line=error.lineno
+        ) from None
+    except tomllib.TOMLDecodeError as error:
+        raise InputError(f"is not valid TOML ({error}).", path=path) from None
+    if not isinstance(data, dict):
+        raise InputError("must hold a table/object of settings.", path=path)
+    version = data.get("version", SPEC_VERSION)
+    if not isinstance(version, int) or version > SPEC_VERSION:
+        raise InputError(
+            f"needs a newer sdtt (spec version {version!r}).", path=path, field="version"
+        )
+    try:
+        spec = StudySpec.model_validate(data)
+    except ValidationError as error:
+        field, problem = validation_problem(error)
+        raise InputError(problem + ".", path=path, field=field) from None
+    try:
+        spec.check()
+    except InputError as error:
+        raise InputError(error.problem, path=path, field=error.field, hint=error.hint) from None
+    return spec

@@ -1,0 +1,266 @@
+"""Simulated chats: a scripted or LLM interrogator against the persona bot, end to end."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+
+from sdtt.cli import main
+from sdtt.dialogue.message import Message
+from sdtt.dialogue.store import read_transcripts
+from sdtt.dialogue.turns import segment_turns
+from sdtt.engine.events import ListSink, MessageSent, UserMessage, play, read_event_log
+from sdtt.engine.interrogator import (
+    ScriptExhaustedError,
+    ScriptInterrogator,
+    interrogator_instructions,
+    llm_interrogator,
+    read_script,
+)
+from sdtt.engine.session import SessionSettings
+from sdtt.engine.simulate import for_virtual_clock, run_on_virtual_clock, run_simulated_chat
+from sdtt.errors import InputError
+from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
+from sdtt.models.mock import MockModelAPI, chatty_script
+from sdtt.personas.bot import Generator, PersonaBot
+from sdtt.personas.prompt import BotPromptBuilder
+from tests.engine.helpers import START
+
+SCRIPT = [
+    ["hey!", "how's your week going"],
+    ["ha nice", "i just got back from a run"],
+    ["what do you do on weekends?"],
+    ["sounds fun"],
+    ["ok gotta go, bye"],
+]
+
+
+def chatty_bot(delay: float = 2.0) -> PersonaBot:
+    return PersonaBot(
+        model=MockModelAPI(chatty_script(), name="mock/chatty", delay=delay),
+        prompts=BotPromptBuilder(instructions="be the person", history=""),
+    )
+
+
+def sides(messages: list[Message]) -> str:
+    return "".join("U" if m.side == "user" else "R" for m in messages)
+
+
+@pytest.mark.trio
+async def test_a_burst_chat_stops_after_exactly_the_turns_asked(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    sink = ListSink()
+    result = await run_simulated_chat(
+        chatty_bot(),
+        ScriptInterrogator(SCRIPT),
+        turns=3,
+        bot_settings=SessionSettings(seed=2),
+        sink=sink,
+        out_dir=tmp_path,
+        session_id="sim",
+        started=START,
+    )
+    assert result.stopped == "turns"
+    assert result.turns == 3
+    assert len(segment_turns(result.transcript.messages)) == 3
+    assert result.transcript.messages[-1].side == "response"
+    # Every scripted message the bot saw came in script order, each once.
+    flat = [text for burst in SCRIPT for text in burst]
+    said = [m.text for m in result.transcript.messages if m.side == "user"]
+    assert said == flat[: len(said)]
+    assert result.transcript_path == tmp_path / "sim.jsonl"
+    (saved,) = read_transcripts(tmp_path / "sim.jsonl")
+    replay = read_event_log(tmp_path / "sim.events.jsonl")
+    assert saved.messages == result.transcript.messages == replay.transcript.messages
+    assert replay.header.meta["simulated"] is True
+    live = [(e.clock, e.text) for e in sink.events if isinstance(e, UserMessage | MessageSent)]
+    assert [(clock, m.text) for clock, m in replay.timeline] == live
+
+
+@pytest.mark.trio
+async def test_pingpong_chat_alternates_strictly(autojump_clock: trio.testing.MockClock) -> None:
+    result = await run_simulated_chat(
+        chatty_bot(),
+        ScriptInterrogator(SCRIPT),
+        turns=5,
+        bot_settings=SessionSettings(mode="pingpong", seed=3),
+        started=START,
+    )
+    assert result.stopped == "turns"
+    assert sides(result.transcript.messages) == "UR" * 5
+    assert [m.text for m in result.transcript.messages if m.side == "user"] == [
+        "hey!",
+        "how's your week going",
+        "ha nice",
+        "i just got back from a run",
+        "what do you do on weekends?",
+    ]
+
+
+@pytest.mark.trio
+async def test_a_chat_whose_script_runs_out_ends_as_stalled(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    result = await run_simulated_chat(
+        chatty_bot(),
+        ScriptInterrogator([["hi"], ["bye"]]),
+        turns=10,
+        started=START,
+    )
+    assert result.stopped == "stalled"
+    assert result.turns == 2
+    assert result.interrogator_errors >= 1
+
+
+@pytest.mark.trio
+async def test_an_llm_interrogator_gets_its_own_point_of_view(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    asked = MockModelAPI(chatty_script(), name="mock/chatty", delay=1.0)
+    interrogator = llm_interrogator(asked, topic="weekend plans", mode="burst")
+    result = await run_simulated_chat(
+        chatty_bot(), interrogator, turns=2, started=START, max_duration=3600
+    )
+    assert result.stopped == "turns"
+    first, later = asked.prompts[0], asked.prompts[-1]
+    assert "weekend plans" in first.instructions
+    assert first.dialogue == ""
+    # The bot's messages reach the interrogator as "User" lines, its own as "Response".
+    bot_text = next(m.text for m in result.transcript.messages if m.side == "response")
+    assert f"] {bot_text}" in later.dialogue
+    assert any(
+        line.startswith("User:") and line.endswith(bot_text) for line in later.dialogue.splitlines()
+    )
+
+
+def test_virtual_clock_runs_a_long_chat_in_a_moment() -> None:
+    async def chat() -> float:
+        result = await run_simulated_chat(
+            chatty_bot(delay=20.0), ScriptInterrogator(SCRIPT), turns=4, started=START
+        )
+        return result.duration
+
+    assert run_on_virtual_clock(chat) > 60.0
+
+
+@pytest.mark.trio
+async def test_script_interrogator_completes_a_burst_cut_short() -> None:
+    script = ScriptInterrogator([["a", "b", "c"], ["d"]])
+    now = START
+    rng = random.Random(0)
+    sent_a = [Message(side="response", text="a", time=now)]
+    assert [m.text for m in (await script.reply(sent_a, now, rng)).messages] == ["b", "c"]
+    all_sent = [Message(side="response", text=t, time=now) for t in "abc"]
+    assert [m.text for m in (await script.reply(all_sent, now, rng)).messages] == ["d"]
+    with pytest.raises(ScriptExhaustedError):
+        await script.reply([*all_sent, Message(side="response", text="d", time=now)], now, rng)
+
+
+def test_read_script_splits_bursts_on_blank_lines(tmp_path: Path) -> None:
+    path = tmp_path / "s.txt"
+    path.write_text("# opening\nhey\nyou there?\n\n\nok\n")
+    assert read_script(path) == [["hey", "you there?"], ["ok"]]
+    path.write_text("# nothing\n\n")
+    with pytest.raises(InputError, match="no messages"):
+        read_script(path)
+    with pytest.raises(InputError, match="not found"):
+        read_script(tmp_path / "missing.txt")
+
+
+def test_interrogator_instructions_mention_the_topic_and_the_mode() -> None:
+    burst = interrogator_instructions("board games", "burst")
+    assert "board games" in burst and "several in a row" in burst
+    assert "exactly one message" in interrogator_instructions(None, "pingpong")
+
+
+@pytest.mark.trio
+async def test_play_re_emits_a_log_at_its_pace(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    await run_simulated_chat(
+        chatty_bot(),
+        ScriptInterrogator(SCRIPT),
+        turns=2,
+        out_dir=tmp_path,
+        session_id="p",
+        started=START,
+    )
+    replay = read_event_log(tmp_path / "p.events.jsonl")
+    sink = ListSink()
+    begin = trio.current_time()
+    await play(replay.events, sink, speed=2.0)
+    assert sink.events == replay.events
+    assert trio.current_time() - begin == pytest.approx(replay.events[-1].clock / 2)
+
+
+def test_cli_simulate_writes_transcript_and_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "script.txt"
+    script.write_text("hey\nwhat's up\n\nnot much\n\nbye\n")
+    out = tmp_path / "out"
+    code = main(
+        [
+            "simulate",
+            "--model",
+            "mock/chatty",
+            "--script",
+            str(script),
+            "--turns",
+            "2",
+            "--virtual-clock",
+            "--delays",
+            "jones-bergen",
+            "--out",
+            str(out),
+        ]
+    )
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "2 turn(s)" in printed
+    (log,) = out.glob("*.events.jsonl")
+    replay = read_event_log(log)
+    assert replay.header.settings["delays"] == "jones-bergen"
+    (transcript,) = read_transcripts(log.with_name(log.name.replace(".events", "")))
+    assert transcript.messages == replay.transcript.messages
+    assert len(segment_turns(transcript.messages)) == 2
+
+
+class ThreadModel:
+    """Stands in for the local provider: it computes in a worker thread."""
+
+    name = "local/fake"
+
+    async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
+        with trio.fail_after(5.0):
+            await trio.to_thread.run_sync(time.sleep, 0.05, abandon_on_cancel=True)
+        return ModelOutput(text="Response: hi", model=self.name)
+
+
+async def timed_call(model: Generator) -> tuple[float, float, float]:
+    clock = trio.lowlevel.current_clock()
+    assert isinstance(clock, trio.testing.MockClock)
+    start = trio.current_time()
+    await model.generate(Prompt(instructions=""), GenerateConfig())
+    return trio.current_time() - start, clock.rate, clock.autojump_threshold
+
+
+def test_real_time_calls_let_a_threaded_model_run_on_a_virtual_clock() -> None:
+    took, rate, threshold = run_on_virtual_clock(timed_call, for_virtual_clock(ThreadModel()))
+    assert 0.04 <= took < 2.0, "the call took its real time, no leap to the timeout"
+    assert (rate, threshold) == (0.0, 0.0), "the clock jumps again once the call is over"
+    with pytest.raises(trio.TooSlowError):
+        run_on_virtual_clock(timed_call, ThreadModel())
+
+
+def test_mock_models_keep_their_virtual_delays() -> None:
+    model = MockModelAPI(["Response: hi"], name="mock/slow", delay=3600.0)
+    assert for_virtual_clock(model) is model
+    took, _, _ = run_on_virtual_clock(timed_call, model)
+    assert took == 3600.0

@@ -1,0 +1,206 @@
+"""The ``anthropic`` provider through the real SDK, against a local fake of the HTTP API.
+
+Real trio clock (network I/O); retry waits are recorded by an injected sleep.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+import pytest
+import trio
+
+from sdtt.errors import (
+    AuthenticationError,
+    ProviderError,
+    ProviderTimeoutError,
+    ProviderUnavailableError,
+    ServerError,
+)
+from sdtt.models import GenerateConfig, Model, Prompt, RetryPolicy, Usage, get_model
+from sdtt.models.anthropic_api import EMPTY_USER_TEXT, AnthropicAPI
+from tests.fakes.anthropic_fake import FakeAnthropicServer, anthropic_error, rate_limited
+from tests.fakes.http_fake import ScriptedReply
+
+PLANTED_KEY = "sk-ant-test-PLANTED-0a1b2c3d4e5f"
+PROMPT = Prompt(
+    instructions="You are Sam, a student who writes short messages.",
+    history="Response: [2024-04-30 09:00:00] earlier message",
+    dialogue="User: [2024-05-01 10:00:00] hey",
+    task="Reply as Sam.",
+)
+FAST = GenerateConfig(timeout=5.0, max_tokens=50, stop=("\nUser:", " "), temperature=0.7)
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropicServer]:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", PLANTED_KEY)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    with FakeAnthropicServer(reply="Response: [2024-05-01 10:00:09] hi!") as fake:
+        yield fake
+
+
+class SleepLog:
+    """Records the waits ``Model`` asks for instead of waiting them out."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+        await trio.sleep(0)
+
+
+MakeModel = Callable[..., Model]
+
+
+@pytest.fixture
+async def make(server: FakeAnthropicServer) -> AsyncIterator[MakeModel]:
+    """Builds models on the fake server (retry waits recorded, not slept); closes them."""
+    made: list[Model] = []
+
+    def factory(sleep: SleepLog | None = None, **kwargs: Any) -> Model:
+        api = AnthropicAPI("claude-test", base_url=server.base_url)
+        made.append(Model(api, sleep=sleep or SleepLog(), **kwargs))
+        return made[-1]
+
+    yield factory
+    for model in made:
+        await model.aclose()
+
+
+@pytest.mark.trio
+async def test_success_parses_text_and_counts_cached_input(server: FakeAnthropicServer) -> None:
+    async with get_model("anthropic/claude-test", base_url=server.base_url) as model:
+        first = await model.generate(PROMPT, FAST)
+        second = await model.generate(PROMPT, FAST)
+    assert first.text == "Response: [2024-05-01 10:00:09] hi!"
+    assert first.model == "anthropic/claude-test"
+    system_words = len(PROMPT.system_text().split())
+    total = system_words + len(PROMPT.user_text().split())
+    # The fake caches the marked system block on first sight, as Anthropic does.
+    assert first.usage == Usage(input_tokens=total, cached_input_tokens=0, output_tokens=4)
+    assert second.usage == Usage(
+        input_tokens=total, cached_input_tokens=system_words, output_tokens=4
+    )
+    assert model.usage == first.usage + second.usage
+
+
+@pytest.mark.trio
+async def test_the_stable_prefix_is_marked_for_caching(
+    make: MakeModel, server: FakeAnthropicServer
+) -> None:
+    await make().generate(PROMPT, FAST)
+    body = server.requests[0].json()
+    assert body["system"] == [
+        {"type": "text", "text": PROMPT.system_text(), "cache_control": {"type": "ephemeral"}}
+    ]
+    assert body["messages"] == [{"role": "user", "content": PROMPT.user_text()}]
+    assert (body["model"], body["max_tokens"]) == ("claude-test", 50)
+    assert "temperature" not in body  # the current Messages API has no such parameter
+    # Whitespace-only stop sequences are refused by the API, so they are left out.
+    assert body["stop_sequences"] == ["\nUser:"]
+    assert PLANTED_KEY in server.requests[0].headers.get(
+        "x-api-key", server.requests[0].headers.get("authorization", "")
+    )
+
+
+def test_an_empty_dialogue_gets_a_placeholder_user_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", PLANTED_KEY)
+    request = AnthropicAPI("claude-test").request(Prompt(instructions="Be Sam."), FAST)
+    assert request["messages"] == [{"role": "user", "content": EMPTY_USER_TEXT}]
+
+
+@pytest.mark.trio
+async def test_429_is_retried_after_the_wait_it_asks_for(
+    make: MakeModel, server: FakeAnthropicServer
+) -> None:
+    server.enqueue(rate_limited("3"))
+    sleep = SleepLog()
+    output = await make(sleep).generate(PROMPT, FAST)
+    assert output.attempts == 2
+    assert output.text.endswith("hi!")
+    assert sleep.waits == [3.0]
+
+
+@pytest.mark.trio
+async def test_500_then_success(make: MakeModel, server: FakeAnthropicServer) -> None:
+    server.enqueue(anthropic_error(500, "Internal server error"))
+    sleep = SleepLog()
+    output = await make(sleep).generate(PROMPT, FAST)
+    assert output.attempts == 2
+    assert len(sleep.waits) == 1
+
+
+@pytest.mark.trio
+async def test_overloaded_is_a_retryable_server_error(
+    make: MakeModel, server: FakeAnthropicServer
+) -> None:
+    server.enqueue(*[anthropic_error(529, "Overloaded", kind="overloaded_error")] * 2)
+    with pytest.raises(ServerError, match=r"HTTP 529.*Overloaded.*Gave up after 2"):
+        await make(retry=RetryPolicy(max_attempts=2)).generate(PROMPT, FAST)
+
+
+@pytest.mark.trio
+async def test_timeout_raises_a_timeout_error(server: FakeAnthropicServer) -> None:
+    server.enqueue(ScriptedReply(body={"late": True}, delay=3.0))
+    api = AnthropicAPI("claude-test", base_url=server.base_url)
+    start = trio.current_time()
+    with pytest.raises(ProviderTimeoutError, match=r"no answer within 0\.2 s"):
+        await api.generate(PROMPT, GenerateConfig(timeout=0.2))
+    assert trio.current_time() - start < 2.0
+    await api.aclose()
+
+
+@pytest.mark.trio
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [
+        (ScriptedReply(body="<html>Not the API</html>"), "no content blocks"),
+        (ScriptedReply(body={"content": "not blocks"}), "no content blocks"),
+        (
+            ScriptedReply(body=b'{"content": [', headers={"content-type": "application/json"}),
+            "not valid JSON",
+        ),
+    ],
+)
+async def test_a_malformed_body_is_a_clear_unretried_error(
+    make: MakeModel, server: FakeAnthropicServer, reply: ScriptedReply, why: str
+) -> None:
+    server.enqueue(reply)
+    with pytest.raises(ProviderError, match=why) as caught:
+        await make().generate(PROMPT, FAST)
+    assert "not a Messages API reply" in str(caught.value)
+    assert not caught.value.retryable
+    assert len(server.requests) == 1
+
+
+@pytest.mark.trio
+async def test_a_bad_key_is_an_auth_error_that_never_shows_the_key(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", PLANTED_KEY)
+    with FakeAnthropicServer(expected_key="sk-ant-the-right-one") as fake:
+        model = Model(AnthropicAPI("claude-test", base_url=fake.base_url))
+        with pytest.raises(AuthenticationError) as caught:
+            await model.generate(PROMPT, FAST)
+        await model.aclose()
+        assert len(fake.requests) == 1
+    error = caught.value
+    assert "ANTHROPIC_API_KEY" in str(error)
+    shown = "".join(traceback.format_exception(error)) + repr(error) + repr(model.api)
+    assert "PLANTED" not in shown
+    assert "PLANTED" not in caplog.text
+
+
+def test_no_key_and_no_base_url_is_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    with pytest.raises(ProviderUnavailableError, match="ANTHROPIC_API_KEY"):
+        get_model("anthropic/claude-sonnet-4-5")

@@ -1,0 +1,192 @@
+"""``Model``: retries, timeouts, the per-provider limit and the usage tally, on virtual time."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+
+from sdtt.errors import (
+    AuthenticationError,
+    ConfigError,
+    ModelOutputError,
+    ProviderTimeoutError,
+    RateLimitError,
+    ServerError,
+)
+from sdtt.models import CallRecord, GenerateConfig, Model, Prompt, RetryPolicy, Usage
+from sdtt.models.mock import MockItem, MockModelAPI, MockReply
+from sdtt.models.model import provider_limiter
+
+PROMPT = Prompt(instructions="You are Sam.", dialogue="User: [2024-05-01 10:00:00] hi")
+
+
+def model_of(replies: Sequence[MockItem], *, name: str = "mock/test", **kwargs: Any) -> Model:
+    return Model(MockModelAPI(replies, name=name), **kwargs)
+
+
+@pytest.mark.trio
+async def test_rate_limit_waits_exactly_the_retry_after(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    model = model_of([RateLimitError("slow down", retry_after=7.0), "ok"])
+    start = trio.current_time()
+    output = await model.generate(PROMPT)
+    assert output.text == "ok"
+    assert output.attempts == 2
+    assert trio.current_time() - start == pytest.approx(7.0)
+    assert output.latency == pytest.approx(7.0)
+
+
+@pytest.mark.trio
+async def test_server_errors_back_off_exponentially_with_jitter(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    policy = RetryPolicy(initial_backoff=2.0, jitter=0.25, max_attempts=5)
+    model = model_of([ServerError("a"), ServerError("b"), "ok"], retry=policy, seed=1)
+    output = await model.generate(PROMPT)
+    assert output.attempts == 3
+    # Waits of 2 s then 4 s, each shortened by at most a quarter.
+    assert 1.5 + 3.0 <= output.latency <= 2.0 + 4.0
+    again = model_of([ServerError("a"), ServerError("b"), "ok"], retry=policy, seed=1)
+    assert (await again.generate(PROMPT)).latency == output.latency
+
+
+@pytest.mark.trio
+async def test_gives_up_after_max_attempts_with_the_same_error_type(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    records: list[CallRecord] = []
+    model = model_of(
+        [ServerError("down")] * 3, retry=RetryPolicy(max_attempts=3), on_call=records.append
+    )
+    with pytest.raises(ServerError, match="Gave up after 3 attempts") as caught:
+        await model.generate(PROMPT)
+    assert "down" in str(caught.value)
+    assert records == [
+        CallRecord(
+            model="mock/test",
+            usage=Usage(),
+            latency=records[0].latency,
+            attempts=3,
+            error="ServerError",
+        )
+    ]
+    assert records[0].latency > 0
+
+
+@pytest.mark.trio
+async def test_non_retryable_errors_propagate_at_once(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    api = MockModelAPI([AuthenticationError("bad key"), "never reached"])
+    model = Model(api)
+    start = trio.current_time()
+    with pytest.raises(AuthenticationError, match="bad key"):
+        await model.generate(PROMPT)
+    assert trio.current_time() == start
+    assert len(api.prompts) == 1
+
+
+@pytest.mark.trio
+async def test_model_output_errors_are_not_retried(autojump_clock: trio.testing.MockClock) -> None:
+    api = MockModelAPI([ModelOutputError("garbage"), "ok"])
+    with pytest.raises(ModelOutputError):
+        await Model(api).generate(PROMPT)
+    assert len(api.prompts) == 1
+
+
+@pytest.mark.trio
+async def test_a_slow_provider_times_out_after_config_timeout(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    model = model_of([MockReply("late", delay=100.0)], retry=RetryPolicy(max_attempts=1))
+    start = trio.current_time()
+    with pytest.raises(ProviderTimeoutError, match="5 s"):
+        await model.generate(PROMPT, GenerateConfig(timeout=5.0))
+    assert trio.current_time() - start == pytest.approx(5.0)
+
+
+@pytest.mark.trio
+async def test_a_timeout_is_retried(autojump_clock: trio.testing.MockClock) -> None:
+    policy = RetryPolicy(initial_backoff=1.0, jitter=0.0)
+    model = model_of([MockReply("late", delay=100.0), "ok"], retry=policy)
+    output = await model.generate(PROMPT, GenerateConfig(timeout=5.0))
+    assert output.text == "ok"
+    assert output.latency == pytest.approx(6.0)
+
+
+@pytest.mark.trio
+async def test_concurrency_is_limited_per_provider_across_models(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    replies = [MockReply("ok", delay=1.0)] * 6
+    first = model_of(replies, name="limited/a", max_concurrency=2)
+    second = model_of(replies, name="limited/b", max_concurrency=2)
+    start = trio.current_time()
+    async with trio.open_nursery() as nursery:
+        for model in (first, second, first, second, first, second):
+            nursery.start_soon(model.generate, PROMPT)
+    # Six one-second calls, two at a time, shared by both models of the provider.
+    assert trio.current_time() - start == pytest.approx(3.0)
+    assert provider_limiter("limited").total_tokens == 2
+
+
+@pytest.mark.trio
+async def test_usage_is_tallied_and_every_call_recorded(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    records: list[CallRecord] = []
+    usage = Usage(input_tokens=100, cached_input_tokens=80, output_tokens=7)
+    model = model_of(
+        [MockReply("one", delay=2.0, usage=usage), MockReply("two", usage=usage)],
+        on_call=records.append,
+    )
+    await model.generate(PROMPT)
+    await model.generate(PROMPT)
+    assert model.usage == Usage(input_tokens=200, cached_input_tokens=160, output_tokens=14)
+    assert model.calls == 2
+    assert [(r.usage, r.attempts, r.error) for r in records] == [(usage, 1, None)] * 2
+    assert records[0].latency == pytest.approx(2.0)
+
+
+@pytest.mark.trio
+async def test_calls_are_logged_without_prompt_text(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="sdtt.models")
+    secret_prompt = Prompt(instructions="private persona history xyzzy", dialogue="hi")
+    await model_of([RateLimitError("x", retry_after=0.0), "ok"]).generate(secret_prompt)
+    assert "retrying" in caplog.text
+    assert "model call" in caplog.text
+    assert "xyzzy" not in caplog.text
+
+
+@pytest.mark.trio
+async def test_a_plain_string_is_taken_as_the_dialogue() -> None:
+    api = MockModelAPI(["ok"])
+    await Model(api).generate("User: hello")
+    assert api.prompts[0].user_text() == "User: hello"
+
+
+@pytest.mark.trio
+async def test_generate_uses_the_models_default_config() -> None:
+    seen: list[GenerateConfig] = []
+
+    def script(prompt: Prompt, config: GenerateConfig) -> str:
+        seen.append(config)
+        return "ok"
+
+    config = GenerateConfig(max_tokens=12)
+    model = Model(MockModelAPI(script), config=config)
+    output = await model.generate(PROMPT)
+    await model.generate(PROMPT, GenerateConfig(max_tokens=3))
+    assert [c.max_tokens for c in seen] == [12, 3]
+    assert output.model == "mock/model"
+
+
+def test_invalid_concurrency_is_refused() -> None:
+    with pytest.raises(ConfigError, match="max_concurrency"):
+        Model(MockModelAPI(["x"]), max_concurrency=0)

@@ -1,0 +1,59 @@
+"""Shared helpers for the chat-export importer tests."""
+
+from __future__ import annotations
+
+import argparse
+import zipfile
+from datetime import UTC
+from pathlib import Path
+from typing import cast
+
+from sdtt.dialogue.message import Message
+from sdtt.personas.importers import get_importer
+from sdtt.personas.importers.common import FileImporter, ImportResult, ParsedChat
+from sdtt.personas.persona import Persona
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def importer(fmt: str) -> FileImporter:
+    """The registered importer for ``fmt``."""
+    return cast(FileImporter, get_importer(fmt))
+
+
+def parse_args(fmt: str, *argv: object) -> argparse.Namespace:
+    """Parse ``argv`` with exactly the options the format adds to the CLI."""
+    parser = argparse.ArgumentParser(prog=f"sdtt persona import {fmt}")
+    importer(fmt).add_arguments(parser)
+    return parser.parse_args([str(arg) for arg in argv])
+
+
+def run_import(fmt: str, *argv: object) -> ImportResult:
+    """Run the importer as the CLI would, without printing."""
+    return importer(fmt).run(parse_args(fmt, *argv))
+
+
+def parse_only(fmt: str, *argv: object) -> ParsedChat:
+    """The parsed chat before the persona is built."""
+    args = parse_args(fmt, *argv)
+    chat, _ = importer(fmt).load(Path(args.file), args, UTC)
+    return chat
+
+
+def texts(persona: Persona, side: str | None = None) -> list[str]:
+    """Message texts of the persona's history, optionally of one side."""
+    return [m.text for m in persona.messages if side is None or m.side == side]
+
+
+def find(persona: Persona, text: str) -> Message:
+    """The first message with exactly ``text``."""
+    return next(m for m in persona.messages if m.text == text)
+
+
+def zip_folder(folder: Path, target: Path) -> Path:
+    """Zip ``folder``'s files (paths relative to it) into ``target``."""
+    with zipfile.ZipFile(target, "w") as archive:
+        for file in sorted(folder.rglob("*")):
+            if file.is_file():
+                archive.write(file, file.relative_to(folder).as_posix())
+    return target

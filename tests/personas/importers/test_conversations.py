@@ -1,0 +1,90 @@
+"""Choosing the persona, assigning sides, group chats and splitting at silences."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from sdtt.dialogue.message import Message
+from sdtt.errors import InputError
+from sdtt.personas.conversations import (
+    ChatMessage,
+    assign_sides,
+    find_participant,
+    split_conversations,
+)
+
+T0 = datetime(2024, 4, 13, 9, 0, tzinfo=UTC)
+
+
+def chat(*rows: tuple[str, int]) -> list[ChatMessage]:
+    """Messages from (sender, minutes after T0)."""
+    return [ChatMessage(sender=s, text=f"{s} {m}", time=T0 + timedelta(minutes=m)) for s, m in rows]
+
+
+COUNTS = {"Ann Smith": 5, "Bob Jones": 3, "~ Dee": 1, "Ann Lee": 2}
+
+
+@pytest.mark.parametrize(
+    ("wanted", "found"),
+    [
+        ("Ann Smith", "Ann Smith"),
+        ("  ann   SMITH ", "Ann Smith"),
+        ("bob", "Bob Jones"),
+        ("jones", "Bob Jones"),
+        ("Dee", "~ Dee"),
+        ("Bobby", "Bob Jones"),  # an alias
+    ],
+)
+def test_find_participant(wanted: str, found: str) -> None:
+    assert find_participant(wanted, COUNTS, {"Bob Jones": {"Bobby"}}) == found
+
+
+def test_ambiguous_and_unknown_names() -> None:
+    with pytest.raises(InputError, match="fits several participants"):
+        find_participant("ann", COUNTS)
+    with pytest.raises(InputError) as caught:
+        find_participant("Carol", COUNTS, option="--with")
+    assert caught.value.field == "--with"
+    assert "'Ann Smith' (5), 'Bob Jones' (3)" in str(caught.value)
+
+
+def test_sides_and_time_order() -> None:
+    messages = chat(("Bob", 2), ("Ann", 1), ("Bob", 3))
+    sided = assign_sides(messages, "Ann")
+    assert [(m.side, m.text) for m in sided.messages] == [
+        ("response", "Ann 1"),
+        ("user", "Bob 2"),
+        ("user", "Bob 3"),
+    ]
+
+
+def test_group_chats() -> None:
+    messages = chat(("Ann", 0), ("Bob", 1), ("Cleo", 2), ("Ann", 3))
+    with pytest.raises(InputError, match="group chat"):
+        assign_sides(messages, "Ann")
+    merged = assign_sides(messages, "Ann", merge_others=True)
+    assert [m.side for m in merged.messages] == ["response", "user", "user", "response"]
+    only_bob = assign_sides(messages, "Ann", ["Bob"])
+    assert [m.text for m in only_bob.messages] == ["Ann 0", "Bob 1", "Ann 3"]
+    assert only_bob.dropped_others == 1
+
+
+def test_chat_with_nobody_else() -> None:
+    with pytest.raises(InputError, match="only 'Ann' wrote"):
+        assign_sides(chat(("Ann", 0), ("Ann", 1)), "Ann")
+
+
+def test_split_at_silences_longer_than_the_gap() -> None:
+    times = [0, 30, 90, 151, 152]
+    messages = [Message(side="user", text=str(m), time=T0 + timedelta(minutes=m)) for m in times]
+    parts = split_conversations(messages, timedelta(minutes=60))
+    # Exactly the gap (30 -> 90) stays together; more (90 -> 151) splits.
+    assert [[m.text for m in part] for part in parts] == [["0", "30", "90"], ["151", "152"]]
+
+
+def test_threads_never_mix() -> None:
+    messages = [Message(side="user", text=str(m), time=T0 + timedelta(minutes=m)) for m in range(4)]
+    parts = split_conversations(messages, timedelta(hours=1), ["a", "b", "a", "b"])
+    assert [[m.text for m in part] for part in parts] == [["0", "2"], ["1", "3"]]

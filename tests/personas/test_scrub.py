@@ -1,0 +1,129 @@
+"""PII scrubbing: what is replaced, what is left alone, and consistency."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sdtt.personas.scrub import Scrubber
+
+
+def scrub(text: str, *people: list[str]) -> str:
+    return Scrubber(people).scrub(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("write to ann.smith+chat@example.co.uk!", "write to [EMAIL_1]!"),
+        ("see https://example.org/p?id=7.", "see [URL_1]."),
+        ("at www.example.net/ann, ok", "at [URL_1], ok"),
+        ("blog: example.com/posts", "blog: [URL_1]"),
+        ("ask @ann_s99 or @here", "ask [HANDLE_1] or @here"),
+        ("call +44 7700 900123 now", "call [PHONE_1] now"),
+        ("call (555) 010-4477", "call [PHONE_1]"),
+        ("0171 1234567 or 030/1234567", "[PHONE_1] or [PHONE_2]"),
+        ("06.12.34.56.78", "[PHONE_1]"),
+        ("+49 (0)171 1234567", "[PHONE_1]"),
+        ("text 5551234567", "text [PHONE_1]"),
+    ],
+)
+def test_detected(text: str, expected: str) -> None:
+    assert scrub(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "see you at 10:30 or 11:45:20",
+        "back in 2024, or 2019-2021 maybe",
+        "on 03.04.2024 and 2024-04-03 10:30:00 and 4/3/24",
+        "it costs 1.000.000 or 1,250,000.50",
+        "pi is 3.14159265",
+        "count 1 2 3 4 5 6 7",
+        "room 12, code 123456",
+        "e.g. this, i.e. that, a.m. and p.m.",
+    ],
+)
+def test_left_alone(text: str) -> None:
+    assert scrub(text) == text
+
+
+def test_names_and_all_their_spellings_share_a_placeholder() -> None:
+    scrubber = Scrubber([["Ann Smith", "annie"], ["Bob Jones"]])
+    assert scrubber.scrub("ANN SMITH, ann, Ann's, Smith and annie") == (
+        "[NAME_1], [NAME_1], [NAME_1]'s, [NAME_1] and [NAME_1]"
+    )
+    assert scrubber.scrub("Bob met Annabelle and Jonesy") == "[NAME_2] met Annabelle and Jonesy"
+    # Same value, same placeholder, in any later text.
+    assert scrubber.scrub("bob.jones@example.com, again bob.jones@example.com") == (
+        "[EMAIL_1], again [EMAIL_1]"
+    )
+    assert scrubber.scrub("and Ann") == "and [NAME_1]"
+
+
+def test_names_that_are_words_only_when_capitalised() -> None:
+    scrubber = Scrubber([["Will Turner"], ["Mark"]])
+    assert scrubber.scrub("will you come, Will? mark my words, Mark") == (
+        "will you come, [NAME_1]? mark my words, [NAME_2]"
+    )
+
+
+def test_particles_alone_are_not_names() -> None:
+    assert scrub("de la Cruz is van Dyke", ["Maria de la Cruz"]) == "de la [NAME_1] is van Dyke"
+
+
+def test_a_name_beside_a_handle_or_inside_a_url() -> None:
+    assert scrub("hey @Ann Smith", ["Ann Smith"]) == "hey [HANDLE_1] [NAME_1]"
+    assert scrub("https://ann.example.com/ann ok Ann", ["Ann"]) == "[URL_1] ok [NAME_1]"
+
+
+def test_report_counts_without_values() -> None:
+    scrubber = Scrubber([["Ann"]])
+    scrubber.scrub("Ann: ann@example.com, ann@example.com, +44 7700 900123")
+    report = scrubber.report.as_dict()
+    assert report["replacements"]["EMAIL"] == 2 and report["distinct"]["EMAIL"] == 1
+    assert report["replacements"]["NAME"] == 1
+    assert "ann@example.com" not in str(report) and "Ann" not in str(report)
+    assert scrubber.report.summary().startswith("2 email addresses (1 distinct), 1 phone number")
+    assert scrubber.mapping()["[EMAIL_1]"] == "ann@example.com"
+
+
+local_parts = st.from_regex(r"[a-z][a-z0-9._]{0,10}[a-z0-9]", fullmatch=True)
+domains = st.from_regex(r"[a-z]{2,8}\.(com|org|de|co\.uk)", fullmatch=True)
+emails = st.builds(lambda local, domain: f"{local}@{domain}", local_parts, domains)
+phones = st.from_regex(
+    r"\+[1-9]\d \d{3,4} \d{6}|0\d{3}[ -]\d{6,7}|\(\d{3}\) \d{3}-\d{4}", fullmatch=True
+)
+urls = st.builds(
+    lambda domain, path: f"https://{domain}/{path}",
+    domains,
+    st.from_regex(r"[a-z0-9]{0,8}", fullmatch=True),
+)
+filler = st.text(
+    alphabet=st.characters(categories=["L", "Zs", "P"], exclude_characters="@"), max_size=30
+)
+
+
+@given(value=st.one_of(emails, phones, urls), before=filler, after=filler)
+def test_planted_values_never_survive(value: str, before: str, after: str) -> None:
+    scrubber = Scrubber()
+    result = scrubber.scrub(f"{before} {value} {after}")
+    assert value not in result
+    # Scrubbing is stable: a scrubbed text has nothing left to replace.
+    assert scrubber.scrub(result) == result
+
+
+@given(name=st.from_regex(r"[A-Z][a-z]{2,9}", fullmatch=True), text=filler)
+def test_planted_names_never_survive(name: str, text: str) -> None:
+    result = Scrubber([[name]]).scrub(f"{text} {name} {text}")
+    assert name not in result.split()
+
+
+def test_names_without_their_accents() -> None:
+    assert scrub("Zoe, zoë and MÜLLER", ["Zoë Müller"]) == "[NAME_1], [NAME_1] and [NAME_1]"
+
+
+def test_tiny_or_everyday_participant_names_do_not_wipe_words() -> None:
+    assert scrub("a cat, me and you", ["A"], ["me"], ["You"]) == "a cat, me and you"
