@@ -31,6 +31,8 @@ From the command line, with no code, use a built-in script:
   prompt, so bursts show. Asked for a whole chat of N rounds (``sdtt generate``), it
   writes N rounds of ``User:`` and ``Response:`` lines.
 - ``mock/fail``: always raises :class:`~sdtt.errors.ServerError` (retried, then raised).
+- ``mock/empty``: answers with whitespace and a line for the wrong side, i.e. output that
+  holds no usable message, to see how garbage output is reported.
 
 Each accepts ``delay=seconds`` to answer slowly.
 """
@@ -256,10 +258,20 @@ def fail_script() -> MockScript:
     return fail
 
 
+def empty_script() -> MockScript:
+    """Answer every call with output that holds no usable message (garbage)."""
+
+    def empty(prompt: Prompt, config: GenerateConfig) -> str:
+        return "   \nUser: [2024-01-01 00:00:00] (the model wrote the other side instead)\n"
+
+    return empty
+
+
 SCRIPTS: dict[str, Callable[[], MockScript]] = {
     "echo": echo_script,
     "chatty": chatty_script,
     "fail": fail_script,
+    "empty": empty_script,
 }
 """The built-in scripts, by model name."""
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Protocol
 
@@ -60,8 +60,8 @@ class PersonaBot:
         prompt = self.prompts.build(dialogue, now)
         outputs: list[ModelOutput] = []
         last_error: EmptyReplyError | None = None
-        for _ in range(1 + self.empty_retries):
-            output = await self.model.generate(prompt, self.config)
+        for attempt in range(1 + self.empty_retries):
+            output = await self.model.generate(prompt, self._config_for(attempt))
             outputs.append(output)
             try:
                 messages = parse_reply(
@@ -80,3 +80,9 @@ class PersonaBot:
         raise EmptyReplyError(
             f"The model gave no usable reply in {len(outputs)} attempts. {last_error}"
         )
+
+    def _config_for(self, attempt: int) -> GenerateConfig:
+        # A fixed seed would make every retry repeat the same unusable sample.
+        if attempt == 0 or self.config.seed is None:
+            return self.config
+        return replace(self.config, seed=self.config.seed + attempt)

@@ -34,10 +34,12 @@ class ScriptedModel:
     def __init__(self, *texts: str, completion: bool = False) -> None:
         self.texts = list(texts)
         self.prompts: list[Prompt] = []
+        self.seeds: list[int | None] = []
         self.completion = completion
 
     async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
         self.prompts.append(prompt)
+        self.seeds.append(config.seed)
         continued = prompt.continue_with if self.completion else ""
         return ModelOutput(text=self.texts.pop(0), model="scripted/x", continued_from=continued)
 
@@ -94,3 +96,15 @@ async def test_empty_replies_are_retried_then_reported() -> None:
     )
     with pytest.raises(EmptyReplyError, match="no usable reply in 3 attempts"):
         await hopeless.reply([], START, random.Random(0))
+
+
+@pytest.mark.trio
+async def test_retries_of_a_seeded_model_use_new_seeds() -> None:
+    model = ScriptedModel("", "Response: ok")
+    bot = PersonaBot(
+        model=model,
+        prompts=BotPromptBuilder.for_persona(persona()),
+        config=GenerateConfig(seed=11),
+    )
+    await bot.reply([], START, random.Random(0))
+    assert model.seeds == [11, 12]

@@ -1,0 +1,48 @@
+"""``sdtt demo`` as a user runs it, on scripted models."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sdtt.cli import main
+from sdtt.dialogue.store import read_transcripts
+
+
+@pytest.fixture(autouse=True)
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "120")
+    return tmp_path
+
+
+def test_demo_on_a_scripted_model_writes_a_burst_reply(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["demo", "--model", "mock/chatty", "--out", "out"]) == 0
+    replies = sorted((tmp_path / "out").glob("demo-*-reply.jsonl"))
+    assert len(replies) == 1
+    (conversation,) = read_transcripts(replies[0])
+    sides = [message.side for message in conversation.messages]
+    assert sides[:2] == ["user", "user"]
+    assert sides.count("response") >= 2, "the bot answers with a burst"
+    assert conversation.meta["model"] == "mock/chatty"
+    assert "Files written" in capsys.readouterr().out
+
+
+def test_garbage_model_output_is_one_paragraph_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--model", "mock/empty", "--out", "out"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    text = " ".join(err.split())
+    assert text.startswith("error: The model gave no usable reply in 4 attempts.")
+    assert "Retry" in text
+
+
+def test_unknown_persona_and_model_are_clear_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--persona", "nobody", "--model", "mock/chatty"]) == 2
+    assert "nobody" in capsys.readouterr().err
+    assert main(["demo", "--model", "nosuch/model"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "nosuch" in err and "mock" in err
