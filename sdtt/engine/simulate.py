@@ -41,6 +41,7 @@ from sdtt.engine.session import (
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, Usage
 from sdtt.personas.bot import Generator, PersonaBot
 from sdtt.personas.persona import Persona
+from sdtt.personas.privacy import warn_if_sent_remotely
 from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS, BotPromptBuilder
 
 RELAY_BUFFER = 1000
@@ -311,6 +312,7 @@ def persona_bot(
     (:func:`~sdtt.engine.planner.preset_decides`); for a virtual clock the model is
     prepared with :func:`for_virtual_clock`.
     """
+    warn_if_sent_remotely(persona, getattr(model, "name", ""))
     return PersonaBot(
         model=for_virtual_clock(model) if virtual_clock else model,
         prompts=BotPromptBuilder.for_persona(

@@ -38,6 +38,7 @@ from sdtt.generate.pseudo import (
 )
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, Usage
 from sdtt.personas.persona import Persona
+from sdtt.personas.privacy import warn_if_sent_remotely
 from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS
 
 log = logging.getLogger("sdtt.generate")
@@ -194,6 +195,7 @@ class ChainRunner:
         self._writer_factory = writer_factory or (
             lambda target: JsonlWriter(target, fsync=self.options.fsync)
         )
+        warn_if_sent_remotely(persona, spec.model)
         self.header = chain_header(spec, persona)
         self.progress = ChainProgress(
             chain=spec.chain_id,
