@@ -11,13 +11,16 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 from collections.abc import Sequence
+from typing import TextIO
 
 from rich.console import Console
 from rich.markup import escape
 
 from sdtt import __version__
 from sdtt.errors import SdttError
+from sdtt.personas.privacy import PrivacyWarning
 
 COMMAND_MODULES: tuple[str, ...] = (
     "demo",
@@ -29,6 +32,12 @@ COMMAND_MODULES: tuple[str, ...] = (
     "drift",
     "questionnaire",
     "responses",
+    "chat",
+    "judge_ui",
+    "judge",
+    "score",
+    "report",
+    "plan",
 )
 
 EXIT_USER_ERROR = 2
@@ -61,7 +70,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0 if args.command is None else EXIT_USER_ERROR
     try:
-        code: int = args.func(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _print_warning
+            warnings.simplefilter("default", PrivacyWarning)
+            code: int = args.func(args)
     except SdttError as error:
         Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {escape(str(error))}")
         return EXIT_USER_ERROR
@@ -69,6 +81,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         Console(stderr=True).print("interrupted; everything written so far is kept.")
         return EXIT_INTERRUPTED
     return code
+
+
+def _print_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    # Warnings meant for the user read like errors do: one paragraph, no source line.
+    Console(stderr=True, highlight=False).print(f"[bold yellow]warning:[/] {escape(str(message))}")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
 
+from sdtt.analysis.demo_stages import run_final_stages
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.store import write_transcripts
 from sdtt.display import print_conversation, usage_line
@@ -75,10 +76,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "demo",
         help="run the whole pipeline on an example persona (offline by default)",
         description=(
-            "Run sdtt end to end on one persona: the persona bot answers a short opening "
-            "burst, and the conversation is shown and saved. Uses the embedded local model "
-            "unless --model names another (e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5, "
-            "mock/chatty)."
+            "Run a whole Self-Directed Turing Test on one persona: the persona bot answers "
+            "an opening burst; the model writes a short pseudo-dialogue; a simulated "
+            "interrogator chats with the bot (virtual clock); the chat is paired with a "
+            "real human chat in a questionnaire (SurveyJS and HTML); an LLM judge answers "
+            "it; the pass rate is printed and a report written. Every stage uses the "
+            "embedded local model unless --model names another (e.g. openai/gpt-4o, "
+            "anthropic/claude-sonnet-4-5, mock/chatty)."
         ),
     )
     parser.add_argument(
@@ -117,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
     trio.run(stage_pseudo_dialogue, demo)
     run_on_virtual_clock(stage_simulated_chat, demo)
     stage_questionnaire(demo)
+    run_final_stages(demo)
     console.print()
     console.print("[bold]Files written[/]")
     for path in demo.files:

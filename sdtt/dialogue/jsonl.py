@@ -18,6 +18,7 @@ import jsonlines
 from pydantic import BaseModel
 
 from sdtt.errors import InputError
+from sdtt.files import read_file_bytes
 
 Record = Mapping[str, Any]
 
@@ -94,12 +95,7 @@ def read_jsonl(
     the record a crash interrupted, and it is skipped.
     """
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("file not found.", path=path) from None
-    except OSError as error:
-        raise InputError(f"cannot read the file ({error.strerror}).", path=path) from None
+    raw = read_file_bytes(path)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:

@@ -9,15 +9,18 @@ events) may sit in the same file; readers skip types they do not know.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, overload
 
-from pydantic import ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
 from sdtt.dialogue.message import SCHEMA_VERSION, Message, Transcript
 from sdtt.errors import InputError
+
+M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
 
 def transcript_header(transcript: Transcript) -> dict[str, Any]:
@@ -36,6 +39,75 @@ def validation_problem(error: ValidationError) -> tuple[str, str]:
     first = error.errors()[0]
     field = ".".join(str(part) for part in first["loc"]) or "(record)"
     return field, first["msg"].removeprefix("Value error, ")
+
+
+@overload
+def validate_record(
+    model: type[M],
+    fields: object,
+    path: str | Path,
+    line: int | None = None,
+    *,
+    hint: str | None = None,
+    field_prefix: str = "",
+) -> M: ...
+
+
+@overload
+def validate_record(
+    model: TypeAdapter[T],
+    fields: object,
+    path: str | Path,
+    line: int | None = None,
+    *,
+    hint: str | None = None,
+    field_prefix: str = "",
+) -> T: ...
+
+
+def validate_record(
+    model: type[BaseModel] | TypeAdapter[Any],
+    fields: object,
+    path: str | Path,
+    line: int | None = None,
+    *,
+    hint: str | None = None,
+    field_prefix: str = "",
+) -> Any:
+    """``fields`` validated as ``model`` (a pydantic model or a ``TypeAdapter``).
+
+    A problem raises :class:`InputError` naming the file, the line (when given) and the
+    field (after ``field_prefix``), without the pydantic traceback.
+    """
+    try:
+        if isinstance(model, TypeAdapter):
+            return model.validate_python(fields)
+        return model.model_validate(fields)
+    except ValidationError as error:
+        field, problem = validation_problem(error)
+        raise InputError(
+            problem + ".", path=path, line=line, field=field_prefix + field, hint=hint
+        ) from None
+
+
+def check_version(
+    record: Mapping[str, Any],
+    newest: int,
+    path: str | Path,
+    line: int,
+    *,
+    what: str = "format version",
+) -> None:
+    """Refuse a record whose ``version`` (absent means ``newest``) this sdtt cannot read."""
+    version = record.get("version", newest)
+    if not isinstance(version, int) or version > newest:
+        raise InputError(
+            f"was written by a newer sdtt ({what} {version!r}).",
+            path=path,
+            line=line,
+            field="version",
+            hint="Upgrade sdtt to read it.",
+        )
 
 
 class TranscriptWriter:
@@ -81,21 +153,9 @@ def transcripts_from_records(
     for line, record in records:
         kind = record.get("type")
         if kind == "transcript":
-            version = record.get("version", SCHEMA_VERSION)
-            if not isinstance(version, int) or version > SCHEMA_VERSION:
-                raise InputError(
-                    f"was written by a newer sdtt (format version {version!r}).",
-                    path=path,
-                    line=line,
-                    field="version",
-                    hint="Upgrade sdtt to read it.",
-                )
+            check_version(record, SCHEMA_VERSION, path, line)
             fields = {key: value for key, value in record.items() if key != "type"}
-            try:
-                transcript = Transcript.model_validate(fields)
-            except ValidationError as error:
-                field, problem = validation_problem(error)
-                raise InputError(problem + ".", path=path, line=line, field=field) from None
+            transcript = validate_record(Transcript, fields, path, line)
             if transcript.id in transcripts:
                 raise InputError(
                     f"conversation id {transcript.id!r} is used twice.",
@@ -115,11 +175,7 @@ def transcripts_from_records(
                     field="conversation",
                 )
             fields = {k: v for k, v in record.items() if k not in ("type", "conversation")}
-            try:
-                message = Message.model_validate(fields)
-            except ValidationError as error:
-                field, problem = validation_problem(error)
-                raise InputError(problem + ".", path=path, line=line, field=field) from None
+            message = validate_record(Message, fields, path, line)
             transcripts[str(conversation)].messages.append(message)
     return list(transcripts.values())
 

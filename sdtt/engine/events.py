@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Protocol
 
 import trio
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
 from sdtt.dialogue.message import Message, Side, Transcript
-from sdtt.dialogue.store import validation_problem
+from sdtt.dialogue.store import check_version, validate_record
 from sdtt.errors import InputError
 
 LOG_VERSION = 1
@@ -297,25 +297,10 @@ def read_event_log(path: str | Path) -> Replay:
                     line=line,
                     field="version",
                 )
-            if version > LOG_VERSION:
-                raise InputError(
-                    f"was written by a newer sdtt (event-log version {version!r}).",
-                    path=path,
-                    line=line,
-                    field="version",
-                    hint="Upgrade sdtt to read it.",
-                )
-            try:
-                header = SessionHeader.model_validate(record)
-            except ValidationError as error:
-                field, problem = validation_problem(error)
-                raise InputError(problem + ".", path=path, line=line, field=field) from None
+            check_version(record, LOG_VERSION, path, line, what="event-log version")
+            header = validate_record(SessionHeader, record, path, line)
             continue
-        try:
-            events.append(_EVENT_ADAPTER.validate_python(record))
-        except ValidationError as error:
-            field, problem = validation_problem(error)
-            raise InputError(problem + ".", path=path, line=line, field=field) from None
+        events.append(validate_record(_EVENT_ADAPTER, record, path, line))
     if header is None:
         raise InputError("is empty: an event log starts with a 'session' record.", path=path)
     complete = bool(events) and isinstance(events[-1], SessionClosed)

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from sdtt.dialogue.jsonl import read_jsonl
 from sdtt.dialogue.message import SCHEMA_VERSION, Message
-from sdtt.dialogue.store import transcripts_from_records, validation_problem
+from sdtt.dialogue.store import check_version, transcripts_from_records, validate_record
 from sdtt.errors import InputError
 from sdtt.generate.pseudo import CallRecord, ChainHeader, ChainState, TurnRecord
 from sdtt.models.base import Prompt
@@ -63,14 +63,6 @@ class ChainFile:
         return ChainState.replay(self.header, self.body)
 
 
-def _validated(kind: type[M], record: dict[str, Any], path: Path, line: int) -> M:
-    try:
-        return kind.model_validate(record)
-    except ValidationError as error:
-        name, problem = validation_problem(error)
-        raise InputError(problem + ".", path=path, line=line, field=name, hint=HINT) from None
-
-
 def is_chain_file(path: str | Path) -> bool:
     """True when the file's first record is a chain header."""
     for _, record in read_jsonl(path):
@@ -92,16 +84,10 @@ def read_chain(path: str | Path) -> ChainFile:
                     line=line,
                     hint=HINT,
                 )
-            version = record.get("version", SCHEMA_VERSION)
-            if not isinstance(version, int) or version > SCHEMA_VERSION:
-                raise InputError(
-                    f"was written by a newer sdtt (format version {version!r}).",
-                    path=path,
-                    line=line,
-                    field="version",
-                    hint="Upgrade sdtt to read it.",
-                )
-            chain = ChainFile(path=path, header=_validated(ChainHeader, record, path, line))
+            check_version(record, SCHEMA_VERSION, path, line)
+            chain = ChainFile(
+                path=path, header=validate_record(ChainHeader, record, path, line, hint=HINT)
+            )
             continue
         if record.get("chain") != chain.header.chain:
             raise InputError(
@@ -113,9 +99,9 @@ def read_chain(path: str | Path) -> ChainFile:
                 hint=HINT,
             )
         if kind == "pseudo_call":
-            chain.body.append(_validated(CallRecord, record, path, line))
+            chain.body.append(validate_record(CallRecord, record, path, line, hint=HINT))
         elif kind == "pseudo_turn":
-            chain.body.append(_validated(TurnRecord, record, path, line))
+            chain.body.append(validate_record(TurnRecord, record, path, line, hint=HINT))
         elif kind == "pseudo_error":
             chain.errors.append(record)
     if chain is None:

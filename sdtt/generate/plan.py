@@ -28,14 +28,13 @@ Paths in a plan file are taken relative to the file's folder first.
 from __future__ import annotations
 
 import itertools
-import json
-import tomllib
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from sdtt.dialogue.store import validation_problem
+from sdtt.dialogue.store import validate_record
 from sdtt.errors import InputError
+from sdtt.files import load_settings_file
 from sdtt.generate.prompts import Mode
 from sdtt.generate.pseudo import (
     DEFAULT_MAX_TOKENS,
@@ -179,31 +178,10 @@ def load_topic_list(value: str | list[str], base: Path | None = None) -> list[st
 def read_plan(path: str | Path) -> Plan:
     """Read and validate a plan file (``.toml`` or ``.json``)."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("plan file not found.", path=path) from None
-    except OSError as error:
-        raise InputError(f"cannot read the file ({error.strerror}).", path=path) from None
-    try:
-        if path.suffix.lower() == ".json":
-            data = json.loads(raw.decode("utf-8-sig"))
-        else:
-            data = tomllib.loads(raw.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise InputError("is not UTF-8 text.", path=path) from None
-    except json.JSONDecodeError as error:
-        problem = f"is not valid JSON ({error.msg})."
-        raise InputError(problem, path=path, line=error.lineno) from None
-    except tomllib.TOMLDecodeError as error:
-        raise InputError(f"is not valid TOML ({error}).", path=path, hint=PLAN_HINT) from None
+    data = load_settings_file(path, what="plan file", toml_hint=PLAN_HINT)
     if not isinstance(data, dict):
         raise InputError("must hold a table of settings.", path=path, hint=PLAN_HINT)
-    try:
-        return Plan.model_validate(data)
-    except ValidationError as error:
-        field, problem = validation_problem(error)
-        raise InputError(problem + ".", path=path, field=field, hint=PLAN_HINT) from None
+    return validate_record(Plan, data, path, hint=PLAN_HINT)
 
 
 def grid_specs(

@@ -23,71 +23,32 @@ scrubbed from their text.
 
 from __future__ import annotations
 
-import os
-from importlib import metadata, util
 from typing import TYPE_CHECKING, Any
 
-from sdtt.errors import (
-    ProviderConnectionError,
-    ProviderError,
-    ProviderTimeoutError,
-    ProviderUnavailableError,
-)
+from sdtt.models import sdk
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, Usage
-from sdtt.models.retry import error_for_status, parse_retry_after, provider_message, scrub
+from sdtt.models.sdk import SdkAPI, count
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
 
 KEY_ENV = "ANTHROPIC_API_KEY"
 BASE_URL_ENV = "ANTHROPIC_BASE_URL"
-NO_KEY = "not-needed"
-"""Sent to a ``base_url`` server when no key is set."""
 EMPTY_USER_TEXT = "(The conversation has not started yet.)"
 """The Messages API rejects an empty user message; this stands in for one."""
 
 
-def _import_anthropic() -> Any:
-    try:
-        import anthropic
-    except ImportError as error:
-        raise ProviderUnavailableError(
-            f"The anthropic provider needs the 'anthropic' package ({error.msg}). "
-            "Install it with: pip install anthropic"
-        ) from None
-    return anthropic
-
-
-class AnthropicAPI:
+class AnthropicAPI(SdkAPI["AsyncAnthropic"]):
     """One Messages API call per ``generate``, through the official SDK."""
 
-    def __init__(self, model: str, *, base_url: str | None = None) -> None:
-        self.name = f"anthropic/{model}"
-        self.model = model
-        self.base_url = base_url or os.environ.get(BASE_URL_ENV) or None
-        key = os.environ.get(KEY_ENV, "")
-        if not key and self.base_url is None:
-            raise ProviderUnavailableError(
-                f"{self.name}: the {KEY_ENV} environment variable is not set. "
-                "Export your Anthropic API key there."
-            )
-        self._key = key or NO_KEY
-        self._client: AsyncAnthropic | None = None
-        _import_anthropic()
-
-    def __repr__(self) -> str:
-        # Never show the key, even in a debugger or a log of locals.
-        return f"AnthropicAPI({self.name!r}, base_url={self.base_url!r})"
-
-    def _get_client(self) -> AsyncAnthropic:
-        # Created on first use, inside the trio run that uses it. An explicit api_key
-        # also stops the SDK from looking for profiles or other credentials on disk.
-        if self._client is None:
-            anthropic = _import_anthropic()
-            self._client = anthropic.AsyncAnthropic(
-                api_key=self._key, base_url=self.base_url, max_retries=0
-            )
-        return self._client
+    package = "anthropic"
+    client_class = "AsyncAnthropic"
+    key_env = KEY_ENV
+    base_url_env = BASE_URL_ENV
+    no_key_hint = "Export your Anthropic API key there."
+    service = "the Anthropic API"
+    reply_kind = "a Messages API reply"
+    base_url_hint = "it points to an Anthropic-compatible server (without /v1)"
 
     def request(self, prompt: Prompt, config: GenerateConfig) -> dict[str, Any]:
         """The keyword arguments of the Messages API call for ``prompt``."""
@@ -107,36 +68,8 @@ class AnthropicAPI:
             kwargs["stop_sequences"] = stops
         return kwargs
 
-    async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
-        """One Messages API call; typed errors on failure."""
-        anthropic = _import_anthropic()
-        client = self._get_client()
-        kwargs = self.request(prompt, config)
-        failure: ProviderError | None = None
-        try:
-            message = await client.messages.create(**kwargs, timeout=config.timeout)
-        except anthropic.APITimeoutError:
-            failure = ProviderTimeoutError(f"{self.name}: no answer within {config.timeout:g} s.")
-        except anthropic.APIConnectionError:
-            failure = ProviderConnectionError(
-                f"{self.name}: could not reach {self._where()}; check the network "
-                "or that the server is running."
-            )
-        except anthropic.APIStatusError as error:
-            failure = error_for_status(
-                error.status_code,
-                self.name,
-                scrub(provider_message(error.body), [self._key]),
-                key_env=KEY_ENV,
-                retry_after=parse_retry_after(error.response.headers),
-            )
-        except (anthropic.APIResponseValidationError, ValueError):
-            failure = self._malformed("the body is not valid JSON")
-        # Raised here, outside the except blocks, so the SDK's exception (whose text may
-        # quote a response body) is not chained to ours.
-        if failure is not None:
-            raise failure
-        return self._output(message)
+    async def _call(self, client: AsyncAnthropic, kwargs: dict[str, Any], timeout: float) -> Any:
+        return await client.messages.create(**kwargs, timeout=timeout)
 
     def _output(self, message: Any) -> ModelOutput:
         content = getattr(message, "content", None)
@@ -146,38 +79,18 @@ class AnthropicAPI:
         if any(text is not None and not isinstance(text, str) for text in texts):
             raise self._malformed("a text block holds no text")
         usage = getattr(message, "usage", None)
-        uncached = _count(getattr(usage, "input_tokens", 0))
-        read = _count(getattr(usage, "cache_read_input_tokens", 0))
-        written = _count(getattr(usage, "cache_creation_input_tokens", 0))
+        uncached = count(getattr(usage, "input_tokens", 0))
+        read = count(getattr(usage, "cache_read_input_tokens", 0))
+        written = count(getattr(usage, "cache_creation_input_tokens", 0))
         return ModelOutput(
             text="".join(text for text in texts if isinstance(text, str)),
             model=self.name,
             usage=Usage(
                 input_tokens=uncached + read + written,
                 cached_input_tokens=read,
-                output_tokens=_count(getattr(usage, "output_tokens", 0)),
+                output_tokens=count(getattr(usage, "output_tokens", 0)),
             ),
         )
-
-    def _malformed(self, why: str) -> ProviderError:
-        return ProviderError(
-            f"{self.name}: the answer from {self._where()} is not a Messages API reply "
-            f"({why}). If you passed --base-url, check that it points to an "
-            "Anthropic-compatible server (without /v1)."
-        )
-
-    def _where(self) -> str:
-        return self.base_url or "the Anthropic API"
-
-    async def aclose(self) -> None:
-        """Close the HTTP connections."""
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
-
-
-def _count(value: object) -> int:
-    return value if isinstance(value, int) and value > 0 else 0
 
 
 def create(model: str, *, base_url: str | None = None) -> AnthropicAPI:
@@ -187,11 +100,10 @@ def create(model: str, *, base_url: str | None = None) -> AnthropicAPI:
 
 def availability() -> tuple[bool, str]:
     """Whether ``anthropic/...`` can be used here, and why (never shows the key)."""
-    if util.find_spec("anthropic") is None:
-        return False, "the anthropic package is not installed: pip install anthropic"
-    sdk = f"anthropic {metadata.version('anthropic')} installed"
-    if os.environ.get(KEY_ENV):
-        return True, f"{sdk}; {KEY_ENV} is set"
-    if os.environ.get(BASE_URL_ENV):
-        return True, f"{sdk}; {BASE_URL_ENV} is set (no key needed there)"
-    return False, f"{sdk}, but {KEY_ENV} is not set: export your Anthropic API key there"
+    return sdk.availability(
+        "anthropic",
+        KEY_ENV,
+        BASE_URL_ENV,
+        base_url_note="no key needed there",
+        no_key_hint="export your Anthropic API key there",
+    )

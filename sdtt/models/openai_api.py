@@ -14,69 +14,33 @@ dialogue and the task go in the user message. Errors become the typed errors of
 
 from __future__ import annotations
 
-import os
-from importlib import metadata, util
 from typing import TYPE_CHECKING, Any
 
-from sdtt.errors import (
-    ProviderConnectionError,
-    ProviderError,
-    ProviderTimeoutError,
-    ProviderUnavailableError,
-)
+from sdtt.models import sdk
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, Usage
-from sdtt.models.retry import error_for_status, parse_retry_after, provider_message, scrub
+from sdtt.models.sdk import SdkAPI, count
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
 KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
-NO_KEY = "not-needed"
-"""Sent to a ``base_url`` server when no key is set; local servers ignore the key."""
 
 
-def _import_openai() -> Any:
-    try:
-        import openai
-    except ImportError as error:
-        raise ProviderUnavailableError(
-            f"The openai provider needs the 'openai' package ({error.msg}). "
-            "Install it with: pip install openai"
-        ) from None
-    return openai
-
-
-class OpenAIAPI:
+class OpenAIAPI(SdkAPI["AsyncOpenAI"]):
     """One chat completions call per ``generate``, through the official SDK."""
 
-    def __init__(self, model: str, *, base_url: str | None = None) -> None:
-        self.name = f"openai/{model}"
-        self.model = model
-        self.base_url = base_url or os.environ.get(BASE_URL_ENV) or None
-        key = os.environ.get(KEY_ENV, "")
-        if not key and self.base_url is None:
-            raise ProviderUnavailableError(
-                f"{self.name}: the {KEY_ENV} environment variable is not set. Export your "
-                f"key there, or pass --base-url (or set {BASE_URL_ENV}) to use a local "
-                "OpenAI-compatible server such as vLLM, Ollama or llama.cpp."
-            )
-        self._key = key or NO_KEY
-        self._client: AsyncOpenAI | None = None
-        _import_openai()
-
-    def __repr__(self) -> str:
-        # Never show the key, even in a debugger or a log of locals.
-        return f"OpenAIAPI({self.name!r}, base_url={self.base_url!r})"
-
-    def _get_client(self) -> AsyncOpenAI:
-        # Created on first use, inside the trio run that uses it.
-        if self._client is None:
-            openai = _import_openai()
-            self._client = openai.AsyncOpenAI(
-                api_key=self._key, base_url=self.base_url, max_retries=0
-            )
-        return self._client
+    package = "openai"
+    client_class = "AsyncOpenAI"
+    key_env = KEY_ENV
+    base_url_env = BASE_URL_ENV
+    no_key_hint = (
+        f"Export your key there, or pass --base-url (or set {BASE_URL_ENV}) to use a local "
+        "OpenAI-compatible server such as vLLM, Ollama or llama.cpp."
+    )
+    service = "the OpenAI API"
+    reply_kind = "a chat completion"
+    base_url_hint = "it is the server's OpenAI-compatible endpoint, usually ending in /v1"
 
     def request(self, prompt: Prompt, config: GenerateConfig) -> dict[str, Any]:
         """The keyword arguments of the chat completions call for ``prompt``."""
@@ -100,36 +64,8 @@ class OpenAIAPI:
             kwargs["seed"] = config.seed
         return kwargs
 
-    async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
-        """One chat completion; typed errors on failure."""
-        openai = _import_openai()
-        client = self._get_client()
-        kwargs = self.request(prompt, config)
-        failure: ProviderError | None = None
-        try:
-            completion = await client.chat.completions.create(**kwargs, timeout=config.timeout)
-        except openai.APITimeoutError:
-            failure = ProviderTimeoutError(f"{self.name}: no answer within {config.timeout:g} s.")
-        except openai.APIConnectionError:
-            failure = ProviderConnectionError(
-                f"{self.name}: could not reach {self._where()}; check the network "
-                "or that the server is running."
-            )
-        except openai.APIStatusError as error:
-            failure = error_for_status(
-                error.status_code,
-                self.name,
-                scrub(provider_message(error.body), [self._key]),
-                key_env=KEY_ENV,
-                retry_after=parse_retry_after(error.response.headers),
-            )
-        except (openai.APIResponseValidationError, ValueError):
-            failure = self._malformed("the body is not valid JSON")
-        # Raised here, outside the except blocks, so the SDK's exception (whose text may
-        # quote a response body) is not chained to ours.
-        if failure is not None:
-            raise failure
-        return self._output(completion)
+    async def _call(self, client: AsyncOpenAI, kwargs: dict[str, Any], timeout: float) -> Any:
+        return await client.chat.completions.create(**kwargs, timeout=timeout)
 
     def _output(self, completion: Any) -> ModelOutput:
         choices = getattr(completion, "choices", None)
@@ -145,31 +81,11 @@ class OpenAIAPI:
             text=text or "",
             model=self.name,
             usage=Usage(
-                input_tokens=_count(getattr(usage, "prompt_tokens", 0)),
-                cached_input_tokens=_count(getattr(details, "cached_tokens", 0)),
-                output_tokens=_count(getattr(usage, "completion_tokens", 0)),
+                input_tokens=count(getattr(usage, "prompt_tokens", 0)),
+                cached_input_tokens=count(getattr(details, "cached_tokens", 0)),
+                output_tokens=count(getattr(usage, "completion_tokens", 0)),
             ),
         )
-
-    def _malformed(self, why: str) -> ProviderError:
-        return ProviderError(
-            f"{self.name}: the answer from {self._where()} is not a chat completion ({why}). "
-            "If you passed --base-url, check that it is the server's OpenAI-compatible "
-            "endpoint, usually ending in /v1."
-        )
-
-    def _where(self) -> str:
-        return self.base_url or "the OpenAI API"
-
-    async def aclose(self) -> None:
-        """Close the HTTP connections."""
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
-
-
-def _count(value: object) -> int:
-    return value if isinstance(value, int) and value > 0 else 0
 
 
 def create(model: str, *, base_url: str | None = None) -> OpenAIAPI:
@@ -179,14 +95,13 @@ def create(model: str, *, base_url: str | None = None) -> OpenAIAPI:
 
 def availability() -> tuple[bool, str]:
     """Whether ``openai/...`` can be used here, and why (never shows the key)."""
-    if util.find_spec("openai") is None:
-        return False, "the openai package is not installed: pip install openai"
-    sdk = f"openai {metadata.version('openai')} installed"
-    if os.environ.get(KEY_ENV):
-        return True, f"{sdk}; {KEY_ENV} is set"
-    if os.environ.get(BASE_URL_ENV):
-        return True, f"{sdk}; {BASE_URL_ENV} is set (a compatible server, no key needed)"
-    return False, (
-        f"{sdk}, but {KEY_ENV} is not set: export it, or pass --base-url / set "
-        f"{BASE_URL_ENV} for a local OpenAI-compatible server"
+    return sdk.availability(
+        "openai",
+        KEY_ENV,
+        BASE_URL_ENV,
+        base_url_note="a compatible server, no key needed",
+        no_key_hint=(
+            f"export it, or pass --base-url / set {BASE_URL_ENV} for a local "
+            "OpenAI-compatible server"
+        ),
     )

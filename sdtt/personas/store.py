@@ -14,15 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
 from sdtt.dialogue.message import RESPONSE, SCHEMA_VERSION
 from sdtt.dialogue.store import (
     message_record,
     transcript_header,
     transcripts_from_records,
-    validation_problem,
+    validate_record,
 )
 from sdtt.errors import InputError
 from sdtt.personas.persona import Persona, PersonaInfo
@@ -89,15 +87,9 @@ def _info_from_record(record: dict[str, Any], path: Path, line: int) -> PersonaI
             hint="Upgrade sdtt to read it.",
         )
     fields = {key: value for key, value in record.items() if key != "type"}
-    try:
-        info = PersonaInfo.model_validate(fields)
-        if info.timing is not None:
-            TimingProfile.model_validate(info.timing)
-    except ValidationError as error:
-        field, problem = validation_problem(error)
-        if error.title == TimingProfile.__name__:
-            field = f"timing.{field}"
-        raise InputError(f"{problem}.", path=path, line=line, field=field) from None
+    info = validate_record(PersonaInfo, fields, path, line)
+    if info.timing is not None:
+        validate_record(TimingProfile, info.timing, path, line, field_prefix="timing.")
     return info
 
 

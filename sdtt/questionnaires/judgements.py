@@ -13,11 +13,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
-from sdtt.dialogue.store import validation_problem
-from sdtt.errors import InputError
+from sdtt.dialogue.store import check_version, validate_record
 
 JUDGEMENT_VERSION = 1
 """Format version of judgement records; bump on breaking changes."""
@@ -120,18 +119,6 @@ def read_judgements(path: str | Path) -> list[Judgement]:
     """Read a judgement file; a bad record raises :class:`InputError` with its line."""
     judgements: list[Judgement] = []
     for line, record in read_jsonl(path):
-        version = record.get("version", JUDGEMENT_VERSION)
-        if not isinstance(version, int) or version > JUDGEMENT_VERSION:
-            raise InputError(
-                f"was written by a newer sdtt (judgement format {version!r}).",
-                path=path,
-                line=line,
-                field="version",
-                hint="Upgrade sdtt to read it.",
-            )
-        try:
-            judgements.append(Judgement.model_validate(record))
-        except ValidationError as error:
-            field, problem = validation_problem(error)
-            raise InputError(problem + ".", path=path, line=line, field=field) from None
+        check_version(record, JUDGEMENT_VERSION, path, line, what="judgement format")
+        judgements.append(validate_record(Judgement, record, path, line))
     return judgements

@@ -18,9 +18,9 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from sdtt.dialogue.store import validation_problem
+from sdtt.dialogue.store import validate_record
 from sdtt.errors import InputError
 from sdtt.questionnaires.study import QualitySpec
 
@@ -252,22 +252,14 @@ def load_questionnaire(folder_or_file: str | Path) -> Questionnaire:
     """Read ``questionnaire.json`` from a study folder (or the file itself)."""
     path = _study_file(folder_or_file, QUESTIONNAIRE_FILE)
     data = _read_json(path, "questionnaire")
-    try:
-        return Questionnaire.model_validate(data)
-    except ValidationError as error:
-        field, problem = validation_problem(error)
-        raise InputError(problem + ".", path=path, field=field) from None
+    return validate_record(Questionnaire, data, path)
 
 
 def load_key(folder_or_file: str | Path, questionnaire: Questionnaire | None = None) -> AnswerKey:
     """Read ``answer-key.json``; with ``questionnaire``, check that they belong together."""
     path = _study_file(folder_or_file, KEY_FILE)
     data = _read_json(path, "answer key")
-    try:
-        key = AnswerKey.model_validate(data)
-    except ValidationError as error:
-        field, problem = validation_problem(error)
-        raise InputError(problem + ".", path=path, field=field) from None
+    key = validate_record(AnswerKey, data, path)
     if questionnaire is not None and key.questionnaire_id != questionnaire.id:
         raise InputError(
             f"belongs to questionnaire {key.questionnaire_id!r}, not {questionnaire.id!r}.",

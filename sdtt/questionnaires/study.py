@@ -8,15 +8,14 @@ and Prolific settings. ``questionnaires/example-study.toml`` shows every field.
 
 from __future__ import annotations
 
-import json
-import tomllib
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from sdtt.dialogue.store import validation_problem
+from sdtt.dialogue.store import validate_record
 from sdtt.errors import InputError
+from sdtt.files import load_settings_file
 
 SPEC_VERSION = 1
 
@@ -208,23 +207,7 @@ class StudySpec(BaseModel):
 def load_study_spec(path: str | Path) -> StudySpec:
     """Read a study spec from a ``.toml`` or ``.json`` file."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("study spec not found.", path=path) from None
-    except OSError as error:
-        raise InputError(f"cannot read the study spec ({error.strerror}).", path=path) from None
-    try:
-        text = raw.decode("utf-8-sig")
-        data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
-    except UnicodeDecodeError:
-        raise InputError("is not UTF-8 text.", path=path) from None
-    except json.JSONDecodeError as error:
-        raise InputError(
-            f"is not valid JSON ({error.msg}).", path=path, line=error.lineno
-        ) from None
-    except tomllib.TOMLDecodeError as error:
-        raise InputError(f"is not valid TOML ({error}).", path=path) from None
+    data = load_settings_file(path, what="study spec")
     if not isinstance(data, dict):
         raise InputError("must hold a table/object of settings.", path=path)
     version = data.get("version", SPEC_VERSION)
@@ -232,11 +215,7 @@ def load_study_spec(path: str | Path) -> StudySpec:
         raise InputError(
             f"needs a newer sdtt (spec version {version!r}).", path=path, field="version"
         )
-    try:
-        spec = StudySpec.model_validate(data)
-    except ValidationError as error:
-        field, problem = validation_problem(error)
-        raise InputError(problem + ".", path=path, field=field) from None
+    spec = validate_record(StudySpec, data, path)
     try:
         spec.check()
     except InputError as error:

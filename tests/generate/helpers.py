@@ -77,24 +77,45 @@ def hashed_script(low: int = 1, high: int = 4, *, burst: int = 1) -> Script:
     return script
 
 
+def word_usage(prompt: Prompt, text: str) -> Usage:
+    """Usage counted in words: the system part counts as cached, as a warm cache would."""
+    system = len(prompt.system_text().split())
+    return Usage(
+        input_tokens=system + len(prompt.user_text().split()),
+        cached_input_tokens=system,
+        output_tokens=len(text.split()),
+    )
+
+
 def mock_chat_model(script: Script, name: str = "mock/fake") -> Model:
     """``script`` behind sdtt's own mock provider and ``Model`` wrapper, with usage that
     depends on the prompt only (the mock's own estimate depends on its call history)."""
 
     def answer(prompt: Prompt, config: GenerateConfig) -> MockReply:
         text = script(prompt, config)
-        system = len(prompt.system_text().split())
-        usage = Usage(
-            input_tokens=system + len(prompt.user_text().split()),
-            cached_input_tokens=system,
-            output_tokens=len(text.split()),
-        )
-        return MockReply(text=text, usage=usage)
+        return MockReply(text=text, usage=word_usage(prompt, text))
 
     return Model(MockModelAPI(answer, name=name))
 
 
-class FakeChatModel:
+class _RecordingModel:
+    """A fake model that keeps the prompts and settings it was called with."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self.prompts: list[Prompt] = []
+        self.configs: list[GenerateConfig] = []
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def _record(self, prompt: Prompt, config: GenerateConfig) -> None:
+        self.prompts.append(prompt)
+        self.configs.append(config)
+
+
+class FakeChatModel(_RecordingModel):
     """A chat model answering from a script, with word-count usage; records its prompts."""
 
     def __init__(
@@ -104,32 +125,19 @@ class FakeChatModel:
         name: str = "mock/fake",
         fail: Callable[[Prompt], bool] | None = None,
     ) -> None:
-        self._name = name
+        super().__init__(name)
         self.script = script
         self.fail = fail
-        self.prompts: list[Prompt] = []
-        self.configs: list[GenerateConfig] = []
-
-    @property
-    def name(self) -> str:
-        return self._name
 
     async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
-        self.prompts.append(prompt)
-        self.configs.append(config)
+        self._record(prompt, config)
         if self.fail is not None and self.fail(prompt):
             raise ServerError("scripted failure (HTTP 500)")
         text = self.script(prompt, config)
-        system = prompt.system_text()
-        usage = Usage(
-            input_tokens=len(system.split()) + len(prompt.user_text().split()),
-            cached_input_tokens=len(system.split()),
-            output_tokens=len(text.split()),
-        )
-        return ModelOutput(text=text, model=self._name, usage=usage)
+        return ModelOutput(text=text, model=self._name, usage=word_usage(prompt, text))
 
 
-class FakeCompletionModel:
+class FakeCompletionModel(_RecordingModel):
     """A completion model: continues ``prompt.continue_with`` with one line of text.
 
     Its answer is a function of the prompt and the sampling seed, as a seeded model's
@@ -137,18 +145,11 @@ class FakeCompletionModel:
     """
 
     def __init__(self, *, name: str = "local/fake", empty_every: int = 0) -> None:
-        self._name = name
+        super().__init__(name)
         self.empty_every = empty_every
-        self.prompts: list[Prompt] = []
-        self.configs: list[GenerateConfig] = []
-
-    @property
-    def name(self) -> str:
-        return self._name
 
     async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
-        self.prompts.append(prompt)
-        self.configs.append(config)
+        self._record(prompt, config)
         key = _digest(f"{prompt.completion_text()}|{config.seed}")
         if self.empty_every and key % self.empty_every == 0:
             text = ""

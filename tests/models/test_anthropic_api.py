@@ -6,9 +6,7 @@ Real trio clock (network I/O); retry waits are recorded by an injected sleep.
 from __future__ import annotations
 
 import logging
-import traceback
-from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Any
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import trio
@@ -24,6 +22,7 @@ from sdtt.models import GenerateConfig, Model, Prompt, RetryPolicy, Usage, get_m
 from sdtt.models.anthropic_api import EMPTY_USER_TEXT, AnthropicAPI
 from tests.fakes.anthropic_fake import FakeAnthropicServer, anthropic_error, rate_limited
 from tests.fakes.http_fake import ScriptedReply
+from tests.models.sdk_helpers import MakeModel, SleepLog, model_maker, shown_text
 
 PLANTED_KEY = "sk-ant-test-PLANTED-0a1b2c3d4e5f"
 PROMPT = Prompt(
@@ -43,33 +42,11 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropicServer]:
         yield fake
 
 
-class SleepLog:
-    """Records the waits ``Model`` asks for instead of waiting them out."""
-
-    def __init__(self) -> None:
-        self.waits: list[float] = []
-
-    async def __call__(self, seconds: float) -> None:
-        self.waits.append(seconds)
-        await trio.sleep(0)
-
-
-MakeModel = Callable[..., Model]
-
-
 @pytest.fixture
 async def make(server: FakeAnthropicServer) -> AsyncIterator[MakeModel]:
     """Builds models on the fake server (retry waits recorded, not slept); closes them."""
-    made: list[Model] = []
-
-    def factory(sleep: SleepLog | None = None, **kwargs: Any) -> Model:
-        api = AnthropicAPI("claude-test", base_url=server.base_url)
-        made.append(Model(api, sleep=sleep or SleepLog(), **kwargs))
-        return made[-1]
-
-    yield factory
-    for model in made:
-        await model.aclose()
+    async with model_maker(lambda: AnthropicAPI("claude-test", base_url=server.base_url)) as made:
+        yield made
 
 
 @pytest.mark.trio
@@ -194,7 +171,7 @@ async def test_a_bad_key_is_an_auth_error_that_never_shows_the_key(
         assert len(fake.requests) == 1
     error = caught.value
     assert "ANTHROPIC_API_KEY" in str(error)
-    shown = "".join(traceback.format_exception(error)) + repr(error) + repr(model.api)
+    shown = shown_text(error, model.api)
     assert "PLANTED" not in shown
     assert "PLANTED" not in caplog.text
 

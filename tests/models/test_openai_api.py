@@ -9,9 +9,7 @@ from __future__ import annotations
 import logging
 import socket
 import sys
-import traceback
-from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Any
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import trio
@@ -29,6 +27,7 @@ from sdtt.models import GenerateConfig, Model, Prompt, RetryPolicy, Usage, get_m
 from sdtt.models.openai_api import OpenAIAPI
 from tests.fakes.http_fake import ScriptedReply
 from tests.fakes.openai_fake import FakeOpenAIServer, openai_error, rate_limited
+from tests.models.sdk_helpers import MakeModel, SleepLog, model_maker, shown_text
 
 PLANTED_KEY = "sk-test-PLANTED-4f9a8b7c6d5e"
 PROMPT = Prompt(
@@ -48,33 +47,11 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
         yield fake
 
 
-class SleepLog:
-    """Records the waits ``Model`` asks for instead of waiting them out."""
-
-    def __init__(self) -> None:
-        self.waits: list[float] = []
-
-    async def __call__(self, seconds: float) -> None:
-        self.waits.append(seconds)
-        await trio.sleep(0)
-
-
-MakeModel = Callable[..., Model]
-
-
 @pytest.fixture
 async def make(server: FakeOpenAIServer) -> AsyncIterator[MakeModel]:
     """Builds models on the fake server (retry waits recorded, not slept); closes them."""
-    made: list[Model] = []
-
-    def factory(sleep: SleepLog | None = None, **kwargs: Any) -> Model:
-        api = OpenAIAPI("gpt-test", base_url=server.base_url)
-        made.append(Model(api, sleep=sleep or SleepLog(), **kwargs))
-        return made[-1]
-
-    yield factory
-    for model in made:
-        await model.aclose()
+    async with model_maker(lambda: OpenAIAPI("gpt-test", base_url=server.base_url)) as made:
+        yield made
 
 
 @pytest.mark.trio
@@ -225,7 +202,7 @@ async def test_a_bad_key_is_an_auth_error_that_never_shows_the_key(
     error = caught.value
     assert "OPENAI_API_KEY" in str(error)
     assert "HTTP 401" in str(error)
-    shown = "".join(traceback.format_exception(error)) + repr(error) + repr(model.api)
+    shown = shown_text(error, model.api)
     assert PLANTED_KEY not in shown
     assert PLANTED_KEY not in caplog.text
     assert "PLANTED" not in shown + caplog.text

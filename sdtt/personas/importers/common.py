@@ -382,6 +382,24 @@ def time_from_epoch(
         ) from None
 
 
+def add_message(
+    messages: list[ChatMessage],
+    dropped: Counter[str],
+    *,
+    sender: str,
+    text: str,
+    time: datetime,
+    has_media: bool,
+) -> None:
+    """Keep a message with ``text``; without text, a media message or an ``empty`` drop."""
+    if text:
+        messages.append(ChatMessage(sender=sender, text=text, time=time))
+    elif has_media:
+        messages.append(ChatMessage(sender=sender, text=MEDIA_TEXT, time=time, kind="media"))
+    else:
+        dropped["empty"] += 1
+
+
 # ---------------------------------------------------------------------------- building
 
 

@@ -19,9 +19,9 @@ from pathlib import Path
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage
 from sdtt.personas.importers.common import (
-    MEDIA_TEXT,
     FileImporter,
     ParsedChat,
+    add_message,
     expect_dict,
     expect_list,
     load_json,
@@ -89,15 +89,14 @@ def parse_discord(data: bytes, path: Path, *, zone: tzinfo) -> ParsedChat:
                     mentioned[str(mention_id)] = nick or name
         content = optional_str(record, "content", path, where) or ""
         content = resolve_mentions(content, mentioned).strip()
-        if not content:
-            if any(record.get(key) for key in _MEDIA_KEYS):
-                messages.append(
-                    ChatMessage(sender=sender, text=MEDIA_TEXT, time=time, kind="media")
-                )
-            else:
-                dropped["empty"] += 1
-            continue
-        messages.append(ChatMessage(sender=sender, text=content, time=time))
+        add_message(
+            messages,
+            dropped,
+            sender=sender,
+            text=content,
+            time=time,
+            has_media=any(record.get(key) for key in _MEDIA_KEYS),
+        )
     return ParsedChat(messages=messages, dropped=dropped, aliases=aliases, people=people)
 
 

@@ -27,9 +27,9 @@ from typing import Any
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage, normalize_name
 from sdtt.personas.importers.common import (
-    MEDIA_TEXT,
     FileImporter,
     ParsedChat,
+    add_message,
     expect_dict,
     expect_list,
     load_json,
@@ -195,15 +195,14 @@ def parse_slack(data: bytes, path: Path, *, zone: tzinfo, channel: str | None = 
             time = _ts(record.get("ts"), where_file, f"{where}.ts", zone)
             sender = users.get(user_id, user_id)
             text = _plain_text(optional_str(record, "text", where_file, where) or "", users).strip()
-            if not text:
-                if record.get("files"):
-                    messages.append(
-                        ChatMessage(sender=sender, text=MEDIA_TEXT, time=time, kind="media")
-                    )
-                else:
-                    dropped["empty"] += 1
-                continue
-            messages.append(ChatMessage(sender=sender, text=text, time=time))
+            add_message(
+                messages,
+                dropped,
+                sender=sender,
+                text=text,
+                time=time,
+                has_media=bool(record.get("files")),
+            )
     people = [[user, *sorted(aliases.get(user, ()))] for user in users.values()]
     return ParsedChat(messages=messages, dropped=dropped, aliases=aliases, people=people)
 

@@ -21,9 +21,9 @@ from typing import Any
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage, normalize_name
 from sdtt.personas.importers.common import (
-    MEDIA_TEXT,
     FileImporter,
     ParsedChat,
+    add_message,
     expect_dict,
     expect_list,
     json_type,
@@ -139,15 +139,14 @@ def parse_telegram(data: bytes, path: Path, *, zone: tzinfo, chat: str | None = 
         if not sender or not sender.strip():
             sender = "Deleted Account"
         text = message_text(record.get("text"), path, where).strip()
-        if not text:
-            if any(key in record for key in _MEDIA_KEYS):
-                messages.append(
-                    ChatMessage(sender=sender, text=MEDIA_TEXT, time=time, kind="media")
-                )
-            else:
-                dropped["empty"] += 1
-            continue
-        messages.append(ChatMessage(sender=sender, text=text, time=time))
+        add_message(
+            messages,
+            dropped,
+            sender=sender,
+            text=text,
+            time=time,
+            has_media=any(key in record for key in _MEDIA_KEYS),
+        )
     title = chat_obj.get("name")
     people = [[title]] if isinstance(title, str) and title.strip() else []
     return ParsedChat(messages=messages, dropped=dropped, people=people)

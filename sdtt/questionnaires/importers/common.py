@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sdtt.errors import InputError
+from sdtt.files import read_file_bytes
 from sdtt.questionnaires.judgements import Judgement
 from sdtt.questionnaires.questionnaire import AnswerKey, Question, Questionnaire
 
@@ -207,12 +208,7 @@ def score(
 def read_text(path: str | Path) -> str:
     """A response file's text (UTF-8, with or without BOM; UTF-16 as Excel saves it)."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("file not found.", path=path) from None
-    except OSError as error:
-        raise InputError(f"cannot read the file ({error.strerror}).", path=path) from None
+    raw = read_file_bytes(path)
     for encoding in ("utf-8-sig", "utf-16"):
         try:
             text = raw.decode(encoding)

@@ -1,0 +1,1 @@
+"""From judgements to published numbers: pass rates, intervals, tests, tells, plots, reports."""

@@ -1,0 +1,89 @@
+"""Numbers as people read them, shared by ``sdtt score`` and the reports."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+RATE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("pairs", "pairs"),
+    ("judges", "judges"),
+    ("judgements", "used"),
+    ("excluded", "excl."),
+    ("pass_rate", "pass rate"),
+    ("pass_rate_pooled", "pooled"),
+    ("wilson", "Wilson 95%"),
+    ("boot", "bootstrap 95%"),
+)
+TEST_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("judgements", "used"),
+    ("binomial_p", "binom. p"),
+    ("tost_p", "TOST p"),
+    ("dprime", "d'"),
+    ("detectability", "detect."),
+    ("position_bias", "pos. bias"),
+    ("order_consistency", "order cons."),
+)
+COLUMNS = RATE_COLUMNS + TEST_COLUMNS[1:]
+"""Every column: the rates, then the tests."""
+
+
+def percent(value: float) -> str:
+    """``0.519`` -> ``51.9%``; NaN -> ``-``."""
+    return "-" if value is None or math.isnan(value) else f"{100 * value:.1f}%"
+
+
+def number(value: float, digits: int = 2) -> str:
+    """A float with ``digits`` decimals; NaN -> ``-``."""
+    return "-" if value is None or math.isnan(value) else f"{value:.{digits}f}"
+
+
+def p_value(value: float) -> str:
+    """A p-value, ``<0.001`` when tiny."""
+    if value is None or math.isnan(value):
+        return "-"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def interval(low: float, high: float) -> str:
+    """``[41.2%, 60.3%]``."""
+    if math.isnan(low) or math.isnan(high):
+        return "-"
+    return f"[{percent(low)}, {percent(high)}]"
+
+
+def format_row(
+    row: dict[str, Any], columns: tuple[tuple[str, str], ...] = COLUMNS
+) -> dict[str, str]:
+    """A summary row (from ``Summary.row``) as display strings keyed by column title."""
+    out: dict[str, str] = {}
+    for key, title in columns:
+        if key == "wilson":
+            out[title] = interval(row["wilson_low"], row["wilson_high"])
+        elif key == "boot":
+            out[title] = interval(row["boot_low"], row["boot_high"])
+        elif key in ("pass_rate", "pass_rate_pooled", "detectability"):
+            out[title] = percent(row[key])
+        elif key in ("binomial_p", "tost_p"):
+            out[title] = p_value(row[key])
+        elif key in ("position_bias", "order_consistency") or key == "dprime":
+            out[title] = number(row[key])
+        else:
+            out[title] = str(int(row[key]))
+    return out
+
+
+def format_table(
+    rows: pd.DataFrame,
+    group: str | None,
+    columns: tuple[tuple[str, str], ...] = COLUMNS,
+) -> tuple[list[str], list[list[str]]]:
+    """Header and display rows of a breakdown (``group`` is its grouping column)."""
+    header = ([group] if group else []) + [title for _, title in columns]
+    body = []
+    for _, row in rows.iterrows():
+        shown = format_row({str(k): v for k, v in row.to_dict().items()}, columns)
+        body.append(([str(row[group])] if group else []) + list(shown.values()))
+    return header, body

@@ -1,0 +1,224 @@
+"""The published numbers from a judgement table: X-Turn Pass Rate and its companions.
+
+``P_X = 1 - (1/N) sum_i C_i / K_i`` over the N test pairs (``K_i`` usable judgements of
+pair i, ``C_i`` of them correct) and the decision-pooled ``1 - sum C / sum K``; they
+differ when pairs have different numbers of judges. Excluded judgements are counted and
+reported, never used. Paired LLM judges contribute one judgement per order asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from sdtt.analysis import stats
+from sdtt.analysis.table import demographic_columns, usable
+
+NAN = float("nan")
+DEFAULT_MARGIN = 0.1
+"""TOST margin: "indistinguishable" means the proportion correct is within 0.5 +- 0.1."""
+
+BREAKDOWNS = ("model", "x", "mode", "topic", "persona", "judge_type", "judge_kind", "judge_model")
+"""Columns ``--by`` accepts besides ``demographics`` and ``demo.<question>``."""
+
+
+@dataclass
+class Confusion:
+    """Judges' verdicts by truth: ``said_truth`` counts (H = human, M = machine)."""
+
+    hh: int = 0
+    mh: int = 0
+    hm: int = 0
+    mm: int = 0
+
+    def rate(self, said: str, truth: str) -> float:
+        """p(said | truth), e.g. ``rate("H", "M")`` is p(H|M)."""
+        count = {"HH": self.hh, "MH": self.mh, "HM": self.hm, "MM": self.mm}
+        total = count["H" + truth] + count["M" + truth]
+        return count[said + truth] / total if total else NAN
+
+    @property
+    def detectability(self) -> float:
+        """Imitation detectability ``(p(H|H) + p(M|M)) / 2``; 0.5 means a perfect imitator."""
+        return (self.rate("H", "H") + self.rate("M", "M")) / 2
+
+
+@dataclass
+class Summary:
+    """Every number reported for one group of judgements."""
+
+    pairs: int
+    judges: int
+    judgements: int
+    excluded: int
+    correct: int
+    pass_rate: float
+    pass_rate_pooled: float
+    wilson_low: float
+    wilson_high: float
+    boot_low: float
+    boot_high: float
+    binomial_p: float
+    tost_p: float
+    margin: float
+    equivalent: bool
+    dprime: float
+    confusion: Confusion = field(default_factory=Confusion)
+    position_bias: float = NAN
+    order_consistency: float = NAN
+    exclusions: dict[str, int] = field(default_factory=dict)
+
+    def row(self) -> dict[str, Any]:
+        """A flat dict (for tables), confusion rates included."""
+        out = asdict(self)
+        out.pop("confusion")
+        out.pop("exclusions")
+        for said, truth in (("H", "H"), ("M", "H"), ("H", "M"), ("M", "M")):
+            out[f"p({said}|{truth})"] = self.confusion.rate(said, truth)
+        out["detectability"] = self.confusion.detectability
+        return out
+
+
+def confusion(frame: pd.DataFrame) -> Confusion:
+    """Verdict counts: a paired judgement labels both chats (bot as M if correct, else H);
+    a single-transcript judgement labels each chat on its own (ties included)."""
+    test = frame.loc[frame["pair_kind"] == "test"]
+    single = test["label1"].notna() & test["label2"].notna()
+    reasons = test["exclusion_reason"].fillna("")
+    single_rows = test.loc[single & (~test["excluded"] | reasons.str.startswith("tie"))]
+    paired = usable(test.loc[~single])
+    correct = int(paired["correct"].sum())
+    wrong = len(paired) - correct
+    counts = Confusion(hh=correct, mm=correct, mh=wrong, hm=wrong)
+    for chat in (1, 2):
+        said_ai = (single_rows[f"label{chat}"] == "ai").to_numpy()
+        is_bot = (single_rows["bot_position"] == chat).to_numpy()
+        counts.mm += int((said_ai & is_bot).sum())
+        counts.hm += int((~said_ai & is_bot).sum())
+        counts.mh += int((said_ai & ~is_bot).sum())
+        counts.hh += int((~said_ai & ~is_bot).sum())
+    return counts
+
+
+def position_bias(frame: pd.DataFrame) -> float:
+    """Share of answered paired LLM judgements that named chat 1 (position 1) as the AI."""
+    rows = frame.loc[(frame["judge_kind"] == "paired") & frame["choice"].notna()]
+    return float((rows["choice"] == "A").mean()) if len(rows) else NAN
+
+
+def order_consistency(frame: pd.DataFrame) -> float:
+    """Share of (judge, pair) asked in both orders, answered both times, where the judge
+    picked the same conversation both times."""
+    rows = frame.loc[
+        (frame["judge_kind"] == "paired") & frame["correct"].notna() & frame["order"].notna()
+    ]
+    if rows.empty:
+        return NAN
+    wide = rows.pivot_table(
+        index=["judge_id", "pair_id"], columns="order", values="correct", aggfunc="first"
+    )
+    if not {"original", "swapped"} <= set(wide.columns):
+        return NAN
+    both = wide.dropna(subset=["original", "swapped"])
+    return float((both["original"] == both["swapped"]).mean()) if len(both) else NAN
+
+
+def exclusion_counts(frame: pd.DataFrame) -> dict[str, int]:
+    """Excluded judgements by reason (the part before ':' for LLM reasons)."""
+    reasons = frame.loc[frame["excluded"], "exclusion_reason"].fillna("unknown")
+    short = reasons.str.split(":").str[0].str.strip()
+    return {str(k): int(v) for k, v in short.value_counts().items()}
+
+
+def summarise(
+    frame: pd.DataFrame,
+    *,
+    reps: int = 1000,
+    seed: int = 0,
+    margin: float = DEFAULT_MARGIN,
+    alpha: float = 0.05,
+) -> Summary:
+    """All numbers for the judgements in ``frame`` (excluded and catch rows are skipped)."""
+    used = usable(frame)
+    test = frame.loc[frame["pair_kind"] == "test"]
+    n = len(used)
+    correct_values = used["correct"].to_numpy(dtype=float)
+    pair_codes = pd.factorize(used["pair_id"])[0].astype(np.int64)
+    judge_codes = pd.factorize(used["judge_id"])[0].astype(np.int64)
+    k = int(correct_values.sum())
+    pc_pair = stats.pair_averaged_pc(pair_codes, correct_values)
+    pc_pooled = k / n if n else NAN
+    low, high = stats.wilson(n - k, n)
+    averaged, _ = stats.cluster_bootstrap(
+        pair_codes, judge_codes, correct_values, reps=reps, seed=seed
+    )
+    boot_low_pc, boot_high_pc = stats.percentile_interval(averaged, 1 - alpha)
+    tost = stats.tost_p(k, n, margin)
+    return Summary(
+        pairs=int(used["pair_id"].nunique()),
+        judges=int(used["judge_id"].nunique()),
+        judgements=n,
+        excluded=int(test["excluded"].sum()),
+        correct=k,
+        pass_rate=1 - pc_pair,
+        pass_rate_pooled=1 - pc_pooled,
+        wilson_low=low,
+        wilson_high=high,
+        boot_low=1 - boot_high_pc,
+        boot_high=1 - boot_low_pc,
+        binomial_p=stats.binomial_p(k, n),
+        tost_p=tost,
+        margin=margin,
+        equivalent=bool(n and tost < alpha),
+        dprime=stats.dprime_2afc(pc_pooled, n),
+        confusion=confusion(frame),
+        position_bias=position_bias(test),
+        order_consistency=order_consistency(test),
+        exclusions=exclusion_counts(test),
+    )
+
+
+def expand_by(frame: pd.DataFrame, by: Sequence[str]) -> list[str]:
+    """Resolve ``--by`` names: ``demographics`` means every ``demo.*`` column, ``x``,
+    ``model`` etc. are columns; unknown names raise ``KeyError`` with the name."""
+    columns: list[str] = []
+    for name in by:
+        if name == "demographics":
+            columns += demographic_columns(frame)
+        elif name in frame.columns:
+            columns.append(name)
+        elif f"demo.{name}" in frame.columns:
+            columns.append(f"demo.{name}")
+        else:
+            raise KeyError(name)
+    return columns
+
+
+def breakdown(
+    frame: pd.DataFrame,
+    column: str,
+    *,
+    reps: int = 1000,
+    seed: int = 0,
+    margin: float = DEFAULT_MARGIN,
+) -> pd.DataFrame:
+    """One summary row per value of ``column`` over the test pairs (missing values shown
+    as "(none)")."""
+    frame = frame.loc[frame["pair_kind"] == "test"]
+    keys = frame[column].astype(object).where(frame[column].notna(), "(none)")
+    rows = []
+    for value, group in frame.groupby(keys.astype(str), sort=True):
+        summary = summarise(group, reps=reps, seed=seed, margin=margin)
+        rows.append({column: value, **summary.row()})
+    if not rows:
+        empty = summarise(frame.iloc[0:0], reps=0, margin=margin).row()
+        return pd.DataFrame(columns=[column, *empty])
+    result = pd.DataFrame(rows)
+    if column == "x":
+        order = pd.to_numeric(result["x"], errors="coerce")
+        result = result.assign(_order=order).sort_values("_order").drop(columns="_order")
+    return result.reset_index(drop=True)

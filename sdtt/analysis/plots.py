@@ -1,0 +1,90 @@
+"""PNG figures for reports. matplotlib is imported only when a plot is drawn (Agg
+backend, no display needed), so scoring never pays for it."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from sdtt.analysis.metrics import Confusion
+from sdtt.analysis.tells import TellRow
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def pass_rate_plot(curves: dict[str, pd.DataFrame], path: Path) -> Path:
+    """Pass rate against X with 95 % bootstrap intervals, one line per model.
+
+    ``curves`` maps a model name to rows with ``x``, ``pass_rate``, ``boot_low`` and
+    ``boot_high``.
+    """
+    plt = _pyplot()
+    figure, axes = plt.subplots(figsize=(6.4, 4.2), dpi=100)
+    for name, rows in curves.items():
+        x = pd.to_numeric(rows["x"]).to_numpy()
+        y = rows["pass_rate"].to_numpy(dtype=float) * 100
+        low = rows["boot_low"].to_numpy(dtype=float) * 100
+        high = rows["boot_high"].to_numpy(dtype=float) * 100
+        below = [0.0 if math.isnan(v) else v for v in y - low]
+        above = [0.0 if math.isnan(v) else v for v in high - y]
+        axes.errorbar(x, y, yerr=[below, above], marker="o", capsize=4, label=name)
+    shown = sorted({float(x) for rows in curves.values() for x in pd.to_numeric(rows["x"])})
+    if shown:
+        axes.set_xticks(shown, [f"{x:g}" for x in shown])
+    axes.axhline(50, color="grey", linestyle="--", linewidth=1, label="chance (50 %)")
+    axes.set_xlabel("X (final turns shown)")
+    axes.set_ylabel("X-Turn Pass Rate (%)")
+    axes.set_ylim(0, 100)
+    axes.legend(fontsize=8)
+    axes.set_title("Pass rate against turns shown")
+    figure.tight_layout()
+    figure.savefig(path, format="png")
+    plt.close(figure)
+    return path
+
+
+def confusion_plot(counts: Confusion, path: Path, title: str = "Verdicts by truth") -> Path:
+    """A 2x2 heat map of judges' verdicts (rows: truth, columns: verdict)."""
+    plt = _pyplot()
+    grid = [[counts.hh, counts.mh], [counts.hm, counts.mm]]
+    figure, axes = plt.subplots(figsize=(4.2, 3.8), dpi=100)
+    axes.imshow(grid, cmap="Blues")
+    for row in range(2):
+        for column in range(2):
+            axes.text(column, row, str(grid[row][column]), ha="center", va="center", fontsize=14)
+    axes.set_xticks([0, 1], ["said human", "said AI"])
+    axes.set_yticks([0, 1], ["human", "AI"])
+    axes.set_ylabel("truth")
+    axes.set_title(title)
+    figure.tight_layout()
+    figure.savefig(path, format="png")
+    plt.close(figure)
+    return path
+
+
+def tells_plot(rows: Sequence[TellRow], path: Path) -> Path:
+    """Bars of bot minus human for every tell with a value."""
+    plt = _pyplot()
+    kept = [row for row in rows if not math.isnan(row.difference)]
+    figure, axes = plt.subplots(figsize=(6.4, 3.8), dpi=100)
+    labels = [row.label for row in kept]
+    values = [row.difference for row in kept]
+    axes.barh(labels, values, color=["#c0504d" if v > 0 else "#4f81bd" for v in values])
+    axes.axvline(0, color="black", linewidth=0.8)
+    axes.set_xlabel("bot minus human")
+    axes.set_title("Tells")
+    figure.tight_layout()
+    figure.savefig(path, format="png")
+    plt.close(figure)
+    return path

@@ -1,0 +1,95 @@
+"""Judgements as one flat pandas table, the input of every metric.
+
+Columns: ``judge_id``, ``judge_type`` (human/llm), ``judge_model``, ``judge_kind``
+(human, paired, zero-shot, one-shot), ``pair_id``, ``pair_kind``, ``x``, ``choice``,
+``bot_position``, ``correct`` (1.0/0.0, NaN without an answer), ``excluded``,
+``exclusion_reason``, ``order`` (paired LLM judges), ``label1``/``label2`` (single
+transcript judges: "human"/"ai"), the bot conversation's condition (``model``,
+``persona``, ``mode``, ``topic``) and one ``demo.<question>`` column per demographic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import pandas as pd
+
+from sdtt.questionnaires.judgements import Judgement
+
+CONDITION_COLUMNS = ("model", "persona", "mode", "topic")
+BASE_COLUMNS = (
+    "study",
+    "judge_id",
+    "judge_type",
+    "judge_model",
+    "judge_kind",
+    "pair_id",
+    "pair_kind",
+    "x",
+    "choice",
+    "bot_position",
+    "correct",
+    "excluded",
+    "exclusion_reason",
+    "order",
+    "label1",
+    "label2",
+    "response_time_s",
+    *CONDITION_COLUMNS,
+)
+
+
+def _row(judgement: Judgement) -> dict[str, Any]:
+    condition = judgement.condition
+    meta = condition.get("bot_meta") or {}
+    labels = condition.get("labels") or {}
+    kind = condition.get("judge_kind") or ("human" if judgement.judge_type == "human" else "llm")
+    row: dict[str, Any] = {
+        "study": judgement.study,
+        "judge_id": judgement.judge_id,
+        "judge_type": judgement.judge_type,
+        "judge_model": judgement.judge_model,
+        "judge_kind": kind,
+        "pair_id": judgement.pair_id,
+        "pair_kind": judgement.pair_kind,
+        "x": judgement.x_turns,
+        "choice": judgement.choice,
+        "bot_position": judgement.bot_position,
+        "correct": None if judgement.correct is None else float(judgement.correct),
+        "excluded": judgement.excluded,
+        "exclusion_reason": judgement.exclusion_reason,
+        "order": condition.get("order"),
+        "label1": labels.get("1"),
+        "label2": labels.get("2"),
+        "response_time_s": judgement.response_time_s,
+    }
+    for column in CONDITION_COLUMNS:
+        value = condition.get(column, meta.get(column))
+        row[column] = None if value is None else str(value)
+    for question, answer in judgement.demographics.items():
+        row[f"demo.{question}"] = answer
+    return row
+
+
+def judgement_table(judgements: Iterable[Judgement]) -> pd.DataFrame:
+    """The flat table of ``judgements`` (see the module docstring for its columns)."""
+    frame = pd.DataFrame([_row(j) for j in judgements], columns=None)
+    for column in BASE_COLUMNS:
+        if column not in frame.columns:
+            frame[column] = None
+    frame["correct"] = pd.to_numeric(frame["correct"], errors="coerce").astype(float)
+    frame["excluded"] = frame["excluded"].fillna(False).astype(bool)
+    frame["x"] = pd.to_numeric(frame["x"], errors="coerce")
+    return frame
+
+
+def demographic_columns(frame: pd.DataFrame) -> list[str]:
+    """The ``demo.<question>`` columns of a table."""
+    return [column for column in frame.columns if str(column).startswith("demo.")]
+
+
+def usable(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows that count for the pass rate: test pairs, not excluded, with an answer."""
+    mask = (frame["pair_kind"] == "test") & ~frame["excluded"] & frame["correct"].notna()
+    return frame.loc[mask]

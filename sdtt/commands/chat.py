@@ -1,0 +1,106 @@
+"""``sdtt chat``: talk to a persona bot live in the terminal (a Textual app)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from sdtt.engine.planner import PRESETS
+from sdtt.errors import SdttError
+from sdtt.personas.store import DEFAULT_PERSONA
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``sdtt chat``."""
+    parser = subparsers.add_parser(
+        "chat",
+        help="chat live with a persona bot in the terminal",
+        description=(
+            "Chat with a persona bot in a messenger-like terminal app: send several "
+            "messages in a row, watch the bot type and answer in bursts. Without --persona "
+            "and --model, a setup screen asks what to chat with. Writes <id>.jsonl "
+            "(transcript) and <id>.events.jsonl (event log) to --out as the chat goes."
+        ),
+    )
+    parser.add_argument("--persona", help=f"persona name or file (e.g. {DEFAULT_PERSONA})")
+    parser.add_argument("--model", help="provider/model playing the persona, e.g. mock/chatty")
+    parser.add_argument(
+        "--pseudo",
+        type=Path,
+        metavar="FILE",
+        help="pseudo-dialogue to put in the bot's prompt (a chain file from 'sdtt generate')",
+    )
+    parser.add_argument("--turns", type=int, default=10, help="burst turns to chat (default 10)")
+    parser.add_argument("--mode", choices=("burst", "pingpong"), default="burst")
+    parser.add_argument(
+        "--delays",
+        choices=PRESETS,
+        default="paper",
+        help="typing-delay preset of the bot (default paper)",
+    )
+    parser.add_argument(
+        "--t1",
+        type=float,
+        default=3.0,
+        help="seconds the bot waits after your first unread message (default 3)",
+    )
+    parser.add_argument(
+        "--max-messages", type=int, default=5, help="most messages per reply (default 5)"
+    )
+    parser.add_argument(
+        "--participant",
+        action="store_true",
+        help="study participant mode: hide the model, persona and mode",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("transcripts"),
+        help="output folder (default ./transcripts)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``sdtt chat`` from parsed arguments."""
+    # Textual is imported here so other commands start fast.
+    from sdtt.ui.app import ChatApp
+    from sdtt.ui.plan import build_plan
+
+    plan = None
+    if args.persona is not None or args.model is not None:
+        if args.persona is None or args.model is None:
+            raise SdttError(
+                "give both --persona and --model, or neither to choose them on a setup screen."
+            )
+        plan = build_plan(
+            persona=args.persona,
+            model=args.model,
+            pseudo=args.pseudo,
+            mode=args.mode,
+            delays=args.delays,
+            turns=args.turns,
+            out_dir=args.out,
+            participant=args.participant,
+            t1=args.t1,
+            max_messages=args.max_messages,
+            seed=args.seed,
+        )
+    app = ChatApp(plan, out_dir=args.out)
+    outcome = app.run()
+    if app.error is not None:
+        if isinstance(app.error, SdttError):
+            raise app.error
+        raise app.error
+    console = Console(highlight=False)
+    if outcome is None:
+        return 0
+    done = "finished" if outcome.finished else "ended"
+    console.print(f"Chat {done}: {outcome.turns} turn(s), {outcome.messages} message(s).")
+    for path in (outcome.transcript_path, outcome.log_path):
+        console.print(f"  {escape(str(path))}")
+    return 0

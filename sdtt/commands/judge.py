@@ -1,0 +1,174 @@
+"""``sdtt judge``: let an LLM judge a built study, writing judgement records."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import trio
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from sdtt.analysis.format import percent
+from sdtt.errors import InputError
+from sdtt.judges.classifier import (
+    DEFAULT_FEATURE_SETS,
+    FEATURE_SETS,
+    cross_validate,
+    study_examples,
+)
+from sdtt.judges.llm import DEFAULT_ATTEMPTS, JUDGE_KINDS, JudgeKind, run_llm_judge
+from sdtt.models.registry import get_model
+from sdtt.questionnaires.judgements import (
+    Judgement,
+    append_judgements,
+    write_judgements,
+)
+from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
+
+DEFAULT_OUT = "judgements.jsonl"
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``sdtt judge``."""
+    parser = subparsers.add_parser(
+        "judge",
+        help="let an LLM judge a built study (same records as human judges)",
+        description=(
+            "Show every pair of a built study to an LLM judge, exactly as human judges see "
+            "it, and write one judgement record per answer. The paired judge is asked both "
+            "orders of every pair (position bias and order consistency are reported by "
+            "'sdtt score'); zero-shot and one-shot judges label each chat alone. Answers "
+            "that cannot be read are asked again, then recorded as non-compliant."
+        ),
+    )
+    parser.add_argument("study", type=Path, help="study folder (questionnaire and answer key)")
+    parser.add_argument("--model", default=None, help="judge model, provider/model")
+    parser.add_argument(
+        "--classifier",
+        action="store_true",
+        help="instead of an LLM: cross-validate a linear SVM on side-B messages and print "
+        "its accuracy and detectability per feature set (writes no judgements)",
+    )
+    parser.add_argument(
+        "--features",
+        default=",".join(DEFAULT_FEATURE_SETS),
+        help="classifier feature sets, comma-separated: " + ", ".join(FEATURE_SETS),
+    )
+    parser.add_argument(
+        "--level",
+        choices=("message", "side"),
+        default="message",
+        help="classify single messages or a chat's whole side B (default message)",
+    )
+    parser.add_argument(
+        "--judge", choices=JUDGE_KINDS, default="paired", help="judge kind (default paired)"
+    )
+    parser.add_argument(
+        "--out",
+        "-o",
+        type=Path,
+        default=None,
+        help=f"judgement file (default STUDY/{DEFAULT_OUT}); appended to when it exists",
+    )
+    parser.add_argument(
+        "--attempts",
+        type=int,
+        default=DEFAULT_ATTEMPTS,
+        help=f"asks per judgement before it counts as non-compliant (default {DEFAULT_ATTEMPTS})",
+    )
+    parser.add_argument("--run", default=None, help="label of this run (part of the judge id)")
+    parser.add_argument("--concurrency", type=int, default=4, help="pairs judged at once")
+    parser.set_defaults(func=run)
+
+
+def judge_study(
+    study: Path,
+    model_name: str,
+    *,
+    kind: JudgeKind = "paired",
+    attempts: int = DEFAULT_ATTEMPTS,
+    run_label: str | None = None,
+    concurrency: int = 4,
+) -> list[Judgement]:
+    """Run one LLM judge over a study folder and return its judgements."""
+    questionnaire = load_questionnaire(study)
+    key = load_key(study, questionnaire)
+
+    async def main() -> list[Judgement]:
+        async with get_model(model_name) as model:
+            return await run_llm_judge(
+                model,
+                questionnaire,
+                key,
+                kind=kind,
+                run=run_label,
+                attempts=attempts,
+                concurrency=concurrency,
+            )
+
+    return trio.run(main)
+
+
+def run_classifier(args: argparse.Namespace) -> int:
+    """Cross-validate the classifier judge on a study and print a table."""
+    questionnaire = load_questionnaire(args.study)
+    key = load_key(args.study, questionnaire)
+    examples = study_examples(questionnaire, key, args.level)
+    table = Table(title=f"Classifier judge ({args.level}s, grouped cross-validation)")
+    for name in ("features", "examples", "folds", "accuracy", "detectability", "bot", "human"):
+        table.add_column(name, justify="left" if name == "features" else "right")
+    console = Console(highlight=False)
+    for features in [f.strip() for f in args.features.split(",") if f.strip()]:
+        with console.status(f"cross-validating {features}..."):
+            result = cross_validate(examples, features, level=args.level)
+        table.add_row(
+            features,
+            str(result.examples),
+            str(result.folds),
+            percent(result.accuracy),
+            percent(result.detectability),
+            percent(result.bot_recall),
+            percent(result.human_recall),
+        )
+    console.print(table)
+    console.print("[dim]detectability = mean of the bot and human recalls; 50% = chance[/]")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """Judge a study from parsed arguments."""
+    if args.classifier:
+        return run_classifier(args)
+    if args.model is None:
+        raise InputError(
+            "say which judge to use.", hint="Give --model provider/model or --classifier."
+        )
+    console = Console(highlight=False)
+    out: Path = args.out or args.study / DEFAULT_OUT
+    with console.status(f"{args.model} is judging..."):
+        judgements = judge_study(
+            args.study,
+            args.model,
+            kind=args.judge,
+            attempts=args.attempts,
+            run_label=args.run,
+            concurrency=args.concurrency,
+        )
+    if out.exists():
+        append_judgements(out, judgements)
+    else:
+        write_judgements(out, judgements)
+    excluded = [j for j in judgements if j.excluded]
+    answered = [j for j in judgements if j.correct is not None and j.pair_kind == "test"]
+    correct = sum(bool(j.correct) for j in answered)
+    console.print(
+        f"{len(judgements)} judgement(s) by {escape(args.model)} ({args.judge}) -> "
+        f"{escape(str(out))}"
+    )
+    console.print(f"  test pairs answered: {len(answered)}, found the AI in {correct}")
+    if excluded:
+        console.print(f"  [yellow]excluded:[/] {len(excluded)} (non-compliant, errors or ties)")
+    console.print(f"Score them with: sdtt score {escape(str(out))}")
+    return 0

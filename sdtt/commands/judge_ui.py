@@ -1,0 +1,64 @@
+"""``sdtt judge-ui``: an in-lab judging screen for a study's questionnaire."""
+
+from __future__ import annotations
+
+import argparse
+import uuid
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``sdtt judge-ui``."""
+    parser = subparsers.add_parser(
+        "judge-ui",
+        help="judge a study's questionnaire in the terminal (in-lab studies)",
+        description=(
+            "Present a built study's questionnaire to one judge in the terminal: the "
+            "demographic questions first, then each pair one at a time. Answers are appended "
+            "to <out>.answers.csv as they are given; at the end they are scored against the "
+            "answer key (never shown) and appended to the judgement file --out, in the same "
+            "format as 'sdtt responses import'."
+        ),
+    )
+    parser.add_argument(
+        "study", type=Path, metavar="STUDY", help="study folder (questionnaire and answer key)"
+    )
+    parser.add_argument(
+        "--judge", help="participant id (default: a fresh random id, e.g. lab-1a2b3c4d)"
+    )
+    parser.add_argument(
+        "--out",
+        "-o",
+        type=Path,
+        help="judgement file to append to (default STUDY/judgements-lab.jsonl)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``sdtt judge-ui`` from parsed arguments."""
+    from sdtt.ui.judge import JudgeApp
+
+    questionnaire = load_questionnaire(args.study)
+    key = load_key(args.study, questionnaire)
+    judge_id = args.judge or f"lab-{uuid.uuid4().hex[:8]}"
+    out = args.out or Path(args.study) / "judgements-lab.jsonl"
+    result = JudgeApp(questionnaire, key, judge_id=judge_id, out=out).run()
+    console = Console(highlight=False)
+    if result is None:
+        console.print(
+            f"Judge {escape(judge_id)} stopped before the end; the answers given so far are in "
+            f"{escape(str(out))}.answers.csv (import them with 'sdtt responses import "
+            "--format csv')."
+        )
+        return 0
+    console.print(
+        f"Judge {escape(judge_id)}: {len(result.judgements)} judgement(s) appended to "
+        f"{escape(str(out))}."
+    )
+    return 0

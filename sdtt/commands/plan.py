@@ -1,0 +1,104 @@
+"""``sdtt plan``: how many pairs and judges a study needs."""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+from rich.table import Table
+
+from sdtt.analysis.planner import power_table
+from sdtt.errors import InputError
+
+
+def _counts(text: str, flag: str) -> list[int]:
+    try:
+        values = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise InputError(
+            f"expected comma-separated whole numbers, got {text!r}.", field=flag
+        ) from None
+    if not values or min(values) < 1:
+        raise InputError("give at least one number, each 1 or more.", field=flag)
+    return values
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``sdtt plan``."""
+    parser = subparsers.add_parser(
+        "plan",
+        help="pairs and judges needed for a given power",
+        description=(
+            "Power of the exact binomial test against 50% (to detect a pass rate other "
+            "than 50%) or of the TOST (to claim the bot is indistinguishable within a "
+            "margin), for a grid of pairs x judges per pair. Clustering of judgements "
+            "within pairs is allowed for with --icc."
+        ),
+    )
+    parser.add_argument(
+        "--pass-rate",
+        type=float,
+        default=None,
+        help="true pass rate: to detect (default 0.4), or with --equivalence (default 0.5)",
+    )
+    parser.add_argument("--equivalence", action="store_true", help="plan a TOST instead")
+    parser.add_argument("--margin", type=float, default=0.1, help="TOST margin (default 0.1)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance (default 0.05)")
+    parser.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
+    parser.add_argument("--icc", type=float, default=0.0, help="within-pair correlation (0)")
+    parser.add_argument("--pairs", default="10,20,40,80,160", help="pairs to try")
+    parser.add_argument("--judges", default="1,5,10,20,40", help="judges per pair to try")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the power table from parsed arguments."""
+    if args.pass_rate is None:
+        args.pass_rate = 0.5 if args.equivalence else 0.4
+    pairs = _counts(args.pairs, "--pairs")
+    judges = _counts(args.judges, "--judges")
+    for name in ("pass_rate", "alpha", "power"):
+        if not 0 < getattr(args, name) < 1:
+            raise InputError("must be between 0 and 1.", field="--" + name.replace("_", "-"))
+    if not 0 <= args.icc < 1:
+        raise InputError("must be at least 0 and below 1.", field="--icc")
+    if not 0 < args.margin < 0.5:
+        raise InputError("must be between 0 and 0.5.", field="--margin")
+    test = "equivalence" if args.equivalence else "difference"
+    pc = 1 - args.pass_rate
+    table = power_table(
+        pairs, judges, test=test, pc=pc, margin=args.margin, alpha=args.alpha, icc=args.icc
+    )
+    if args.equivalence:
+        title = (
+            f"Power to show the pass rate is within 50% +- {args.margin:g} (TOST, alpha "
+            f"{args.alpha:g}) when it really is {100 * (1 - pc):.0f}%"
+        )
+    else:
+        title = (
+            f"Power to detect a pass rate of {100 * (1 - pc):.0f}% vs 50% (exact binomial, "
+            f"alpha {args.alpha:g}, icc {args.icc:g})"
+        )
+    grid = Table(title=title, title_justify="left")
+    grid.add_column("pairs \\ judges")
+    for n in judges:
+        grid.add_column(str(n), justify="right")
+    smallest: tuple[int, int, int] | None = None
+    for n_pairs, row in zip(pairs, table, strict=True):
+        cells = []
+        for n_judges, power in zip(judges, row, strict=True):
+            enough = power >= args.power
+            cells.append(f"[green]{power:.2f}[/]" if enough else f"{power:.2f}")
+            if enough and (smallest is None or n_pairs * n_judges < smallest[0]):
+                smallest = (n_pairs * n_judges, n_pairs, n_judges)
+        grid.add_row(str(n_pairs), *cells)
+    console = Console(highlight=False)
+    console.print(grid)
+    if smallest is None:
+        console.print(f"No design in the grid reaches power {args.power:g}; try larger ones.")
+    else:
+        console.print(
+            f"Smallest design with power >= {args.power:g}: {smallest[1]} pairs x "
+            f"{smallest[2]} judges ({smallest[0]} judgements)."
+        )
+    return 0

@@ -1,0 +1,53 @@
+"""``sdtt report``: an HTML and a Markdown report with PNG figures."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from sdtt.analysis.report import build_report, write_report
+from sdtt.analysis.tells import compare, study_sides
+from sdtt.commands.score import add_scoring_options, check_margin, load_table
+from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``sdtt report``."""
+    parser = subparsers.add_parser(
+        "report",
+        help="write an HTML and Markdown report with figures",
+        description=(
+            "Write report.html (standalone, figures embedded), report.md and PNG figures: "
+            "pass rate against turns per model with intervals, verdicts by truth, tells, "
+            "and every breakdown."
+        ),
+    )
+    add_scoring_options(parser)
+    parser.add_argument("--out", "-o", type=Path, required=True, help="report folder")
+    parser.add_argument(
+        "--study", type=Path, default=None, help="study folder, for the tells (bot vs human)"
+    )
+    parser.add_argument("--title", default="sdtt report", help="report title")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write a report from parsed arguments."""
+    check_margin(args.margin)
+    console = Console(highlight=False)
+    frame = load_table(args.judgements)
+    tells = None
+    if args.study is not None:
+        questionnaire = load_questionnaire(args.study)
+        tells = compare(*study_sides(questionnaire, load_key(args.study, questionnaire)))
+    with console.status("computing and drawing..."):
+        report = build_report(
+            frame, args.out, title=args.title, tells=tells, reps=args.bootstrap, margin=args.margin
+        )
+        files = write_report(report, args.out)
+    for path in files:
+        console.print(f"  {escape(str(path))}")
+    return 0

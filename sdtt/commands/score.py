@@ -1,0 +1,132 @@
+"""``sdtt score``: pass rates, intervals and tests from judgement files, as tables."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+from rich.console import Console
+from rich.table import Table
+
+from sdtt.analysis.format import RATE_COLUMNS, TEST_COLUMNS, format_table, percent
+from sdtt.analysis.metrics import BREAKDOWNS, DEFAULT_MARGIN, breakdown, expand_by, summarise
+from sdtt.analysis.table import judgement_table
+from sdtt.errors import InputError
+from sdtt.questionnaires.judgements import Judgement, read_judgements
+
+
+def add_scoring_options(parser: argparse.ArgumentParser) -> None:
+    """Options shared by ``score`` and ``report``."""
+    parser.add_argument("judgements", type=Path, nargs="+", metavar="JUDGEMENTS")
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="cluster bootstrap replicates (default 1000; 0 for none)",
+    )
+    parser.add_argument(
+        "--margin",
+        type=float,
+        default=DEFAULT_MARGIN,
+        help=f"equivalence margin around 50%% for the TOST (default {DEFAULT_MARGIN})",
+    )
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``sdtt score``."""
+    parser = subparsers.add_parser(
+        "score",
+        help="X-Turn Pass Rate, intervals and tests from judgement files",
+        description=(
+            "Score judgements (human and LLM alike): pair-averaged and pooled X-Turn Pass "
+            "Rate with Wilson and cluster-bootstrap intervals, exact binomial test against "
+            "50%, TOST equivalence, d', conditional rates and detectability, LLM position "
+            "bias and order consistency. Excluded judgements are counted, not used."
+        ),
+    )
+    add_scoring_options(parser)
+    parser.add_argument(
+        "--by",
+        default="",
+        help=(
+            "comma-separated breakdowns: "
+            + ", ".join(BREAKDOWNS)
+            + ", demographics or a demographic question name"
+        ),
+    )
+    parser.set_defaults(func=run)
+
+
+def load_table(paths: Sequence[Path]) -> pd.DataFrame:
+    """Read judgement files into one table; refuses an empty set."""
+    judgements: list[Judgement] = []
+    for path in paths:
+        judgements += read_judgements(path)
+    if not judgements:
+        raise InputError("no judgements to score.", path=paths[0] if len(paths) == 1 else None)
+    return judgement_table(judgements)
+
+
+def check_margin(margin: float) -> None:
+    """Refuse a TOST margin outside (0, 0.5)."""
+    if not 0 < margin < 0.5:
+        raise InputError(
+            f"the margin must be between 0 and 0.5, not {margin:g}.",
+            field="--margin",
+            hint="e.g. --margin 0.1 means 'within 40% to 60% correct'.",
+        )
+
+
+def print_summary(console: Console, title: str, rows: pd.DataFrame, group: str | None) -> None:
+    """Print summary rows as two tables, rates then tests, so they fit a terminal."""
+    for columns, part in ((RATE_COLUMNS, "pass rates"), (TEST_COLUMNS, "tests")):
+        header, body = format_table(rows, group, columns)
+        console.print(rich_table(f"{title}: {part}", header, body))
+
+
+def rich_table(title: str, header: list[str], rows: list[list[str]]) -> Table:
+    """A rich table from display strings."""
+    table = Table(title=title, title_justify="left")
+    for index, name in enumerate(header):
+        table.add_column(name, justify="left" if index == 0 else "right", overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def run(args: argparse.Namespace) -> int:
+    """Score judgement files from parsed arguments."""
+    check_margin(args.margin)
+    console = Console(highlight=False)
+    frame = load_table(args.judgements)
+    names = [name.strip() for name in args.by.split(",") if name.strip()]
+    try:
+        columns = expand_by(frame, names)
+    except KeyError as error:
+        raise InputError(
+            f"cannot break down by {error.args[0]!r}.",
+            field="--by",
+            hint="Use " + ", ".join(BREAKDOWNS) + ", demographics or a demographic question.",
+        ) from None
+    overall = summarise(frame, reps=args.bootstrap, margin=args.margin)
+    print_summary(console, "All test judgements", pd.DataFrame([overall.row()]), None)
+    for column in columns:
+        rows = breakdown(frame, column, reps=args.bootstrap, margin=args.margin)
+        print_summary(console, f"By {column}", rows, column)
+    counts = overall.confusion
+    console.print(
+        f"p(H|H) {percent(counts.rate('H', 'H'))}  p(M|H) {percent(counts.rate('M', 'H'))}  "
+        f"p(H|M) {percent(counts.rate('H', 'M'))}  p(M|M) {percent(counts.rate('M', 'M'))}  "
+        f"detectability {percent(counts.detectability)}"
+    )
+    console.print(
+        f"TOST margin +-{args.margin:g}: "
+        + ("equivalent to chance" if overall.equivalent else "equivalence not shown")
+    )
+    if overall.exclusions:
+        shown = ", ".join(f"{reason}: {n}" for reason, n in overall.exclusions.items())
+        console.print(f"[yellow]excluded (not used):[/] {overall.excluded} ({shown})")
+    return 0

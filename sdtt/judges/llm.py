@@ -1,0 +1,282 @@
+"""LLM judges over a built study: paired (both orders) and single-transcript judges.
+
+Each judge model reads what a human judge reads and writes the same
+:class:`~sdtt.questionnaires.judgements.Judgement` records, tagged with the model. An
+answer that cannot be read as one option is asked again (at most ``attempts`` times in
+all) and then recorded as excluded with reason ``non_compliant``; it is never turned
+into an option. A provider failure is recorded the same way with reason ``model_error``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Literal
+
+import trio
+
+from sdtt.errors import InputError, ProviderError
+from sdtt.judges.parsing import parse_label, parse_option
+from sdtt.judges.prompts import paired_prompt, single_prompt
+from sdtt.models.base import GenerateConfig, Prompt
+from sdtt.models.model import Model
+from sdtt.questionnaires.judgements import Judgement
+from sdtt.questionnaires.questionnaire import AnswerKey, KeyItem, Line, PairItem, Questionnaire
+
+JudgeKind = Literal["paired", "zero-shot", "one-shot"]
+JUDGE_KINDS: tuple[JudgeKind, ...] = ("paired", "zero-shot", "one-shot")
+DEFAULT_ATTEMPTS = 3
+JUDGE_CONFIG = GenerateConfig(max_tokens=16, temperature=0.0)
+RAW_LIMIT = 200
+"""Characters of a non-compliant answer kept in the record (to see what went wrong)."""
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What asking gave: the parsed answer (or None), the raw replies and any error."""
+
+    answer: str | None
+    raw: tuple[str, ...]
+    error: str | None = None
+
+
+async def ask(
+    model: Model,
+    make_prompt: Callable[[int], Prompt],
+    parse: Callable[[str], str | None],
+    *,
+    attempts: int = DEFAULT_ATTEMPTS,
+    config: GenerateConfig = JUDGE_CONFIG,
+) -> Asked:
+    """Ask until ``parse`` reads an answer, at most ``attempts`` times."""
+    raw: list[str] = []
+    for attempt in range(1, attempts + 1):
+        try:
+            output = await model.generate(make_prompt(attempt), config)
+        except ProviderError as error:
+            return Asked(None, tuple(raw), error=type(error).__name__)
+        raw.append(output.text)
+        answer = parse(output.text)
+        if answer is not None:
+            return Asked(answer, tuple(raw))
+    return Asked(None, tuple(raw))
+
+
+def swapped(item: PairItem) -> PairItem:
+    """The pair with its chats in the other order, lines renumbered from 1."""
+    first, second = item.chats[1], item.chats[0]
+    renumbered: list[list[Line]] = [[], []]
+    number = 1
+    for index, lines in enumerate((first, second)):
+        for line in lines:
+            renumbered[index].append(line.model_copy(update={"number": number}))
+            number += 1
+    return item.model_copy(update={"chats": (renumbered[0], renumbered[1])})
+
+
+def _exclusion(asked: Asked, attempts: int) -> str | None:
+    if asked.error is not None:
+        return f"model_error: {asked.error}"
+    if asked.answer is None:
+        return f"non_compliant: no readable answer in {attempts} attempt(s)"
+    return None
+
+
+def _condition(truth: KeyItem, extra: dict[str, Any]) -> dict[str, Any]:
+    return {**truth.condition(), "topic": truth.topic, **extra}
+
+
+def _paired(item: PairItem, attempt: int) -> Prompt:
+    return paired_prompt(item, attempt=attempt)
+
+
+def _single(lines: list[Line], example: tuple[list[Line], str] | None, attempt: int) -> Prompt:
+    return single_prompt(lines, example=example, attempt=attempt)
+
+
+def judge_id_for(model_name: str, kind: JudgeKind, run: str | None = None) -> str:
+    """The judge id LLM judgements carry: ``llm-<kind>:<model>[:<run>]``."""
+    return f"llm-{kind}:{model_name}" + (f":{run}" if run else "")
+
+
+async def judge_pair_paired(
+    model: Model,
+    item: PairItem,
+    truth: KeyItem,
+    *,
+    study: str,
+    judge_id: str,
+    attempts: int = DEFAULT_ATTEMPTS,
+) -> list[Judgement]:
+    """Ask about ``item`` in the built order and swapped: one judgement per order."""
+    records = []
+    for order, shown in (("original", item), ("swapped", swapped(item))):
+        position: Literal[1, 2] = truth.bot_position
+        if order == "swapped":
+            position = 2 if truth.bot_position == 1 else 1
+        asked = await ask(model, partial(_paired, shown), parse_option, attempts=attempts)
+        reason = _exclusion(asked, attempts)
+        choice: Literal["A", "B"] | None = (
+            "A" if asked.answer == "A" else "B" if asked.answer == "B" else None
+        )
+        correct = None if choice is None else (choice == "A") == (position == 1)
+        extra: dict[str, Any] = {"judge_kind": "paired", "order": order}
+        if reason is not None:
+            extra["raw_answers"] = [text[:RAW_LIMIT] for text in asked.raw]
+        records.append(
+            Judgement(
+                study=study,
+                judge_id=judge_id,
+                judge_type="llm",
+                judge_model=model.name,
+                pair_id=item.id,
+                pair_kind=truth.kind,
+                x_turns=truth.x_turns,
+                choice=choice,
+                bot_position=position,
+                correct=correct,
+                excluded=reason is not None,
+                exclusion_reason=reason,
+                source=f"llm:{model.name}",
+                condition=_condition(truth, extra),
+            )
+        )
+    return records
+
+
+async def judge_pair_single(
+    model: Model,
+    item: PairItem,
+    truth: KeyItem,
+    *,
+    study: str,
+    judge_id: str,
+    example: tuple[list[Line], str] | None = None,
+    attempts: int = DEFAULT_ATTEMPTS,
+) -> Judgement:
+    """Label each chat of ``item`` alone as human or AI; one record for the pair.
+
+    The pair choice is the chat labelled AI when exactly one is; when both get the same
+    label there is no pair choice and the record is excluded with reason ``tie``, but
+    its per-chat labels still count in the conditional rates.
+    """
+    labels: list[str | None] = []
+    raws: list[str] = []
+    error: str | None = None
+    for lines in item.chats:
+        asked = await ask(model, partial(_single, lines, example), parse_label, attempts=attempts)
+        labels.append(asked.answer)
+        raws += asked.raw
+        error = error or asked.error
+    reason: str | None = None
+    choice: Literal["A", "B"] | None = None
+    if error is not None:
+        reason = f"model_error: {error}"
+    elif None in labels:
+        reason = f"non_compliant: no readable answer in {attempts} attempt(s)"
+    elif labels == ["ai", "human"]:
+        choice = "A"
+    elif labels == ["human", "ai"]:
+        choice = "B"
+    else:
+        reason = f"tie: both chats labelled {labels[0]}"
+    correct = None if choice is None else choice == truth.correct_choice
+    extra: dict[str, Any] = {
+        "judge_kind": "one-shot" if example is not None else "zero-shot",
+        "labels": {"1": labels[0], "2": labels[1]},
+    }
+    if reason is not None and not reason.startswith("tie"):
+        extra["raw_answers"] = [text[:RAW_LIMIT] for text in raws]
+    return Judgement(
+        study=study,
+        judge_id=judge_id,
+        judge_type="llm",
+        judge_model=model.name,
+        pair_id=item.id,
+        pair_kind=truth.kind,
+        x_turns=truth.x_turns,
+        choice=choice,
+        bot_position=truth.bot_position,
+        correct=correct,
+        excluded=reason is not None,
+        exclusion_reason=reason,
+        source=f"llm:{model.name}",
+        condition=_condition(truth, extra),
+    )
+
+
+def one_shot_example(
+    questionnaire: Questionnaire, key: AnswerKey
+) -> tuple[tuple[list[Line], str], str]:
+    """The labelled example of the one-shot judge: the bot chat of the first catch pair,
+    or of the first pair when there is none. Returns the example and its pair id, which
+    the one-shot judge then skips."""
+    items = sorted(questionnaire.items, key=lambda i: key.items[i.id].kind != "catch")
+    if not items:
+        raise InputError("the questionnaire has no pairs to take an example from.")
+    item = items[0]
+    truth = key.items[item.id]
+    return (item.chats[truth.bot_position - 1], "ai"), item.id
+
+
+async def run_llm_judge(
+    model: Model,
+    questionnaire: Questionnaire,
+    key: AnswerKey,
+    *,
+    kind: JudgeKind = "paired",
+    run: str | None = None,
+    attempts: int = DEFAULT_ATTEMPTS,
+    concurrency: int = 4,
+    on_done: Callable[[int, int], None] | None = None,
+) -> list[Judgement]:
+    """Judge every pair of a study; records come back in questionnaire order.
+
+    ``on_done(done, total)`` is called after each pair (for progress display).
+    """
+    if attempts < 1:
+        raise InputError("attempts must be at least 1.", field="attempts")
+    judge_id = judge_id_for(model.name, kind, run)
+    example = None
+    skip: set[str] = set()
+    if kind == "one-shot":
+        example, skipped = one_shot_example(questionnaire, key)
+        skip.add(skipped)
+    items = [item for item in questionnaire.items if item.id not in skip]
+    for item in items:
+        if item.id not in key.items:
+            raise InputError(
+                f"the answer key has no entry for pair {item.id}.",
+                hint="Use the answer key written together with this questionnaire.",
+            )
+    results: dict[str, list[Judgement]] = {}
+    limiter = trio.CapacityLimiter(max(1, concurrency))
+
+    async def one(item: PairItem) -> None:
+        async with limiter:
+            truth = key.items[item.id]
+            if kind == "paired":
+                found = await judge_pair_paired(
+                    model, item, truth, study=key.study, judge_id=judge_id, attempts=attempts
+                )
+            else:
+                found = [
+                    await judge_pair_single(
+                        model,
+                        item,
+                        truth,
+                        study=key.study,
+                        judge_id=judge_id,
+                        example=example,
+                        attempts=attempts,
+                    )
+                ]
+            results[item.id] = found
+            if on_done is not None:
+                on_done(len(results), len(items))
+
+    async with trio.open_nursery() as nursery:
+        for item in items:
+            nursery.start_soon(one, item)
+    return [record for item in items for record in results[item.id]]

@@ -1,0 +1,78 @@
+"""What LLM judges are told: the same rendering human judges read, and nothing more.
+
+The pair text comes from :func:`sdtt.questionnaires.layout.pair_text`, the plain-text
+form of exactly the lines in ``questionnaire.json``, so a judge model sees no model,
+persona, conversation id or source, just as a human judge does.
+"""
+
+from __future__ import annotations
+
+from sdtt.models.base import Prompt
+from sdtt.questionnaires.layout import line_text, pair_text
+from sdtt.questionnaires.questionnaire import JUDGEMENT_CHOICES, Line, PairItem
+
+PAIRED_INSTRUCTIONS = (
+    "You are taking part in a study about telling people and AI systems apart in text "
+    "chats. You will read two chats, Chat 1 and Chat 2. In both chats User A is a human. "
+    "User B is a human in one of the chats and an AI system pretending to be a person in "
+    "the other. Lines of User B are marked with '>'. Decide in which chat User B is the AI."
+)
+PAIRED_TASK = (
+    "In which chat is User B the AI?\n"
+    + "\n".join(f"{code}) {label}" for code, label in JUDGEMENT_CHOICES)
+    + "\nAnswer with the option letter only: A or B."
+)
+RETRY_NOTE = (
+    "Your previous reply could not be read as one option. Reply with a single letter, "
+    "A or B, and nothing else."
+)
+
+SINGLE_INSTRUCTIONS = (
+    "You are taking part in a study about telling people and AI systems apart in text "
+    "chats. You will read one chat. User A is a human. User B is either a human or an AI "
+    "system pretending to be a person. Lines of User B are marked with '>'. Decide which."
+)
+SINGLE_TASK = "Is User B in this chat a human or an AI? Answer with one word only: human or AI."
+SINGLE_RETRY_NOTE = (
+    "Your previous reply could not be read. Reply with exactly one word, human or AI."
+)
+
+
+def paired_prompt(item: PairItem, *, attempt: int = 1) -> Prompt:
+    """The prompt for a paired judgement of ``item`` as shown (chat 1 first)."""
+    task = PAIRED_TASK if attempt == 1 else f"{PAIRED_TASK}\n\n{RETRY_NOTE}"
+    return Prompt(
+        instructions=PAIRED_INSTRUCTIONS,
+        dialogue=pair_text(item),
+        task=task,
+        continue_with="Answer:",
+    )
+
+
+def chat_text(lines: list[Line]) -> str:
+    """One chat as plain text, User B's lines marked with '>' (as in :func:`pair_text`)."""
+    return "\n".join((">" if line.speaker == "B" else " ") + line_text(line) for line in lines)
+
+
+def single_prompt(
+    lines: list[Line],
+    *,
+    example: tuple[list[Line], str] | None = None,
+    attempt: int = 1,
+) -> Prompt:
+    """The prompt for one chat; ``example`` is a labelled chat shown first (one-shot)."""
+    instructions = SINGLE_INSTRUCTIONS
+    if example is not None:
+        example_lines, truth = example
+        instructions += (
+            "\n\nHere is an example chat whose answer is known:\n"
+            + chat_text(example_lines)
+            + f"\nAnswer: {'AI' if truth == 'ai' else 'human'}"
+        )
+    task = SINGLE_TASK if attempt == 1 else f"{SINGLE_TASK}\n\n{SINGLE_RETRY_NOTE}"
+    return Prompt(
+        instructions=instructions,
+        dialogue=chat_text(lines),
+        task=task,
+        continue_with="Answer:",
+    )

@@ -1,0 +1,184 @@
+"""What the providers built on an official SDK share (``openai``, ``anthropic``).
+
+Both read a key from an environment variable (or need none for a ``base_url`` server),
+import their SDK only when used, create one async client with the SDK's own retries off
+(``max_retries=0``: :class:`sdtt.models.Model` applies the one retry policy) and turn the
+SDK's exceptions into the typed errors of :mod:`sdtt.errors`. The key never appears in a
+``repr``, an error or a log: provider messages are scrubbed of it, and the SDK's
+exceptions (whose text may quote a response body) are never chained to ours.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from abc import ABC, abstractmethod
+from importlib import metadata, util
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+from sdtt.errors import (
+    ProviderConnectionError,
+    ProviderError,
+    ProviderTimeoutError,
+    ProviderUnavailableError,
+)
+from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
+from sdtt.models.retry import error_for_status, parse_retry_after, provider_message, scrub
+
+NO_KEY = "not-needed"
+"""Sent to a ``base_url`` server when no key is set; local servers ignore the key."""
+
+
+class Closable(Protocol):
+    """An SDK client: all the shared code needs of it beyond the calls is ``close``."""
+
+    async def close(self) -> None:
+        """Close the client's HTTP connections."""
+        ...
+
+
+ClientT = TypeVar("ClientT", bound=Closable)
+
+
+def import_sdk(package: str) -> Any:
+    """The SDK module ``package``, or a :class:`ProviderUnavailableError` saying how to get it."""
+    try:
+        return importlib.import_module(package)
+    except ImportError as error:
+        raise ProviderUnavailableError(
+            f"The {package} provider needs the '{package}' package ({error.msg}). "
+            f"Install it with: pip install {package}"
+        ) from None
+
+
+def count(value: object) -> int:
+    """A token count from a provider's usage, or 0 when it is missing or not a count."""
+    return value if isinstance(value, int) and value > 0 else 0
+
+
+class SdkAPI(ABC, Generic[ClientT]):
+    """A provider that calls its API through the official SDK's async client.
+
+    Subclasses name their SDK and environment in the class variables and write
+    ``request`` (the call's keyword arguments), ``_call`` (the SDK call) and ``_output``
+    (the SDK's answer as a :class:`ModelOutput`).
+    """
+
+    package: ClassVar[str]
+    """The SDK's import name, also the provider's name (``openai``)."""
+    client_class: ClassVar[str]
+    """The SDK's async client class (``AsyncOpenAI``)."""
+    key_env: ClassVar[str]
+    base_url_env: ClassVar[str]
+    no_key_hint: ClassVar[str]
+    """What to do when the key is missing, after saying so."""
+    service: ClassVar[str]
+    """The provider's own API, as named in errors (``the OpenAI API``)."""
+    reply_kind: ClassVar[str]
+    """What a valid answer is, as named in errors (``a chat completion``)."""
+    base_url_hint: ClassVar[str]
+    """What a ``--base-url`` must point to, as said in errors about malformed answers."""
+
+    def __init__(self, model: str, *, base_url: str | None = None) -> None:
+        self.name = f"{self.package}/{model}"
+        self.model = model
+        self.base_url = base_url or os.environ.get(self.base_url_env) or None
+        key = os.environ.get(self.key_env, "")
+        if not key and self.base_url is None:
+            raise ProviderUnavailableError(
+                f"{self.name}: the {self.key_env} environment variable is not set. "
+                f"{self.no_key_hint}"
+            )
+        self._key = key or NO_KEY
+        self._client: ClientT | None = None
+        import_sdk(self.package)
+
+    def __repr__(self) -> str:
+        # Never show the key, even in a debugger or a log of locals.
+        return f"{type(self).__name__}({self.name!r}, base_url={self.base_url!r})"
+
+    def _get_client(self) -> ClientT:
+        # Created on first use, inside the trio run that uses it. An explicit api_key
+        # also stops the SDK from looking for profiles or other credentials on disk.
+        client = self._client
+        if client is None:
+            client_class = getattr(import_sdk(self.package), self.client_class)
+            client = client_class(api_key=self._key, base_url=self.base_url, max_retries=0)
+            self._client = client
+        return client
+
+    @abstractmethod
+    def request(self, prompt: Prompt, config: GenerateConfig) -> dict[str, Any]:
+        """The keyword arguments of the API call for ``prompt``."""
+
+    @abstractmethod
+    async def _call(self, client: ClientT, kwargs: dict[str, Any], timeout: float) -> Any:
+        """The SDK call with ``kwargs``; its exceptions are mapped by ``generate``."""
+
+    @abstractmethod
+    def _output(self, answer: Any) -> ModelOutput:
+        """The SDK's answer as a ``ModelOutput``; ``_malformed`` errors if it is not one."""
+
+    async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
+        """One API call; typed errors on failure."""
+        sdk = import_sdk(self.package)
+        client = self._get_client()
+        kwargs = self.request(prompt, config)
+        failure: ProviderError | None = None
+        try:
+            answer = await self._call(client, kwargs, config.timeout)
+        except sdk.APITimeoutError:
+            failure = ProviderTimeoutError(f"{self.name}: no answer within {config.timeout:g} s.")
+        except sdk.APIConnectionError:
+            failure = ProviderConnectionError(
+                f"{self.name}: could not reach {self._where()}; check the network "
+                "or that the server is running."
+            )
+        except sdk.APIStatusError as error:
+            failure = error_for_status(
+                error.status_code,
+                self.name,
+                scrub(provider_message(error.body), [self._key]),
+                key_env=self.key_env,
+                retry_after=parse_retry_after(error.response.headers),
+            )
+        except (sdk.APIResponseValidationError, ValueError):
+            failure = self._malformed("the body is not valid JSON")
+        # Raised here, outside the except blocks, so the SDK's exception (whose text may
+        # quote a response body) is not chained to ours.
+        if failure is not None:
+            raise failure
+        return self._output(answer)
+
+    def _malformed(self, why: str) -> ProviderError:
+        return ProviderError(
+            f"{self.name}: the answer from {self._where()} is not {self.reply_kind} "
+            f"({why}). If you passed --base-url, check that {self.base_url_hint}."
+        )
+
+    def _where(self) -> str:
+        return self.base_url or self.service
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections."""
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+
+def availability(
+    package: str, key_env: str, base_url_env: str, *, base_url_note: str, no_key_hint: str
+) -> tuple[bool, str]:
+    """Whether the SDK provider ``package`` can be used here, and why (never shows the key).
+
+    ``base_url_note`` follows "``base_url_env`` is set" in brackets; ``no_key_hint``
+    follows "``key_env`` is not set:".
+    """
+    if util.find_spec(package) is None:
+        return False, f"the {package} package is not installed: pip install {package}"
+    sdk = f"{package} {metadata.version(package)} installed"
+    if os.environ.get(key_env):
+        return True, f"{sdk}; {key_env} is set"
+    if os.environ.get(base_url_env):
+        return True, f"{sdk}; {base_url_env} is set ({base_url_note})"
+    return False, f"{sdk}, but {key_env} is not set: {no_key_hint}"

@@ -1,0 +1,34 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+
+from sdtt.analysis.demo_stages import run_final_stages, study_folder
+from sdtt.commands.demo import DemoRun
+from sdtt.personas.store import DEFAULT_PERSONA, find_persona
+from sdtt.questionnaires.judgements import read_judgements
+from sdtt.questionnaires.questionnaire import save_study
+from tests.questionnaires.helpers import fixture_study
+
+
+def test_final_demo_stages_judge_score_and_report(tmp_path: Path) -> None:
+    console = Console(record=True, width=100)
+    demo = DemoRun(
+        persona=find_persona(DEFAULT_PERSONA),
+        model_name="mock/echo",
+        out=tmp_path,
+        seed=7,
+        console=console,
+    )
+    study = fixture_study()
+    save_study(study_folder(demo), study.questionnaire, study.key)
+    run_final_stages(demo)
+    names = {path.name for path in demo.files}
+    assert {"judgements.jsonl", "report.html", "report.md", "confusion.png"} <= names
+    judgements = read_judgements(study_folder(demo) / "judgements.jsonl")
+    # mock/echo never answers with an option: recorded, excluded, never guessed.
+    assert len(judgements) == 6 and all(j.excluded for j in judgements)
+    text = console.export_text()
+    assert "5. LLM judge" in text and "6. Pass rate" in text and "7. Report" in text
+    assert "non_compliant" in text
