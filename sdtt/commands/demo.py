@@ -43,8 +43,9 @@ from sdtt.questionnaires.pipeline import build_demo_questionnaire
 OPENING = ("hey!! how's it going", "did you get up to anything fun this weekend?")
 PSEUDO_TOPICS = ("plans for the weekend", "a show or movie you saw lately")
 PSEUDO_TURNS = 3
-PSEUDO_HISTORY_TURNS = 30
-"""A shorter history than the live bot's keeps the small demo quick on the local model."""
+DEMO_HISTORY_TURNS = 30
+"""Turns of persona history in every demo prompt: shorter than the default 100, so the
+demo stays quick on the embedded model (sdtt simulate and sdtt chat use 100)."""
 
 
 @dataclass
@@ -135,7 +136,10 @@ async def stage_burst_reply(demo: DemoRun) -> None:
     console.rule("1. Persona bot: a burst reply")
     with console.status(f"loading {demo.model_name}..."):
         model = get_model(demo.model_name)
-    bot = PersonaBot(model=model, prompts=BotPromptBuilder.for_persona(demo.persona))
+    bot = PersonaBot(
+        model=model,
+        prompts=BotPromptBuilder.for_persona(demo.persona, history_turns=DEMO_HISTORY_TURNS),
+    )
     opening = [
         Message(side="user", text=text, time=demo.started + timedelta(seconds=6 * index))
         for index, text in enumerate(OPENING)
@@ -172,7 +176,7 @@ async def stage_pseudo_dialogue(demo: DemoRun) -> None:
                 PSEUDO_TURNS,
                 seed=demo.seed,
                 out=demo.out / f"{demo.stem}-pseudo",
-                history_turns=PSEUDO_HISTORY_TURNS,
+                history_turns=DEMO_HISTORY_TURNS,
             )
     chain = read_chain(path)
     demo.pseudo = chain.messages
@@ -196,7 +200,13 @@ async def stage_simulated_chat(demo: DemoRun) -> None:
     console = demo.console
     console.rule("3. Burst engine: a simulated live chat (virtual clock)")
     async with get_model(demo.model_name) as model:
-        bot = persona_bot(model, demo.persona, pseudo=demo.pseudo, virtual_clock=True)
+        bot = persona_bot(
+            model,
+            demo.persona,
+            pseudo=demo.pseudo,
+            history_turns=DEMO_HISTORY_TURNS,
+            virtual_clock=True,
+        )
         with console.status("the interrogator and the persona bot are chatting..."):
             result = await run_simulated_chat(
                 bot,

@@ -19,7 +19,7 @@ import trio
 from sdtt.errors import InputError, ProviderError
 from sdtt.judges.parsing import parse_label, parse_option
 from sdtt.judges.prompts import paired_prompt, single_prompt
-from sdtt.models.base import GenerateConfig, Prompt
+from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
 from sdtt.models.model import Model
 from sdtt.questionnaires.judgements import Judgement
 from sdtt.questionnaires.questionnaire import AnswerKey, KeyItem, Line, PairItem, Questionnaire
@@ -57,10 +57,22 @@ async def ask(
         except ProviderError as error:
             return Asked(None, tuple(raw), error=type(error).__name__)
         raw.append(output.text)
-        answer = parse(output.text)
+        answer = parse(answer_text(output))
         if answer is not None:
             return Asked(answer, tuple(raw))
     return Asked(None, tuple(raw))
+
+
+def answer_text(output: ModelOutput) -> str:
+    """The part of a judge's output that holds its answer.
+
+    A completion model continues the prompt's "Answer:" cue and then keeps writing (the
+    next chat, another question...), so only its first line is its answer.
+    """
+    if not output.continued_from:
+        return output.text
+    lines = output.text.strip().splitlines()
+    return lines[0] if lines else ""
 
 
 def swapped(item: PairItem) -> PairItem:

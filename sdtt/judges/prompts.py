@@ -45,8 +45,17 @@ def paired_prompt(item: PairItem, *, attempt: int = 1) -> Prompt:
         instructions=PAIRED_INSTRUCTIONS,
         dialogue=pair_text(item),
         task=task,
-        continue_with="Answer:",
+        continue_with=completion_cue(task),
     )
+
+
+def completion_cue(task: str) -> str:
+    """What a completion model continues: the question, then the answer's start.
+
+    Completion models see no separate task (see :meth:`Prompt.completion_text`), so the
+    question travels in the cue itself.
+    """
+    return f"{task}\nAnswer:"
 
 
 def chat_text(lines: list[Line]) -> str:
@@ -74,5 +83,5 @@ def single_prompt(
         instructions=instructions,
         dialogue=chat_text(lines),
         task=task,
-        continue_with="Answer:",
+        continue_with=completion_cue(task),
     )

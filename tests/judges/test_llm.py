@@ -8,7 +8,8 @@ from sdtt.analysis.metrics import summarise
 from sdtt.analysis.table import judgement_table
 from sdtt.errors import ServerError
 from sdtt.judges.llm import run_llm_judge, swapped
-from sdtt.models.base import GenerateConfig, Prompt
+from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
+from sdtt.models.model import Model
 from sdtt.models.registry import get_model
 from sdtt.models.retry import RetryPolicy
 from sdtt.questionnaires.judgements import read_judgements, write_judgements
@@ -146,3 +147,38 @@ async def test_one_shot_judge_shows_a_labelled_example_and_skips_its_pair() -> N
     assert len(judgements) == len(study.questionnaire.items) - 1
     assert all("Answer: AI" in p.instructions for p in prompts)
     assert all(j.correct for j in judgements)
+
+
+class CompletionOracle:
+    """A completion model: continues the prompt's cue, then rambles on past the answer."""
+
+    name = "fake/completion"
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
+        text = prompt.completion_text()
+        self.texts.append(text)
+        letter = "A" if _bot_chat(prompt) == 1 else "B"
+        return ModelOutput(
+            text=f" {letter}\n\nChat 3\n  1 User A: A or B?\nAnswer: A",
+            model=self.name,
+            continued_from=prompt.continue_with,
+        )
+
+    async def aclose(self) -> None:
+        return None
+
+
+@pytest.mark.trio
+async def test_a_completion_model_sees_the_question_and_its_first_line_is_the_answer() -> None:
+    study = fixture_study()
+    api = CompletionOracle()
+    judgements = await run_llm_judge(Model(api), study.questionnaire, study.key)
+    assert all(not j.excluded for j in judgements)
+    summary = summarise(judgement_table(judgements), reps=100)
+    assert summary.order_consistency == 1.0
+    assert summary.pass_rate == pytest.approx(0.0)
+    assert all("In which chat is User B the AI?" in text for text in api.texts)
+    assert all(text.endswith("Answer:") for text in api.texts)
