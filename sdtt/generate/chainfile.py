@@ -152,4 +152,5 @@ def rebuild_prompt(path: str | Path, call: int) -> Prompt:
         dialogue=state.dialogue_text(),
         task=wanted.task,
         continue_with=wanted.continue_with,
+        stable_dialogue_chars=state.stable_dialogue_chars(),
     )

@@ -521,6 +521,15 @@ class ChainState:
             blocks.append(self._block(self.topic_index, self._topic.messages))
         return "\n\n".join(blocks)
 
+    def stable_dialogue_chars(self) -> int:
+        """How much of :meth:`dialogue_text` no later prompt of the chain changes.
+
+        That is the chats of the finished topics: later prompts only append to them (the
+        current topic's chat, then further topics). The separator after them is left out
+        so that the stable part ends with a chat line.
+        """
+        return len("\n\n".join(self._finished_blocks))
+
     def _block(self, index: int, messages: Sequence[Message]) -> str:
         header = topic_header(self.spec.topics[index].topic)
         return f"{header}\n{render_messages(messages)}" if messages else header
@@ -593,6 +602,7 @@ class ChainState:
             dialogue=self.dialogue_text(),
             task=task,
             continue_with=continue_with,
+            stable_dialogue_chars=self.stable_dialogue_chars(),
         )
         return Step(
             call=self.calls,

@@ -9,6 +9,14 @@ caches everything up to that mark, so later calls of a session pay for the prefi
 and report it as ``cache_read_input_tokens``. The growing dialogue and the task follow in
 the user message, after the mark.
 
+Anthropic finds an earlier cache entry only at a content-block boundary, so a dialogue
+that grows inside one block is never read from the cache. When the prompt says that the
+first ``stable_dialogue_chars`` characters of its dialogue will not change (in a
+pseudo-dialogue chain: the chats on finished topics), the user message is sent as two
+text blocks, that stable part marked ``cache_control: ephemeral`` and then the rest. The
+two blocks concatenate to exactly the text of the one-block message. A request thus
+carries at most two marks, within the API's limit of four.
+
 The Messages API (SDK 2.x) takes no sampling temperature or seed, so
 ``GenerateConfig.temperature`` and ``seed`` are not sent.
 
@@ -36,6 +44,31 @@ KEY_ENV = "ANTHROPIC_API_KEY"
 BASE_URL_ENV = "ANTHROPIC_BASE_URL"
 EMPTY_USER_TEXT = "(The conversation has not started yet.)"
 """The Messages API rejects an empty user message; this stands in for one."""
+MAX_CACHE_MARKS = 4
+"""The Messages API refuses a request with more ``cache_control`` marks than this; ours
+carry at most two (the system prompt and the stable part of the dialogue)."""
+CACHE_MARK = {"type": "ephemeral"}
+
+
+def user_content(prompt: Prompt) -> str | list[dict[str, Any]]:
+    """The user message's content: one string, or two text blocks split after the stable part.
+
+    The split is made only when ``stable_dialogue_chars`` lies within the dialogue and both
+    parts hold more than whitespace (the API refuses whitespace-only text blocks).
+    """
+    text = prompt.user_text() or EMPTY_USER_TEXT
+    cut = prompt.stable_dialogue_chars
+    if not 0 < cut <= len(prompt.dialogue):
+        return text
+    # user_text() starts with the dialogue, so text[cut:] is the dialogue's unstable
+    # tail followed by the task, joined exactly as before.
+    stable, rest = text[:cut], text[cut:]
+    if not stable.strip() or not rest.strip():
+        return text
+    return [
+        {"type": "text", "text": stable, "cache_control": dict(CACHE_MARK)},
+        {"type": "text", "text": rest},
+    ]
 
 
 class AnthropicAPI(SdkAPI["AsyncAnthropic"]):
@@ -55,13 +88,11 @@ class AnthropicAPI(SdkAPI["AsyncAnthropic"]):
         kwargs: dict[str, Any] = {
             "model": self.model,
             "max_tokens": config.max_tokens,
-            "messages": [{"role": "user", "content": prompt.user_text() or EMPTY_USER_TEXT}],
+            "messages": [{"role": "user", "content": user_content(prompt)}],
         }
         system = prompt.system_text()
         if system:
-            kwargs["system"] = [
-                {"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}
-            ]
+            kwargs["system"] = [{"type": "text", "text": system, "cache_control": dict(CACHE_MARK)}]
         stops = [stop for stop in config.stop if stop.strip()]
         if stops:
             # The API refuses whitespace-only stop sequences.

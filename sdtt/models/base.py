@@ -5,7 +5,9 @@ dialogue is appended at the end. Chat providers send ``instructions + history`` 
 system prompt (the cacheable prefix) and ``dialogue + task`` as the user message;
 completion providers (the embedded GGUF model) concatenate ``instructions``, ``history``,
 ``dialogue`` and ``continue_with`` into one text and continue it. Either way a growing
-conversation only ever appends, so prefix caches keep hitting.
+conversation only ever appends, so prefix caches keep hitting. Where a caller knows that
+the start of the dialogue will not change either, ``stable_dialogue_chars`` says so, and a
+provider that caches only at explicit marks (Anthropic) can put a second mark there.
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ class Prompt:
     """What to write now (chat providers get it after the dialogue)."""
     continue_with: str = ""
     """For completion providers: the text the continuation starts from, e.g. 'Response: ['."""
+    stable_dialogue_chars: int = 0
+    """How many leading characters of ``dialogue`` stay the same in the later prompts of
+    this conversation (e.g. the chats on topics already finished). Providers may cache the
+    prompt up to there; 0 means no such promise. It never changes the text a model sees."""
 
     def completion_text(self) -> str:
         """The single text a completion model continues (stable parts first)."""

@@ -2,9 +2,9 @@
 
 Point the ``anthropic`` SDK (or ``sdtt``'s ``anthropic/...`` provider) at
 ``server.base_url``. By default it answers with ``reply`` and a usage block counted in
-words; when the request marks a system block with ``cache_control`` and the same system
-text was seen before, that block's words are reported as ``cache_read_input_tokens``
-(a crude imitation of prompt caching). ``enqueue`` scripted replies to test failures.
+words; when the request marks a block with ``cache_control`` and the same prompt up to
+that block was seen before, its words are reported as ``cache_read_input_tokens`` (a
+crude imitation of prompt caching). ``enqueue`` scripted replies to test failures.
 
     with FakeAnthropicServer(reply="hey") as server:
         model = get_model("anthropic/claude-test", base_url=server.base_url)
@@ -112,18 +112,8 @@ class FakeAnthropicServer(FakeHTTPServer):
                 )
         body = request.json()
         text = self.reply(body) if callable(self.reply) else self.reply
-        cached = created = 0
-        system = body.get("system")
-        if isinstance(system, list):
-            for block in system:
-                if block.get("cache_control"):
-                    words = _words(block.get("text", ""))
-                    if block.get("text") in self._cached_prefixes:
-                        cached += words
-                    else:
-                        created += words
-                        self._cached_prefixes.add(block.get("text"))
-        total = _words(system) + _words(body.get("messages", []))
+        cached, created = self._cache(body)
+        total = _words(body.get("system")) + _words(body.get("messages", []))
         return ScriptedReply(
             body=message(
                 text,
@@ -134,3 +124,25 @@ class FakeAnthropicServer(FakeHTTPServer):
                 output_tokens=len(text.split()),
             )
         )
+
+    def _cache(self, body: Mapping[str, Any]) -> tuple[int, int]:
+        """Words read from and written to the cache, as Anthropic counts them.
+
+        Each ``cache_control`` mark caches the whole prompt up to the end of its block
+        (system blocks, then the messages' blocks). The longest marked prefix seen before
+        is read; the rest up to the last mark is written.
+        """
+        blocks = list(body.get("system") or [])
+        for item in body.get("messages", []):
+            content = item.get("content")
+            blocks.extend(content if isinstance(content, list) else [{"text": content}])
+        prefix, words, cached, last = "", 0, 0, 0
+        for block in blocks:
+            prefix += "\x00" + str(block.get("text", ""))
+            words += _words(block.get("text", ""))
+            if block.get("cache_control"):
+                last = words
+                if prefix in self._cached_prefixes:
+                    cached = words
+                self._cached_prefixes.add(prefix)
+        return cached, last - cached

@@ -90,6 +90,11 @@ async def test_anthropic_message_batches_keep_the_cache_mark_and_record_usage(tm
     assert all(chain.status == "done" and chain.turns_done == 4 for chain in report.chains)
     system = server.requests_seen[0]["system"]
     assert system[0]["cache_control"] == {"type": "ephemeral"}
+    # Once a topic is finished, later requests also mark its chat in the user message.
+    user_blocks = [r["messages"][0]["content"] for r in server.requests_seen]
+    assert isinstance(user_blocks[0], str)
+    split = [blocks for blocks in user_blocks if isinstance(blocks, list)]
+    assert split and all(blocks[0]["cache_control"] == {"type": "ephemeral"} for blocks in split)
     chain = read_chain(report.chains[0].path)
     assert chain.calls[0].usage["input_tokens"] > 0
 

@@ -199,6 +199,31 @@ async def test_every_prompt_is_an_append_only_extension_of_the_previous(tmp_path
 
 
 @pytest.mark.trio
+@pytest.mark.parametrize(
+    ("style", "mode"), [("whole", "burst"), ("whole", "pingpong"), ("lines", "burst")]
+)
+async def test_the_stable_dialogue_part_is_kept_verbatim_by_every_later_prompt(
+    tmp_path, style, mode
+):
+    model = FakeChatModel(hashed_script(1, 4)) if style == "whole" else FakeCompletionModel()
+    await run_one(spec(model.name, turns=9, per_topic=3, style=style, mode=mode), model, tmp_path)
+    prompts = model.prompts
+    stable = [p.dialogue[: p.stable_dialogue_chars] for p in prompts]
+    for index, prompt in enumerate(prompts):
+        assert 0 <= prompt.stable_dialogue_chars <= len(prompt.dialogue)
+        for later in prompts[index + 1 :]:
+            assert later.dialogue.startswith(stable[index])
+    # The promise is exactly the chats of the finished topics (none during the first
+    # topic): the prompt's own topic starts right after it.
+    for prompt, promised in zip(prompts, stable, strict=True):
+        finished = prompt.dialogue.count("(New chat.") - 1
+        assert promised.count("(New chat.") == finished
+        tail = prompt.dialogue[len(promised) :]
+        assert tail.startswith("\n\n(New chat." if finished else "(New chat.")
+    assert {p.stable_dialogue_chars == 0 for p in prompts} == {True, False}
+
+
+@pytest.mark.trio
 async def test_the_exact_prompt_of_every_call_can_be_rebuilt_from_the_file(tmp_path):
     for style, model in (
         ("whole", FakeChatModel(hashed_script(1, 4))),

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
+from typing import Any
 
 import pytest
 import trio
@@ -19,7 +21,7 @@ from sdtt.errors import (
     ServerError,
 )
 from sdtt.models import GenerateConfig, Model, Prompt, RetryPolicy, Usage, get_model
-from sdtt.models.anthropic_api import EMPTY_USER_TEXT, AnthropicAPI
+from sdtt.models.anthropic_api import EMPTY_USER_TEXT, MAX_CACHE_MARKS, AnthropicAPI
 from tests.fakes.anthropic_fake import FakeAnthropicServer, anthropic_error, rate_limited
 from tests.fakes.http_fake import ScriptedReply
 from tests.models.sdk_helpers import MakeModel, SleepLog, model_maker, shown_text
@@ -83,6 +85,85 @@ async def test_the_stable_prefix_is_marked_for_caching(
     assert PLANTED_KEY in server.requests[0].headers.get(
         "x-api-key", server.requests[0].headers.get("authorization", "")
     )
+
+
+FINISHED = "(New chat. Topic: pets)\nUser: [2024-05-01 09:00:00] my cat sleeps all day"
+CHAINED = Prompt(
+    instructions=PROMPT.instructions,
+    history=PROMPT.history,
+    dialogue=f"{FINISHED}\n\n(New chat. Topic: food)\nUser: [2024-05-01 10:00:00] hungry?",
+    task="Continue the chat.",
+    stable_dialogue_chars=len(FINISHED),
+)
+
+
+def marks(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every block of a request body that carries a cache mark."""
+    blocks = list(body.get("system", []))
+    for item in body["messages"]:
+        if isinstance(item["content"], list):
+            blocks.extend(item["content"])
+    return [block for block in blocks if "cache_control" in block]
+
+
+def received_user_text(body: dict[str, Any]) -> str:
+    """The user message's text as the model reads it (its blocks concatenated)."""
+    content = body["messages"][0]["content"]
+    return content if isinstance(content, str) else "".join(b["text"] for b in content)
+
+
+@pytest.mark.trio
+async def test_a_stable_dialogue_part_gets_its_own_cache_mark_and_the_text_is_unchanged(
+    make: MakeModel, server: FakeAnthropicServer
+) -> None:
+    model = make()
+    await model.generate(CHAINED, FAST)
+    await model.generate(replace(CHAINED, stable_dialogue_chars=0), FAST)
+    with_mark, without = (request.json() for request in server.requests)
+    assert len(marks(with_mark)) == 2 <= MAX_CACHE_MARKS
+    assert with_mark["messages"][0]["content"] == [
+        {"type": "text", "text": FINISHED, "cache_control": {"type": "ephemeral"}},
+        {"type": "text", "text": CHAINED.user_text()[len(FINISHED) :]},
+    ]
+    assert len(marks(without)) == 1
+    assert without["messages"][0]["content"] == CHAINED.user_text()
+    assert received_user_text(with_mark) == received_user_text(without) == CHAINED.user_text()
+    assert with_mark["system"] == without["system"]
+
+
+@pytest.mark.trio
+async def test_a_longer_dialogue_reads_the_stable_part_from_the_cache(
+    make: MakeModel, server: FakeAnthropicServer
+) -> None:
+    model = make()
+    first = await model.generate(CHAINED, FAST)
+    grown = replace(CHAINED, dialogue=CHAINED.dialogue + "\nResponse: [2024-05-01 10:00:05] yes")
+    second = await model.generate(grown, FAST)
+    stable_words = len(PROMPT.system_text().split()) + len(FINISHED.split())
+    assert first.usage.cached_input_tokens == 0
+    # Read from the cache: the system prompt and the finished chat, though the rest grew.
+    assert second.usage.cached_input_tokens == stable_words
+    assert second.usage.input_tokens == stable_words + len(
+        grown.user_text()[len(FINISHED) :].split()
+    )
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        replace(CHAINED, stable_dialogue_chars=len(CHAINED.dialogue) + 1),
+        replace(CHAINED, stable_dialogue_chars=-3),
+        replace(CHAINED, task="", stable_dialogue_chars=len(CHAINED.dialogue)),
+        replace(CHAINED, dialogue="   " + CHAINED.dialogue, stable_dialogue_chars=2),
+    ],
+    ids=["past-the-dialogue", "negative", "nothing-after-it", "whitespace-only"],
+)
+def test_an_unusable_stable_length_sends_one_plain_user_message(
+    monkeypatch: pytest.MonkeyPatch, prompt: Prompt
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", PLANTED_KEY)
+    request = AnthropicAPI("claude-test").request(prompt, FAST)
+    assert request["messages"] == [{"role": "user", "content": prompt.user_text()}]
 
 
 def test_an_empty_dialogue_gets_a_placeholder_user_message(
