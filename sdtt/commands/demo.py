@@ -25,6 +25,7 @@ from sdtt.engine.interrogator import ScriptInterrogator
 from sdtt.engine.session import SessionSettings
 from sdtt.engine.simulate import (
     DEMO_SCRIPT,
+    DEMO_TOPIC,
     persona_bot,
     run_on_virtual_clock,
     run_simulated_chat,
@@ -212,6 +213,7 @@ async def stage_simulated_chat(demo: DemoRun) -> None:
                 bot,
                 ScriptInterrogator(DEMO_SCRIPT),
                 turns=len(DEMO_SCRIPT),
+                topic=DEMO_TOPIC,
                 bot_settings=SessionSettings(seed=demo.seed),
                 out_dir=demo.out,
                 session_id=f"{demo.stem}-chat",

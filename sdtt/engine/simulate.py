@@ -288,12 +288,15 @@ def for_virtual_clock(model: Generator) -> Generator:
     return RealTimeCalls(model)
 
 
+DEMO_TOPIC = "If money were no object, how would you spend your time?"
+"""A topic prompt of the chitchat corpus, so demo chats pair with real chats on it."""
+
 DEMO_SCRIPT: tuple[tuple[str, ...], ...] = (
-    ("hey!", "how's your week been so far"),
-    ("haha fair enough", "got anything fun planned for the weekend?"),
-    ("oh nice", "i might go hiking if the weather holds up"),
+    ("hey!", "ok random question, if money were no object how would you spend your time"),
+    ("haha fair enough", "i think i'd travel a lot. where would you go first?"),
+    ("oh nice", "i've always wanted to see japan honestly"),
 )
-"""A short interrogator script for demos: three bursts, one per turn."""
+"""A short interrogator script for demos on :data:`DEMO_TOPIC`: three bursts, one per turn."""
 
 
 def persona_bot(

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from sdtt.cli import main
 from sdtt.dialogue.store import read_transcripts
+from sdtt.engine.simulate import DEMO_TOPIC
 
 
 @pytest.fixture(autouse=True)
@@ -29,6 +31,12 @@ def test_demo_on_a_scripted_model_writes_a_burst_reply(
     assert sides.count("response") >= 2, "the bot answers with a burst"
     assert conversation.meta["model"] == "mock/chatty"
     assert "Files written" in capsys.readouterr().out
+
+    (key_path,) = (tmp_path / "out").glob("demo-*-questionnaire/answer-key.json")
+    key = json.loads(key_path.read_text())
+    (test_pair,) = [item for item in key["items"].values() if item["kind"] == "test"]
+    assert test_pair["bot"]["topic"] == test_pair["human"]["topic"] == DEMO_TOPIC
+    assert test_pair["human"]["meta"]["source"] == "chitchat"
 
 
 def test_garbage_model_output_is_one_paragraph_error(capsys: pytest.CaptureFixture[str]) -> None:
