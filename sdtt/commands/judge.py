@@ -18,7 +18,14 @@ from sdtt.judges.classifier import (
     cross_validate,
     study_examples,
 )
-from sdtt.judges.llm import DEFAULT_ATTEMPTS, JUDGE_KINDS, JudgeKind, run_llm_judge
+from sdtt.judges.llm import (
+    DEFAULT_ATTEMPTS,
+    JUDGE_KINDS,
+    ORDER_POLICIES,
+    JudgeKind,
+    OrderPolicy,
+    run_llm_judge,
+)
 from sdtt.models.registry import get_model
 from sdtt.questionnaires.judgements import (
     Judgement,
@@ -78,6 +85,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=DEFAULT_ATTEMPTS,
         help=f"asks per judgement before it counts as non-compliant (default {DEFAULT_ATTEMPTS})",
     )
+    parser.add_argument(
+        "--orders",
+        choices=ORDER_POLICIES,
+        default="both",
+        help=(
+            "paired judge: 'both' asks every pair in both orders (two judgements a pair; "
+            "measures position bias), 'random' one seeded order a pair (one judgement a "
+            "pair, as in the paper) (default both)"
+        ),
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the --orders random draw (default 0)"
+    )
     parser.add_argument("--run", default=None, help="label of this run (part of the judge id)")
     parser.add_argument("--concurrency", type=int, default=4, help="pairs judged at once")
     parser.set_defaults(func=run)
@@ -91,6 +111,8 @@ def judge_study(
     attempts: int = DEFAULT_ATTEMPTS,
     run_label: str | None = None,
     concurrency: int = 4,
+    orders: OrderPolicy = "both",
+    seed: int = 0,
 ) -> list[Judgement]:
     """Run one LLM judge over a study folder and return its judgements."""
     questionnaire = load_questionnaire(study)
@@ -106,6 +128,8 @@ def judge_study(
                 run=run_label,
                 attempts=attempts,
                 concurrency=concurrency,
+                orders=orders,
+                seed=seed,
             )
 
     return trio.run(main)
@@ -155,6 +179,8 @@ def run(args: argparse.Namespace) -> int:
             attempts=args.attempts,
             run_label=args.run,
             concurrency=args.concurrency,
+            orders=args.orders,
+            seed=args.seed,
         )
     if out.exists():
         append_judgements(out, judgements)

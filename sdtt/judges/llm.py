@@ -9,7 +9,8 @@ into an option. A provider failure is recorded the same way with reason ``model_
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal
@@ -107,6 +108,24 @@ def _single(lines: list[Line], example: tuple[list[Line], str] | None, attempt: 
     return single_prompt(lines, example=example, attempt=attempt)
 
 
+Order = Literal["original", "swapped"]
+ORDERS: tuple[Order, ...] = ("original", "swapped")
+OrderPolicy = Literal["both", "random"]
+ORDER_POLICIES: tuple[OrderPolicy, ...] = ("both", "random")
+
+
+def orders_for(policy: OrderPolicy, pair_id: str, seed: int) -> tuple[Order, ...]:
+    """The orders a paired judge sees a pair in.
+
+    ``both`` shows both (two judgements per pair, which measures position bias);
+    ``random`` shows one order drawn per pair from ``seed`` (one judgement per pair, as
+    in the paper, where each LLM judge counts once per pair).
+    """
+    if policy == "both":
+        return ORDERS
+    return (random.Random(f"{seed}:{pair_id}").choice(ORDERS),)
+
+
 def judge_id_for(model_name: str, kind: JudgeKind, run: str | None = None) -> str:
     """The judge id LLM judgements carry: ``llm-<kind>:<model>[:<run>]``."""
     return f"llm-{kind}:{model_name}" + (f":{run}" if run else "")
@@ -120,10 +139,13 @@ async def judge_pair_paired(
     study: str,
     judge_id: str,
     attempts: int = DEFAULT_ATTEMPTS,
+    orders: Sequence[Order] = ORDERS,
 ) -> list[Judgement]:
-    """Ask about ``item`` in the built order and swapped: one judgement per order."""
+    """Ask about ``item`` in each of ``orders`` (the built order, swapped, or both): one
+    judgement per order."""
     records = []
-    for order, shown in (("original", item), ("swapped", swapped(item))):
+    for order in orders:
+        shown = item if order == "original" else swapped(item)
         position: Literal[1, 2] = truth.bot_position
         if order == "swapped":
             position = 2 if truth.bot_position == 1 else 1
@@ -242,9 +264,12 @@ async def run_llm_judge(
     attempts: int = DEFAULT_ATTEMPTS,
     concurrency: int = 4,
     on_done: Callable[[int, int], None] | None = None,
+    orders: OrderPolicy = "both",
+    seed: int = 0,
 ) -> list[Judgement]:
     """Judge every pair of a study; records come back in questionnaire order.
 
+    ``orders`` and ``seed`` choose the orders of a paired judge (see :func:`orders_for`).
     ``on_done(done, total)`` is called after each pair (for progress display).
     """
     if attempts < 1:
@@ -270,7 +295,13 @@ async def run_llm_judge(
             truth = key.items[item.id]
             if kind == "paired":
                 found = await judge_pair_paired(
-                    model, item, truth, study=key.study, judge_id=judge_id, attempts=attempts
+                    model,
+                    item,
+                    truth,
+                    study=key.study,
+                    judge_id=judge_id,
+                    attempts=attempts,
+                    orders=orders_for(orders, item.id, seed),
                 )
             else:
                 found = [

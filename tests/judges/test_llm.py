@@ -182,3 +182,21 @@ async def test_a_completion_model_sees_the_question_and_its_first_line_is_the_an
     assert summary.pass_rate == pytest.approx(0.0)
     assert all("In which chat is User B the AI?" in text for text in api.texts)
     assert all(text.endswith("Answer:") for text in api.texts)
+
+
+@pytest.mark.trio
+async def test_random_orders_ask_each_pair_once_reproducibly() -> None:
+    study = fixture_study()
+
+    async def judge(seed: int) -> list[tuple[str, str]]:
+        model = get_model("mock/first", replies=lambda prompt, config: "A")
+        judgements = await run_llm_judge(
+            model, study.questionnaire, study.key, orders="random", seed=seed
+        )
+        return [(j.pair_id, j.condition["order"]) for j in judgements]
+
+    first = await judge(3)
+    assert [pair for pair, _ in first] == [item.id for item in study.questionnaire.items]
+    assert first == await judge(3)
+    seen = {order for seed in range(8) for _, order in await judge(seed)}
+    assert seen == {"original", "swapped"}
