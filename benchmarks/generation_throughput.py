@@ -42,7 +42,7 @@ import trio
 
 from sdtt.errors import SdttError
 from sdtt.generate.chainfile import read_chain
-from sdtt.generate.pseudo import ChainSettings, ChainSpec, topic_targets
+from sdtt.generate.records import ChainSettings, ChainSpec, topic_targets
 from sdtt.generate.runner import RunReport, run_chains
 from sdtt.models.registry import get_model
 from sdtt.personas.persona import Persona

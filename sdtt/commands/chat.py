@@ -8,6 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from sdtt.commands.common import add_base_url_argument
 from sdtt.engine.planner import PRESETS
 from sdtt.errors import SdttError
 from sdtt.personas.store import DEFAULT_PERSONA
@@ -27,6 +28,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--persona", help=f"persona name or file (e.g. {DEFAULT_PERSONA})")
     parser.add_argument("--model", help="provider/model playing the persona, e.g. mock/chatty")
+    add_base_url_argument(parser)
     parser.add_argument(
         "--pseudo",
         type=Path,
@@ -89,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
             t1=args.t1,
             max_messages=args.max_messages,
             seed=args.seed,
+            base_url=args.base_url,
         )
     app = ChatApp(plan, out_dir=args.out)
     outcome = app.run()

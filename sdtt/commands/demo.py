@@ -18,6 +18,7 @@ from rich.markup import escape
 from rich.panel import Panel
 
 from sdtt.analysis.demo_stages import run_final_stages
+from sdtt.commands.common import add_base_url_argument
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.store import write_transcripts
 from sdtt.display import print_conversation, usage_line
@@ -31,7 +32,7 @@ from sdtt.engine.simulate import (
     run_simulated_chat,
 )
 from sdtt.generate.chainfile import read_chain
-from sdtt.generate.pseudo import usage_of
+from sdtt.generate.records import usage_of
 from sdtt.generate.runner import generate_pseudo_dialogue
 from sdtt.models.base import ModelOutput, Usage
 from sdtt.models.registry import DEFAULT_MODEL, get_model
@@ -61,6 +62,8 @@ class DemoRun:
     started: datetime = field(default_factory=lambda: datetime.now(UTC).replace(microsecond=0))
     outputs: list[ModelOutput] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
+    base_url: str | None = None
+    """Endpoint of an OpenAI- or Anthropic-compatible server for the model, if any."""
     chat: Transcript | None = None
     """The simulated live chat, which the questionnaire stage compares."""
     pseudo: list[Message] = field(default_factory=list)
@@ -101,6 +104,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=Path("transcripts"),
         help="folder for the files the demo writes (default ./transcripts)",
     )
+    add_base_url_argument(parser)
     parser.add_argument("--seed", type=int, default=7, help="random seed (default 7)")
     parser.set_defaults(func=run)
 
@@ -110,7 +114,12 @@ def run(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     persona = find_persona(args.persona)
     demo = DemoRun(
-        persona=persona, model_name=args.model, out=args.out, seed=args.seed, console=console
+        persona=persona,
+        model_name=args.model,
+        out=args.out,
+        seed=args.seed,
+        console=console,
+        base_url=args.base_url,
     )
     console.print(
         Panel.fit(
@@ -136,7 +145,7 @@ async def stage_burst_reply(demo: DemoRun) -> None:
     console = demo.console
     console.rule("1. Persona bot: a burst reply")
     with console.status(f"loading {demo.model_name}..."):
-        model = get_model(demo.model_name)
+        model = get_model(demo.model_name, base_url=demo.base_url)
     bot = PersonaBot(
         model=model,
         prompts=BotPromptBuilder.for_persona(demo.persona, history_turns=DEMO_HISTORY_TURNS),
@@ -168,7 +177,7 @@ async def stage_pseudo_dialogue(demo: DemoRun) -> None:
     console.rule(
         f"2. Self-directed pseudo-dialogue: {len(PSEUDO_TOPICS)} topics x {PSEUDO_TURNS} turns"
     )
-    async with get_model(demo.model_name) as model:
+    async with get_model(demo.model_name, base_url=demo.base_url) as model:
         with console.status("the model is writing chats between the persona and a friend..."):
             path = await generate_pseudo_dialogue(
                 demo.persona,
@@ -200,7 +209,7 @@ async def stage_simulated_chat(demo: DemoRun) -> None:
     engine for three turns, on a virtual clock (minutes of chat in seconds)."""
     console = demo.console
     console.rule("3. Burst engine: a simulated live chat (virtual clock)")
-    async with get_model(demo.model_name) as model:
+    async with get_model(demo.model_name, base_url=demo.base_url) as model:
         bot = persona_bot(
             model,
             demo.persona,

@@ -17,10 +17,11 @@ import trio
 from rich.console import Console
 from rich.markup import escape
 
+from sdtt.commands.common import add_base_url_argument
 from sdtt.errors import ConfigError
 from sdtt.generate.plan import PlanSettings, grid_specs, load_topic_list, read_plan
 from sdtt.generate.progress import RichProgress, summary_table
-from sdtt.generate.pseudo import DEFAULT_MAX_TOKENS, DEFAULT_TURNS_PER_TOPIC, MODES, ChainSpec
+from sdtt.generate.records import DEFAULT_MAX_TOKENS, DEFAULT_TURNS_PER_TOPIC, MODES, ChainSpec
 from sdtt.generate.runner import ChainProgress, RunOptions, RunReport, chain_path, run_chains
 from sdtt.models.model import Model
 from sdtt.models.registry import DEFAULT_MODEL, get_model
@@ -102,9 +103,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run_group.add_argument(
         "--max-concurrency", type=int, help="calls in flight per provider (default per provider)"
     )
-    run_group.add_argument(
-        "--base-url", help="endpoint of an OpenAI- or Anthropic-compatible server"
-    )
+    add_base_url_argument(run_group)
     run_group.add_argument(
         "--batch",
         action="store_true",

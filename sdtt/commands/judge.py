@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from sdtt.analysis.format import percent
+from sdtt.commands.common import add_base_url_argument
 from sdtt.errors import InputError
 from sdtt.judges.classifier import (
     DEFAULT_FEATURE_SETS,
@@ -52,6 +53,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("study", type=Path, help="study folder (questionnaire and answer key)")
     parser.add_argument("--model", default=None, help="judge model, provider/model")
+    add_base_url_argument(parser)
     parser.add_argument(
         "--classifier",
         action="store_true",
@@ -113,13 +115,14 @@ def judge_study(
     concurrency: int = 4,
     orders: OrderPolicy = "both",
     seed: int = 0,
+    base_url: str | None = None,
 ) -> list[Judgement]:
     """Run one LLM judge over a study folder and return its judgements."""
     questionnaire = load_questionnaire(study)
     key = load_key(study, questionnaire)
 
     async def main() -> list[Judgement]:
-        async with get_model(model_name) as model:
+        async with get_model(model_name, base_url=base_url) as model:
             return await run_llm_judge(
                 model,
                 questionnaire,
@@ -181,6 +184,7 @@ def run(args: argparse.Namespace) -> int:
             concurrency=args.concurrency,
             orders=args.orders,
             seed=args.seed,
+            base_url=args.base_url,
         )
     if out.exists():
         append_judgements(out, judgements)

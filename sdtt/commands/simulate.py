@@ -13,6 +13,7 @@ import trio
 from rich.console import Console
 from rich.markup import escape
 
+from sdtt.commands.common import add_base_url_argument
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.render import format_time
 from sdtt.display import SIDE_STYLES
@@ -106,6 +107,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=DEFAULT_MODEL,
         help=f"provider/model playing the persona (default {DEFAULT_MODEL})",
     )
+    add_base_url_argument(parser)
     side = parser.add_mutually_exclusive_group()
     side.add_argument(
         "--interrogator",
@@ -231,7 +233,9 @@ def run(args: argparse.Namespace) -> int:
         try:
             loading = console.status(f"loading {args.model}...")
             with nullcontext() if args.quiet else loading:
-                bot_model = get_model(args.model, config=config, seed=args.seed)
+                bot_model = get_model(
+                    args.model, config=config, seed=args.seed, base_url=args.base_url
+                )
                 models.append(bot_model)
                 interrogator = _interrogator(args, persona, config, models)
             bot = persona_bot(

@@ -14,6 +14,7 @@ import trio
 from rich.console import Console
 from rich.markup import escape
 
+from sdtt.commands.common import add_base_url_argument
 from sdtt.display import usage_line
 from sdtt.errors import InputError
 from sdtt.generate.topics import DEFAULT_TOPIC_COUNT, TOPICS_DIR, generate_topics, write_topics
@@ -50,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--force", action="store_true", help="replace an existing file")
     parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
-    parser.add_argument("--base-url", help="endpoint of an OpenAI- or Anthropic-compatible server")
+    add_base_url_argument(parser)
     parser.set_defaults(func=run)
 
 

@@ -26,7 +26,8 @@ import trio
 
 from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
 from sdtt.errors import ConfigError, ModelError, ProviderError, SdttError
-from sdtt.generate.pseudo import ChainSpec, Step
+from sdtt.generate.pseudo import Step
+from sdtt.generate.records import ChainSpec
 from sdtt.generate.runner import (
     ChainRunner,
     Display,

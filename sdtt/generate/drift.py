@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from sdtt.dialogue.message import RESPONSE, Message, Side
 from sdtt.dialogue.turns import to_pingpong
 from sdtt.generate.prompts import Mode
-from sdtt.generate.pseudo import TurnRecord
+from sdtt.generate.records import TurnRecord
 from sdtt.personas.stats import StyleStats, style_stats
 
 DEFAULT_WINDOW = 10

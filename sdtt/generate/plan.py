@@ -36,7 +36,7 @@ from sdtt.dialogue.store import validate_record
 from sdtt.errors import InputError
 from sdtt.files import load_settings_file
 from sdtt.generate.prompts import Mode
-from sdtt.generate.pseudo import (
+from sdtt.generate.records import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_TURNS_PER_TOPIC,
     ChainSettings,

@@ -25,12 +25,11 @@ from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
 from sdtt.errors import InputError, ProviderError, SdttError
 from sdtt.generate.chainfile import read_chain
 from sdtt.generate.prompts import Mode
-from sdtt.generate.pseudo import (
+from sdtt.generate.pseudo import ChainState, Step
+from sdtt.generate.records import (
     ChainHeader,
     ChainSettings,
     ChainSpec,
-    ChainState,
-    Step,
     chain_header,
     header_difference,
     resolve_style,

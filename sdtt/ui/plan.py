@@ -52,6 +52,8 @@ class ChatPlan:
     session_id: str | None = None
     started: datetime | None = None
     """Wall time of the session's clock 0 (now, by default)."""
+    base_url: str | None = None
+    """Endpoint of an OpenAI- or Anthropic-compatible server for the model, if any."""
 
     @property
     def mode(self) -> Mode:
@@ -73,7 +75,10 @@ class ChatPlan:
     def open_model(self) -> Model:
         """The model playing the persona."""
         return get_model(
-            self.model_name, config=GenerateConfig(stop=("\nUser:",)), seed=self.settings.seed
+            self.model_name,
+            config=GenerateConfig(stop=("\nUser:",)),
+            seed=self.settings.seed,
+            base_url=self.base_url,
         )
 
 
@@ -90,6 +95,7 @@ def build_plan(
     t1: float = 3.0,
     max_messages: int = 5,
     seed: int = 0,
+    base_url: str | None = None,
 ) -> ChatPlan:
     """Check a user's choices and gather what the chat needs (raises :class:`SdttError`)."""
     if turns < 1:
@@ -117,6 +123,7 @@ def build_plan(
         pseudo_path=pseudo,
         pseudo=messages,
         participant=participant,
+        base_url=base_url,
     )
 
 

@@ -14,7 +14,7 @@ import trio
 from sdtt.errors import ConfigError
 from sdtt.generate.batch_api import LEDGER_NAME, batch_backend, run_chains_batched
 from sdtt.generate.chainfile import read_chain
-from sdtt.generate.pseudo import ChainSpec, topic_targets
+from sdtt.generate.records import ChainSpec, topic_targets
 from sdtt.generate.runner import RunOptions, run_chains
 from sdtt.models.registry import get_model
 from tests.fakes.openai_fake import FakeOpenAIServer

@@ -6,7 +6,7 @@ import pytest
 
 from sdtt.errors import InputError
 from sdtt.generate.plan import PlanSettings, grid_specs, read_plan
-from sdtt.generate.pseudo import SettingsError
+from sdtt.generate.records import SettingsError
 
 PLAN = """
 topics = "my-topics.txt"

@@ -13,13 +13,15 @@ from sdtt.errors import InputError
 from sdtt.generate.chainfile import read_chain, rebuild_prompt
 from sdtt.generate.pseudo import (
     COPY_TOLERANCE,
-    ChainSettings,
-    ChainSpec,
     ChainState,
     ChainStuckError,
+    drop_repeats,
+)
+from sdtt.generate.records import (
+    ChainSettings,
+    ChainSpec,
     SettingsError,
     chain_header,
-    drop_repeats,
     topic_targets,
 )
 from sdtt.generate.runner import ChainRunner, chain_path
