@@ -100,6 +100,37 @@ def _condition(truth: KeyItem, extra: dict[str, Any]) -> dict[str, Any]:
     return {**truth.condition(), "topic": truth.topic, **extra}
 
 
+def _judgement(
+    model: Model,
+    item: PairItem,
+    truth: KeyItem,
+    study: str,
+    judge_id: str,
+    choice: Literal["A", "B"] | None,
+    bot_position: Literal[1, 2],
+    correct: bool | None,
+    reason: str | None,
+    extra: dict[str, Any],
+) -> Judgement:
+    """One LLM judgement record, in the same format as human answers."""
+    return Judgement(
+        study=study,
+        judge_id=judge_id,
+        judge_type="llm",
+        judge_model=model.name,
+        pair_id=item.id,
+        pair_kind=truth.kind,
+        x_turns=truth.x_turns,
+        choice=choice,
+        bot_position=bot_position,
+        correct=correct,
+        excluded=reason is not None,
+        exclusion_reason=reason,
+        source=f"llm:{model.name}",
+        condition=_condition(truth, extra),
+    )
+
+
 def _paired(item: PairItem, attempt: int) -> Prompt:
     return paired_prompt(item, attempt=attempt)
 
@@ -159,21 +190,8 @@ async def judge_pair_paired(
         if reason is not None:
             extra["raw_answers"] = [text[:RAW_LIMIT] for text in asked.raw]
         records.append(
-            Judgement(
-                study=study,
-                judge_id=judge_id,
-                judge_type="llm",
-                judge_model=model.name,
-                pair_id=item.id,
-                pair_kind=truth.kind,
-                x_turns=truth.x_turns,
-                choice=choice,
-                bot_position=position,
-                correct=correct,
-                excluded=reason is not None,
-                exclusion_reason=reason,
-                source=f"llm:{model.name}",
-                condition=_condition(truth, extra),
+            _judgement(
+                model, item, truth, study, judge_id, choice, position, correct, reason, extra
             )
         )
     return records
@@ -222,21 +240,8 @@ async def judge_pair_single(
     }
     if reason is not None and not reason.startswith("tie"):
         extra["raw_answers"] = [text[:RAW_LIMIT] for text in raws]
-    return Judgement(
-        study=study,
-        judge_id=judge_id,
-        judge_type="llm",
-        judge_model=model.name,
-        pair_id=item.id,
-        pair_kind=truth.kind,
-        x_turns=truth.x_turns,
-        choice=choice,
-        bot_position=truth.bot_position,
-        correct=correct,
-        excluded=reason is not None,
-        exclusion_reason=reason,
-        source=f"llm:{model.name}",
-        condition=_condition(truth, extra),
+    return _judgement(
+        model, item, truth, study, judge_id, choice, truth.bot_position, correct, reason, extra
     )
 
 
