@@ -72,7 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _print_warning
-            warnings.simplefilter("default", PrivacyWarning)
+            # "once": the same warning from several stages of one command is said once.
+            warnings.simplefilter("once", PrivacyWarning)
             code: int = args.func(args)
     except SdttError as error:
         Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {escape(str(error))}")

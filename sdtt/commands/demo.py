@@ -38,6 +38,7 @@ from sdtt.models.base import ModelOutput, Usage
 from sdtt.models.registry import DEFAULT_MODEL, get_model
 from sdtt.personas.bot import PersonaBot
 from sdtt.personas.persona import Persona
+from sdtt.personas.privacy import warn_if_sent_remotely
 from sdtt.personas.prompt import BotPromptBuilder
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
 from sdtt.questionnaires.pipeline import build_demo_questionnaire
@@ -144,19 +145,21 @@ async def stage_burst_reply(demo: DemoRun) -> None:
     """Stage 1: the persona bot answers a two-message opening burst."""
     console = demo.console
     console.rule("1. Persona bot: a burst reply")
-    with console.status(f"loading {demo.model_name}..."):
-        model = get_model(demo.model_name, base_url=demo.base_url)
-    bot = PersonaBot(
-        model=model,
-        prompts=BotPromptBuilder.for_persona(demo.persona, history_turns=DEMO_HISTORY_TURNS),
-    )
+    warn_if_sent_remotely(demo.persona, demo.model_name)
     opening = [
         Message(side="user", text=text, time=demo.started + timedelta(seconds=6 * index))
         for index, text in enumerate(OPENING)
     ]
     now = opening[-1].time + timedelta(seconds=2)
-    with console.status("the persona bot is writing..."):
-        reply = await bot.reply(opening, now, random.Random(demo.seed))
+    with console.status(f"loading {demo.model_name}..."):
+        model = get_model(demo.model_name, base_url=demo.base_url)
+    async with model:
+        bot = PersonaBot(
+            model=model,
+            prompts=BotPromptBuilder.for_persona(demo.persona, history_turns=DEMO_HISTORY_TURNS),
+        )
+        with console.status("the persona bot is writing..."):
+            reply = await bot.reply(opening, now, random.Random(demo.seed))
     demo.outputs.extend(reply.outputs)
     transcript = Transcript(
         id=f"{demo.stem}-reply",

@@ -40,10 +40,18 @@ SINGLE_RETRY_NOTE = (
 
 def paired_prompt(item: PairItem, *, attempt: int = 1) -> Prompt:
     """The prompt for a paired judgement of ``item`` as shown (chat 1 first)."""
-    task = PAIRED_TASK if attempt == 1 else f"{PAIRED_TASK}\n\n{RETRY_NOTE}"
+    return _judge_prompt(PAIRED_INSTRUCTIONS, pair_text(item), PAIRED_TASK, RETRY_NOTE, attempt)
+
+
+def _judge_prompt(
+    instructions: str, dialogue: str, task: str, retry_note: str, attempt: int
+) -> Prompt:
+    # A retry adds the note; the question also travels in the completion cue.
+    if attempt > 1:
+        task = f"{task}\n\n{retry_note}"
     return Prompt(
-        instructions=PAIRED_INSTRUCTIONS,
-        dialogue=pair_text(item),
+        instructions=instructions,
+        dialogue=dialogue,
         task=task,
         continue_with=completion_cue(task),
     )
@@ -78,10 +86,4 @@ def single_prompt(
             + chat_text(example_lines)
             + f"\nAnswer: {'AI' if truth == 'ai' else 'human'}"
         )
-    task = SINGLE_TASK if attempt == 1 else f"{SINGLE_TASK}\n\n{SINGLE_RETRY_NOTE}"
-    return Prompt(
-        instructions=instructions,
-        dialogue=chat_text(lines),
-        task=task,
-        continue_with=completion_cue(task),
-    )
+    return _judge_prompt(instructions, chat_text(lines), SINGLE_TASK, SINGLE_RETRY_NOTE, attempt)
