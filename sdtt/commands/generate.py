@@ -10,6 +10,7 @@ providers' batch APIs together, at half price but with hours of latency per step
 from __future__ import annotations
 
 import argparse
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from sdtt.generate.runner import ChainProgress, RunOptions, RunReport, chain_pat
 from sdtt.models.model import Model
 from sdtt.models.registry import DEFAULT_MODEL, get_model
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
+from sdtt.questionnaires.topics import live_topic
 
 DEFAULT_OUT = Path("transcripts") / "pseudo"
 DEFAULT_TOPICS = "chitchat"
@@ -225,7 +227,8 @@ def run(args: argparse.Namespace) -> int:
             "Next, the live turns on top of a pseudo-dialogue, e.g.:\n"
             f"  sdtt simulate --persona {escape(first.spec.persona)} "
             f"--model {escape(first.spec.model)} --mode {first.spec.mode} "
-            f"--pseudo {escape(str(first.path))} --turns 10\n"
+            f"--pseudo {escape(str(first.path))} --turns 10 "
+            f"--topic {escape(shlex.quote(live_topic(first.spec.seed)))}\n"
             f"and the style drift: sdtt drift {escape(str(first.path))}"
         )
     return 1 if report.failed else 0

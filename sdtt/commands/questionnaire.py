@@ -20,7 +20,7 @@ from sdtt.questionnaires.questionnaire import (
     load_questionnaire,
     save_study,
 )
-from sdtt.questionnaires.study import PairSpec, StudySpec, load_study_spec
+from sdtt.questionnaires.study import TIMESTAMPS, PairSpec, StudySpec, load_study_spec
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -78,8 +78,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     build.add_argument("--catch", type=int, metavar="N", help="number of catch pairs (0-3)")
     build.add_argument(
         "--timestamps",
-        choices=("hidden", "time", "datetime"),
-        help="how message times are shown (default 'time')",
+        choices=TIMESTAMPS,
+        help="how message times are shown: hidden (the default, as in the paper), relative "
+        "(since each chat's first line), time or datetime (both chats of a pair moved onto "
+        "the same made-up day and hour)",
+    )
+    build.add_argument(
+        "--drop-meaningless",
+        action="store_true",
+        help="in ping-pong pairs, leave out human turns with an empty or meaningless message "
+        "(no letter or digit) after the conversion to ping-pong (counts reported)",
     )
     build.add_argument(
         "--no-topic-check", action="store_true", help="do not ask the topic of each pair"
@@ -169,6 +177,8 @@ def spec_from_args(args: argparse.Namespace) -> tuple[StudySpec, Path | None]:
         updates["catch_pairs"] = args.catch
     if args.no_topic_check:
         updates["topic_check"] = False
+    if args.drop_meaningless:
+        updates["drop_meaningless"] = True
     if args.completion_url:
         updates["prolific"] = spec.prolific.model_copy(
             update={"completion_url": args.completion_url}

@@ -15,6 +15,7 @@ from rich.markup import escape
 
 from sdtt.commands.common import add_base_url_argument
 from sdtt.dialogue.message import Message
+from sdtt.dialogue.pingpong import convert_to_pingpong, has_runs
 from sdtt.dialogue.render import format_time
 from sdtt.display import SIDE_STYLES
 from sdtt.engine.events import ErrorEvent, Event, MessageDropped, MessageSent, UserMessage
@@ -41,8 +42,7 @@ from sdtt.models.registry import DEFAULT_MODEL, get_model
 from sdtt.personas.persona import Persona
 from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
-
-DEFAULT_TOPIC = "what you did last weekend"
+from sdtt.questionnaires.topics import in_pool, live_topic
 
 
 class ConsoleSink:
@@ -129,8 +129,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="pseudo-dialogue to put in the bot's prompt: a chain file from 'sdtt generate' "
         "(or any transcript file)",
     )
-    parser.add_argument("--mode", choices=("burst", "pingpong"), default="burst")
-    parser.add_argument("--topic", default=DEFAULT_TOPIC, help="what the interrogator chats about")
+    parser.add_argument(
+        "--mode",
+        choices=("burst", "pingpong"),
+        default="burst",
+        help="burst (default) or pingpong; in pingpong mode a burst --pseudo is converted "
+        "to ping-pong (first message of each run kept) and the conversion is reported",
+    )
+    parser.add_argument(
+        "--drop-meaningless",
+        action="store_true",
+        help="with --mode pingpong: also leave out pseudo-dialogue turns with an empty or "
+        "meaningless message (no letter or digit) after the conversion",
+    )
+    parser.add_argument(
+        "--topic",
+        default=None,
+        help="what the interrogator chats about (default: a topic of the chitchat corpus "
+        "picked with --seed, so 'questionnaire build --human corpus' finds real chats on it)",
+    )
     parser.add_argument(
         "--delays",
         choices=PRESETS,
@@ -184,10 +201,29 @@ def _check(args: argparse.Namespace) -> None:
         raise ConfigError(f"--t1 must not be negative, not {args.t1}.")
 
 
-def _pseudo_messages(path: Path | None) -> list[Message]:
+def _pseudo_messages(
+    path: Path | None, mode: str, console: Console, *, drop_meaningless: bool = False
+) -> tuple[list[Message], dict[str, int]]:
+    """The pseudo-dialogue for the prompt; a burst one converted in ping-pong mode."""
     if path is None:
-        return []
-    return load_pseudo_messages(path)
+        return [], {}
+    messages = load_pseudo_messages(path)
+    if mode != "pingpong" or not (has_runs(messages) or drop_meaningless):
+        return messages, {}
+    done = convert_to_pingpong(messages, drop_meaningless=drop_meaningless)
+    filtered = f", {done.filtered_turns} meaningless turn(s) left out" if drop_meaningless else ""
+    console.print(
+        f"[yellow]note:[/] {escape(str(path))} is a burst pseudo-dialogue; converted to "
+        f"ping-pong for --mode pingpong (first message of each run kept): "
+        f"{len(done.messages)} of {len(messages)} messages kept{filtered}."
+    )
+    report = {
+        "pseudo_original_messages": len(messages),
+        "pseudo_removed_messages": done.removed_messages,
+    }
+    if drop_meaningless:
+        report["pseudo_filtered_turns"] = done.filtered_turns
+    return done.messages, report
 
 
 def run(args: argparse.Namespace) -> int:
@@ -195,7 +231,20 @@ def run(args: argparse.Namespace) -> int:
     _check(args)
     console = Console(highlight=False)
     persona = find_persona(args.persona)
-    pseudo = _pseudo_messages(args.pseudo)
+    pseudo, conversion = _pseudo_messages(
+        args.pseudo, args.mode, console, drop_meaningless=args.drop_meaningless
+    )
+    if args.topic is None:
+        args.topic = live_topic(args.seed)
+        console.print(
+            f"[dim]topic (from the chitchat corpus, --seed {args.seed}): {escape(args.topic)}[/]"
+        )
+    elif not in_pool(args.topic):
+        console.print(
+            "[yellow]note:[/] no chitchat corpus chat is on this topic, so "
+            "'questionnaire build --human corpus' will find nothing to pair this chat with; "
+            "pair it with --human FILE, or leave --topic out to get a corpus topic."
+        )
     config = GenerateConfig(stop=("\nUser:",))
     started = datetime.now(UTC).replace(microsecond=0)
     session_id = new_session_id(started)
@@ -220,6 +269,7 @@ def run(args: argparse.Namespace) -> int:
         "topic": args.topic,
         "pseudo": str(args.pseudo) if args.pseudo else None,
         "pseudo_messages": len(pseudo),
+        **conversion,
         "virtual_clock": args.virtual_clock,
     }
     console.print(

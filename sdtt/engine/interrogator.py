@@ -77,7 +77,7 @@ def interrogator_prompts(
         about = f"\nThe chat is about: {topic}." if topic else ""
         return BotPromptBuilder(
             instructions=bot_instructions(mode) + about,
-            history=history_text(persona, history_turns),
+            history=history_text(persona, history_turns, mode),
         )
     return BotPromptBuilder(
         instructions=instructions or interrogator_instructions(topic, mode), history=""

@@ -25,7 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from sdtt.dialogue.message import RESPONSE, SCHEMA_VERSION, USER, Message, Side
-from sdtt.dialogue.turns import flatten_turns, segment_turns, side_runs
+from sdtt.dialogue.turns import flatten_turns, segment_turns, side_runs, to_pingpong
 from sdtt.errors import ConfigError, InputError
 from sdtt.generate.prompts import PROMPT_VERSION, Mode, generator_instructions
 from sdtt.models.base import GenerateConfig, Usage
@@ -271,14 +271,17 @@ def config_dict(config: GenerateConfig) -> dict[str, Any]:
 # --- building a chain's header from a persona ----------------------------------------
 
 
-def history_messages(persona: Persona, turns: int) -> list[list[Message]]:
+def history_messages(persona: Persona, turns: int, mode: Mode = "burst") -> list[list[Message]]:
     """The conversations (oldest first) :func:`history_text` shows for ``turns`` turns."""
     remaining = turns
     kept: list[list[Message]] = []
     for conversation in reversed(persona.conversations):
         if remaining <= 0:
             break
-        chosen = segment_turns(conversation.messages)[-remaining:]
+        messages = conversation.messages
+        if mode == "pingpong":
+            messages = to_pingpong(messages)
+        chosen = segment_turns(messages)[-remaining:]
         remaining -= len(chosen)
         if chosen:
             kept.append(flatten_turns(chosen))
@@ -287,7 +290,7 @@ def history_messages(persona: Persona, turns: int) -> list[list[Message]]:
 
 def chain_header(spec: ChainSpec, persona: Persona) -> ChainHeader:
     """The header of a new chain file for ``spec`` with ``persona``."""
-    conversations = history_messages(persona, spec.settings.history_turns)
+    conversations = history_messages(persona, spec.settings.history_turns, spec.mode)
     every = [message for conversation in conversations for message in conversation]
     if not every:
         every = persona.messages[-1:]
@@ -303,7 +306,7 @@ def chain_header(spec: ChainSpec, persona: Persona) -> ChainHeader:
         spec=spec,
         persona_name=persona.name,
         instructions=generator_instructions(spec.mode),
-        history=history_text(persona, spec.settings.history_turns),
+        history=history_text(persona, spec.settings.history_turns, spec.mode),
         history_end=max(message.time for message in every),
         burst_sizes=bursts,
     )

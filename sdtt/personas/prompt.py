@@ -15,7 +15,7 @@ from typing import Literal
 
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.render import format_time, render_messages, response_prefix
-from sdtt.dialogue.turns import flatten_turns, segment_turns
+from sdtt.dialogue.turns import flatten_turns, segment_turns, to_pingpong
 from sdtt.models.base import Prompt
 from sdtt.personas.persona import Persona
 
@@ -47,14 +47,21 @@ def bot_instructions(mode: Mode) -> str:
     return f"{_CORE}\n{_BURST if mode == 'burst' else _PINGPONG}"
 
 
-def history_text(persona: Persona, turns: int = DEFAULT_HISTORY_TURNS) -> str:
-    """The last ``turns`` burst turns of the persona's chats, one conversation per block."""
+def history_text(persona: Persona, turns: int = DEFAULT_HISTORY_TURNS, mode: Mode = "burst") -> str:
+    """The last ``turns`` burst turns of the persona's chats, one conversation per block.
+
+    In ping-pong mode each conversation is converted first (the first message of each
+    run kept), so the bot never sees itself writing in bursts.
+    """
     remaining = turns
     blocks: list[str] = []
     for conversation in reversed(persona.conversations):
         if remaining <= 0:
             break
-        kept = segment_turns(conversation.messages)[-remaining:]
+        messages = conversation.messages
+        if mode == "pingpong":
+            messages = to_pingpong(messages)
+        kept = segment_turns(messages)[-remaining:]
         remaining -= len(kept)
         if kept:
             blocks.append(render_messages(flatten_turns(kept)))
@@ -81,8 +88,15 @@ class BotPromptBuilder:
         history_turns: int = DEFAULT_HISTORY_TURNS,
         pseudo: Sequence[Message] = (),
     ) -> BotPromptBuilder:
-        """A builder for ``persona``; ``pseudo`` is a generated pseudo-dialogue to include."""
-        history = history_text(persona, history_turns)
+        """A builder for ``persona``; ``pseudo`` is a generated pseudo-dialogue to include.
+
+        In ping-pong mode the history and the pseudo-dialogue are both converted to
+        ping-pong (callers that convert ``pseudo`` themselves lose nothing: converting
+        twice changes nothing).
+        """
+        history = history_text(persona, history_turns, mode)
+        if mode == "pingpong":
+            pseudo = to_pingpong(pseudo)
         if pseudo:
             history = (
                 f"{history}\n\n{render_messages(pseudo)}" if history else render_messages(pseudo)

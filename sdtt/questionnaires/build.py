@@ -17,7 +17,7 @@ from sdtt.dialogue.message import Message, Transcript
 from sdtt.errors import InputError
 from sdtt.questionnaires.catch import CATCH_PAIRS, catch_transcripts
 from sdtt.questionnaires.ids import OpaqueIds
-from sdtt.questionnaires.layout import number_lines, plain_label
+from sdtt.questionnaires.layout import number_lines, pair_start, plain_label
 from sdtt.questionnaires.leaks import meta_terms, questionnaire_leaks, unique_terms
 from sdtt.questionnaires.pairing import (
     Pairing,
@@ -233,6 +233,7 @@ def build_questionnaire(
     positions: list[Literal[1, 2]] = [1 if i % 2 == 0 else 2 for i in range(len(entries))]
     random.Random(f"{seed}:positions").shuffle(positions)
     topic_rng = random.Random(f"{seed}:topics")
+    clock_rng = random.Random(f"{seed}:clock")
     study_topics = [e.bot.topic for e in entries if e.bot.topic is not None]
     pool = list(dict.fromkeys([*study_topics, *topic_pool, *DISTRACTOR_TOPICS]))
 
@@ -253,7 +254,7 @@ def build_questionnaire(
         items.append(
             PairItem(
                 id=pair_id,
-                chats=number_lines(chats, spec.timestamps),
+                chats=number_lines(chats, spec.timestamps, start=pair_start(clock_rng)),
                 judgement=Question(
                     name=pair_id,
                     text=JUDGEMENT_TEXT,

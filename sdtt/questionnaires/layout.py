@@ -2,7 +2,10 @@
 
 Lines are numbered across both chats of a pair (chat 2 continues chat 1's numbers), the
 speaker is "User A" or "User B", User B's lines are highlighted, and a timestamp is shown
-for every line or for none. All chat text is HTML-escaped, and so are the braces that
+for every line or for none. Real clock times never reach judges: relative times count
+from each chat's first line, and clock times (``time``, ``datetime``) are moved so that
+both chats of a pair start at the same made-up moment (:func:`pair_start`), keeping only
+the gaps between messages. All chat text is HTML-escaped, and so are the braces that
 survey tools read as placeholders (``{name}`` in SurveyJS and LimeSurvey, ``${...}`` in
 Qualtrics), so a message can neither run a script nor pull in another answer.
 
@@ -13,9 +16,10 @@ classes) and holds no line breaks or tabs, so it survives tab-separated formats.
 from __future__ import annotations
 
 import html
+import random
 import re
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.render import fold_text
@@ -31,30 +35,74 @@ _MARKDOWN_INLINE = re.compile(r"([\\`*_\[\]|~])")
 _MARKDOWN_LINE_START = re.compile(r"^(\s*)([#+-]|\d+[.)])")
 
 
+DEFAULT_PAIR_START = datetime(2023, 5, 17, 19, 4, 0)
+"""Where both chats of a pair start when no :func:`pair_start` was drawn."""
+
+
+def pair_start(rng: random.Random) -> datetime:
+    """A plausible made-up moment for both chats of a pair to start: a day of 2023 (a
+    year neither the corpus nor a new bot run comes from), between 09:00 and 20:59."""
+    day = datetime(2023, 1, 1) + timedelta(days=rng.randrange(365))
+    return day.replace(
+        hour=rng.randrange(9, 21), minute=rng.randrange(60), second=rng.randrange(60)
+    )
+
+
+def format_relative(seconds: float) -> str:
+    """Seconds since a chat's first line as judges see them: ``+0:00``, ``+1:05:09``."""
+    whole = max(0, round(seconds))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"+{hours}:{minutes:02d}:{secs:02d}" if hours else f"+{minutes}:{secs:02d}"
+
+
 def format_timestamp(time: datetime, mode: Timestamps) -> str | None:
-    """A message time as judges see it, or None when timestamps are hidden."""
+    """A (already moved) message time as judges see it, or None when times are hidden.
+
+    ``relative`` times need the chat's first line: use :func:`number_lines`.
+    """
     if mode == "hidden":
         return None
     if mode == "time":
         return time.strftime("%H:%M:%S")
-    return time.strftime("%Y-%m-%d %H:%M:%S")
+    if mode == "datetime":
+        return time.strftime("%Y-%m-%d %H:%M:%S")
+    raise ValueError(f"{mode!r} times depend on the chat's first line")
+
+
+def shown_times(messages: Sequence[Message], mode: Timestamps, start: datetime) -> list[str | None]:
+    """The times judges see for one chat's messages: moved so the chat begins at
+    ``start`` (clock modes), counted from its first message (``relative``), or none."""
+    if not messages or mode == "hidden":
+        return [None] * len(messages)
+    first = messages[0].time
+    if mode == "relative":
+        return [format_relative((m.time - first).total_seconds()) for m in messages]
+    return [format_timestamp(start + (m.time - first), mode) for m in messages]
 
 
 def number_lines(
-    chats: Sequence[Sequence[Message]], mode: Timestamps
+    chats: Sequence[Sequence[Message]],
+    mode: Timestamps,
+    *,
+    start: datetime = DEFAULT_PAIR_START,
 ) -> tuple[list[Line], list[Line]]:
-    """Turn the two chats' messages into lines numbered across both chats."""
+    """Turn the two chats' messages into lines numbered across both chats.
+
+    Times are shown as ``mode`` says; clock times begin at ``start`` in both chats.
+    """
     if len(chats) != 2:
         raise ValueError("a pair has exactly two chats")
     numbered: list[list[Line]] = [[], []]
     number = 1
     for index, messages in enumerate(chats):
-        for message in messages:
+        times = shown_times(messages, mode, start)
+        for message, time in zip(messages, times, strict=True):
             numbered[index].append(
                 Line(
                     number=number,
                     speaker="A" if message.side == "user" else "B",
-                    time=format_timestamp(message.time, mode),
+                    time=time,
                     text=fold_text(message.text),
                 )
             )

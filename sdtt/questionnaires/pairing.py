@@ -8,6 +8,11 @@ conversation shorter than X, no human conversation to compare with) are collecte
 
 Only complete turns count: a trailing turn in which User B has not answered yet is left
 out of both conversations alike, so neither chat ends on an unanswered message.
+
+Modes match: a ping-pong bot conversation is compared with the ping-pong version of a
+human conversation (first message of each run kept, as the paper does; recorded in the
+human transcript's meta), never with a burst one; a burst bot conversation is never
+compared with a ping-pong human one (a ``mode`` problem, or not drawn from a pool).
 """
 
 from __future__ import annotations
@@ -20,13 +25,14 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from sdtt.dialogue.message import Message, Transcript, Turn
+from sdtt.dialogue.pingpong import chat_mode, transcript_to_pingpong
 from sdtt.dialogue.store import read_transcripts
 from sdtt.dialogue.turns import flatten_turns, segment_turns
 from sdtt.errors import InputError
 
 CORPUS = "corpus"
 
-ProblemKind = Literal["topic", "short", "unmatched"]
+ProblemKind = Literal["topic", "short", "unmatched", "mode", "comparable"]
 
 
 @dataclass(frozen=True)
@@ -225,6 +231,31 @@ def persona_senders(corpus: CorpusLike, bot: Transcript) -> list[str]:
         return []
 
 
+def in_bot_mode(
+    bot: Transcript, human: Transcript, *, drop_meaningless: bool = False
+) -> Transcript:
+    """``human`` as it is shown next to ``bot``: converted to ping-pong for a ping-pong bot
+    conversation (``drop_meaningless`` also leaves out meaningless turns), else unchanged."""
+    if chat_mode(bot.meta) != "pingpong":
+        return human
+    return transcript_to_pingpong(human, drop_meaningless=drop_meaningless)
+
+
+def _mode_problem(label: str, bot: Transcript, human: Transcript) -> PairProblem | None:
+    if chat_mode(bot.meta) == "burst" and chat_mode(human.meta) == "pingpong":
+        return PairProblem(
+            "mode",
+            f"{label} is a burst chat but human conversation {human.id!r} is ping-pong; "
+            "compare burst chats with burst chats (or run the bot with --mode pingpong).",
+        )
+    return None
+
+
+def _fitting(found: Sequence[Transcript], bot: Transcript, used: set[str]) -> list[Transcript]:
+    """Candidates not used yet whose mode may be shown next to ``bot``."""
+    return [c for c in found if c.id not in used and _mode_problem("", bot, c) is None]
+
+
 def match_pairs(
     bots: Sequence[tuple[Transcript, str | None]],
     human: SourceRef,
@@ -234,12 +265,15 @@ def match_pairs(
     rng: random.Random,
     allow_topic_mismatch: bool = False,
     used: set[str] | None = None,
+    drop_meaningless: bool = False,
 ) -> tuple[list[Pairing], list[PairProblem]]:
     """Match each bot conversation with a human conversation on its topic.
 
     A human conversation is used at most once (``used`` holds the ids already taken).
     With an explicit ``file#id`` the pairing is fixed and only checked; otherwise a long
-    enough conversation on the same topic is drawn with ``rng``. Bot conversations that
+    enough conversation on the same topic (and of a mode that fits, see the module
+    docstring) is drawn with ``rng``. The human conversation of a ping-pong bot
+    conversation is converted to ping-pong (:func:`in_bot_mode`). Bot conversations that
     cannot be matched come back as problems.
     """
     used = set() if used is None else used
@@ -250,7 +284,15 @@ def match_pairs(
         label = f"bot conversation {bot.id!r}"
         if human.conversation is not None:
             (chosen,) = load_source(human)
-            pairing = Pairing(bot, bot_path, chosen, human_path)
+            pairing = Pairing(
+                bot,
+                bot_path,
+                in_bot_mode(bot, chosen, drop_meaningless=drop_meaningless),
+                human_path,
+            )
+            mode = _mode_problem(label, bot, chosen)
+            if mode is not None:
+                pairing.problems.append(mode)
             if not same_topic(bot.topic, chosen.topic):
                 pairing.problems.append(
                     PairProblem(
@@ -272,10 +314,10 @@ def match_pairs(
             continue
         candidates: list[Transcript] = []
         if bot.topic is not None:
-            candidates = [c for c in pool.candidates(bot.topic, min_turns, bot) if c.id not in used]
+            candidates = _fitting(pool.candidates(bot.topic, min_turns, bot), bot, used)
         mismatch = False
         if not candidates and allow_topic_mismatch:
-            candidates = [c for c in pool.candidates(None, min_turns, bot) if c.id not in used]
+            candidates = _fitting(pool.candidates(None, min_turns, bot), bot, used)
             mismatch = True
         if not candidates:
             where = "the corpus" if human.is_corpus else str(human.path)
@@ -289,7 +331,9 @@ def match_pairs(
             continue
         chosen = rng.choice(candidates)
         used.add(chosen.id)
-        pairing = Pairing(bot, bot_path, chosen, human_path)
+        pairing = Pairing(
+            bot, bot_path, in_bot_mode(bot, chosen, drop_meaningless=drop_meaningless), human_path
+        )
         if mismatch:
             about = (
                 "has no topic"

@@ -84,6 +84,7 @@ def build_study(
                 rng=rng,
                 allow_topic_mismatch=allow_topic_mismatch,
                 used=used,
+                drop_meaningless=spec.drop_meaningless,
             )
             pairings += found
             problems += missing
@@ -96,6 +97,9 @@ def build_study(
         allow_topic_mismatch=allow_topic_mismatch,
         skip_invalid=skip_invalid,
     )
+    summary = conversion_summary(pairings)
+    if summary is not None:
+        result.notes = [*result.notes, summary]
     shown = Counter(
         conversation
         for item in result.key.items.values()
@@ -109,6 +113,23 @@ def build_study(
             "judge reads them more than once; build one questionnaire per X (--x) to avoid it."
         )
     return result
+
+
+def conversion_summary(pairings: Sequence[Pairing]) -> str | None:
+    """What converting human chats to ping-pong left out, in one line (None if nothing
+    was converted)."""
+    converted = [p.human.meta for p in pairings if "pingpong_removed_messages" in p.human.meta]
+    if not converted:
+        return None
+    removed = sum(int(meta.get("pingpong_removed_messages", 0)) for meta in converted)
+    text = (
+        f"{len(converted)} human conversation(s) converted to ping-pong for ping-pong bot "
+        f"chats: {removed} later message(s) of runs left out"
+    )
+    if any("pingpong_filtered_turns" in meta for meta in converted):
+        filtered = sum(int(meta.get("pingpong_filtered_turns", 0)) for meta in converted)
+        text += f", {filtered} meaningless turn(s) filtered"
+    return text + "."
 
 
 @dataclass

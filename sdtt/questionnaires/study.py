@@ -22,7 +22,8 @@ SPEC_VERSION = 1
 QuestionName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9]{0,19}$")]
 """A question code every tool accepts: a letter, then letters or digits, at most 20."""
 
-Timestamps = Literal["hidden", "time", "datetime"]
+Timestamps = Literal["hidden", "relative", "time", "datetime"]
+TIMESTAMPS: tuple[Timestamps, ...] = ("hidden", "relative", "time", "datetime")
 
 RESERVED_NAMES = frozenset({"strategy", "intro", "about", "final"})
 
@@ -155,11 +156,18 @@ class StudySpec(BaseModel):
         description="How many final turns of each conversation judges see (one pair per X).",
     )
     timestamps: Timestamps = Field(
-        default="time",
+        default="hidden",
         description=(
-            "'hidden', 'time' (HH:MM:SS) or 'datetime'. Dates can reveal which chat "
-            "comes from an older corpus, so 'time' is the default."
+            "'hidden' (as in the paper), 'relative' (time since the chat's first shown "
+            "line), 'time' (HH:MM:SS) or 'datetime'. With 'time' and 'datetime' both chats "
+            "of a pair are moved onto the same made-up day and hour, so real clock times "
+            "(a corpus from 2018, bots run tonight) never show which is which."
         ),
+    )
+    drop_meaningless: bool = Field(
+        default=False,
+        description="In ping-pong pairs, leave out human turns with an empty or "
+        "meaningless message (no letter or digit) after the conversion; counts reported.",
     )
     pairs: list[PairSpec] = Field(default_factory=list)
     catch_pairs: int = Field(default=1, ge=0, description="Pairs with an obvious answer.")
