@@ -22,7 +22,7 @@ from sdtt.analysis import plots
 from sdtt.analysis.format import format_table, number, percent
 from sdtt.analysis.metrics import DEFAULT_MARGIN, breakdown, expand_by, summarise
 from sdtt.analysis.table import demographic_columns
-from sdtt.analysis.tells import TellRow
+from sdtt.analysis.tells import TellRow, tell_warnings
 from sdtt.questionnaires.layout import escape_markdown
 
 REPORT_HTML = "report.html"
@@ -154,6 +154,11 @@ def build_report(
                 [[t.label, number(t.bot), number(t.human), number(t.difference)] for t in tells],
             )
         )
+        warnings = tell_warnings(tells)
+        if warnings:
+            report.sections.append(
+                Section("Warning: tells outside the words", ["warning"], [[w] for w in warnings])
+            )
         if any(not math.isnan(t.difference) for t in tells):
             report.figures.append(("Tells", plots.tells_plot(tells, out_dir / "tells.png")))
     return report

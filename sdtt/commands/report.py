@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from sdtt.analysis.report import build_report, write_report
-from sdtt.analysis.tells import compare, study_sides
+from sdtt.analysis.tells import compare, study_sides, tell_warnings
 from sdtt.commands.score import add_scoring_options, check_margin, load_table
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 
@@ -48,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
             frame, args.out, title=args.title, tells=tells, reps=args.bootstrap, margin=args.margin
         )
         files = write_report(report, args.out)
+    for warning in tell_warnings(tells or []):
+        console.print(f"[yellow]warning:[/] {escape(warning)}")
     for path in files:
         console.print(f"  {escape(str(path))}")
     return 0

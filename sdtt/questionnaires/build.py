@@ -170,6 +170,8 @@ def build_questionnaire(
     entries: list[_Entry] = []
     for pairing in pairings:
         all_problems += pairing.problems
+        if any(p.kind != "topic" for p in pairing.problems):
+            continue  # e.g. a mode mismatch: never shown, fatal unless skip_invalid
         topic_notes = [p.message for p in pairing.problems if p.kind == "topic"]
         for x in spec.x_turns:
             short = check_length(pairing, x)
