@@ -16,6 +16,7 @@ from typing import Literal
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.errors import InputError
 from sdtt.questionnaires.catch import CATCH_PAIRS, catch_transcripts
+from sdtt.questionnaires.comparable import comparability_problem
 from sdtt.questionnaires.ids import OpaqueIds
 from sdtt.questionnaires.layout import number_lines, pair_start, plain_label
 from sdtt.questionnaires.leaks import meta_terms, questionnaire_leaks, unique_terms
@@ -181,6 +182,12 @@ def build_questionnaire(
             bot_messages = cut_last_turns(pairing.bot.messages, x)
             human_messages = cut_last_turns(pairing.human.messages, x)
             assert bot_messages is not None and human_messages is not None
+            unlike = comparability_problem(
+                pairing, x, bot_messages, human_messages, spec.timestamps
+            )
+            if unlike is not None:
+                all_problems.append(unlike)
+                continue
             entries.append(
                 _Entry(
                     "test",

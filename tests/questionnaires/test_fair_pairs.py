@@ -14,6 +14,7 @@ from sdtt.cli import main
 from sdtt.dialogue.store import write_transcripts
 from sdtt.errors import InputError
 from sdtt.questionnaires.build import build_questionnaire
+from sdtt.questionnaires.comparable import differences
 from sdtt.questionnaires.pairing import FilePool, match_pairs, parse_source
 from sdtt.questionnaires.pipeline import build_study
 from sdtt.questionnaires.questionnaire import Line
@@ -169,3 +170,56 @@ def test_no_export_shows_the_real_dates(tmp_path: Path, monkeypatch: pytest.Monk
         # The bots chatted in 2025, the humans in 2019; judges only see the made-up 2023.
         assert "2025-03" not in text and "2019-" not in text and "18:30:" not in text, path.name
     assert "2023-" in (tmp_path / "s" / "questionnaire.json").read_text()
+
+
+def test_differences_beyond_the_words_are_found() -> None:
+    bot = conversation("b", "t", 3, tag="b").messages
+    assert differences(bot, bot, bot_mode="burst", human_mode="burst", timestamps="time") == []
+    chatty = [
+        m.model_copy(update={"text": f"{m.text} {n}"})
+        for m in conversation("h", "t", 3, tag="h").messages
+        for n in range(1 if m.side == "user" else 6)
+    ]
+    found = differences(bot, chatty, bot_mode="burst", human_mode="pingpong", timestamps="hidden")
+    assert found == ["7 messages against 27", "a burst chat against a pingpong one"]
+    minutes = [m.model_copy(update={"time": m.time.replace(second=0)}) for m in bot]
+    assert (
+        differences(bot, minutes, bot_mode="burst", human_mode="burst", timestamps="hidden") == []
+    )
+    clock = differences(bot, minutes, bot_mode="burst", human_mode="burst", timestamps="relative")
+    assert clock == ["the times of one chat are whole minutes, the other's have seconds"]
+    assert differences(bot[:4], bot, bot_mode="burst", human_mode="burst", timestamps="hidden") == [
+        "2 turns against 3"
+    ]
+
+
+def test_build_names_the_pair_that_is_not_comparable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    talky = conversation("talky-human", "What's your favorite smell?", 11, tag="h")
+    messages = []
+    for message in talky.messages:
+        messages.append(message)
+        if message.side == "response":
+            messages += [
+                message.model_copy(update={"text": f"{message.text} again {n}"}) for n in range(6)
+            ]
+    write_transcripts(
+        tmp_path / "humans.jsonl", [talky.model_copy(update={"messages": messages}), *humans()[1:]]
+    )
+    write_transcripts(tmp_path / "bots.jsonl", bots())
+    monkeypatch.chdir(tmp_path)
+    args = ["questionnaire", "build", "--bot", "bots.jsonl", "--human", "humans.jsonl", "--x", "3"]
+    assert main([*args, "--out", "s"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert (
+        "X=3: bot conversation 'bot-conv-1' and human conversation 'talky-human' are not comparable"
+        in err
+    )
+    assert "--skip-invalid" in err and "Traceback" not in err
+    assert not (tmp_path / "s").exists()
+    assert main([*args, "--skip-invalid", "--out", "s"]) == 0
+    key = json.loads((tmp_path / "s" / "answer-key.json").read_text())
+    assert [i["human"]["id"] for i in key["items"].values() if i["kind"] == "test"] == [
+        "human-conv-2"
+    ]
