@@ -256,6 +256,32 @@ def _fitting(found: Sequence[Transcript], bot: Transcript, used: set[str]) -> li
     return [c for c in found if c.id not in used and _mode_problem("", bot, c) is None]
 
 
+def _comparable_first(
+    candidates: list[Transcript], bot: Transcript, turns: int, drop_meaningless: bool
+) -> list[Transcript]:
+    """The candidates whose last ``turns`` turns look like the bot's (same turns, similar
+    message count, see :mod:`~sdtt.questionnaires.comparable`); all of them if none do."""
+    # Imported here: the comparability rules build on this module's types.
+    from sdtt.questionnaires.comparable import differences
+
+    shown_bot = cut_last_turns(bot.messages, turns)
+    if shown_bot is None:
+        return candidates
+    good = []
+    for candidate in candidates:
+        shown = in_bot_mode(bot, candidate, drop_meaningless=drop_meaningless)
+        cut = cut_last_turns(shown.messages, turns)
+        if cut is not None and not differences(
+            shown_bot,
+            cut,
+            bot_mode=chat_mode(bot.meta),
+            human_mode=chat_mode(shown.meta),
+            timestamps="hidden",
+        ):
+            good.append(candidate)
+    return good or candidates
+
+
 def match_pairs(
     bots: Sequence[tuple[Transcript, str | None]],
     human: SourceRef,
@@ -272,7 +298,8 @@ def match_pairs(
     A human conversation is used at most once (``used`` holds the ids already taken).
     With an explicit ``file#id`` the pairing is fixed and only checked; otherwise a long
     enough conversation on the same topic (and of a mode that fits, see the module
-    docstring) is drawn with ``rng``. The human conversation of a ping-pong bot
+    docstring) is drawn with ``rng``, preferring those whose shown turns look like the
+    bot's (comparable message counts). The human conversation of a ping-pong bot
     conversation is converted to ping-pong (:func:`in_bot_mode`). Bot conversations that
     cannot be matched come back as problems.
     """
@@ -329,7 +356,7 @@ def match_pairs(
                 )
             )
             continue
-        chosen = rng.choice(candidates)
+        chosen = rng.choice(_comparable_first(candidates, bot, min_turns, drop_meaningless))
         used.add(chosen.id)
         pairing = Pairing(
             bot, bot_path, in_bot_mode(bot, chosen, drop_meaningless=drop_meaningless), human_path

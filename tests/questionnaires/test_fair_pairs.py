@@ -223,3 +223,24 @@ def test_build_names_the_pair_that_is_not_comparable(
     assert [i["human"]["id"] for i in key["items"].values() if i["kind"] == "test"] == [
         "human-conv-2"
     ]
+
+
+def test_a_pool_draws_a_comparable_human_chat_when_it_has_one() -> None:
+    talky = conversation("talky", "What's your favorite smell?", 11, tag="t")
+    messages = []
+    for message in talky.messages:
+        messages.append(message)
+        if message.side == "response":
+            messages += [
+                message.model_copy(update={"text": f"{message.text} {n}"}) for n in range(6)
+            ]
+    pool = FilePool([talky.model_copy(update={"messages": messages}), humans()[0]])
+    for seed in range(6):
+        drawn, _ = match_pairs(
+            [(bots()[0], None)],
+            parse_source("h.jsonl"),
+            pool=pool,
+            min_turns=3,
+            rng=random.Random(seed),
+        )
+        assert drawn[0].human.id == "human-conv-1"
