@@ -212,9 +212,14 @@ def _pseudo_messages(
         return messages, {}
     done = convert_to_pingpong(messages, drop_meaningless=drop_meaningless)
     filtered = f", {done.filtered_turns} meaningless turn(s) left out" if drop_meaningless else ""
+    what = (
+        "is a burst pseudo-dialogue; converted to ping-pong for --mode pingpong (first "
+        "message of each run kept)"
+        if done.removed_messages
+        else "filtered for --drop-meaningless"
+    )
     console.print(
-        f"[yellow]note:[/] {escape(str(path))} is a burst pseudo-dialogue; converted to "
-        f"ping-pong for --mode pingpong (first message of each run kept): "
+        f"[yellow]note:[/] {escape(str(path))} {what}: "
         f"{len(done.messages)} of {len(messages)} messages kept{filtered}."
     )
     report = {

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from sdtt.errors import SdttError
 from sdtt.questionnaires.pairing import CorpusLike, CorpusPool, same_topic
 
 
@@ -23,5 +24,10 @@ def live_topic(seed: int, corpus_loader: Callable[[], CorpusLike] | None = None)
 
 
 def in_pool(topic: str, corpus_loader: Callable[[], CorpusLike] | None = None) -> bool:
-    """True when the corpus has conversations on ``topic`` (case and spacing ignored)."""
-    return any(same_topic(topic, known) for known in CorpusPool(corpus_loader).topics())
+    """True when the corpus has conversations on ``topic`` (case and spacing ignored), or
+    when the corpus cannot be read (then nothing can be said against the topic)."""
+    try:
+        topics = CorpusPool(corpus_loader).topics()
+    except SdttError:
+        return True
+    return any(same_topic(topic, known) for known in topics)

@@ -19,7 +19,8 @@ from sdtt.questionnaires.pairing import FilePool, match_pairs, parse_source
 from sdtt.questionnaires.pipeline import build_study
 from sdtt.questionnaires.questionnaire import Line
 from sdtt.questionnaires.study import PairSpec, StudySpec
-from tests.questionnaires.helpers import bots, conversation, humans, pairings
+from sdtt.questionnaires.topics import in_pool, live_topic
+from tests.questionnaires.helpers import FakeCorpus, bots, conversation, humans, pairings
 
 PINGPONG = {"mode": "pingpong", "model": "mock/x"}
 
@@ -244,3 +245,12 @@ def test_a_pool_draws_a_comparable_human_chat_when_it_has_one() -> None:
             rng=random.Random(seed),
         )
         assert drawn[0].human.id == "human-conv-1"
+
+
+def test_the_live_topic_is_drawn_from_the_pairing_pool_by_seed() -> None:
+    talks = [conversation(f"c{n}", topic, 3, tag="c") for n, topic in enumerate(["Cats?", "Dogs?"])]
+    corpus = FakeCorpus(talks, {})
+    drawn = {live_topic(seed, lambda: corpus) for seed in range(12)}
+    assert drawn == {"Cats?", "Dogs?"}
+    assert live_topic(3, lambda: corpus) == live_topic(3, lambda: corpus)
+    assert in_pool("cats", lambda: corpus) and not in_pool("birds", lambda: corpus)
