@@ -51,7 +51,8 @@ def test_left_alone(text: str) -> None:
 
 
 def test_names_and_all_their_spellings_share_a_placeholder() -> None:
-    scrubber = Scrubber([["Ann Smith", "annie"], ["Bob Jones"]])
+    # Name finding off: this is about participants' spellings, not other people's names.
+    scrubber = Scrubber([["Ann Smith", "annie"], ["Bob Jones"]], find_names=False)
     assert scrubber.scrub("ANN SMITH, ann, Ann's, Smith and annie") == (
         "[NAME_1], [NAME_1], [NAME_1]'s, [NAME_1] and [NAME_1]"
     )
