@@ -58,9 +58,11 @@ _EXTRA_WORDS = _words(
     "school hospital church station airport bank hotel cafe restaurant bar club "
     "team group chat ai bot siri alexa google apple amazon netflix spotify uber tesla "
     "disney marvel star wars harry potter pokemon mario zelda queen king prince princess "
-    "pope president"
-    # Cities that the name lists also hold, too well known to be anyone's name in chat.
-    " paris london york berlin madrid rome vienna dublin boston dallas houston denver "
+    "pope president dell ford chanel gucci prada dior"
+)
+# Cities that the name lists also hold, too well known to be anyone's name in chat.
+_CITIES = _words(
+    "paris london york berlin madrid rome vienna dublin boston dallas houston denver "
     "chicago seattle phoenix orlando austin brooklyn manhattan oxford cambridge lyon "
     "milan naples florence geneva zurich munich hamburg prague warsaw lisbon barcelona "
     "valencia tokyo delhi mumbai toronto vancouver montreal melbourne brisbane perth "
@@ -75,7 +77,9 @@ class _Lexicon:
     first: frozenset[str]
     last: frozenset[str]
     words: frozenset[str]
-    """Never a name, nor part of one: months, places, brands..."""
+    """Never a name, nor part of one: months, greetings, brands..."""
+    places: frozenset[str]
+    """Not a name on its own, but may be a surname after a first name ("Daniela Costa")."""
     ambiguous: frozenset[str]
     """Names that are also everyday words: a name only mid-sentence or after a name."""
 
@@ -119,10 +123,10 @@ def _everyday_words() -> frozenset[str]:
 
 
 @functools.cache
-def _never_names() -> frozenset[str]:
+def _places() -> frozenset[str]:
     import faker.providers.address as address
 
-    words = set(_EXTRA_WORDS) | _PARTICLES | _TITLES
+    words = set(_CITIES)
     for module in pkgutil.iter_modules(address.__path__):
         provider = importlib.import_module(f"{address.__name__}.{module.name}").Provider
         for name in ("countries", "states", "provinces", "regions"):
@@ -134,12 +138,14 @@ def _never_names() -> frozenset[str]:
 @functools.cache
 def _lexicon() -> _Lexicon:
     first, last = listed_names()
-    never = _never_names()
+    never = frozenset(_fold(word) for word in _EXTRA_WORDS | _PARTICLES | _TITLES)
+    places = _places() - never
     return _Lexicon(
-        first=frozenset(_fold(name) for name in first if len(name) >= 2) - never,
-        last=frozenset(_fold(name) for name in last if len(name) >= 2) - never,
+        first=frozenset(_fold(name) for name in first if len(name) >= 2) - never - places,
+        last=frozenset(_fold(name) for name in last if len(name) >= 2) - never - places,
         words=never,
-        ambiguous=_everyday_words() - never,
+        places=places,
+        ambiguous=_everyday_words() - never - places,
     )
 
 
@@ -206,7 +212,10 @@ def find_names(text: str) -> list[FoundName]:
         spellings = [text[token.start() : tokens[end_index].end()]]
         for member in tokens[index : end_index + 1]:
             member_folded = _fold(member.group())
-            ordinary = member_folded in lexicon.words or member_folded in lexicon.ambiguous
+            ordinary = any(
+                member_folded in words
+                for words in (lexicon.words, lexicon.ambiguous, lexicon.places)
+            )
             if not ordinary and len(member_folded) >= 3:
                 spellings.append(member.group())
         found.append(FoundName(token.start(), tokens[end_index].end(), tuple(spellings)))

@@ -36,7 +36,7 @@ def _compact(text: str) -> str:
 
 
 # --- obfuscated emails ------------------------------------------------------------------
-_BRACKET_AT = r"\s*(?:\[\s*at\s*\]|\(\s*at\s*\)|\{\s*at\s*\}|<\s*at\s*>)\s*"
+_BRACKET_AT = r"\s*(?:\[\s*at?\s*\]|\(\s*at?\s*\)|\{\s*at\s*\}|<\s*at\s*>)\s*"
 _BRACKET_DOT = r"\s*(?:\[\s*(?:dot|\.)\s*\]|\(\s*(?:dot|\.)\s*\)|\{\s*dot\s*\}|<\s*dot\s*>)\s*"
 _WORD_DOT = r"\s+dot\s+"
 _ANY_DOT = rf"(?:{_BRACKET_DOT}|{_WORD_DOT}|\.)"
@@ -70,7 +70,10 @@ def obfuscated_emails(text: str) -> list[Found]:
 
 
 # --- bank accounts and cards --------------------------------------------------------------
-_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:[ \-]?[A-Z0-9]){11,30}(?![A-Za-z0-9])")
+_IBAN = re.compile(
+    r"(?<![A-Za-z0-9])(?:[A-Z]{2}\d{2}(?:[ \-]?[A-Z0-9]){11,30}"
+    r"|[a-z]{2}\d{2}(?:[ \-]?[a-z0-9]){11,30})(?![A-Za-z0-9])"
+)
 
 
 def _is_iban(compact: str) -> bool:
@@ -95,12 +98,12 @@ def ibans(text: str) -> list[Found]:
             if _is_iban(_compact(value)):
                 found.append((match.start(), match.start() + len(value), _compact(value)))
                 break
-            value = re.sub(r"[ \-]?[A-Z0-9]{1,4}$", "", value)
+            value = re.sub(r"[ \-]?[A-Za-z0-9]{1,4}$", "", value)
     return found
 
 
-_CARD = re.compile(r"(?<![\d\-])\d(?:[ \-]?\d){12,18}(?![\d])")
-_GROUPED_16 = re.compile(r"\d{4}([ \-]?)\d{4}\1\d{4}\1\d{4}")
+_CARD = re.compile(r"(?<![\d\-.])\d(?:[ \-.]?\d){12,18}(?![\d])")
+_GROUPED_16 = re.compile(r"\d{4}([ \-.]?)\d{4}\1\d{4}\1\d{4}")
 
 
 def cards(text: str) -> list[Found]:
@@ -133,6 +136,14 @@ _DECIMAL_PAIR = re.compile(
     rf"(?<![\w.])([-+−]?\d{{1,2}}\.\d{{3,}}){_DEG}\s?([NS])?\s*[,;/ ]\s*"
     rf"([-+−]?\d{{1,3}}\.\d{{3,}}){_DEG}\s?([EW])?(?![\w.])"
 )
+_NUMBER = r"[-+−]?\d{1,3}\.\d{3,}"
+_HEMISPHERE_FIRST = re.compile(
+    r"(?<![\w])[NS]\s?\d{1,2}\.\d{3,}°?\s*[,;/ ]\s*[EW]\s?\d{1,3}\.\d{3,}°?(?![\w.])"
+)
+_LABELLED_PAIR = re.compile(
+    rf"(?i:\blat(?:itude)?)\s*[:=]?\s*{_NUMBER}\s*[,;/]?\s*"
+    rf"(?i:lon|long|lng|longitude)\s*[:=]?\s*{_NUMBER}(?![\d.])"
+)
 _DMS_ONE = r"\d{1,3}°\s?\d{1,2}\s?['′’]\s?(?:\d{1,2}(?:[.,]\d+)?\s?(?:\"|″|''|”)\s?)?"
 _DMS_PAIR = re.compile(rf"{_DMS_ONE}[NS]\s*,?\s*{_DMS_ONE}[EW](?!\w)")
 
@@ -145,7 +156,9 @@ def coordinates(text: str) -> list[Found]:
         longitude = float(match.group(3).replace("−", "-"))
         if abs(latitude) <= 90 and abs(longitude) <= 180:
             found.append((match.start(), match.end(), f"{latitude:.4f},{longitude:.4f}"))
-    for match in _DMS_PAIR.finditer(text):
+    for match in [*_DMS_PAIR.finditer(text), *_HEMISPHERE_FIRST.finditer(text)]:
+        found.append((match.start(), match.end(), re.sub(r"\s", "", match.group())))
+    for match in _LABELLED_PAIR.finditer(text):
         found.append((match.start(), match.end(), re.sub(r"\s", "", match.group())))
     return found
 
@@ -206,7 +219,7 @@ def id_numbers(text: str) -> list[Found]:
 _EN_STREET_ANY_CASE = r"street|road|rd|avenue|ave|lane|boulevard|blvd|crescent|parkway|highway"
 _EN_STREET_CAPITAL = (
     r"St|Dr|Ln|Pl|Ct|Sq|Hwy|Pkwy|Way|Place|Court|Close|Walk|Row|Hill|Square|Grove|Gardens|"
-    r"Mews|Terrace|Drive|Circle|Terr"
+    r"Mews|Terrace|Drive|Circle|Terr|Loop|Trail|Alley|Cove|View|Heights|Ridge|Path|Crossing|Bend"
 )
 _STOP = (
     r"the|a|an|of|on|in|at|to|up|down|off|my|your|our|this|that|from|by|mins?|minutes?|hours?|"
@@ -241,7 +254,8 @@ _GERMANIC_SUFFIX = (
 )
 _GERMANIC_ADDRESS = re.compile(
     rf"(?<![\w])(?:[A-ZÄÖÜÅØ][\wäöüßåøæé-]*(?:{_GERMANIC_SUFFIX})"
-    rf"|[A-ZÄÖÜ][\wäöüß-]+\s+(?:Straße|Strasse|Str\.|Weg|Gasse|Platz|Allee|Ring|Damm))"
+    rf"|[A-ZÄÖÜÅØ][\wäöüßåøæé-]+\s+(?:Straße|Strasse|Str\.|Weg|Gasse|Platz|Allee|Ring|Damm"
+    r"|Gate|Gata|Gatan|Vej|Vei|Veien|Vägen|Väg|Allé))"
     r"\s+\d{1,4}[a-zA-Z]?(?:[-/]\d{1,4})?(?![\w])"
 )
 
