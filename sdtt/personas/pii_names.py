@@ -28,6 +28,7 @@ def _words(text: str) -> frozenset[str]:
 
 
 _TOKEN = re.compile(r"[^\W\d_]+(?:(?:-|['’](?=[^\W\d_]{2}))[^\W\d_]+)*")
+_PART_BREAK = re.compile(r"[-'’]")
 _CONTRACTION = re.compile(r"['’](?:t|s|m|re|ve|ll|d)\b", re.IGNORECASE)
 _SENTENCE_END = ".!?:;\"'“”‘’(*•>-–—\n"
 _PARTICLES = _words(
@@ -58,7 +59,8 @@ _EXTRA_WORDS = _words(
     "school hospital church station airport bank hotel cafe restaurant bar club "
     "team group chat ai bot siri alexa google apple amazon netflix spotify uber tesla "
     "disney marvel star wars harry potter pokemon mario zelda queen king prince princess "
-    "pope president dell ford chanel gucci prada dior"
+    "pope president dell ford chanel gucci prada dior america asia europe africa "
+    "australia antarctica"
 )
 # Cities that the name lists also hold, too well known to be anyone's name in chat.
 _CITIES = _words(
@@ -84,6 +86,7 @@ class _Lexicon:
     """Names that are also everyday words: a name only mid-sentence or after a name."""
 
 
+@functools.lru_cache(maxsize=65536)
 def _fold(word: str) -> str:
     decomposed = unicodedata.normalize("NFKD", word.casefold())
     return "".join(char for char in decomposed if not unicodedata.combining(char))
@@ -185,8 +188,11 @@ def find_names(text: str) -> list[FoundName]:
     while index < len(tokens):
         token = tokens[index]
         word = token.group()
+        if not _capitalised(word):
+            index += 1
+            continue
         folded = _fold(word)
-        parts = [_fold(part) for part in re.split(r"[-'’]", word) if part]
+        parts = [_fold(part) for part in _PART_BREAK.split(word) if part]
         after_title = (
             index > 0
             and _fold(tokens[index - 1].group()) in _TITLES

@@ -76,6 +76,8 @@ KIND_LABELS: dict[Kind, tuple[str, str]] = {
     "PHONE": ("phone number", "phone numbers"),
     "NAME": ("name", "names"),
 }
+# Kinds that always hold a digit: skipped for the many messages with none.
+_DIGIT_KINDS = frozenset({"IBAN", "CARD", "GPS", "ID", "ADDRESS", "POSTCODE", "PHONE"})
 # Local numbers are read as if dialled in these countries; "+" numbers need none.
 PHONE_REGIONS = ("US", "GB", "DE", "FR")
 
@@ -336,8 +338,9 @@ class Scrubber:
             return
         for variant in variants:
             folded = variant.casefold()
-            self._name_keys.setdefault(folded, person)
-        self._name_pattern = None
+            if folded not in self._name_keys:
+                self._name_keys[folded] = person
+                self._name_pattern = None  # compiled again only when a spelling is new
 
     def _names_regex(self) -> re.Pattern[str] | None:
         if self._name_pattern is None and self._name_keys:
@@ -421,7 +424,10 @@ class Scrubber:
         # origin[i]: where character i of the current text was in the input (-1: placeholder)
         origin = list(range(len(text)))
         replaced: list[Replacement] = []
+        has_digits = any(char.isdigit() for char in text)
         for kind in KINDS:
+            if kind in _DIGIT_KINDS and not has_digits:
+                continue
             protected = [match.span() for match in _PLACEHOLDER.finditer(text)]
             spans = [
                 span
