@@ -28,6 +28,7 @@ def _words(text: str) -> frozenset[str]:
 
 
 _TOKEN = re.compile(r"[^\W\d_]+(?:(?:-|['’](?=[^\W\d_]{2}))[^\W\d_]+)*")
+_POSSESSIVE = ("'s", "’s")
 _PART_BREAK = re.compile(r"[-'’]")
 _CONTRACTION = re.compile(r"['’](?:t|s|m|re|ve|ll|d)\b", re.IGNORECASE)
 _SENTENCE_END = ".!?:;\"'“”‘’(*•>-–—\n"
@@ -173,15 +174,12 @@ def _starts_sentence(text: str, start: int) -> bool:
 def find_names(text: str) -> list[FoundName]:
     """Names of people in ``text``, by the rules in this module's docstring."""
     lexicon = _lexicon()
+    # "Don't" is no "Don", but "Charlotte's" is Charlotte.
     tokens = [
         match
         for match in _TOKEN.finditer(text)
         if not _CONTRACTION.match(text, match.end())
-        or text[match.end() : match.end() + 2]
-        in (
-            "'s",
-            "’s",
-        )
+        or text[match.end() : match.end() + 2] in _POSSESSIVE
     ]
     found: list[FoundName] = []
     index = 0
