@@ -167,8 +167,10 @@ def _capitalised(token: str) -> bool:
 
 
 def _starts_sentence(text: str, start: int) -> bool:
-    before = text[:start].rstrip(" \t")
-    return not before or before[-1] in _SENTENCE_END
+    position = start - 1
+    while position >= 0 and text[position] in " \t":
+        position -= 1
+    return position < 0 or text[position] in _SENTENCE_END
 
 
 def find_names(text: str) -> list[FoundName]:

@@ -190,3 +190,26 @@ def test_replacements_say_where_they_were() -> None:
         ("+44 7700 900461", "PHONE"),
     ]
     assert scrubbed == "[NAME_1]: IBAN [IBAN_1], call [PHONE_1]"
+
+
+def _with_luhn(digits: str) -> str:
+    total = sum(
+        int(d) if i % 2 else sum(divmod(int(d) * 2, 10)) for i, d in enumerate(digits[::-1])
+    )
+    return digits + str((10 - total % 10) % 10)
+
+
+cards = st.from_regex(r"4[0-9]{14}", fullmatch=True).map(_with_luhn)
+ibans = st.from_regex(r"[0-9]{18}", fullmatch=True).map(
+    lambda bban: f"DE{98 - int(bban + '131400') % 97:02d}{bban}"
+)
+macs = st.lists(st.from_regex(r"[0-9a-f]{2}", fullmatch=True), min_size=6, max_size=6).map(":".join)
+
+
+@given(value=st.one_of(cards, ibans, macs), spaced=st.booleans(), before=filler, after=filler)
+def test_planted_numbers_never_survive(value: str, spaced: bool, before: str, after: str) -> None:
+    if spaced and ":" not in value:
+        value = " ".join(value[i : i + 4] for i in range(0, len(value), 4))
+    result = Scrubber().scrub(f"{before} {value} {after}")
+    assert value not in result
+    assert not any(group in result for group in value.split() if len(group) >= 4)
