@@ -1,7 +1,11 @@
 """PII scrubbing: replace personal data in chat text by consistent placeholders.
 
-Emails, phone numbers, URLs, @handles and people's names become ``[EMAIL_1]``,
-``[PHONE_2]``, ``[URL_1]``, ``[HANDLE_1]``, ``[NAME_3]``... One :class:`Scrubber` is used for
+Emails (also written as ``bob[at]example[dot]com``), phone numbers, URLs, @handles, IBANs,
+card numbers, identity numbers, MAC addresses, GPS positions, street addresses, postcodes
+and people's names become ``[EMAIL_1]``, ``[PHONE_2]``, ``[IBAN_1]``, ``[NAME_3]``...
+Participants' names are given; other people's names are found by
+:mod:`sdtt.personas.pii_names`, the structured kinds by :mod:`sdtt.personas.pii_patterns`
+(checksums from python-stdnum) and phones also by phonenumbers. One :class:`Scrubber` is used for
 a whole persona, so the same value always gets the same placeholder and the bot still
 sees that two messages talk about the same person or address. All spellings of one
 person's name (full name, first name, last name, nickname) share one placeholder.
@@ -22,17 +26,60 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
-Kind = Literal["EMAIL", "URL", "HANDLE", "PHONE", "NAME"]
-KINDS: tuple[Kind, ...] = ("EMAIL", "URL", "HANDLE", "PHONE", "NAME")
-"""Detector order is priority order: an email is never also read as a handle or name."""
+import phonenumbers
+
+from sdtt.personas import pii_patterns
+from sdtt.personas.pii_names import find_names
+
+Kind = Literal[
+    "EMAIL",
+    "URL",
+    "HANDLE",
+    "IBAN",
+    "CARD",
+    "MAC",
+    "GPS",
+    "ID",
+    "ADDRESS",
+    "POSTCODE",
+    "PHONE",
+    "NAME",
+]
+KINDS: tuple[Kind, ...] = (
+    "EMAIL",
+    "URL",
+    "HANDLE",
+    "IBAN",
+    "CARD",
+    "MAC",
+    "GPS",
+    "ID",
+    "ADDRESS",
+    "POSTCODE",
+    "PHONE",
+    "NAME",
+)
+"""Detector order is priority order: an email is never also read as a handle or name, and
+an IBAN, card or id number is never also read as a phone number."""
 
 KIND_LABELS: dict[Kind, tuple[str, str]] = {
     "EMAIL": ("email address", "email addresses"),
     "URL": ("URL", "URLs"),
     "HANDLE": ("@handle", "@handles"),
+    "IBAN": ("IBAN", "IBANs"),
+    "CARD": ("card number", "card numbers"),
+    "MAC": ("MAC address", "MAC addresses"),
+    "GPS": ("GPS position", "GPS positions"),
+    "ID": ("identity number", "identity numbers"),
+    "ADDRESS": ("street address", "street addresses"),
+    "POSTCODE": ("postcode", "postcodes"),
     "PHONE": ("phone number", "phone numbers"),
     "NAME": ("name", "names"),
 }
+# Kinds that always hold a digit: skipped for the many messages with none.
+_DIGIT_KINDS = frozenset({"IBAN", "CARD", "GPS", "ID", "ADDRESS", "POSTCODE", "PHONE"})
+# Local numbers are read as if dialled in these countries; "+" numbers need none.
+PHONE_REGIONS = ("US", "GB", "DE", "FR")
 
 _EMAIL = re.compile(
     r"(?<![\w.%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
@@ -57,7 +104,7 @@ _NOT_PHONE = re.compile(
     r"|(?<!\d)\d{1,2}:\d{2}(?::\d{2})?(?!\d)"
     r"|(?<!\d)(?:19|20)\d{2}\s?[-–/]\s?(?:(?:19|20)\d{2}|\d{2})(?![./-]?\d)"
 )
-_PLACEHOLDER = re.compile(r"\[(?:EMAIL|URL|HANDLE|PHONE|NAME)_\d+\]")
+_PLACEHOLDER = re.compile(rf"\[(?:{'|'.join(KINDS)})_\d+\]")
 _DECIMAL = re.compile(r"\d+[.,]\d+")
 _THOUSANDS = re.compile(r"[1-9]\d{0,2}(?:[.,]\d{3})+(?:[.,]\d{1,2})?")
 
@@ -263,9 +310,13 @@ class Scrubber:
 
     ``people`` is a list of people, each given as the names they go by (full name,
     nickname, username...); every spelling of one person maps to one ``[NAME_n]``.
+    With ``find_names`` (the default) other people's names are found too, and each one
+    found is remembered like a given person, so "Charlotte Dubois" and a later
+    "Charlotte" share a placeholder.
     """
 
-    def __init__(self, people: Iterable[Iterable[str]] = ()) -> None:
+    def __init__(self, people: Iterable[Iterable[str]] = (), *, find_names: bool = True) -> None:
+        self.find_names = find_names
         self.report = ScrubReport()
         self._placeholders: dict[tuple[Kind, str], str] = {}
         self._counters: Counter[str] = Counter()
@@ -278,14 +329,18 @@ class Scrubber:
     def add_person(self, names: Iterable[str], *, key: str | None = None) -> None:
         """Add one person by all the names they go by."""
         variants = {variant for name in names for variant in _name_variants(name)}
+        self._add_variants(variants, key or f"person-extra-{len(self._name_keys)}")
+
+    def _add_variants(self, variants: Iterable[str], person: str) -> None:
+        # A spelling shared by two people keeps the first person's placeholder.
+        variants = set(variants) | {_strip_accents(variant) for variant in variants}
         if not variants:
             return
-        # A spelling shared by two people keeps the first person's placeholder.
-        person = key or f"person-extra-{len(self._name_keys)}"
         for variant in variants:
             folded = variant.casefold()
-            self._name_keys.setdefault(folded, person)
-        self._name_pattern = None
+            if folded not in self._name_keys:
+                self._name_keys[folded] = person
+                self._name_pattern = None  # compiled again only when a spelling is new
 
     def _names_regex(self) -> re.Pattern[str] | None:
         if self._name_pattern is None and self._name_keys:
@@ -313,6 +368,9 @@ class Scrubber:
             return [
                 _Span(match.start(), match.end(), kind, match.group().casefold())
                 for match in _EMAIL.finditer(text)
+            ] + [
+                _Span(start, end, kind, key)
+                for start, end, key in pii_patterns.obfuscated_emails(text)
             ]
         if kind == "URL":
             found: list[_Span] = []
@@ -330,6 +388,14 @@ class Scrubber:
             ]
         if kind == "PHONE":
             return _phone_spans(text)
+        if kind != "NAME":
+            return [
+                _Span(start, end, kind, key)
+                for start, end, key in pii_patterns.DETECTORS[kind](text)
+            ]
+        if self.find_names:
+            for name in find_names(text):
+                self._add_variants(name.spellings, f"found-{_strip_accents(name.spellings[0])}")
         pattern = self._names_regex()
         if pattern is None:
             return []
@@ -351,12 +417,23 @@ class Scrubber:
         a URL holding a name is one URL, and the name left beside a replaced handle
         ("@Ann Smith") is still found. Placeholders are never matched again.
         """
+        return self.scrub_with_spans(text)[0]
+
+    def scrub_with_spans(self, text: str) -> tuple[str, list[Replacement]]:
+        """Like :meth:`scrub`, also saying where each replaced value was in ``text``."""
+        # origin[i]: where character i of the current text was in the input (-1: placeholder)
+        origin = list(range(len(text)))
+        replaced: list[Replacement] = []
+        has_digits = any(char.isdigit() for char in text)
         for kind in KINDS:
+            if kind in _DIGIT_KINDS and not has_digits:
+                continue
             protected = [match.span() for match in _PLACEHOLDER.finditer(text)]
             spans = [
                 span
                 for span in self._spans(kind, text)
-                if all(span.end <= start or span.start >= end for start, end in protected)
+                if span.end > span.start
+                and all(span.end <= start or span.start >= end for start, end in protected)
             ]
             if not spans:
                 continue
@@ -365,15 +442,34 @@ class Scrubber:
                 if not taken or span.start >= taken[-1].end:
                     taken.append(span)
             pieces: list[str] = []
+            new_origin: list[int] = []
             position = 0
             for span in taken:
                 pieces.append(text[position : span.start])
-                pieces.append(self.placeholder(kind, span.key, text[span.start : span.end]))
+                new_origin += origin[position : span.start]
+                placeholder = self.placeholder(kind, span.key, text[span.start : span.end])
+                pieces.append(placeholder)
+                new_origin += [-1] * len(placeholder)
+                replaced.append(
+                    Replacement(origin[span.start], origin[span.end - 1] + 1, kind, placeholder)
+                )
                 self.report.replacements[kind] += 1
                 position = span.end
             pieces.append(text[position:])
+            new_origin += origin[position:]
             text = "".join(pieces)
-        return text
+            origin = new_origin
+        return text, sorted(replaced, key=lambda item: item.start)
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """One replaced value: its place in the input text, its kind and its placeholder."""
+
+    start: int
+    end: int
+    kind: Kind
+    placeholder: str
 
 
 def _phone_spans(text: str) -> list[_Span]:
@@ -396,4 +492,20 @@ def _phone_spans(text: str) -> list[_Span]:
         if len(groups) > 1 and max(len(group) for group in groups) < 2:
             continue  # "1 2 3 4 5 6 7" is counting, not a number
         spans.append(_Span(start, start + len(value), "PHONE", digits.lstrip("0")))
+    if sum(char.isdigit() for char in masked) >= 7:
+        spans += _library_phone_spans(masked)
+    return spans
+
+
+def _library_phone_spans(masked: str) -> list[_Span]:
+    """Numbers that phonenumbers calls valid, dialled from any of :data:`PHONE_REGIONS`."""
+    spans: list[_Span] = []
+    for region in PHONE_REGIONS:
+        for match in phonenumbers.PhoneNumberMatcher(
+            masked, region, leniency=phonenumbers.Leniency.VALID
+        ):
+            if _THOUSANDS.fullmatch(match.raw_string) or _DECIMAL.fullmatch(match.raw_string):
+                continue
+            digits = re.sub(r"\D", "", match.raw_string)
+            spans.append(_Span(match.start, match.end, "PHONE", digits.lstrip("0")))
     return spans

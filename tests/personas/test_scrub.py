@@ -51,7 +51,8 @@ def test_left_alone(text: str) -> None:
 
 
 def test_names_and_all_their_spellings_share_a_placeholder() -> None:
-    scrubber = Scrubber([["Ann Smith", "annie"], ["Bob Jones"]])
+    # Name finding off: this is about participants' spellings, not other people's names.
+    scrubber = Scrubber([["Ann Smith", "annie"], ["Bob Jones"]], find_names=False)
     assert scrubber.scrub("ANN SMITH, ann, Ann's, Smith and annie") == (
         "[NAME_1], [NAME_1], [NAME_1]'s, [NAME_1] and [NAME_1]"
     )
@@ -127,3 +128,88 @@ def test_names_without_their_accents() -> None:
 
 def test_tiny_or_everyday_participant_names_do_not_wipe_words() -> None:
     assert scrub("a cat, me and you", ["A"], ["me"], ["You"]) == "a cat, me and you"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("mail bob[at]example[dot]com", "mail [EMAIL_1]"),
+        ("or jo dot smith at mail dot co dot uk.", "or [EMAIL_1]."),
+        ("pay DE89 3704 0044 0532 0130 00 OK", "pay [IBAN_1] OK"),
+        ("card 4111 1111 1111 1111 exp 09/27", "card [CARD_1] exp 09/27"),
+        ("amex 378282246310005", "amex [CARD_1]"),
+        ("mac a4:5e:60:c2:19:0f at 10:30", "mac [MAC_1] at 10:30"),
+        ("at 48.85837, 2.29448 now", "at [GPS_1] now"),
+        ("at 40°26'46\"N 79°58'56\"W", "at [GPS_1]"),
+        ("passport C01X00T47, DNI 12345678Z", "passport [ID_1], DNI [ID_2]"),
+        ("ssn 123-45-6789", "ssn [ID_1]"),
+        ("live at 221B Baker Street, NW1 6XE", "live at [ADDRESS_1], [POSTCODE_1]"),
+        ("12 rue de la Paix, 75002 Paris", "[ADDRESS_1], [POSTCODE_1] Paris"),
+        ("Hauptstraße 5, 10115 Berlin", "[ADDRESS_1], [POSTCODE_1] Berlin"),
+        ("I met Charlotte Dubois and José García", "I met [NAME_1] and [NAME_2]"),
+        ("Dr. Okafor said Mrs Patel is fine", "Dr. [NAME_1] said Mrs [NAME_2] is fine"),
+    ],
+)
+def test_detected_beyond_contact_details(text: str, expected: str) -> None:
+    assert scrub(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Will you come? May I ask. Long day. Can you help",
+        "Mark my words, it will rain in April",
+        "Paris was amazing, the Louvre was packed though",
+        "Don't worry, we ran 10 km in 52 minutes",
+        "Go down the road for 5 minutes, it's on the left",
+        "The flight is BA 2490, lands at 18:20",
+        "Order 2 pizzas and 1.5 litres of cola",
+    ],
+)
+def test_ordinary_words_and_numbers_left_alone(text: str) -> None:
+    assert scrub(text) == text
+
+
+def test_found_names_keep_their_placeholder_across_messages() -> None:
+    scrubber = Scrubber([["Ann"]])
+    assert scrubber.scrub("Ann met Charlotte Dubois") == "[NAME_1] met [NAME_2]"
+    assert scrubber.scrub("charlotte said Dubois is away") == "[NAME_2] said [NAME_2] is away"
+    assert scrubber.scrub("bob@example.com or bob[at]example[dot]com") == "[EMAIL_1] or [EMAIL_1]"
+
+
+def test_finding_names_can_be_turned_off() -> None:
+    assert Scrubber(find_names=False).scrub("I met Charlotte") == "I met Charlotte"
+
+
+def test_replacements_say_where_they_were() -> None:
+    text = "Charlotte: IBAN GB33BUKB20201555555555, call +44 7700 900461"
+    scrubbed, replaced = Scrubber().scrub_with_spans(text)
+    assert [(text[r.start : r.end], r.kind) for r in replaced] == [
+        ("Charlotte", "NAME"),
+        ("GB33BUKB20201555555555", "IBAN"),
+        ("+44 7700 900461", "PHONE"),
+    ]
+    assert scrubbed == "[NAME_1]: IBAN [IBAN_1], call [PHONE_1]"
+
+
+def _with_luhn(digits: str) -> str:
+    total = sum(
+        int(d) if i % 2 else sum(divmod(int(d) * 2, 10)) for i, d in enumerate(digits[::-1])
+    )
+    return digits + str((10 - total % 10) % 10)
+
+
+cards = st.from_regex(r"4[0-9]{14}", fullmatch=True).map(_with_luhn)
+ibans = st.from_regex(r"[0-9]{18}", fullmatch=True).map(
+    lambda bban: f"DE{98 - int(bban + '131400') % 97:02d}{bban}"
+)
+macs = st.lists(st.from_regex(r"[0-9a-f]{2}", fullmatch=True), min_size=6, max_size=6).map(":".join)
+
+
+@given(value=st.one_of(cards, ibans, macs), spaced=st.booleans(), before=filler, after=filler)
+def test_planted_numbers_never_survive(value: str, spaced: bool, before: str, after: str) -> None:
+    if spaced and ":" not in value:
+        value = " ".join(value[i : i + 4] for i in range(0, len(value), 4))
+    result = Scrubber().scrub(f"{before} {value} {after}")
+    assert value not in result
+    assert not any(group in result for group in value.split() if len(group) >= 4)

@@ -183,7 +183,8 @@ def add_common_arguments(parser: argparse.ArgumentParser, *, file_help: str) -> 
         "--no-scrub",
         dest="scrub",
         action="store_false",
-        help="Keep emails, phone numbers, URLs, handles and names as they are. The persona "
+        help="Keep personal data (contact details, bank, card and id numbers, addresses, "
+        "GPS positions, names) as it is. The persona "
         "file records that it was not scrubbed; do not send it to a remote provider.",
     )
     parser.add_argument(
@@ -191,7 +192,7 @@ def add_common_arguments(parser: argparse.ArgumentParser, *, file_help: str) -> 
         action="append",
         metavar="NAMES",
         help="More names to replace, comma-separated (e.g. 'Ann,Bob Smith'); "
-        "participants' names are always replaced.",
+        "participants' names are always replaced, other names when found in name lists.",
     )
     parser.add_argument(
         "--scrub-report",
