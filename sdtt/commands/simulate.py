@@ -16,6 +16,7 @@ from rich.markup import escape
 from sdtt.commands.common import add_base_url_argument
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.render import format_time
+from sdtt.dialogue.turn_index import turn_meta
 from sdtt.display import SIDE_STYLES
 from sdtt.engine.events import ErrorEvent, Event, MessageDropped, MessageSent, UserMessage
 from sdtt.engine.interrogator import (
@@ -34,7 +35,7 @@ from sdtt.engine.simulate import (
     run_simulated_chat,
 )
 from sdtt.errors import ConfigError
-from sdtt.generate.chainfile import load_pseudo_messages
+from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.models.base import GenerateConfig
 from sdtt.models.model import Model
 from sdtt.models.registry import DEFAULT_MODEL, get_model
@@ -184,10 +185,11 @@ def _check(args: argparse.Namespace) -> None:
         raise ConfigError(f"--t1 must not be negative, not {args.t1}.")
 
 
-def _pseudo_messages(path: Path | None) -> list[Message]:
+def _pseudo_messages(path: Path | None) -> tuple[list[Message], int]:
+    """The pseudo-dialogue's messages and its turn count N (none: ``[]``, 0)."""
     if path is None:
-        return []
-    return load_pseudo_messages(path)
+        return [], 0
+    return load_pseudo_messages(path), count_pseudo_turns(path)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -195,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
     _check(args)
     console = Console(highlight=False)
     persona = find_persona(args.persona)
-    pseudo = _pseudo_messages(args.pseudo)
+    pseudo, pseudo_turns = _pseudo_messages(args.pseudo)
     config = GenerateConfig(stop=("\nUser:",))
     started = datetime.now(UTC).replace(microsecond=0)
     session_id = new_session_id(started)
@@ -220,6 +222,7 @@ def run(args: argparse.Namespace) -> int:
         "topic": args.topic,
         "pseudo": str(args.pseudo) if args.pseudo else None,
         "pseudo_messages": len(pseudo),
+        **turn_meta(pseudo_turns, args.turns),
         "virtual_clock": args.virtual_clock,
     }
     console.print(

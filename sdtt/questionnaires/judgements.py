@@ -43,7 +43,20 @@ class Judgement(BaseModel):
         default="test",
         description="'test' for a real bot/human pair, 'catch' for a pair with an obvious answer.",
     )
-    x_turns: int = Field(ge=0, description="How many final turns of each conversation were shown.")
+    x_turns: int = Field(ge=0, description="X: how many turns of each conversation were shown.")
+    pseudo_turns: int | None = Field(
+        default=None,
+        ge=0,
+        description="N: pseudo-dialogue turns in the bot's prompt; None when unknown.",
+    )
+    total_turns: int | None = Field(
+        default=None,
+        ge=0,
+        description=(
+            "Total turn index shown: N + the index of the last live turn shown (the paper's "
+            "turn N+X); None when N is unknown."
+        ),
+    )
     choice: Choice | None = Field(
         description=(
             "'A': User B of conversation 1 is the AI; 'B': User B of conversation 2 is the "
