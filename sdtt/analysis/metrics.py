@@ -41,8 +41,6 @@ BREAKDOWNS = (
 
 CONDITION = ("model", "mode", "turns")
 """What makes a condition: one headline row per model x mode x total turns."""
-LLM_CONDITION = (*CONDITION, "judge_model", "judge_kind")
-"""An LLM judge's condition row: also which judge model and judge kind."""
 NUMERIC = ("x", "n", "turns")
 NONE = "(none)"
 
@@ -288,38 +286,36 @@ def condition_tables(
     seed: int = 0,
     margin: float = DEFAULT_MARGIN,
 ) -> list[tuple[str, pd.DataFrame]]:
-    """The headline: one row per condition (model x mode x total turns), human and LLM
-    judges in separate tables (LLM rows also split by judge model and kind).
+    """The headline: one row per condition (model x mode x total turns); human judges in
+    one table, each LLM judge (judge model and kind) in its own.
 
-    Returns ``(title, rows)`` for each judge type present; the rows carry the grouping
-    columns and a readable ``condition`` label (see :func:`condition_label`).
+    Returns ``(title, rows)`` per table; the rows carry the grouping columns and a
+    readable ``condition`` label (see :func:`condition_label`).
     """
     tables = []
     test = frame.loc[frame["pair_kind"] == "test"]
-    for judge_type, title, columns in (
-        ("human", "Human judges", CONDITION),
-        ("llm", "LLM judges", LLM_CONDITION),
-    ):
-        part = test.loc[test["judge_type"] == judge_type]
-        if len(part):
-            rows = grouped(part, columns, reps=reps, seed=seed, margin=margin)
-            labels = [
-                condition_label({str(k): v for k, v in row.items()})
-                for row in rows.to_dict("records")
-            ]
-            rows.insert(0, "condition", labels)
-            tables.append((f"{title}, one row per condition", rows))
+    humans = test.loc[test["judge_type"] == "human"]
+    parts: list[tuple[str, pd.DataFrame]] = []
+    if len(humans):
+        parts.append(("Human judges", humans))
+    llm = test.loc[test["judge_type"] == "llm"]
+    if len(llm):
+        judges = group_keys(llm["judge_model"]) + " (" + group_keys(llm["judge_kind"]) + ")"
+        for judge in sorted(judges.unique()):
+            parts.append((f"LLM judge {judge}", llm.loc[judges == judge]))
+    for title, part in parts:
+        rows = grouped(part, CONDITION, reps=reps, seed=seed, margin=margin)
+        labels = [
+            condition_label({str(k): v for k, v in row.items()}) for row in rows.to_dict("records")
+        ]
+        rows.insert(0, "condition", labels)
+        tables.append((f"{title}, one row per condition", rows))
     return tables
 
 
 def condition_label(row: dict[str, Any]) -> str:
-    """``model, mode, turn 110`` (plus ``judge M (kind)`` for LLM judges)."""
+    """``model, mode, turn 110``: a condition as people read it."""
     turns = row.get("turns", NONE)
-    parts = [
-        str(row.get("model", NONE)),
-        str(row.get("mode", NONE)),
-        f"turn {'?' if turns == NONE else turns}",
-    ]
-    if "judge_model" in row:
-        parts.append(f"judge {row['judge_model']} ({row.get('judge_kind', NONE)})")
-    return ", ".join(parts)
+    return (
+        f"{row.get('model', NONE)}, {row.get('mode', NONE)}, turn {'?' if turns == NONE else turns}"
+    )

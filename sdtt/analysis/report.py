@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from sdtt.analysis import plots
-from sdtt.analysis.format import format_table, number, percent
+from sdtt.analysis.format import format_table, interval, number, percent
 from sdtt.analysis.metrics import (
     DEFAULT_MARGIN,
     NONE,
@@ -27,6 +27,7 @@ from sdtt.analysis.metrics import (
     breakdown,
     condition_tables,
     expand_by,
+    group_keys,
     summarise,
 )
 from sdtt.analysis.table import demographic_columns
@@ -72,7 +73,20 @@ def _curves(frame: pd.DataFrame, column: str, reps: int, margin: float) -> dict[
     keys = models.astype(str)
     if several_modes:
         keys = keys + ", " + modes.astype(str)
-    keys = keys + " (" + frame["judge_type"].map(JUDGE_TYPES).fillna("judges") + ")"
+    llm = frame["judge_type"] == "llm"
+    judges = (
+        frame["judge_type"]
+        .map(JUDGE_TYPES)
+        .fillna("judges")
+        .where(
+            ~llm,
+            "LLM judge "
+            + group_keys(frame["judge_model"])
+            + ", "
+            + group_keys(frame["judge_kind"]),
+        )
+    )
+    keys = keys + " (" + judges + ")"
     curves = {}
     for name, group in frame.groupby(keys, sort=True):
         rows = breakdown(group, column, reps=reps, margin=margin)
@@ -98,6 +112,7 @@ def _turn_figures(
         curves = _curves(main, "x", reps, margin)
         xlabel, log, column = "X (live turns shown; N not recorded)", False, "x"
     if curves:
+        report.sections.append(_points("Pass rate against turns: the points", curves, column))
         report.figures.append(
             (
                 "Pass rate against turns",
@@ -114,6 +129,7 @@ def _turn_figures(
     if chunks.any():
         curves = _curves(frame.loc[chunks], "x", reps, margin)
         if curves:
+            report.sections.append(_points("Length curve: the points", curves, "x"))
             report.figures.append(
                 (
                     "Length curve",
@@ -218,6 +234,23 @@ def build_report(
         if any(not math.isnan(t.difference) for t in tells):
             report.figures.append(("Tells", plots.tells_plot(tells, out_dir / "tells.png")))
     return report
+
+
+def _points(title: str, curves: dict[str, pd.DataFrame], column: str) -> Section:
+    """The data of a curve figure as a table (readable without the picture)."""
+    rows = [
+        [
+            name,
+            str(row[column]),
+            str(int(row["judgements"])),
+            percent(row["pass_rate"]),
+            interval(row["boot_low"], row["boot_high"]),
+        ]
+        for name, table in curves.items()
+        for row in table.to_dict("records")
+    ]
+    label = "total turns" if column == "turns" else "turns shown"
+    return Section(title, ["curve", label, "used", "pass rate", "bootstrap 95%"], rows)
 
 
 def _verdicts(title: str, counts: Confusion) -> Section:

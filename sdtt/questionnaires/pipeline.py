@@ -85,10 +85,10 @@ def build_study(
         selection = select_for_totals([(s[0], s[1]) for s in sources], spec.total_turns)
         if selection.missing and not skip_invalid:
             raise InputError(
-                selection.missing_message(spec.max_live_turns),
+                selection.missing_message(spec.max_live_turns)
+                + "\nRun them, add the transcripts to the study (--bot or 'pairs'), or "
+                "pass --skip-invalid to build without them.",
                 field="total_turns",
-                hint="Run those commands and add their transcripts to the study's pairs, "
-                "or pass --skip-invalid to build without them.",
             )
         notes += selection.left_out
         notes += [f"missing: {cell.label(total)}" for cell, total in selection.missing]
