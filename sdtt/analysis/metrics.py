@@ -39,8 +39,9 @@ BREAKDOWNS = (
 )
 """Columns ``--by`` accepts besides ``demographics`` and ``demo.<question>``."""
 
-CONDITION = ("model", "mode", "turns")
-"""What makes a condition: one headline row per model x mode x total turns."""
+CONDITION = ("model", "mode", "turns", "x")
+"""What makes a condition: one headline row per model x mode x total turns (and X, so
+the last 3 and the last 10 turns of one chat, both at the same turn index, stay apart)."""
 NUMERIC = ("x", "n", "turns")
 NONE = "(none)"
 
@@ -314,8 +315,9 @@ def condition_tables(
 
 
 def condition_label(row: dict[str, Any]) -> str:
-    """``model, mode, turn 110``: a condition as people read it."""
+    """``model, mode, turn 110 (X=10)``: a condition as people read it."""
     turns = row.get("turns", NONE)
+    shown = "?" if turns == NONE else turns
     return (
-        f"{row.get('model', NONE)}, {row.get('mode', NONE)}, turn {'?' if turns == NONE else turns}"
+        f"{row.get('model', NONE)}, {row.get('mode', NONE)}, turn {shown} (X={row.get('x', NONE)})"
     )

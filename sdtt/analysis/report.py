@@ -87,6 +87,9 @@ def _curves(frame: pd.DataFrame, column: str, reps: int, margin: float) -> dict[
         )
     )
     keys = keys + " (" + judges + ")"
+    if column != "x" and (frame.groupby(column)["x"].nunique() > 1).any():
+        # Several X at one turn index (the last 3 and last 10 of one chat): one curve each.
+        keys = keys + ", X=" + group_keys(frame["x"])
     curves = {}
     for name, group in frame.groupby(keys, sort=True):
         rows = breakdown(group, column, reps=reps, margin=margin)
