@@ -142,3 +142,18 @@ def test_the_last_3_and_last_10_turns_of_one_chat_stay_apart(
     report = build_report(judgement_table([last10, last3]), tmp_path / "r", reps=0)
     points = render_markdown(report).split("the points")[1].split("##")[0]
     assert "(human judges), X=3" in points and "(human judges), X=10" in points
+
+
+def test_chunked_studies_get_a_length_curve(tmp_path: Path) -> None:
+    chunks = [
+        judgement(f"k{k}", f"j{i}", i < k // 3, x=k, view="chunk")
+        for k in (3, 6, 9)
+        for i in range(3)
+    ]
+    report = build_report(judgement_table(chunks), tmp_path, reps=0)
+    markdown = render_markdown(report)
+    assert "![Length curve](length-curve.png)" in markdown
+    points = markdown.split("## Length curve: the points")[1].split("##")[0]
+    shown = [row.split("|")[2].strip() for row in points.splitlines() if "openai" in row]
+    assert shown == ["3", "6", "9"]
+    assert (tmp_path / "length-curve.png").read_bytes()[:4] == b"\x89PNG"
