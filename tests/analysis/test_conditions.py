@@ -12,7 +12,7 @@ from sdtt.analysis.report import build_report, render_markdown
 from sdtt.analysis.table import judgement_table
 from sdtt.cli import main
 from sdtt.dialogue.store import write_transcripts
-from sdtt.questionnaires.judgements import Judgement, write_judgements
+from sdtt.questionnaires.judgements import Judgement, read_judgements, write_judgements
 from tests.analysis.helpers import judgement
 from tests.questionnaires.helpers import bots, humans
 
@@ -128,6 +128,9 @@ def test_import_and_score_report_the_same_exclusions(
     assert not import_line.startswith("left out of pass rates: 0 excluded")
     scored = _score(capsys, "j.jsonl").splitlines()
     assert import_line in [line.strip() for line in scored]
+    # Human judgements carry N and the turn shown: the last 3 of 12 turns, N = 0 assumed.
+    tests = [j for j in read_judgements(tmp_path / "j.jsonl") if j.pair_kind == "test"]
+    assert {(j.pseudo_turns, j.x_turns, j.total_turns) for j in tests} == {(0, 3, 12)}
 
 
 def test_the_last_3_and_last_10_turns_of_one_chat_stay_apart(
