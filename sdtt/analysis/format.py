@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -77,13 +78,15 @@ def format_row(
 
 def format_table(
     rows: pd.DataFrame,
-    group: str | None,
+    group: str | Sequence[str] | None,
     columns: tuple[tuple[str, str], ...] = COLUMNS,
 ) -> tuple[list[str], list[list[str]]]:
-    """Header and display rows of a breakdown (``group`` is its grouping column)."""
-    header = ([group] if group else []) + [title for _, title in columns]
+    """Header and display rows of a breakdown (``group`` is its grouping column or
+    columns)."""
+    groups = [] if group is None else [group] if isinstance(group, str) else list(group)
+    header = groups + [title for _, title in columns]
     body = []
     for _, row in rows.iterrows():
         shown = format_row({str(k): v for k, v in row.to_dict().items()}, columns)
-        body.append(([str(row[group])] if group else []) + list(shown.values()))
+        body.append([str(row[g]) for g in groups] + list(shown.values()))
     return header, body

@@ -8,6 +8,7 @@ reported, never used. Paired LLM judges contribute one judgement per order asked
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -17,13 +18,32 @@ import pandas as pd
 
 from sdtt.analysis import stats
 from sdtt.analysis.table import demographic_columns, usable
+from sdtt.questionnaires.judgements import reason_category
 
 NAN = float("nan")
 DEFAULT_MARGIN = 0.1
 """TOST margin: "indistinguishable" means the proportion correct is within 0.5 +- 0.1."""
 
-BREAKDOWNS = ("model", "x", "mode", "topic", "persona", "judge_type", "judge_kind", "judge_model")
+BREAKDOWNS = (
+    "model",
+    "turns",
+    "n",
+    "x",
+    "view",
+    "mode",
+    "topic",
+    "persona",
+    "judge_type",
+    "judge_kind",
+    "judge_model",
+)
 """Columns ``--by`` accepts besides ``demographics`` and ``demo.<question>``."""
+
+CONDITION = ("model", "mode", "turns", "x")
+"""What makes a condition: one headline row per model x mode x total turns (and X, so
+the last 3 and the last 10 turns of one chat, both at the same turn index, stay apart)."""
+NUMERIC = ("x", "n", "turns")
+NONE = "(none)"
 
 
 @dataclass
@@ -129,8 +149,8 @@ def order_consistency(frame: pd.DataFrame) -> float:
 
 def exclusion_counts(frame: pd.DataFrame) -> dict[str, int]:
     """Excluded judgements by reason (the part before ':' for LLM reasons)."""
-    reasons = frame.loc[frame["excluded"], "exclusion_reason"].fillna("unknown")
-    short = reasons.str.split(":").str[0].str.strip()
+    reasons = frame.loc[frame["excluded"], "exclusion_reason"]
+    short = reasons.map(reason_category)
     return {str(k): int(v) for k, v in short.value_counts().items()}
 
 
@@ -208,17 +228,96 @@ def breakdown(
 ) -> pd.DataFrame:
     """One summary row per value of ``column`` over the test pairs (missing values shown
     as "(none)")."""
+    return grouped(frame, [column], reps=reps, seed=seed, margin=margin)
+
+
+def group_keys(values: pd.Series) -> pd.Series:
+    """Display keys of a column: whole numbers without ``.0``, missing as ``(none)``."""
+
+    def key(value: Any) -> str:
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return NONE
+        if isinstance(value, float) and value.is_integer():
+            return str(int(value))
+        return str(value)
+
+    return values.astype(object).map(key)
+
+
+def _order(value: str) -> tuple[int, float, str]:
+    """Numbers first, in numeric order, then text; ``(none)`` last."""
+    if value == NONE:
+        return (2, 0.0, value)
+    try:
+        return (0, float(value), value)
+    except ValueError:
+        return (1, 0.0, value)
+
+
+def grouped(
+    frame: pd.DataFrame,
+    columns: Sequence[str],
+    *,
+    reps: int = 1000,
+    seed: int = 0,
+    margin: float = DEFAULT_MARGIN,
+) -> pd.DataFrame:
+    """One summary row per combination of ``columns`` over the test pairs, numbers in
+    numeric order, missing values as "(none)"."""
     frame = frame.loc[frame["pair_kind"] == "test"]
-    keys = frame[column].astype(object).where(frame[column].notna(), "(none)")
+    columns = list(columns)
+    keys = [group_keys(frame[column]).rename(column) for column in columns]
     rows = []
-    for value, group in frame.groupby(keys.astype(str), sort=True):
-        summary = summarise(group, reps=reps, seed=seed, margin=margin)
-        rows.append({column: value, **summary.row()})
+    if len(frame):
+        for value, group in frame.groupby(keys, sort=False):
+            values = value if isinstance(value, tuple) else (value,)
+            summary = summarise(group, reps=reps, seed=seed, margin=margin)
+            rows.append({**dict(zip(columns, values, strict=True)), **summary.row()})
     if not rows:
         empty = summarise(frame.iloc[0:0], reps=0, margin=margin).row()
-        return pd.DataFrame(columns=[column, *empty])
-    result = pd.DataFrame(rows)
-    if column == "x":
-        order = pd.to_numeric(result["x"], errors="coerce")
-        result = result.assign(_order=order).sort_values("_order").drop(columns="_order")
-    return result.reset_index(drop=True)
+        return pd.DataFrame(columns=[*columns, *empty])
+    rows.sort(key=lambda row: [_order(str(row[column])) for column in columns])
+    return pd.DataFrame(rows).reset_index(drop=True)
+
+
+def condition_tables(
+    frame: pd.DataFrame,
+    *,
+    reps: int = 1000,
+    seed: int = 0,
+    margin: float = DEFAULT_MARGIN,
+) -> list[tuple[str, pd.DataFrame]]:
+    """The headline: one row per condition (model x mode x total turns); human judges in
+    one table, each LLM judge (judge model and kind) in its own.
+
+    Returns ``(title, rows)`` per table; the rows carry the grouping columns and a
+    readable ``condition`` label (see :func:`condition_label`).
+    """
+    tables = []
+    test = frame.loc[frame["pair_kind"] == "test"]
+    humans = test.loc[test["judge_type"] == "human"]
+    parts: list[tuple[str, pd.DataFrame]] = []
+    if len(humans):
+        parts.append(("Human judges", humans))
+    llm = test.loc[test["judge_type"] == "llm"]
+    if len(llm):
+        judges = group_keys(llm["judge_model"]) + " (" + group_keys(llm["judge_kind"]) + ")"
+        for judge in sorted(judges.unique()):
+            parts.append((f"LLM judge {judge}", llm.loc[judges == judge]))
+    for title, part in parts:
+        rows = grouped(part, CONDITION, reps=reps, seed=seed, margin=margin)
+        labels = [
+            condition_label({str(k): v for k, v in row.items()}) for row in rows.to_dict("records")
+        ]
+        rows.insert(0, "condition", labels)
+        tables.append((f"{title}, one row per condition", rows))
+    return tables
+
+
+def condition_label(row: dict[str, Any]) -> str:
+    """``model, mode, turn 110 (X=10)``: a condition as people read it."""
+    turns = row.get("turns", NONE)
+    shown = "?" if turns == NONE else turns
+    return (
+        f"{row.get('model', NONE)}, {row.get('mode', NONE)}, turn {shown} (X={row.get('x', NONE)})"
+    )

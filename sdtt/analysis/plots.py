@@ -23,50 +23,71 @@ def _pyplot() -> Any:
     return plt
 
 
-def pass_rate_plot(curves: dict[str, pd.DataFrame], path: Path) -> Path:
-    """Pass rate against X with 95 % bootstrap intervals, one line per model.
+def pass_rate_plot(
+    curves: dict[str, pd.DataFrame],
+    path: Path,
+    *,
+    column: str = "x",
+    xlabel: str = "X (final turns shown)",
+    title: str = "Pass rate against turns shown",
+    log: bool = False,
+) -> Path:
+    """Pass rate against ``column`` with 95 % bootstrap intervals, one line per curve.
 
-    ``curves`` maps a model name to rows with ``x``, ``pass_rate``, ``boot_low`` and
-    ``boot_high``.
+    ``curves`` maps a curve name (a model, with its judges) to rows with ``column``,
+    ``pass_rate``, ``boot_low`` and ``boot_high``. ``log`` puts the turns on a log axis,
+    so 3, 10 and 110 turns sit evenly apart as in the paper.
     """
     plt = _pyplot()
     figure, axes = plt.subplots(figsize=(6.4, 4.2), dpi=100)
+    if log:
+        axes.set_xscale("log")
     for name, rows in curves.items():
-        x = pd.to_numeric(rows["x"]).to_numpy()
+        x = pd.to_numeric(rows[column]).to_numpy()
         y = rows["pass_rate"].to_numpy(dtype=float) * 100
         low = rows["boot_low"].to_numpy(dtype=float) * 100
         high = rows["boot_high"].to_numpy(dtype=float) * 100
         below = [0.0 if math.isnan(v) else v for v in y - low]
         above = [0.0 if math.isnan(v) else v for v in high - y]
         axes.errorbar(x, y, yerr=[below, above], marker="o", capsize=4, label=name)
-    shown = sorted({float(x) for rows in curves.values() for x in pd.to_numeric(rows["x"])})
+    shown = sorted({float(x) for rows in curves.values() for x in pd.to_numeric(rows[column])})
     if shown:
         axes.set_xticks(shown, [f"{x:g}" for x in shown])
+        axes.minorticks_off()
     axes.axhline(50, color="grey", linestyle="--", linewidth=1, label="chance (50 %)")
-    axes.set_xlabel("X (final turns shown)")
+    axes.set_xlabel(xlabel)
     axes.set_ylabel("X-Turn Pass Rate (%)")
     axes.set_ylim(0, 100)
     axes.legend(fontsize=8)
-    axes.set_title("Pass rate against turns shown")
+    axes.set_title(title)
     figure.tight_layout()
     figure.savefig(path, format="png")
     plt.close(figure)
     return path
 
 
-def confusion_plot(counts: Confusion, path: Path, title: str = "Verdicts by truth") -> Path:
-    """A 2x2 heat map of judges' verdicts (rows: truth, columns: verdict)."""
+def confusion_plot(
+    counts: Confusion | dict[str, Confusion], path: Path, title: str = "Verdicts by truth"
+) -> Path:
+    """2x2 heat maps of judges' verdicts (rows: truth, columns: verdict), one panel per
+    entry when given a dict (e.g. human and LLM judges side by side, never summed)."""
     plt = _pyplot()
-    grid = [[counts.hh, counts.mh], [counts.hm, counts.mm]]
-    figure, axes = plt.subplots(figsize=(4.2, 3.8), dpi=100)
-    axes.imshow(grid, cmap="Blues")
-    for row in range(2):
-        for column in range(2):
-            axes.text(column, row, str(grid[row][column]), ha="center", va="center", fontsize=14)
-    axes.set_xticks([0, 1], ["said human", "said AI"])
-    axes.set_yticks([0, 1], ["human", "AI"])
-    axes.set_ylabel("truth")
-    axes.set_title(title)
+    panels = counts if isinstance(counts, dict) else {title: counts}
+    figure, all_axes = plt.subplots(
+        1, len(panels), figsize=(4.2 * len(panels), 3.8), dpi=100, squeeze=False
+    )
+    for axes, (name, panel) in zip(all_axes[0], panels.items(), strict=True):
+        grid = [[panel.hh, panel.mh], [panel.hm, panel.mm]]
+        axes.imshow(grid, cmap="Blues")
+        for row in range(2):
+            for column in range(2):
+                axes.text(
+                    column, row, str(grid[row][column]), ha="center", va="center", fontsize=14
+                )
+        axes.set_xticks([0, 1], ["said human", "said AI"])
+        axes.set_yticks([0, 1], ["human", "AI"])
+        axes.set_ylabel("truth")
+        axes.set_title(name)
     figure.tight_layout()
     figure.savefig(path, format="png")
     plt.close(figure)

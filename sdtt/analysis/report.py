@@ -19,10 +19,20 @@ from pathlib import Path
 import pandas as pd
 
 from sdtt.analysis import plots
-from sdtt.analysis.format import format_table, number, percent
-from sdtt.analysis.metrics import DEFAULT_MARGIN, breakdown, expand_by, summarise
+from sdtt.analysis.format import format_table, interval, number, percent
+from sdtt.analysis.metrics import (
+    DEFAULT_MARGIN,
+    NONE,
+    Confusion,
+    breakdown,
+    condition_tables,
+    expand_by,
+    group_keys,
+    summarise,
+)
 from sdtt.analysis.table import demographic_columns
 from sdtt.analysis.tells import TellRow, tell_warnings
+from sdtt.questionnaires.judgements import tally_exclusions
 from sdtt.questionnaires.layout import escape_markdown
 
 REPORT_HTML = "report.html"
@@ -50,15 +60,91 @@ class Report:
     notes: list[str] = field(default_factory=list)
 
 
-def _curves(frame: pd.DataFrame, reps: int, margin: float) -> dict[str, pd.DataFrame]:
+JUDGE_TYPES = {"human": "human judges", "llm": "LLM judges"}
+
+
+def _curves(frame: pd.DataFrame, column: str, reps: int, margin: float) -> dict[str, pd.DataFrame]:
+    """Pass rate by ``column``, one curve per model (and mode, when several) and judge
+    type: human and LLM judges are never mixed in one point."""
+    frame = frame.loc[(frame["pair_kind"] == "test") & frame[column].notna()]
     models = frame["model"].astype(object).where(frame["model"].notna(), "(unknown model)")
+    several_modes = frame["mode"].nunique(dropna=False) > 1
+    modes = frame["mode"].astype(object).where(frame["mode"].notna(), "(no mode)")
+    keys = models.astype(str)
+    if several_modes:
+        keys = keys + ", " + modes.astype(str)
+    llm = frame["judge_type"] == "llm"
+    judges = (
+        frame["judge_type"]
+        .map(JUDGE_TYPES)
+        .fillna("judges")
+        .where(
+            ~llm,
+            "LLM judge "
+            + group_keys(frame["judge_model"])
+            + ", "
+            + group_keys(frame["judge_kind"]),
+        )
+    )
+    keys = keys + " (" + judges + ")"
+    if column != "x" and (frame.groupby(column)["x"].nunique() > 1).any():
+        # Several X at one turn index (the last 3 and last 10 of one chat): one curve each.
+        keys = keys + ", X=" + group_keys(frame["x"])
     curves = {}
-    for model, group in frame.groupby(models.astype(str), sort=True):
-        rows = breakdown(group, "x", reps=reps, margin=margin)
-        rows = rows.loc[rows["judgements"] > 0]
+    for name, group in frame.groupby(keys, sort=True):
+        rows = breakdown(group, column, reps=reps, margin=margin)
+        rows = rows.loc[(rows["judgements"] > 0) & (rows[column] != NONE)]
         if not rows.empty:
-            curves[str(model)] = rows
+            curves[str(name)] = rows
     return curves
+
+
+def _turn_figures(
+    report: Report, frame: pd.DataFrame, out_dir: Path, reps: int, margin: float
+) -> None:
+    """The main figure (pass rate against total turns N+X, log axis) and, for chunked
+    studies, the length curve (pass rate against the first k turns shown)."""
+    chunks = frame["view"] == "chunk"
+    main = frame.loc[~chunks] if (~chunks).any() else frame
+    if main["turns"].notna().any():
+        curves = _curves(main, "turns", reps, margin)
+        xlabel, log = "total turns N + X (pseudo-dialogue + live, log scale)", True
+        column = "turns"
+    else:
+        # Older judgements record no N: fall back to the live turns shown.
+        curves = _curves(main, "x", reps, margin)
+        xlabel, log, column = "X (live turns shown; N not recorded)", False, "x"
+    if curves:
+        report.sections.append(_points("Pass rate against turns: the points", curves, column))
+        report.figures.append(
+            (
+                "Pass rate against turns",
+                plots.pass_rate_plot(
+                    curves,
+                    out_dir / "pass-rate.png",
+                    column=column,
+                    xlabel=xlabel,
+                    title="Pass rate against turns",
+                    log=log,
+                ),
+            )
+        )
+    if chunks.any():
+        curves = _curves(frame.loc[chunks], "x", reps, margin)
+        if curves:
+            report.sections.append(_points("Length curve: the points", curves, "x"))
+            report.figures.append(
+                (
+                    "Length curve",
+                    plots.pass_rate_plot(
+                        curves,
+                        out_dir / "length-curve.png",
+                        column="x",
+                        xlabel="first k turns of the same chats",
+                        title="Length curve: pass rate against chat length",
+                    ),
+                )
+            )
 
 
 def build_report(
@@ -69,29 +155,40 @@ def build_report(
     tells: list[TellRow] | None = None,
     reps: int = 1000,
     margin: float = DEFAULT_MARGIN,
+    pool: bool = False,
 ) -> Report:
-    """Compute every table and draw every figure into ``out_dir``."""
+    """Compute every table and draw every figure into ``out_dir``.
+
+    The report leads with one row per condition (model x mode x total turns), human and
+    LLM judges in separate tables; a figure pooled over everything only with ``pool``.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     report = Report(title=title)
-    overall = summarise(frame, reps=reps, margin=margin)
-    header, rows = format_table(pd.DataFrame([overall.row()]), None)
-    report.sections.append(
-        Section(
-            "Overall",
-            header,
-            rows,
-            note=(
-                "Pass rate = 1 - mean over pairs of the share of judges who found the bot "
-                "(pair-averaged); pooled = 1 - all correct / all judgements. Wilson interval "
-                "on the pooled rate; bootstrap interval resamples pairs and judges. Binomial "
-                "p tests proportion correct = 0.5; TOST p tests equivalence to 0.5 within "
-                f"+-{margin:g} (small = indistinguishable)."
-            ),
-        )
+    explained = (
+        "Pass rate = 1 - mean over pairs of the share of judges who found the bot "
+        "(pair-averaged); pooled = 1 - all correct / all judgements. Wilson interval "
+        "on the pooled rate; bootstrap interval resamples pairs and judges. Binomial "
+        "p tests proportion correct = 0.5; TOST p tests equivalence to 0.5 within "
+        f"+-{margin:g} (small = indistinguishable). Turn = total turn index N + X "
+        "(pseudo-dialogue turns + the last live turn shown). Catch pairs never count."
     )
+    for index, (section_title, table) in enumerate(
+        condition_tables(frame, reps=reps, margin=margin)
+    ):
+        header, cells = format_table(table, "condition")
+        report.sections.append(
+            Section(section_title, header, cells, note=explained if index == 0 else "")
+        )
+    overall = summarise(frame, reps=reps, margin=margin)
+    if pool:
+        header, rows = format_table(pd.DataFrame([overall.row()]), None)
+        report.sections.append(Section("All judgements, pooled (--pool)", header, rows))
     for name in (
         "model",
+        "turns",
+        "n",
         "x",
+        "view",
         "judge_type",
         "judge_kind",
         "judge_model",
@@ -102,49 +199,32 @@ def build_report(
         if frame[name].notna().any():
             table = breakdown(frame, name, reps=reps, margin=margin)
             header, rows = format_table(table, name)
-            report.sections.append(Section(f"By {name}", header, rows))
+            report.sections.append(Section(f"By {name} (all judges)", header, rows))
     for column in expand_by(frame, ["demographics"]) if demographic_columns(frame) else []:
         table = breakdown(frame, column, reps=reps, margin=margin)
         header, rows = format_table(table, column)
         report.sections.append(Section(f"By {column.removeprefix('demo.')}", header, rows))
-    counts = overall.confusion
-    report.sections.append(
-        Section(
-            "Verdicts by truth",
-            ["truth", "said human", "said AI", "rate"],
-            [
-                [
-                    "human",
-                    str(counts.hh),
-                    str(counts.mh),
-                    f"p(H|H) = {percent(counts.rate('H', 'H'))}",
-                ],
-                [
-                    "AI",
-                    str(counts.hm),
-                    str(counts.mm),
-                    f"p(M|M) = {percent(counts.rate('M', 'M'))}",
-                ],
-            ],
-            note=f"Imitation detectability (p(H|H) + p(M|M)) / 2 = {percent(counts.detectability)}"
-            " (50% = perfect imitator).",
-        )
+    panels = {}
+    for judge_type, label in JUDGE_TYPES.items():
+        part = frame.loc[frame["judge_type"] == judge_type]
+        if len(part):
+            panels[label] = summarise(part, reps=0, margin=margin).confusion
+    if pool or not panels:
+        panels["all judges, pooled"] = overall.confusion
+    for label, counts in panels.items():
+        report.sections.append(_verdicts(f"Verdicts by truth, {label}", counts))
+    tally = tally_exclusions(
+        zip(frame["pair_kind"], frame["excluded"], frame["exclusion_reason"], strict=True)
     )
-    if overall.exclusions:
+    if tally.excluded or tally.catch:
+        rows = [[reason, str(n)] for reason, n in sorted(tally.excluded.items())]
+        rows.append(["catch pairs (quality checks, never counted)", str(tally.catch)])
         report.sections.append(
-            Section(
-                "Excluded judgements (reported, not used)",
-                ["reason", "judgements"],
-                [[reason, str(n)] for reason, n in overall.exclusions.items()],
-            )
+            Section("Left out of pass rates", ["reason", "judgements"], rows, note=tally.line())
         )
-    curves = _curves(frame, reps, margin)
-    if curves:
-        report.figures.append(
-            ("Pass rate against turns", plots.pass_rate_plot(curves, out_dir / "pass-rate.png"))
-        )
+    _turn_figures(report, frame, out_dir, reps, margin)
     report.figures.append(
-        ("Verdicts by truth", plots.confusion_plot(counts, out_dir / "confusion.png"))
+        ("Verdicts by truth", plots.confusion_plot(panels, out_dir / "confusion.png"))
     )
     if tells:
         report.sections.append(
@@ -162,6 +242,36 @@ def build_report(
         if any(not math.isnan(t.difference) for t in tells):
             report.figures.append(("Tells", plots.tells_plot(tells, out_dir / "tells.png")))
     return report
+
+
+def _points(title: str, curves: dict[str, pd.DataFrame], column: str) -> Section:
+    """The data of a curve figure as a table (readable without the picture)."""
+    rows = [
+        [
+            name,
+            str(row[column]),
+            str(int(row["judgements"])),
+            percent(row["pass_rate"]),
+            interval(row["boot_low"], row["boot_high"]),
+        ]
+        for name, table in curves.items()
+        for row in table.to_dict("records")
+    ]
+    label = "total turns" if column == "turns" else "turns shown"
+    return Section(title, ["curve", label, "used", "pass rate", "bootstrap 95%"], rows)
+
+
+def _verdicts(title: str, counts: Confusion) -> Section:
+    return Section(
+        title,
+        ["truth", "said human", "said AI", "rate"],
+        [
+            ["human", str(counts.hh), str(counts.mh), f"p(H|H) = {percent(counts.rate('H', 'H'))}"],
+            ["AI", str(counts.hm), str(counts.mm), f"p(M|M) = {percent(counts.rate('M', 'M'))}"],
+        ],
+        note=f"Imitation detectability (p(H|H) + p(M|M)) / 2 = {percent(counts.detectability)}"
+        " (50% = perfect imitator).",
+    )
 
 
 def render_html(report: Report) -> str:

@@ -1,7 +1,9 @@
 """Judgements as one flat pandas table, the input of every metric.
 
 Columns: ``judge_id``, ``judge_type`` (human/llm), ``judge_model``, ``judge_kind``
-(human, paired, zero-shot, one-shot), ``pair_id``, ``pair_kind``, ``x``, ``choice``,
+(human, paired, zero-shot, one-shot), ``pair_id``, ``pair_kind``, ``x`` (live turns
+shown), ``n`` (pseudo-dialogue turns N), ``turns`` (total turn index shown, N + the last
+live turn shown; NaN when unknown), ``view`` (last, whole, chunk), ``choice``,
 ``bot_position``, ``correct`` (1.0/0.0, NaN without an answer), ``excluded``,
 ``exclusion_reason``, ``order`` (paired LLM judges), ``label1``/``label2`` (single
 transcript judges: "human"/"ai"), the bot conversation's condition (``model``,
@@ -18,6 +20,8 @@ import pandas as pd
 from sdtt.questionnaires.judgements import Judgement
 
 CONDITION_COLUMNS = ("model", "persona", "mode", "topic")
+NUMERIC_COLUMNS = ("x", "n", "turns")
+"""Turn counts: sorted as numbers in breakdowns."""
 BASE_COLUMNS = (
     "study",
     "judge_id",
@@ -27,6 +31,9 @@ BASE_COLUMNS = (
     "pair_id",
     "pair_kind",
     "x",
+    "n",
+    "turns",
+    "view",
     "choice",
     "bot_position",
     "correct",
@@ -54,6 +61,9 @@ def _row(judgement: Judgement) -> dict[str, Any]:
         "pair_id": judgement.pair_id,
         "pair_kind": judgement.pair_kind,
         "x": judgement.x_turns,
+        "n": judgement.pseudo_turns,
+        "turns": judgement.total_turns,
+        "view": condition.get("view") or "last",
         "choice": judgement.choice,
         "bot_position": judgement.bot_position,
         "correct": None if judgement.correct is None else float(judgement.correct),
@@ -80,7 +90,8 @@ def judgement_table(judgements: Iterable[Judgement]) -> pd.DataFrame:
             frame[column] = None
     frame["correct"] = pd.to_numeric(frame["correct"], errors="coerce").astype(float)
     frame["excluded"] = frame["excluded"].fillna(False).astype(bool)
-    frame["x"] = pd.to_numeric(frame["x"], errors="coerce")
+    for column in NUMERIC_COLUMNS:
+        frame[column] = pd.to_numeric(frame[column], errors="coerce")
     return frame
 
 

@@ -21,6 +21,7 @@ from sdtt.analysis.demo_stages import run_final_stages
 from sdtt.commands.common import add_base_url_argument
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.store import write_transcripts
+from sdtt.dialogue.turn_index import turn_meta
 from sdtt.display import print_conversation, usage_line
 from sdtt.engine.interrogator import ScriptInterrogator
 from sdtt.engine.session import SessionSettings
@@ -69,6 +70,8 @@ class DemoRun:
     """The simulated live chat, which the questionnaire stage compares."""
     pseudo: list[Message] = field(default_factory=list)
     """The self-directed pseudo-dialogue the live chat's bot has in its prompt."""
+    pseudo_turns: int = 0
+    """N: its turn count."""
 
     @property
     def stem(self) -> str:
@@ -164,7 +167,12 @@ async def stage_burst_reply(demo: DemoRun) -> None:
     transcript = Transcript(
         id=f"{demo.stem}-reply",
         messages=[*opening, *reply.messages],
-        meta={"persona": demo.persona.name, "model": demo.model_name, "stage": "burst-reply"},
+        meta={
+            "persona": demo.persona.name,
+            "model": demo.model_name,
+            "stage": "burst-reply",
+            **turn_meta(0, 1),
+        },
     )
     print_conversation(console, transcript.messages, bot_label=demo.persona.name)
     console.print(usage_line(reply.outputs))
@@ -193,6 +201,7 @@ async def stage_pseudo_dialogue(demo: DemoRun) -> None:
             )
     chain = read_chain(path)
     demo.pseudo = chain.messages
+    demo.pseudo_turns = len(chain.turns)
     for topic in PSEUDO_TOPICS:
         console.print(f"[bold]topic:[/] {escape(topic)}")
         turns = [turn for turn in chain.turns if turn.topic == topic]
@@ -229,7 +238,11 @@ async def stage_simulated_chat(demo: DemoRun) -> None:
                 bot_settings=SessionSettings(seed=demo.seed),
                 out_dir=demo.out,
                 session_id=f"{demo.stem}-chat",
-                meta={"persona": demo.persona.name, "model": demo.model_name},
+                meta={
+                    "persona": demo.persona.name,
+                    "model": demo.model_name,
+                    **turn_meta(demo.pseudo_turns, len(DEMO_SCRIPT)),
+                },
                 started=demo.started,
             )
     print_conversation(

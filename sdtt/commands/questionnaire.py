@@ -16,6 +16,7 @@ from sdtt.questionnaires.pipeline import EXPORT_FOLDER, build_study
 from sdtt.questionnaires.questionnaire import (
     KEY_FILE,
     QUESTIONNAIRE_FILE,
+    KeyItem,
     load_key,
     load_questionnaire,
     save_study,
@@ -71,6 +72,23 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="N",
         dest="x_turns",
         help="last N turns to show (repeatable; default from the spec, else 3 and 10)",
+    )
+    build.add_argument(
+        "--total-turns",
+        type=int,
+        action="append",
+        metavar="T",
+        dest="total_turns",
+        help="the paper's design: whole live chats at total turn index T = N pseudo + X live "
+        "turns (repeatable, e.g. --total-turns 3 --total-turns 10 --total-turns 110)",
+    )
+    build.add_argument(
+        "--chunk",
+        type=int,
+        action="append",
+        metavar="K",
+        dest="chunk_turns",
+        help="length curve: also show the first K turns of the same chats (repeatable)",
     )
     build.add_argument("--seed", type=int, help="random seed (ids, positions, order)")
     build.add_argument("--name", help="study name (researcher-side only)")
@@ -170,7 +188,12 @@ def spec_from_args(args: argparse.Namespace) -> tuple[StudySpec, Path | None]:
         base = None
     elif args.human:
         raise InputError("--human needs --bot.")
-    for name in ("x_turns", "seed", "name", "title", "timestamps"):
+    if args.x_turns is not None and (args.total_turns or spec.total_turns):
+        raise InputError(
+            "--x shows the last X turns, total_turns whole chats at N + X turns: choose one.",
+            field="--x",
+        )
+    for name in ("x_turns", "total_turns", "chunk_turns", "seed", "name", "title", "timestamps"):
         if getattr(args, name) is not None:
             updates[name] = getattr(args, name)
     if args.catch is not None:
@@ -202,10 +225,11 @@ def run_build(args: argparse.Namespace) -> int:
     files = save_study(args.out, result.questionnaire, result.key)
     items = result.key.items.values()
     tests = [i for i in items if i.kind == "test"]
-    by_x: dict[int, int] = {}
+    by_view: dict[tuple[str, str], int] = {}
     for item in tests:
-        by_x[item.x_turns] = by_x.get(item.x_turns, 0) + 1
-    per_x = ", ".join(f"X={x}: {n}" for x, n in sorted(by_x.items()))
+        shown = _shown(item)
+        by_view[shown] = by_view.get(shown, 0) + 1
+    per_x = ", ".join(f"{label}: {n}" for (_, label), n in sorted(by_view.items()))
     console.print(
         f"[bold]{len(tests)} pair(s)[/] ({per_x}) and {len(items) - len(tests)} catch pair(s), "
         f"{len(result.questionnaire.demographics)} demographic question(s), seed {spec.seed}."
@@ -218,6 +242,16 @@ def run_build(args: argparse.Namespace) -> int:
     console.print(f"wrote {files[1]}  [bold red](secret: never upload it)[/]")
     console.print(f"next: sdtt questionnaire export {args.out}")
     return 0
+
+
+def _shown(item: KeyItem) -> tuple[str, str]:
+    """A sort key and a label for what a pair shows, e.g. ``X=10 at turn 110``."""
+    if item.view == "chunk":
+        return (f"c{item.x_turns:06d}", f"first {item.x_turns}")
+    if item.view == "whole":
+        total = "?" if item.total_turns is None else item.total_turns
+        return (f"b{item.total_turns or 0:06d}", f"turn {total} (X={item.x_turns})")
+    return (f"a{item.x_turns:06d}", f"X={item.x_turns}")
 
 
 def run_export(args: argparse.Namespace) -> int:

@@ -21,8 +21,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="write an HTML and Markdown report with figures",
         description=(
             "Write report.html (standalone, figures embedded), report.md and PNG figures: "
-            "pass rate against turns per model with intervals, verdicts by truth, tells, "
-            "and every breakdown."
+            "one row per condition (model x mode x total turns), human and LLM judges "
+            "apart; pass rate against total turns N+X per model (log axis, intervals); a "
+            "length curve for chunked studies; verdicts by truth, tells, and every breakdown."
         ),
     )
     add_scoring_options(parser)
@@ -45,7 +46,13 @@ def run(args: argparse.Namespace) -> int:
         tells = compare(*study_sides(questionnaire, load_key(args.study, questionnaire)))
     with console.status("computing and drawing..."):
         report = build_report(
-            frame, args.out, title=args.title, tells=tells, reps=args.bootstrap, margin=args.margin
+            frame,
+            args.out,
+            title=args.title,
+            tells=tells,
+            reps=args.bootstrap,
+            margin=args.margin,
+            pool=args.pool,
         )
         files = write_report(report, args.out)
     for warning in tell_warnings(tells or []):

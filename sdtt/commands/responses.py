@@ -9,7 +9,12 @@ from rich.console import Console
 from rich.markup import escape
 
 from sdtt.questionnaires.importers import READERS, import_responses
-from sdtt.questionnaires.judgements import append_judgements, read_judgements, write_judgements
+from sdtt.questionnaires.judgements import (
+    append_judgements,
+    read_judgements,
+    tally_exclusions,
+    write_judgements,
+)
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 
 FORMAT_HELP = {
@@ -82,6 +87,10 @@ def run_import(args: argparse.Namespace) -> int:
         f"{escape(str(args.out))}; {result.excluded} excluded "
         f"({excluded_judges} judge(s) with exclusions)."
     )
+    tally = tally_exclusions(
+        (j.pair_kind, j.excluded, j.exclusion_reason) for j in result.judgements
+    )
+    console.print(f"  {escape(tally.line())}", soft_wrap=True)
     for reason, judges in sorted(result.excluded_judges.items()):
         console.print(f"  excluded judges, {escape(reason)}: {judges}")
     kept = [j for j in result.judgements if not j.excluded and j.pair_kind == "test"]

@@ -8,13 +8,21 @@ from pathlib import Path
 
 import pandas as pd
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from sdtt.analysis.format import RATE_COLUMNS, TEST_COLUMNS, format_table, percent
-from sdtt.analysis.metrics import BREAKDOWNS, DEFAULT_MARGIN, breakdown, expand_by, summarise
+from sdtt.analysis.metrics import (
+    BREAKDOWNS,
+    DEFAULT_MARGIN,
+    breakdown,
+    condition_tables,
+    expand_by,
+    summarise,
+)
 from sdtt.analysis.table import judgement_table
 from sdtt.errors import InputError
-from sdtt.questionnaires.judgements import Judgement, read_judgements
+from sdtt.questionnaires.judgements import Judgement, read_judgements, tally_exclusions
 
 
 def add_scoring_options(parser: argparse.ArgumentParser) -> None:
@@ -33,6 +41,12 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_MARGIN,
         help=f"equivalence margin around 50%% for the TOST (default {DEFAULT_MARGIN})",
     )
+    parser.add_argument(
+        "--pool",
+        action="store_true",
+        help="also show one figure pooled over every condition and judge type (off by "
+        "default: conditions and human vs LLM judges are not comparable)",
+    )
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,10 +55,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "score",
         help="X-Turn Pass Rate, intervals and tests from judgement files",
         description=(
-            "Score judgements (human and LLM alike): pair-averaged and pooled X-Turn Pass "
-            "Rate with Wilson and cluster-bootstrap intervals, exact binomial test against "
-            "50%, TOST equivalence, d', conditional rates and detectability, LLM position "
-            "bias and order consistency. Excluded judgements are counted, not used."
+            "Score judgements (human and LLM alike): one row per condition (model x mode x "
+            "total turns N+X), human and LLM judges in separate tables, with pair-averaged "
+            "and pooled X-Turn Pass Rate, Wilson and cluster-bootstrap intervals, exact "
+            "binomial test against 50%, TOST equivalence, d', detectability, LLM position "
+            "bias and order consistency. Catch pairs and excluded judgements are counted, "
+            "never used."
         ),
     )
     add_scoring_options(parser)
@@ -52,9 +68,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--by",
         default="",
         help=(
-            "comma-separated breakdowns: "
+            "comma-separated breakdowns over all judges: "
             + ", ".join(BREAKDOWNS)
-            + ", demographics or a demographic question name"
+            + ", demographics or a demographic question name (turns: total turn index "
+            "N+X; n: pseudo-dialogue turns; x: live turns shown)"
         ),
     )
     parser.set_defaults(func=run)
@@ -80,7 +97,9 @@ def check_margin(margin: float) -> None:
         )
 
 
-def print_summary(console: Console, title: str, rows: pd.DataFrame, group: str | None) -> None:
+def print_summary(
+    console: Console, title: str, rows: pd.DataFrame, group: str | Sequence[str] | None
+) -> None:
     """Print summary rows as two tables, rates then tests, so they fit a terminal."""
     for columns, part in ((RATE_COLUMNS, "pass rates"), (TEST_COLUMNS, "tests")):
         header, body = format_table(rows, group, columns)
@@ -111,22 +130,27 @@ def run(args: argparse.Namespace) -> int:
             field="--by",
             hint="Use " + ", ".join(BREAKDOWNS) + ", demographics or a demographic question.",
         ) from None
-    overall = summarise(frame, reps=args.bootstrap, margin=args.margin)
-    print_summary(console, "All test judgements", pd.DataFrame([overall.row()]), None)
+    tables = condition_tables(frame, reps=args.bootstrap, margin=args.margin)
+    for title, rows in tables:
+        print_summary(console, title, rows, "condition")
+    if not tables:
+        console.print("[yellow]no test-pair judgements to score.[/]")
     for column in columns:
         rows = breakdown(frame, column, reps=args.bootstrap, margin=args.margin)
-        print_summary(console, f"By {column}", rows, column)
-    counts = overall.confusion
-    console.print(
-        f"p(H|H) {percent(counts.rate('H', 'H'))}  p(M|H) {percent(counts.rate('M', 'H'))}  "
-        f"p(H|M) {percent(counts.rate('H', 'M'))}  p(M|M) {percent(counts.rate('M', 'M'))}  "
-        f"detectability {percent(counts.detectability)}"
+        print_summary(console, f"By {column} (all judges)", rows, column)
+    if args.pool:
+        overall = summarise(frame, reps=args.bootstrap, margin=args.margin)
+        print_summary(console, "All test judgements, pooled", pd.DataFrame([overall.row()]), None)
+        counts = overall.confusion
+        console.print(
+            f"pooled: p(H|H) {percent(counts.rate('H', 'H'))}  "
+            f"p(M|H) {percent(counts.rate('M', 'H'))}  p(H|M) {percent(counts.rate('H', 'M'))}  "
+            f"p(M|M) {percent(counts.rate('M', 'M'))}  "
+            f"detectability {percent(counts.detectability)}; TOST margin +-{args.margin:g}: "
+            + ("equivalent to chance" if overall.equivalent else "equivalence not shown")
+        )
+    tally = tally_exclusions(
+        zip(frame["pair_kind"], frame["excluded"], frame["exclusion_reason"], strict=True)
     )
-    console.print(
-        f"TOST margin +-{args.margin:g}: "
-        + ("equivalent to chance" if overall.equivalent else "equivalence not shown")
-    )
-    if overall.exclusions:
-        shown = ", ".join(f"{reason}: {n}" for reason, n in overall.exclusions.items())
-        console.print(f"[yellow]excluded (not used):[/] {overall.excluded} ({shown})")
+    console.print(escape(tally.line()), soft_wrap=True)
     return 0

@@ -17,6 +17,7 @@ from sdtt.commands.common import add_base_url_argument
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.pingpong import convert_to_pingpong, has_runs
 from sdtt.dialogue.render import format_time
+from sdtt.dialogue.turn_index import turn_meta
 from sdtt.display import SIDE_STYLES
 from sdtt.engine.events import ErrorEvent, Event, MessageDropped, MessageSent, UserMessage
 from sdtt.engine.interrogator import (
@@ -35,7 +36,7 @@ from sdtt.engine.simulate import (
     run_simulated_chat,
 )
 from sdtt.errors import ConfigError
-from sdtt.generate.chainfile import load_pseudo_messages
+from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.models.base import GenerateConfig
 from sdtt.models.model import Model
 from sdtt.models.registry import DEFAULT_MODEL, get_model
@@ -203,13 +204,15 @@ def _check(args: argparse.Namespace) -> None:
 
 def _pseudo_messages(
     path: Path | None, mode: str, console: Console, *, drop_meaningless: bool = False
-) -> tuple[list[Message], dict[str, int]]:
-    """The pseudo-dialogue for the prompt; a burst one converted in ping-pong mode."""
+) -> tuple[list[Message], int, dict[str, int]]:
+    """The pseudo-dialogue for the prompt (a burst one converted in ping-pong mode), its
+    turn count N (none: ``[]``, 0) and what the conversion changed."""
     if path is None:
-        return [], {}
+        return [], 0, {}
     messages = load_pseudo_messages(path)
+    pseudo_turns = count_pseudo_turns(path)
     if mode != "pingpong" or not (has_runs(messages) or drop_meaningless):
-        return messages, {}
+        return messages, pseudo_turns, {}
     done = convert_to_pingpong(messages, drop_meaningless=drop_meaningless)
     filtered = f", {done.filtered_turns} meaningless turn(s) left out" if drop_meaningless else ""
     what = (
@@ -228,7 +231,7 @@ def _pseudo_messages(
     }
     if drop_meaningless:
         report["pseudo_filtered_turns"] = done.filtered_turns
-    return done.messages, report
+    return done.messages, pseudo_turns - done.filtered_turns, report
 
 
 def run(args: argparse.Namespace) -> int:
@@ -236,7 +239,7 @@ def run(args: argparse.Namespace) -> int:
     _check(args)
     console = Console(highlight=False)
     persona = find_persona(args.persona)
-    pseudo, conversion = _pseudo_messages(
+    pseudo, pseudo_turns, conversion = _pseudo_messages(
         args.pseudo, args.mode, console, drop_meaningless=args.drop_meaningless
     )
     if args.topic is None:
@@ -275,6 +278,7 @@ def run(args: argparse.Namespace) -> int:
         "pseudo": str(args.pseudo) if args.pseudo else None,
         "pseudo_messages": len(pseudo),
         **conversion,
+        **turn_meta(pseudo_turns, args.turns),
         "virtual_clock": args.virtual_clock,
     }
     console.print(

@@ -27,6 +27,7 @@ import trio
 import trio.testing
 
 from sdtt.dialogue.message import Message, Transcript
+from sdtt.dialogue.turn_index import LIVE_TURNS
 from sdtt.dialogue.turns import segment_turns
 from sdtt.engine.events import Event, EventSink, MessageSent, TeeSink
 from sdtt.engine.planner import preset_decides
@@ -153,6 +154,7 @@ async def run_simulated_chat(
         transcript_path = Path(out_dir) / f"{session_id}.jsonl"
         log_path = Path(out_dir) / f"{session_id}.events.jsonl"
     meta = {**(meta or {}), "mode": bot_settings.mode, "simulated": True}
+    meta.setdefault(LIVE_TURNS, turns)
 
     watcher = _Watcher()
     to_interrogator, from_bot = trio.open_memory_channel[str](RELAY_BUFFER)

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from sdtt.dialogue.jsonl import read_jsonl
 from sdtt.dialogue.message import SCHEMA_VERSION, Message
 from sdtt.dialogue.store import check_version, transcripts_from_records, validate_record
+from sdtt.dialogue.turns import segment_turns
 from sdtt.errors import InputError
 from sdtt.generate.pseudo import ChainState
 from sdtt.generate.records import CallRecord, ChainHeader, TurnRecord
@@ -126,6 +127,16 @@ def load_pseudo_messages(path: str | Path) -> list[Message]:
             hint="Give a file written by 'sdtt generate', or a transcript file.",
         )
     return [message for transcript in transcripts for message in transcript.messages]
+
+
+def count_pseudo_turns(path: str | Path) -> int:
+    """N: the turns of pseudo-dialogue in ``path`` (a chain's written turns, or the burst
+    turns of every conversation in a transcript file)."""
+    path = Path(path)
+    if is_chain_file(path):
+        return len(read_chain(path).turns)
+    transcripts = transcripts_from_records(read_jsonl(path), path)
+    return sum(len(segment_turns(transcript.messages)) for transcript in transcripts)
 
 
 def rebuild_prompt(path: str | Path, call: int) -> Prompt:

@@ -121,6 +121,8 @@ def _judgement(
         pair_id=item.id,
         pair_kind=truth.kind,
         x_turns=truth.x_turns,
+        pseudo_turns=truth.pseudo_turns,
+        total_turns=truth.total_turns,
         choice=choice,
         bot_position=bot_position,
         correct=correct,

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from sdtt.dialogue.message import Message, Transcript
+from sdtt.dialogue.turn_index import pseudo_turns_of, total_turns
 from sdtt.errors import InputError
 from sdtt.questionnaires.catch import CATCH_PAIRS, catch_transcripts
 from sdtt.questionnaires.comparable import comparability_problem
@@ -25,6 +26,7 @@ from sdtt.questionnaires.pairing import (
     PairProblem,
     check_length,
     complete_turns,
+    cut_first_turns,
     cut_last_turns,
     normalise_topic,
 )
@@ -41,6 +43,7 @@ from sdtt.questionnaires.questionnaire import (
     Question,
     Questionnaire,
     SourceInfo,
+    View,
 )
 from sdtt.questionnaires.study import DEFAULT_INTRO, RESERVED_NAMES, TOPIC_SENTENCE, StudySpec
 
@@ -80,6 +83,10 @@ class BuildResult:
 class _Entry:
     kind: Literal["test", "catch"]
     x_turns: int
+    view: View
+    live_from: int
+    live_to: int
+    pseudo_turns: int | None
     bot: Transcript
     bot_path: str | None
     human: Transcript
@@ -150,6 +157,23 @@ def _topic_question(
     return Question(name=pair_id + TOPIC_SUFFIX, text=TOPIC_TEXT, choices=choices), right
 
 
+def _views(spec: StudySpec, pseudo: int | None, live: int) -> list[tuple[View, int]]:
+    """The (view, X) pairs one bot conversation gives under ``spec``.
+
+    With ``total_turns``, the whole live chat when N + live turns is one of them (chats at
+    other totals give nothing: the study did not ask for them); otherwise the last X turns
+    for each X. Then the first k turns for each chunk length.
+    """
+    views: list[tuple[View, int]] = []
+    if spec.total_turns:
+        if pseudo is not None and pseudo + live in spec.total_turns and live > 0:
+            views.append(("whole", live))
+    else:
+        views += [("last", x) for x in spec.x_turns]
+    views += [("chunk", k) for k in spec.chunk_turns]
+    return views
+
+
 def build_questionnaire(
     spec: StudySpec,
     pairings: Sequence[Pairing],
@@ -169,18 +193,24 @@ def build_questionnaire(
     spec.check()
     all_problems = list(problems)
     entries: list[_Entry] = []
+    warnings: list[str] = []
     for pairing in pairings:
         all_problems += pairing.problems
         if any(p.kind != "topic" for p in pairing.problems):
             continue  # e.g. a mode mismatch: never shown, fatal unless skip_invalid
         topic_notes = [p.message for p in pairing.problems if p.kind == "topic"]
-        for x in spec.x_turns:
+        pseudo, warning = pseudo_turns_of(pairing.bot.meta)
+        if warning is not None:
+            warnings.append(f"bot conversation {pairing.bot.id!r} {warning}.")
+        live = len(complete_turns(pairing.bot.messages))
+        for view, x in _views(spec, pseudo, live):
             short = check_length(pairing, x)
             if short is not None:
                 all_problems.append(short)
                 continue
-            bot_messages = cut_last_turns(pairing.bot.messages, x)
-            human_messages = cut_last_turns(pairing.human.messages, x)
+            cut = cut_first_turns if view == "chunk" else cut_last_turns
+            bot_messages = cut(pairing.bot.messages, x)
+            human_messages = cut(pairing.human.messages, x)
             assert bot_messages is not None and human_messages is not None
             unlike = comparability_problem(
                 pairing, x, bot_messages, human_messages, spec.timestamps
@@ -188,10 +218,15 @@ def build_questionnaire(
             if unlike is not None:
                 all_problems.append(unlike)
                 continue
+            live_to = x if view == "chunk" else live
             entries.append(
                 _Entry(
                     "test",
                     x,
+                    view,
+                    live_to - x + 1,
+                    live_to,
+                    pseudo,
                     pairing.bot,
                     pairing.bot_path,
                     pairing.human,
@@ -220,7 +255,7 @@ def build_questionnaire(
             f"sdtt has {len(CATCH_PAIRS)} catch pairs; {spec.catch_pairs} were asked for.",
             field="catch_pairs",
         )
-    catch_x = min(spec.x_turns)
+    catch_x = min(e.x_turns for e in entries)
     for index in range(spec.catch_pairs):
         machine, person = catch_transcripts(index)
         x = min(catch_x, len(complete_turns(machine.messages)))
@@ -228,7 +263,21 @@ def build_questionnaire(
         human_messages = cut_last_turns(person.messages, x)
         assert bot_messages is not None and human_messages is not None
         entries.append(
-            _Entry("catch", x, machine, None, person, None, bot_messages, human_messages, [])
+            _Entry(
+                "catch",
+                x,
+                "last",
+                1,
+                x,
+                0,
+                machine,
+                None,
+                person,
+                None,
+                bot_messages,
+                human_messages,
+                [],
+            )
         )
 
     seed = spec.seed
@@ -276,6 +325,11 @@ def build_questionnaire(
             pair_id=pair_id,
             kind=entry.kind,
             x_turns=entry.x_turns,
+            view=entry.view,
+            pseudo_turns=entry.pseudo_turns,
+            live_from=entry.live_from,
+            live_to=entry.live_to,
+            total_turns=total_turns(entry.pseudo_turns, entry.live_to),
             bot_position=position,
             correct_choice="A" if position == 1 else "B",
             topic=entry.bot.topic,
@@ -309,7 +363,7 @@ def build_questionnaire(
         if entry.kind == "test":
             terms += [*meta_terms(entry.bot.meta), entry.bot.id, entry.human.id]
     terms = unique_terms(terms)
-    errors, warnings = questionnaire_leaks(questionnaire, terms)
+    errors, leak_warnings = questionnaire_leaks(questionnaire, terms)
     if errors:
         raise InputError(
             "the questionnaire would show judges what they must not see:\n"
@@ -327,4 +381,6 @@ def build_questionnaire(
         sensitive_terms=terms,
         problems=allowed,
     )
-    return BuildResult(questionnaire=questionnaire, key=key, notes=allowed, warnings=warnings)
+    return BuildResult(
+        questionnaire=questionnaire, key=key, notes=allowed, warnings=warnings + leak_warnings
+    )

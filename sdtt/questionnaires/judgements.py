@@ -9,7 +9,9 @@ marked, never dropped, so every analysis can say how many judgements it left out
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Self
 
@@ -43,7 +45,20 @@ class Judgement(BaseModel):
         default="test",
         description="'test' for a real bot/human pair, 'catch' for a pair with an obvious answer.",
     )
-    x_turns: int = Field(ge=0, description="How many final turns of each conversation were shown.")
+    x_turns: int = Field(ge=0, description="X: how many turns of each conversation were shown.")
+    pseudo_turns: int | None = Field(
+        default=None,
+        ge=0,
+        description="N: pseudo-dialogue turns in the bot's prompt; None when unknown.",
+    )
+    total_turns: int | None = Field(
+        default=None,
+        ge=0,
+        description=(
+            "Total turn index shown: N + the index of the last live turn shown (the paper's "
+            "turn N+X); None when N is unknown."
+        ),
+    )
     choice: Choice | None = Field(
         description=(
             "'A': User B of conversation 1 is the AI; 'B': User B of conversation 2 is the "
@@ -89,6 +104,42 @@ class Judgement(BaseModel):
         if self.judge_type == "human" and self.judge_model is not None:
             raise ValueError("a human judgement has no judge_model")
         return self
+
+
+def reason_category(reason: str | None) -> str:
+    """The short form of an exclusion reason: the part before ':' (``non_compliant``)."""
+    return (reason or "unknown").split(":")[0].strip() or "unknown"
+
+
+@dataclass
+class ExclusionTally:
+    """What is kept out of every pass rate, counted the same way by every command."""
+
+    excluded: Counter[str] = field(default_factory=Counter)
+    """Excluded test-pair judgements by reason category."""
+    catch: int = 0
+    """Judgements of catch pairs: quality checks, never part of a pass rate."""
+
+    def line(self) -> str:
+        """One line for a terminal, identical in ``responses import`` and ``score``."""
+        total = sum(self.excluded.values())
+        reasons = ", ".join(f"{reason}: {n}" for reason, n in sorted(self.excluded.items()))
+        shown = f" ({reasons})" if reasons else ""
+        return (
+            f"left out of pass rates: {total} excluded test judgement(s){shown}; "
+            f"{self.catch} catch-pair judgement(s), never counted"
+        )
+
+
+def tally_exclusions(rows: Iterable[tuple[str, bool, str | None]]) -> ExclusionTally:
+    """Count ``(pair_kind, excluded, exclusion_reason)`` rows into an :class:`ExclusionTally`."""
+    tally = ExclusionTally()
+    for kind, excluded, reason in rows:
+        if kind == "catch":
+            tally.catch += 1
+        elif excluded:
+            tally.excluded[reason_category(reason)] += 1
+    return tally
 
 
 def write_judgements(path: str | Path, judgements: Iterable[Judgement]) -> int:

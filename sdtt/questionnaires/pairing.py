@@ -117,6 +117,14 @@ def cut_last_turns(messages: Sequence[Message], x_turns: int) -> list[Message] |
     return flatten_turns(turns[-x_turns:])
 
 
+def cut_first_turns(messages: Sequence[Message], k_turns: int) -> list[Message] | None:
+    """The messages of the first ``k_turns`` complete turns, or None when there are fewer."""
+    turns = complete_turns(messages)
+    if len(turns) < k_turns:
+        return None
+    return flatten_turns(turns[:k_turns])
+
+
 @dataclass(frozen=True)
 class PairProblem:
     """Something wrong with a pair, for the researcher to see."""

@@ -11,6 +11,7 @@ from pathlib import Path
 from sdtt.dialogue.message import Transcript
 from sdtt.errors import InputError
 from sdtt.questionnaires.build import BuildResult, build_questionnaire
+from sdtt.questionnaires.design import select_for_totals
 from sdtt.questionnaires.exporters import ExportOptions, export_files
 from sdtt.questionnaires.pairing import (
     CorpusLike,
@@ -19,6 +20,7 @@ from sdtt.questionnaires.pairing import (
     HumanPool,
     Pairing,
     PairProblem,
+    SourceRef,
     complete_turns,
     load_source,
     match_pairs,
@@ -30,14 +32,15 @@ from sdtt.questionnaires.study import StudySpec
 EXPORT_FOLDER = "export"
 
 
-def _needed_turns(bot: Transcript, x_turns: Sequence[int]) -> int:
+def _needed_turns(bot: Transcript, spec: StudySpec) -> int:
     """Turns the human conversation needs: the largest X the bot conversation can give.
 
     When no X fits, any length, so that a partner is found and the problem reported is
     the real one (the bot conversation is too short).
     """
     available = len(complete_turns(bot.messages))
-    fitting = [x for x in x_turns if x <= available]
+    wanted = [available] if spec.total_turns else list(spec.x_turns)
+    fitting = [x for x in [*wanted, *spec.chunk_turns] if x <= available]
     return max(fitting) if fitting else 1
 
 
@@ -61,6 +64,7 @@ def build_study(
     rng = random.Random(f"{spec.seed}:match")
     pairings: list[Pairing] = []
     problems: list[PairProblem] = []
+    sources: list[tuple[Transcript, str, SourceRef, HumanPool]] = []
     for number, pair in enumerate(spec.pairs, start=1):
         bot_ref = parse_source(pair.bot, base)
         if bot_ref.is_corpus:
@@ -75,19 +79,34 @@ def build_study(
             used_corpus = True
         else:
             pool = FilePool(load_source(human_ref))
-        for bot in load_source(bot_ref):
-            found, missing = match_pairs(
-                [(bot, str(bot_ref.path))],
-                human_ref,
-                pool=pool,
-                min_turns=_needed_turns(bot, spec.x_turns),
-                rng=rng,
-                allow_topic_mismatch=allow_topic_mismatch,
-                used=used,
-                drop_meaningless=spec.drop_meaningless,
+        sources += [(bot, str(bot_ref.path), human_ref, pool) for bot in load_source(bot_ref)]
+    notes: list[str] = []
+    if spec.total_turns:
+        selection = select_for_totals([(s[0], s[1]) for s in sources], spec.total_turns)
+        if selection.missing and not skip_invalid:
+            raise InputError(
+                selection.missing_message(spec.max_live_turns)
+                + "\nRun them, add the transcripts to the study (--bot or 'pairs'), or "
+                "pass --skip-invalid to build without them.",
+                field="total_turns",
             )
-            pairings += found
-            problems += missing
+        notes += selection.left_out
+        notes += [f"missing: {cell.label(total)}" for cell, total in selection.missing]
+        kept = {id(bot) for bot, _ in selection.kept}
+        sources = [source for source in sources if id(source[0]) in kept]
+    for bot, bot_path, human_ref, pool in sources:
+        found, missing = match_pairs(
+            [(bot, bot_path)],
+            human_ref,
+            pool=pool,
+            min_turns=_needed_turns(bot, spec),
+            rng=rng,
+            allow_topic_mismatch=allow_topic_mismatch,
+            used=used,
+            drop_meaningless=spec.drop_meaningless,
+        )
+        pairings += found
+        problems += missing
     topic_pool = corpus.topics() if used_corpus else []
     result = build_questionnaire(
         spec,
@@ -97,6 +116,8 @@ def build_study(
         allow_topic_mismatch=allow_topic_mismatch,
         skip_invalid=skip_invalid,
     )
+    result.notes += notes
+    result.key.problems += notes
     summary = conversion_summary(pairings)
     if summary is not None:
         result.notes = [*result.notes, summary]

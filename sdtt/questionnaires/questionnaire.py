@@ -25,6 +25,9 @@ from sdtt.errors import InputError
 from sdtt.questionnaires.study import QualitySpec
 
 QUESTIONNAIRE_VERSION = 1
+
+View = Literal["last", "whole", "chunk"]
+"""Which turns of the bot conversation a pair shows (see :class:`KeyItem`)."""
 QUESTIONNAIRE_FILE = "questionnaire.json"
 KEY_FILE = "answer-key.json"
 
@@ -159,7 +162,26 @@ class KeyItem(BaseModel):
 
     pair_id: str
     kind: Literal["test", "catch"]
-    x_turns: int
+    x_turns: int = Field(description="X: live turns of the bot conversation shown.")
+    view: View = Field(
+        default="last",
+        description="Which turns were shown: the last X, the whole live chat, or the first "
+        "k (a length-curve chunk).",
+    )
+    pseudo_turns: int | None = Field(
+        default=None,
+        ge=0,
+        description="N: pseudo-dialogue turns in the bot's prompt (None: unknown, older files).",
+    )
+    live_from: int | None = Field(
+        default=None, ge=1, description="First live turn shown (1-based)."
+    )
+    live_to: int | None = Field(default=None, ge=1, description="Last live turn shown (1-based).")
+    total_turns: int | None = Field(
+        default=None,
+        ge=0,
+        description="Total turn index shown: N + live_to (None when N is unknown).",
+    )
     bot_position: Literal[1, 2]
     correct_choice: Literal["A", "B"]
     topic: str | None = None
@@ -174,6 +196,9 @@ class KeyItem(BaseModel):
             "bot_conversation": self.bot.id,
             "human_conversation": self.human.id,
             "bot_meta": self.bot.meta,
+            "view": self.view,
+            "live_from": self.live_from,
+            "live_to": self.live_to,
         }
 
 

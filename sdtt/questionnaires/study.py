@@ -136,7 +136,12 @@ class ProlificSpec(BaseModel):
 
 
 class StudySpec(BaseModel):
-    """Everything that defines a questionnaire study."""
+    """Everything that defines a questionnaire study.
+
+    Which turns a pair shows (its *view*): with ``total_turns``, whole live chats at those
+    total turn indices; otherwise the last X turns for each of ``x_turns``. ``chunk_turns``
+    adds the first k turns of the same chats for each k.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -152,8 +157,34 @@ class StudySpec(BaseModel):
     seed: int = Field(default=0, description="Seeds ids, positions, order and topic options.")
     x_turns: list[int] = Field(
         default_factory=lambda: [3, 10],
-        min_length=1,
-        description="How many final turns of each conversation judges see (one pair per X).",
+        description=(
+            "How many final turns of each conversation judges see (one pair per X). "
+            "Ignored when total_turns is set; may be empty when chunk_turns is set."
+        ),
+    )
+    total_turns: list[int] = Field(
+        default_factory=list,
+        description=(
+            "The paper's design: show whole live chats whose total turn index N + X "
+            "(pseudo-dialogue turns + live turns) is one of these, e.g. [3, 10, 110]. "
+            "Every (model, persona, mode, topic) among the bot conversations needs one at "
+            "each total, or the build says which are missing and how to make them."
+        ),
+    )
+    max_live_turns: int = Field(
+        default=10,
+        ge=1,
+        description=(
+            "For total_turns: the live turns of the longest live chat; a larger total is "
+            "made as (total - this) pseudo turns plus this many live turns."
+        ),
+    )
+    chunk_turns: list[int] = Field(
+        default_factory=list,
+        description=(
+            "Length curves (Zhang/Kreiman): one pair per length k showing the first k "
+            "turns of the same chats, e.g. [3, 6, 9, 12, 15, 18, 21, 24]."
+        ),
     )
     timestamps: Timestamps = Field(
         default="hidden",
@@ -189,10 +220,21 @@ class StudySpec(BaseModel):
 
     def check(self) -> None:
         """Raise :class:`InputError` for settings that are valid one by one but not together."""
-        if any(x < 1 for x in self.x_turns):
-            raise InputError("every X must be at least 1.", field="x_turns")
-        if len(set(self.x_turns)) != len(self.x_turns):
-            raise InputError("an X value is listed twice.", field="x_turns")
+        for name, values in (
+            ("x_turns", self.x_turns),
+            ("total_turns", self.total_turns),
+            ("chunk_turns", self.chunk_turns),
+        ):
+            if any(x < 1 for x in values):
+                raise InputError(f"every value of {name} must be at least 1.", field=name)
+            if len(set(values)) != len(values):
+                raise InputError(f"a value of {name} is listed twice.", field=name)
+        if not (self.x_turns or self.total_turns or self.chunk_turns):
+            raise InputError(
+                "no turns to show.",
+                field="x_turns",
+                hint="Give x_turns, total_turns or chunk_turns.",
+            )
         names = [spec.name for spec in self.demographics]
         for name in names:
             if names.count(name) > 1:

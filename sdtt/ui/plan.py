@@ -18,12 +18,13 @@ from typing import Any
 import trio
 
 from sdtt.dialogue.message import Message
+from sdtt.dialogue.turn_index import turn_meta
 from sdtt.engine.events import Event, EventSink, TeeSink
 from sdtt.engine.planner import PresetName, persona_timing
 from sdtt.engine.session import Mode, SessionSettings, new_session_id, open_session
 from sdtt.engine.simulate import answered_turns, persona_bot
 from sdtt.errors import ConfigError
-from sdtt.generate.chainfile import load_pseudo_messages
+from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.models.base import GenerateConfig
 from sdtt.models.model import Model
 from sdtt.models.registry import get_model
@@ -46,6 +47,8 @@ class ChatPlan:
     out_dir: Path
     pseudo_path: Path | None = None
     pseudo: tuple[Message, ...] = ()
+    pseudo_turns: int = 0
+    """N: turns of pseudo-dialogue in the bot's prompt."""
     participant: bool = False
     """Hide model, persona and mode from the screen (a study participant is chatting)."""
     history_turns: int = DEFAULT_HISTORY_TURNS
@@ -68,6 +71,7 @@ class ChatPlan:
             "interrogator": "human",
             "pseudo": str(self.pseudo_path) if self.pseudo_path else None,
             "pseudo_messages": len(self.pseudo),
+            **turn_meta(self.pseudo_turns, self.turns),
             "mode": self.mode,
             "participant": self.participant,
         }
@@ -122,6 +126,7 @@ def build_plan(
         out_dir=out_dir,
         pseudo_path=pseudo,
         pseudo=messages,
+        pseudo_turns=count_pseudo_turns(pseudo) if pseudo is not None else 0,
         participant=participant,
         base_url=base_url,
     )

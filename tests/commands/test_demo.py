@@ -31,6 +31,10 @@ def test_demo_on_a_scripted_model_writes_a_burst_reply(
     assert sides.count("response") >= 2, "the bot answers with a burst"
     assert conversation.meta["model"] == "mock/chatty"
     assert "Files written" in capsys.readouterr().out
+    (chat_path,) = (tmp_path / "out").glob("demo-*-chat.jsonl")
+    (chat,) = read_transcripts(chat_path)
+    # 2 topics x 3 pseudo turns in the prompt, then 3 live turns.
+    assert (chat.meta["pseudo_turns"], chat.meta["live_turns"]) == (6, 3)
 
     (key_path,) = (tmp_path / "out").glob("demo-*-questionnaire/answer-key.json")
     key = json.loads(key_path.read_text())

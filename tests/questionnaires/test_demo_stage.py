@@ -20,7 +20,11 @@ def corpus() -> FakeCorpus:
 
 def test_demo_builds_surveyjs_and_html_from_a_chat_and_the_corpus(tmp_path: Path) -> None:
     bot = conversation(
-        "demo-chat", "What's your favorite smell?", 4, tag="b", meta={"model": "mock/x"}
+        "demo-chat",
+        "What's your favorite smell?",
+        4,
+        tag="b",
+        meta={"model": "mock/x", "pseudo_turns": 0},
     )
     made = build_demo_questionnaire(bot, tmp_path / "q", corpus_loader=corpus)
     names = sorted(p.name for p in made.files)

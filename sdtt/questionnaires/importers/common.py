@@ -186,6 +186,8 @@ def score(
                     pair_id=item.id,
                     pair_kind=truth.kind,
                     x_turns=truth.x_turns,
+                    pseudo_turns=truth.pseudo_turns,
+                    total_turns=truth.total_turns,
                     choice="A" if choice == "A" else "B" if choice == "B" else None,
                     bot_position=truth.bot_position,
                     correct=correct,
