@@ -3,7 +3,8 @@
 Each command group lives in ``sdtt/commands/<name>.py`` with a ``register(subparsers)``
 function that adds its parser and sets ``func`` to a callable taking the parsed
 arguments and returning an exit code. Errors a user can cause (:class:`SdttError`) are
-printed as one paragraph, never as a traceback.
+printed as one paragraph, never as a traceback; Ctrl-C ends every command with exit
+status 130 and one line, keeping what was written.
 """
 
 from __future__ import annotations
@@ -79,9 +80,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {escape(str(error))}")
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
-        Console(stderr=True).print("interrupted; everything written so far is kept.")
-        return EXIT_INTERRUPTED
+        return _interrupted()
+    except BaseExceptionGroup as group:
+        # trio delivers Ctrl-C inside the group of the tasks it cancelled.
+        if group.subgroup(KeyboardInterrupt) is None:
+            raise
+        return _interrupted()
     return code
+
+
+def _interrupted() -> int:
+    # Every writer flushes each record as it goes, so there is nothing left to save.
+    Console(stderr=True, highlight=False).print("interrupted; everything written so far is kept")
+    return EXIT_INTERRUPTED
 
 
 def _print_warning(

@@ -14,7 +14,7 @@ from sdtt.analysis.format import RATE_COLUMNS, TEST_COLUMNS, format_table, perce
 from sdtt.analysis.metrics import BREAKDOWNS, DEFAULT_MARGIN, breakdown, expand_by, summarise
 from sdtt.analysis.table import judgement_table
 from sdtt.errors import InputError
-from sdtt.questionnaires.judgements import Judgement, read_judgements
+from sdtt.questionnaires.judgements import load_judgements
 
 
 def add_scoring_options(parser: argparse.ArgumentParser) -> None:
@@ -61,10 +61,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def load_table(paths: Sequence[Path]) -> pd.DataFrame:
-    """Read judgement files into one table; refuses an empty set."""
-    judgements: list[Judgement] = []
-    for path in paths:
-        judgements += read_judgements(path)
+    """Read judgement files into one table, repeated answers left out (with a warning);
+    refuses an empty set."""
+    judgements = load_judgements(paths)
     if not judgements:
         raise InputError("no judgements to score.", path=paths[0] if len(paths) == 1 else None)
     return judgement_table(judgements)

@@ -18,7 +18,7 @@ import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, BinaryIO, Self
 
 from pydantic import BaseModel
 
@@ -45,7 +45,7 @@ def is_complete_line(line: bytes) -> bool:
         return False
 
 
-def _last_line_start(handle: Any, size: int) -> int:
+def _last_line_start(handle: BinaryIO, size: int) -> int:
     """Offset of the first byte after the last newline of an open file (0 if none)."""
     position = size
     chunk = 65536
