@@ -22,6 +22,7 @@ from rich.markup import escape
 from sdtt import __version__
 from sdtt.errors import SdttError
 from sdtt.personas.privacy import PrivacyWarning
+from sdtt.questionnaires.judgements import RepeatedJudgementWarning
 
 COMMAND_MODULES: tuple[str, ...] = (
     "demo",
@@ -75,6 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.showwarning = _print_warning
             # "once": the same warning from several stages of one command is said once.
             warnings.simplefilter("once", PrivacyWarning)
+            warnings.simplefilter("once", RepeatedJudgementWarning)
             code: int = args.func(args)
     except SdttError as error:
         Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {escape(str(error))}")
