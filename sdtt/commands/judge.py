@@ -30,7 +30,9 @@ from sdtt.judges.llm import (
     judge_id_for,
     run_llm_judge,
 )
+from sdtt.lock import output_lock
 from sdtt.models.registry import get_model
+from sdtt.questionnaires.fielded import note_scored
 from sdtt.questionnaires.judgements import (
     Judgement,
     JudgementKey,
@@ -190,22 +192,24 @@ def run(args: argparse.Namespace) -> int:
         )
     console = Console(highlight=False)
     out: Path = args.out or args.study / DEFAULT_OUT
-    earlier = read_judgements(out) if out.exists() else []
-    settled = settled_keys(earlier)
-    with JsonlWriter(out) as writer, console.status(f"{args.model} is judging..."):
-        judgements = judge_study(
-            args.study,
-            args.model,
-            kind=args.judge,
-            attempts=args.attempts,
-            run_label=args.run,
-            concurrency=args.concurrency,
-            orders=args.orders,
-            seed=args.seed,
-            base_url=args.base_url,
-            settled=settled,
-            on_judgement=writer.write,
-        )
+    load_key(args.study, load_questionnaire(args.study))  # a bad study fails before anything
+    with output_lock(out):
+        earlier = read_judgements(out) if out.exists() else []
+        note_scored(args.study, out, command=f"sdtt judge --model {args.model}")
+        with JsonlWriter(out) as writer, console.status(f"{args.model} is judging..."):
+            judgements = judge_study(
+                args.study,
+                args.model,
+                kind=args.judge,
+                attempts=args.attempts,
+                run_label=args.run,
+                concurrency=args.concurrency,
+                orders=args.orders,
+                seed=args.seed,
+                base_url=args.base_url,
+                settled=settled_keys(earlier),
+                on_judgement=writer.write,
+            )
     judge_id = judge_id_for(args.model, args.judge, args.run)
     kept = sum(1 for j in earlier if j.judge_id == judge_id and not is_model_error(j))
     excluded = [j for j in judgements if j.excluded]

@@ -25,6 +25,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from sdtt.lock import output_lock
 from sdtt.questionnaires.importers.common import ImportResult, JudgeAnswers, score
 from sdtt.questionnaires.judgements import append_judgements, read_judgements
 from sdtt.questionnaires.layout import pair_text
@@ -235,17 +236,21 @@ class JudgeApp(App[ImportResult | None]):
         self._answer(value)
 
     def _finish(self) -> None:
-        known: set[str] = set()
-        if self.out.exists():
-            known = {j.judge_id for j in read_judgements(self.out) if j.study == self._key.study}
-        self.result = score(
-            self.questionnaire,
-            self._key,
-            [self.answers],
-            source=f"judge-ui:{self.out.name}",
-            known_judges=known,
-        )
-        append_judgements(self.out, self.result.judgements)
+        # Judges at other terminals may finish at the same moment: wait for their turn.
+        with output_lock(self.out, wait=60):
+            known: set[str] = set()
+            if self.out.exists():
+                known = {
+                    j.judge_id for j in read_judgements(self.out) if j.study == self._key.study
+                }
+            self.result = score(
+                self.questionnaire,
+                self._key,
+                [self.answers],
+                source=f"judge-ui:{self.out.name}",
+                known_judges=known,
+            )
+            append_judgements(self.out, self.result.judgements)
         self.query_one("#judge-progress", Static).update(Text("Done"))
         self.query_one("#judge-pair", VerticalScroll).display = False
         self.query_one("#judge-options", OptionList).display = False
