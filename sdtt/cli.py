@@ -66,6 +66,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``sdtt`` console script."""
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        return _interrupted()
+    except BaseExceptionGroup as group:
+        # trio delivers Ctrl-C inside the group of the tasks it cancelled.
+        if group.subgroup(KeyboardInterrupt) is None:
+            raise
+        return _interrupted()
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
@@ -81,13 +93,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SdttError as error:
         Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {escape(str(error))}")
         return EXIT_USER_ERROR
-    except KeyboardInterrupt:
-        return _interrupted()
-    except BaseExceptionGroup as group:
-        # trio delivers Ctrl-C inside the group of the tasks it cancelled.
-        if group.subgroup(KeyboardInterrupt) is None:
-            raise
-        return _interrupted()
     return code
 
 
