@@ -79,6 +79,12 @@ class AnswerLog:
     def __init__(self, path: Path) -> None:
         self.path = path
         new = not path.exists() or path.stat().st_size == 0
+        if not new:
+            with path.open("rb+") as handle:
+                # A last row without its line end would swallow the first new answer.
+                handle.seek(-1, 2)
+                if handle.read(1) not in (b"\n", b"\r"):
+                    handle.write(b"\r\n")
         self._file = path.open("a", encoding="utf-8", newline="")
         self._writer = csv.writer(self._file)
         if new:
