@@ -230,3 +230,14 @@ def test_responses_import_replaces_an_existing_file_only_with_force(
     assert out.read_text() == "my own notes\n"
     assert main([*imported, "-o", str(out), "--force"]) == 0
     assert len(read_judgements(out)) == 9
+
+
+def test_appending_keeps_a_last_record_that_lost_its_newline(tmp_path: Path, study: Path) -> None:
+    answers = Path(__file__).parents[1] / "questionnaires" / "fixtures" / "generic-answers.csv"
+    out = tmp_path / "responses.jsonl"
+    imported = ["responses", "import", str(answers), "--study", str(study), "--format", "csv"]
+    assert main([*imported, "-o", str(out)]) == 0
+    out.write_bytes(out.read_bytes().rstrip(b"\n"))  # as another tool might leave it
+    assert len(read_judgements(out)) == 9
+    assert main([*imported, "-o", str(out), "--append"]) == 0
+    assert len(read_judgements(out)) == 18
