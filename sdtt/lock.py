@@ -47,10 +47,11 @@ def holder_record() -> dict[str, object]:
 
 
 def _write_holder(fd: int) -> None:
-    data = json.dumps(holder_record(), ensure_ascii=False).encode("utf-8")
+    # Through the lock's own descriptor: opening and closing another one on the same
+    # file would drop a POSIX lock.
     os.ftruncate(fd, 0)
     os.lseek(fd, 0, os.SEEK_SET)
-    os.write(fd, data)
+    os.write(fd, json.dumps(holder_record(), ensure_ascii=False).encode("utf-8"))
 
 
 def describe_holder(path: Path) -> str:

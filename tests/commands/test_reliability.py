@@ -12,7 +12,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -45,8 +45,22 @@ STARTUP = 120.0
 tests wait for what the process writes, and this only bounds a hung run)."""
 
 
+STARTED: list[subprocess.Popen[str]] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_process_left_behind() -> Iterator[None]:
+    yield
+    while STARTED:
+        process = STARTED.pop()
+        if process.poll() is None:
+            process.kill()
+        process.communicate()
+
+
 def start(tmp_path: Path, delay: float, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
+    """``sdtt ARGS`` in a subprocess whose mock models answer after ``delay`` seconds."""
+    process = subprocess.Popen(
         [sys.executable, "-c", DRIVER, str(delay), *args],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
@@ -54,6 +68,8 @@ def start(tmp_path: Path, delay: float, *args: str) -> subprocess.Popen[str]:
         text=True,
         env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
     )
+    STARTED.append(process)
+    return process
 
 
 def wait_for(process: subprocess.Popen[str], ready: Callable[[], bool]) -> None:
@@ -63,7 +79,6 @@ def wait_for(process: subprocess.Popen[str], ready: Callable[[], bool]) -> None:
             out, err = process.communicate()
             raise AssertionError(f"sdtt ended early ({process.returncode}):\n{out}\n{err}")
         if time.monotonic() > deadline:
-            process.kill()
             raise AssertionError("sdtt wrote nothing in time")
         time.sleep(0.1)
 
@@ -149,7 +164,7 @@ def test_a_second_generate_on_the_same_folder_is_refused_naming_the_first(
     topics = tmp_path / "topics.txt"
     topics.write_text("weekend plans\nnew phones\nbad weather\n")
     out = tmp_path / "chains"
-    first = start(tmp_path, 2.0, *generate_args(out, topics))
+    first = start(tmp_path, 30.0, *generate_args(out, topics))  # stopped long before
     wait_for(first, lambda: held(out))
     capsys.readouterr()
     assert main(generate_args(out, topics)) == 2
