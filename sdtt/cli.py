@@ -3,7 +3,8 @@
 Each command group lives in ``sdtt/commands/<name>.py`` with a ``register(subparsers)``
 function that adds its parser and sets ``func`` to a callable taking the parsed
 arguments and returning an exit code. Errors a user can cause (:class:`SdttError`) are
-printed as one paragraph, never as a traceback.
+printed as one paragraph, never as a traceback; Ctrl-C ends every command with exit
+status 130 and one line, keeping what was written.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from rich.markup import escape
 from sdtt import __version__
 from sdtt.errors import SdttError
 from sdtt.personas.privacy import PrivacyWarning
+from sdtt.questionnaires.judgements import RepeatedJudgementWarning
 
 COMMAND_MODULES: tuple[str, ...] = (
     "demo",
@@ -64,6 +66,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``sdtt`` console script."""
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        return _interrupted()
+    except BaseExceptionGroup as group:
+        # trio delivers Ctrl-C inside the group of the tasks it cancelled.
+        if group.subgroup(KeyboardInterrupt) is None:
+            raise
+        return _interrupted()
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
@@ -74,14 +88,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.showwarning = _print_warning
             # "once": the same warning from several stages of one command is said once.
             warnings.simplefilter("once", PrivacyWarning)
+            warnings.simplefilter("once", RepeatedJudgementWarning)
             code: int = args.func(args)
     except SdttError as error:
         Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {escape(str(error))}")
         return EXIT_USER_ERROR
-    except KeyboardInterrupt:
-        Console(stderr=True).print("interrupted; everything written so far is kept.")
-        return EXIT_INTERRUPTED
     return code
+
+
+def _interrupted() -> int:
+    # Every writer flushes each record as it goes, so there is nothing left to save.
+    Console(stderr=True, highlight=False).print("interrupted; everything written so far is kept")
+    return EXIT_INTERRUPTED
 
 
 def _print_warning(

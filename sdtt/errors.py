@@ -51,6 +51,10 @@ class ConfigError(SdttError):
     """A setting, option or environment variable is missing or inconsistent."""
 
 
+class OutputInUseError(SdttError):
+    """Another sdtt run is writing the same output (folder or file) right now."""
+
+
 class ModelError(SdttError):
     """A model provider failed or answered with something unusable."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -42,3 +43,14 @@ def load_settings_file(path: Path, *, what: str, toml_hint: str | None = None) -
         ) from None
     except tomllib.TOMLDecodeError as error:
         raise InputError(f"is not valid TOML ({error}).", path=path, hint=toml_hint) from None
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` (UTF-8) all at once.
+
+    The text goes to ``<name>.partial`` next to it and is renamed into place, so a kill
+    leaves either the old file or the new one, never half of either.
+    """
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, path)

@@ -33,6 +33,7 @@ from sdtt.analysis.metrics import (
 from sdtt.analysis.table import demographic_columns
 from sdtt.analysis.tells import TellRow, tell_warnings
 from sdtt.questionnaires.judgements import tally_exclusions
+from sdtt.files import write_text_atomic
 from sdtt.questionnaires.layout import escape_markdown
 
 REPORT_HTML = "report.html"
@@ -335,6 +336,6 @@ def write_report(report: Report, out_dir: Path) -> list[Path]:
     """Write ``report.html`` and ``report.md`` into ``out_dir``; returns every file."""
     html_path = out_dir / REPORT_HTML
     md_path = out_dir / REPORT_MD
-    html_path.write_text(render_html(report), encoding="utf-8")
-    md_path.write_text(render_markdown(report), encoding="utf-8")
+    write_text_atomic(html_path, render_html(report))
+    write_text_atomic(md_path, render_markdown(report))
     return [html_path, md_path, *(path for _, path in report.figures)]

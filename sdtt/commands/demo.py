@@ -35,6 +35,7 @@ from sdtt.engine.simulate import (
 from sdtt.generate.chainfile import read_chain
 from sdtt.generate.records import usage_of
 from sdtt.generate.runner import generate_pseudo_dialogue
+from sdtt.lock import output_lock
 from sdtt.models.base import ModelOutput, Usage
 from sdtt.models.registry import DEFAULT_MODEL, get_model
 from sdtt.personas.bot import PersonaBot
@@ -132,11 +133,12 @@ def run(args: argparse.Namespace) -> int:
             title="sdtt demo",
         )
     )
-    trio.run(stage_burst_reply, demo)
-    trio.run(stage_pseudo_dialogue, demo)
-    run_on_virtual_clock(stage_simulated_chat, demo)
-    stage_questionnaire(demo)
-    run_final_stages(demo)
+    with output_lock(args.out, folder=True):
+        trio.run(stage_burst_reply, demo)
+        trio.run(stage_pseudo_dialogue, demo)
+        run_on_virtual_clock(stage_simulated_chat, demo)
+        stage_questionnaire(demo)
+        run_final_stages(demo)
     console.print()
     console.print("[bold]Files written[/]")
     for path in demo.files:

@@ -24,6 +24,7 @@ from sdtt.generate.plan import PlanSettings, grid_specs, load_topic_list, read_p
 from sdtt.generate.progress import RichProgress, summary_table
 from sdtt.generate.records import DEFAULT_MAX_TOKENS, DEFAULT_TURNS_PER_TOPIC, MODES, ChainSpec
 from sdtt.generate.runner import ChainProgress, RunOptions, RunReport, chain_path, run_chains
+from sdtt.lock import output_lock
 from sdtt.models.model import Model
 from sdtt.models.registry import DEFAULT_MODEL, get_model
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
@@ -211,7 +212,8 @@ def run(args: argparse.Namespace) -> int:
                 await model.aclose()
 
     try:
-        report = trio.run(main)
+        with output_lock(out, folder=True):
+            report = trio.run(main)
     except BaseExceptionGroup as group:
         if _interrupted(group):
             raise KeyboardInterrupt from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 import trio
@@ -12,6 +13,7 @@ from rich.table import Table
 
 from sdtt.analysis.format import percent
 from sdtt.commands.common import add_base_url_argument
+from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.errors import InputError
 from sdtt.judges.classifier import (
     DEFAULT_FEATURE_SETS,
@@ -25,13 +27,18 @@ from sdtt.judges.llm import (
     ORDER_POLICIES,
     JudgeKind,
     OrderPolicy,
+    judge_id_for,
     run_llm_judge,
 )
+from sdtt.lock import output_lock
 from sdtt.models.registry import get_model
+from sdtt.questionnaires.fielded import note_scored
 from sdtt.questionnaires.judgements import (
     Judgement,
-    append_judgements,
-    write_judgements,
+    JudgementKey,
+    is_model_error,
+    read_judgements,
+    settled_keys,
 )
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 
@@ -79,7 +86,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "-o",
         type=Path,
         default=None,
-        help=f"judgement file (default STUDY/{DEFAULT_OUT}); appended to when it exists",
+        help=(
+            f"judgement file (default STUDY/{DEFAULT_OUT}); appended to as each answer "
+            "arrives, and a rerun asks only what it does not hold yet"
+        ),
     )
     parser.add_argument(
         "--attempts",
@@ -116,8 +126,14 @@ def judge_study(
     orders: OrderPolicy = "both",
     seed: int = 0,
     base_url: str | None = None,
+    settled: Collection[JudgementKey] = (),
+    on_judgement: Callable[[Judgement], None] | None = None,
 ) -> list[Judgement]:
-    """Run one LLM judge over a study folder and return its judgements."""
+    """Run one LLM judge over a study folder and return its new judgements.
+
+    ``settled`` and ``on_judgement`` are passed to
+    :func:`~sdtt.judges.llm.run_llm_judge` (resume, and write each answer as it comes).
+    """
     questionnaire = load_questionnaire(study)
     key = load_key(study, questionnaire)
 
@@ -133,6 +149,8 @@ def judge_study(
                 concurrency=concurrency,
                 orders=orders,
                 seed=seed,
+                settled=settled,
+                on_judgement=on_judgement,
             )
 
     return trio.run(main)
@@ -174,22 +192,26 @@ def run(args: argparse.Namespace) -> int:
         )
     console = Console(highlight=False)
     out: Path = args.out or args.study / DEFAULT_OUT
-    with console.status(f"{args.model} is judging..."):
-        judgements = judge_study(
-            args.study,
-            args.model,
-            kind=args.judge,
-            attempts=args.attempts,
-            run_label=args.run,
-            concurrency=args.concurrency,
-            orders=args.orders,
-            seed=args.seed,
-            base_url=args.base_url,
-        )
-    if out.exists():
-        append_judgements(out, judgements)
-    else:
-        write_judgements(out, judgements)
+    load_key(args.study, load_questionnaire(args.study))  # a bad study fails before anything
+    with output_lock(out):
+        earlier = read_judgements(out) if out.exists() else []
+        note_scored(args.study, out, command=f"sdtt judge --model {args.model}")
+        with JsonlWriter(out) as writer, console.status(f"{args.model} is judging..."):
+            judgements = judge_study(
+                args.study,
+                args.model,
+                kind=args.judge,
+                attempts=args.attempts,
+                run_label=args.run,
+                concurrency=args.concurrency,
+                orders=args.orders,
+                seed=args.seed,
+                base_url=args.base_url,
+                settled=settled_keys(earlier),
+                on_judgement=writer.write,
+            )
+    judge_id = judge_id_for(args.model, args.judge, args.run)
+    kept = sum(1 for j in earlier if j.judge_id == judge_id and not is_model_error(j))
     excluded = [j for j in judgements if j.excluded]
     answered = [j for j in judgements if j.correct is not None and j.pair_kind == "test"]
     correct = sum(bool(j.correct) for j in answered)
@@ -197,6 +219,8 @@ def run(args: argparse.Namespace) -> int:
         f"{len(judgements)} judgement(s) by {escape(args.model)} ({args.judge}) -> "
         f"{escape(str(out))}"
     )
+    if kept:
+        console.print(f"  resumed: {kept} judgement(s) from an earlier run kept, not asked again")
     console.print(f"  test pairs answered: {len(answered)}, found the AI in {correct}")
     if excluded:
         console.print(f"  [yellow]excluded:[/] {len(excluded)} (non-compliant, errors or ties)")

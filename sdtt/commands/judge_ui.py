@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from sdtt.questionnaires.fielded import note_scored
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 
 
@@ -57,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
             "--format csv')."
         )
         return 0
+    note_scored(args.study, out, command="sdtt judge-ui")
     console.print(
         f"Judge {escape(judge_id)}: {len(result.judgements)} judgement(s) appended to "
         f"{escape(str(out))}."

@@ -9,8 +9,10 @@ from rich.console import Console
 from rich.markup import escape
 
 from sdtt.errors import InputError
+from sdtt.lock import output_lock
 from sdtt.questionnaires.check import check_file
 from sdtt.questionnaires.exporters import EXPORTERS, ExportOptions, export_files, export_text
+from sdtt.questionnaires.fielded import check_replaceable
 from sdtt.questionnaires.leaks import find_terms
 from sdtt.questionnaires.pipeline import EXPORT_FOLDER, build_study
 from sdtt.questionnaires.questionnaire import (
@@ -126,6 +128,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     build.add_argument(
         "--out", type=Path, required=True, help="study folder to write (created if needed)"
     )
+    build.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a study already in --out (never one whose answer key scored answers)",
+    )
     build.set_defaults(func=run_build)
 
     export = actions.add_parser(
@@ -215,6 +222,7 @@ def run_build(args: argparse.Namespace) -> int:
     """Build a study folder."""
     console = Console(highlight=False)
     spec, base = spec_from_args(args)
+    check_replaceable(args.out, force=args.force)
     with console.status("pairing conversations..."):
         result = build_study(
             spec,
@@ -222,7 +230,9 @@ def run_build(args: argparse.Namespace) -> int:
             allow_topic_mismatch=args.allow_topic_mismatch,
             skip_invalid=args.skip_invalid,
         )
-    files = save_study(args.out, result.questionnaire, result.key)
+    with output_lock(args.out, folder=True):
+        check_replaceable(args.out, force=args.force)
+        files = save_study(args.out, result.questionnaire, result.key)
     items = result.key.items.values()
     tests = [i for i in items if i.kind == "test"]
     by_view: dict[tuple[str, str], int] = {}

@@ -8,6 +8,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from sdtt.errors import InputError
+from sdtt.lock import output_lock
+from sdtt.questionnaires.fielded import note_scored
 from sdtt.questionnaires.importers import READERS, import_responses
 from sdtt.questionnaires.judgements import (
     append_judgements,
@@ -60,6 +63,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="add to an existing judgement file (judges already in it count as repeats)",
     )
+    importing.add_argument(
+        "--force", action="store_true", help="replace --out when it exists (instead of --append)"
+    )
     importing.set_defaults(func=run_import)
 
 
@@ -73,14 +79,25 @@ def run_import(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     questionnaire = load_questionnaire(args.study)
     key = load_key(args.study, questionnaire)
-    known: set[str] = set()
-    if args.append and args.out.exists():
-        known = {j.judge_id for j in read_judgements(args.out) if j.study == key.study}
-    result = import_responses(args.files, args.format_name, questionnaire, key, known_judges=known)
-    if args.append:
-        count = append_judgements(args.out, result.judgements)
-    else:
-        count = write_judgements(args.out, result.judgements)
+    if args.out.exists() and not (args.append or args.force):
+        raise InputError(
+            "already exists.",
+            path=args.out,
+            hint="Pass --append to add these judgements to it, --force to replace it, or "
+            "--out to write elsewhere.",
+        )
+    with output_lock(args.out):
+        known: set[str] = set()
+        if args.append and args.out.exists():
+            known = {j.judge_id for j in read_judgements(args.out) if j.study == key.study}
+        result = import_responses(
+            args.files, args.format_name, questionnaire, key, known_judges=known
+        )
+        if args.append:
+            count = append_judgements(args.out, result.judgements)
+        else:
+            count = write_judgements(args.out, result.judgements)
+        note_scored(args.study, args.out, command="sdtt responses import")
     excluded_judges = len({j.judge_id for j in result.judgements if j.excluded})
     console.print(
         f"[bold]{result.judges} judge(s)[/], {count} judgement(s) written to "

@@ -22,7 +22,7 @@ from sdtt.analysis.metrics import (
 )
 from sdtt.analysis.table import judgement_table
 from sdtt.errors import InputError
-from sdtt.questionnaires.judgements import Judgement, read_judgements, tally_exclusions
+from sdtt.questionnaires.judgements import Judgement, load_judgements, tally_exclusions
 
 
 def add_scoring_options(parser: argparse.ArgumentParser) -> None:
@@ -78,10 +78,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def load_table(paths: Sequence[Path]) -> pd.DataFrame:
-    """Read judgement files into one table; refuses an empty set."""
-    judgements: list[Judgement] = []
-    for path in paths:
-        judgements += read_judgements(path)
+    """Read judgement files into one table, repeated answers left out (with a warning);
+    refuses an empty set."""
+    judgements = load_judgements(paths)
     if not judgements:
         raise InputError("no judgements to score.", path=paths[0] if len(paths) == 1 else None)
     return judgement_table(judgements)

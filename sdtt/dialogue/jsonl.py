@@ -1,8 +1,14 @@
-"""Append-only JSONL files: one record per line, flushed as written.
+"""Append-only JSONL files: one record per line, each written by a single system call.
 
-A crash can only lose the record being written. When a file is reopened for appending
-and its last line was cut off mid-write, that fragment is removed first, so the next
-record starts on a clean line and the file stays readable.
+Every record is encoded with its newline first and handed to the operating system in one
+``write`` on a file opened for appending, so a killed process leaves either the whole
+record or nothing of it, and two writers never interleave within a line.
+
+Reading and repairing agree on the last line of a file that does not end with a newline:
+when it is a complete JSON object (a record whose newline never got written) it is kept,
+and a writer reopening the file adds the missing newline before appending; when it does
+not parse (a record cut off by a crash or a full disk) it is skipped, and the writer
+removes it.
 """
 
 from __future__ import annotations
@@ -12,9 +18,8 @@ import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, BinaryIO, Self
 
-import jsonlines
 from pydantic import BaseModel
 
 from sdtt.errors import InputError
@@ -22,9 +27,46 @@ from sdtt.files import read_file_bytes
 
 Record = Mapping[str, Any]
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
-def _drop_partial_tail(path: Path) -> None:
-    """Remove an unterminated last line left by a crash mid-write."""
+
+def encode_record(record: Record | BaseModel) -> bytes:
+    """One record as the bytes of its JSONL line, newline included."""
+    if isinstance(record, BaseModel):
+        record = record.model_dump(mode="json")
+    return (_ENCODER.encode(record) + "\n").encode("utf-8")
+
+
+def is_complete_line(line: bytes) -> bool:
+    """True when ``line`` (without newline) is a whole JSON object, i.e. a record to keep."""
+    try:
+        return isinstance(json.loads(line.decode("utf-8-sig")), dict)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return False
+
+
+def _last_line_start(handle: BinaryIO, size: int) -> int:
+    """Offset of the first byte after the last newline of an open file (0 if none)."""
+    position = size
+    chunk = 65536
+    while position > 0:
+        start = max(0, position - chunk)
+        handle.seek(start)
+        data = handle.read(position - start)
+        cut = data.rfind(b"\n")
+        if cut != -1:
+            return start + cut + 1
+        position = start
+    return 0
+
+
+def repair_tail(path: Path) -> None:
+    """Make ``path`` end on a line boundary before anything is appended to it.
+
+    A complete last record that lacks only its newline gets the newline; a fragment
+    (unparseable last line) is removed. Either way :func:`read_jsonl` read the file the
+    same way before the repair.
+    """
     size = path.stat().st_size
     if size == 0:
         return
@@ -32,46 +74,49 @@ def _drop_partial_tail(path: Path) -> None:
         handle.seek(size - 1)
         if handle.read(1) == b"\n":
             return
-        # Walk back to the previous newline in chunks; the fragment is at most one record.
-        position = size
-        chunk = 65536
-        while position > 0:
-            start = max(0, position - chunk)
-            handle.seek(start)
-            data = handle.read(position - start)
-            cut = data.rfind(b"\n")
-            if cut != -1:
-                handle.truncate(start + cut + 1)
-                return
-            position = start
-        handle.truncate(0)
+        start = _last_line_start(handle, size)
+        handle.seek(start)
+        if is_complete_line(handle.read(size - start)):
+            handle.seek(size)
+            handle.write(b"\n")
+        else:
+            handle.truncate(start)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write ``data`` to ``fd``: one system call unless the kernel takes less at once."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
 
 
 class JsonlWriter:
-    """Appends records to a JSONL file, flushing (and optionally fsyncing) each one."""
+    """Appends records to a JSONL file, one system call per record (optionally fsynced)."""
 
     def __init__(self, path: str | Path, *, fsync: bool = False) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists():
-            _drop_partial_tail(self.path)
-        self._handle = self.path.open("a", encoding="utf-8", newline="\n")
-        self._writer = jsonlines.Writer(self._handle, flush=True, compact=True)
+            repair_tail(self.path)
+        self._fd: int | None = os.open(
+            self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666
+        )
         self._fsync = fsync
 
     def write(self, record: Record | BaseModel) -> None:
-        """Append one record and make sure it reached the operating system."""
-        if isinstance(record, BaseModel):
-            record = record.model_dump(mode="json")
-        self._writer.write(record)
+        """Append one record; it reaches the operating system before this returns."""
+        if self._fd is None:
+            raise ValueError(f"{self.path} is closed")
+        write_all(self._fd, encode_record(record))
         if self._fsync:
-            os.fsync(self._handle.fileno())
+            os.fsync(self._fd)
 
     def close(self) -> None:
         """Close the file (safe to call twice)."""
-        if not self._handle.closed:
-            self._writer.close()
-            self._handle.close()
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
 
     def __enter__(self) -> Self:
         return self
@@ -92,10 +137,15 @@ def read_jsonl(
 
     Blank lines are skipped. A malformed line raises :class:`InputError` naming the file
     and line, except an unterminated last line when ``allow_partial_tail`` is set: that is
-    the record a crash interrupted, and it is skipped.
+    the record a crash interrupted, and it is skipped (a last line that is a complete
+    record is read, newline or not; see :func:`repair_tail`).
     """
     path = Path(path)
     raw = read_file_bytes(path)
+    if allow_partial_tail and raw and not raw.endswith(b"\n"):
+        start = raw.rfind(b"\n") + 1
+        if not is_complete_line(raw[start:]):
+            raw = raw[:start]
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -106,17 +156,12 @@ def read_jsonl(
             line=bad_line,
             hint="Re-save the file as UTF-8.",
         ) from None
-    lines = text.split("\n")
-    ends_cleanly = text.endswith("\n") or text == ""
-    for index, line in enumerate(lines, start=1):
+    for index, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
         except json.JSONDecodeError as error:
-            is_tail = index == len(lines) and not ends_cleanly
-            if is_tail and allow_partial_tail:
-                return
             raise InputError(
                 f"is not valid JSON ({error.msg} at column {error.colno}).",
                 path=path,

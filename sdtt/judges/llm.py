@@ -10,7 +10,7 @@ into an option. A provider failure is recorded the same way with reason ``model_
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal
@@ -22,7 +22,7 @@ from sdtt.judges.parsing import parse_label, parse_option
 from sdtt.judges.prompts import paired_prompt, single_prompt
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
 from sdtt.models.model import Model
-from sdtt.questionnaires.judgements import Judgement
+from sdtt.questionnaires.judgements import Judgement, JudgementKey
 from sdtt.questionnaires.questionnaire import AnswerKey, KeyItem, Line, PairItem, Questionnaire
 
 JudgeKind = Literal["paired", "zero-shot", "one-shot"]
@@ -173,9 +173,10 @@ async def judge_pair_paired(
     judge_id: str,
     attempts: int = DEFAULT_ATTEMPTS,
     orders: Sequence[Order] = ORDERS,
+    on_judgement: Callable[[Judgement], None] | None = None,
 ) -> list[Judgement]:
     """Ask about ``item`` in each of ``orders`` (the built order, swapped, or both): one
-    judgement per order."""
+    judgement per order, each passed to ``on_judgement`` as soon as it is made."""
     records = []
     for order in orders:
         shown = item if order == "original" else swapped(item)
@@ -191,11 +192,12 @@ async def judge_pair_paired(
         extra: dict[str, Any] = {"judge_kind": "paired", "order": order}
         if reason is not None:
             extra["raw_answers"] = [text[:RAW_LIMIT] for text in asked.raw]
-        records.append(
-            _judgement(
-                model, item, truth, study, judge_id, choice, position, correct, reason, extra
-            )
+        record = _judgement(
+            model, item, truth, study, judge_id, choice, position, correct, reason, extra
         )
+        records.append(record)
+        if on_judgement is not None:
+            on_judgement(record)
     return records
 
 
@@ -273,11 +275,16 @@ async def run_llm_judge(
     on_done: Callable[[int, int], None] | None = None,
     orders: OrderPolicy = "both",
     seed: int = 0,
+    settled: Collection[JudgementKey] = (),
+    on_judgement: Callable[[Judgement], None] | None = None,
 ) -> list[Judgement]:
     """Judge every pair of a study; records come back in questionnaire order.
 
     ``orders`` and ``seed`` choose the orders of a paired judge (see :func:`orders_for`).
-    ``on_done(done, total)`` is called after each pair (for progress display).
+    ``on_done(done, total)`` is called after each pair (for progress display). Answers
+    whose :func:`~sdtt.questionnaires.judgements.judgement_key` is in ``settled`` (an
+    earlier run's) are not asked again; ``on_judgement`` receives each new judgement as
+    soon as it is made, so a caller can write it before the next one arrives.
     """
     if attempts < 1:
         raise InputError("attempts must be at least 1.", field="attempts")
@@ -294,6 +301,16 @@ async def run_llm_judge(
                 f"the answer key has no entry for pair {item.id}.",
                 hint="Use the answer key written together with this questionnaire.",
             )
+
+    def unsettled(item: PairItem, wanted: Sequence[Order | None]) -> list[Order | None]:
+        return [o for o in wanted if (key.study, judge_id, item.id, o) not in settled]
+
+    if settled:
+        items = [
+            item
+            for item in items
+            if unsettled(item, orders_for(orders, item.id, seed) if kind == "paired" else [None])
+        ]
     results: dict[str, list[Judgement]] = {}
     limiter = trio.CapacityLimiter(max(1, concurrency))
 
@@ -308,7 +325,8 @@ async def run_llm_judge(
                     study=key.study,
                     judge_id=judge_id,
                     attempts=attempts,
-                    orders=orders_for(orders, item.id, seed),
+                    orders=[o for o in unsettled(item, orders_for(orders, item.id, seed)) if o],
+                    on_judgement=on_judgement,
                 )
             else:
                 found = [
@@ -322,6 +340,8 @@ async def run_llm_judge(
                         attempts=attempts,
                     )
                 ]
+                if on_judgement is not None:
+                    on_judgement(found[0])
             results[item.id] = found
             if on_done is not None:
                 on_done(len(results), len(items))

@@ -9,8 +9,9 @@ marked, never dropped, so every analysis can say how many judgements it left out
 
 from __future__ import annotations
 
+import warnings
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Self
@@ -167,9 +168,104 @@ def append_judgements(path: str | Path, judgements: Iterable[Judgement]) -> int:
 
 
 def read_judgements(path: str | Path) -> list[Judgement]:
-    """Read a judgement file; a bad record raises :class:`InputError` with its line."""
+    """Read a judgement file as it is; a bad record raises :class:`InputError` with its line.
+
+    Analyses should use :func:`load_judgements`, which also drops repeated records.
+    """
     judgements: list[Judgement] = []
     for line, record in read_jsonl(path):
         check_version(record, JUDGEMENT_VERSION, path, line, what="judgement format")
         judgements.append(validate_record(Judgement, record, path, line))
     return judgements
+
+
+JudgementKey = tuple[str, str, str, str | None]
+"""What one judgement answers: study, judge id, pair id and the order the pair was shown
+in (``None`` for judges that saw it once)."""
+
+
+class RepeatedJudgementWarning(UserWarning):
+    """Judgement files held the same answer more than once; the repeats were left out."""
+
+
+def judgement_key(judgement: Judgement) -> JudgementKey:
+    """The (study, judge, pair, order) a judgement answers; two records with one key
+    are the same answer given twice."""
+    order = judgement.condition.get("order")
+    return (
+        judgement.study,
+        judgement.judge_id,
+        judgement.pair_id,
+        order if isinstance(order, str) else None,
+    )
+
+
+def is_model_error(judgement: Judgement) -> bool:
+    """True when a provider failure, not the judge, produced this (excluded) record."""
+    return judgement.excluded and (judgement.exclusion_reason or "").startswith("model_error")
+
+
+def settled_keys(judgements: Iterable[Judgement]) -> set[JudgementKey]:
+    """Keys of the answers a resumed run must not ask again (model errors are retried)."""
+    return {judgement_key(j) for j in judgements if not is_model_error(j)}
+
+
+@dataclass
+class Deduplicated:
+    """Judgements with repeats left out, and what was left out."""
+
+    judgements: list[Judgement]
+    repeated: list[Judgement] = field(default_factory=list)
+    """Later copies of an answer already used (same judge, pair and order)."""
+    retried: list[Judgement] = field(default_factory=list)
+    """Model-error records that a later run answered again."""
+
+
+def deduplicate(judgements: Sequence[Judgement]) -> Deduplicated:
+    """Keep one used answer per (study, judge, pair, order), in file order.
+
+    Of several included records with one key the first is kept. Excluded records never
+    count, so they stay (they are reported as exclusions), except model-error records
+    that a later record of the same key replaced: the run was resumed and asked again.
+    """
+    last_index = {judgement_key(j): index for index, j in enumerate(judgements)}
+    used: set[JudgementKey] = set()
+    result = Deduplicated([])
+    for index, judgement in enumerate(judgements):
+        key = judgement_key(judgement)
+        if is_model_error(judgement) and last_index[key] > index:
+            result.retried.append(judgement)
+        elif judgement.excluded:
+            result.judgements.append(judgement)
+        elif key in used:
+            result.repeated.append(judgement)
+        else:
+            used.add(key)
+            result.judgements.append(judgement)
+    return result
+
+
+def load_judgements(paths: Sequence[str | Path]) -> list[Judgement]:
+    """Read judgement files for analysis, leaving out repeated answers.
+
+    A rerun that appended the same answers again (same judge, pair and order) would
+    otherwise count twice and narrow every interval; the repeats are dropped with a
+    :class:`RepeatedJudgementWarning` that names them.
+    """
+    judgements: list[Judgement] = []
+    for path in paths:
+        judgements += read_judgements(path)
+    found = deduplicate(judgements)
+    if found.repeated:
+        first = found.repeated[0]
+        where = ", ".join(str(path) for path in paths)
+        warnings.warn(
+            f"{len(found.repeated)} repeated judgement(s) in {where} left out: the same "
+            f"judge, pair and order was recorded more than once (first: judge "
+            f"{first.judge_id!r}, pair {first.pair_id!r}"
+            + (f", order {first.condition['order']!r}" if "order" in first.condition else "")
+            + "). The first record of each is used.",
+            RepeatedJudgementWarning,
+            stacklevel=2,
+        )
+    return found.judgements

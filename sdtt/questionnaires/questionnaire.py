@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sdtt.dialogue.store import validate_record
 from sdtt.errors import InputError
+from sdtt.files import write_text_atomic
 from sdtt.questionnaires.study import QualitySpec
 
 QUESTIONNAIRE_VERSION = 1
@@ -241,10 +242,9 @@ def save_study(folder: str | Path, questionnaire: Questionnaire, key: AnswerKey)
     key = key.model_copy(update={"questionnaire_sha256": sha256_text(text)})
     q_path = folder / QUESTIONNAIRE_FILE
     k_path = folder / KEY_FILE
-    q_path.write_text(text, encoding="utf-8")
-    k_path.write_text(
-        json.dumps(key.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n",
-        encoding="utf-8",
+    write_text_atomic(q_path, text)
+    write_text_atomic(
+        k_path, json.dumps(key.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
     )
     return [q_path, k_path]
 

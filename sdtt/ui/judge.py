@@ -25,6 +25,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from sdtt.lock import output_lock
 from sdtt.questionnaires.importers.common import ImportResult, JudgeAnswers, score
 from sdtt.questionnaires.judgements import append_judgements, read_judgements
 from sdtt.questionnaires.layout import pair_text
@@ -78,6 +79,12 @@ class AnswerLog:
     def __init__(self, path: Path) -> None:
         self.path = path
         new = not path.exists() or path.stat().st_size == 0
+        if not new:
+            with path.open("rb+") as handle:
+                # A last row without its line end would swallow the first new answer.
+                handle.seek(-1, 2)
+                if handle.read(1) not in (b"\n", b"\r"):
+                    handle.write(b"\r\n")
         self._file = path.open("a", encoding="utf-8", newline="")
         self._writer = csv.writer(self._file)
         if new:
@@ -235,17 +242,21 @@ class JudgeApp(App[ImportResult | None]):
         self._answer(value)
 
     def _finish(self) -> None:
-        known: set[str] = set()
-        if self.out.exists():
-            known = {j.judge_id for j in read_judgements(self.out) if j.study == self._key.study}
-        self.result = score(
-            self.questionnaire,
-            self._key,
-            [self.answers],
-            source=f"judge-ui:{self.out.name}",
-            known_judges=known,
-        )
-        append_judgements(self.out, self.result.judgements)
+        # Judges at other terminals may finish at the same moment: wait for their turn.
+        with output_lock(self.out, wait=60):
+            known: set[str] = set()
+            if self.out.exists():
+                known = {
+                    j.judge_id for j in read_judgements(self.out) if j.study == self._key.study
+                }
+            self.result = score(
+                self.questionnaire,
+                self._key,
+                [self.answers],
+                source=f"judge-ui:{self.out.name}",
+                known_judges=known,
+            )
+            append_judgements(self.out, self.result.judgements)
         self.query_one("#judge-progress", Static).update(Text("Done"))
         self.query_one("#judge-pair", VerticalScroll).display = False
         self.query_one("#judge-options", OptionList).display = False

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -52,6 +53,55 @@ def test_a_record_cut_off_by_a_crash_is_skipped_then_repaired(tmp_path: Path) ->
     with JsonlWriter(path) as writer:
         writer.write({"n": 3})
     assert [record for _, record in read_jsonl(path)] == [{"n": 1}, {"n": 3}]
+
+
+def test_a_complete_last_record_without_its_newline_is_kept_by_reader_and_writer(
+    tmp_path: Path,
+) -> None:
+    # What a kill between a record and its newline used to leave behind.
+    path = tmp_path / "judgements.jsonl"
+    path.write_text('{"n": 1}\n{"n": 2, "text": "' + "x" * 9000 + '"}', encoding="utf-8")
+    assert [record["n"] for _, record in read_jsonl(path)] == [1, 2]
+    with JsonlWriter(path) as writer:
+        writer.write({"n": 3})
+    assert [record["n"] for _, record in read_jsonl(path)] == [1, 2, 3]
+    assert path.read_bytes().endswith(b'\n{"n":3}\n')
+
+
+def test_a_fragment_cut_inside_a_character_is_skipped_then_repaired(tmp_path: Path) -> None:
+    path = tmp_path / "cut.jsonl"
+    with JsonlWriter(path) as writer:
+        writer.write({"n": 1})
+    line = '{"n": 2, "text": "hiking 🥾"}'.encode()
+    with path.open("ab") as handle:
+        handle.write(line[: line.index("🥾".encode()) + 2])
+    assert [record for _, record in read_jsonl(path)] == [{"n": 1}]
+    with JsonlWriter(path) as writer:
+        writer.write({"n": 3})
+    assert [record for _, record in read_jsonl(path)] == [{"n": 1}, {"n": 3}]
+
+
+def test_every_record_reaches_the_file_in_one_system_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sdtt.dialogue.jsonl as jsonl
+
+    calls: list[bytes] = []
+    real_write = os.write
+
+    def counting_write(fd: int, data: bytes) -> int:
+        calls.append(bytes(data))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(jsonl.os, "write", counting_write)
+    path = tmp_path / "big.jsonl"
+    records = [{"n": 1, "text": "é" * 50_000}, {"n": 2}]
+    with JsonlWriter(path) as writer:
+        for record in records:
+            writer.write(record)
+    assert len(calls) == 2
+    assert all(call.endswith(b"\n") and call.count(b"\n") == 1 for call in calls)
+    assert [record for _, record in read_jsonl(path)] == records
 
 
 def test_malformed_line_names_file_and_line(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +134,72 @@ async def test_a_rerun_after_a_crash_at_any_write_gives_the_same_files(tmp_path,
             await crash(run(out, Budget(writes, torn=torn)))
             await run(out)
             assert files(out) == expected, f"crash after {writes} records (torn={torn})"
+
+
+def padded_script(low: int, high: int) -> Any:
+    """``hashed_script`` with every answer made long, so call records exceed 8 KB."""
+    inner = hashed_script(low, high)
+
+    def script(prompt: Any, config: Any) -> str:
+        return inner(prompt, config).replace("answer", "answer " + "la " * 1500)
+
+    return script
+
+
+class DieAtWrite:
+    """Replaces the JSONL writer's system call: dies at call ``at``, leaving ``keep``
+    bytes of that record in the file (none, all but its newline, or half of it)."""
+
+    def __init__(self, at: int | None, keep: str) -> None:
+        self.at = at
+        self.keep = keep
+        self.calls = 0
+
+    def __call__(self, fd: int, data: bytes) -> None:
+        if self.calls == self.at:
+            cut = {"none": 0, "no-newline": len(data) - 1, "half": len(data) // 2}[self.keep]
+            os.write(fd, data[:cut])
+            raise Crash
+        self.calls += 1
+        os.write(fd, data)
+
+
+@pytest.mark.trio
+async def test_a_kill_at_any_write_of_large_records_resumes_to_the_same_file(
+    tmp_path, autojump_clock, monkeypatch
+):
+    import sdtt.dialogue.jsonl as jsonl
+
+    persona = make_persona()
+    long_text = "a long remembered message " * 400
+    persona.conversations[0].messages[0] = (
+        persona.conversations[0].messages[0].model_copy(update={"text": long_text})
+    )
+    chain = ChainSpec(
+        persona="tester", model="mock/fake", seed=1, topics=topic_targets(TOPICS, 4, 2)
+    )
+
+    async def generate(out: Path) -> None:
+        await run_chains(
+            [chain],
+            out,
+            personas=lambda name: persona,
+            models={"mock/fake": mock_chat_model(padded_script(1, 2))}.__getitem__,
+        )
+
+    reference = tmp_path / "reference"
+    await generate(reference)
+    expected = files(reference)
+    lines = next(iter(expected.values())).split(b"\n")
+    assert len(lines[0]) > 8192 and max(len(line) for line in lines[1:]) > 8192
+    for keep in ("none", "no-newline", "half"):
+        for at in range(len(lines) - 1):
+            out = tmp_path / f"{keep}-{at}"
+            monkeypatch.setattr(jsonl, "write_all", DieAtWrite(at, keep))
+            await crash(generate(out))
+            monkeypatch.undo()
+            await generate(out)
+            assert files(out) == expected, f"killed at write {at} keeping {keep}"
 
 
 @pytest.mark.trio

@@ -70,3 +70,20 @@ async def test_judging_screen_never_shows_the_key(tmp_path: Path) -> None:
             else:
                 app.query_one("#judge-text", Input).value = "n/a"
                 await pilot.press("enter")
+
+
+def test_answers_logged_after_a_row_cut_before_its_line_end_stay_separate(
+    tmp_path: Path,
+) -> None:
+    import csv
+
+    from sdtt.ui.judge import AnswerLog
+
+    path = tmp_path / "out.jsonl.answers.csv"
+    path.write_text("judge_id,question,answer,seconds\r\np01,q1,A,2.0", encoding="utf-8")
+    log = AnswerLog(path)
+    log.write("p01", "q2", "B", 3.0)
+    log.close()
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[1:] == [["p01", "q1", "A", "2.0"], ["p01", "q2", "B", "3.0"]]

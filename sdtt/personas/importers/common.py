@@ -37,6 +37,7 @@ from rich.markup import escape
 
 from sdtt.dialogue.message import RESPONSE, Transcript
 from sdtt.errors import InputError
+from sdtt.files import write_text_atomic
 from sdtt.personas.conversations import (
     DEFAULT_GAP,
     ChatMessage,
@@ -580,7 +581,7 @@ def write_scrub_report(result: ImportResult, path: Path) -> None:
         "placeholders": result.scrub_mapping,
     }
     try:
-        path.write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        write_text_atomic(path, json.dumps(report, ensure_ascii=False, indent=2) + "\n")
     except OSError as error:
         raise InputError(
             f"cannot write ({error.strerror}).", path=path, field="--scrub-report"

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from sdtt.files import write_text_atomic
 from sdtt.questionnaires.exporters import csv as csv_exporter
 from sdtt.questionnaires.exporters import jspsych, limesurvey, printable, qualtrics, surveyjs
 from sdtt.questionnaires.questionnaire import Questionnaire
@@ -102,6 +103,6 @@ def export_files(
     for name in formats:
         exporter = EXPORTERS[name]
         path = folder / exporter.filename
-        path.write_text(exporter.write(questionnaire, options or ExportOptions()), encoding="utf-8")
+        write_text_atomic(path, exporter.write(questionnaire, options or ExportOptions()))
         written[name] = path
     return written
