@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from sdtt.analysis.format import percent
-from sdtt.commands.common import add_base_url_argument
+from sdtt.commands.common import add_base_url_argument, check_base_url
 from sdtt.errors import InputError
 from sdtt.judges.classifier import (
     DEFAULT_FEATURE_SETS,
@@ -192,6 +192,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(
             "say which judge to use.", hint="Give --model provider/model or --classifier."
         )
+    check_base_url(args.base_url, [args.model])
     console = Console(highlight=False)
     out: Path = args.out or args.study / DEFAULT_OUT
     with console.status(f"{args.model} is judging..."):
