@@ -26,7 +26,7 @@ cache), so usage too depends on the prompt alone.
 From the command line, with no code, use a built-in script:
 
 - ``mock/echo``: repeats the last ``User:`` line of the prompt back as one ``Response:``
-  line.
+  line, whatever it was asked (so as a judge it never gives a usable answer).
 - ``mock/chatty``: answers with casual chat replies of two to four messages each, as
   ``Response: [timestamp] text`` lines a few seconds apart after the last timestamp in the
   prompt, so bursts show. Asked for a whole chat of N rounds (``sdtt generate``), it
@@ -264,9 +264,6 @@ def echo_script() -> MockScript:
     """Repeat the last ``User:`` line of the prompt as one ``Response:`` line."""
 
     def echo(prompt: Prompt, config: GenerateConfig) -> str:
-        special = _special_reply(prompt, config)
-        if special is not None:
-            return special
         text = ""
         for line in (prompt.dialogue or prompt.user_text()).splitlines():
             match = _USER_LINE.match(line)

@@ -209,12 +209,11 @@ def judge_prompt(task: str, seed: int | None = None) -> tuple[Prompt, GenerateCo
 
 
 @pytest.mark.trio
-@pytest.mark.parametrize("name", ["mock/chatty", "mock/echo"])
-async def test_mock_judges_answer_a_valid_option(name: str) -> None:
+async def test_chatty_as_a_judge_answers_a_valid_option() -> None:
     from sdtt.judges.parsing import parse_label, parse_option
     from sdtt.judges.prompts import PAIRED_TASK, SINGLE_TASK
 
-    model = get_model(name)
+    model = get_model("mock/chatty")
     paired = [(await model.generate(*judge_prompt(PAIRED_TASK, seed))).text for seed in range(20)]
     assert all(parse_option(text) in ("A", "B") for text in paired)
     assert {parse_option(text) for text in paired} == {"A", "B"}
@@ -233,3 +232,12 @@ async def test_chatty_lists_fresh_topics() -> None:
     topics = await generate_topics(model, 8, seed=3)
     assert len(topics) == len(set(topics)) == 8
     assert topics == await generate_topics(get_model("mock/chatty"), 8, seed=3)
+
+
+@pytest.mark.trio
+async def test_echo_stays_a_judge_that_never_answers() -> None:
+    from sdtt.judges.parsing import parse_option
+    from sdtt.judges.prompts import PAIRED_TASK
+
+    output = await get_model("mock/echo").generate(*judge_prompt(PAIRED_TASK))
+    assert parse_option(output.text) is None
