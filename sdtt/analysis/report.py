@@ -32,8 +32,8 @@ from sdtt.analysis.metrics import (
 )
 from sdtt.analysis.table import demographic_columns
 from sdtt.analysis.tells import TellRow, tell_warnings
-from sdtt.questionnaires.judgements import tally_exclusions
 from sdtt.files import write_text_atomic
+from sdtt.questionnaires.judgements import tally_exclusions
 from sdtt.questionnaires.layout import escape_markdown
 
 REPORT_HTML = "report.html"

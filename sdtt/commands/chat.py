@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from sdtt.commands.common import add_base_url_argument
+from sdtt.commands.common import add_base_url_argument, check_base_url
 from sdtt.engine.planner import PRESETS
 from sdtt.errors import SdttError
 from sdtt.personas.store import DEFAULT_PERSONA
@@ -79,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
             raise SdttError(
                 "give both --persona and --model, or neither to choose them on a setup screen."
             )
+        check_base_url(args.base_url, [args.model])
         plan = build_plan(
             persona=args.persona,
             model=args.model,
@@ -93,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             base_url=args.base_url,
         )
-    app = ChatApp(plan, out_dir=args.out)
+    app = ChatApp(plan, out_dir=args.out, base_url=args.base_url)
     outcome = app.run()
     if app.error is not None:
         if isinstance(app.error, SdttError):

@@ -3,13 +3,32 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable
+
+from sdtt.errors import ConfigError
+from sdtt.models.registry import PROVIDERS, split_name
 
 BASE_URL_HELP = (
-    "endpoint of an OpenAI- or Anthropic-compatible server for --model (vLLM, Ollama, "
-    "llama.cpp server, LM Studio...); default $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL"
+    "endpoint of an OpenAI- or Anthropic-compatible server for every openai/ or "
+    "anthropic/ model of the command (vLLM, Ollama, llama.cpp server, LM Studio...); "
+    "default $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL"
 )
 
 
 def add_base_url_argument(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """Add ``--base-url`` (passed to the provider of ``--model``; ``None`` when not given)."""
     parser.add_argument("--base-url", default=None, help=BASE_URL_HELP)
+
+
+def check_base_url(base_url: str | None, models: Iterable[str]) -> None:
+    """A :class:`ConfigError` when ``--base-url`` was given but none of ``models`` (the
+    command's model names) talks to a server, so the address would go nowhere."""
+    names = list(models)
+    if base_url is None or any(split_name(name)[0].takes_base_url for name in names):
+        return
+    servers = ", ".join(f"{p.name}/" for p in PROVIDERS.values() if p.takes_base_url)
+    raise ConfigError(
+        f"--base-url is for {servers} models, and none of this command's models "
+        f"({', '.join(names)}) is one. Leave --base-url out, or name a model served there, "
+        "e.g. openai/MODEL."
+    )

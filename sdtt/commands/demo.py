@@ -18,7 +18,7 @@ from rich.markup import escape
 from rich.panel import Panel
 
 from sdtt.analysis.demo_stages import run_final_stages
-from sdtt.commands.common import add_base_url_argument
+from sdtt.commands.common import add_base_url_argument, check_base_url
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.store import write_transcripts
 from sdtt.dialogue.turn_index import turn_meta
@@ -116,6 +116,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     """Run the demo from parsed arguments."""
+    check_base_url(args.base_url, [args.model])
     console = Console(highlight=False)
     persona = find_persona(args.persona)
     demo = DemoRun(

@@ -12,13 +12,12 @@ from __future__ import annotations
 import argparse
 import shlex
 from pathlib import Path
-from typing import Any
 
 import trio
 from rich.console import Console
 from rich.markup import escape
 
-from sdtt.commands.common import add_base_url_argument
+from sdtt.commands.common import add_base_url_argument, check_base_url
 from sdtt.errors import ConfigError
 from sdtt.generate.plan import PlanSettings, grid_specs, load_topic_list, read_plan
 from sdtt.generate.progress import RichProgress, summary_table
@@ -26,7 +25,7 @@ from sdtt.generate.records import DEFAULT_MAX_TOKENS, DEFAULT_TURNS_PER_TOPIC, M
 from sdtt.generate.runner import ChainProgress, RunOptions, RunReport, chain_path, run_chains
 from sdtt.lock import output_lock
 from sdtt.models.model import Model
-from sdtt.models.registry import DEFAULT_MODEL, get_model
+from sdtt.models.registry import DEFAULT_MODEL, base_url_for, get_model
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
 from sdtt.questionnaires.topics import live_topic
 
@@ -170,14 +169,16 @@ def run(args: argparse.Namespace) -> int:
             console.print(f"{escape(str(chain_path(out, spec)))}  ({spec.total_turns} turns)")
         console.print(f"{len(specs)} chain(s); nothing was called (--dry-run).")
         return 0
-    options: dict[str, Any] = {}
-    if args.base_url:
-        options["base_url"] = args.base_url
+    check_base_url(args.base_url, {spec.model for spec in specs})
     models: dict[str, Model] = {}
 
     def model_for(name: str) -> Model:
         if name not in models:
-            models[name] = get_model(name, max_concurrency=args.max_concurrency, **options)
+            models[name] = get_model(
+                name,
+                max_concurrency=args.max_concurrency,
+                base_url=base_url_for(name, args.base_url),
+            )
         return models[name]
 
     console.print(
@@ -225,11 +226,12 @@ def run(args: argparse.Namespace) -> int:
     if finished:
         first = finished[0]
         assert first.spec is not None
+        base_url = f" --base-url {escape(args.base_url)}" if args.base_url else ""
         console.print(
             "Next, the live turns on top of a pseudo-dialogue, e.g.:\n"
             f"  sdtt simulate --persona {escape(first.spec.persona)} "
             f"--model {escape(first.spec.model)} --mode {first.spec.mode} "
-            f"--pseudo {escape(str(first.path))} --turns 10 "
+            f"--pseudo {escape(str(first.path))} --turns 10{base_url} "
             f"--topic {escape(shlex.quote(live_topic(first.spec.seed)))}\n"
             f"and the style drift: sdtt drift {escape(str(first.path))}"
         )

@@ -12,12 +12,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from sdtt.analysis.format import percent
-from sdtt.commands.common import add_base_url_argument
+from sdtt.commands.common import add_base_url_argument, check_base_url
 from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.errors import InputError
 from sdtt.judges.classifier import (
     DEFAULT_FEATURE_SETS,
     FEATURE_SETS,
+    GROUPINGS,
     cross_validate,
     study_examples,
 )
@@ -77,6 +78,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         choices=("message", "side"),
         default="message",
         help="classify single messages or a chat's whole side B (default message)",
+    )
+    parser.add_argument(
+        "--group-by",
+        choices=GROUPINGS,
+        default="conversation",
+        help=(
+            "classifier folds never split a source conversation; 'persona' also keeps "
+            "each persona's chats on one side of every fold (default conversation)"
+        ),
+    )
+    parser.add_argument(
+        "--folds",
+        type=int,
+        default=10,
+        help="classifier: most cross-validation folds (fewer with few conversations; default 10)",
     )
     parser.add_argument(
         "--judge", choices=JUDGE_KINDS, default="paired", help="judge kind (default paired)"
@@ -160,17 +176,21 @@ def run_classifier(args: argparse.Namespace) -> int:
     """Cross-validate the classifier judge on a study and print a table."""
     questionnaire = load_questionnaire(args.study)
     key = load_key(args.study, questionnaire)
-    examples = study_examples(questionnaire, key, args.level)
-    table = Table(title=f"Classifier judge ({args.level}s, grouped cross-validation)")
-    for name in ("features", "examples", "folds", "accuracy", "detectability", "bot", "human"):
+    examples = study_examples(questionnaire, key, args.level, group_by=args.group_by)
+    table = Table(
+        title=f"Classifier judge ({args.level}s, cross-validation grouped by {args.group_by})"
+    )
+    columns = ("features", "examples", "groups", "folds", "accuracy", "detectability", "bot")
+    for name in (*columns, "human"):
         table.add_column(name, justify="left" if name == "features" else "right")
     console = Console(highlight=False)
     for features in [f.strip() for f in args.features.split(",") if f.strip()]:
         with console.status(f"cross-validating {features}..."):
-            result = cross_validate(examples, features, level=args.level)
+            result = cross_validate(examples, features, level=args.level, folds=args.folds)
         table.add_row(
             features,
             str(result.examples),
+            str(result.groups),
             str(result.folds),
             percent(result.accuracy),
             percent(result.detectability),
@@ -190,6 +210,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(
             "say which judge to use.", hint="Give --model provider/model or --classifier."
         )
+    check_base_url(args.base_url, [args.model])
     console = Console(highlight=False)
     out: Path = args.out or args.study / DEFAULT_OUT
     load_key(args.study, load_questionnaire(args.study))  # a bad study fails before anything

@@ -22,7 +22,7 @@ from sdtt.analysis.metrics import (
 )
 from sdtt.analysis.table import judgement_table
 from sdtt.errors import InputError
-from sdtt.questionnaires.judgements import Judgement, load_judgements, tally_exclusions
+from sdtt.questionnaires.judgements import load_judgements, tally_exclusions
 
 
 def add_scoring_options(parser: argparse.ArgumentParser) -> None:

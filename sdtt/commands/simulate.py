@@ -13,7 +13,7 @@ import trio
 from rich.console import Console
 from rich.markup import escape
 
-from sdtt.commands.common import add_base_url_argument
+from sdtt.commands.common import add_base_url_argument, check_base_url
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.pingpong import convert_to_pingpong, has_runs
 from sdtt.dialogue.render import format_time
@@ -39,7 +39,7 @@ from sdtt.errors import ConfigError
 from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.models.base import GenerateConfig
 from sdtt.models.model import Model
-from sdtt.models.registry import DEFAULT_MODEL, get_model
+from sdtt.models.registry import DEFAULT_MODEL, base_url_for, get_model
 from sdtt.personas.persona import Persona
 from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
@@ -237,6 +237,8 @@ def _pseudo_messages(
 def run(args: argparse.Namespace) -> int:
     """Run ``sdtt simulate`` from parsed arguments."""
     _check(args)
+    interrogator_model = [] if args.script else [args.interrogator or args.model]
+    check_base_url(args.base_url, [args.model, *interrogator_model])
     console = Console(highlight=False)
     persona = find_persona(args.persona)
     pseudo, pseudo_turns, conversion = _pseudo_messages(
@@ -293,7 +295,10 @@ def run(args: argparse.Namespace) -> int:
             loading = console.status(f"loading {args.model}...")
             with nullcontext() if args.quiet else loading:
                 bot_model = get_model(
-                    args.model, config=config, seed=args.seed, base_url=args.base_url
+                    args.model,
+                    config=config,
+                    seed=args.seed,
+                    base_url=base_url_for(args.model, args.base_url),
                 )
                 models.append(bot_model)
                 interrogator = _interrogator(args, persona, config, models)
@@ -336,7 +341,9 @@ def _interrogator(
     if args.script is not None:
         return ScriptInterrogator(read_script(args.script))
     name = args.interrogator or args.model
-    model = get_model(name, config=config, seed=args.seed + 1)
+    model = get_model(
+        name, config=config, seed=args.seed + 1, base_url=base_url_for(name, args.base_url)
+    )
     models.append(model)
     return llm_interrogator(
         for_virtual_clock(model) if args.virtual_clock else model,

@@ -14,7 +14,7 @@ import trio
 from rich.console import Console
 from rich.markup import escape
 
-from sdtt.commands.common import add_base_url_argument
+from sdtt.commands.common import add_base_url_argument, check_base_url
 from sdtt.display import usage_line
 from sdtt.errors import InputError
 from sdtt.generate.topics import DEFAULT_TOPIC_COUNT, TOPICS_DIR, generate_topics, write_topics
@@ -71,11 +71,11 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(
             "already exists.", path=path, hint="Pass --force to replace it, or --out elsewhere."
         )
-    options = {"base_url": args.base_url} if args.base_url else {}
+    check_base_url(args.base_url, [args.model])
     outputs: list[ModelOutput] = []
 
     async def main() -> list[str]:
-        async with get_model(args.model, **options) as model:
+        async with get_model(args.model, base_url=args.base_url) as model:
             with console.status(f"asking {args.model} for {args.count} topics..."):
                 return await generate_topics(model, args.count, seed=args.seed, outputs=outputs)
 

@@ -18,28 +18,37 @@ or an error to raise after the delay), or an ``Exception`` instance, which is ra
 cue (e.g. ``RateLimitError("slow down", retry_after=3)`` to exercise retries). Delays
 use ``trio.sleep``, so they are instant and exact under ``autojump_clock``.
 
-Usage is estimated in words: input = words of the system and user text, cached = the
-system words when this model has seen the same system text before (as a prefix cache
-would), output = words of the reply.
+Usage is estimated in words: input = words of the system and user text, output = words
+of the reply, cached = the system words plus the dialogue's stable prefix when the prompt
+has a dialogue (as if an earlier call of the same conversation had warmed a prefix
+cache), so usage too depends on the prompt alone.
 
 From the command line, with no code, use a built-in script:
 
 - ``mock/echo``: repeats the last ``User:`` line of the prompt back as one ``Response:``
-  line.
-- ``mock/chatty``: cycles through casual chat replies of two to four messages each, as
+  line, whatever it was asked (so as a judge it never gives a usable answer).
+- ``mock/chatty``: answers with casual chat replies of two to four messages each, as
   ``Response: [timestamp] text`` lines a few seconds apart after the last timestamp in the
   prompt, so bursts show. Asked for a whole chat of N rounds (``sdtt generate``), it
-  writes N rounds of ``User:`` and ``Response:`` lines.
+  writes N rounds of ``User:`` and ``Response:`` lines; asked for N topics (``sdtt
+  topics``), it lists N everyday topics not yet taken; asked to pick one of two options
+  (an LLM judge's "Answer with ... only: A or B"), it answers one of them.
 - ``mock/fail``: always raises :class:`~sdtt.errors.ServerError` (retried, then raised).
 - ``mock/empty``: answers with whitespace and a line for the wrong side, i.e. output that
   holds no usable message, to see how garbage output is reported.
 
 Each accepts ``delay=seconds`` to answer slowly.
+
+The built-in scripts keep no state: a reply, and its estimated usage, is a pure function
+of the prompt and the call's settings (seed included), so chains run concurrently, or
+resumed after a kill, get exactly the replies of an uninterrupted run.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -91,7 +100,6 @@ class MockModelAPI:
         self._script: MockScript | None = None
         self._items: Iterator[MockItem] | None = None
         self._count: int | None = None
-        self._seen_systems: set[str] = set()
         if callable(replies):
             self._script = replies
         elif isinstance(replies, list | tuple):
@@ -142,14 +150,36 @@ class MockModelAPI:
     def _estimate(self, prompt: Prompt, text: str) -> Usage:
         system = prompt.system_text()
         system_words = len(system.split())
-        cached = system_words if system and system in self._seen_systems else 0
-        if system:
-            self._seen_systems.add(system)
+        cached = 0
+        if prompt.dialogue:
+            stable = prompt.dialogue[: prompt.stable_dialogue_chars]
+            cached = system_words + len(stable.split())
         return Usage(
             input_tokens=system_words + len(prompt.user_text().split()),
             cached_input_tokens=cached,
             output_tokens=len(text.split()),
         )
+
+
+def call_key(prompt: Prompt, config: GenerateConfig) -> int:
+    """A number that depends only on the prompt's text and the call's settings.
+
+    The built-in scripts draw every choice from it, so the same call always gets the
+    same reply, whatever was called before or alongside it.
+    """
+    fields = [
+        prompt.instructions,
+        prompt.history,
+        prompt.dialogue,
+        prompt.task,
+        prompt.continue_with,
+        config.max_tokens,
+        config.temperature,
+        list(config.stop),
+        config.seed,
+    ]
+    digest = hashlib.sha256(json.dumps(fields, ensure_ascii=False).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big")
 
 
 _TIMESTAMP = re.compile(r"\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\]")
@@ -179,6 +209,57 @@ def _response_lines(texts: Iterable[str], after: datetime | None) -> str:
     return "\n".join(lines)
 
 
+_CHOICE = re.compile(r"\bonly:\s*\(?([\w-]+)\)? or \(?([\w-]+)\)?[.\s]")
+_TOPIC_LIST = re.compile(r"\bList (\d{1,3}) (?:such |more )?topics\b")
+_TAKEN = re.compile(r"^- (.+)$", re.MULTILINE)
+
+MOCK_TOPICS: tuple[str, ...] = (
+    "a film you saw recently",
+    "weekend plans",
+    "cooking something new",
+    "plans for the holidays",
+    "the weather lately",
+    "a pet you had as a child",
+    "music for long drives",
+    "a game you play on your phone",
+    "getting up early",
+    "the best pizza toppings",
+    "a hobby you picked up",
+    "moving to a new city",
+    "favourite snacks at the cinema",
+    "a book you could not put down",
+    "learning to drive",
+    "birthdays and parties",
+    "coffee or tea",
+    "a concert you went to",
+    "the first job you had",
+    "what to do on a rainy day",
+)
+"""Everyday topics ``mock/chatty`` lists when asked for topics (written for sdtt)."""
+
+
+def _pick(options: tuple[str, str], key: int) -> str:
+    return options[key % 2]
+
+
+def _special_reply(prompt: Prompt, config: GenerateConfig) -> str | None:
+    """The answer to a prompt that asks for one of two options or for a list of topics
+    (an LLM judge's or ``sdtt topics``' prompt); None for any other prompt."""
+    key = call_key(prompt, config)
+    choice = _CHOICE.search(prompt.task)
+    if choice is not None:
+        # A judge's verdict: one of the two options, as a pure function of the call.
+        return _pick((choice.group(1), choice.group(2)), key)
+    wanted = _TOPIC_LIST.search(prompt.task)
+    if wanted is not None:
+        taken = {topic.strip().lower() for topic in _TAKEN.findall(prompt.task)}
+        fresh = [topic for topic in MOCK_TOPICS if topic.lower() not in taken]
+        start = key % len(fresh) if fresh else 0
+        ordered = fresh[start:] + fresh[:start]
+        return "\n".join(ordered[: int(wanted.group(1))])
+    return None
+
+
 def echo_script() -> MockScript:
     """Repeat the last ``User:`` line of the prompt as one ``Response:`` line."""
 
@@ -204,7 +285,7 @@ CHATTY_REPLIES: tuple[tuple[str, ...], ...] = (
     ("lol", "ok that's fair", "i was mostly just chilling this weekend", "you?"),
     ("yeah i get that", "work has been kind of a lot lately"),
 )
-"""Casual bursts ``mock/chatty`` cycles through."""
+"""Casual bursts ``mock/chatty`` answers with."""
 
 
 CHATTY_PARTNER: tuple[str, ...] = (
@@ -218,33 +299,40 @@ CHATTY_PARTNER: tuple[str, ...] = (
 _ROUNDS = re.compile(r"\b(\d{1,3}) (?:more )?rounds?\b")
 
 
-def _chat_lines(rounds: int, after: datetime | None, bursts: Iterator[tuple[str, ...]]) -> str:
-    """``rounds`` rounds of a ``User:`` line then a ``Response:`` burst, a few seconds apart."""
+def _chat_lines(rounds: int, after: datetime | None, first: int) -> str:
+    """``rounds`` rounds of a ``User:`` line then a ``Response:`` burst, a few seconds
+    apart, the bursts taken in order from :data:`CHATTY_REPLIES` starting at ``first``."""
     when = after or datetime(2024, 1, 1, 12, 0)
     partner = itertools.cycle(CHATTY_PARTNER)
     lines = []
-    for _ in range(rounds):
+    for index in range(rounds):
         when += timedelta(seconds=20)
         lines.append(f"User: [{when.strftime(_TIME_FORMAT)}] {next(partner)}")
-        response = _response_lines(next(bursts), when)
+        burst = CHATTY_REPLIES[(first + index) % len(CHATTY_REPLIES)]
+        response = _response_lines(burst, when)
         lines.append(response)
         when = _last_time(Prompt(instructions="", dialogue=response)) or when
     return "\n".join(lines)
 
 
 def chatty_script() -> MockScript:
-    """Cycle through :data:`CHATTY_REPLIES`, timestamped after the prompt's last time.
+    """Casual bursts from :data:`CHATTY_REPLIES`, timestamped after the prompt's last time.
 
-    A prompt whose task asks for a whole chat of N rounds (a pseudo-dialogue prompt of
-    :mod:`sdtt.generate`) gets N rounds of both sides instead.
+    Which burst is drawn from :func:`call_key`, so the same call always gets the same
+    reply. A prompt whose task asks for a whole chat of N rounds (a pseudo-dialogue prompt
+    of :mod:`sdtt.generate`) gets N rounds of both sides instead; judge and topic prompts
+    get an option or a list of topics (see :func:`_special_reply`).
     """
-    bursts = itertools.cycle(CHATTY_REPLIES)
 
     def chatty(prompt: Prompt, config: GenerateConfig) -> str:
+        special = _special_reply(prompt, config)
+        if special is not None:
+            return special
+        first = call_key(prompt, config) % len(CHATTY_REPLIES)
         wanted = _ROUNDS.search(prompt.task)
         if wanted:
-            return _chat_lines(int(wanted.group(1)), _last_time(prompt), bursts)
-        return _response_lines(next(bursts), _last_time(prompt))
+            return _chat_lines(int(wanted.group(1)), _last_time(prompt), first)
+        return _response_lines(CHATTY_REPLIES[first], _last_time(prompt))
 
     return chatty
 

@@ -38,6 +38,8 @@ class Provider:
     example: str
     """A model name to show users."""
     summary: str
+    takes_base_url: bool = False
+    """Whether it talks to a server whose address ``base_url=`` can change."""
 
 
 PROVIDERS: dict[str, Provider] = {
@@ -49,12 +51,14 @@ PROVIDERS: dict[str, Provider] = {
             "sdtt.models.openai_api",
             "openai/gpt-4o-mini",
             "OpenAI, or an OpenAI-compatible server via --base-url",
+            takes_base_url=True,
         ),
         Provider(
             "anthropic",
             "sdtt.models.anthropic_api",
             "anthropic/claude-sonnet-4-5",
             "Anthropic Messages API",
+            takes_base_url=True,
         ),
         Provider("local", "sdtt.models.local", DEFAULT_MODEL, "embedded GGUF model, offline"),
     )
@@ -77,6 +81,18 @@ def split_name(name: str) -> tuple[Provider, str]:
             f"{known}. Run 'sdtt models' to see which are usable here."
         )
     return provider, model
+
+
+def base_url_for(name: str, base_url: str | None) -> str | None:
+    """``base_url`` when the provider of model ``name`` talks to a server, else None.
+
+    A command gives its ``--base-url`` to every model it opens (bot, interrogator,
+    judge...) through this, so a mock or local model next to a server model still works.
+    """
+    if base_url is None:
+        return None
+    provider, _ = split_name(name)
+    return base_url if provider.takes_base_url else None
 
 
 def _load(provider: Provider, attribute: str) -> Callable[..., Any]:

@@ -26,9 +26,12 @@ class ChatApp(App[ChatOutcome | None]):
         out_dir: Path = Path("transcripts"),
         clock: trio.abc.Clock | None = None,
         tz: tzinfo | None = None,
+        base_url: str | None = None,
     ) -> None:
         super().__init__()
         self.plan = plan
+        self.base_url = base_url
+        """``--base-url`` for a model chosen on the setup screen."""
         self.out_dir = out_dir
         self.clock = clock
         self.tz = tz
@@ -40,7 +43,8 @@ class ChatApp(App[ChatOutcome | None]):
         if self.plan is not None:
             self.start_chat(self.plan)
         else:
-            self.push_screen(SetupScreen(out_dir=self.out_dir), self._planned)
+            setup = SetupScreen(out_dir=self.out_dir, base_url=self.base_url)
+            self.push_screen(setup, self._planned)
 
     def _planned(self, plan: ChatPlan | None) -> None:
         if plan is None:

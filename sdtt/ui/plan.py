@@ -27,7 +27,7 @@ from sdtt.errors import ConfigError
 from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.models.base import GenerateConfig
 from sdtt.models.model import Model
-from sdtt.models.registry import get_model
+from sdtt.models.registry import base_url_for, get_model
 from sdtt.personas.persona import Persona
 from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS
 from sdtt.personas.store import find_persona
@@ -82,7 +82,7 @@ class ChatPlan:
             self.model_name,
             config=GenerateConfig(stop=("\nUser:",)),
             seed=self.settings.seed,
-            base_url=self.base_url,
+            base_url=base_url_for(self.model_name, self.base_url),
         )
 
 

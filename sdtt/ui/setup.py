@@ -55,8 +55,10 @@ class SetupScreen(Screen[ChatPlan | None]):
         personas: Sequence[str] | None = None,
         models: Sequence[str] | None = None,
         out_dir: Path = Path("transcripts"),
+        base_url: str | None = None,
     ) -> None:
         super().__init__()
+        self.base_url = base_url
         self.personas = list(personas) if personas is not None else known_personas()
         self.models = list(models) if models is not None else model_examples()
         self.out_dir = out_dir
@@ -131,6 +133,7 @@ class SetupScreen(Screen[ChatPlan | None]):
                 delays=cast(PresetName, self.query_one("#delays", Select).value),
                 turns=turns,
                 out_dir=self.out_dir,
+                base_url=self.base_url,
             )
         except SdttError as problem:
             error.update(Text(str(problem)))

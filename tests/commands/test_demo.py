@@ -30,7 +30,15 @@ def test_demo_on_a_scripted_model_writes_a_burst_reply(
     assert sides[:2] == ["user", "user"]
     assert sides.count("response") >= 2, "the bot answers with a burst"
     assert conversation.meta["model"] == "mock/chatty"
-    assert "Files written" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "Files written" in out
+
+    # The mock judge answers every pair, so the demo ends with a whole result.
+    (judgements_path,) = (tmp_path / "out").glob("demo-*-questionnaire/judgements.jsonl")
+    judgements = [json.loads(line) for line in judgements_path.read_text().splitlines()]
+    assert judgements and all(j["choice"] in ("A", "B") for j in judgements)
+    assert not any(j["excluded"] for j in judgements)
+    assert "usable judgement(s)" in out and "pass rate" in out
     (chat_path,) = (tmp_path / "out").glob("demo-*-chat.jsonl")
     (chat,) = read_transcripts(chat_path)
     # 2 topics x 3 pseudo turns in the prompt, then 3 live turns.

@@ -101,3 +101,11 @@ def test_topics_saves_a_list_that_generate_can_use(tmp_path, monkeypatch, capsys
     assert "saved to" in capsys.readouterr().out
     assert main(["topics", "--model", "mock/x", "-n", "4", "--out", str(path)]) == 2
     assert "already exists" in capsys.readouterr().err
+
+
+def test_topics_on_a_mock_model(tmp_path, capsys):
+    out = tmp_path / "topics.txt"
+    assert main(["topics", "--model", "mock/chatty", "-n", "6", "--out", str(out)]) == 0
+    topics = [line for line in out.read_text().splitlines() if not line.startswith("#")]
+    assert len(topics) == len(set(topics)) == 6
+    assert "use it with --topics" in capsys.readouterr().out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -91,10 +92,16 @@ async def test_usage_is_estimated_in_words_with_a_cached_prefix() -> None:
     second = await api.generate(PROMPT, CONFIG)
     system_words = len(PROMPT.system_text().split())
     total = system_words + len(PROMPT.user_text().split())
-    assert first.usage == Usage(input_tokens=total, cached_input_tokens=0, output_tokens=2)
-    assert second.usage == Usage(
-        input_tokens=total, cached_input_tokens=system_words, output_tokens=2
+    # A pure function of the prompt: the same prompt reports the same usage every time.
+    assert (
+        first.usage
+        == second.usage
+        == Usage(input_tokens=total, cached_input_tokens=system_words, output_tokens=2)
     )
+    stable = replace(PROMPT, stable_dialogue_chars=PROMPT.dialogue.index("\n"))
+    assert (await api.generate(stable, CONFIG)).usage.cached_input_tokens == system_words + 4
+    opening = replace(PROMPT, dialogue="")
+    assert (await api.generate(opening, CONFIG)).usage.cached_input_tokens == 0
 
 
 @pytest.mark.trio
@@ -123,9 +130,7 @@ async def test_chatty_answers_in_bursts_that_parse_into_several_messages() -> No
     model = get_model("mock/chatty")
     now = datetime(2024, 5, 1, 10, 0, 5, tzinfo=UTC)
     first = parse_reply((await model.generate(PROMPT)).text, now=now)
-    second = parse_reply((await model.generate(PROMPT)).text, now=now)
-    assert [m.text for m in first] == list(CHATTY_REPLIES[0])
-    assert [m.text for m in second] == list(CHATTY_REPLIES[1])
+    assert tuple(m.text for m in first) in CHATTY_REPLIES
     assert len(first) >= 2
     # Timestamps come from the reply (after the prompt's last one), strictly increasing.
     times = [m.time for m in first]
@@ -167,3 +172,72 @@ async def test_any_name_works_with_replies_given_in_code() -> None:
     model = get_model("mock/my-test", replies=["scripted"])
     output = await model.generate(PROMPT)
     assert (output.text, output.model) == ("scripted", "mock/my-test")
+
+
+def _chat_prompt(line: str) -> Prompt:
+    return replace(PROMPT, dialogue=f"User: [2024-05-01 10:00:00] {line}")
+
+
+@pytest.mark.trio
+@pytest.mark.parametrize("name", ["mock/chatty", "mock/echo"])
+async def test_a_builtin_reply_depends_only_on_the_call(name: str) -> None:
+    # Replies must not depend on what was asked before, in this model or another one.
+    prompts = [_chat_prompt(f"message {n}") for n in range(12)]
+    fresh = [(await get_model(name).generate(p)).text for p in prompts]
+    shared = get_model(name)
+    in_reverse = [(await shared.generate(p)).text for p in reversed(prompts)]
+    again = [(await shared.generate(p)).text for p in prompts]
+    assert fresh == again == in_reverse[::-1]
+    outputs = [await get_model(name).generate(p) for p in prompts]
+    assert [o.usage for o in outputs] == [(await shared.generate(p)).usage for p in prompts]
+
+
+@pytest.mark.trio
+async def test_chatty_varies_with_the_prompt_and_the_seed() -> None:
+    model = get_model("mock/chatty")
+    by_prompt = {(await model.generate(_chat_prompt(f"hi {n}"))).text for n in range(12)}
+    assert len(by_prompt) >= 3
+    by_seed = {(await model.generate(PROMPT, GenerateConfig(seed=seed))).text for seed in range(12)}
+    assert len(by_seed) >= 3
+
+
+def judge_prompt(task: str, seed: int | None = None) -> tuple[Prompt, GenerateConfig]:
+    return (
+        Prompt(instructions="Decide which chat is the AI.", dialogue="Chat 1 ...", task=task),
+        GenerateConfig(max_tokens=16, temperature=0.0, seed=seed),
+    )
+
+
+@pytest.mark.trio
+async def test_chatty_as_a_judge_answers_a_valid_option() -> None:
+    from sdtt.judges.parsing import parse_label, parse_option
+    from sdtt.judges.prompts import PAIRED_TASK, SINGLE_TASK
+
+    model = get_model("mock/chatty")
+    paired = [(await model.generate(*judge_prompt(PAIRED_TASK, seed))).text for seed in range(20)]
+    assert all(parse_option(text) in ("A", "B") for text in paired)
+    assert {parse_option(text) for text in paired} == {"A", "B"}
+    single = [(await model.generate(*judge_prompt(SINGLE_TASK, seed))).text for seed in range(20)]
+    assert {parse_label(text) for text in single} == {"human", "ai"}
+    # Deterministic: the same seed gives the same verdict.
+    again = [(await model.generate(*judge_prompt(PAIRED_TASK, seed))).text for seed in range(20)]
+    assert again == paired
+
+
+@pytest.mark.trio
+async def test_chatty_lists_fresh_topics() -> None:
+    from sdtt.generate.topics import generate_topics
+
+    model = get_model("mock/chatty")
+    topics = await generate_topics(model, 8, seed=3)
+    assert len(topics) == len(set(topics)) == 8
+    assert topics == await generate_topics(get_model("mock/chatty"), 8, seed=3)
+
+
+@pytest.mark.trio
+async def test_echo_stays_a_judge_that_never_answers() -> None:
+    from sdtt.judges.parsing import parse_option
+    from sdtt.judges.prompts import PAIRED_TASK
+
+    output = await get_model("mock/echo").generate(*judge_prompt(PAIRED_TASK))
+    assert parse_option(output.text) is None

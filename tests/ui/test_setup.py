@@ -48,3 +48,19 @@ async def test_setup_explains_a_missing_pseudo_file(tmp_path: Path) -> None:
         assert isinstance(app.screen, SetupScreen)
         error = str(screen.query_one("#setup-error", Static).render())
         assert "nope.jsonl" in error
+
+
+@pytest.mark.asyncio
+async def test_setup_passes_the_base_url_on_to_the_chat(tmp_path: Path) -> None:
+    app = ChatApp(out_dir=tmp_path, base_url="http://127.0.0.1:9/v1")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, SetupScreen)
+        screen.query_one("#model", Input).value = "mock/chatty"
+        await pilot.click("#start")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen))
+        chat = app.screen
+        assert isinstance(chat, ChatScreen)
+        assert chat.plan.base_url == "http://127.0.0.1:9/v1"
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: not app.is_running)
