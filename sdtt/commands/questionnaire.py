@@ -82,6 +82,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="how message times are shown (default 'time')",
     )
     build.add_argument(
+        "--pairs-per-judge",
+        type=int,
+        metavar="K",
+        help=(
+            "split the pairs across judges: each judge sees K test pairs (the paper used "
+            "5), every pair gets the same number of judges, bot position and order balanced"
+        ),
+    )
+    build.add_argument(
         "--no-topic-check", action="store_true", help="do not ask the topic of each pair"
     )
     build.add_argument(
@@ -167,6 +176,8 @@ def spec_from_args(args: argparse.Namespace) -> tuple[StudySpec, Path | None]:
             updates[name] = getattr(args, name)
     if args.catch is not None:
         updates["catch_pairs"] = args.catch
+    if args.pairs_per_judge is not None:
+        updates["design"] = spec.design.model_copy(update={"pairs_per_judge": args.pairs_per_judge})
     if args.no_topic_check:
         updates["topic_check"] = False
     if args.completion_url:
@@ -200,6 +211,15 @@ def run_build(args: argparse.Namespace) -> int:
         f"[bold]{len(tests)} pair(s)[/] ({per_x}) and {len(items) - len(tests)} catch pair(s), "
         f"{len(result.questionnaire.demographics)} demographic question(s), seed {spec.seed}."
     )
+    forms = result.questionnaire.forms
+    if forms:
+        k = spec.design.pairs_per_judge
+        console.print(
+            f"judge design: {len(forms)} forms of {k} test pair(s) each (plus the catch "
+            f"pairs); every round of {len(forms)} judges (one per form) judges each pair "
+            f"{2 * (k or 0)} times, half with the bot's chat first. Recruit a multiple of "
+            f"{len(forms)} judges."
+        )
     for note in result.notes:
         console.print(f"[yellow]note:[/] {escape(note)}")
     for warning in result.warnings:

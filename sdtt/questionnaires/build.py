@@ -9,13 +9,14 @@ demographic question) does not reshuffle the others.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.errors import InputError
 from sdtt.questionnaires.catch import CATCH_PAIRS, catch_transcripts
+from sdtt.questionnaires.design import balanced_forms
 from sdtt.questionnaires.ids import OpaqueIds
 from sdtt.questionnaires.layout import number_lines, plain_label
 from sdtt.questionnaires.leaks import meta_terms, questionnaire_leaks, unique_terms
@@ -35,6 +36,7 @@ from sdtt.questionnaires.questionnaire import (
     TOPIC_TEXT,
     AnswerKey,
     Choice,
+    Form,
     KeyItem,
     PairItem,
     Question,
@@ -62,6 +64,10 @@ DISTRACTOR_TOPICS: tuple[str, ...] = (
     "Where did you grow up?",
 )
 """Everyday topics (written for sdtt) that fill topic checks when a study has few topics."""
+
+
+NEW_PAIR = ""
+"""``pair`` value that makes an item the first view of a new pair (its id names the pair)."""
 
 
 @dataclass
@@ -147,6 +153,45 @@ def _topic_question(
     choices = [Choice(value=f"T{i + 1}", label=plain_label(t)) for i, t in enumerate(labels)]
     right = choices[labels.index(topic)].value
     return Question(name=pair_id + TOPIC_SUFFIX, text=TOPIC_TEXT, choices=choices), right
+
+
+def _design_forms(
+    spec: StudySpec,
+    entries: Sequence[_Entry],
+    positions: Sequence[Literal[1, 2]],
+    add_item: Callable[[_Entry, Literal[1, 2], str | None], str],
+) -> list[Form]:
+    """Items for a judge design: two views of each test pair (the bot first, the bot
+    second), one of each catch pair, and the forms that say who sees which."""
+    k = spec.design.pairs_per_judge
+    assert k is not None
+    tests = [e for e in entries if e.kind == "test"]
+    slots = balanced_forms(
+        [frozenset((e.bot.id, e.human.id)) for e in tests],
+        k,
+        random.Random(f"{spec.seed}:design"),
+    )
+    views: list[dict[int, str]] = []
+    for entry in tests:
+        first = add_item(entry, 1, NEW_PAIR)
+        views.append({1: first, 2: add_item(entry, 2, first)})
+    catches = [
+        add_item(entry, position, None)
+        for entry, position in zip(entries, positions, strict=True)
+        if entry.kind == "catch"
+    ]
+    # Catch pairs go to every judge, at seeded places (the same in a form and its mirror).
+    place_rng = random.Random(f"{spec.seed}:catch-places")
+    forms: list[Form] = []
+    places: list[int] = []
+    for number, form in enumerate(slots, start=1):
+        shown = [views[slot.pair][slot.bot_position] for slot in form]
+        if number % 2 == 1:
+            places = sorted(place_rng.randint(0, len(shown)) for _ in catches)
+        for offset, (place, catch) in enumerate(zip(places, catches, strict=True)):
+            shown.insert(place + offset, catch)
+        forms.append(Form(number=number, items=shown))
+    return forms
 
 
 def build_questionnaire(
@@ -238,8 +283,11 @@ def build_questionnaire(
 
     items: list[PairItem] = []
     key_items: dict[str, KeyItem] = {}
-    for entry, position in zip(entries, positions, strict=True):
+
+    def add_item(entry: _Entry, position: Literal[1, 2], pair: str | None = None) -> str:
         pair_id = ids.new("p")
+        if pair == NEW_PAIR:
+            pair = pair_id
         chats = (
             (entry.bot_messages, entry.human_messages)
             if position == 1
@@ -260,6 +308,7 @@ def build_questionnaire(
                     choices=[Choice(value=v, label=label) for v, label in JUDGEMENT_CHOICES],
                 ),
                 topic=topic_question,
+                pair=pair,
             )
         )
         key_items[pair_id] = KeyItem(
@@ -273,7 +322,16 @@ def build_questionnaire(
             bot=_source(entry.bot, entry.bot_path),
             human=_source(entry.human, entry.human_path),
             notes=entry.notes,
+            pair=pair,
         )
+        return pair_id
+
+    forms: list[Form] = []
+    if spec.design.pairs_per_judge is None:
+        for entry, position in zip(entries, positions, strict=True):
+            add_item(entry, position)
+    else:
+        forms = _design_forms(spec, entries, positions, add_item)
 
     questionnaire = Questionnaire(
         id=questionnaire_id,
@@ -293,6 +351,7 @@ def build_questionnaire(
         randomise_order=spec.randomise_order,
         capture_prolific=spec.prolific.capture,
         completion_url=spec.prolific.completion_url,
+        forms=forms,
     )
     terms: list[str] = []
     for entry in entries:

@@ -41,6 +41,49 @@ def _needed_turns(bot: Transcript, x_turns: Sequence[int]) -> int:
     return max(fitting) if fitting else 1
 
 
+def repeated_conversations_warning(result: BuildResult) -> str | None:
+    """What to tell a researcher whose judges would read one conversation in several pairs.
+
+    A conversation repeats when it is cut at several X (one pair per X), or when one human
+    conversation is paired with several bot conversations. A judge design never gives one
+    judge two pairs that share a conversation, so then there is nothing to say.
+    """
+    if result.questionnaire.forms:
+        return None
+    tests = [item for item in result.key.items.values() if item.kind == "test"]
+    cuts: dict[str, set[int]] = {}
+    partners: dict[str, set[str]] = {}
+    for item in tests:
+        for conversation in (item.bot.id, item.human.id):
+            cuts.setdefault(conversation, set()).add(item.x_turns)
+        partners.setdefault(item.human.id, set()).add(item.bot.id)
+    uses = Counter(c for item in tests for c in (item.bot.id, item.human.id))
+    repeated = sorted(c for c, n in uses.items() if n > 1)
+    if not repeated:
+        return None
+    reasons = []
+    several_x = [c for c in repeated if len(cuts[c]) > 1]
+    shared = [c for c in repeated if len(partners.get(c, ())) > 1]
+    if several_x:
+        reasons.append(f"{len(several_x)} are cut at several X (one pair per X)")
+    if shared:
+        most = max(shared, key=lambda c: len(partners[c]))
+        reasons.append(
+            f"{len(shared)} human conversation(s) are each paired with several bot "
+            f"conversations (e.g. {most!r} with {len(partners[most])})"
+        )
+    return (
+        f"{len(repeated)} conversation(s) appear in more than one pair ("
+        + "; ".join(reasons)
+        + "), so every judge reads them more than once and can compare them. Give each "
+        "judge a subset with --pairs-per-judge K (no judge then sees a conversation "
+        "twice)"
+        + (", or build one questionnaire per X (--x)" if several_x else "")
+        + (", or pair each bot conversation with its own human conversation" if shared else "")
+        + "."
+    )
+
+
 def build_study(
     spec: StudySpec,
     *,
@@ -96,18 +139,9 @@ def build_study(
         allow_topic_mismatch=allow_topic_mismatch,
         skip_invalid=skip_invalid,
     )
-    shown = Counter(
-        conversation
-        for item in result.key.items.values()
-        if item.kind == "test"
-        for conversation in (item.bot.id, item.human.id)
-    )
-    repeated = sorted(c for c, n in shown.items() if n > 1)
-    if repeated:
-        result.warnings.append(
-            f"{len(repeated)} conversation(s) appear in several pairs (one per X), so each "
-            "judge reads them more than once; build one questionnaire per X (--x) to avoid it."
-        )
+    warning = repeated_conversations_warning(result)
+    if warning is not None:
+        result.warnings.append(warning)
     return result
 
 

@@ -95,6 +95,11 @@ class PairItem(BaseModel):
     chats: tuple[list[Line], list[Line]]
     judgement: Question
     topic: Question | None = None
+    pair: str | None = Field(
+        default=None,
+        description="Under a judge design, the id of the pair this is a view of (its two "
+        "views show the same chats, swapped); None otherwise.",
+    )
 
     @property
     def view_name(self) -> str:
@@ -105,6 +110,15 @@ class PairItem(BaseModel):
     def time_name(self) -> str:
         """Name of the timing element (tools that time pages separately)."""
         return self.id + TIME_SUFFIX
+
+
+class Form(BaseModel):
+    """What one judge group sees under a judge design: some pairs, in this order."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    number: int = Field(ge=1, description="Form number, 1 to the number of forms.")
+    items: list[str] = Field(min_length=1, description="Ids of the pairs shown, in order.")
 
 
 class Questionnaire(BaseModel):
@@ -123,10 +137,29 @@ class Questionnaire(BaseModel):
     randomise_order: bool = True
     capture_prolific: bool = True
     completion_url: str | None = None
+    forms: list[Form] = Field(
+        default_factory=list,
+        description="Judge design: each judge gets one form's pairs; empty when every "
+        "judge sees every pair.",
+    )
 
     def item(self, pair_id: str) -> PairItem | None:
         """The pair with id ``pair_id``."""
         return next((item for item in self.items if item.id == pair_id), None)
+
+    def form_questionnaire(self, form: Form) -> Questionnaire:
+        """The questionnaire one judge group receives: only the form's pairs, in its order.
+
+        Its pair order is the design's (balanced across forms), so tools do not shuffle it.
+        """
+        by_id = {item.id: item for item in self.items}
+        return self.model_copy(
+            update={
+                "items": [by_id[item_id] for item_id in form.items],
+                "forms": [],
+                "randomise_order": False,
+            }
+        )
 
     def question_names(self) -> list[str]:
         """Every question and element name, in order (for uniqueness checks)."""
@@ -167,14 +200,27 @@ class KeyItem(BaseModel):
     bot: SourceInfo
     human: SourceInfo
     notes: list[str] = Field(default_factory=list)
+    pair: str | None = Field(
+        default=None,
+        description="Under a judge design, the pair this item shows (the id of its first "
+        "view; its two views differ only in which chat is the bot's); None otherwise.",
+    )
+
+    @property
+    def is_mirror(self) -> bool:
+        """True for the second view of a pair (the bot on the other side)."""
+        return self.pair is not None and self.pair != self.pair_id
 
     def condition(self) -> dict[str, Any]:
         """What an analysis groups this pair's judgements by."""
-        return {
+        condition: dict[str, Any] = {
             "bot_conversation": self.bot.id,
             "human_conversation": self.human.id,
             "bot_meta": self.bot.meta,
         }
+        if self.pair is not None:
+            condition["view"] = self.pair_id
+        return condition
 
 
 class AnswerKey(BaseModel):

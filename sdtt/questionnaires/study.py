@@ -134,6 +134,20 @@ class ProlificSpec(BaseModel):
     )
 
 
+class DesignSpec(BaseModel):
+    """How pairs are split across judges (see :mod:`sdtt.questionnaires.design`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pairs_per_judge: int | None = Field(
+        default=None,
+        ge=1,
+        description="Test pairs each judge sees (the paper used 5); leave out for every "
+        "judge to see every pair. Each pair then goes to the same number of judges, with "
+        "the bot's chat first for half of them, and the order balanced.",
+    )
+
+
 class StudySpec(BaseModel):
     """Everything that defines a questionnaire study."""
 
@@ -176,6 +190,7 @@ class StudySpec(BaseModel):
         description="Shuffle the pair order per judge where the tool can (the built order "
         "is already a seeded shuffle).",
     )
+    design: DesignSpec = Field(default_factory=DesignSpec)
     quality: QualitySpec = Field(default_factory=QualitySpec)
     prolific: ProlificSpec = Field(default_factory=ProlificSpec)
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from sdtt.errors import InputError
 from sdtt.files import read_file_bytes
 from sdtt.questionnaires.judgements import Judgement
-from sdtt.questionnaires.questionnaire import AnswerKey, Question, Questionnaire
+from sdtt.questionnaires.questionnaire import AnswerKey, PairItem, Question, Questionnaire
 
 
 @dataclass
@@ -81,6 +81,11 @@ def resolve_choice(question: Question, raw: str, *, numeric: bool, where: str) -
     )
 
 
+def _answered(respondent: JudgeAnswers, item: PairItem) -> bool:
+    names = [item.id] if item.topic is None else [item.id, item.topic.name]
+    return any(respondent.answers.get(name, "").strip() for name in names)
+
+
 def _label(question: Question, code: str | None) -> str | None:
     if code is None:
         return None
@@ -128,6 +133,9 @@ def score(
         topic_errors = 0
         for item in questionnaire.items:
             truth = key.items[item.id]
+            if truth.pair is not None and not _answered(respondent, item):
+                # Under a judge design each judge sees only their form's pairs.
+                continue
             choice = resolve_choice(
                 item.judgement, respondent.answers.get(item.id, ""), numeric=numeric, where=where
             )
@@ -183,7 +191,7 @@ def score(
                     study=key.study,
                     judge_id=respondent.judge_id,
                     judge_type="human",
-                    pair_id=item.id,
+                    pair_id=truth.pair or item.id,
                     pair_kind=truth.kind,
                     x_turns=truth.x_turns,
                     choice="A" if choice == "A" else "B" if choice == "B" else None,
