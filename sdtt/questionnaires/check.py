@@ -274,15 +274,22 @@ def check_surveyjs(survey: Any) -> list[str]:
         return ["the survey has no 'pages' list"]
     problems: list[str] = []
     names: Counter[str] = Counter()
-    for page in survey["pages"]:
-        names[str(page.get("name"))] += 1
-        for element in page.get("elements", []):
+
+    def walk(elements: Any) -> None:
+        for element in elements if isinstance(elements, list) else []:
             names[str(element.get("name"))] += 1
             kind = element.get("type")
+            if kind == "panel":
+                walk(element.get("elements"))
+                continue
             if kind not in ("html", "radiogroup", "dropdown", "text", "comment", "checkbox"):
                 problems.append(f"element {element.get('name')!r} has unexpected type {kind!r}")
             if kind in ("radiogroup", "dropdown") and not element.get("choices"):
                 problems.append(f"question {element.get('name')!r} has no choices")
+
+    for page in survey["pages"]:
+        names[str(page.get("name"))] += 1
+        walk(page.get("elements", []))
     for name, uses in names.items():
         if uses > 1:
             problems.append(f"name {name!r} is used {uses} times (pages and questions must differ)")

@@ -24,7 +24,7 @@ QuestionName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9]{0
 
 Timestamps = Literal["hidden", "time", "datetime"]
 
-RESERVED_NAMES = frozenset({"strategy", "intro", "about", "final"})
+RESERVED_NAMES = frozenset({"strategy", "intro", "about", "final", "pairs", "demographics"})
 
 TOPIC_SENTENCE = "Then answer a short question about what the chats were about. "
 DEFAULT_INTRO = (
@@ -207,7 +207,7 @@ class StudySpec(BaseModel):
             if name.lower() in RESERVED_NAMES:
                 raise InputError(
                     f"demographic question name {name!r} is reserved "
-                    "(strategy, intro, about and final are used by sdtt).",
+                    f"({', '.join(sorted(RESERVED_NAMES))} are used by sdtt).",
                     field="demographics",
                     hint="Pick another name, e.g. 'age2'.",
                 )

@@ -127,8 +127,9 @@ def test_exports_one_survey_per_form_and_native_assignment(tmp_path: Path) -> No
         folder = tmp_path / f"form-{form.number:02d}"
         survey = json.loads((folder / "surveyjs.json").read_text(encoding="utf-8"))
         assert check_surveyjs(survey) == []
-        pages = [p["name"].removesuffix("page") for p in survey["pages"] if p["name"] != "final"]
-        assert pages[2:] == form.items  # intro, about, then the form's pairs in order
+        (pairs,) = [p for p in survey["pages"] if p["name"] == "pairs"]
+        assert pairs["questionOrder"] == "initial"  # the design's order, balanced across forms
+        assert [panel["name"].removesuffix("page") for panel in pairs["elements"]] == form.items
         assert check_qsf(json.loads((folder / "qualtrics.qsf").read_text("utf-8"))) == []
         assert check_limesurvey((folder / "limesurvey.txt").read_text("utf-8")) == []
     assert written[f"form-{len(forms):02d}/csv"].exists()
