@@ -24,6 +24,7 @@ from sdtt.questionnaires.exporters import export_files
 from sdtt.questionnaires.exporters.jspsych import study_data
 from sdtt.questionnaires.importers import import_responses
 from sdtt.questionnaires.pipeline import build_study
+from sdtt.questionnaires.questionnaire import Questionnaire, save_study
 from sdtt.questionnaires.study import DesignSpec, PairSpec, StudySpec
 from tests.questionnaires.helpers import bots, humans, pairings
 
@@ -210,3 +211,27 @@ def test_spec_setting_reaches_the_build(tmp_path: Path) -> None:
     )
     built = build_study(spec, base=tmp_path)
     assert len(built.questionnaire.forms) == 4
+
+
+def test_judge_ui_shows_one_form(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sdtt.ui.judge
+
+    study = _design_study()
+    save_study(tmp_path / "s", study.questionnaire, study.key)
+    shown: list[list[str]] = []
+
+    class FakeApp:
+        def __init__(self, questionnaire: Questionnaire, *args: object, **kwargs: object) -> None:
+            shown.append([item.id for item in questionnaire.items])
+
+        def run(self) -> None:
+            return None
+
+    monkeypatch.setattr(sdtt.ui.judge, "JudgeApp", FakeApp)
+    assert main(["judge-ui", str(tmp_path / "s"), "--judge", "p1", "--form", "3"]) == 0
+    assert shown == [study.questionnaire.forms[2].items]
+    assert "gets form 3" in capsys.readouterr().out
+    assert main(["judge-ui", str(tmp_path / "s"), "--form", "99"]) == 2
+    assert "forms 1 to 8" in capsys.readouterr().err
