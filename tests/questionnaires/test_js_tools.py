@@ -73,6 +73,7 @@ def _rich_study() -> BuildResult:
     """The fixture study with every option used (text questions, Prolific redirect)."""
     spec = StudySpec(
         name="rich",
+        title='Chat study <img src=x onerror="window.__pwned=3"> & {age}',
         seed=4,
         x_turns=[3],
         catch_pairs=2,
@@ -291,6 +292,7 @@ def test_standalone_surveyjs_shuffles_pairs_by_itself_and_scores(
     orders = []
     for run in runs:
         assert run["errors"] == [] and run["blocked"] == []
+        assert run["pwned"] is None  # the researcher's title stays text too
         shown = [p["name"].removesuffix("page") for p in run["pages"] if p["name"].endswith("page")]
         assert sorted(shown) == sorted(pair_ids)  # every pair once, one per screen
         orders.append(tuple(shown))

@@ -341,7 +341,7 @@ def survey_file(questionnaire: Questionnaire) -> dict[str, Any]:
         "ValidationMessage": "",
         "PreviousButton": "",
         "NextButton": " → ",
-        "SurveyTitle": plain_label(questionnaire.title),
+        "SurveyTitle": escape_html(questionnaire.title),
         "NewScoring": 1,
     }
     if questionnaire.completion_url:
@@ -368,7 +368,8 @@ def survey_file(questionnaire: Questionnaire) -> dict[str, Any]:
     return {
         "SurveyEntry": {
             "SurveyID": survey_id,
-            "SurveyName": plain_label(questionnaire.title),
+            # Qualtrics shows names and titles as HTML and pipes ${...} in them.
+            "SurveyName": escape_html(questionnaire.title),
             "SurveyDescription": None,
             "SurveyOwnerID": "UR_" + survey_id[3:],
             "SurveyBrandID": "",

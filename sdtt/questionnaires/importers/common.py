@@ -20,6 +20,7 @@ from sdtt.errors import InputError
 from sdtt.files import read_file_bytes
 from sdtt.questionnaires.judgements import Judgement
 from sdtt.questionnaires.questionnaire import AnswerKey, PairItem, Question, Questionnaire
+from sdtt.spreadsheet import restore_cell
 
 
 @dataclass
@@ -229,8 +230,15 @@ def read_text(path: str | Path) -> str:
 
 
 def read_csv_rows(path: str | Path, *, delimiters: str = ",;\t") -> list[list[str]]:
-    """All rows of a CSV file, the delimiter guessed from the first line."""
+    """All rows of a CSV file, the delimiter guessed from the first line.
+
+    Cells that sdtt (or a careful tool) marked with an apostrophe so that spreadsheets do
+    not run them as formulas come back without the mark (:func:`restore_cell`).
+    """
     text = read_text(path)
     first = text.split("\n", 1)[0]
     delimiter = max(delimiters, key=first.count) if first else ","
-    return list(csv.reader(io.StringIO(text), delimiter=delimiter))
+    return [
+        [restore_cell(cell) for cell in row]
+        for row in csv.reader(io.StringIO(text), delimiter=delimiter)
+    ]
