@@ -140,8 +140,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "check",
         help="check a .qsf, LimeSurvey .txt or SurveyJS .json file's structure",
         description=(
-            "Structural checks: cross-references, question counts, unique names and tags. "
-            "Exits with 1 when problems are found."
+            "Structural checks of Qualtrics .qsf, SurveyJS .json and LimeSurvey .txt/.tsv "
+            "files: cross-references, question counts, unique names and tags. Exits with 1 "
+            "when problems are found."
         ),
     )
     check.add_argument("files", type=Path, nargs="+", metavar="FILE")
@@ -262,7 +263,13 @@ def run_check(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     failed = 0
     for path in args.files:
-        problems = check_file(path)
+        try:
+            problems = check_file(path)
+        except InputError as error:
+            # One unreadable or unsupported file does not stop the others being checked.
+            failed += 1
+            console.print(f"[red]{escape(str(error))}[/]")
+            continue
         if problems:
             failed += 1
             console.print(f"[red]{escape(str(path))}: {len(problems)} problem(s)[/]")

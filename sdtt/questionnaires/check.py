@@ -35,6 +35,9 @@ QSF_QUESTION_KINDS = {
     ("Meta", "Browser"),
 }
 FLOW_BLOCK_TYPES = {"Block", "Standard"}
+CHECKED_SUFFIXES = (".qsf", ".json", ".txt", ".tsv")
+CHECKED_TYPES = "Qualtrics .qsf, SurveyJS .json and LimeSurvey .txt/.tsv files"
+"""What :func:`check_file` checks, for messages."""
 _CODE = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,19}$")
 _ANSWER_CODE = re.compile(r"^[A-Za-z0-9]{1,5}$")
 
@@ -297,7 +300,10 @@ def check_surveyjs(survey: Any) -> list[str]:
 
 
 def check_file(path: str | Path) -> list[str]:
-    """Check a ``.qsf``, LimeSurvey ``.txt``/``.tsv`` or SurveyJS ``.json`` file."""
+    """Check a ``.qsf``, LimeSurvey ``.txt``/``.tsv`` or SurveyJS ``.json`` file.
+
+    Raises :class:`InputError` for any other file type, naming the types it checks.
+    """
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
@@ -306,6 +312,13 @@ def check_file(path: str | Path) -> list[str]:
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"cannot read the file ({error}).", path=path) from None
     suffix = path.suffix.lower()
+    if suffix not in CHECKED_SUFFIXES:
+        raise InputError(
+            f"'questionnaire check' cannot check {suffix or 'extension-less'} files.",
+            path=path,
+            hint=f"It checks {CHECKED_TYPES}; give one of those (jsPsych pages, CSV and "
+            "printable exports are checked by sdtt's tests, not by this command).",
+        )
     if suffix in (".txt", ".tsv"):
         return check_limesurvey(text)
     try:
