@@ -23,10 +23,11 @@ from sdtt.questionnaires.design import Slot, balanced_forms
 from sdtt.questionnaires.exporters import export_files
 from sdtt.questionnaires.exporters.jspsych import study_data
 from sdtt.questionnaires.importers import import_responses
+from sdtt.questionnaires.pairing import Pairing
 from sdtt.questionnaires.pipeline import build_study
 from sdtt.questionnaires.questionnaire import Questionnaire, save_study
 from sdtt.questionnaires.study import DesignSpec, PairSpec, StudySpec
-from tests.questionnaires.helpers import bots, humans, pairings
+from tests.questionnaires.helpers import bots, conversation, humans, pairings
 
 
 def _assert_balanced(forms: list[list[Slot]], pairs: int, k: int) -> None:
@@ -235,3 +236,36 @@ def test_judge_ui_shows_one_form(
     assert "gets form 3" in capsys.readouterr().out
     assert main(["judge-ui", str(tmp_path / "s"), "--form", "99"]) == 2
     assert "forms 1 to 8" in capsys.readouterr().err
+
+
+def test_a_pair_skipped_in_ones_own_form_is_no_answer(tmp_path: Path) -> None:
+    many = [
+        Pairing(
+            conversation(f"bot-{n}", f"topic {n}", 5, tag=f"b{n}"),
+            None,
+            conversation(f"human-{n}", f"topic {n}", 5, tag=f"h{n}"),
+            None,
+        )
+        for n in range(5)
+    ]
+    spec = StudySpec(name="d", seed=5, x_turns=[3], design=DesignSpec(pairs_per_judge=3))
+    study = build_questionnaire(spec, many)
+    forms = study.questionnaire.forms
+    views = {i for form in forms for i in form.items if study.key.items[i].kind == "test"}
+    # A judge whose answers fit only one form (the form is known), one test pair skipped.
+    cases = [
+        (form, view)
+        for form in forms
+        for view in form.items
+        if view in views
+        and sum(set(form.items) - {view} <= set(other.items) for other in forms) == 1
+    ]
+    assert cases
+    form, skipped_view = cases[0]
+    answered = [i for i in form.items if i != skipped_view]
+    _answers_csv(tmp_path / "a.csv", {"j": answered}, study)
+    imported = import_responses([tmp_path / "a.csv"], "csv", study.questionnaire, study.key)
+    assert len(imported.judgements) == len(form.items)
+    (skipped,) = [j for j in imported.judgements if j.choice is None]
+    assert skipped.condition["view"] == skipped_view
+    assert skipped.exclusion_reason is not None and "no answer" in skipped.exclusion_reason

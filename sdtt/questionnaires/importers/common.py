@@ -87,6 +87,22 @@ def _answered(respondent: JudgeAnswers, item: PairItem) -> bool:
     return any(respondent.answers.get(name, "").strip() for name in names)
 
 
+def _shown_views(
+    questionnaire: Questionnaire, key: AnswerKey, respondent: JudgeAnswers
+) -> set[str]:
+    """The design views a respondent was shown: those of the one form that holds all they
+    answered (so a skipped pair counts as "no answer"), else just those they answered
+    (when the tool picked the pairs itself, as Qualtrics' randomizers do)."""
+    answered = {
+        item.id
+        for item in questionnaire.items
+        if item.id in key.items and key.items[item.id].pair is not None
+        if _answered(respondent, item)
+    }
+    forms = [set(form.items) for form in questionnaire.forms if answered <= set(form.items)]
+    return forms[0] if answered and len(forms) == 1 else answered
+
+
 def _label(question: Question, code: str | None) -> str | None:
     if code is None:
         return None
@@ -132,9 +148,10 @@ def score(
         rows = []
         catch_errors = 0
         topic_errors = 0
+        shown = _shown_views(questionnaire, key, respondent)
         for item in questionnaire.items:
             truth = key.items[item.id]
-            if truth.pair is not None and not _answered(respondent, item):
+            if truth.pair is not None and item.id not in shown:
                 # Under a judge design each judge sees only their form's pairs.
                 continue
             choice = resolve_choice(
