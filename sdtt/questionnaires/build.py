@@ -171,10 +171,15 @@ def _design_forms(
         k,
         random.Random(f"{spec.seed}:design"),
     )
+    # Which view comes first (and names the pair) is drawn per pair, so that the order
+    # of the views in a file a judge receives tells nothing about the bot's side.
+    side_rng = random.Random(f"{spec.seed}:view-order")
+    sides: tuple[tuple[Literal[1, 2], Literal[1, 2]], ...] = ((1, 2), (2, 1))
     views: list[dict[int, str]] = []
     for entry in tests:
-        first = add_item(entry, 1, NEW_PAIR)
-        views.append({1: first, 2: add_item(entry, 2, first)})
+        first_side, second_side = side_rng.choice(sides)
+        first = add_item(entry, first_side, NEW_PAIR)
+        views.append({first_side: first, second_side: add_item(entry, second_side, first)})
     catches = [
         add_item(entry, position, None)
         for entry, position in zip(entries, positions, strict=True)

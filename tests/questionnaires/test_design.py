@@ -238,7 +238,7 @@ def test_judge_ui_shows_one_form(
     assert "forms 1 to 8" in capsys.readouterr().err
 
 
-def test_a_pair_skipped_in_ones_own_form_is_no_answer(tmp_path: Path) -> None:
+def _many_pairs(count: int = 5, k: int = 3) -> BuildResult:
     many = [
         Pairing(
             conversation(f"bot-{n}", f"topic {n}", 5, tag=f"b{n}"),
@@ -246,10 +246,24 @@ def test_a_pair_skipped_in_ones_own_form_is_no_answer(tmp_path: Path) -> None:
             conversation(f"human-{n}", f"topic {n}", 5, tag=f"h{n}"),
             None,
         )
-        for n in range(5)
+        for n in range(count)
     ]
-    spec = StudySpec(name="d", seed=5, x_turns=[3], design=DesignSpec(pairs_per_judge=3))
-    study = build_questionnaire(spec, many)
+    spec = StudySpec(name="d", seed=5, x_turns=[3], design=DesignSpec(pairs_per_judge=k))
+    return build_questionnaire(spec, many)
+
+
+def test_the_order_of_views_in_a_file_does_not_tell_the_bots_side() -> None:
+    study = _many_pairs(count=12, k=2)
+    first_seen: dict[str, int] = {}
+    for item in study.questionnaire.items:
+        truth = study.key.items[item.id]
+        if truth.pair is not None and truth.pair not in first_seen:
+            first_seen[truth.pair] = truth.bot_position
+    assert set(first_seen.values()) == {1, 2}
+
+
+def test_a_pair_skipped_in_ones_own_form_is_no_answer(tmp_path: Path) -> None:
+    study = _many_pairs()
     forms = study.questionnaire.forms
     views = {i for form in forms for i in form.items if study.key.items[i].kind == "test"}
     # A judge whose answers fit only one form (the form is known), one test pair skipped.
