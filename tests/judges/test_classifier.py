@@ -9,6 +9,7 @@ from sdtt.cli import main
 from sdtt.errors import InputError
 from sdtt.judges.classifier import Examples, cross_validate, study_examples, style_features
 from sdtt.questionnaires.questionnaire import save_study
+from sdtt.questionnaires.study import DesignSpec, StudySpec
 from tests.questionnaires.helpers import fixture_study
 
 BOT = [
@@ -82,3 +83,13 @@ def test_classifier_from_the_command_line(
 def test_embedding_features_separate_the_styles() -> None:
     result = cross_validate(_examples(), "embeddings", folds=4)
     assert result.detectability > 0.8
+
+
+def test_a_design_counts_each_pair_once_not_each_view() -> None:
+    plain = fixture_study(StudySpec(name="d", seed=3, x_turns=[3]))
+    design = fixture_study(
+        StudySpec(name="d", seed=3, x_turns=[3], design=DesignSpec(pairs_per_judge=1))
+    )
+    counted = study_examples(design.questionnaire, design.key, "side")
+    expected = study_examples(plain.questionnaire, plain.key, "side")
+    assert sorted(counted.texts) == sorted(expected.texts)

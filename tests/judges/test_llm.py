@@ -14,6 +14,7 @@ from sdtt.models.registry import get_model
 from sdtt.models.retry import RetryPolicy
 from sdtt.questionnaires.judgements import read_judgements, write_judgements
 from sdtt.questionnaires.layout import pair_text
+from sdtt.questionnaires.study import DesignSpec, StudySpec
 from tests.questionnaires.helpers import SECRET_WORDS, fixture_study
 
 
@@ -204,8 +205,6 @@ async def test_random_orders_ask_each_pair_once_reproducibly() -> None:
 
 @pytest.mark.trio
 async def test_under_a_judge_design_each_pair_is_judged_once_not_per_view() -> None:
-    from sdtt.questionnaires.study import DesignSpec, StudySpec
-
     study = fixture_study(
         StudySpec(name="d", seed=3, x_turns=[3], design=DesignSpec(pairs_per_judge=1))
     )
