@@ -16,9 +16,9 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sdtt.dialogue.store import validate_record
 from sdtt.errors import InputError
@@ -142,6 +142,15 @@ class Questionnaire(BaseModel):
         description="Judge design: each judge gets one form's pairs; empty when every "
         "judge sees every pair.",
     )
+
+    @model_validator(mode="after")
+    def _forms_show_known_pairs(self) -> Self:
+        known = {item.id for item in self.items}
+        for form in self.forms:
+            unknown = [item_id for item_id in form.items if item_id not in known]
+            if unknown:
+                raise ValueError(f"form {form.number} shows unknown pair(s) {', '.join(unknown)}")
+        return self
 
     def item(self, pair_id: str) -> PairItem | None:
         """The pair with id ``pair_id``."""

@@ -25,7 +25,7 @@ from sdtt.questionnaires.exporters.jspsych import study_data
 from sdtt.questionnaires.importers import import_responses
 from sdtt.questionnaires.pairing import Pairing
 from sdtt.questionnaires.pipeline import build_study
-from sdtt.questionnaires.questionnaire import Questionnaire, save_study
+from sdtt.questionnaires.questionnaire import Questionnaire, load_questionnaire, save_study
 from sdtt.questionnaires.study import DesignSpec, PairSpec, StudySpec
 from tests.questionnaires.helpers import bots, conversation, humans, pairings
 
@@ -283,3 +283,14 @@ def test_a_pair_skipped_in_ones_own_form_is_no_answer(tmp_path: Path) -> None:
     (skipped,) = [j for j in imported.judgements if j.choice is None]
     assert skipped.condition["view"] == skipped_view
     assert skipped.exclusion_reason is not None and "no answer" in skipped.exclusion_reason
+
+
+def test_a_form_naming_an_unknown_pair_is_a_clear_error(tmp_path: Path) -> None:
+    study = _design_study()
+    save_study(tmp_path, study.questionnaire, study.key)
+    path = tmp_path / "questionnaire.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["forms"][0]["items"][0] = "pnothere1"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(InputError, match="form 1 shows unknown pair"):
+        load_questionnaire(tmp_path)
