@@ -172,7 +172,7 @@ def study_sides(questionnaire: Questionnaire, key: AnswerKey) -> tuple[Side, Sid
     hours: dict[str, list[float]] = {"bot": [], "human": []}
     for item in questionnaire.items:
         truth = key.items.get(item.id)
-        if truth is None or truth.kind != "test":
+        if truth is None or truth.kind != "test" or truth.is_mirror:  # a design's 2nd view
             continue
         for position, lines in enumerate(item.chats, start=1):
             who = "bot" if position == truth.bot_position else "human"

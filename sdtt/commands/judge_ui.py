@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import random
 import uuid
 from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
 
+from sdtt.errors import InputError
 from sdtt.questionnaires.fielded import note_scored
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 
@@ -38,6 +40,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=Path,
         help="judgement file to append to (default STUDY/judgements-lab.jsonl)",
     )
+    parser.add_argument(
+        "--form",
+        type=int,
+        metavar="N",
+        help="under a judge design, the form this judge gets (default: picked from the "
+        "judge id; give judges forms 1, 2, 3... in turn to keep the design balanced)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -49,6 +58,15 @@ def run(args: argparse.Namespace) -> int:
     key = load_key(args.study, questionnaire)
     judge_id = args.judge or f"lab-{uuid.uuid4().hex[:8]}"
     out = args.out or Path(args.study) / "judgements-lab.jsonl"
+    forms = questionnaire.forms
+    if forms:
+        number = args.form or random.Random(f"{questionnaire.id}:{judge_id}").randint(1, len(forms))
+        if not 1 <= number <= len(forms):
+            raise InputError(
+                f"--form {number}: the study has forms 1 to {len(forms)}.", field="--form"
+            )
+        questionnaire = questionnaire.form_questionnaire(forms[number - 1])
+        Console(highlight=False).print(f"Judge {escape(judge_id)} gets form {number}.")
     result = JudgeApp(questionnaire, key, judge_id=judge_id, out=out).run()
     console = Console(highlight=False)
     if result is None:

@@ -110,6 +110,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(no letter or digit) after the conversion to ping-pong (counts reported)",
     )
     build.add_argument(
+        "--pairs-per-judge",
+        type=int,
+        metavar="K",
+        help=(
+            "split the pairs across judges: each judge sees K test pairs (the paper used "
+            "5), every pair gets the same number of judges, bot position and order balanced"
+        ),
+    )
+    build.add_argument(
         "--no-topic-check", action="store_true", help="do not ask the topic of each pair"
     )
     build.add_argument(
@@ -164,8 +173,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "check",
         help="check a .qsf, LimeSurvey .txt or SurveyJS .json file's structure",
         description=(
-            "Structural checks: cross-references, question counts, unique names and tags. "
-            "Exits with 1 when problems are found."
+            "Structural checks of Qualtrics .qsf, SurveyJS .json and LimeSurvey .txt/.tsv "
+            "files: cross-references, question counts, unique names and tags. Exits with 1 "
+            "when problems are found."
         ),
     )
     check.add_argument("files", type=Path, nargs="+", metavar="FILE")
@@ -205,6 +215,8 @@ def spec_from_args(args: argparse.Namespace) -> tuple[StudySpec, Path | None]:
             updates[name] = getattr(args, name)
     if args.catch is not None:
         updates["catch_pairs"] = args.catch
+    if args.pairs_per_judge is not None:
+        updates["design"] = spec.design.model_copy(update={"pairs_per_judge": args.pairs_per_judge})
     if args.no_topic_check:
         updates["topic_check"] = False
     if args.drop_meaningless:
@@ -244,6 +256,15 @@ def run_build(args: argparse.Namespace) -> int:
         f"[bold]{len(tests)} pair(s)[/] ({per_x}) and {len(items) - len(tests)} catch pair(s), "
         f"{len(result.questionnaire.demographics)} demographic question(s), seed {spec.seed}."
     )
+    forms = result.questionnaire.forms
+    if forms:
+        k = spec.design.pairs_per_judge
+        console.print(
+            f"judge design: {len(forms)} forms of {k} test pair(s) each (plus the catch "
+            f"pairs); every round of {len(forms)} judges (one per form) judges each pair "
+            f"{2 * (k or 0)} times, half with the bot's chat first. Recruit a multiple of "
+            f"{len(forms)} judges."
+        )
     for note in result.notes:
         console.print(f"[yellow]note:[/] {escape(note)}")
     for warning in result.warnings:
@@ -296,7 +317,13 @@ def run_check(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     failed = 0
     for path in args.files:
-        problems = check_file(path)
+        try:
+            problems = check_file(path)
+        except InputError as error:
+            # One unreadable or unsupported file does not stop the others being checked.
+            failed += 1
+            console.print(f"[red]{escape(str(error))}[/]")
+            continue
         if problems:
             failed += 1
             console.print(f"[red]{escape(str(path))}: {len(problems)} problem(s)[/]")

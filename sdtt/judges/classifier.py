@@ -78,7 +78,9 @@ def study_examples(
     groups: list[str] = []
     for item in questionnaire.items:
         truth = key.items.get(item.id)
-        if truth is None or truth.kind != "test":
+        # A design's second view repeats the first's texts: counting it would put the
+        # same texts in training and test folds.
+        if truth is None or truth.kind != "test" or truth.is_mirror:
             continue
         for position, lines in enumerate(item.chats, start=1):
             said = [line.text for line in lines if line.speaker == "B"]

@@ -294,7 +294,13 @@ async def run_llm_judge(
     if kind == "one-shot":
         example, skipped = one_shot_example(questionnaire, key)
         skip.add(skipped)
-    items = [item for item in questionnaire.items if item.id not in skip]
+    # Under a judge design a pair has two views (bot first, bot second); an LLM judge
+    # reads the first, and asks both orders itself when told to.
+    items = [
+        item
+        for item in questionnaire.items
+        if item.id not in skip and not (item.id in key.items and key.items[item.id].is_mirror)
+    ]
     for item in items:
         if item.id not in key.items:
             raise InputError(

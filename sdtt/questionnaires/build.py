@@ -9,7 +9,7 @@ demographic question) does not reshuffle the others.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -18,6 +18,7 @@ from sdtt.dialogue.turn_index import pseudo_turns_of, total_turns
 from sdtt.errors import InputError
 from sdtt.questionnaires.catch import CATCH_PAIRS, catch_transcripts
 from sdtt.questionnaires.comparable import comparability_problem
+from sdtt.questionnaires.design import balanced_forms
 from sdtt.questionnaires.ids import OpaqueIds
 from sdtt.questionnaires.layout import number_lines, pair_start, plain_label
 from sdtt.questionnaires.leaks import meta_terms, questionnaire_leaks, unique_terms
@@ -38,6 +39,7 @@ from sdtt.questionnaires.questionnaire import (
     TOPIC_TEXT,
     AnswerKey,
     Choice,
+    Form,
     KeyItem,
     PairItem,
     Question,
@@ -66,6 +68,10 @@ DISTRACTOR_TOPICS: tuple[str, ...] = (
     "Where did you grow up?",
 )
 """Everyday topics (written for sdtt) that fill topic checks when a study has few topics."""
+
+
+NEW_PAIR = ""
+"""``pair`` value that makes an item the first view of a new pair (its id names the pair)."""
 
 
 @dataclass
@@ -172,6 +178,50 @@ def _views(spec: StudySpec, pseudo: int | None, live: int) -> list[tuple[View, i
         views += [("last", x) for x in spec.x_turns]
     views += [("chunk", k) for k in spec.chunk_turns]
     return views
+
+
+def _design_forms(
+    spec: StudySpec,
+    entries: Sequence[_Entry],
+    positions: Sequence[Literal[1, 2]],
+    add_item: Callable[[_Entry, Literal[1, 2], str | None], str],
+) -> list[Form]:
+    """Items for a judge design: two views of each test pair (the bot first, the bot
+    second), one of each catch pair, and the forms that say who sees which."""
+    k = spec.design.pairs_per_judge
+    assert k is not None
+    tests = [e for e in entries if e.kind == "test"]
+    slots = balanced_forms(
+        [frozenset((e.bot.id, e.human.id)) for e in tests],
+        k,
+        random.Random(f"{spec.seed}:design"),
+    )
+    # Which view comes first (and names the pair) is drawn per pair, so that the order
+    # of the views in a file a judge receives tells nothing about the bot's side.
+    side_rng = random.Random(f"{spec.seed}:view-order")
+    sides: tuple[tuple[Literal[1, 2], Literal[1, 2]], ...] = ((1, 2), (2, 1))
+    views: list[dict[int, str]] = []
+    for entry in tests:
+        first_side, second_side = side_rng.choice(sides)
+        first = add_item(entry, first_side, NEW_PAIR)
+        views.append({first_side: first, second_side: add_item(entry, second_side, first)})
+    catches = [
+        add_item(entry, position, None)
+        for entry, position in zip(entries, positions, strict=True)
+        if entry.kind == "catch"
+    ]
+    # Catch pairs go to every judge, at seeded places (the same in a form and its mirror).
+    place_rng = random.Random(f"{spec.seed}:catch-places")
+    forms: list[Form] = []
+    places: list[int] = []
+    for number, form in enumerate(slots, start=1):
+        shown = [views[slot.pair][slot.bot_position] for slot in form]
+        if number % 2 == 1:
+            places = sorted(place_rng.randint(0, len(shown)) for _ in catches)
+        for offset, (place, catch) in enumerate(zip(places, catches, strict=True)):
+            shown.insert(place + offset, catch)
+        forms.append(Form(number=number, items=shown))
+    return forms
 
 
 def build_questionnaire(
@@ -297,8 +347,11 @@ def build_questionnaire(
 
     items: list[PairItem] = []
     key_items: dict[str, KeyItem] = {}
-    for entry, position in zip(entries, positions, strict=True):
+
+    def add_item(entry: _Entry, position: Literal[1, 2], pair: str | None = None) -> str:
         pair_id = ids.new("p")
+        if pair == NEW_PAIR:
+            pair = pair_id
         chats = (
             (entry.bot_messages, entry.human_messages)
             if position == 1
@@ -319,6 +372,7 @@ def build_questionnaire(
                     choices=[Choice(value=v, label=label) for v, label in JUDGEMENT_CHOICES],
                 ),
                 topic=topic_question,
+                pair=pair,
             )
         )
         key_items[pair_id] = KeyItem(
@@ -337,7 +391,16 @@ def build_questionnaire(
             bot=_source(entry.bot, entry.bot_path),
             human=_source(entry.human, entry.human_path),
             notes=entry.notes,
+            pair=pair,
         )
+        return pair_id
+
+    forms: list[Form] = []
+    if spec.design.pairs_per_judge is None:
+        for entry, position in zip(entries, positions, strict=True):
+            add_item(entry, position)
+    else:
+        forms = _design_forms(spec, entries, positions, add_item)
 
     questionnaire = Questionnaire(
         id=questionnaire_id,
@@ -357,6 +420,7 @@ def build_questionnaire(
         randomise_order=spec.randomise_order,
         capture_prolific=spec.prolific.capture,
         completion_url=spec.prolific.completion_url,
+        forms=forms,
     )
     terms: list[str] = []
     for entry in entries:

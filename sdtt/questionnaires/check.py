@@ -35,6 +35,9 @@ QSF_QUESTION_KINDS = {
     ("Meta", "Browser"),
 }
 FLOW_BLOCK_TYPES = {"Block", "Standard"}
+CHECKED_SUFFIXES = (".qsf", ".json", ".txt", ".tsv")
+CHECKED_TYPES = "Qualtrics .qsf, SurveyJS .json and LimeSurvey .txt/.tsv files"
+"""What :func:`check_file` checks, for messages."""
 _CODE = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,19}$")
 _ANSWER_CODE = re.compile(r"^[A-Za-z0-9]{1,5}$")
 
@@ -274,15 +277,22 @@ def check_surveyjs(survey: Any) -> list[str]:
         return ["the survey has no 'pages' list"]
     problems: list[str] = []
     names: Counter[str] = Counter()
-    for page in survey["pages"]:
-        names[str(page.get("name"))] += 1
-        for element in page.get("elements", []):
+
+    def walk(elements: Any) -> None:
+        for element in elements if isinstance(elements, list) else []:
             names[str(element.get("name"))] += 1
             kind = element.get("type")
+            if kind == "panel":
+                walk(element.get("elements"))
+                continue
             if kind not in ("html", "radiogroup", "dropdown", "text", "comment", "checkbox"):
                 problems.append(f"element {element.get('name')!r} has unexpected type {kind!r}")
             if kind in ("radiogroup", "dropdown") and not element.get("choices"):
                 problems.append(f"question {element.get('name')!r} has no choices")
+
+    for page in survey["pages"]:
+        names[str(page.get("name"))] += 1
+        walk(page.get("elements", []))
     for name, uses in names.items():
         if uses > 1:
             problems.append(f"name {name!r} is used {uses} times (pages and questions must differ)")
@@ -290,7 +300,10 @@ def check_surveyjs(survey: Any) -> list[str]:
 
 
 def check_file(path: str | Path) -> list[str]:
-    """Check a ``.qsf``, LimeSurvey ``.txt``/``.tsv`` or SurveyJS ``.json`` file."""
+    """Check a ``.qsf``, LimeSurvey ``.txt``/``.tsv`` or SurveyJS ``.json`` file.
+
+    Raises :class:`InputError` for any other file type, naming the types it checks.
+    """
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
@@ -299,6 +312,13 @@ def check_file(path: str | Path) -> list[str]:
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"cannot read the file ({error}).", path=path) from None
     suffix = path.suffix.lower()
+    if suffix not in CHECKED_SUFFIXES:
+        raise InputError(
+            f"'questionnaire check' cannot check {suffix or 'extension-less'} files.",
+            path=path,
+            hint=f"It checks {CHECKED_TYPES}; give one of those (jsPsych pages, CSV and "
+            "printable exports are checked by sdtt's tests, not by this command).",
+        )
     if suffix in (".txt", ".tsv"):
         return check_limesurvey(text)
     try:

@@ -1,130 +1,121 @@
-"""The paper's design from a study spec: which chats sit at the asked total turns.
+"""Balanced judge designs: which pairs each judge group ("form") sees, in which order, and
+on which side the bot's chat is. Pure: pair descriptions in, forms out.
 
-``total_turns = [3, 10, 110]`` asks for whole live chats whose total turn index N + X
-(pseudo-dialogue turns plus live turns) is 3, 10 or 110, for every (model, persona, mode,
-topic) the study's bot conversations cover. :func:`select_for_totals` keeps the chats that
-fit, says which it leaves out, and lists every missing cell with the commands that would
-produce it. Pure: conversations in, a :class:`Selection` out.
+The construction is a cyclic incomplete-block design. The test pairs are put in a seeded
+circular order in which any ``k`` neighbours share no conversation; form ``g`` holds the
+``k`` pairs starting at place ``g`` of that circle. So every pair is in exactly ``k``
+forms, once at each place in the order (a Latin-square property), and no judge reads one
+conversation twice (say, the X=3 and X=10 cuts of one chat). Every form then has a
+mirror form with the same pairs in the same order and every bot position swapped, so
+each pair shows its bot first to exactly half of its judges. Within a form the positions
+follow a seeded pattern with as many bots first as second (one off when ``k`` is odd), so
+a judge cannot learn a rule such as "it alternates".
+
+``2 * P`` forms for ``P`` pairs; a round of one judge per form gives every pair ``2 * k``
+judgements, ``k`` with the bot first and ``k`` with the bot second.
 """
 
 from __future__ import annotations
 
-import shlex
+import random
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Literal
 
-from sdtt.dialogue.message import Transcript
-from sdtt.dialogue.turn_index import pseudo_turns_of
-from sdtt.questionnaires.pairing import complete_turns
+from sdtt.errors import InputError
 
-PSEUDO_PLACEHOLDER = "transcripts/pseudo/<chain>.jsonl"
-"""Where ``sdtt generate`` puts a chain (its id is only known once it is written)."""
+ATTEMPTS = 200
+"""Random circular orders tried before giving up on keeping shared conversations apart."""
 
 
-@dataclass(frozen=True, order=True)
-class Cell:
-    """One condition of the design: what the bot is, and what it chats about."""
+@dataclass(frozen=True)
+class Slot:
+    """One place of a form: which test pair (its index) and where its bot's chat is."""
 
-    model: str
-    persona: str
-    mode: str
-    topic: str
+    pair: int
+    bot_position: Literal[1, 2]
 
-    @classmethod
-    def of(cls, bot: Transcript) -> Cell:
-        """The cell of a bot conversation (``?`` for what its metadata does not say)."""
-        meta = bot.meta
 
-        def text(key: str, default: str = "?") -> str:
-            value = meta.get(key)
-            return str(value) if value not in (None, "") else default
+def _conflicts(a: frozenset[str], b: frozenset[str]) -> bool:
+    return bool(a & b)
 
-        return cls(text("model"), text("persona"), text("mode", "burst"), bot.topic or "?")
 
-    def label(self, total: int) -> str:
-        """``model M, persona P, mode burst, topic 'T', total 110 turns``."""
-        return (
-            f"model {self.model}, persona {self.persona}, mode {self.mode}, "
-            f"topic {self.topic!r}, {total} total turns"
+def _circle(
+    conversations: Sequence[frozenset[str]], k: int, rng: random.Random
+) -> list[int] | None:
+    """A circular order of pair indexes where any ``k`` neighbours share no conversation."""
+    count = len(conversations)
+    for _ in range(ATTEMPTS):
+        remaining = list(range(count))
+        rng.shuffle(remaining)
+        placed: list[int] = []
+        while remaining:
+            window = placed[-(k - 1) :] if k > 1 else []
+            pick = next(
+                (
+                    index
+                    for index in remaining
+                    if not any(_conflicts(conversations[index], conversations[p]) for p in window)
+                ),
+                None,
+            )
+            if pick is None:
+                break
+            placed.append(pick)
+            remaining.remove(pick)
+        if remaining:
+            continue
+        wraps = all(
+            not _conflicts(conversations[placed[-1 - i]], conversations[placed[j]])
+            for i in range(k - 1)
+            for j in range(k - 1 - i)
         )
+        if wraps:
+            return placed
+    return None
 
 
-def split_total(total: int, max_live: int) -> tuple[int, int]:
-    """``(N, X)`` for a total turn index: all live up to ``max_live``, else pseudo first."""
-    return (0, total) if total <= max_live else (total - max_live, max_live)
+def _busiest(conversations: Sequence[frozenset[str]]) -> tuple[str, int]:
+    counts = Counter(c for pair in conversations for c in pair)
+    name, uses = max(sorted(counts.items()), key=lambda item: item[1])
+    return name, uses
 
 
-def commands_for(cell: Cell, total: int, max_live: int) -> list[str]:
-    """The sdtt commands that produce a chat of ``cell`` at ``total`` turns."""
-    pseudo, live = split_total(total, max_live)
-    common = (
-        f"--persona {shlex.quote(cell.persona)} --model {shlex.quote(cell.model)} "
-        f"--mode {shlex.quote(cell.mode)}"
-    )
-    chat = f"sdtt simulate {common} --topic {shlex.quote(cell.topic)} --turns {live}"
-    if pseudo == 0:
-        return [chat]
-    return [
-        f"sdtt generate {common} --turns {pseudo}",
-        f"{chat} --pseudo {PSEUDO_PLACEHOLDER}",
-    ]
+def balanced_forms(
+    conversations: Sequence[frozenset[str]], k: int, rng: random.Random
+) -> list[list[Slot]]:
+    """The forms of a balanced design for ``len(conversations)`` test pairs, ``k`` per judge.
 
-
-@dataclass
-class Selection:
-    """The bot conversations a total-turns design uses, and what it lacks."""
-
-    kept: list[tuple[Transcript, str | None]] = field(default_factory=list)
-    left_out: list[str] = field(default_factory=list)
-    """Why each other conversation is not used."""
-    missing: list[tuple[Cell, int]] = field(default_factory=list)
-    """(cell, total) with no conversation."""
-
-    def missing_message(self, max_live: int) -> str:
-        """Every missing cell with the commands that would make it, one per line."""
-        lines = [f"{len(self.missing)} conversation(s) the study asks for are missing:"]
-        for cell, total in self.missing:
-            lines.append(f"  - {cell.label(total)}; make it with:")
-            lines += [f"      {command}" for command in commands_for(cell, total, max_live)]
-        return "\n".join(lines)
-
-
-def select_for_totals(
-    bots: Sequence[tuple[Transcript, str | None]], totals: Sequence[int]
-) -> Selection:
-    """Keep the bot conversations whose N + live turns is one of ``totals``.
-
-    Every cell seen among ``bots`` must have a conversation at every total; the others
-    are reported in :attr:`Selection.missing`.
+    ``conversations[i]`` names the conversations pair ``i`` shows; two pairs that share
+    one never go to the same judge. Raises :class:`InputError` when ``k`` does not fit or
+    shared conversations cannot be kept apart.
     """
-    selection = Selection()
-    found: set[tuple[Cell, int]] = set()
-    cells: list[Cell] = []
-    for bot, path in bots:
-        cell = Cell.of(bot)
-        if cell not in cells:
-            cells.append(cell)
-        pseudo, _ = pseudo_turns_of(bot.meta)
-        live = len(complete_turns(bot.messages))
-        if pseudo is None:
-            selection.left_out.append(
-                f"bot conversation {bot.id!r} does not record its pseudo-dialogue length, so "
-                "its total turn index is unknown; left out."
-            )
-            continue
-        total = pseudo + live
-        if total not in totals:
-            selection.left_out.append(
-                f"bot conversation {bot.id!r} is at {pseudo} + {live} = {total} total turns, "
-                "which the study does not ask for; left out."
-            )
-            continue
-        found.add((cell, total))
-        selection.kept.append((bot, path))
-    selection.missing = [
-        (cell, total)
-        for cell in sorted(cells)
-        for total in sorted(totals)
-        if (cell, total) not in found
-    ]
-    return selection
+    count = len(conversations)
+    if count == 0:
+        raise InputError("a judge design needs at least one test pair.")
+    if not 1 <= k <= count:
+        raise InputError(
+            f"pairs_per_judge is {k} but the study has {count} test pair(s).",
+            field="design.pairs_per_judge",
+            hint=f"Use a number from 1 to {count}.",
+        )
+    circle = _circle(conversations, k, rng)
+    if circle is None:
+        name, uses = _busiest(conversations)
+        raise InputError(
+            f"cannot give each judge {k} pairs without showing someone a conversation twice: "
+            f"conversation {name!r} is in {uses} pairs (of {count}).",
+            field="design.pairs_per_judge",
+            hint="Use fewer pairs per judge, build one questionnaire per X (--x), or pair "
+            "each bot conversation with its own human conversation.",
+        )
+    forms: list[list[Slot]] = []
+    mirrors: list[list[Slot]] = []
+    for start in range(count):
+        pattern: list[Literal[1, 2]] = [1 if j % 2 == 0 else 2 for j in range(k)]
+        rng.shuffle(pattern)
+        form = [Slot(circle[(start + j) % count], pattern[j]) for j in range(k)]
+        forms.append(form)
+        mirrors.append([Slot(s.pair, 2 if s.bot_position == 1 else 1) for s in form])
+    return [form for pair in zip(forms, mirrors, strict=True) for form in pair]

@@ -11,7 +11,6 @@ from pathlib import Path
 from sdtt.dialogue.message import Transcript
 from sdtt.errors import InputError
 from sdtt.questionnaires.build import BuildResult, build_questionnaire
-from sdtt.questionnaires.design import select_for_totals
 from sdtt.questionnaires.exporters import ExportOptions, export_files
 from sdtt.questionnaires.pairing import (
     CorpusLike,
@@ -28,6 +27,7 @@ from sdtt.questionnaires.pairing import (
 )
 from sdtt.questionnaires.questionnaire import save_study
 from sdtt.questionnaires.study import StudySpec
+from sdtt.questionnaires.turn_totals import select_for_totals
 
 EXPORT_FOLDER = "export"
 
@@ -42,6 +42,49 @@ def _needed_turns(bot: Transcript, spec: StudySpec) -> int:
     wanted = [available] if spec.total_turns else list(spec.x_turns)
     fitting = [x for x in [*wanted, *spec.chunk_turns] if x <= available]
     return max(fitting) if fitting else 1
+
+
+def repeated_conversations_warning(result: BuildResult) -> str | None:
+    """What to tell a researcher whose judges would read one conversation in several pairs.
+
+    A conversation repeats when it is cut at several X (one pair per X), or when one human
+    conversation is paired with several bot conversations. A judge design never gives one
+    judge two pairs that share a conversation, so then there is nothing to say.
+    """
+    if result.questionnaire.forms:
+        return None
+    tests = [item for item in result.key.items.values() if item.kind == "test"]
+    cuts: dict[str, set[int]] = {}
+    partners: dict[str, set[str]] = {}
+    for item in tests:
+        for conversation in (item.bot.id, item.human.id):
+            cuts.setdefault(conversation, set()).add(item.x_turns)
+        partners.setdefault(item.human.id, set()).add(item.bot.id)
+    uses = Counter(c for item in tests for c in (item.bot.id, item.human.id))
+    repeated = sorted(c for c, n in uses.items() if n > 1)
+    if not repeated:
+        return None
+    reasons = []
+    several_x = [c for c in repeated if len(cuts[c]) > 1]
+    shared = [c for c in repeated if len(partners.get(c, ())) > 1]
+    if several_x:
+        reasons.append(f"{len(several_x)} are cut at several X (one pair per X)")
+    if shared:
+        most = max(shared, key=lambda c: len(partners[c]))
+        reasons.append(
+            f"{len(shared)} human conversation(s) are each paired with several bot "
+            f"conversations (e.g. {most!r} with {len(partners[most])})"
+        )
+    return (
+        f"{len(repeated)} conversation(s) appear in more than one pair ("
+        + "; ".join(reasons)
+        + "), so every judge reads them more than once and can compare them. Give each "
+        "judge a subset with --pairs-per-judge K (no judge then sees a conversation "
+        "twice)"
+        + (", or build one questionnaire per X (--x)" if several_x else "")
+        + (", or pair each bot conversation with its own human conversation" if shared else "")
+        + "."
+    )
 
 
 def build_study(
@@ -121,18 +164,9 @@ def build_study(
     summary = conversion_summary(pairings)
     if summary is not None:
         result.notes = [*result.notes, summary]
-    shown = Counter(
-        conversation
-        for item in result.key.items.values()
-        if item.kind == "test"
-        for conversation in (item.bot.id, item.human.id)
-    )
-    repeated = sorted(c for c, n in shown.items() if n > 1)
-    if repeated:
-        result.warnings.append(
-            f"{len(repeated)} conversation(s) appear in several pairs (one per X), so each "
-            "judge reads them more than once; build one questionnaire per X (--x) to avoid it."
-        )
+    warning = repeated_conversations_warning(result)
+    if warning is not None:
+        result.warnings.append(warning)
     return result
 
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sdtt.dialogue.store import validate_record
 from sdtt.errors import InputError
@@ -99,6 +99,11 @@ class PairItem(BaseModel):
     chats: tuple[list[Line], list[Line]]
     judgement: Question
     topic: Question | None = None
+    pair: str | None = Field(
+        default=None,
+        description="Under a judge design, the id of the pair this is a view of (its two "
+        "views show the same chats, swapped); None otherwise.",
+    )
 
     @property
     def view_name(self) -> str:
@@ -109,6 +114,15 @@ class PairItem(BaseModel):
     def time_name(self) -> str:
         """Name of the timing element (tools that time pages separately)."""
         return self.id + TIME_SUFFIX
+
+
+class Form(BaseModel):
+    """What one judge group sees under a judge design: some pairs, in this order."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    number: int = Field(ge=1, description="Form number, 1 to the number of forms.")
+    items: list[str] = Field(min_length=1, description="Ids of the pairs shown, in order.")
 
 
 class Questionnaire(BaseModel):
@@ -127,10 +141,38 @@ class Questionnaire(BaseModel):
     randomise_order: bool = True
     capture_prolific: bool = True
     completion_url: str | None = None
+    forms: list[Form] = Field(
+        default_factory=list,
+        description="Judge design: each judge gets one form's pairs; empty when every "
+        "judge sees every pair.",
+    )
+
+    @model_validator(mode="after")
+    def _forms_show_known_pairs(self) -> Self:
+        known = {item.id for item in self.items}
+        for form in self.forms:
+            unknown = [item_id for item_id in form.items if item_id not in known]
+            if unknown:
+                raise ValueError(f"form {form.number} shows unknown pair(s) {', '.join(unknown)}")
+        return self
 
     def item(self, pair_id: str) -> PairItem | None:
         """The pair with id ``pair_id``."""
         return next((item for item in self.items if item.id == pair_id), None)
+
+    def form_questionnaire(self, form: Form) -> Questionnaire:
+        """The questionnaire one judge group receives: only the form's pairs, in its order.
+
+        Its pair order is the design's (balanced across forms), so tools do not shuffle it.
+        """
+        by_id = {item.id: item for item in self.items}
+        return self.model_copy(
+            update={
+                "items": [by_id[item_id] for item_id in form.items],
+                "forms": [],
+                "randomise_order": False,
+            }
+        )
 
     def question_names(self) -> list[str]:
         """Every question and element name, in order (for uniqueness checks)."""
@@ -190,10 +232,20 @@ class KeyItem(BaseModel):
     bot: SourceInfo
     human: SourceInfo
     notes: list[str] = Field(default_factory=list)
+    pair: str | None = Field(
+        default=None,
+        description="Under a judge design, the pair this item shows (the id of its first "
+        "view; its two views differ only in which chat is the bot's); None otherwise.",
+    )
+
+    @property
+    def is_mirror(self) -> bool:
+        """True for the second view of a pair (the bot on the other side)."""
+        return self.pair is not None and self.pair != self.pair_id
 
     def condition(self) -> dict[str, Any]:
         """What an analysis groups this pair's judgements by."""
-        return {
+        condition: dict[str, Any] = {
             "bot_conversation": self.bot.id,
             "human_conversation": self.human.id,
             "bot_meta": self.bot.meta,
@@ -201,6 +253,9 @@ class KeyItem(BaseModel):
             "live_from": self.live_from,
             "live_to": self.live_to,
         }
+        if self.pair is not None:
+            condition["design_view"] = self.pair_id
+        return condition
 
 
 class AnswerKey(BaseModel):

@@ -25,7 +25,7 @@ QuestionName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9]{0
 Timestamps = Literal["hidden", "relative", "time", "datetime"]
 TIMESTAMPS: tuple[Timestamps, ...] = ("hidden", "relative", "time", "datetime")
 
-RESERVED_NAMES = frozenset({"strategy", "intro", "about", "final"})
+RESERVED_NAMES = frozenset({"strategy", "intro", "about", "final", "pairs", "demographics"})
 
 TOPIC_SENTENCE = "Then answer a short question about what the chats were about. "
 DEFAULT_INTRO = (
@@ -135,6 +135,20 @@ class ProlificSpec(BaseModel):
     )
 
 
+class DesignSpec(BaseModel):
+    """How pairs are split across judges (see :mod:`sdtt.questionnaires.design`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pairs_per_judge: int | None = Field(
+        default=None,
+        ge=1,
+        description="Test pairs each judge sees (the paper used 5); leave out for every "
+        "judge to see every pair. Each pair then goes to the same number of judges, with "
+        "the bot's chat first for half of them, and the order balanced.",
+    )
+
+
 class StudySpec(BaseModel):
     """Everything that defines a questionnaire study.
 
@@ -215,6 +229,7 @@ class StudySpec(BaseModel):
         description="Shuffle the pair order per judge where the tool can (the built order "
         "is already a seeded shuffle).",
     )
+    design: DesignSpec = Field(default_factory=DesignSpec)
     quality: QualitySpec = Field(default_factory=QualitySpec)
     prolific: ProlificSpec = Field(default_factory=ProlificSpec)
 
@@ -242,7 +257,7 @@ class StudySpec(BaseModel):
             if name.lower() in RESERVED_NAMES:
                 raise InputError(
                     f"demographic question name {name!r} is reserved "
-                    "(strategy, intro, about and final are used by sdtt).",
+                    f"({', '.join(sorted(RESERVED_NAMES))} are used by sdtt).",
                     field="demographics",
                     hint="Pick another name, e.g. 'age2'.",
                 )

@@ -30,6 +30,7 @@ from sdtt.questionnaires.importers.common import ImportResult, JudgeAnswers, sco
 from sdtt.questionnaires.judgements import append_judgements, read_judgements
 from sdtt.questionnaires.layout import pair_text
 from sdtt.questionnaires.questionnaire import AnswerKey, PairItem, Question, Questionnaire
+from sdtt.spreadsheet import safe_cell
 
 ANSWER_COLUMNS = ("judge_id", "question", "answer", "seconds")
 
@@ -74,7 +75,11 @@ def pair_view(item: PairItem) -> Text:
 
 
 class AnswerLog:
-    """Appends each answer to a long CSV as it is given (flushed per row)."""
+    """Appends each answer to a long CSV as it is given (flushed per row).
+
+    Free-text answers that a spreadsheet would run as a formula get a leading apostrophe
+    (:mod:`sdtt.spreadsheet`); the CSV importer takes it off again.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -94,7 +99,12 @@ class AnswerLog:
     def write(self, judge_id: str, question: str, answer: str, seconds: float | None) -> None:
         """Append one answer."""
         self._writer.writerow(
-            [judge_id, question, answer, "" if seconds is None else f"{seconds:.1f}"]
+            [
+                safe_cell(judge_id),
+                question,
+                safe_cell(answer),
+                "" if seconds is None else f"{seconds:.1f}",
+            ]
         )
         self._file.flush()
 

@@ -8,6 +8,7 @@ from scipy import stats
 from sdtt.analysis.planner import binomial_power, effective_n, power_table, tost_power
 from sdtt.analysis.tells import Side, compare, study_sides, transcript_side
 from sdtt.dialogue.message import Message
+from sdtt.questionnaires.study import DesignSpec, StudySpec
 from tests.questionnaires.helpers import fixture_study
 
 
@@ -55,3 +56,13 @@ def test_tells_from_a_study_use_the_lines_judges_saw() -> None:
     assert all(text.startswith(("h0", "h1")) for text in human.texts)
     assert all(latency == 40 for latency in bot.latencies)
     assert Side((), ()) == Side((), ())
+
+
+def test_a_design_study_counts_each_chat_once() -> None:
+    plain = fixture_study(StudySpec(name="d", seed=3, x_turns=[3]))
+    design = fixture_study(
+        StudySpec(name="d", seed=3, x_turns=[3], design=DesignSpec(pairs_per_judge=1))
+    )
+    assert [sorted(side.texts) for side in study_sides(design.questionnaire, design.key)] == [
+        sorted(side.texts) for side in study_sides(plain.questionnaire, plain.key)
+    ]

@@ -19,7 +19,7 @@ from sdtt.judges.classifier import (
 from sdtt.questionnaires.build import BuildResult, build_questionnaire
 from sdtt.questionnaires.pairing import Pairing
 from sdtt.questionnaires.questionnaire import save_study
-from sdtt.questionnaires.study import StudySpec
+from sdtt.questionnaires.study import DesignSpec, StudySpec
 from tests.questionnaires.helpers import conversation, fixture_study
 
 BOT = [
@@ -180,3 +180,13 @@ def test_classifier_command_groups_by_persona_on_request(
     assert "grouped by persona" in out and " 6 " in out
     assert main([*args, "--folds", "1"]) == 2
     assert "at least 2 folds" in capsys.readouterr().err
+
+
+def test_a_design_counts_each_pair_once_not_each_view() -> None:
+    plain = fixture_study(StudySpec(name="d", seed=3, x_turns=[3]))
+    design = fixture_study(
+        StudySpec(name="d", seed=3, x_turns=[3], design=DesignSpec(pairs_per_judge=1))
+    )
+    counted = study_examples(design.questionnaire, design.key, "side")
+    expected = study_examples(plain.questionnaire, plain.key, "side")
+    assert sorted(counted.texts) == sorted(expected.texts)

@@ -14,6 +14,7 @@ from sdtt.models.registry import get_model
 from sdtt.models.retry import RetryPolicy
 from sdtt.questionnaires.judgements import read_judgements, write_judgements
 from sdtt.questionnaires.layout import pair_text
+from sdtt.questionnaires.study import DesignSpec, StudySpec
 from tests.questionnaires.helpers import SECRET_WORDS, fixture_study
 
 
@@ -200,3 +201,18 @@ async def test_random_orders_ask_each_pair_once_reproducibly() -> None:
     assert first == await judge(3)
     seen = {order for seed in range(8) for _, order in await judge(seed)}
     assert seen == {"original", "swapped"}
+
+
+@pytest.mark.trio
+async def test_under_a_judge_design_each_pair_is_judged_once_not_per_view() -> None:
+    study = fixture_study(
+        StudySpec(name="d", seed=3, x_turns=[3], design=DesignSpec(pairs_per_judge=1))
+    )
+    views = len(study.questionnaire.items)  # 2 pairs x 2 views + 1 catch pair
+    assert views == 5
+    model = get_model("mock/first", replies=lambda prompt, config: "A")
+    judgements = await run_llm_judge(model, study.questionnaire, study.key, orders="original")
+    assert len(judgements) == 3
+    assert {j.pair_id for j in judgements} == {
+        truth.pair or truth.pair_id for truth in study.key.items.values()
+    }

@@ -184,3 +184,25 @@ def test_without_topic_checks_the_instructions_do_not_announce_them() -> None:
     assert all(item.topic is None for item in built.items)
     assert "what the chats were about" not in built.intro
     assert "what the chats were about" in fixture_study().questionnaire.intro
+
+
+def test_warning_says_why_conversations_repeat(tmp_path: Path) -> None:
+    write_transcripts(tmp_path / "bots.jsonl", bots())
+    write_transcripts(tmp_path / "humans.jsonl", humans())
+    per_x = StudySpec(
+        name="t", x_turns=[3, 10], pairs=[PairSpec(bot="bots.jsonl", human="humans.jsonl")]
+    )
+    (warning,) = build_study(per_x, base=tmp_path).warnings
+    assert "4 conversation(s) appear in more than one pair" in warning
+    assert "cut at several X" in warning and "--x" in warning
+    assert "paired with several bot" not in warning
+    # One human conversation given for both bots: reuse, not "one per X".
+    shared = StudySpec(
+        name="t",
+        x_turns=[3],
+        pairs=[PairSpec(bot="bots.jsonl", human="humans.jsonl#human-conv-1")],
+    )
+    (warning,) = build_study(shared, base=tmp_path, allow_topic_mismatch=True).warnings
+    assert "one per X" not in warning and "--x" not in warning
+    assert "'human-conv-1' with 2" in warning
+    assert "--pairs-per-judge" in warning

@@ -252,3 +252,18 @@ def test_bad_spec_names_the_file_and_field(
     assert main(["questionnaire", "build", "--spec", "bad.toml", "--out", "s"]) == 2
     err = capsys.readouterr().err
     assert "bad.toml" in err and "timestamps" in err
+
+
+def test_check_names_the_file_types_it_checks(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (workdir / "answers.csv").write_text("judge_id,question,answer\n", encoding="utf-8")
+    (workdir / "page.html").write_text("<html></html>", encoding="utf-8")
+    (workdir / "survey.json").write_text('{"pages": []}', encoding="utf-8")
+    files = ["answers.csv", "page.html", "survey.json"]
+    assert main(["questionnaire", "check", *files]) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert "not valid JSON" not in out
+    assert "cannot check .csv files" in out and "cannot check .html files" in out
+    assert "It checks Qualtrics .qsf, SurveyJS .json and LimeSurvey .txt/.tsv files" in out
+    assert "survey.json: ok" in out  # the other files are still checked

@@ -66,8 +66,12 @@ def test_surveyjs_structure(exports: dict[str, str], questionnaire: Questionnair
     survey = json.loads(exports["surveyjs"])
     assert check_surveyjs(survey) == []
     pages = {page["name"]: page for page in survey["pages"]}
+    # The pairs are panels of one page that SurveyJS shuffles, one panel per screen.
+    assert survey["questionsOnPageMode"] == "questionPerPage"
+    assert pages["pairs"]["questionOrder"] == "random"
+    panels = {panel["name"]: panel for panel in pages["pairs"]["elements"]}
     for item in questionnaire.items:
-        elements = pages[item.id + "page"]["elements"]
+        elements = panels[item.id + "page"]["elements"]
         assert [e["type"] for e in elements] == ["html", "radiogroup", "radiogroup"]
         assert [c["value"] for c in elements[1]["choices"]] == ["A", "B"]
         assert elements[1]["name"] == item.id and elements[1]["isRequired"] is True

@@ -21,7 +21,7 @@ import pytest
 from sdtt.questionnaires.build import BuildResult
 from sdtt.questionnaires.exporters import export_files
 from sdtt.questionnaires.importers import import_responses
-from sdtt.questionnaires.study import DemographicSpec, ProlificSpec, StudySpec
+from sdtt.questionnaires.study import DemographicSpec, DesignSpec, ProlificSpec, StudySpec
 from tests.questionnaires.helpers import fixture_study
 
 JS = Path(__file__).parent / "js"
@@ -29,6 +29,8 @@ ROOT = Path(__file__).parents[2]
 HOST = ROOT / "questionnaires" / "surveyjs-host.js"
 PLANTED_TEXT = "<script>window.__pwned=1</script>"
 INSTALL = "bash tests/questionnaires/js/install.sh"
+SEEDS = (1, 2, 3, 4, 5, 1)
+"""SurveyJS shuffle seeds of the standalone runs (the last repeats the first)."""
 
 
 def _tools() -> tuple[str, str]:
@@ -71,6 +73,7 @@ def _rich_study() -> BuildResult:
     """The fixture study with every option used (text questions, Prolific redirect)."""
     spec = StudySpec(
         name="rich",
+        title='Chat study <img src=x onerror="window.__pwned=3"> & {age}',
         seed=4,
         x_turns=[3],
         catch_pairs=2,
@@ -81,6 +84,13 @@ def _rich_study() -> BuildResult:
         prolific=ProlificSpec(completion_url="https://example.org/done?cc=ABC"),
     )
     return fixture_study(spec)
+
+
+RICH = _rich_study()
+DESIGN = fixture_study(
+    StudySpec(name="design", seed=2, x_turns=[3, 10], design=DesignSpec(pairs_per_judge=2))
+)
+DESIGN_FORMS = (1, 2, 7)
 
 
 @pytest.fixture(scope="module")
@@ -94,8 +104,9 @@ def files(study: BuildResult, tmp_path_factory: pytest.TempPathFactory) -> dict[
     written = export_files(
         study.questionnaire, ["surveyjs", "jspsych", "html", "qualtrics", "limesurvey"], folder
     )
-    rich = export_files(_rich_study().questionnaire, ["surveyjs"], folder / "rich")
-    return {**written, "surveyjs-rich": rich["surveyjs"]}
+    rich = export_files(RICH.questionnaire, ["surveyjs"], folder / "rich")
+    design = export_files(DESIGN.questionnaire, ["jspsych"], folder / "design")
+    return {**written, "surveyjs-rich": rich["surveyjs"], "jspsych-design": design["jspsych"]}
 
 
 @pytest.fixture(scope="module")
@@ -114,6 +125,12 @@ def report(files: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> 
             "host": str(HOST),
             "runs": [{"params": "?PROLIFIC_PID=judge-sj&STUDY_ID=S9", "choice": "A"}],
         },
+        "surveyjs_standalone": {
+            "json": str(files["surveyjs-rich"]),
+            "host": str(HOST),
+            "runs": [{"choice": "B", "standalone": True, "seed": seed} for seed in SEEDS]
+            + [{"choice": "B", "standalone": True}, {"choice": "B", "standalone": True}],
+        },
         "jspsych": {
             "page": str(files["jspsych"]),
             "simulate": [
@@ -121,6 +138,12 @@ def report(files: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> 
                 "?simulate=data-only&PROLIFIC_PID=sim-2",
             ],
             "click": ["?PROLIFIC_PID=clicker"],
+        },
+        "jspsych_design": {
+            "page": str(files["jspsych-design"]),
+            "simulate": [
+                f"?simulate=data-only&PROLIFIC_PID=form-{n}&form={n}" for n in DESIGN_FORMS
+            ],
         },
         "pages": [str(files["html"])],
         "fragments": [view_questions[1], lime_views[1]],
@@ -259,3 +282,50 @@ def test_vendored_jspsych_matches_the_pinned_packages() -> None:
             f"{name} differs from node_modules: "
             "run python tests/questionnaires/js/vendor_jspsych.py"
         )
+
+
+def test_standalone_surveyjs_shuffles_pairs_by_itself_and_scores(
+    report: dict[str, Any], tmp_path: Path
+) -> None:
+    runs = report["surveyjs_standalone"]
+    pair_ids = [item.id for item in RICH.questionnaire.items]
+    orders = []
+    for run in runs:
+        assert run["errors"] == [] and run["blocked"] == []
+        assert run["pwned"] is None  # the researcher's title stays text too
+        shown = [p["name"].removesuffix("page") for p in run["pages"] if p["name"].endswith("page")]
+        assert sorted(shown) == sorted(pair_ids)  # every pair once, one per screen
+        orders.append(tuple(shown))
+    seeded = orders[: len(SEEDS)]
+    assert seeded[0] == seeded[-1]  # the same seed, the same order
+    assert len(set(seeded)) >= 3  # other seeds, other orders: SurveyJS shuffles
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps([run["result"] for run in runs]), encoding="utf-8")
+    imported = import_responses([results], "surveyjs", RICH.questionnaire, RICH.key)
+    assert len(imported.judgements) == len(runs) * len(pair_ids)
+    for judgement in imported.judgements:
+        assert judgement.choice == "B"  # the test clicked option B everywhere
+        truth = RICH.key.items[judgement.pair_id]
+        assert judgement.correct is (truth.correct_choice == "B")
+
+
+def test_jspsych_page_shows_the_form_it_is_given_and_scores_each_view(
+    report: dict[str, Any], tmp_path: Path
+) -> None:
+    paths = []
+    for number, run in zip(DESIGN_FORMS, report["jspsych_design"]["simulate"], strict=True):
+        assert run["errors"] == [] and run["blocked"] == []
+        rows = _judgement_rows(run["csv"])
+        assert [row["item"] for row in rows] == DESIGN.questionnaire.forms[number - 1].items
+        assert {row["design_form"] for row in rows} == {str(number)}
+        path = tmp_path / f"form-{number}.csv"
+        path.write_text(run["csv"], encoding="utf-8")
+        paths.append(path)
+    imported = import_responses(paths, "jspsych", DESIGN.questionnaire, DESIGN.key)
+    assert len(imported.judgements) == sum(
+        len(DESIGN.questionnaire.forms[n - 1].items) for n in DESIGN_FORMS
+    )
+    for judgement in imported.judgements:
+        truth = DESIGN.key.items[judgement.condition.get("design_view", judgement.pair_id)]
+        assert judgement.bot_position == truth.bot_position
+        assert judgement.correct is (judgement.choice == truth.correct_choice)

@@ -1,7 +1,10 @@
 """One exporter per survey tool; each turns a :class:`Questionnaire` into one file.
 
 Exporters read only the questionnaire (never the answer key), so nothing secret can end
-up in what judges receive.
+up in what judges receive. Under a judge design (``Questionnaire.forms``) every format is
+also written once per form into ``form-NN/``; Qualtrics and jsPsych additionally get one
+file that hands out the pairs itself (Qualtrics: nested block randomizers with even
+presentation; jsPsych: the page picks a form from ``?form=N`` or at random).
 """
 
 from __future__ import annotations
@@ -90,19 +93,54 @@ def export_text(
     return EXPORTERS[format_name].write(questionnaire, options or ExportOptions())
 
 
+DESIGN_NATIVE = ("qualtrics", "jspsych")
+"""Formats whose single file carries a judge design itself (see the module docstring)."""
+
+
+def form_folder(number: int) -> str:
+    """The export subfolder of one form of a judge design."""
+    return f"form-{number:02d}"
+
+
+def export_texts(
+    questionnaire: Questionnaire, format_name: str, options: ExportOptions | None = None
+) -> dict[str, str]:
+    """Every file one format writes, by path relative to the export folder.
+
+    Without a judge design: one file. With one: a file per form (``form-NN/FILE``, only
+    that form's pairs, for tools that should show each judge group its own survey), plus
+    for Qualtrics and jsPsych a single file that assigns the pairs itself.
+    """
+    options = options or ExportOptions()
+    exporter = EXPORTERS[format_name]
+    texts: dict[str, str] = {}
+    if not questionnaire.forms or format_name in DESIGN_NATIVE:
+        texts[exporter.filename] = exporter.write(questionnaire, options)
+    for form in questionnaire.forms:
+        texts[f"{form_folder(form.number)}/{exporter.filename}"] = exporter.write(
+            questionnaire.form_questionnaire(form), options
+        )
+    return texts
+
+
 def export_files(
     questionnaire: Questionnaire,
     formats: list[str],
     folder: str | Path,
     options: ExportOptions | None = None,
 ) -> dict[str, Path]:
-    """Write the chosen exports into ``folder``; returns format name to file."""
+    """Write the chosen exports into ``folder``; returns format name to file.
+
+    With a judge design, the per-form files are keyed ``form-NN/FORMAT``.
+    """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     for name in formats:
-        exporter = EXPORTERS[name]
-        path = folder / exporter.filename
-        write_text_atomic(path, exporter.write(questionnaire, options or ExportOptions()))
-        written[name] = path
+        for relative, text in export_texts(questionnaire, name, options).items():
+            path = folder / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(path, text)
+            form = relative.split("/")[0] + "/" if "/" in relative else ""
+            written[form + name] = path
     return written

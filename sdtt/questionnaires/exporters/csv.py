@@ -3,8 +3,12 @@
 One row per thing shown, in order: the instructions, each demographic question, each
 chat line of each pair, each pair's questions, the strategy question. Choice questions
 list their options as ``code=label`` separated by ``|``. Texts are plain (not escaped):
-whoever builds a web survey from this table must escape them for HTML. Answers collected
-with such a tool come back through the generic CSV import (``judge_id,question,answer``).
+whoever builds a web survey from this table must escape them for HTML. A text that a
+spreadsheet would run as a formula (it starts with ``=``, ``+``, ``-``, ``@``, a tab or a
+carriage return) or that starts with an apostrophe gets a leading apostrophe
+(:func:`sdtt.spreadsheet.safe_cell`); :func:`sdtt.spreadsheet.restore_cell` removes it.
+Answers collected with such a tool come back through the generic CSV import
+(``judge_id,question,answer``).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import io
 
 from sdtt.questionnaires.layout import SPEAKER_LABELS
 from sdtt.questionnaires.questionnaire import Question, Questionnaire
+from sdtt.spreadsheet import safe_cell
 
 FILENAME = "questionnaire.csv"
 MEDIA_TYPE = "text/csv"
@@ -78,5 +83,5 @@ def export(questionnaire: Questionnaire) -> str:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=COLUMNS, restval="", lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows({column: safe_cell(value) for column, value in row.items()} for row in rows)
     return buffer.getvalue()

@@ -10,7 +10,9 @@ Every trial's data carries ``role`` (intro, demographics, judgement, topic, stra
 Prolific URL parameters on every row. At the end the page shows a download button for
 the CSV, posts the CSV to ``data_url`` when the export was given one, and links to the
 Prolific completion URL. ``?simulate=data-only`` (or ``visual``) runs jsPsych's
-simulation instead of a judge, for testing.
+simulation instead of a judge, for testing. Under a judge design the page shows one
+form's pairs in the form's order: ``?form=N`` picks form N (give each judge group its own
+link), otherwise a form is drawn at random; rows then carry ``design_form``.
 """
 
 from __future__ import annotations
@@ -118,10 +120,21 @@ _PAGE_SCRIPT = r"""
     }],
     conditional_function: () => jsPsych.evaluateTimelineVariable("topic_labels") !== null,
   };
+  let shown = study.items;
+  if (study.forms.length) {
+    // A judge design: ?form=N picks a form (one link per judge group), else a random one.
+    const asked = parseInt(params.get("form") || "", 10);
+    const index = asked >= 1 && asked <= study.forms.length
+      ? asked - 1 : Math.floor(Math.random() * study.forms.length);
+    const byId = {};
+    for (const item of study.items) { byId[item.id] = item; }
+    shown = study.forms[index].map((id) => byId[id]);
+    jsPsych.data.addProperties({ design_form: index + 1 });
+  }
   timeline.push({
     timeline: [judgement, topic],
-    timeline_variables: study.items,
-    randomize_order: study.randomise_order,
+    timeline_variables: shown,
+    randomize_order: study.randomise_order && !study.forms.length,
   });
   if (study.strategy) {
     timeline.push({
@@ -235,6 +248,7 @@ def study_data(questionnaire: Questionnaire, data_url: str | None = None) -> dic
             _survey_question(q) for q in questionnaire.demographics if q.choices is None
         ],
         "items": items,
+        "forms": [form.items for form in questionnaire.forms],
         "strategy": None
         if questionnaire.strategy is None
         else _survey_question(questionnaire.strategy),

@@ -8,6 +8,9 @@ group per pair (the chats as a text-display question, the judgement and topic ch
 list questions) sharing one randomization group when the study randomises order, and a
 final group with the strategy question.
 
+Texts are HTML (escaped, the title too); no cell starts with a character that makes a
+spreadsheet read it as a formula (see :mod:`sdtt.spreadsheet`).
+
 LimeSurvey reads URL parameters into questions through the survey's "Panel integration"
 settings, which this file cannot carry: map ``PROLIFIC_PID`` to ``prolificpid`` (and so
 on) there after importing.
@@ -18,8 +21,9 @@ from __future__ import annotations
 import csv
 import io
 
-from sdtt.questionnaires.layout import escape_html, pair_html, paragraphs_html, plain_label
+from sdtt.questionnaires.layout import escape_html, pair_html, paragraphs_html
 from sdtt.questionnaires.questionnaire import Question, Questionnaire
+from sdtt.spreadsheet import safe_cell, safe_html_cell
 
 FILENAME = "limesurvey.txt"
 MEDIA_TYPE = "text/tab-separated-values"
@@ -96,7 +100,8 @@ def structure_rows(questionnaire: Questionnaire) -> list[Row]:
         _row("S", name="allowprev", text="N"),
         _row("S", name="questionindex", text="0"),
         _row("S", name="showwelcome", text="Y"),
-        _row("SL", name="surveyls_title", text=plain_label(questionnaire.title), language=LANGUAGE),
+        # LimeSurvey shows the title as HTML and expands {...} in it: escape both.
+        _row("SL", name="surveyls_title", text=escape_html(questionnaire.title), language=LANGUAGE),
         _row("SL", name="surveyls_description", text="", language=LANGUAGE),
         _row(
             "SL",
@@ -176,10 +181,16 @@ def structure_rows(questionnaire: Questionnaire) -> list[Row]:
     return rows
 
 
-def _clean(value: str) -> str:
+HTML_COLUMNS = ("text", "help")
+"""Columns LimeSurvey shows as HTML."""
+
+
+def _clean(column: str, value: str) -> str:
     # The importer reads line by line after normalising line breaks, so a field must
     # not contain one; tabs would split it.
-    return " ".join(value.replace("\t", " ").splitlines())
+    value = " ".join(value.replace("\t", " ").splitlines())
+    # Researchers open this file in spreadsheets too: no cell may start a formula.
+    return safe_html_cell(value) if column in HTML_COLUMNS else safe_cell(value)
 
 
 def export(questionnaire: Questionnaire) -> str:
@@ -196,5 +207,5 @@ def export(questionnaire: Questionnaire) -> str:
     )
     writer.writeheader()
     for row in structure_rows(questionnaire):
-        writer.writerow({key: _clean(value) for key, value in row.items()})
+        writer.writerow({key: _clean(key, value) for key, value in row.items()})
     return buffer.getvalue()

@@ -5,7 +5,11 @@ pair (the chats as a descriptive-text question, the judgement and topic check as
 single-answer multiple-choice questions, and a page timer), and a final block with the
 strategy question. The survey flow captures Prolific's URL parameters as embedded data,
 then shows the pair blocks through a block randomizer (every judge gets every pair, in
-a random order) when the study randomises order.
+a random order) when the study randomises order. Under a judge design, an outer
+randomizer shows each judge ``k`` pairs (evenly presented) and an inner one per pair
+shows one of its two views (bot first or second, evenly); catch pairs follow. Qualtrics
+balances the counts as judges arrive; it cannot keep two pairs that share a conversation
+apart, which the per-form files (``form-NN/qualtrics.qsf``) do.
 
 Question export tags are sdtt's question names, so response columns are the pair ids;
 choice recode values are the option positions (1, 2, ...).
@@ -189,6 +193,51 @@ def _q(qid: str) -> dict[str, str]:
     return {"Type": "Question", "QuestionID": qid}
 
 
+def _design_flow(
+    questionnaire: Questionnaire, nodes: dict[str, dict[str, Any]], builder: _Builder
+) -> list[dict[str, Any]]:
+    """Pair blocks under a judge design, assigned by Qualtrics itself.
+
+    An outer randomizer shows ``k`` pairs per judge, evenly presented; each pair is a
+    group holding a randomizer that shows one of its two views (bot first or second),
+    also evenly. Catch pairs, which every judge gets, follow.
+    """
+    views: dict[str, list[dict[str, Any]]] = {}
+    catches: list[dict[str, Any]] = []
+    for item in questionnaire.items:
+        if item.pair is None:
+            catches.append(nodes[item.id])
+        else:
+            views.setdefault(item.pair, []).append(nodes[item.id])
+    per_judge = len(questionnaire.forms[0].items) - len(catches)
+    groups = []
+    for number, pair_views in enumerate(views.values(), start=1):
+        groups.append(
+            {
+                "Type": "Group",
+                "FlowID": builder.flow_id(),
+                "Description": f"Pair {number}",
+                "Flow": [
+                    {
+                        "Type": "BlockRandomizer",
+                        "FlowID": builder.flow_id(),
+                        "SubSet": 1,
+                        "EvenPresentation": True,
+                        "Flow": pair_views,
+                    }
+                ],
+            }
+        )
+    outer = {
+        "Type": "BlockRandomizer",
+        "FlowID": builder.flow_id(),
+        "SubSet": per_judge,
+        "EvenPresentation": True,
+        "Flow": groups,
+    }
+    return [outer, *catches]
+
+
 def survey_file(questionnaire: Questionnaire) -> dict[str, Any]:
     """The QSF document as a dict."""
     survey_id = qualtrics_id("SV_", questionnaire.id)
@@ -205,6 +254,7 @@ def survey_file(questionnaire: Questionnaire) -> dict[str, Any]:
     blocks.append(_block(intro_id, "Default", "Introduction", intro_elements))
 
     pair_blocks: list[str] = []
+    block_of: dict[str, str] = {}
     for number, item in enumerate(questionnaire.items, start=1):
         elements = [
             _q(builder.text(item.view_name, pair_html(item), f"Pair {number} chats")),
@@ -216,6 +266,7 @@ def survey_file(questionnaire: Questionnaire) -> dict[str, Any]:
         block_id = qualtrics_id("BL_", f"{questionnaire.id}:{item.id}")
         blocks.append(_block(block_id, "Standard", f"Pair {number}", elements))
         pair_blocks.append(block_id)
+        block_of[item.id] = block_id
 
     final_id: str | None = None
     if questionnaire.strategy is not None:
@@ -253,7 +304,13 @@ def survey_file(questionnaire: Questionnaire) -> dict[str, Any]:
         )
     flow.append({"ID": intro_id, "Type": "Block", "FlowID": builder.flow_id()})
     pair_nodes = [{"ID": b, "Type": "Standard", "FlowID": builder.flow_id()} for b in pair_blocks]
-    if questionnaire.randomise_order and len(pair_nodes) > 1:
+    if questionnaire.forms:
+        flow += _design_flow(
+            questionnaire,
+            dict(zip(block_of, pair_nodes, strict=True)),
+            builder,
+        )
+    elif questionnaire.randomise_order and len(pair_nodes) > 1:
         flow.append(
             {
                 "Type": "BlockRandomizer",
@@ -284,7 +341,7 @@ def survey_file(questionnaire: Questionnaire) -> dict[str, Any]:
         "ValidationMessage": "",
         "PreviousButton": "",
         "NextButton": " → ",
-        "SurveyTitle": plain_label(questionnaire.title),
+        "SurveyTitle": escape_html(questionnaire.title),
         "NewScoring": 1,
     }
     if questionnaire.completion_url:
@@ -311,7 +368,8 @@ def survey_file(questionnaire: Questionnaire) -> dict[str, Any]:
     return {
         "SurveyEntry": {
             "SurveyID": survey_id,
-            "SurveyName": plain_label(questionnaire.title),
+            # Qualtrics shows names and titles as HTML and pipes ${...} in them.
+            "SurveyName": escape_html(questionnaire.title),
             "SurveyDescription": None,
             "SurveyOwnerID": "UR_" + survey_id[3:],
             "SurveyBrandID": "",

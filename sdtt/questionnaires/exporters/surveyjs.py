@@ -1,11 +1,14 @@
 """SurveyJS Form Library JSON (``survey-core``): one page per pair.
 
-Pages: instructions, demographics ("about"), one page per pair (the two chats as an
-``html`` element, the judgement and the topic check as ``radiogroup`` questions), then
-the strategy question ("final"). Page names are the pair ids plus ``page``, so a host
-page can time each pair. SurveyJS itself cannot read URL parameters or shuffle pages;
-the host script ``questionnaires/surveyjs-host.js`` does both and stores the Prolific
-ids and seconds per page in the results, which the importer reads.
+Pages: instructions, demographics ("about", one panel), the pairs ("pairs": one panel
+per pair holding the two chats as an ``html`` element and the judgement and topic check
+as ``radiogroup`` questions), then the strategy question ("final"). The survey shows one
+panel per screen (``questionsOnPageMode: questionPerPage``) and, when the study
+randomises order, the pairs page has ``questionOrder: random``, so SurveyJS alone shows
+each judge the pairs in a new order. Pair panels are named pair id plus ``page``, so a
+host page can time each pair. SurveyJS cannot read URL parameters; the host script
+``questionnaires/surveyjs-host.js`` does that and stores the Prolific ids and seconds per
+pair in the results, which the importer reads.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ from sdtt.questionnaires.questionnaire import Question, Questionnaire
 FILENAME = "surveyjs.json"
 MEDIA_TYPE = "application/json"
 PAGE_SUFFIX = "page"
-"""A pair's page is named pair id + this (page and question names must all differ)."""
+"""A pair's panel is named pair id + this (page, panel and question names must all differ)."""
+PAIRS_PAGE = "pairs"
+DEMOGRAPHICS_PANEL = "demographics"
 TIMES_KEY = "page_seconds"
 """Result key under which the host page stores seconds spent per page."""
 
@@ -50,10 +55,17 @@ def survey_definition(questionnaire: Questionnaire) -> dict[str, Any]:
         pages.append(
             {
                 "name": "about",
-                "title": "About you",
-                "elements": [_question(q) for q in questionnaire.demographics],
+                "elements": [
+                    {
+                        "type": "panel",
+                        "name": DEMOGRAPHICS_PANEL,
+                        "title": "About you",
+                        "elements": [_question(q) for q in questionnaire.demographics],
+                    }
+                ],
             }
         )
+    panels = []
     for number, item in enumerate(questionnaire.items, start=1):
         elements = [
             {"type": "html", "name": item.view_name, "html": pair_html(item)},
@@ -61,19 +73,34 @@ def survey_definition(questionnaire: Questionnaire) -> dict[str, Any]:
         ]
         if item.topic is not None:
             elements.append(_question(item.topic))
-        pages.append(
+        panels.append(
             {
+                "type": "panel",
                 "name": item.id + PAGE_SUFFIX,
-                "title": f"Pair {number} of {len(questionnaire.items)}",
+                "title": "Pair of chats"
+                if questionnaire.randomise_order
+                else f"Pair {number} of {len(questionnaire.items)}",
+                # Keeps the chats above their questions when the pairs are shuffled.
+                "questionOrder": "initial",
                 "elements": elements,
             }
         )
+    pages.append(
+        {
+            "name": PAIRS_PAGE,
+            "questionOrder": "random" if questionnaire.randomise_order else "initial",
+            "elements": panels,
+        }
+    )
     if questionnaire.strategy is not None:
         pages.append({"name": "final", "elements": [_question(questionnaire.strategy)]})
     survey: dict[str, Any] = {
         "title": plain_label(questionnaire.title),
         "showQuestionNumbers": "off",
         "showProgressBar": True,
+        # One panel (a pair, or the demographics) per screen, so that SurveyJS itself
+        # can shuffle the pairs: it shuffles elements within a page, never pages.
+        "questionsOnPageMode": "questionPerPage",
         "pages": pages,
         "completedHtml": paragraphs_html(questionnaire.end_text),
     }

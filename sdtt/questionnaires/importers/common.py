@@ -19,7 +19,8 @@ from pathlib import Path
 from sdtt.errors import InputError
 from sdtt.files import read_file_bytes
 from sdtt.questionnaires.judgements import Judgement
-from sdtt.questionnaires.questionnaire import AnswerKey, Question, Questionnaire
+from sdtt.questionnaires.questionnaire import AnswerKey, PairItem, Question, Questionnaire
+from sdtt.spreadsheet import restore_cell
 
 
 @dataclass
@@ -81,6 +82,27 @@ def resolve_choice(question: Question, raw: str, *, numeric: bool, where: str) -
     )
 
 
+def _answered(respondent: JudgeAnswers, item: PairItem) -> bool:
+    names = [item.id] if item.topic is None else [item.id, item.topic.name]
+    return any(respondent.answers.get(name, "").strip() for name in names)
+
+
+def _shown_views(
+    questionnaire: Questionnaire, key: AnswerKey, respondent: JudgeAnswers
+) -> set[str]:
+    """The design views a respondent was shown: those of the one form that holds all they
+    answered (so a skipped pair counts as "no answer"), else just those they answered
+    (when the tool picked the pairs itself, as Qualtrics' randomizers do)."""
+    answered = {
+        item.id
+        for item in questionnaire.items
+        if item.id in key.items and key.items[item.id].pair is not None
+        if _answered(respondent, item)
+    }
+    forms = [set(form.items) for form in questionnaire.forms if answered <= set(form.items)]
+    return forms[0] if answered and len(forms) == 1 else answered
+
+
 def _label(question: Question, code: str | None) -> str | None:
     if code is None:
         return None
@@ -126,8 +148,12 @@ def score(
         rows = []
         catch_errors = 0
         topic_errors = 0
+        shown = _shown_views(questionnaire, key, respondent)
         for item in questionnaire.items:
             truth = key.items[item.id]
+            if truth.pair is not None and item.id not in shown:
+                # Under a judge design each judge sees only their form's pairs.
+                continue
             choice = resolve_choice(
                 item.judgement, respondent.answers.get(item.id, ""), numeric=numeric, where=where
             )
@@ -183,7 +209,7 @@ def score(
                     study=key.study,
                     judge_id=respondent.judge_id,
                     judge_type="human",
-                    pair_id=item.id,
+                    pair_id=truth.pair or item.id,
                     pair_kind=truth.kind,
                     x_turns=truth.x_turns,
                     pseudo_turns=truth.pseudo_turns,
@@ -223,8 +249,15 @@ def read_text(path: str | Path) -> str:
 
 
 def read_csv_rows(path: str | Path, *, delimiters: str = ",;\t") -> list[list[str]]:
-    """All rows of a CSV file, the delimiter guessed from the first line."""
+    """All rows of a CSV file, the delimiter guessed from the first line.
+
+    Cells that sdtt (or a careful tool) marked with an apostrophe so that spreadsheets do
+    not run them as formulas come back without the mark (:func:`restore_cell`).
+    """
     text = read_text(path)
     first = text.split("\n", 1)[0]
     delimiter = max(delimiters, key=first.count) if first else ","
-    return list(csv.reader(io.StringIO(text), delimiter=delimiter))
+    return [
+        [restore_cell(cell) for cell in row]
+        for row in csv.reader(io.StringIO(text), delimiter=delimiter)
+    ]

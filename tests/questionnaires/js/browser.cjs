@@ -3,7 +3,9 @@
 //
 // TASKS.json: {
 //   "surveyjs": {"json": FILE, "host": FILE, "runs": [{"params": "?PROLIFIC_PID=x",
-//                "choice": "A"}]},          // click through the real SurveyJS UI
+//                "choice": "A", "seed": 3, "standalone": true}]},
+//                // click through the real SurveyJS UI; "seed" fixes SurveyJS's shuffle,
+//                // "standalone" runs the JSON without sdtt's host script
 //   "jspsych": {"page": FILE, "simulate": [QUERY, ...], "click": [QUERY, ...]},
 //   "pages": [FILE, ...],                   // static pages: just load and inspect
 //   "fragments": [HTML, ...]                // HTML fragments put into a blank page
@@ -57,19 +59,35 @@ async function runSurveyJs(context, task) {
     await page.addStyleTag({ path: path.join(MODULES, "survey-core/survey-core.fontless.css") });
     await page.addScriptTag({ path: path.join(MODULES, "survey-core/survey.core.js") });
     await page.addScriptTag({ path: path.join(MODULES, "survey-js-ui/survey-js-ui.js") });
-    await page.addScriptTag({ path: task.host });
-    await page.evaluate((surveyJson) => {
-      window.surveyResult = null;
-      window.survey = runStudySurvey(surveyJson, document.getElementById("surveyElement"),
-        (result) => { window.surveyResult = result; });
-    }, json);
+    if (run.standalone) {
+      // The exported JSON alone, as any SurveyJS page would run it (no sdtt host script).
+      await page.evaluate(([surveyJson, seed]) => {
+        window.surveyResult = null;
+        delete surveyJson.navigateToUrl;  // stay on the page to read the result
+        const survey = new Survey.Model(surveyJson);
+        if (seed !== null) { survey.randomSeed = seed; }
+        survey.onComplete.add((sender) => { window.surveyResult = sender.data; });
+        survey.render(document.getElementById("surveyElement"));
+        window.survey = survey;
+      }, [json, run.seed === undefined ? null : run.seed]);
+    } else {
+      await page.addScriptTag({ path: task.host });
+      await page.evaluate(([surveyJson, seed]) => {
+        window.surveyResult = null;
+        window.survey = runStudySurvey(surveyJson, document.getElementById("surveyElement"),
+          (result) => { window.surveyResult = result; });
+        if (seed !== null) { window.survey.randomSeed = seed; }
+      }, [json, run.seed === undefined ? null : run.seed]);
+    }
     const pages = [];
     const texts = [];
     for (let step = 0; step < 200; step++) {
       await page.waitForSelector(".sd-root-modern, .sd-completedpage", { timeout: 10000 });
       if (await page.evaluate(() => window.surveyResult !== null)) { break; }
       const seen = await page.evaluate(() => {
-        const out = { name: window.survey.currentPage.name, radiogroups: [], texts: [] };
+        // One panel per screen: the current element names it (a pair's panel, say).
+        const name = window.survey.currentElementName || window.survey.currentPage.name;
+        const out = { name, radiogroups: [], texts: [] };
         for (const q of document.querySelectorAll(".sd-question[data-name]")) {
           const name = q.getAttribute("data-name");
           if (q.querySelector("input[type=radio]")) { out.radiogroups.push(name); }
@@ -171,7 +189,13 @@ async function main() {
   try {
     const context = await browser.newContext();
     if (tasks.surveyjs) { report.surveyjs = await runSurveyJs(context, tasks.surveyjs); }
+    if (tasks.surveyjs_standalone) {
+      report.surveyjs_standalone = await runSurveyJs(context, tasks.surveyjs_standalone);
+    }
     if (tasks.jspsych) { report.jspsych = await runJsPsych(context, tasks.jspsych); }
+    if (tasks.jspsych_design) {
+      report.jspsych_design = await runJsPsych(context, tasks.jspsych_design);
+    }
     report.pages = [];
     for (const file of tasks.pages || []) {
       const { page, errors, blocked } = await newPage(context);
