@@ -21,6 +21,7 @@ from rich.markup import escape
 from sdtt import __version__
 from sdtt.errors import SdttError
 from sdtt.personas.privacy import PrivacyWarning
+from sdtt.redact import printable, redact_text
 
 COMMAND_MODULES: tuple[str, ...] = (
     "demo",
@@ -76,7 +77,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("once", PrivacyWarning)
             code: int = args.func(args)
     except SdttError as error:
-        Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {escape(str(error))}")
+        Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {_shown(str(error))}")
+        return EXIT_USER_ERROR
+    except OSError as error:
+        if error.filename is None:
+            raise
+        # A file-system failure no check foresaw (disk full, permissions changed
+        # mid-run): say which file, not where in sdtt it happened.
+        reason = error.strerror or type(error).__name__
+        Console(stderr=True, highlight=False).print(
+            f"[bold red]error:[/] {_shown(str(error.filename))}: {escape(reason)}."
+        )
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         Console(stderr=True).print("interrupted; everything written so far is kept.")
@@ -93,7 +104,12 @@ def _print_warning(
     line: str | None = None,
 ) -> None:
     # Warnings meant for the user read like errors do: one paragraph, no source line.
-    Console(stderr=True, highlight=False).print(f"[bold yellow]warning:[/] {escape(str(message))}")
+    Console(stderr=True, highlight=False).print(f"[bold yellow]warning:[/] {_shown(str(message))}")
+
+
+def _shown(text: str) -> str:
+    # Messages quote paths, URLs and file contents: no credentials, no control codes.
+    return escape(printable(redact_text(text)))
 
 
 if __name__ == "__main__":

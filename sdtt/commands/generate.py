@@ -19,6 +19,7 @@ from rich.markup import escape
 
 from sdtt.commands.common import add_base_url_argument
 from sdtt.errors import ConfigError
+from sdtt.files import output_folder
 from sdtt.generate.plan import PlanSettings, grid_specs, load_topic_list, read_plan
 from sdtt.generate.progress import RichProgress, summary_table
 from sdtt.generate.records import DEFAULT_MAX_TOKENS, DEFAULT_TURNS_PER_TOPIC, MODES, ChainSpec
@@ -167,9 +168,12 @@ def run(args: argparse.Namespace) -> int:
             console.print(f"{escape(str(chain_path(out, spec)))}  ({spec.total_turns} turns)")
         console.print(f"{len(specs)} chain(s); nothing was called (--dry-run).")
         return 0
+    output_folder(out)
     options: dict[str, Any] = {}
     if args.base_url:
         options["base_url"] = args.base_url
+    if args.api_key_env:
+        options["api_key_env"] = args.api_key_env
     models: dict[str, Model] = {}
 
     def model_for(name: str) -> Model:

@@ -13,6 +13,7 @@ from rich.table import Table
 from sdtt.analysis.format import percent
 from sdtt.commands.common import add_base_url_argument
 from sdtt.errors import InputError
+from sdtt.files import output_file
 from sdtt.judges.classifier import (
     DEFAULT_FEATURE_SETS,
     FEATURE_SETS,
@@ -116,13 +117,14 @@ def judge_study(
     orders: OrderPolicy = "both",
     seed: int = 0,
     base_url: str | None = None,
+    api_key_env: str | None = None,
 ) -> list[Judgement]:
     """Run one LLM judge over a study folder and return its judgements."""
     questionnaire = load_questionnaire(study)
     key = load_key(study, questionnaire)
 
     async def main() -> list[Judgement]:
-        async with get_model(model_name, base_url=base_url) as model:
+        async with get_model(model_name, base_url=base_url, api_key_env=api_key_env) as model:
             return await run_llm_judge(
                 model,
                 questionnaire,
@@ -173,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
             "say which judge to use.", hint="Give --model provider/model or --classifier."
         )
     console = Console(highlight=False)
-    out: Path = args.out or args.study / DEFAULT_OUT
+    out: Path = output_file(args.out or args.study / DEFAULT_OUT)
     with console.status(f"{args.model} is judging..."):
         judgements = judge_study(
             args.study,
@@ -185,6 +187,7 @@ def run(args: argparse.Namespace) -> int:
             orders=args.orders,
             seed=args.seed,
             base_url=args.base_url,
+            api_key_env=args.api_key_env,
         )
     if out.exists():
         append_judgements(out, judgements)

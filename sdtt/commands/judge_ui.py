@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from sdtt.files import output_file
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 
 
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     questionnaire = load_questionnaire(args.study)
     key = load_key(args.study, questionnaire)
     judge_id = args.judge or f"lab-{uuid.uuid4().hex[:8]}"
-    out = args.out or Path(args.study) / "judgements-lab.jsonl"
+    out = output_file(args.out or Path(args.study) / "judgements-lab.jsonl")
     result = JudgeApp(questionnaire, key, judge_id=judge_id, out=out).run()
     console = Console(highlight=False)
     if result is None:

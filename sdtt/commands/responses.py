@@ -8,6 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from sdtt.files import output_file
 from sdtt.questionnaires.importers import READERS, import_responses
 from sdtt.questionnaires.judgements import append_judgements, read_judgements, write_judgements
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
@@ -66,6 +67,7 @@ def _help(parser: argparse.ArgumentParser) -> int:
 def run_import(args: argparse.Namespace) -> int:
     """Import answer files."""
     console = Console(highlight=False)
+    output_file(args.out)
     questionnaire = load_questionnaire(args.study)
     key = load_key(args.study, questionnaire)
     known: set[str] = set()

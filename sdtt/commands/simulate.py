@@ -16,7 +16,7 @@ from rich.markup import escape
 from sdtt.commands.common import add_base_url_argument
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.render import format_time
-from sdtt.display import SIDE_STYLES
+from sdtt.display import SIDE_STYLES, terminal_text
 from sdtt.engine.events import ErrorEvent, Event, MessageDropped, MessageSent, UserMessage
 from sdtt.engine.interrogator import (
     ScriptExhaustedError,
@@ -34,6 +34,7 @@ from sdtt.engine.simulate import (
     run_simulated_chat,
 )
 from sdtt.errors import ConfigError
+from sdtt.files import output_folder
 from sdtt.generate.chainfile import load_pseudo_messages
 from sdtt.models.base import GenerateConfig
 from sdtt.models.model import Model
@@ -67,7 +68,8 @@ class ConsoleSink:
         if self.errors_of is not None:
             if isinstance(event, ErrorEvent) and event.kind != ScriptExhaustedError.__name__:
                 self.console.print(
-                    f"[yellow]{self.errors_of} error ({event.kind}): {escape(event.message)}[/]"
+                    f"[yellow]{self.errors_of} error ({event.kind}): "
+                    f"{terminal_text(event.message)}[/]"
                 )
             return
         if isinstance(event, UserMessage | MessageSent):
@@ -75,14 +77,17 @@ class ConsoleSink:
             label = self.labels[side].ljust(self.width)
             self.console.print(
                 f"[dim]{format_time(event.time)} {event.clock:7.1f}s[/] "
-                f"[{SIDE_STYLES[side]}]{escape(label)}[/] {escape(event.text)}"
+                f"[{SIDE_STYLES[side]}]{terminal_text(label)}[/] {terminal_text(event.text)}"
             )
         elif isinstance(event, MessageDropped):
             self.console.print(
-                f"[dim]{' ' * 28}(dropped: {escape(event.text)!s} - {escape(event.reason)})[/]"
+                f"[dim]{' ' * 28}(dropped: {terminal_text(event.text)} - "
+                f"{terminal_text(event.reason)})[/]"
             )
         elif isinstance(event, ErrorEvent):
-            self.console.print(f"[yellow]bot error ({event.kind}): {escape(event.message)}[/]")
+            self.console.print(
+                f"[yellow]bot error ({event.kind}): {terminal_text(event.message)}[/]"
+            )
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -193,6 +198,7 @@ def _pseudo_messages(path: Path | None) -> list[Message]:
 def run(args: argparse.Namespace) -> int:
     """Run ``sdtt simulate`` from parsed arguments."""
     _check(args)
+    output_folder(args.out)
     console = Console(highlight=False)
     persona = find_persona(args.persona)
     pseudo = _pseudo_messages(args.pseudo)
@@ -223,7 +229,7 @@ def run(args: argparse.Namespace) -> int:
         "virtual_clock": args.virtual_clock,
     }
     console.print(
-        f"[bold]sdtt simulate[/] {session_id}: persona [bold]{escape(persona.name)}[/] on "
+        f"[bold]sdtt simulate[/] {session_id}: persona [bold]{terminal_text(persona.name)}[/] on "
         f"{escape(args.model)}, interrogator {escape(interrogator_name)}, {args.mode}, "
         f"{args.turns} turn(s){', virtual clock' if args.virtual_clock else ''}"
     )
@@ -234,7 +240,11 @@ def run(args: argparse.Namespace) -> int:
             loading = console.status(f"loading {args.model}...")
             with nullcontext() if args.quiet else loading:
                 bot_model = get_model(
-                    args.model, config=config, seed=args.seed, base_url=args.base_url
+                    args.model,
+                    config=config,
+                    seed=args.seed,
+                    base_url=args.base_url,
+                    api_key_env=args.api_key_env,
                 )
                 models.append(bot_model)
                 interrogator = _interrogator(args, persona, config, models)

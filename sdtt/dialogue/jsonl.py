@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -18,7 +18,7 @@ import jsonlines
 from pydantic import BaseModel
 
 from sdtt.errors import InputError
-from sdtt.files import read_file_bytes
+from sdtt.files import loads_json, read_file_bytes
 
 Record = Mapping[str, Any]
 
@@ -86,13 +86,17 @@ class JsonlWriter:
 
 
 def read_jsonl(
-    path: str | Path, *, allow_partial_tail: bool = True
+    path: str | Path,
+    *,
+    allow_partial_tail: bool = True,
+    on_partial_tail: Callable[[int], None] | None = None,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, record)`` for each record of a JSONL file.
 
     Blank lines are skipped. A malformed line raises :class:`InputError` naming the file
     and line, except an unterminated last line when ``allow_partial_tail`` is set: that is
-    the record a crash interrupted, and it is skipped.
+    the record a crash interrupted, and it is skipped (after calling ``on_partial_tail``
+    with its line number, so a reader can warn that the file may be incomplete).
     """
     path = Path(path)
     raw = read_file_bytes(path)
@@ -112,10 +116,12 @@ def read_jsonl(
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = loads_json(line)
         except json.JSONDecodeError as error:
             is_tail = index == len(lines) and not ends_cleanly
             if is_tail and allow_partial_tail:
+                if on_partial_tail is not None:
+                    on_partial_tail(index)
                 return
             raise InputError(
                 f"is not valid JSON ({error.msg} at column {error.colno}).",

@@ -9,6 +9,7 @@ marked, never dropped, so every analysis can say how many judgements it left out
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal, Self
@@ -17,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
 from sdtt.dialogue.store import check_version, validate_record
+from sdtt.errors import IncompleteFileWarning
 
 JUDGEMENT_VERSION = 1
 """Format version of judgement records; bump on breaking changes."""
@@ -118,7 +120,17 @@ def append_judgements(path: str | Path, judgements: Iterable[Judgement]) -> int:
 def read_judgements(path: str | Path) -> list[Judgement]:
     """Read a judgement file; a bad record raises :class:`InputError` with its line."""
     judgements: list[Judgement] = []
-    for line, record in read_jsonl(path):
+
+    def warn_cut(line: int) -> None:
+        warnings.warn(
+            IncompleteFileWarning(
+                f"{path}:{line}: the last judgement is cut off and was left out; if the file "
+                "was copied or downloaded, it may be incomplete: check it against the original."
+            ),
+            stacklevel=3,
+        )
+
+    for line, record in read_jsonl(path, on_partial_tail=warn_cut):
         check_version(record, JUDGEMENT_VERSION, path, line, what="judgement format")
         judgements.append(validate_record(Judgement, record, path, line))
     return judgements

@@ -223,6 +223,16 @@ def read_text(path: str | Path) -> str:
 def read_csv_rows(path: str | Path, *, delimiters: str = ",;\t") -> list[list[str]]:
     """All rows of a CSV file, the delimiter guessed from the first line."""
     text = read_text(path)
-    first = text.split("\n", 1)[0]
+    first = next(iter(text.splitlines()), "")
     delimiter = max(delimiters, key=first.count) if first else ","
-    return list(csv.reader(io.StringIO(text), delimiter=delimiter))
+    # newline="" lets the csv module see every line ending (CR-only files included).
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        return list(reader)
+    except csv.Error as error:
+        raise InputError(
+            f"is not valid CSV ({error}).",
+            path=path,
+            line=reader.line_num or None,
+            hint="Export the responses from the survey tool again.",
+        ) from None
