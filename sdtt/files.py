@@ -76,6 +76,10 @@ def _deepest(text: str, token: re.Pattern[str]) -> int:
     return position
 
 
+class JsonTooComplexError(json.JSONDecodeError):
+    """JSON nested too deeply, or holding an integer too long for Python to read."""
+
+
 def loads_json(text: str) -> Any:
     """``json.loads``, with absurd nesting and over-long integers as ``JSONDecodeError``.
 
@@ -92,10 +96,10 @@ def loads_json(text: str) -> Any:
     except ValueError as error:
         long_number = _LONG_NUMBER.search(text)
         if long_number is None:
-            raise json.JSONDecodeError(str(error), text, 0) from None
+            raise JsonTooComplexError(str(error), text, 0) from None
         problem = f"a number has more than {MAX_INT_DIGITS} digits"
         position = long_number.start()
-    raise json.JSONDecodeError(problem, text, position) from None
+    raise JsonTooComplexError(problem, text, position) from None
 
 
 class TomlTooComplexError(tomllib.TOMLDecodeError):

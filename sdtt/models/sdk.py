@@ -215,17 +215,11 @@ def availability(
     if util.find_spec(package) is None:
         return False, f"the {package} package is not installed: pip install {package}"
     sdk = f"{package} {metadata.version(package)} installed"
-    hosts = ", ".join(sorted(own_hosts))
-    key_policy = (
-        f"{key_env} is sent only to {hosts}; another --base-url gets no key unless "
-        "--api-key-env NAME names one for it"
-    )
     base_url = os.environ.get(base_url_env)
     if base_url and not is_own_host(base_url, own_hosts):
         return True, (
-            f"{sdk}; {base_url_env} is set ({base_url_note}; {key_env} is not sent there "
-            "unless --api-key-env names it)"
+            f"{sdk}; {base_url_env} is set ({base_url_note}; {key_env} is not sent there)"
         )
     if os.environ.get(key_env):
-        return True, f"{sdk}; {key_env} is set ({key_policy})"
-    return False, f"{sdk}, but {key_env} is not set: {no_key_hint} ({key_policy})"
+        return True, f"{sdk}; {key_env} is set (sent only to {', '.join(sorted(own_hosts))})"
+    return False, f"{sdk}, but {key_env} is not set: {no_key_hint}"

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sdtt.errors import InputError
-from sdtt.files import loads_json
+from sdtt.files import JsonTooComplexError, loads_json
 from sdtt.questionnaires.exporters.surveyjs import PAGE_SUFFIX, TIMES_KEY
 from sdtt.questionnaires.importers.common import JudgeAnswers, read_text
 from sdtt.questionnaires.questionnaire import Questionnaire
@@ -27,6 +27,10 @@ def _results(path: Path) -> list[tuple[str, dict[str, Any]]]:
     text = read_text(path).strip()
     try:
         data = loads_json(text) if text else []
+    except JsonTooComplexError as error:
+        raise InputError(
+            f"is not valid JSON ({error.msg}).", path=path, line=error.lineno
+        ) from None
     except json.JSONDecodeError:
         data = []
         for number, line in enumerate(text.splitlines(), start=1):
