@@ -22,6 +22,14 @@ from tests.questionnaires.helpers import bots, fixture_study, humans
 
 PERSONA = Path(__file__).parents[2] / "sdtt" / "data" / "personas" / "chitchat-32b20fa3.jsonl"
 QUESTIONNAIRE_FIXTURES = Path(__file__).parents[1] / "questionnaires" / "fixtures"
+EXPORT_FIXTURES = Path(__file__).parents[1] / "personas" / "importers" / "fixtures"
+CHAT_EXPORTS = {
+    "whatsapp": "whatsapp/android_eu.txt",
+    "telegram": "telegram/full_export.json",
+    "discord": "discord/dm.json",
+    "csv": "tabular/chat.csv",
+    "jsonl": "tabular/chat.jsonl",
+}
 RESPONSE_FILES = {
     "surveyjs": "surveyjs-results.json",
     "qualtrics": "qualtrics-responses.csv",
@@ -90,6 +98,9 @@ def write_inputs(folder: Path) -> dict[str, Path]:
     for name, file in RESPONSE_FILES.items():
         files[f"responses_{name}"] = folder / file
         shutil.copyfile(QUESTIONNAIRE_FIXTURES / file, files[f"responses_{name}"])
+    for name, file in CHAT_EXPORTS.items():
+        files[f"export_{name}"] = folder / f"export-{name}{Path(file).suffix}"
+        shutil.copyfile(EXPORT_FIXTURES / file, files[f"export_{name}"])
     result = import_responses([files["responses_csv"]], "csv", study.questionnaire, study.key)
     files["judgements"] = folder / "judgements.jsonl"
     write_judgements(files["judgements"], result.judgements)
