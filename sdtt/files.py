@@ -54,6 +54,9 @@ def load_settings_file(path: Path, *, what: str, toml_hint: str | None = None) -
         raise InputError(f"is not valid TOML ({error}).", path=path, hint=toml_hint) from None
 
 
+MAX_DEPTH = 100
+"""Deepest nesting of lists and objects sdtt reads; its own files stay below 10. Deeper
+values would fail later, when they are validated or written again."""
 # Python refuses to turn longer digit strings into an int (CVE-2020-10735); 0 means no limit.
 MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300
 _LONG_NUMBER = re.compile(rf"\d{{{MAX_INT_DIGITS + 1},}}")
@@ -88,7 +91,7 @@ def loads_json(text: str) -> Any:
     column where the problem is) every caller's usual error message covers them.
     """
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError:
         raise
     except RecursionError:
@@ -99,7 +102,26 @@ def loads_json(text: str) -> Any:
             raise JsonTooComplexError(str(error), text, 0) from None
         problem = f"a number has more than {MAX_INT_DIGITS} digits"
         position = long_number.start()
+    else:
+        # Counting brackets is cheap and rules out deep nesting for almost every record.
+        if text.count("[") + text.count("{") <= MAX_DEPTH or _depth(value) <= MAX_DEPTH:
+            return value
+        problem, position = "nested too deeply", _deepest(text, _JSON_TOKEN)
     raise JsonTooComplexError(problem, text, position) from None
+
+
+def _depth(value: Any) -> int:
+    """How deeply lists and objects nest in ``value`` (a scalar is 0), without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            deepest = max(deepest, depth + 1)
+            stack.extend((child, depth + 1) for child in item)
+    return deepest
 
 
 class TomlTooComplexError(tomllib.TOMLDecodeError):
@@ -114,7 +136,7 @@ class TomlTooComplexError(tomllib.TOMLDecodeError):
 def loads_toml(text: str) -> Any:
     """``tomllib.loads``, with absurd nesting and over-long integers as TOML errors."""
     try:
-        return tomllib.loads(text)
+        value = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         raise
     except RecursionError:
@@ -125,6 +147,10 @@ def loads_toml(text: str) -> Any:
             raise tomllib.TOMLDecodeError(str(error)) from None
         problem = f"a number has more than {MAX_INT_DIGITS} digits"
         position = long_number.start()
+    else:
+        if _depth(value) <= MAX_DEPTH:
+            return value
+        problem, position = "nested too deeply", _deepest(text, _TOML_TOKEN)
     raise TomlTooComplexError(problem, text.count("\n", 0, position) + 1) from None
 
 

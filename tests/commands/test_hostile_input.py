@@ -320,3 +320,18 @@ def test_a_judgement_file_cut_in_half_is_scored_with_a_warning(inputs: dict[str,
     assert outcome.code == 0, outcome.text
     assert outcome.err.startswith("warning: "), outcome.err
     assert "judgements.jsonl:" in outcome.text and "the last judgement is cut off" in outcome.text
+
+
+def test_nesting_python_can_parse_but_sdtt_cannot_write_back_is_refused(
+    inputs: dict[str, Path],
+) -> None:
+    # 150 levels parse, but the conversation's metadata would later fail to be written
+    # into the answer key.
+    path = inputs["transcript"]
+    lines = path.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    header["meta"] = {"x": json.loads("[" * 150 + "]" * 150)}
+    lines[0] = json.dumps(header)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    outcome = run(*JSONL_READERS["questionnaire build --bot"][1](inputs))
+    one_line_error(outcome, path, ":1:", "nested too deeply")
