@@ -23,6 +23,7 @@ from sdtt import __version__
 from sdtt.errors import SdttError
 from sdtt.personas.privacy import PrivacyWarning
 from sdtt.questionnaires.judgements import RepeatedJudgementWarning
+from sdtt.redact import printable, redact_text
 
 COMMAND_MODULES: tuple[str, ...] = (
     "demo",
@@ -91,7 +92,17 @@ def _run(argv: Sequence[str] | None) -> int:
             warnings.simplefilter("once", RepeatedJudgementWarning)
             code: int = args.func(args)
     except SdttError as error:
-        Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {escape(str(error))}")
+        Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {_shown(str(error))}")
+        return EXIT_USER_ERROR
+    except OSError as error:
+        if error.filename is None:
+            raise
+        # A file-system failure no check foresaw (disk full, permissions changed
+        # mid-run): say which file, not where in sdtt it happened.
+        reason = error.strerror or type(error).__name__
+        Console(stderr=True, highlight=False).print(
+            f"[bold red]error:[/] {_shown(str(error.filename))}: {escape(reason)}."
+        )
         return EXIT_USER_ERROR
     return code
 
@@ -111,7 +122,12 @@ def _print_warning(
     line: str | None = None,
 ) -> None:
     # Warnings meant for the user read like errors do: one paragraph, no source line.
-    Console(stderr=True, highlight=False).print(f"[bold yellow]warning:[/] {escape(str(message))}")
+    Console(stderr=True, highlight=False).print(f"[bold yellow]warning:[/] {_shown(str(message))}")
+
+
+def _shown(text: str) -> str:
+    # Messages quote paths, URLs and file contents: no credentials, no control codes.
+    return escape(printable(redact_text(text)))
 
 
 if __name__ == "__main__":

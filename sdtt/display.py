@@ -10,8 +10,19 @@ from rich.markup import escape
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.render import format_time
 from sdtt.models.base import ModelOutput, Usage
+from sdtt.redact import printable
 
 SIDE_STYLES = {"user": "bold cyan", "response": "bold magenta"}
+
+
+def terminal_text(text: str) -> str:
+    """``text`` made safe to print with Rich: no control characters, markup escaped.
+
+    For everything sdtt did not write itself (chat text, names, model output): escape
+    sequences in it could otherwise retitle the terminal or clear it, and brackets would
+    be read as Rich markup.
+    """
+    return escape(printable(text))
 
 
 def print_conversation(
@@ -28,7 +39,8 @@ def print_conversation(
         label = labels[message.side].ljust(width)
         console.print(
             f"[dim]{format_time(message.time)}[/] "
-            f"[{SIDE_STYLES[message.side]}]{escape(label)}[/] {escape(message.text)}"
+            f"[{SIDE_STYLES[message.side]}]{terminal_text(label)}[/] "
+            f"{terminal_text(message.text)}"
         )
 
 

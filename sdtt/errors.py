@@ -111,3 +111,7 @@ class BadRequestError(ProviderError):
 
 class ProviderUnavailableError(ModelError):
     """A provider cannot be used here: SDK missing, key unset, or weights absent."""
+
+
+class IncompleteFileWarning(UserWarning):
+    """A file ends in a cut-off record: it was copied, downloaded or written incompletely."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -34,12 +36,20 @@ def load_settings_file(path: Path, *, what: str, toml_hint: str | None = None) -
     raw = read_file_bytes(path, what=what)
     try:
         text = raw.decode("utf-8-sig")
-        return json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
     except UnicodeDecodeError:
         raise InputError("is not UTF-8 text.", path=path) from None
-    except json.JSONDecodeError as error:
+    if path.suffix.lower() == ".json":
+        try:
+            return loads_json(text)
+        except json.JSONDecodeError as error:
+            raise InputError(
+                f"is not valid JSON ({error.msg}).", path=path, line=error.lineno
+            ) from None
+    try:
+        return loads_toml(text)
+    except TomlTooComplexError as error:
         raise InputError(
-            f"is not valid JSON ({error.msg}).", path=path, line=error.lineno
+            f"is not valid TOML ({error.problem}).", path=path, line=error.line, hint=toml_hint
         ) from None
     except tomllib.TOMLDecodeError as error:
         raise InputError(f"is not valid TOML ({error}).", path=path, hint=toml_hint) from None
@@ -54,3 +64,160 @@ def write_text_atomic(path: Path, text: str) -> None:
     partial = path.with_name(path.name + ".partial")
     partial.write_text(text, encoding="utf-8")
     os.replace(partial, path)
+
+
+MAX_DEPTH = 100
+"""Deepest nesting of lists and objects sdtt reads; its own files stay below 10. Deeper
+values would fail later, when they are validated or written again."""
+# Python refuses to turn longer digit strings into an int (CVE-2020-10735); 0 means no limit.
+MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300
+_LONG_NUMBER = re.compile(rf"\d{{{MAX_INT_DIGITS + 1},}}")
+# Strings (whose brackets do not count) and brackets, for finding where nesting gets deep.
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+_TOML_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*|[\[\]{}]')
+
+
+def _deepest(text: str, token: re.Pattern[str]) -> int:
+    """Offset of the first bracket at the deepest nesting level of ``text``."""
+    depth = deepest = position = 0
+    for match in token.finditer(text):
+        bracket = match.group()
+        if bracket in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest, position = depth, match.start()
+        elif bracket in "]}":
+            depth -= 1
+    return position
+
+
+class JsonTooComplexError(json.JSONDecodeError):
+    """JSON nested too deeply, or holding an integer too long for Python to read."""
+
+
+def loads_json(text: str) -> Any:
+    """``json.loads``, with absurd nesting and over-long integers as ``JSONDecodeError``.
+
+    Python's parser raises ``RecursionError`` or a plain ``ValueError`` for those, which
+    callers would not expect from bad input; as a ``JSONDecodeError`` (with the line and
+    column where the problem is) every caller's usual error message covers them.
+    """
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        problem, position = "nested too deeply", _deepest(text, _JSON_TOKEN)
+    except ValueError as error:
+        long_number = _LONG_NUMBER.search(text)
+        if long_number is None:
+            raise JsonTooComplexError(str(error), text, 0) from None
+        problem = f"a number has more than {MAX_INT_DIGITS} digits"
+        position = long_number.start()
+    else:
+        # Counting brackets is cheap and rules out deep nesting for almost every record.
+        if text.count("[") + text.count("{") <= MAX_DEPTH or _depth(value) <= MAX_DEPTH:
+            return value
+        problem, position = "nested too deeply", _deepest(text, _JSON_TOKEN)
+    raise JsonTooComplexError(problem, text, position) from None
+
+
+def _depth(value: Any) -> int:
+    """How deeply lists and objects nest in ``value`` (a scalar is 0), without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            deepest = max(deepest, depth + 1)
+            stack.extend((child, depth + 1) for child in item)
+    return deepest
+
+
+class TomlTooComplexError(tomllib.TOMLDecodeError):
+    """TOML that nests too deeply or holds an over-long integer; ``line`` locates it."""
+
+    def __init__(self, problem: str, line: int) -> None:
+        super().__init__(f"{problem} (line {line})")
+        self.problem = problem
+        self.line = line
+
+
+def loads_toml(text: str) -> Any:
+    """``tomllib.loads``, with absurd nesting and over-long integers as TOML errors."""
+    try:
+        value = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        raise
+    except RecursionError:
+        problem, position = "nested too deeply", _deepest(text, _TOML_TOKEN)
+    except ValueError as error:
+        long_number = _LONG_NUMBER.search(text)
+        if long_number is None:
+            raise tomllib.TOMLDecodeError(str(error)) from None
+        problem = f"a number has more than {MAX_INT_DIGITS} digits"
+        position = long_number.start()
+    else:
+        if _depth(value) <= MAX_DEPTH:
+            return value
+        problem, position = "nested too deeply", _deepest(text, _TOML_TOKEN)
+    raise TomlTooComplexError(problem, text.count("\n", 0, position) + 1) from None
+
+
+def output_folder(path: str | Path, *, option: str = "--out") -> Path:
+    """Create the folder ``path`` (and its parents) for a command's output; return it.
+
+    A file in the way, or a place that cannot be written, is an :class:`InputError`
+    naming ``option`` and the path, raised before anything is written.
+    """
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise InputError(
+            f"is a file, but {option} must be a folder.",
+            path=path,
+            hint=f"Give {option} a folder name (it is created if needed).",
+        )
+    _make_folder(path, f"cannot create the {option} folder", path, option)
+    return path
+
+
+def output_file(path: str | Path, *, option: str = "--out") -> Path:
+    """Check that ``path`` can be written as a file (creating its folder); return it.
+
+    A folder in the way, or a parent that cannot be created, is an :class:`InputError`.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(
+            f"is a folder, but {option} must be a file.",
+            path=path,
+            hint=f"Give {option} a file name.",
+        )
+    _make_folder(path.parent, f"cannot create the folder of {option}", path, option)
+    return path
+
+
+def _make_folder(folder: Path, problem: str, shown: Path, option: str) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(
+            f"{problem} ({_reason(error)}).",
+            path=shown,
+            hint=f"Give {option} a place you can write to.",
+        ) from None
+
+
+def _reason(error: OSError) -> str:
+    reasons = {
+        FileExistsError: "a file is in the way",
+        NotADirectoryError: "part of the path is a file",
+        FileNotFoundError: "part of the path does not exist",
+        PermissionError: "permission denied",
+    }
+    for kind, reason in reasons.items():
+        if isinstance(error, kind):
+            return reason
+    return error.strerror or type(error).__name__

@@ -43,7 +43,9 @@ def stage_llm_judge(demo: DemoRun) -> list[Judgement]:
     key = load_key(folder, questionnaire)
 
     async def judge() -> list[Judgement]:
-        async with get_model(demo.model_name, base_url=demo.base_url) as model:
+        async with get_model(
+            demo.model_name, base_url=demo.base_url, api_key_env=demo.api_key_env
+        ) as model:
             return await run_llm_judge(model, questionnaire, key, kind="paired")
 
     with console.status(f"{demo.model_name} is judging the pairs..."):

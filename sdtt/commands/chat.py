@@ -11,6 +11,7 @@ from rich.markup import escape
 from sdtt.commands.common import add_base_url_argument, check_base_url
 from sdtt.engine.planner import PRESETS
 from sdtt.errors import SdttError
+from sdtt.files import output_folder
 from sdtt.personas.store import DEFAULT_PERSONA
 
 
@@ -73,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
     from sdtt.ui.app import ChatApp
     from sdtt.ui.plan import build_plan
 
+    output_folder(args.out)
     plan = None
     if args.persona is not None or args.model is not None:
         if args.persona is None or args.model is None:
@@ -93,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
             max_messages=args.max_messages,
             seed=args.seed,
             base_url=args.base_url,
+            api_key_env=args.api_key_env,
         )
     app = ChatApp(plan, out_dir=args.out, base_url=args.base_url)
     outcome = app.run()

@@ -15,9 +15,20 @@ BASE_URL_HELP = (
 )
 
 
+API_KEY_ENV_HELP = (
+    "environment variable holding the API key for --base-url (e.g. MY_SERVER_KEY). "
+    "OPENAI_API_KEY / ANTHROPIC_API_KEY are sent only to api.openai.com / "
+    "api.anthropic.com: another --base-url gets no key unless you name one here"
+)
+
+
 def add_base_url_argument(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    """Add ``--base-url`` (passed to the provider of ``--model``; ``None`` when not given)."""
+    """Add ``--base-url`` and ``--api-key-env`` (passed to the provider of ``--model``).
+
+    Both are ``None`` when not given.
+    """
     parser.add_argument("--base-url", default=None, help=BASE_URL_HELP)
+    parser.add_argument("--api-key-env", metavar="NAME", default=None, help=API_KEY_ENV_HELP)
 
 
 def check_base_url(base_url: str | None, models: Iterable[str]) -> None:

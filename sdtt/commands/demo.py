@@ -22,7 +22,7 @@ from sdtt.commands.common import add_base_url_argument, check_base_url
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.store import write_transcripts
 from sdtt.dialogue.turn_index import turn_meta
-from sdtt.display import print_conversation, usage_line
+from sdtt.display import print_conversation, terminal_text, usage_line
 from sdtt.engine.interrogator import ScriptInterrogator
 from sdtt.engine.session import SessionSettings
 from sdtt.engine.simulate import (
@@ -32,6 +32,7 @@ from sdtt.engine.simulate import (
     run_on_virtual_clock,
     run_simulated_chat,
 )
+from sdtt.files import output_folder
 from sdtt.generate.chainfile import read_chain
 from sdtt.generate.records import usage_of
 from sdtt.generate.runner import generate_pseudo_dialogue
@@ -67,6 +68,8 @@ class DemoRun:
     files: list[Path] = field(default_factory=list)
     base_url: str | None = None
     """Endpoint of an OpenAI- or Anthropic-compatible server for the model, if any."""
+    api_key_env: str | None = None
+    """Environment variable holding the key for ``base_url``, if any."""
     chat: Transcript | None = None
     """The simulated live chat, which the questionnaire stage compares."""
     pseudo: list[Message] = field(default_factory=list)
@@ -119,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
     check_base_url(args.base_url, [args.model])
     console = Console(highlight=False)
     persona = find_persona(args.persona)
+    output_folder(args.out)
     demo = DemoRun(
         persona=persona,
         model_name=args.model,
@@ -126,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         console=console,
         base_url=args.base_url,
+        api_key_env=args.api_key_env,
     )
     console.print(
         Panel.fit(
@@ -158,7 +163,7 @@ async def stage_burst_reply(demo: DemoRun) -> None:
     ]
     now = opening[-1].time + timedelta(seconds=2)
     with console.status(f"loading {demo.model_name}..."):
-        model = get_model(demo.model_name, base_url=demo.base_url)
+        model = get_model(demo.model_name, base_url=demo.base_url, api_key_env=demo.api_key_env)
     async with model:
         bot = PersonaBot(
             model=model,
@@ -191,7 +196,9 @@ async def stage_pseudo_dialogue(demo: DemoRun) -> None:
     console.rule(
         f"2. Self-directed pseudo-dialogue: {len(PSEUDO_TOPICS)} topics x {PSEUDO_TURNS} turns"
     )
-    async with get_model(demo.model_name, base_url=demo.base_url) as model:
+    async with get_model(
+        demo.model_name, base_url=demo.base_url, api_key_env=demo.api_key_env
+    ) as model:
         with console.status("the model is writing chats between the persona and a friend..."):
             path = await generate_pseudo_dialogue(
                 demo.persona,
@@ -206,7 +213,7 @@ async def stage_pseudo_dialogue(demo: DemoRun) -> None:
     demo.pseudo = chain.messages
     demo.pseudo_turns = len(chain.turns)
     for topic in PSEUDO_TOPICS:
-        console.print(f"[bold]topic:[/] {escape(topic)}")
+        console.print(f"[bold]topic:[/] {terminal_text(topic)}")
         turns = [turn for turn in chain.turns if turn.topic == topic]
         messages = [message for turn in turns for message in turn.messages]
         print_conversation(console, messages, user_label="Friend", bot_label=demo.persona.name)
@@ -224,7 +231,9 @@ async def stage_simulated_chat(demo: DemoRun) -> None:
     engine for three turns, on a virtual clock (minutes of chat in seconds)."""
     console = demo.console
     console.rule("3. Burst engine: a simulated live chat (virtual clock)")
-    async with get_model(demo.model_name, base_url=demo.base_url) as model:
+    async with get_model(
+        demo.model_name, base_url=demo.base_url, api_key_env=demo.api_key_env
+    ) as model:
         bot = persona_bot(
             model,
             demo.persona,

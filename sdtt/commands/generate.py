@@ -19,6 +19,7 @@ from rich.markup import escape
 
 from sdtt.commands.common import add_base_url_argument, check_base_url
 from sdtt.errors import ConfigError
+from sdtt.files import output_folder
 from sdtt.generate.plan import PlanSettings, grid_specs, load_topic_list, read_plan
 from sdtt.generate.progress import RichProgress, summary_table
 from sdtt.generate.records import DEFAULT_MAX_TOKENS, DEFAULT_TURNS_PER_TOPIC, MODES, ChainSpec
@@ -169,6 +170,7 @@ def run(args: argparse.Namespace) -> int:
             console.print(f"{escape(str(chain_path(out, spec)))}  ({spec.total_turns} turns)")
         console.print(f"{len(specs)} chain(s); nothing was called (--dry-run).")
         return 0
+    output_folder(out)
     check_base_url(args.base_url, {spec.model for spec in specs})
     models: dict[str, Model] = {}
 
@@ -178,6 +180,7 @@ def run(args: argparse.Namespace) -> int:
                 name,
                 max_concurrency=args.max_concurrency,
                 base_url=base_url_for(name, args.base_url),
+                api_key_env=args.api_key_env,
             )
         return models[name]
 

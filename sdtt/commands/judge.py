@@ -15,6 +15,7 @@ from sdtt.analysis.format import percent
 from sdtt.commands.common import add_base_url_argument, check_base_url
 from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.errors import InputError
+from sdtt.files import output_file
 from sdtt.judges.classifier import (
     DEFAULT_FEATURE_SETS,
     FEATURE_SETS,
@@ -144,6 +145,7 @@ def judge_study(
     base_url: str | None = None,
     settled: Collection[JudgementKey] = (),
     on_judgement: Callable[[Judgement], None] | None = None,
+    api_key_env: str | None = None,
 ) -> list[Judgement]:
     """Run one LLM judge over a study folder and return its new judgements.
 
@@ -154,7 +156,7 @@ def judge_study(
     key = load_key(study, questionnaire)
 
     async def main() -> list[Judgement]:
-        async with get_model(model_name, base_url=base_url) as model:
+        async with get_model(model_name, base_url=base_url, api_key_env=api_key_env) as model:
             return await run_llm_judge(
                 model,
                 questionnaire,
@@ -212,7 +214,7 @@ def run(args: argparse.Namespace) -> int:
         )
     check_base_url(args.base_url, [args.model])
     console = Console(highlight=False)
-    out: Path = args.out or args.study / DEFAULT_OUT
+    out: Path = output_file(args.out or args.study / DEFAULT_OUT)
     load_key(args.study, load_questionnaire(args.study))  # a bad study fails before anything
     with output_lock(out):
         earlier = read_judgements(out) if out.exists() else []
@@ -228,6 +230,7 @@ def run(args: argparse.Namespace) -> int:
                 orders=args.orders,
                 seed=args.seed,
                 base_url=args.base_url,
+                api_key_env=args.api_key_env,
                 settled=settled_keys(earlier),
                 on_judgement=writer.write,
             )

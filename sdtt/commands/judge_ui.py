@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from sdtt.errors import InputError
+from sdtt.files import output_file
 from sdtt.questionnaires.fielded import note_scored
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     questionnaire = load_questionnaire(args.study)
     key = load_key(args.study, questionnaire)
     judge_id = args.judge or f"lab-{uuid.uuid4().hex[:8]}"
-    out = args.out or Path(args.study) / "judgements-lab.jsonl"
+    out = output_file(args.out or Path(args.study) / "judgements-lab.jsonl")
     forms = questionnaire.forms
     if forms:
         number = args.form or random.Random(f"{questionnaire.id}:{judge_id}").randint(1, len(forms))

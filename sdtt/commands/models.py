@@ -53,6 +53,8 @@ def run(args: argparse.Namespace, console: Console | None = None) -> int:
     console.print(status_table(all_provider_status()))
     console.print(
         "[dim]Name a model as provider/model, e.g. --model mock/chatty. "
-        "Keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY.[/]"
+        "Keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY and are sent only to "
+        "api.openai.com / api.anthropic.com; a --base-url elsewhere gets no key unless "
+        "--api-key-env NAME names the variable holding its own.[/]"
     )
     return 0

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from sdtt.display import print_conversation
 from sdtt.errors import InputError
+from sdtt.files import output_folder
 from sdtt.personas.importers import IMPORTERS, get_importer
 from sdtt.personas.persona import Persona
 from sdtt.personas.stats import StyleStats, Summary, style_stats
@@ -251,7 +252,7 @@ def run_import(args: argparse.Namespace) -> int:
     """Build personas with the chosen importer and write one file each."""
     console = Console(highlight=False)
     importer = get_importer(args.format)
-    out: Path = args.out
+    out: Path = output_folder(args.out)
     with console.status(f"building personas from {args.format}..."):
         personas = importer.build(args)
     if not personas:

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from sdtt.errors import InputError
+from sdtt.files import output_folder
 from sdtt.lock import output_lock
 from sdtt.questionnaires.check import check_file
 from sdtt.questionnaires.exporters import EXPORTERS, ExportOptions, export_files, export_text
@@ -234,6 +235,7 @@ def run_build(args: argparse.Namespace) -> int:
     """Build a study folder."""
     console = Console(highlight=False)
     spec, base = spec_from_args(args)
+    output_folder(args.out)
     check_replaceable(args.out, force=args.force)
     with console.status("pairing conversations..."):
         result = build_study(
@@ -303,7 +305,7 @@ def run_export(args: argparse.Namespace) -> int:
                 f"[yellow]warning:[/] the {name} export mentions {escape(', '.join(found))} "
                 "(in chat text); judges will see it."
             )
-    out = args.out or study_folder / EXPORT_FOLDER
+    out = output_folder(args.out or study_folder / EXPORT_FOLDER)
     written = export_files(questionnaire, formats, out, options)
     for name, path in written.items():
         console.print(f"{name:<11} {path}")

@@ -11,6 +11,7 @@ from rich.markup import escape
 from sdtt.analysis.report import build_report, write_report
 from sdtt.analysis.tells import compare, study_sides, tell_warnings
 from sdtt.commands.score import add_scoring_options, check_margin, load_table
+from sdtt.files import output_folder
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 
 
@@ -39,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
     """Write a report from parsed arguments."""
     check_margin(args.margin)
     console = Console(highlight=False)
+    output_folder(args.out)
     frame = load_table(args.judgements)
     tells = None
     if args.study is not None:

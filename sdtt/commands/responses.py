@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from sdtt.errors import InputError
+from sdtt.files import output_file
 from sdtt.lock import output_lock
 from sdtt.questionnaires.fielded import note_scored
 from sdtt.questionnaires.importers import READERS, import_responses
@@ -77,6 +78,7 @@ def _help(parser: argparse.ArgumentParser) -> int:
 def run_import(args: argparse.Namespace) -> int:
     """Import answer files."""
     console = Console(highlight=False)
+    output_file(args.out)
     questionnaire = load_questionnaire(args.study)
     key = load_key(args.study, questionnaire)
     if args.out.exists() and not (args.append or args.force):

@@ -18,7 +18,7 @@ from sdtt.dialogue.message import Message
 from sdtt.dialogue.pingpong import convert_to_pingpong, has_runs
 from sdtt.dialogue.render import format_time
 from sdtt.dialogue.turn_index import turn_meta
-from sdtt.display import SIDE_STYLES
+from sdtt.display import SIDE_STYLES, terminal_text
 from sdtt.engine.events import ErrorEvent, Event, MessageDropped, MessageSent, UserMessage
 from sdtt.engine.interrogator import (
     ScriptExhaustedError,
@@ -36,6 +36,7 @@ from sdtt.engine.simulate import (
     run_simulated_chat,
 )
 from sdtt.errors import ConfigError
+from sdtt.files import output_folder
 from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.models.base import GenerateConfig
 from sdtt.models.model import Model
@@ -68,7 +69,8 @@ class ConsoleSink:
         if self.errors_of is not None:
             if isinstance(event, ErrorEvent) and event.kind != ScriptExhaustedError.__name__:
                 self.console.print(
-                    f"[yellow]{self.errors_of} error ({event.kind}): {escape(event.message)}[/]"
+                    f"[yellow]{self.errors_of} error ({event.kind}): "
+                    f"{terminal_text(event.message)}[/]"
                 )
             return
         if isinstance(event, UserMessage | MessageSent):
@@ -76,14 +78,17 @@ class ConsoleSink:
             label = self.labels[side].ljust(self.width)
             self.console.print(
                 f"[dim]{format_time(event.time)} {event.clock:7.1f}s[/] "
-                f"[{SIDE_STYLES[side]}]{escape(label)}[/] {escape(event.text)}"
+                f"[{SIDE_STYLES[side]}]{terminal_text(label)}[/] {terminal_text(event.text)}"
             )
         elif isinstance(event, MessageDropped):
             self.console.print(
-                f"[dim]{' ' * 28}(dropped: {escape(event.text)!s} - {escape(event.reason)})[/]"
+                f"[dim]{' ' * 28}(dropped: {terminal_text(event.text)} - "
+                f"{terminal_text(event.reason)})[/]"
             )
         elif isinstance(event, ErrorEvent):
-            self.console.print(f"[yellow]bot error ({event.kind}): {escape(event.message)}[/]")
+            self.console.print(
+                f"[yellow]bot error ({event.kind}): {terminal_text(event.message)}[/]"
+            )
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -237,6 +242,7 @@ def _pseudo_messages(
 def run(args: argparse.Namespace) -> int:
     """Run ``sdtt simulate`` from parsed arguments."""
     _check(args)
+    output_folder(args.out)
     interrogator_model = [] if args.script else [args.interrogator or args.model]
     check_base_url(args.base_url, [args.model, *interrogator_model])
     console = Console(highlight=False)
@@ -284,7 +290,7 @@ def run(args: argparse.Namespace) -> int:
         "virtual_clock": args.virtual_clock,
     }
     console.print(
-        f"[bold]sdtt simulate[/] {session_id}: persona [bold]{escape(persona.name)}[/] on "
+        f"[bold]sdtt simulate[/] {session_id}: persona [bold]{terminal_text(persona.name)}[/] on "
         f"{escape(args.model)}, interrogator {escape(interrogator_name)}, {args.mode}, "
         f"{args.turns} turn(s){', virtual clock' if args.virtual_clock else ''}"
     )
@@ -299,6 +305,7 @@ def run(args: argparse.Namespace) -> int:
                     config=config,
                     seed=args.seed,
                     base_url=base_url_for(args.model, args.base_url),
+                    api_key_env=args.api_key_env,
                 )
                 models.append(bot_model)
                 interrogator = _interrogator(args, persona, config, models)
@@ -342,7 +349,11 @@ def _interrogator(
         return ScriptInterrogator(read_script(args.script))
     name = args.interrogator or args.model
     model = get_model(
-        name, config=config, seed=args.seed + 1, base_url=base_url_for(name, args.base_url)
+        name,
+        config=config,
+        seed=args.seed + 1,
+        base_url=base_url_for(name, args.base_url),
+        api_key_env=args.api_key_env,
     )
     models.append(model)
     return llm_interrogator(

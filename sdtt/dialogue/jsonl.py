@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any, BinaryIO, Self
@@ -23,7 +23,7 @@ from typing import Any, BinaryIO, Self
 from pydantic import BaseModel
 
 from sdtt.errors import InputError
-from sdtt.files import read_file_bytes
+from sdtt.files import loads_json, read_file_bytes
 
 Record = Mapping[str, Any]
 
@@ -131,14 +131,19 @@ class JsonlWriter:
 
 
 def read_jsonl(
-    path: str | Path, *, allow_partial_tail: bool = True
+    path: str | Path,
+    *,
+    allow_partial_tail: bool = True,
+    on_partial_tail: Callable[[int], None] | None = None,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, record)`` for each record of a JSONL file.
 
     Blank lines are skipped. A malformed line raises :class:`InputError` naming the file
     and line, except an unterminated last line when ``allow_partial_tail`` is set: that is
     the record a crash interrupted, and it is skipped (a last line that is a complete
-    record is read, newline or not; see :func:`repair_tail`).
+    record is read, newline or not; see :func:`repair_tail`), after calling
+    ``on_partial_tail`` with its line number so a reader can warn that the file may be
+    incomplete.
     """
     path = Path(path)
     raw = read_file_bytes(path)
@@ -146,6 +151,8 @@ def read_jsonl(
         start = raw.rfind(b"\n") + 1
         if not is_complete_line(raw[start:]):
             raw = raw[:start]
+            if on_partial_tail is not None:
+                on_partial_tail(raw.count(b"\n") + 1)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -160,7 +167,7 @@ def read_jsonl(
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = loads_json(line)
         except json.JSONDecodeError as error:
             raise InputError(
                 f"is not valid JSON ({error.msg} at column {error.colno}).",

@@ -94,13 +94,22 @@ def check_version(
     record: Mapping[str, Any],
     newest: int,
     path: str | Path,
-    line: int,
+    line: int | None,
     *,
     what: str = "format version",
 ) -> None:
     """Refuse a record whose ``version`` (absent means ``newest``) this sdtt cannot read."""
     version = record.get("version", newest)
-    if not isinstance(version, int) or version > newest:
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        known = str(newest) if newest == 1 else f"1 to {newest}"
+        raise InputError(
+            f"{version!r} is not a {what} this sdtt reads ({known}).",
+            path=path,
+            line=line,
+            field="version",
+            hint="The file was not written by sdtt, or was edited by hand.",
+        )
+    if version > newest:
         raise InputError(
             f"was written by a newer sdtt ({what} {version!r}).",
             path=path,

@@ -91,6 +91,7 @@ from sdtt.errors import InputError, ModelError, SdttError
 from sdtt.models.base import Usage
 from sdtt.personas.bot import BotReply
 from sdtt.personas.timing import TimingProfile
+from sdtt.redact import redact_text
 
 Mode = Literal["burst", "pingpong"]
 UNREAD_BUFFER = 1000
@@ -388,7 +389,10 @@ class Session:
             )
             self._emit(
                 ErrorEvent(
-                    **self._stamp(), call=call, kind=type(error).__name__, message=str(error)
+                    **self._stamp(),
+                    call=call,
+                    kind=type(error).__name__,
+                    message=redact_text(str(error)),
                 )
             )
             return

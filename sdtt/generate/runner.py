@@ -39,6 +39,7 @@ from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, Usage
 from sdtt.personas.persona import Persona
 from sdtt.personas.privacy import warn_if_sent_remotely
 from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS
+from sdtt.redact import redact_text
 
 log = logging.getLogger("sdtt.generate")
 
@@ -266,7 +267,8 @@ class ChainRunner:
 
     def fail(self, error: BaseException) -> None:
         """Record that the chain stopped with ``error`` (kept in the file for diagnosis)."""
-        text = str(error) or type(error).__name__
+        # Kept in a file that may be shared: no credentials from a --base-url.
+        text = redact_text(str(error)) or type(error).__name__
         if self._writer is not None and self.state is not None:
             self._writer.write(
                 {

@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 
 KEY_ENV = "ANTHROPIC_API_KEY"
 BASE_URL_ENV = "ANTHROPIC_BASE_URL"
+OWN_HOSTS = frozenset({"api.anthropic.com"})
+"""The only hosts the key in ``KEY_ENV`` is sent to."""
 EMPTY_USER_TEXT = "(The conversation has not started yet.)"
 """The Messages API rejects an empty user message; this stands in for one."""
 MAX_CACHE_MARKS = 4
@@ -78,6 +80,7 @@ class AnthropicAPI(SdkAPI["AsyncAnthropic"]):
     client_class = "AsyncAnthropic"
     key_env = KEY_ENV
     base_url_env = BASE_URL_ENV
+    own_hosts = OWN_HOSTS
     no_key_hint = "Export your Anthropic API key there."
     service = "the Anthropic API"
     reply_kind = "a Messages API reply"
@@ -124,9 +127,11 @@ class AnthropicAPI(SdkAPI["AsyncAnthropic"]):
         )
 
 
-def create(model: str, *, base_url: str | None = None) -> AnthropicAPI:
+def create(
+    model: str, *, base_url: str | None = None, api_key_env: str | None = None
+) -> AnthropicAPI:
     """An ``anthropic/<model>`` provider; ``base_url`` selects another endpoint."""
-    return AnthropicAPI(model, base_url=base_url)
+    return AnthropicAPI(model, base_url=base_url, api_key_env=api_key_env)
 
 
 def availability() -> tuple[bool, str]:
@@ -135,6 +140,7 @@ def availability() -> tuple[bool, str]:
         "anthropic",
         KEY_ENV,
         BASE_URL_ENV,
+        OWN_HOSTS,
         base_url_note="no key needed there",
         no_key_hint="export your Anthropic API key there",
     )

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
+OWN_HOSTS = frozenset({"api.openai.com"})
+"""The only hosts the key in ``KEY_ENV`` is sent to."""
 
 
 class OpenAIAPI(SdkAPI["AsyncOpenAI"]):
@@ -34,6 +36,7 @@ class OpenAIAPI(SdkAPI["AsyncOpenAI"]):
     client_class = "AsyncOpenAI"
     key_env = KEY_ENV
     base_url_env = BASE_URL_ENV
+    own_hosts = OWN_HOSTS
     no_key_hint = (
         f"Export your key there, or pass --base-url (or set {BASE_URL_ENV}) to use a local "
         "OpenAI-compatible server such as vLLM, Ollama or llama.cpp."
@@ -88,9 +91,9 @@ class OpenAIAPI(SdkAPI["AsyncOpenAI"]):
         )
 
 
-def create(model: str, *, base_url: str | None = None) -> OpenAIAPI:
+def create(model: str, *, base_url: str | None = None, api_key_env: str | None = None) -> OpenAIAPI:
     """An ``openai/<model>`` provider; ``base_url`` selects an OpenAI-compatible server."""
-    return OpenAIAPI(model, base_url=base_url)
+    return OpenAIAPI(model, base_url=base_url, api_key_env=api_key_env)
 
 
 def availability() -> tuple[bool, str]:
@@ -99,6 +102,7 @@ def availability() -> tuple[bool, str]:
         "openai",
         KEY_ENV,
         BASE_URL_ENV,
+        OWN_HOSTS,
         base_url_note="a compatible server, no key needed",
         no_key_hint=(
             f"export it, or pass --base-url / set {BASE_URL_ENV} for a local "

@@ -127,6 +127,9 @@ def create_api(name: str, **options: Any) -> ModelAPI:
     # Options left at None are dropped, so CLI code can pass base_url=args.base_url to
     # any provider, including those that take no such option.
     given = {key: value for key, value in options.items() if value is not None}
+    if not provider.takes_base_url:
+        # --api-key-env names a server's credential; models that call no server have none.
+        given.pop("api_key_env", None)
     try:
         api = factory(model, **given)
     except TypeError as error:

@@ -15,8 +15,10 @@ import os
 from abc import ABC, abstractmethod
 from importlib import metadata, util
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from urllib.parse import urlsplit
 
 from sdtt.errors import (
+    ConfigError,
     ProviderConnectionError,
     ProviderError,
     ProviderTimeoutError,
@@ -24,9 +26,10 @@ from sdtt.errors import (
 )
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
 from sdtt.models.retry import error_for_status, parse_retry_after, provider_message, scrub
+from sdtt.redact import redact_url
 
 NO_KEY = "not-needed"
-"""Sent to a ``base_url`` server when no key is set; local servers ignore the key."""
+"""Sent to a ``base_url`` server given no key of its own; local servers ignore the key."""
 
 
 class Closable(Protocol):
@@ -70,6 +73,8 @@ class SdkAPI(ABC, Generic[ClientT]):
     """The SDK's async client class (``AsyncOpenAI``)."""
     key_env: ClassVar[str]
     base_url_env: ClassVar[str]
+    own_hosts: ClassVar[frozenset[str]]
+    """The provider's own API hosts: the only ones its ``key_env`` key is sent to."""
     no_key_hint: ClassVar[str]
     """What to do when the key is missing, after saying so."""
     service: ClassVar[str]
@@ -79,23 +84,40 @@ class SdkAPI(ABC, Generic[ClientT]):
     base_url_hint: ClassVar[str]
     """What a ``--base-url`` must point to, as said in errors about malformed answers."""
 
-    def __init__(self, model: str, *, base_url: str | None = None) -> None:
+    def __init__(
+        self, model: str, *, base_url: str | None = None, api_key_env: str | None = None
+    ) -> None:
         self.name = f"{self.package}/{model}"
         self.model = model
         self.base_url = base_url or os.environ.get(self.base_url_env) or None
+        self._key = self._choose_key(api_key_env)
+        self._client: ClientT | None = None
+        import_sdk(self.package)
+
+    def _choose_key(self, api_key_env: str | None) -> str:
+        # The provider's key goes to the provider only: a --base-url elsewhere (a local
+        # server, a colleague's proxy, a typo) gets the key the user named for it, or none.
+        if api_key_env is not None:
+            key = os.environ.get(api_key_env, "")
+            if not key:
+                raise ConfigError(
+                    f"{self.name}: --api-key-env names {api_key_env}, but that environment "
+                    "variable is not set."
+                )
+            return key
+        if self.base_url is not None and not is_own_host(self.base_url, self.own_hosts):
+            return NO_KEY
         key = os.environ.get(self.key_env, "")
-        if not key and self.base_url is None:
+        if not key:
             raise ProviderUnavailableError(
                 f"{self.name}: the {self.key_env} environment variable is not set. "
                 f"{self.no_key_hint}"
             )
-        self._key = key or NO_KEY
-        self._client: ClientT | None = None
-        import_sdk(self.package)
+        return key
 
     def __repr__(self) -> str:
-        # Never show the key, even in a debugger or a log of locals.
-        return f"{type(self).__name__}({self.name!r}, base_url={self.base_url!r})"
+        # Never show the key (or a password in the URL), even in a debugger or a log.
+        return f"{type(self).__name__}({self.name!r}, base_url={self._where()!r})"
 
     def _get_client(self) -> ClientT:
         # Created on first use, inside the trio run that uses it. An explicit api_key
@@ -157,7 +179,7 @@ class SdkAPI(ABC, Generic[ClientT]):
         )
 
     def _where(self) -> str:
-        return self.base_url or self.service
+        return redact_url(self.base_url) if self.base_url else self.service
 
     async def aclose(self) -> None:
         """Close the HTTP connections."""
@@ -166,19 +188,38 @@ class SdkAPI(ABC, Generic[ClientT]):
             self._client = None
 
 
+def is_own_host(url: str, own_hosts: frozenset[str]) -> bool:
+    """Whether ``url`` is one of the provider's own hosts, reached over HTTPS."""
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").rstrip(".").lower()
+    except ValueError:
+        return False
+    return parts.scheme.lower() == "https" and host in own_hosts
+
+
 def availability(
-    package: str, key_env: str, base_url_env: str, *, base_url_note: str, no_key_hint: str
+    package: str,
+    key_env: str,
+    base_url_env: str,
+    own_hosts: frozenset[str],
+    *,
+    base_url_note: str,
+    no_key_hint: str,
 ) -> tuple[bool, str]:
     """Whether the SDK provider ``package`` can be used here, and why (never shows the key).
 
     ``base_url_note`` follows "``base_url_env`` is set" in brackets; ``no_key_hint``
-    follows "``key_env`` is not set:".
+    follows "``key_env`` is not set:". The reason also says where the key is sent.
     """
     if util.find_spec(package) is None:
         return False, f"the {package} package is not installed: pip install {package}"
     sdk = f"{package} {metadata.version(package)} installed"
+    base_url = os.environ.get(base_url_env)
+    if base_url and not is_own_host(base_url, own_hosts):
+        return True, (
+            f"{sdk}; {base_url_env} is set ({base_url_note}; {key_env} is not sent there)"
+        )
     if os.environ.get(key_env):
-        return True, f"{sdk}; {key_env} is set"
-    if os.environ.get(base_url_env):
-        return True, f"{sdk}; {base_url_env} is set ({base_url_note})"
+        return True, f"{sdk}; {key_env} is set (sent only to {', '.join(sorted(own_hosts))})"
     return False, f"{sdk}, but {key_env} is not set: {no_key_hint}"

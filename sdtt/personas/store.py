@@ -9,7 +9,7 @@ commands work from any directory.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -138,12 +138,27 @@ def _header(
     return info, rest
 
 
+def _refuse_cut_persona(path: Path) -> Callable[[int], None]:
+    # Persona files are written whole and renamed into place, so a cut-off last record
+    # means a damaged copy, not an interrupted run: using the rest would quietly change
+    # the persona.
+    def refuse(line: int) -> None:
+        raise InputError(
+            "the last record is cut off, so the persona file is incomplete.",
+            path=path,
+            line=line,
+            hint="Copy or import the persona again.",
+        )
+
+    return refuse
+
+
 def load_persona(path: str | Path) -> Persona:
     """Read and check a persona file. Every problem is an :class:`InputError` with its place."""
     path = Path(path)
     if path.is_dir():
         raise InputError("is a folder, not a persona file.", path=path)
-    info, records = _header(read_jsonl(path), path)
+    info, records = _header(read_jsonl(path, on_partial_tail=_refuse_cut_persona(path)), path)
     conversations = transcripts_from_records(records, path)
     if not conversations:
         raise InputError(

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sdtt.errors import InputError
+from sdtt.files import loads_json
 
 QSF_ELEMENT_KINDS = {"BL", "FL", "SO", "SCO", "PROJ", "STAT", "QC", "SQ", "RS", "QO", "PL", "SV"}
 QSF_QUESTION_KINDS = {
@@ -322,7 +323,7 @@ def check_file(path: str | Path) -> list[str]:
     if suffix in (".txt", ".tsv"):
         return check_limesurvey(text)
     try:
-        document = json.loads(text)
+        document = loads_json(text)
     except json.JSONDecodeError as error:
         raise InputError(
             f"is not valid JSON ({error.msg}).", path=path, line=error.lineno

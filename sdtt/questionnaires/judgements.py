@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
 from sdtt.dialogue.store import check_version, validate_record
+from sdtt.errors import IncompleteFileWarning
 
 JUDGEMENT_VERSION = 1
 """Format version of judgement records; bump on breaking changes."""
@@ -173,7 +174,17 @@ def read_judgements(path: str | Path) -> list[Judgement]:
     Analyses should use :func:`load_judgements`, which also drops repeated records.
     """
     judgements: list[Judgement] = []
-    for line, record in read_jsonl(path):
+
+    def warn_cut(line: int) -> None:
+        warnings.warn(
+            IncompleteFileWarning(
+                f"{path}:{line}: the last judgement is cut off and was left out; if the file "
+                "was copied or downloaded, it may be incomplete: check it against the original."
+            ),
+            stacklevel=3,
+        )
+
+    for line, record in read_jsonl(path, on_partial_tail=warn_cut):
         check_version(record, JUDGEMENT_VERSION, path, line, what="judgement format")
         judgements.append(validate_record(Judgement, record, path, line))
     return judgements

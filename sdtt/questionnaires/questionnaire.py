@@ -20,9 +20,9 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sdtt.dialogue.store import validate_record
+from sdtt.dialogue.store import check_version, validate_record
 from sdtt.errors import InputError
-from sdtt.files import write_text_atomic
+from sdtt.files import loads_json, write_text_atomic
 from sdtt.questionnaires.study import QualitySpec
 
 QUESTIONNAIRE_VERSION = 1
@@ -316,7 +316,7 @@ def _read_json(path: Path, what: str) -> Any:
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"cannot read the {what} ({error}).", path=path) from None
     try:
-        return json.loads(text)
+        return loads_json(text)
     except json.JSONDecodeError as error:
         raise InputError(
             f"is not valid JSON ({error.msg}).", path=path, line=error.lineno
@@ -332,6 +332,8 @@ def load_questionnaire(folder_or_file: str | Path) -> Questionnaire:
     """Read ``questionnaire.json`` from a study folder (or the file itself)."""
     path = _study_file(folder_or_file, QUESTIONNAIRE_FILE)
     data = _read_json(path, "questionnaire")
+    if isinstance(data, dict):
+        check_version(data, QUESTIONNAIRE_VERSION, path, None, what="questionnaire version")
     return validate_record(Questionnaire, data, path)
 
 
@@ -339,6 +341,8 @@ def load_key(folder_or_file: str | Path, questionnaire: Questionnaire | None = N
     """Read ``answer-key.json``; with ``questionnaire``, check that they belong together."""
     path = _study_file(folder_or_file, KEY_FILE)
     data = _read_json(path, "answer key")
+    if isinstance(data, dict):
+        check_version(data, QUESTIONNAIRE_VERSION, path, None, what="answer-key version")
     key = validate_record(AnswerKey, data, path)
     if questionnaire is not None and key.questionnaire_id != questionnaire.id:
         raise InputError(

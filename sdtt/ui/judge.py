@@ -30,6 +30,7 @@ from sdtt.questionnaires.importers.common import ImportResult, JudgeAnswers, sco
 from sdtt.questionnaires.judgements import append_judgements, read_judgements
 from sdtt.questionnaires.layout import pair_text
 from sdtt.questionnaires.questionnaire import AnswerKey, PairItem, Question, Questionnaire
+from sdtt.redact import printable
 from sdtt.spreadsheet import safe_cell
 
 ANSWER_COLUMNS = ("judge_id", "question", "answer", "seconds")
@@ -64,7 +65,7 @@ def judging_steps(questionnaire: Questionnaire, judge_id: str) -> list[Step]:
 def pair_view(item: PairItem) -> Text:
     """Both chats with numbered lines; User B's lines marked and in bold."""
     text = Text()
-    for line in pair_text(item).split("\n"):
+    for line in printable(pair_text(item)).split("\n"):
         if line.startswith(">"):
             text.append(line + "\n", style="bold")
         elif line.startswith("Chat "):

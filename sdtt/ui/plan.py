@@ -57,6 +57,8 @@ class ChatPlan:
     """Wall time of the session's clock 0 (now, by default)."""
     base_url: str | None = None
     """Endpoint of an OpenAI- or Anthropic-compatible server for the model, if any."""
+    api_key_env: str | None = None
+    """Environment variable holding the key for ``base_url``, if any."""
 
     @property
     def mode(self) -> Mode:
@@ -83,6 +85,7 @@ class ChatPlan:
             config=GenerateConfig(stop=("\nUser:",)),
             seed=self.settings.seed,
             base_url=base_url_for(self.model_name, self.base_url),
+            api_key_env=self.api_key_env,
         )
 
 
@@ -100,6 +103,7 @@ def build_plan(
     max_messages: int = 5,
     seed: int = 0,
     base_url: str | None = None,
+    api_key_env: str | None = None,
 ) -> ChatPlan:
     """Check a user's choices and gather what the chat needs (raises :class:`SdttError`)."""
     if turns < 1:
@@ -129,6 +133,7 @@ def build_plan(
         pseudo_turns=count_pseudo_turns(pseudo) if pseudo is not None else 0,
         participant=participant,
         base_url=base_url,
+        api_key_env=api_key_env,
     )
 
 

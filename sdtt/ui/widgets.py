@@ -9,6 +9,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
 from sdtt.dialogue.message import Side
+from sdtt.redact import printable
 
 
 def clock_label(time: datetime, tz: tzinfo | None = None) -> str:
@@ -27,8 +28,8 @@ class Bubble(Static):
         self.update(self._render_text())
 
     def _render_text(self) -> Text:
-        # A Text, never markup: chat text is shown exactly as typed.
-        content = Text(self.text)
+        # A Text, never markup: chat text is shown as typed, minus terminal control codes.
+        content = Text(printable(self.text))
         content.append("\n")
         content.append(self.time or "sending...", style="dim italic" if self.time is None else "")
         return content

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import pytest
@@ -47,7 +48,11 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropicServer]:
 @pytest.fixture
 async def make(server: FakeAnthropicServer) -> AsyncIterator[MakeModel]:
     """Builds models on the fake server (retry waits recorded, not slept); closes them."""
-    async with model_maker(lambda: AnthropicAPI("claude-test", base_url=server.base_url)) as made:
+    # The key is named for this endpoint, as a user must for a server that is not Anthropic's.
+    api = partial(
+        AnthropicAPI, "claude-test", base_url=server.base_url, api_key_env="ANTHROPIC_API_KEY"
+    )
+    async with model_maker(api) as made:
         yield made
 
 
@@ -245,7 +250,9 @@ async def test_a_bad_key_is_an_auth_error_that_never_shows_the_key(
     caplog.set_level(logging.DEBUG)
     monkeypatch.setenv("ANTHROPIC_API_KEY", PLANTED_KEY)
     with FakeAnthropicServer(expected_key="sk-ant-the-right-one") as fake:
-        model = Model(AnthropicAPI("claude-test", base_url=fake.base_url))
+        model = Model(
+            AnthropicAPI("claude-test", base_url=fake.base_url, api_key_env="ANTHROPIC_API_KEY")
+        )
         with pytest.raises(AuthenticationError) as caught:
             await model.generate(PROMPT, FAST)
         await model.aclose()

@@ -10,6 +10,7 @@ import logging
 import socket
 import sys
 from collections.abc import AsyncIterator, Iterator
+from functools import partial
 
 import pytest
 import trio
@@ -50,7 +51,9 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
 @pytest.fixture
 async def make(server: FakeOpenAIServer) -> AsyncIterator[MakeModel]:
     """Builds models on the fake server (retry waits recorded, not slept); closes them."""
-    async with model_maker(lambda: OpenAIAPI("gpt-test", base_url=server.base_url)) as made:
+    # The key is named for this endpoint, as a user must for a server that is not OpenAI's.
+    api = partial(OpenAIAPI, "gpt-test", base_url=server.base_url, api_key_env="OPENAI_API_KEY")
+    async with model_maker(api) as made:
         yield made
 
 
@@ -192,7 +195,7 @@ async def test_a_bad_key_is_an_auth_error_that_never_shows_the_key(
     caplog.set_level(logging.DEBUG)
     monkeypatch.setenv("OPENAI_API_KEY", PLANTED_KEY)
     with FakeOpenAIServer(expected_key="sk-the-right-one") as fake:
-        model = Model(OpenAIAPI("gpt-test", base_url=fake.base_url))
+        model = Model(OpenAIAPI("gpt-test", base_url=fake.base_url, api_key_env="OPENAI_API_KEY"))
         with pytest.raises(AuthenticationError) as caught:
             await model.generate(PROMPT, FAST)
         await model.aclose()

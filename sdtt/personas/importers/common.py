@@ -37,7 +37,7 @@ from rich.markup import escape
 
 from sdtt.dialogue.message import RESPONSE, Transcript
 from sdtt.errors import InputError
-from sdtt.files import write_text_atomic
+from sdtt.files import loads_json, write_text_atomic
 from sdtt.personas.conversations import (
     DEFAULT_GAP,
     ChatMessage,
@@ -267,7 +267,7 @@ def load_json(data: bytes, path: str | Path, *, what: str = "JSON") -> Any:
     """Parse a JSON document; errors name the line and column."""
     text = decode_text(data, path)
     try:
-        return json.loads(text)
+        return loads_json(text)
     except json.JSONDecodeError as error:
         raise InputError(
             f"is not valid {what} ({error.msg} at column {error.colno}).",

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from sdtt.errors import InputError
+from sdtt.files import loads_json
 from sdtt.personas.conversations import ChatMessage
 from sdtt.personas.importers.common import (
     FileImporter,
@@ -257,7 +258,7 @@ def parse_jsonl(
         if not raw.strip():
             continue
         try:
-            record = json.loads(raw)
+            record = loads_json(raw)
         except json.JSONDecodeError as error:
             raise InputError(
                 f"is not valid JSON ({error.msg} at column {error.colno}).",

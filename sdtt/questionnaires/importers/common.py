@@ -255,9 +255,16 @@ def read_csv_rows(path: str | Path, *, delimiters: str = ",;\t") -> list[list[st
     not run them as formulas come back without the mark (:func:`restore_cell`).
     """
     text = read_text(path)
-    first = text.split("\n", 1)[0]
+    first = next(iter(text.splitlines()), "")
     delimiter = max(delimiters, key=first.count) if first else ","
-    return [
-        [restore_cell(cell) for cell in row]
-        for row in csv.reader(io.StringIO(text), delimiter=delimiter)
-    ]
+    # newline="" lets the csv module see every line ending (CR-only files included).
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        return [[restore_cell(cell) for cell in row] for row in reader]
+    except csv.Error as error:
+        raise InputError(
+            f"is not valid CSV ({error}).",
+            path=path,
+            line=reader.line_num or None,
+            hint="Export the responses from the survey tool again.",
+        ) from None

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 from sdtt.errors import InputError
+from sdtt.files import loads_json
 from sdtt.questionnaires.importers.common import JudgeAnswers, read_csv_rows
 from sdtt.questionnaires.questionnaire import Questionnaire
 
@@ -87,7 +88,7 @@ def read_jspsych(path: str | Path, questionnaire: Questionnaire) -> list[JudgeAn
                     ) from None
         elif role in ("demographics", "strategy"):
             try:
-                response = json.loads(cell("response") or "{}")
+                response = loads_json(cell("response") or "{}")
             except json.JSONDecodeError:
                 raise InputError(
                     "response is not a JSON object.", path=path, line=line, field="response"

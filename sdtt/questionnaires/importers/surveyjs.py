@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sdtt.errors import InputError
+from sdtt.files import JsonTooComplexError, loads_json
 from sdtt.questionnaires.exporters.surveyjs import PAGE_SUFFIX, TIMES_KEY
 from sdtt.questionnaires.importers.common import JudgeAnswers, read_text
 from sdtt.questionnaires.questionnaire import Questionnaire
@@ -25,14 +26,18 @@ ID_KEYS = ("PROLIFIC_PID", "judge_id", "respondent_id", "id")
 def _results(path: Path) -> list[tuple[str, dict[str, Any]]]:
     text = read_text(path).strip()
     try:
-        data = json.loads(text) if text else []
+        data = loads_json(text) if text else []
+    except JsonTooComplexError as error:
+        raise InputError(
+            f"is not valid JSON ({error.msg}).", path=path, line=error.lineno
+        ) from None
     except json.JSONDecodeError:
         data = []
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
             try:
-                data.append(json.loads(line))
+                data.append(loads_json(line))
             except json.JSONDecodeError as error:
                 raise InputError(
                     f"is neither JSON nor JSON Lines ({error.msg}).", path=path, line=number

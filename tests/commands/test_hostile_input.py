@@ -1,0 +1,337 @@
+"""Bad input files and --out paths end in one line naming the file, never a traceback."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from sdtt.questionnaires.judgements import read_judgements
+from tests.commands.inputs import Outcome, run
+
+DEEP_JSON = "[" * 100_000 + "]" * 100_000
+HUGE_INT = "9" * 5000
+DEEP_TOML = "a = " + "[" * 100_000 + "]" * 100_000 + "\n"
+
+Command = Callable[[dict[str, Path]], list[str]]
+
+# Which file each command reads, and how to run it.
+JSONL_READERS: dict[str, tuple[str, Command]] = {
+    "persona show": ("persona", lambda f: ["persona", "show", str(f["persona"])]),
+    "simulate --persona": (
+        "persona",
+        lambda f: [
+            "simulate",
+            "--persona",
+            str(f["persona"]),
+            "--model",
+            "mock/chatty",
+            "--script",
+            str(f["script"]),
+            "--turns",
+            "1",
+            "--virtual-clock",
+            "--quiet",
+            "--out",
+            "out",
+        ],
+    ),
+    "questionnaire build --bot": (
+        "transcript",
+        lambda f: [
+            "questionnaire",
+            "build",
+            "--bot",
+            str(f["transcript"]),
+            "--human",
+            str(f["humans"]),
+            "--x",
+            "3",
+            "--out",
+            "built",
+        ],
+    ),
+    "drift": ("chain", lambda f: ["drift", str(f["chain"])]),
+    "simulate --pseudo": (
+        "chain",
+        lambda f: [
+            "simulate",
+            "--pseudo",
+            str(f["chain"]),
+            "--model",
+            "mock/chatty",
+            "--script",
+            str(f["script"]),
+            "--turns",
+            "1",
+            "--virtual-clock",
+            "--quiet",
+            "--out",
+            "out",
+        ],
+    ),
+    "score": ("judgements", lambda f: ["score", str(f["judgements"])]),
+}
+JSON_READERS: dict[str, tuple[str, Command]] = {
+    "questionnaire export": (
+        "questionnaire", lambda f: ["questionnaire", "export", str(f["study"])]
+    ),
+    "judge (answer key)": (
+        "answer_key", lambda f: ["judge", "--model", "mock/chatty", str(f["study"])]
+    ),
+    "responses import surveyjs": (
+        "responses_surveyjs",
+        lambda f: [
+            "responses", "import", "--study", str(f["study"]), "--format", "surveyjs",
+            str(f["responses_surveyjs"]), "--out", "j.jsonl",
+        ],
+    ),
+    "questionnaire check": (
+        "responses_surveyjs",
+        lambda f: ["questionnaire", "check", str(f["responses_surveyjs"])],
+    ),
+}  # fmt: skip
+
+
+def one_line_error(outcome: Outcome, path: Path, *words: str) -> None:
+    assert outcome.code == 2, outcome.text
+    assert outcome.err.startswith("error: "), outcome.err
+    assert "Traceback" not in outcome.err
+    assert path.name in outcome.text
+    for word in words:
+        assert word in outcome.text
+
+
+@pytest.mark.parametrize("command", JSONL_READERS)
+def test_deep_nesting_in_a_jsonl_file_is_one_line(inputs: dict[str, Path], command: str) -> None:
+    kind, argv = JSONL_READERS[command]
+    inputs[kind].write_text(DEEP_JSON + "\n", encoding="utf-8")
+    one_line_error(run(*argv(inputs)), inputs[kind], ":1:", "nested too deeply")
+
+
+@pytest.mark.parametrize("command", JSONL_READERS)
+def test_a_number_of_5000_digits_in_a_jsonl_file_is_one_line(
+    inputs: dict[str, Path], command: str
+) -> None:
+    kind, argv = JSONL_READERS[command]
+    lines = inputs[kind].read_text(encoding="utf-8").splitlines()
+    lines[1] = '{"type": "message", "n": ' + HUGE_INT + "}"
+    inputs[kind].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    one_line_error(run(*argv(inputs)), inputs[kind], ":2:", "more than 4300 digits")
+
+
+@pytest.mark.parametrize("command", JSON_READERS)
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [(DEEP_JSON, "nested too deeply"), ('{\n"version":\n' + HUGE_INT + "}", "4300 digits")],
+    ids=["deep", "huge-int"],
+)
+def test_hostile_json_documents_are_one_line(
+    inputs: dict[str, Path], command: str, content: str, problem: str
+) -> None:
+    kind, argv = JSON_READERS[command]
+    inputs[kind].write_text(content, encoding="utf-8")
+    one_line_error(run(*argv(inputs)), inputs[kind], problem)
+
+
+@pytest.mark.parametrize(
+    ("content", "problem", "line"),
+    [
+        (DEEP_TOML, "nested too deeply", ":1:"),
+        ('topics = "chitchat"\nn = ' + HUGE_INT + "\n", "4300 digits", ":2:"),
+    ],
+    ids=["deep", "huge-int"],
+)
+@pytest.mark.parametrize("reader", ["plan", "spec"])
+def test_hostile_toml_plans_and_specs_are_one_line(
+    inputs: dict[str, Path], reader: str, content: str, problem: str, line: str
+) -> None:
+    path = inputs["plan_toml"] if reader == "plan" else inputs["spec_toml"]
+    path.write_text(content, encoding="utf-8")
+    if reader == "plan":
+        outcome = run("generate", "--plan", str(path), "--dry-run")
+    else:
+        outcome = run("questionnaire", "build", "--spec", str(path), "--out", "built")
+    one_line_error(outcome, path, problem, line)
+
+
+@pytest.mark.parametrize("reader", ["plan", "spec"])
+def test_hostile_json_plans_and_specs_are_one_line(inputs: dict[str, Path], reader: str) -> None:
+    path = Path(f"{reader}.json")
+    path.write_text('{"a": ' + DEEP_JSON + "}", encoding="utf-8")
+    if reader == "plan":
+        outcome = run("generate", "--plan", str(path), "--dry-run")
+    else:
+        outcome = run("questionnaire", "build", "--spec", str(path), "--out", "built")
+    one_line_error(outcome, path, "nested too deeply")
+
+
+def import_csv(inputs: dict[str, Path], path: Path, out: str = "j.jsonl") -> Outcome:
+    return run(
+        "responses", "import", "--study", str(inputs["study"]), "--format", "csv",
+        str(path), "--out", out,
+    )  # fmt: skip
+
+
+def test_responses_with_cr_only_line_endings_import_like_the_original(
+    inputs: dict[str, Path],
+) -> None:
+    original = inputs["responses_csv"]
+    old_mac = Path("cr-only.csv")
+    old_mac.write_bytes(original.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r"))
+    assert import_csv(inputs, original, "lf.jsonl").code == 0
+    outcome = import_csv(inputs, old_mac, "cr.jsonl")
+    assert outcome.code == 0, outcome.text
+
+    def answers(path: str) -> list[tuple[str, str, str | None]]:
+        return [(j.judge_id, j.pair_id, j.choice) for j in read_judgements(path)]
+
+    assert answers("cr.jsonl") == answers("lf.jsonl")
+    assert len(answers("cr.jsonl")) == 9
+
+
+def test_a_csv_field_over_128_kb_is_one_line_naming_the_line(inputs: dict[str, Path]) -> None:
+    path = inputs["responses_csv"]
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[3] = 'PID001,strategy,"' + "x" * 200_000 + '",'
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    one_line_error(import_csv(inputs, path), path, ":4:", "not valid CSV")
+
+
+FOLDER_OUTS: dict[str, Command] = {
+    "demo": lambda f: ["demo", "--model", "mock/chatty", "--persona", str(f["persona"])],
+    "persona import": lambda f: [
+        "persona",
+        "import",
+        "jsonl",
+        str(f["transcript"]),
+        "--me",
+        "x",
+    ],
+    "simulate": lambda f: [
+        "simulate",
+        "--persona",
+        str(f["persona"]),
+        "--model",
+        "mock/chatty",
+        "--script",
+        str(f["script"]),
+        "--turns",
+        "1",
+        "--virtual-clock",
+        "--quiet",
+    ],
+    "generate": lambda f: [
+        "generate",
+        "--persona",
+        str(f["persona"]),
+        "--model",
+        "mock/chatty",
+        "--turns",
+        "2",
+        "--turns-per-topic",
+        "1",
+        "--topics",
+        str(f["topics"]),
+    ],
+    "questionnaire build": lambda f: [
+        "questionnaire",
+        "build",
+        "--bot",
+        str(f["transcript"]),
+        "--human",
+        str(f["humans"]),
+        "--x",
+        "3",
+    ],
+    "questionnaire export": lambda f: ["questionnaire", "export", str(f["study"])],
+    "report": lambda f: ["report", str(f["judgements"]), "--bootstrap", "0"],
+}
+FILE_OUTS: dict[str, Command] = {
+    "responses import": lambda f: [
+        "responses", "import", "--study", str(f["study"]), "--format", "csv",
+        str(f["responses_csv"]),
+    ],
+    "judge": lambda f: ["judge", "--model", "mock/chatty", str(f["study"])],
+    "topics": lambda f: ["topics", "--model", "mock/chatty", "-n", "2"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("command", FOLDER_OUTS)
+@pytest.mark.parametrize(
+    ("out", "problem"),
+    [("a-file", "is a file, but --out must be a folder"), ("a-file/sub", "part of the path")],
+)
+def test_an_out_folder_that_cannot_be_made_is_one_line(
+    inputs: dict[str, Path], command: str, out: str, problem: str
+) -> None:
+    Path("a-file").write_text("keep me\n")
+    outcome = run(*FOLDER_OUTS[command](inputs), "--out", out)
+    one_line_error(outcome, Path(out), problem)
+    assert Path("a-file").read_text() == "keep me\n"
+
+
+@pytest.mark.parametrize("command", FILE_OUTS)
+@pytest.mark.parametrize(
+    ("out", "problem"),
+    [
+        ("a-folder", "is a folder, but --out must be a file"),
+        ("a-file/j.jsonl", "cannot create the folder of --out"),
+    ],
+)
+def test_an_out_file_that_cannot_be_written_is_one_line(
+    inputs: dict[str, Path], command: str, out: str, problem: str
+) -> None:
+    Path("a-folder").mkdir()
+    Path("a-file").write_text("keep me\n")
+    outcome = run(*FILE_OUTS[command](inputs), "--out", out)
+    one_line_error(outcome, Path(out), problem)
+
+
+@pytest.mark.parametrize("name", ["questionnaire", "answer_key"])
+@pytest.mark.parametrize("version", [2, 0, "1", True])
+def test_a_study_file_of_another_schema_version_is_refused(
+    inputs: dict[str, Path], name: str, version: object
+) -> None:
+    path = inputs[name]
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["version"] = version
+    path.write_text(json.dumps(document), encoding="utf-8")
+    outcome = run("questionnaire", "export", str(inputs["study"]))
+    one_line_error(outcome, path, "field 'version'")
+
+
+def test_a_persona_file_cut_in_half_is_refused(inputs: dict[str, Path]) -> None:
+    path = inputs["persona"]
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    outcome = run("persona", "show", str(path))
+    one_line_error(outcome, path, "cut off", "incomplete")
+
+
+@pytest.mark.filterwarnings("default::sdtt.errors.IncompleteFileWarning")
+def test_a_judgement_file_cut_in_half_is_scored_with_a_warning(inputs: dict[str, Path]) -> None:
+    path = inputs["judgements"]
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    outcome = run("score", str(path), "--bootstrap", "0")
+    assert outcome.code == 0, outcome.text
+    assert outcome.err.startswith("warning: "), outcome.err
+    assert "judgements.jsonl:" in outcome.text and "the last judgement is cut off" in outcome.text
+
+
+def test_nesting_python_can_parse_but_sdtt_cannot_write_back_is_refused(
+    inputs: dict[str, Path],
+) -> None:
+    # 150 levels parse, but the conversation's metadata would later fail to be written
+    # into the answer key.
+    path = inputs["transcript"]
+    lines = path.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    header["meta"] = {"x": json.loads("[" * 150 + "]" * 150)}
+    lines[0] = json.dumps(header)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    outcome = run(*JSONL_READERS["questionnaire build --bot"][1](inputs))
+    one_line_error(outcome, path, ":1:", "nested too deeply")

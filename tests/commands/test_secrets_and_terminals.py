@@ -1,0 +1,172 @@
+"""Keys go only where they belong, URL passwords are never shown or stored, and chat text
+cannot drive the terminal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sdtt.cli import build_parser
+from sdtt.models.sdk import is_own_host
+from sdtt.redact import printable, redact_text, redact_url
+from tests.commands.inputs import run
+from tests.fakes.anthropic_fake import FakeAnthropicServer
+from tests.fakes.http_fake import ScriptedReply
+from tests.fakes.openai_fake import FakeOpenAIServer
+
+OPENAI_KEY = "sk-PLANTED-openai-1a2b3c"
+ANTHROPIC_KEY = "sk-ant-PLANTED-4d5e6f"
+OWN_KEY = "server-key-PLANTED-7g8h"
+
+
+@pytest.fixture(autouse=True)
+def keys(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "script.txt").write_text("hey\n\nwhat are you up to\n")
+
+
+def simulate(model: str, base_url: str, *extra: str, script: str = "script.txt") -> list[str]:
+    return [
+        "simulate", "--model", model, "--base-url", base_url, "--script", script,
+        "--turns", "1", "--virtual-clock", "--out", "out", *extra,
+    ]  # fmt: skip
+
+
+def test_the_openai_key_is_not_sent_to_another_server() -> None:
+    with FakeOpenAIServer(reply="Response: fine") as server:
+        outcome = run(*simulate("openai/llama3", server.base_url, "--quiet"))
+        sent = [request.headers.get("authorization", "") for request in server.requests]
+    assert outcome.code == 0, outcome.text
+    assert sent and all(OPENAI_KEY not in header for header in sent)
+
+
+def test_the_anthropic_key_is_not_sent_to_another_server() -> None:
+    with FakeAnthropicServer(reply="Response: fine") as server:
+        outcome = run(*simulate("anthropic/claude-x", server.base_url, "--quiet"))
+        sent = [
+            request.headers.get("x-api-key", "") + request.headers.get("authorization", "")
+            for request in server.requests
+        ]
+    assert outcome.code == 0, outcome.text
+    assert sent and all(ANTHROPIC_KEY not in header for header in sent)
+
+
+def test_a_key_named_with_api_key_env_goes_to_that_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("MY_SERVER_KEY", OWN_KEY)
+    with FakeOpenAIServer(reply="Response: fine", expected_key=OWN_KEY) as server:
+        outcome = run(
+            *simulate("openai/llama3", server.base_url, "--quiet", "--api-key-env", "MY_SERVER_KEY")
+        )
+        sent = {request.headers.get("authorization") for request in server.requests}
+    assert outcome.code == 0, outcome.text
+    assert sent == {f"Bearer {OWN_KEY}"}
+    assert OWN_KEY not in outcome.text
+
+
+def test_an_unset_api_key_env_is_one_line() -> None:
+    outcome = run(*simulate("openai/llama3", "http://127.0.0.1:9/v1", "--api-key-env", "NOPE"))
+    assert outcome.code == 2
+    assert outcome.err.startswith("error: ")
+    assert "NOPE" in outcome.text and "not set" in outcome.text
+
+
+@pytest.mark.parametrize("command", ["demo", "simulate", "chat", "judge", "topics", "generate"])
+def test_every_command_with_a_model_takes_api_key_env(command: str) -> None:
+    argv = [command, "--model", "openai/x", "--api-key-env", "MY_KEY"]
+    if command == "judge":
+        argv.append("study")
+    assert build_parser().parse_args(argv).api_key_env == "MY_KEY"
+
+
+@pytest.mark.parametrize(
+    ("url", "own"),
+    [
+        ("https://api.openai.com/v1", True),
+        ("https://API.OpenAI.com./v1", True),
+        ("http://api.openai.com/v1", False),  # the key would travel in clear text
+        ("https://api.openai.com.example.net/v1", False),
+        ("https://api.openai.com@example.net/v1", False),
+        ("http://localhost:11434/v1", False),
+        ("not a url", False),
+    ],
+)
+def test_only_the_providers_own_https_host_counts_as_its_own(url: str, own: bool) -> None:
+    assert is_own_host(url, frozenset({"api.openai.com"})) is own
+
+
+def test_sdtt_models_says_where_keys_go(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost:11434/v1")
+    text = run("models").text
+    assert "OPENAI_API_KEY is not sent there" in text
+    assert "--api-key-env" in text
+    assert OPENAI_KEY not in text
+
+
+def garbage_server() -> FakeOpenAIServer:
+    """A server whose every answer is not a chat completion (an error that names it)."""
+    server = FakeOpenAIServer()
+    server.enqueue(*[ScriptedReply(status=200, body="<html>proxy login</html>")] * 50)
+    return server
+
+
+def test_credentials_in_base_url_are_never_printed_or_stored() -> None:
+    with garbage_server() as server:
+        url = server.base_url.replace("http://", "http://alice:hunter2-PLANTED@")
+        outcome = run(*simulate("openai/llama3", url))
+    written = "".join(path.read_text() for path in Path("out").glob("*.jsonl"))
+    assert "is not a chat completion" in outcome.text + written
+    assert "hunter2" not in outcome.text
+    assert "hunter2" not in written
+    assert "***@127.0.0.1" in outcome.text + written
+
+
+def test_credentials_in_base_url_stay_out_of_chain_error_records(
+    pristine_inputs: dict[str, Path],
+) -> None:
+    with garbage_server() as server:
+        url = server.base_url.replace("http://", "http://alice:hunter2-PLANTED@")
+        outcome = run(
+            "generate", "--persona", str(pristine_inputs["persona"]), "--model", "openai/x",
+            "--base-url", url, "--turns", "2", "--turns-per-topic", "1",
+            "--topics", str(pristine_inputs["topics"]), "--out", "chains",
+        )  # fmt: skip
+    written = "".join(path.read_text() for path in Path("chains").glob("*.jsonl"))
+    assert '"pseudo_error"' in written
+    assert "hunter2" not in written + outcome.text
+    assert "***@127.0.0.1" in written
+
+
+def test_redaction_hides_user_and_password_only() -> None:
+    assert redact_url("https://u:p@host:8/v1?x=1") == "https://***@host:8/v1?x=1"
+    assert redact_url("http://localhost:11434/v1") == "http://localhost:11434/v1"
+    assert (
+        redact_text("could not reach http://me:pw@a.example/v1 or ftp://x@b/")
+        == "could not reach http://***@a.example/v1 or ftp://***@b/"
+    )
+
+
+HOSTILE_LINE = "hi \x1b]0;pwned title\x07there\x1b[2J\x1b[H [bold red]not markup[/] \x9b31m!"
+
+
+def test_simulate_prints_chat_text_without_control_sequences(tmp_path: Path) -> None:
+    (tmp_path / "hostile.txt").write_text(HOSTILE_LINE + "\n")
+    with FakeOpenAIServer(reply="Response: \x1b]2;owned\x1b\\ok \x1b[31mred\x07") as server:
+        outcome = run(*simulate("openai/llama3", server.base_url, script="hostile.txt"))
+    assert outcome.code == 0, outcome.text
+    assert not any(char in outcome.out for char in "\x1b\x07\x9b")
+    assert "pwned title" not in outcome.out and "owned" not in outcome.out
+    assert "hi there [bold red]not markup[/]" in outcome.out
+    assert "ok red" in outcome.out
+
+
+def test_printable_keeps_text_and_layout() -> None:
+    assert printable("über 😀\tok\nnext") == "über 😀\tok\nnext"
+    assert printable("a\rb\x00c\x7fd\u202ee") == "abcde"
+    assert printable("line\nbreak", keep_newlines=False) == "linebreak"
