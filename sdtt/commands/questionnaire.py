@@ -235,7 +235,6 @@ def run_build(args: argparse.Namespace) -> int:
     """Build a study folder."""
     console = Console(highlight=False)
     spec, base = spec_from_args(args)
-    output_folder(args.out)
     check_replaceable(args.out, force=args.force)
     with console.status("pairing conversations..."):
         result = build_study(
@@ -244,6 +243,8 @@ def run_build(args: argparse.Namespace) -> int:
             allow_topic_mismatch=args.allow_topic_mismatch,
             skip_invalid=args.skip_invalid,
         )
+    # Created only now, so a build that fails leaves no empty study folder behind.
+    output_folder(args.out)
     with output_lock(args.out, folder=True):
         check_replaceable(args.out, force=args.force)
         files = save_study(args.out, result.questionnaire, result.key)

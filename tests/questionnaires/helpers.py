@@ -75,7 +75,7 @@ def bots() -> list[Transcript]:
             topic,
             12,
             tag=f"b{n}",
-            meta=dict(SECRET_META),
+            meta={**SECRET_META, "pseudo_turns": 0},
             planted_at={10},
         )
         for n, topic in enumerate(TOPICS)
