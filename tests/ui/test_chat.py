@@ -69,8 +69,9 @@ async def test_burst_in_burst_out(tmp_path: Path) -> None:
 async def test_typing_indicator_and_message_typed_meanwhile(tmp_path: Path) -> None:
     """The indicator shows while the bot types and hides after; a message sent meanwhile
     reaches the transcript."""
-    # Slower virtual time, so the bot is still typing when the second message goes in.
-    app = ChatApp(chat_plan(tmp_path, turns=1, t1=4.0), clock=fast_clock(5))
+    # Slower virtual time, so the bot is still typing when the second message goes in,
+    # even on a loaded machine.
+    app = ChatApp(chat_plan(tmp_path, turns=1, t1=4.0), clock=fast_clock(2))
     seen: list[bool] = []
     async with app.run_test(size=(80, 24)) as pilot:
         screen = chat_screen(app)
@@ -97,7 +98,8 @@ async def test_typing_indicator_and_message_typed_meanwhile(tmp_path: Path) -> N
 @pytest.mark.asyncio
 async def test_quit_mid_chat_keeps_everything(tmp_path: Path) -> None:
     """Ctrl+C while the bot is busy ends the chat cleanly; the files hold every message."""
-    app = ChatApp(chat_plan(tmp_path, turns=5, t1=4.0), clock=fast_clock())
+    # t1 is 1 s of real time: both messages go in before the bot answers, even under load.
+    app = ChatApp(chat_plan(tmp_path, turns=5, t1=20.0), clock=fast_clock())
     async with app.run_test(size=(80, 24)) as pilot:
         screen = chat_screen(app)
         await say(pilot, "hello")
