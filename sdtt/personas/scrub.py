@@ -24,7 +24,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 import phonenumbers
 
@@ -45,20 +45,7 @@ Kind = Literal[
     "PHONE",
     "NAME",
 ]
-KINDS: tuple[Kind, ...] = (
-    "EMAIL",
-    "URL",
-    "HANDLE",
-    "IBAN",
-    "CARD",
-    "MAC",
-    "GPS",
-    "ID",
-    "ADDRESS",
-    "POSTCODE",
-    "PHONE",
-    "NAME",
-)
+KINDS: tuple[Kind, ...] = get_args(Kind)
 """Detector order is priority order: an email is never also read as a handle or name, and
 an IBAN, card or id number is never also read as a phone number."""
 
