@@ -201,7 +201,7 @@ async def stage_pseudo_dialogue(demo: DemoRun) -> None:
     usage = sum((usage_of(call.usage) for call in chain.calls), Usage())
     console.print(
         f"[dim]{len(chain.calls)} model call(s), {usage.input_tokens} input tokens "
-        f"({usage.cached_input_tokens} cached), {usage.output_tokens} output tokens; "
+        f"({usage.cached_text()}), {usage.output_tokens} output tokens; "
         "the live chat below has this dialogue in its prompt[/]"
     )
     demo.files.append(path)

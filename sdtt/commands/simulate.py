@@ -301,7 +301,7 @@ def _summary(console: Console, result: SimulationResult, *, scripted: bool) -> N
     # A script signals its end with an error; that is not worth reporting.
     other = "" if scripted else f"; interrogator: {result.interrogator_errors} error(s)"
     console.print(
-        f"[dim]bot: {usage.input_tokens} input tokens ({usage.cached_input_tokens} cached), "
+        f"[dim]bot: {usage.input_tokens} input tokens ({usage.cached_text()}), "
         f"{usage.output_tokens} output tokens, {result.bot_errors} error(s){other}[/]"
     )
     for path in (result.transcript_path, result.log_path):

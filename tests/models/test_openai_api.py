@@ -268,3 +268,19 @@ def test_a_missing_sdk_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setitem(sys.modules, "openai", None)  # makes "import openai" fail
     with pytest.raises(ProviderUnavailableError, match="pip install openai"):
         get_model("openai/gpt-4o")
+
+
+@pytest.mark.trio
+async def test_cache_use_the_server_does_not_report_is_unknown_not_zero(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # llama.cpp's server reuses its prefix cache but sends no prompt_tokens_details.
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with FakeOpenAIServer(reply="Response: hi", cached_tokens=None) as fake:
+        async with get_model("openai/local", base_url=fake.base_url) as model:
+            first = await model.generate(PROMPT, FAST)
+            second = await model.generate(PROMPT, FAST)
+    assert first.usage.cached_input_tokens is None
+    assert model.usage.cached_input_tokens is None
+    assert (first.usage + second.usage).cached_text() == "cache use not reported"
+    assert model.usage.cached_share() == "?"
