@@ -164,8 +164,21 @@ def run_classifier(args: argparse.Namespace) -> int:
     return 0
 
 
+EXIT_NOTHING_USABLE = 1
+"""Exit code of a run whose every model call failed."""
+
+
+def all_failed(judgements: list[Judgement]) -> str | None:
+    """The errors (distinct, in order) when every judgement is a model error, else None."""
+    prefix = "model_error: "
+    reasons = [j.exclusion_reason or "" for j in judgements]
+    if not reasons or not all(reason.startswith(prefix) for reason in reasons):
+        return None
+    return " | ".join(dict.fromkeys(reason.removeprefix(prefix) for reason in reasons))
+
+
 def run(args: argparse.Namespace) -> int:
-    """Judge a study from parsed arguments."""
+    """Judge a study from parsed arguments; exit 1 when every call failed."""
     if args.classifier:
         return run_classifier(args)
     if args.model is None:
@@ -186,6 +199,14 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             base_url=args.base_url,
         )
+    failed = all_failed(judgements)
+    if failed is not None:
+        # Nothing usable: keep the file clean for a rerun, say why, exit non-zero.
+        Console(stderr=True, highlight=False).print(
+            f"[bold red]error:[/] every judge call failed, so nothing was written to "
+            f"{escape(str(out))}. The provider said: {escape(failed)}"
+        )
+        return EXIT_NOTHING_USABLE
     if out.exists():
         append_judgements(out, judgements)
     else:

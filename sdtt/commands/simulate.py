@@ -17,7 +17,14 @@ from sdtt.commands.common import add_base_url_argument
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.render import format_time
 from sdtt.display import SIDE_STYLES
-from sdtt.engine.events import ErrorEvent, Event, MessageDropped, MessageSent, UserMessage
+from sdtt.engine.events import (
+    ErrorEvent,
+    Event,
+    MessageDropped,
+    MessageSent,
+    TeeSink,
+    UserMessage,
+)
 from sdtt.engine.interrogator import (
     ScriptExhaustedError,
     ScriptInterrogator,
@@ -190,9 +197,26 @@ def _pseudo_messages(path: Path | None) -> list[Message]:
     return load_pseudo_messages(path)
 
 
+class ErrorCollector:
+    """An event sink that keeps the model errors' messages, distinct, in order."""
+
+    def __init__(self) -> None:
+        self.messages: dict[str, None] = {}
+
+    def emit(self, event: Event) -> None:
+        """Keep the message of an error event."""
+        if isinstance(event, ErrorEvent):
+            self.messages.setdefault(event.message)
+
+
+EXIT_NOTHING_USABLE = 1
+"""Exit code of a run that produced no answered turn because the models failed."""
+
+
 def run(args: argparse.Namespace) -> int:
-    """Run ``sdtt simulate`` from parsed arguments."""
+    """Run ``sdtt simulate`` from parsed arguments; exit 1 when no turn could be answered."""
     _check(args)
+    errors = ErrorCollector()
     console = Console(highlight=False)
     persona = find_persona(args.persona)
     pseudo = _pseudo_messages(args.pseudo)
@@ -253,8 +277,10 @@ def run(args: argparse.Namespace) -> int:
                 turns=args.turns,
                 bot_settings=bot_settings,
                 interrogator_settings=interrogator_settings,
-                sink=None if args.quiet else ConsoleSink(console),
-                interrogator_sink=ConsoleSink(console, errors_of="interrogator"),
+                sink=TeeSink(None if args.quiet else ConsoleSink(console), errors),
+                interrogator_sink=TeeSink(
+                    ConsoleSink(console, errors_of="interrogator"), errors
+                ),
                 out_dir=args.out,
                 session_id=session_id,
                 topic=args.topic,
@@ -268,6 +294,15 @@ def run(args: argparse.Namespace) -> int:
 
     result = run_on_virtual_clock(main) if args.virtual_clock else trio.run(main)
     _summary(console, result, scripted=args.script is not None)
+    # A script ends by raising an error of its own: only model errors count here.
+    interrogator_failed = result.interrogator_errors and args.script is None
+    if result.turns == 0 and (result.bot_errors or interrogator_failed):
+        causes = " | ".join(errors.messages) or "model errors"
+        Console(stderr=True, highlight=False).print(
+            f"[bold red]error:[/] no turn was answered because the model calls failed. "
+            f"{escape(causes)}"
+        )
+        return EXIT_NOTHING_USABLE
     return 0
 
 
@@ -277,7 +312,7 @@ def _interrogator(
     if args.script is not None:
         return ScriptInterrogator(read_script(args.script))
     name = args.interrogator or args.model
-    model = get_model(name, config=config, seed=args.seed + 1)
+    model = get_model(name, config=config, seed=args.seed + 1, base_url=args.base_url)
     models.append(model)
     return llm_interrogator(
         for_virtual_clock(model) if args.virtual_clock else model,

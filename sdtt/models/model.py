@@ -7,7 +7,9 @@ errors; everything around the call lives here, identically for every provider:
   ``autojump_clock`` run hours of backoff instantly and exactly;
 - a ``trio.CapacityLimiter`` shared by every ``Model`` of the same provider, so one
   process never has more than ``max_concurrency`` calls in flight to it;
-- a timeout of ``config.timeout`` seconds per attempt, for every provider;
+- a timeout of ``config.timeout`` seconds per attempt, for every provider, and an overall
+  deadline per call (``RetryPolicy.deadline``, counted from the first attempt: waiting
+  for a free slot of the concurrency limit does not count);
 - latency on the trio clock (retries and waits included) and a running usage tally;
 - a :class:`CallRecord` per call, given to an optional callback and logged at DEBUG.
   Records carry names, token counts and error types only: never a key or a prompt.
@@ -25,7 +27,7 @@ import trio
 
 from sdtt.errors import ConfigError, ProviderError, ProviderTimeoutError
 from sdtt.models.base import GenerateConfig, ModelAPI, ModelOutput, Prompt, Usage
-from sdtt.models.retry import RetryPolicy, retry_delay
+from sdtt.models.retry import CALL_DEADLINE_ENV, RetryPolicy, policy_from_env, retry_delay
 
 log = logging.getLogger("sdtt.models")
 
@@ -96,7 +98,7 @@ class Model:
         self.api = api
         self.config = config or GenerateConfig()
         """Used when ``generate`` gets no config of its own."""
-        self.retry = retry or RetryPolicy()
+        self.retry = retry or policy_from_env()
         self.max_concurrency = max_concurrency
         self.on_call = on_call
         self.usage = Usage()
@@ -128,20 +130,26 @@ class Model:
         config = config or self.config
         limiter = provider_limiter(self.provider, self.max_concurrency)
         started = trio.current_time()
+        deadline = _Deadline(self.retry.deadline)
         attempts = 0
         self.calls += 1
         while True:
             attempts += 1
             try:
                 async with limiter:
-                    output = await self._attempt(prompt, config)
+                    deadline.start()
+                    output = await self._attempt(prompt, config, deadline)
                 break
             except ProviderError as error:
                 delay = retry_delay(self.retry, error, attempts, self._rng)
-                if delay is None:
+                spent = delay is not None and deadline.passed_after(delay)
+                if delay is None or spent:
                     self._record(started, attempts, Usage(), error)
+                    if spent or deadline.passed_after(0.0):
+                        raise _gave_up(error, attempts, deadline=deadline) from None
                     if attempts > 1:
                         raise _gave_up(error, attempts) from None
+                    error.attempts = attempts
                     raise
                 log.info(
                     "%s: %s on attempt %d, retrying in %.2f s",
@@ -160,10 +168,13 @@ class Model:
         self._record(started, attempts, output.usage, None)
         return output
 
-    async def _attempt(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
-        with trio.move_on_after(config.timeout):
+    async def _attempt(
+        self, prompt: Prompt, config: GenerateConfig, deadline: _Deadline
+    ) -> ModelOutput:
+        timeout = min(config.timeout, deadline.remaining())
+        with trio.move_on_after(timeout):
             return await self.api.generate(prompt, config)
-        raise ProviderTimeoutError(f"{self.name}: no answer within {config.timeout:g} s.")
+        raise ProviderTimeoutError(f"{self.name}: no answer within {timeout:g} s.")
 
     def _record(
         self, started: float, attempts: int, usage: Usage, error: BaseException | None
@@ -198,11 +209,49 @@ class Model:
         return f"Model({self.name!r})"
 
 
-def _gave_up(error: ProviderError, attempts: int) -> ProviderError:
-    """The same kind of error, saying how many attempts were made."""
+class _Deadline:
+    """The overall deadline of one call, started when its first attempt starts."""
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds
+        self.started: float | None = None
+
+    def start(self) -> None:
+        """Start counting (only the first time)."""
+        if self.started is None:
+            self.started = trio.current_time()
+
+    def remaining(self) -> float:
+        """Seconds left (infinite without a deadline)."""
+        if self.seconds is None or self.started is None:
+            return float("inf")
+        return max(self.started + self.seconds - trio.current_time(), 0.0)
+
+    def passed_after(self, wait: float) -> bool:
+        """True when the deadline will have passed after waiting ``wait`` seconds."""
+        return self.remaining() <= wait
+
+    def elapsed(self) -> float:
+        """Seconds since the first attempt started."""
+        return 0.0 if self.started is None else trio.current_time() - self.started
+
+
+def _gave_up(
+    error: ProviderError, attempts: int, *, deadline: _Deadline | None = None
+) -> ProviderError:
+    """The same kind of error, saying how many attempts were made (and why no more)."""
+    note = f"Gave up after {attempts} attempt{'s' if attempts > 1 else ''}"
+    if deadline is not None and deadline.seconds is not None:
+        note += (
+            f" in {deadline.elapsed():.0f} s: the call deadline of {deadline.seconds:g} s is "
+            f"spent (set {CALL_DEADLINE_ENV} to allow more)"
+        )
     try:
-        again = type(error)(f"{error} Gave up after {attempts} attempts.")
+        again = type(error)(f"{error.base_message} {note}.")
     except TypeError:  # a subclass with another signature: keep the original
+        error.attempts = attempts
         return error
     again.retry_after = error.retry_after
+    again.attempts = attempts
+    again.base_message = error.base_message
     return again
