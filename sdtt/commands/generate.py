@@ -10,6 +10,7 @@ providers' batch APIs together, at half price but with hours of latency per step
 from __future__ import annotations
 
 import argparse
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -221,10 +222,12 @@ def run(args: argparse.Namespace) -> int:
     if finished:
         first = finished[0]
         assert first.spec is not None
+        # The same server, or the suggested command would go to the provider's own API.
+        server = f"--base-url {shlex.quote(args.base_url)} " if args.base_url else ""
         console.print(
             "Next, the live turns on top of a pseudo-dialogue, e.g.:\n"
             f"  sdtt simulate --persona {escape(first.spec.persona)} "
-            f"--model {escape(first.spec.model)} --mode {first.spec.mode} "
+            f"--model {escape(first.spec.model)} {escape(server)}--mode {first.spec.mode} "
             f"--pseudo {escape(str(first.path))} --turns 10\n"
             f"and the style drift: sdtt drift {escape(str(first.path))}"
         )

@@ -278,9 +278,7 @@ def run(args: argparse.Namespace) -> int:
                 bot_settings=bot_settings,
                 interrogator_settings=interrogator_settings,
                 sink=TeeSink(None if args.quiet else ConsoleSink(console), errors),
-                interrogator_sink=TeeSink(
-                    ConsoleSink(console, errors_of="interrogator"), errors
-                ),
+                interrogator_sink=TeeSink(ConsoleSink(console, errors_of="interrogator"), errors),
                 out_dir=args.out,
                 session_id=session_id,
                 topic=args.topic,

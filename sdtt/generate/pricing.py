@@ -27,9 +27,7 @@ class Price:
         cached = usage.cached_input_tokens or 0
         uncached = max(0, usage.input_tokens - cached)
         dollars = (
-            uncached * self.input
-            + cached * self.cached_input
-            + usage.output_tokens * self.output
+            uncached * self.input + cached * self.cached_input + usage.output_tokens * self.output
         ) / 1_000_000
         return dollars * (BATCH_DISCOUNT if batch else 1.0)
 

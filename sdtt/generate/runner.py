@@ -340,11 +340,10 @@ class ChainRunner:
                 f": the step deadline of {self.options.step_deadline:g} s is spent (set "
                 f"{STEP_DEADLINE_ENV} to allow more)"
             )
-        again = ProviderError(f"{error.base_message} {note}.")
         try:
             again = type(error)(f"{error.base_message} {note}.")
-        except TypeError:
-            pass
+        except TypeError:  # a subclass with another signature
+            again = ProviderError(f"{error.base_message} {note}.")
         again.attempts = attempts
         again.base_message = error.base_message
         return again

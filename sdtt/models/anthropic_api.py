@@ -127,9 +127,7 @@ class AnthropicAPI(SdkAPI["AsyncAnthropic"]):
     def request(self, prompt: Prompt, config: GenerateConfig) -> dict[str, Any]:
         """The keyword arguments of the Messages API call for ``prompt``."""
         content = (
-            user_content(prompt)
-            if self.cache_marks
-            else (prompt.user_text() or EMPTY_USER_TEXT)
+            user_content(prompt) if self.cache_marks else (prompt.user_text() or EMPTY_USER_TEXT)
         )
         kwargs: dict[str, Any] = {
             "model": self.model,

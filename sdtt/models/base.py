@@ -96,7 +96,7 @@ class Usage:
         )
 
     def cached_text(self) -> str:
-        """"N cached", or "cache use not reported" when the provider gave no count."""
+        """ "N cached", or "cache use not reported" when the provider gave no count."""
         if self.cached_input_tokens is None:
             return "cache use not reported"
         return f"{self.cached_input_tokens} cached"

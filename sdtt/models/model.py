@@ -12,13 +12,17 @@ errors; everything around the call lives here, identically for every provider:
   for a free slot of the concurrency limit does not count);
 - latency on the trio clock (retries and waits included) and a running usage tally;
 - a :class:`CallRecord` per call, given to an optional callback and logged at DEBUG.
-  Records carry names, token counts and error types only: never a key or a prompt.
+  Records carry names, token counts and error types only: never a key or a prompt;
+- a :class:`DroppedInputWarning` (once per model) when a provider reports far fewer input
+  tokens than the prompt can hold: a server that silently drops the system message (as
+  llama.cpp's server does with some chat formats) loses the whole persona.
 """
 
 from __future__ import annotations
 
 import logging
 import random
+import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from types import TracebackType
@@ -36,6 +40,25 @@ DEFAULT_MAX_CONCURRENCY: dict[str, int] = {"mock": 100, "openai": 8, "anthropic"
 FALLBACK_MAX_CONCURRENCY = 8
 
 _LIMITERS: dict[str, trio.CapacityLimiter] = {}
+
+CHARS_PER_TOKEN_LIMIT = 12
+"""No tokenizer packs this many characters of chat text into one token on average: a
+reported input below ``characters / CHARS_PER_TOKEN_LIMIT`` means text was dropped."""
+MIN_CHECKED_CHARS = 2000
+"""Shorter prompts are not checked (too little text for the estimate to be reliable)."""
+
+
+class DroppedInputWarning(UserWarning):
+    """A provider reported far fewer input tokens than the prompt it was sent."""
+
+
+def dropped_input(prompt: Prompt, usage: Usage) -> int | None:
+    """The prompt's length in characters when ``usage`` reports implausibly few input
+    tokens for it (part of it was dropped), else ``None``."""
+    chars = len(prompt.system_text()) + len(prompt.user_text())
+    if chars < MIN_CHECKED_CHARS or usage.input_tokens <= 0:
+        return None
+    return chars if usage.input_tokens * CHARS_PER_TOKEN_LIMIT < chars else None
 
 
 @dataclass(frozen=True)
@@ -106,6 +129,7 @@ class Model:
         self.calls = 0
         """Calls made through ``generate``, failed ones included."""
         self._rng = random.Random(seed)
+        self._warned_dropped = False
         # Injectable so HTTP tests (real clock) can check requested waits without waiting.
         self._sleep = sleep
 
@@ -164,9 +188,27 @@ class Model:
             await self._sleep(delay)
         latency = trio.current_time() - started
         output = replace(output, model=self.name, latency=latency, attempts=attempts)
+        self._check_input(prompt, output.usage)
         self.usage = self.usage + output.usage
         self._record(started, attempts, output.usage, None)
         return output
+
+    def _check_input(self, prompt: Prompt, usage: Usage) -> None:
+        chars = dropped_input(prompt, usage)
+        if chars is None or self._warned_dropped:
+            return
+        self._warned_dropped = True
+        warnings.warn(
+            DroppedInputWarning(
+                f"{self.name} reported {usage.input_tokens} input tokens for a prompt of "
+                f"{chars:,} characters (at least {chars // CHARS_PER_TOKEN_LIMIT:,} tokens): "
+                "the server seems to have dropped part of it, such as the system message "
+                "that holds the persona. llama.cpp's server does this with chat formats "
+                "that have no system role (e.g. --chat_format gemma); use a format or "
+                "template with one."
+            ),
+            stacklevel=3,
+        )
 
     async def _attempt(
         self, prompt: Prompt, config: GenerateConfig, deadline: _Deadline

@@ -51,3 +51,33 @@ def test_without_key_or_base_url_the_error_says_what_to_do(
     assert main(["simulate", "--model", "openai/gpt-4o", "--turns", "1"]) == 2
     err = " ".join(capsys.readouterr().err.split())
     assert "OPENAI_API_KEY" in err and "--base-url" in err
+
+
+def test_generates_suggested_next_command_keeps_the_base_url(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    topics = tmp_path / "topics.txt"
+    topics.write_text("pets\n")
+    reply = "User: [2024-05-01 10:00:00] hi\nResponse: [2024-05-01 10:00:09] hey there"
+    with FakeOpenAIServer(reply=reply) as server:
+        code = main(
+            [
+                "generate",
+                "--model",
+                "openai/local-llm",
+                "--base-url",
+                server.base_url,
+                "--turns",
+                "1",
+                "--turns-per-topic",
+                "1",
+                "--topics",
+                str(topics),
+                "--out",
+                "chains",
+            ]
+        )
+    out = " ".join(capsys.readouterr().out.split())
+    assert code == 0
+    assert "sdtt simulate --persona" in out
+    assert f"--model openai/local-llm --base-url {server.base_url} --mode burst" in out

@@ -37,7 +37,9 @@ def flaky_model(failures: int, *, retry: RetryPolicy | None = None, hang: bool =
 
 
 def one_chain() -> list[ChainSpec]:
-    return [ChainSpec(persona="tester", model="mock/flaky", seed=1, topics=topic_targets(TOPICS, 2, 1))]
+    return [
+        ChainSpec(persona="tester", model="mock/flaky", seed=1, topics=topic_targets(TOPICS, 2, 1))
+    ]
 
 
 async def run_one(tmp_path: Path, model: Model, options: RunOptions) -> Path:
