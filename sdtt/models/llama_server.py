@@ -17,10 +17,11 @@ It listens on 127.0.0.1 unless ``--host`` says otherwise. Point sdtt at it with
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from typing import Any
 
-from sdtt.errors import ProviderUnavailableError
+from sdtt.errors import ProviderUnavailableError, SdttError
 
 DEFAULT_N_CTX = 8192
 
@@ -76,14 +77,19 @@ def server_app(args: argparse.Namespace) -> Any:
     )
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Start the server and serve until interrupted."""
+def main(argv: Sequence[str] | None = None) -> int:
+    """Start the server and serve until interrupted; 2 with a one-line error if it can't."""
     args = build_parser().parse_args(argv)
-    app = server_app(args)
+    try:
+        app = server_app(args)
+    except SdttError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     import uvicorn
 
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
