@@ -321,7 +321,7 @@ class ChainRunner:
                 last_try = tries > self.options.step_retries
                 spent = trio.current_time() + wait >= deadline
                 if not error.retryable or last_try or spent:
-                    if tries == 1:
+                    if tries == 1 and not (spent and error.retryable):
                         raise
                     raise self._gave_up(error, attempts, tries, deadline_spent=spent) from None
                 log.info("%s: step failed, trying it again in %.0f s", self.header.chain, wait)
@@ -334,7 +334,8 @@ class ChainRunner:
     def _gave_up(
         self, error: ProviderError, attempts: int, tries: int, *, deadline_spent: bool
     ) -> ProviderError:
-        note = f"Gave up after {attempts} attempts in {tries} tries of this step"
+        plural = "tries" if tries > 1 else "try"
+        note = f"Gave up after {attempts} attempts in {tries} {plural} of this step"
         if deadline_spent:
             note += (
                 f": the step deadline of {self.options.step_deadline:g} s is spent (set "
