@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
+import sys
 
 import pytest
 
 from sdtt.models.llama_server import main
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("llama_cpp") is not None, reason="llama-cpp-python is installed"
-)
 def test_without_llama_cpp_the_launcher_says_what_to_install(
-    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # As if llama-cpp-python were not installed (None in sys.modules fails the import).
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)
     assert main(["--port", "1"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "pip install" in err and "Traceback" not in err
