@@ -213,7 +213,8 @@ class Model:
     async def _attempt(
         self, prompt: Prompt, config: GenerateConfig, deadline: _Deadline
     ) -> ModelOutput:
-        timeout = min(config.timeout, deadline.remaining())
+        own = self.retry.attempt_timeout or config.timeout
+        timeout = min(own, deadline.remaining())
         with trio.move_on_after(timeout):
             return await self.api.generate(prompt, config)
         raise ProviderTimeoutError(f"{self.name}: no answer within {timeout:g} s.")

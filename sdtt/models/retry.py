@@ -10,8 +10,9 @@ Every call also has an overall deadline (``deadline`` seconds, attempts and wait
 included, 300 by default): no retry starts, and no attempt runs, past it, so a hanging
 server costs at most that long per call however many attempts are allowed. The
 environment variables ``SDTT_CALL_DEADLINE`` (seconds) and ``SDTT_MAX_ATTEMPTS`` change
-the defaults of every command; ``SDTT_STEP_DEADLINE`` bounds a pseudo-dialogue step with
-its re-tries (:mod:`sdtt.generate.runner`).
+the defaults of every command, and ``SDTT_ATTEMPT_TIMEOUT`` replaces the seconds each
+attempt may take (each call names its own otherwise, often 60); ``SDTT_STEP_DEADLINE``
+bounds a pseudo-dialogue step with its re-tries (:mod:`sdtt.generate.runner`).
 
 ``Model`` drives this policy with ``trio.sleep``; this module never sleeps.
 """
@@ -42,6 +43,7 @@ MAX_ERROR_TEXT = 300
 """Characters of a provider's own error message kept in our error text."""
 
 CALL_DEADLINE_ENV = "SDTT_CALL_DEADLINE"
+ATTEMPT_TIMEOUT_ENV = "SDTT_ATTEMPT_TIMEOUT"
 MAX_ATTEMPTS_ENV = "SDTT_MAX_ATTEMPTS"
 STEP_DEADLINE_ENV = "SDTT_STEP_DEADLINE"
 DEFAULT_CALL_DEADLINE = 300.0
@@ -85,6 +87,10 @@ class RetryPolicy:
     """A provider's ``retry-after`` is honoured up to this many seconds."""
     deadline: float | None = DEFAULT_CALL_DEADLINE
     """Seconds a call may take in all, attempts and waits included; ``None``: no limit."""
+    attempt_timeout: float | None = None
+    """Seconds one attempt may take, replacing each call's own ``timeout`` when set. A
+    slow local server keeps working on a request whose client gave up, so short attempts
+    only queue up behind it: give such a server long attempts instead."""
 
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
@@ -98,7 +104,8 @@ class RetryPolicy:
 
 
 def policy_from_env() -> RetryPolicy:
-    """The default policy, with ``SDTT_CALL_DEADLINE`` and ``SDTT_MAX_ATTEMPTS`` applied."""
+    """The default policy with ``SDTT_CALL_DEADLINE``, ``SDTT_MAX_ATTEMPTS`` and
+    ``SDTT_ATTEMPT_TIMEOUT`` applied."""
     raw = os.environ.get(MAX_ATTEMPTS_ENV, "").strip()
     attempts = RetryPolicy.max_attempts
     if raw:
@@ -110,6 +117,7 @@ def policy_from_env() -> RetryPolicy:
     return RetryPolicy(
         max_attempts=attempts,
         deadline=seconds_from_env(CALL_DEADLINE_ENV, DEFAULT_CALL_DEADLINE),
+        attempt_timeout=seconds_from_env(ATTEMPT_TIMEOUT_ENV, None),
     )
 
 

@@ -110,7 +110,9 @@ def test_the_deadlines_are_set_from_the_environment(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("SDTT_CALL_DEADLINE", "42")
     monkeypatch.setenv("SDTT_MAX_ATTEMPTS", "2")
     monkeypatch.setenv("SDTT_STEP_DEADLINE", "0")
-    assert (policy_from_env().deadline, policy_from_env().max_attempts) == (42.0, 2)
+    monkeypatch.setenv("SDTT_ATTEMPT_TIMEOUT", "600")
+    policy = policy_from_env()
+    assert (policy.deadline, policy.max_attempts, policy.attempt_timeout) == (42.0, 2, 600.0)
     assert RunOptions().step_deadline is None
     monkeypatch.setenv("SDTT_CALL_DEADLINE", "soon")
     with pytest.raises(ConfigError, match="SDTT_CALL_DEADLINE='soon'"):

@@ -33,6 +33,11 @@ ANTHROPIC_MODEL = "anthropic/claude-gemma"
 def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
+    # The server answers one request at a time and keeps working on one whose client gave
+    # up: long attempts, not many short ones (a busy machine makes Gemma slow).
+    monkeypatch.setenv("SDTT_ATTEMPT_TIMEOUT", "900")
+    monkeypatch.setenv("SDTT_CALL_DEADLINE", "1800")
+    monkeypatch.setenv("SDTT_STEP_DEADLINE", "3600")
     monkeypatch.chdir(tmp_path)
 
 
