@@ -30,6 +30,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 STARTUP_SECONDS = 120.0
 SERVED_MODEL = "gemma"
+PROXY_KEY = "sk-sdtt-test-proxy-key"
+"""LiteLLM's proxy refuses to start without a master key; clients send this one."""
 """The model name clients use; llama-cpp-python answers whatever name is asked."""
 
 
@@ -178,7 +180,8 @@ def anthropic_proxy(
 ) -> Iterator[str]:
     """LiteLLM's proxy on loopback: Anthropic's Messages API in front of the llama server.
 
-    Yields the base URL to give ``--base-url`` with ``--model anthropic/claude-gemma``.
+    Yields the base URL to give ``--base-url`` with ``--model anthropic/claude-gemma``;
+    clients send :data:`PROXY_KEY` (as ``ANTHROPIC_API_KEY``).
     """
     executable = litellm_executable()
     if executable is None:
@@ -198,7 +201,9 @@ def anthropic_proxy(
         if not key.endswith("_API_KEY") and not key.endswith("_BASE_URL")
     }
     # Offline: no telemetry, no fetching of the model price list.
-    environment.update(LITELLM_LOCAL_MODEL_COST_MAP="True", LITELLM_TELEMETRY="False")
+    environment.update(
+        LITELLM_LOCAL_MODEL_COST_MAP="True", LITELLM_TELEMETRY="False", LITELLM_MASTER_KEY=PROXY_KEY
+    )
     with log.open("ab") as out:
         process = subprocess.Popen(
             [executable, "--config", str(config), "--host", "127.0.0.1", "--port", str(port)],

@@ -21,7 +21,7 @@ from sdtt.dialogue.store import read_transcripts
 from sdtt.generate.chainfile import read_chain
 from sdtt.questionnaires.questionnaire import save_study
 from tests.questionnaires.helpers import fixture_study
-from tests.servers.conftest import SERVED_MODEL, LlamaServer
+from tests.servers.conftest import PROXY_KEY, SERVED_MODEL, LlamaServer
 
 pytestmark = pytest.mark.real_server
 
@@ -181,8 +181,12 @@ def test_the_whole_demo_on_the_llama_server(llama_server: LlamaServer, tmp_path:
 
 
 def test_the_anthropic_protocol_through_litellm(
-    anthropic_proxy: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    anthropic_proxy: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", PROXY_KEY)
     assert main(simulate_args(ANTHROPIC_MODEL, anthropic_proxy)) == 0
     assert (
         main(generate_args(ANTHROPIC_MODEL, anthropic_proxy, topic_file(tmp_path), "chains")) == 0
