@@ -213,8 +213,10 @@ class Model:
     async def _attempt(
         self, prompt: Prompt, config: GenerateConfig, deadline: _Deadline
     ) -> ModelOutput:
-        own = self.retry.attempt_timeout or config.timeout
-        timeout = min(own, deadline.remaining())
+        if self.retry.attempt_timeout is not None:
+            # The provider's own HTTP timeout follows the config: raise it too.
+            config = replace(config, timeout=self.retry.attempt_timeout)
+        timeout = min(config.timeout, deadline.remaining())
         with trio.move_on_after(timeout):
             return await self.api.generate(prompt, config)
         raise ProviderTimeoutError(f"{self.name}: no answer within {timeout:g} s.")

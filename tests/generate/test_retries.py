@@ -117,3 +117,18 @@ def test_the_deadlines_are_set_from_the_environment(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("SDTT_CALL_DEADLINE", "soon")
     with pytest.raises(ConfigError, match="SDTT_CALL_DEADLINE='soon'"):
         policy_from_env()
+
+
+@pytest.mark.trio
+async def test_the_attempt_timeout_reaches_the_provider(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    seen: list[float] = []
+
+    def answer(prompt: Prompt, config: GenerateConfig) -> str:
+        seen.append(config.timeout)
+        return "ok"
+
+    model = Model(MockModelAPI(answer, name="mock/x"), retry=RetryPolicy(attempt_timeout=900.0))
+    await model.generate(Prompt(instructions="hi"), GenerateConfig(timeout=60.0))
+    assert seen == [900.0]
