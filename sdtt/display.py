@@ -50,6 +50,6 @@ def usage_line(outputs: Sequence[ModelOutput]) -> str:
     seconds = sum(output.latency for output in outputs)
     return (
         f"[dim]{len(outputs)} model call(s), {total.input_tokens} input tokens "
-        f"({total.cached_input_tokens} cached), {total.output_tokens} output tokens, "
+        f"({total.cached_text()}), {total.output_tokens} output tokens, "
         f"{seconds:.1f} s[/]"
     )

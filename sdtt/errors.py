@@ -75,6 +75,10 @@ class ProviderError(ModelError):
     def __init__(self, message: str, *, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+        self.attempts = 1
+        """Provider calls made before giving up, retries included."""
+        self.base_message = message
+        """The message without any note on the attempts made."""
 
 
 class ProviderConnectionError(ProviderError):

@@ -2,12 +2,19 @@
 
 Runs offline on the embedded local model by default. Each stage prints what it did and
 writes its files under ``--out``; later stages build on the earlier ones.
+
+The files of one persona, model and seed share a name (``demo-<persona>-<model>-s<seed>``),
+so running the same command again resumes: the burst reply and a finished chat are reused
+and the pseudo-dialogue goes on from its last record. A new ``--seed`` starts afresh.
+Calls are capped (``DEMO_MAX_TOKENS``) and the persona history is shortened, with a note,
+when the prompts would not fit ``--context-tokens``: small local servers have 8k or less.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -20,7 +27,7 @@ from rich.panel import Panel
 from sdtt.analysis.demo_stages import run_final_stages
 from sdtt.commands.common import add_base_url_argument, check_base_url
 from sdtt.dialogue.message import Message, Transcript
-from sdtt.dialogue.store import write_transcripts
+from sdtt.dialogue.store import read_transcripts, write_transcripts
 from sdtt.dialogue.turn_index import turn_meta
 from sdtt.display import print_conversation, terminal_text, usage_line
 from sdtt.engine.interrogator import ScriptInterrogator
@@ -34,7 +41,7 @@ from sdtt.engine.simulate import (
 )
 from sdtt.files import output_folder
 from sdtt.generate.chainfile import read_chain
-from sdtt.generate.records import usage_of
+from sdtt.generate.records import ChainSettings, resolve_style, usage_of
 from sdtt.generate.runner import generate_pseudo_dialogue
 from sdtt.lock import output_lock
 from sdtt.models.base import ModelOutput, Usage
@@ -42,7 +49,7 @@ from sdtt.models.registry import DEFAULT_MODEL, get_model
 from sdtt.personas.bot import PersonaBot
 from sdtt.personas.persona import Persona
 from sdtt.personas.privacy import warn_if_sent_remotely
-from sdtt.personas.prompt import BotPromptBuilder
+from sdtt.personas.prompt import BotPromptBuilder, history_text
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
 from sdtt.questionnaires.pipeline import build_demo_questionnaire
 
@@ -52,6 +59,32 @@ PSEUDO_TURNS = 3
 DEMO_HISTORY_TURNS = 30
 """Turns of persona history in every demo prompt: shorter than the default 100, so the
 demo stays quick on the embedded model (sdtt simulate and sdtt chat use 100)."""
+DEMO_MAX_TOKENS = 400
+"""Token cap of a pseudo-dialogue call: three burst turns fit. A small model that never
+stops on its own would otherwise write up to 2048 tokens a call, minutes on a CPU."""
+DEMO_TIMEOUT = 120.0
+"""Seconds per call attempt of the pseudo-dialogue."""
+DEFAULT_CONTEXT_TOKENS = 8192
+CHARS_PER_TOKEN = 3.0
+"""A cautious estimate (English chat text averages about four characters a token)."""
+PROMPT_RESERVE_TOKENS = 2500
+"""Room kept for the instructions, the pseudo-dialogue and the live chat in a prompt."""
+
+
+def fitting_history_turns(
+    persona: Persona, context_tokens: int, *, wanted: int = DEMO_HISTORY_TURNS
+) -> int:
+    """The most persona history turns (up to ``wanted``) whose prompts fit the context."""
+    budget = (context_tokens - DEMO_MAX_TOKENS - PROMPT_RESERVE_TOKENS) * CHARS_PER_TOKEN
+    turns = wanted
+    while turns > 0 and len(history_text(persona, turns)) > budget:
+        turns -= 1
+    return turns
+
+
+def slug(text: str) -> str:
+    """``text`` reduced to a safe file-name part."""
+    return re.sub(r"[^A-Za-z0-9.-]+", "-", text).strip("-")[:60] or "x"
 
 
 @dataclass
@@ -76,11 +109,13 @@ class DemoRun:
     """The self-directed pseudo-dialogue the live chat's bot has in its prompt."""
     pseudo_turns: int = 0
     """N: its turn count."""
+    history_turns: int = DEMO_HISTORY_TURNS
+    """Persona history turns in the prompts (fewer when the context is small)."""
 
     @property
     def stem(self) -> str:
-        """A file-name stem unique to this run."""
-        return f"demo-{self.started:%Y%m%d-%H%M%S}"
+        """The file-name stem of this persona, model and seed: a rerun finds its files."""
+        return f"demo-{slug(self.persona.name)}-{slug(self.model_name)}-s{self.seed}"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -113,7 +148,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="folder for the files the demo writes (default ./transcripts)",
     )
     add_base_url_argument(parser)
-    parser.add_argument("--seed", type=int, default=7, help="random seed (default 7)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=7,
+        help="random seed (default 7); the same seed resumes the files of an earlier run",
+    )
+    parser.add_argument(
+        "--context-tokens",
+        type=int,
+        default=DEFAULT_CONTEXT_TOKENS,
+        help="the model's context window; the persona history is cut to fit it "
+        f"(default {DEFAULT_CONTEXT_TOKENS})",
+    )
     parser.set_defaults(func=run)
 
 
@@ -139,6 +186,13 @@ def run(args: argparse.Namespace) -> int:
             title="sdtt demo",
         )
     )
+    demo.history_turns = fitting_history_turns(persona, args.context_tokens)
+    if demo.history_turns < DEMO_HISTORY_TURNS:
+        console.print(
+            f"[yellow]note:[/] the persona history is cut from {DEMO_HISTORY_TURNS} to "
+            f"{demo.history_turns} turns so the prompts fit a context of "
+            f"{args.context_tokens} tokens (--context-tokens)"
+        )
     with output_lock(args.out, folder=True):
         trio.run(stage_burst_reply, demo)
         trio.run(stage_pseudo_dialogue, demo)
@@ -156,6 +210,14 @@ async def stage_burst_reply(demo: DemoRun) -> None:
     """Stage 1: the persona bot answers a two-message opening burst."""
     console = demo.console
     console.rule("1. Persona bot: a burst reply")
+    path = demo.out / f"{demo.stem}-reply.jsonl"
+    if path.exists():
+        # A rerun: the reply of the earlier run stands.
+        (earlier,) = read_transcripts(path)
+        print_conversation(console, earlier.messages, bot_label=demo.persona.name)
+        console.print(f"[dim]kept from an earlier run: {escape(str(path))}[/]")
+        demo.files.append(path)
+        return
     warn_if_sent_remotely(demo.persona, demo.model_name)
     opening = [
         Message(side="user", text=text, time=demo.started + timedelta(seconds=6 * index))
@@ -167,7 +229,7 @@ async def stage_burst_reply(demo: DemoRun) -> None:
     async with model:
         bot = PersonaBot(
             model=model,
-            prompts=BotPromptBuilder.for_persona(demo.persona, history_turns=DEMO_HISTORY_TURNS),
+            prompts=BotPromptBuilder.for_persona(demo.persona, history_turns=demo.history_turns),
         )
         with console.status("the persona bot is writing..."):
             reply = await bot.reply(opening, now, random.Random(demo.seed))
@@ -184,7 +246,6 @@ async def stage_burst_reply(demo: DemoRun) -> None:
     )
     print_conversation(console, transcript.messages, bot_label=demo.persona.name)
     console.print(usage_line(reply.outputs))
-    path = demo.out / f"{demo.stem}-reply.jsonl"
     write_transcripts(path, [transcript])
     demo.files.append(path)
 
@@ -199,7 +260,14 @@ async def stage_pseudo_dialogue(demo: DemoRun) -> None:
     async with get_model(
         demo.model_name, base_url=demo.base_url, api_key_env=demo.api_key_env
     ) as model:
+        settings = ChainSettings(
+            style=resolve_style("auto", model.name),
+            history_turns=demo.history_turns,
+            max_tokens=DEMO_MAX_TOKENS,
+            timeout=DEMO_TIMEOUT,
+        )
         with console.status("the model is writing chats between the persona and a friend..."):
+            # Resumes the chain file of an earlier run with the same seed, if any.
             path = await generate_pseudo_dialogue(
                 demo.persona,
                 model,
@@ -207,7 +275,7 @@ async def stage_pseudo_dialogue(demo: DemoRun) -> None:
                 PSEUDO_TURNS,
                 seed=demo.seed,
                 out=demo.out / f"{demo.stem}-pseudo",
-                history_turns=DEMO_HISTORY_TURNS,
+                settings=settings,
             )
     chain = read_chain(path)
     demo.pseudo = chain.messages
@@ -220,7 +288,7 @@ async def stage_pseudo_dialogue(demo: DemoRun) -> None:
     usage = sum((usage_of(call.usage) for call in chain.calls), Usage())
     console.print(
         f"[dim]{len(chain.calls)} model call(s), {usage.input_tokens} input tokens "
-        f"({usage.cached_input_tokens} cached), {usage.output_tokens} output tokens; "
+        f"({usage.cached_text()}), {usage.output_tokens} output tokens; "
         "the live chat below has this dialogue in its prompt[/]"
     )
     demo.files.append(path)
@@ -231,6 +299,20 @@ async def stage_simulated_chat(demo: DemoRun) -> None:
     engine for three turns, on a virtual clock (minutes of chat in seconds)."""
     console = demo.console
     console.rule("3. Burst engine: a simulated live chat (virtual clock)")
+    transcript_path = demo.out / f"{demo.stem}-chat.jsonl"
+    log_path = demo.out / f"{demo.stem}-chat.events.jsonl"
+    if transcript_path.exists() and _closed(log_path):
+        # A rerun: the chat of the earlier run stands.
+        (demo.chat,) = read_transcripts(transcript_path)
+        print_conversation(
+            console, demo.chat.messages, user_label="Interrogator", bot_label=demo.persona.name
+        )
+        console.print(f"[dim]kept from an earlier run: {escape(str(transcript_path))}[/]")
+        demo.files.extend((transcript_path, log_path))
+        return
+    # An interrupted chat cannot be continued exactly: it starts again.
+    for partial in (transcript_path, log_path):
+        partial.unlink(missing_ok=True)
     async with get_model(
         demo.model_name, base_url=demo.base_url, api_key_env=demo.api_key_env
     ) as model:
@@ -238,7 +320,7 @@ async def stage_simulated_chat(demo: DemoRun) -> None:
             model,
             demo.persona,
             pseudo=demo.pseudo,
-            history_turns=DEMO_HISTORY_TURNS,
+            history_turns=demo.history_turns,
             virtual_clock=True,
         )
         with console.status("the interrogator and the persona bot are chatting..."):
@@ -266,6 +348,14 @@ async def stage_simulated_chat(demo: DemoRun) -> None:
     )
     demo.files.extend(path for path in (result.transcript_path, result.log_path) if path)
     demo.chat = result.transcript
+
+
+def _closed(log_path: Path) -> bool:
+    """True when the event log records a session that ended (not one cut by a kill)."""
+    if not log_path.exists():
+        return False
+    with log_path.open(encoding="utf-8") as log:
+        return any('"session_closed"' in line for line in log)
 
 
 def stage_questionnaire(demo: DemoRun) -> None:

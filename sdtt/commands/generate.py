@@ -229,12 +229,13 @@ def run(args: argparse.Namespace) -> int:
     if finished:
         first = finished[0]
         assert first.spec is not None
-        base_url = f" --base-url {escape(args.base_url)}" if args.base_url else ""
+        # The same server, or the suggested command would go to the provider's own API.
+        server = f"--base-url {shlex.quote(args.base_url)} " if args.base_url else ""
         console.print(
             "Next, the live turns on top of a pseudo-dialogue, e.g.:\n"
             f"  sdtt simulate --persona {escape(first.spec.persona)} "
-            f"--model {escape(first.spec.model)} --mode {first.spec.mode} "
-            f"--pseudo {escape(str(first.path))} --turns 10{base_url} "
+            f"--model {escape(first.spec.model)} {escape(server)}--mode {first.spec.mode} "
+            f"--pseudo {escape(str(first.path))} --turns 10 "
             f"--topic {escape(shlex.quote(live_topic(first.spec.seed)))}\n"
             f"and the style drift: sdtt drift {escape(str(first.path))}"
         )

@@ -34,7 +34,6 @@ from sdtt.judges.llm import (
 )
 from sdtt.lock import output_lock
 from sdtt.models.registry import get_model
-from sdtt.questionnaires.fielded import note_scored
 from sdtt.questionnaires.judgements import (
     Judgement,
     JudgementKey,
@@ -204,8 +203,21 @@ def run_classifier(args: argparse.Namespace) -> int:
     return 0
 
 
+EXIT_NOTHING_USABLE = 1
+"""Exit code of a run whose every model call failed."""
+
+
+def all_failed(judgements: list[Judgement]) -> str | None:
+    """The errors (distinct, in order) when every judgement is a model error, else None."""
+    prefix = "model_error: "
+    reasons = [j.exclusion_reason or "" for j in judgements]
+    if not reasons or not all(reason.startswith(prefix) for reason in reasons):
+        return None
+    return " | ".join(dict.fromkeys(reason.removeprefix(prefix) for reason in reasons))
+
+
 def run(args: argparse.Namespace) -> int:
-    """Judge a study from parsed arguments."""
+    """Judge a study from parsed arguments; exit 1 when every call failed."""
     if args.classifier:
         return run_classifier(args)
     if args.model is None:
@@ -216,9 +228,19 @@ def run(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     out: Path = output_file(args.out or args.study / DEFAULT_OUT)
     load_key(args.study, load_questionnaire(args.study))  # a bad study fails before anything
+    existed = out.exists()
     with output_lock(out):
-        earlier = read_judgements(out) if out.exists() else []
-        note_scored(args.study, out, command=f"sdtt judge --model {args.model}")
+        earlier = read_judgements(out) if existed else []
+        errors: list[Judgement] = []
+
+        def record(judgement: Judgement) -> None:
+            # Failed calls are written last, and only when some call worked: a run whose
+            # every call failed leaves the file as it was, ready for a rerun.
+            if is_model_error(judgement):
+                errors.append(judgement)
+            else:
+                writer.write(judgement)
+
         with JsonlWriter(out) as writer, console.status(f"{args.model} is judging..."):
             judgements = judge_study(
                 args.study,
@@ -232,8 +254,20 @@ def run(args: argparse.Namespace) -> int:
                 base_url=args.base_url,
                 api_key_env=args.api_key_env,
                 settled=settled_keys(earlier),
-                on_judgement=writer.write,
+                on_judgement=record,
             )
+            failed = all_failed(judgements)
+            if failed is None:
+                for judgement in errors:
+                    writer.write(judgement)
+        if failed is not None:
+            if not existed:
+                out.unlink(missing_ok=True)
+            Console(stderr=True, highlight=False).print(
+                f"[bold red]error:[/] every judge call failed, so nothing was written to "
+                f"{escape(str(out))}. The provider said: {escape(failed)}"
+            )
+            return EXIT_NOTHING_USABLE
     judge_id = judge_id_for(args.model, args.judge, args.run)
     kept = sum(1 for j in earlier if j.judge_id == judge_id and not is_model_error(j))
     excluded = [j for j in judgements if j.excluded]

@@ -19,7 +19,14 @@ from sdtt.dialogue.pingpong import convert_to_pingpong, has_runs
 from sdtt.dialogue.render import format_time
 from sdtt.dialogue.turn_index import turn_meta
 from sdtt.display import SIDE_STYLES, terminal_text
-from sdtt.engine.events import ErrorEvent, Event, MessageDropped, MessageSent, UserMessage
+from sdtt.engine.events import (
+    ErrorEvent,
+    Event,
+    MessageDropped,
+    MessageSent,
+    TeeSink,
+    UserMessage,
+)
 from sdtt.engine.interrogator import (
     ScriptExhaustedError,
     ScriptInterrogator,
@@ -239,12 +246,29 @@ def _pseudo_messages(
     return done.messages, pseudo_turns - done.filtered_turns, report
 
 
+class ErrorCollector:
+    """An event sink that keeps the model errors' messages, distinct, in order."""
+
+    def __init__(self) -> None:
+        self.messages: dict[str, None] = {}
+
+    def emit(self, event: Event) -> None:
+        """Keep the message of an error event."""
+        if isinstance(event, ErrorEvent):
+            self.messages.setdefault(event.message)
+
+
+EXIT_NOTHING_USABLE = 1
+"""Exit code of a run that produced no answered turn because the models failed."""
+
+
 def run(args: argparse.Namespace) -> int:
-    """Run ``sdtt simulate`` from parsed arguments."""
+    """Run ``sdtt simulate`` from parsed arguments; exit 1 when no turn could be answered."""
     _check(args)
     output_folder(args.out)
     interrogator_model = [] if args.script else [args.interrogator or args.model]
     check_base_url(args.base_url, [args.model, *interrogator_model])
+    errors = ErrorCollector()
     console = Console(highlight=False)
     persona = find_persona(args.persona)
     pseudo, pseudo_turns, conversion = _pseudo_messages(
@@ -324,8 +348,8 @@ def run(args: argparse.Namespace) -> int:
                 turns=args.turns,
                 bot_settings=bot_settings,
                 interrogator_settings=interrogator_settings,
-                sink=None if args.quiet else ConsoleSink(console),
-                interrogator_sink=ConsoleSink(console, errors_of="interrogator"),
+                sink=TeeSink(None if args.quiet else ConsoleSink(console), errors),
+                interrogator_sink=TeeSink(ConsoleSink(console, errors_of="interrogator"), errors),
                 out_dir=args.out,
                 session_id=session_id,
                 topic=args.topic,
@@ -339,6 +363,15 @@ def run(args: argparse.Namespace) -> int:
 
     result = run_on_virtual_clock(main) if args.virtual_clock else trio.run(main)
     _summary(console, result, scripted=args.script is not None)
+    # A script ends by raising an error of its own: only model errors count here.
+    interrogator_failed = result.interrogator_errors and args.script is None
+    if result.turns == 0 and (result.bot_errors or interrogator_failed):
+        causes = " | ".join(errors.messages) or "model errors"
+        Console(stderr=True, highlight=False).print(
+            f"[bold red]error:[/] no turn was answered because the model calls failed. "
+            f"{escape(causes)}"
+        )
+        return EXIT_NOTHING_USABLE
     return 0
 
 
@@ -378,7 +411,7 @@ def _summary(console: Console, result: SimulationResult, *, scripted: bool) -> N
     # A script signals its end with an error; that is not worth reporting.
     other = "" if scripted else f"; interrogator: {result.interrogator_errors} error(s)"
     console.print(
-        f"[dim]bot: {usage.input_tokens} input tokens ({usage.cached_input_tokens} cached), "
+        f"[dim]bot: {usage.input_tokens} input tokens ({usage.cached_text()}), "
         f"{usage.output_tokens} output tokens, {result.bot_errors} error(s){other}[/]"
     )
     for path in (result.transcript_path, result.log_path):

@@ -87,21 +87,26 @@ def parse_time(raw: str, zone_of: datetime) -> datetime | None:
 
 
 def scan_lines(text: str, zone_of: datetime) -> list[ParsedLine]:
-    """Split ``text`` into lines, reading side labels and timestamps where present."""
+    """Split ``text`` into lines, reading side labels and timestamps where present.
+
+    A line without a side label is structured only when it starts with a bracket that
+    reads as a time: ``[INST] <<SYS>>`` or ``[laughs]`` is text, not a timestamp.
+    """
     found: list[ParsedLine] = []
     for raw_line in text.splitlines():
         match = _LABELLED.match(raw_line)
         if match:
             side = _LABELS[match["label"].lower()]
+            raw_time = match["time"]
+            time = parse_time(raw_time, zone_of) if raw_time else None
         else:
             match = _TIMESTAMP_ONLY.match(raw_line)
-            if match is None:
+            time = parse_time(match["time"], zone_of) if match is not None else None
+            if match is None or time is None:
                 if raw_line.strip():
                     found.append(ParsedLine(RESPONSE, raw_line.strip(), None, structured=False))
                 continue
             side = RESPONSE
-        raw_time = match["time"]
-        time = parse_time(raw_time, zone_of) if raw_time else None
         found.append(ParsedLine(side, match["text"].strip(), time, structured=True))
     return found
 

@@ -68,7 +68,9 @@ class ModelCallFinished(_Event):
         default=0, description="Provider calls made, retries and re-asks included (0: unknown)."
     )
     input_tokens: int = 0
-    cached_input_tokens: int = 0
+    cached_input_tokens: int | None = Field(
+        default=0, description="Input tokens served from a prefix cache; null: not reported."
+    )
     output_tokens: int = 0
     messages: int = Field(default=0, description="Messages in the parsed reply.")
     error: str | None = Field(default=None, description="Error class name when not ok.")

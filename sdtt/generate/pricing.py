@@ -23,11 +23,11 @@ class Price:
 
     def cost(self, usage: Usage, *, batch: bool = False) -> float:
         """The estimated cost of ``usage`` in dollars."""
-        uncached = max(0, usage.input_tokens - usage.cached_input_tokens)
+        # Unknown cache use is priced as none: an estimate errs on the high side.
+        cached = usage.cached_input_tokens or 0
+        uncached = max(0, usage.input_tokens - cached)
         dollars = (
-            uncached * self.input
-            + usage.cached_input_tokens * self.cached_input
-            + usage.output_tokens * self.output
+            uncached * self.input + cached * self.cached_input + usage.output_tokens * self.output
         ) / 1_000_000
         return dollars * (BATCH_DISCOUNT if batch else 1.0)
 

@@ -157,11 +157,7 @@ def summary_table(chains: Sequence[ChainProgress], *, batch: bool = False) -> Ta
     for chain in chains:
         style = {"done": "green", "failed": "red"}.get(chain.status, "yellow")
         usage = chain.usage
-        cached = (
-            f"{100 * usage.cached_input_tokens / usage.input_tokens:.0f}%"
-            if usage.input_tokens
-            else ""
-        )
+        cached = usage.cached_share()
         table.add_row(
             escape(chain.label),
             f"[{style}]{chain.status}[/]",

@@ -193,7 +193,7 @@ class CallRecord(BaseModel):
     model: str
     text: str = Field(description="The model's raw output.")
     continued_from: str = ""
-    usage: dict[str, int]
+    usage: dict[str, int | None]
     latency: float
     attempts: int
     messages: list[Message] = Field(description="Messages this call added to the topic.")
@@ -217,13 +217,13 @@ class TurnRecord(BaseModel):
     mode: Mode
     settings: ChainSettings
     calls: list[int] = Field(description="Calls that wrote messages of this turn.")
-    usage: dict[str, int] = Field(
+    usage: dict[str, int | None] = Field(
         description="This turn's share of those calls' tokens (they sum to the chain's)."
     )
     messages: list[Message]
 
 
-def usage_dict(usage: Usage) -> dict[str, int]:
+def usage_dict(usage: Usage) -> dict[str, int | None]:
     """A :class:`Usage` as a JSON object."""
     return {
         "input_tokens": usage.input_tokens,
@@ -232,12 +232,13 @@ def usage_dict(usage: Usage) -> dict[str, int]:
     }
 
 
-def usage_of(data: Mapping[str, int]) -> Usage:
-    """The :class:`Usage` stored as ``data``."""
+def usage_of(data: Mapping[str, int | None]) -> Usage:
+    """The :class:`Usage` stored as ``data`` (``cached_input_tokens`` null: unknown)."""
+    cached = data.get("cached_input_tokens", 0)
     return Usage(
-        input_tokens=int(data.get("input_tokens", 0)),
-        cached_input_tokens=int(data.get("cached_input_tokens", 0)),
-        output_tokens=int(data.get("output_tokens", 0)),
+        input_tokens=int(data.get("input_tokens") or 0),
+        cached_input_tokens=None if cached is None else int(cached),
+        output_tokens=int(data.get("output_tokens") or 0),
     )
 
 
@@ -248,12 +249,12 @@ def split_usage(usage: Usage, parts: int) -> list[Usage]:
         base, rest = divmod(total, parts)
         return [base + (1 if index < rest else 0) for index in range(parts)]
 
-    columns = zip(
-        shares(usage.input_tokens),
-        shares(usage.cached_input_tokens),
-        shares(usage.output_tokens),
-        strict=True,
+    cached: list[int | None] = (
+        [None] * parts
+        if usage.cached_input_tokens is None
+        else list(shares(usage.cached_input_tokens))
     )
+    columns = zip(shares(usage.input_tokens), cached, shares(usage.output_tokens), strict=True)
     return [Usage(a, b, c) for a, b, c in columns]
 
 

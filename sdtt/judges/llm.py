@@ -56,7 +56,8 @@ async def ask(
         try:
             output = await model.generate(make_prompt(attempt), config)
         except ProviderError as error:
-            return Asked(None, tuple(raw), error=type(error).__name__)
+            # The provider's own words (already scrubbed of keys) say what to fix.
+            return Asked(None, tuple(raw), error=f"{type(error).__name__}: {error}")
         raw.append(output.text)
         answer = parse(answer_text(output))
         if answer is not None:

@@ -64,18 +64,50 @@ class GenerateConfig:
 
 @dataclass(frozen=True)
 class Usage:
-    """Tokens of one call. ``cached_input_tokens`` is the part served from a prefix cache."""
+    """Tokens of one call. ``cached_input_tokens`` is the part served from a prefix cache.
+
+    ``cached_input_tokens`` is ``None`` when the provider did not say (llama.cpp's server
+    reuses its prefix cache but reports nothing): unknown, which is not the same as 0.
+    """
 
     input_tokens: int = 0
-    cached_input_tokens: int = 0
+    cached_input_tokens: int | None = 0
     output_tokens: int = 0
 
+    @property
+    def empty(self) -> bool:
+        """True for the usage of no call at all (the start of a sum)."""
+        return self.input_tokens == 0 and self.output_tokens == 0 and not self.cached_input_tokens
+
     def __add__(self, other: Usage) -> Usage:
+        if self.empty:
+            cached = other.cached_input_tokens
+        elif other.empty:
+            cached = self.cached_input_tokens
+        elif self.cached_input_tokens is None or other.cached_input_tokens is None:
+            # Part of the total is unknown, so the total is too.
+            cached = None
+        else:
+            cached = self.cached_input_tokens + other.cached_input_tokens
         return Usage(
             self.input_tokens + other.input_tokens,
-            self.cached_input_tokens + other.cached_input_tokens,
+            cached,
             self.output_tokens + other.output_tokens,
         )
+
+    def cached_text(self) -> str:
+        """ "N cached", or "cache use not reported" when the provider gave no count."""
+        if self.cached_input_tokens is None:
+            return "cache use not reported"
+        return f"{self.cached_input_tokens} cached"
+
+    def cached_share(self) -> str:
+        """The cached share of the input as "N%"; "?" when unknown, "" without input."""
+        if not self.input_tokens:
+            return ""
+        if self.cached_input_tokens is None:
+            return "?"
+        return f"{100 * self.cached_input_tokens / self.input_tokens:.0f}%"
 
 
 @dataclass(frozen=True)

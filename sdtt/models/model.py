@@ -7,16 +7,22 @@ errors; everything around the call lives here, identically for every provider:
   ``autojump_clock`` run hours of backoff instantly and exactly;
 - a ``trio.CapacityLimiter`` shared by every ``Model`` of the same provider, so one
   process never has more than ``max_concurrency`` calls in flight to it;
-- a timeout of ``config.timeout`` seconds per attempt, for every provider;
+- a timeout of ``config.timeout`` seconds per attempt, for every provider, and an overall
+  deadline per call (``RetryPolicy.deadline``, counted from the first attempt: waiting
+  for a free slot of the concurrency limit does not count);
 - latency on the trio clock (retries and waits included) and a running usage tally;
 - a :class:`CallRecord` per call, given to an optional callback and logged at DEBUG.
-  Records carry names, token counts and error types only: never a key or a prompt.
+  Records carry names, token counts and error types only: never a key or a prompt;
+- a :class:`DroppedInputWarning` (once per model) when a provider reports far fewer input
+  tokens than the prompt can hold: a server that silently drops the system message (as
+  llama.cpp's server does with some chat formats) loses the whole persona.
 """
 
 from __future__ import annotations
 
 import logging
 import random
+import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from types import TracebackType
@@ -25,7 +31,7 @@ import trio
 
 from sdtt.errors import ConfigError, ProviderError, ProviderTimeoutError
 from sdtt.models.base import GenerateConfig, ModelAPI, ModelOutput, Prompt, Usage
-from sdtt.models.retry import RetryPolicy, retry_delay
+from sdtt.models.retry import CALL_DEADLINE_ENV, RetryPolicy, policy_from_env, retry_delay
 
 log = logging.getLogger("sdtt.models")
 
@@ -34,6 +40,25 @@ DEFAULT_MAX_CONCURRENCY: dict[str, int] = {"mock": 100, "openai": 8, "anthropic"
 FALLBACK_MAX_CONCURRENCY = 8
 
 _LIMITERS: dict[str, trio.CapacityLimiter] = {}
+
+CHARS_PER_TOKEN_LIMIT = 12
+"""No tokenizer packs this many characters of chat text into one token on average: a
+reported input below ``characters / CHARS_PER_TOKEN_LIMIT`` means text was dropped."""
+MIN_CHECKED_CHARS = 2000
+"""Shorter prompts are not checked (too little text for the estimate to be reliable)."""
+
+
+class DroppedInputWarning(UserWarning):
+    """A provider reported far fewer input tokens than the prompt it was sent."""
+
+
+def dropped_input(prompt: Prompt, usage: Usage) -> int | None:
+    """The prompt's length in characters when ``usage`` reports implausibly few input
+    tokens for it (part of it was dropped), else ``None``."""
+    chars = len(prompt.system_text()) + len(prompt.user_text())
+    if chars < MIN_CHECKED_CHARS or usage.input_tokens <= 0:
+        return None
+    return chars if usage.input_tokens * CHARS_PER_TOKEN_LIMIT < chars else None
 
 
 @dataclass(frozen=True)
@@ -96,7 +121,7 @@ class Model:
         self.api = api
         self.config = config or GenerateConfig()
         """Used when ``generate`` gets no config of its own."""
-        self.retry = retry or RetryPolicy()
+        self.retry = retry or policy_from_env()
         self.max_concurrency = max_concurrency
         self.on_call = on_call
         self.usage = Usage()
@@ -104,6 +129,7 @@ class Model:
         self.calls = 0
         """Calls made through ``generate``, failed ones included."""
         self._rng = random.Random(seed)
+        self._warned_dropped = False
         # Injectable so HTTP tests (real clock) can check requested waits without waiting.
         self._sleep = sleep
 
@@ -128,20 +154,26 @@ class Model:
         config = config or self.config
         limiter = provider_limiter(self.provider, self.max_concurrency)
         started = trio.current_time()
+        deadline = _Deadline(self.retry.deadline)
         attempts = 0
         self.calls += 1
         while True:
             attempts += 1
             try:
                 async with limiter:
-                    output = await self._attempt(prompt, config)
+                    deadline.start()
+                    output = await self._attempt(prompt, config, deadline)
                 break
             except ProviderError as error:
                 delay = retry_delay(self.retry, error, attempts, self._rng)
-                if delay is None:
+                spent = delay is not None and deadline.passed_after(delay)
+                if delay is None or spent:
                     self._record(started, attempts, Usage(), error)
+                    if spent or deadline.passed_after(0.0):
+                        raise _gave_up(error, attempts, deadline=deadline) from None
                     if attempts > 1:
                         raise _gave_up(error, attempts) from None
+                    error.attempts = attempts
                     raise
                 log.info(
                     "%s: %s on attempt %d, retrying in %.2f s",
@@ -156,14 +188,38 @@ class Model:
             await self._sleep(delay)
         latency = trio.current_time() - started
         output = replace(output, model=self.name, latency=latency, attempts=attempts)
+        self._check_input(prompt, output.usage)
         self.usage = self.usage + output.usage
         self._record(started, attempts, output.usage, None)
         return output
 
-    async def _attempt(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
-        with trio.move_on_after(config.timeout):
+    def _check_input(self, prompt: Prompt, usage: Usage) -> None:
+        chars = dropped_input(prompt, usage)
+        if chars is None or self._warned_dropped:
+            return
+        self._warned_dropped = True
+        warnings.warn(
+            DroppedInputWarning(
+                f"{self.name} reported {usage.input_tokens} input tokens for a prompt of "
+                f"{chars:,} characters (at least {chars // CHARS_PER_TOKEN_LIMIT:,} tokens): "
+                "the server seems to have dropped part of it, such as the system message "
+                "that holds the persona. llama.cpp's server does this with chat formats "
+                "that have no system role (e.g. --chat_format gemma); use a format or "
+                "template with one."
+            ),
+            stacklevel=3,
+        )
+
+    async def _attempt(
+        self, prompt: Prompt, config: GenerateConfig, deadline: _Deadline
+    ) -> ModelOutput:
+        if self.retry.attempt_timeout is not None:
+            # The provider's own HTTP timeout follows the config: raise it too.
+            config = replace(config, timeout=self.retry.attempt_timeout)
+        timeout = min(config.timeout, deadline.remaining())
+        with trio.move_on_after(timeout):
             return await self.api.generate(prompt, config)
-        raise ProviderTimeoutError(f"{self.name}: no answer within {config.timeout:g} s.")
+        raise ProviderTimeoutError(f"{self.name}: no answer within {timeout:g} s.")
 
     def _record(
         self, started: float, attempts: int, usage: Usage, error: BaseException | None
@@ -198,11 +254,49 @@ class Model:
         return f"Model({self.name!r})"
 
 
-def _gave_up(error: ProviderError, attempts: int) -> ProviderError:
-    """The same kind of error, saying how many attempts were made."""
+class _Deadline:
+    """The overall deadline of one call, started when its first attempt starts."""
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds
+        self.started: float | None = None
+
+    def start(self) -> None:
+        """Start counting (only the first time)."""
+        if self.started is None:
+            self.started = trio.current_time()
+
+    def remaining(self) -> float:
+        """Seconds left (infinite without a deadline)."""
+        if self.seconds is None or self.started is None:
+            return float("inf")
+        return max(self.started + self.seconds - trio.current_time(), 0.0)
+
+    def passed_after(self, wait: float) -> bool:
+        """True when the deadline will have passed after waiting ``wait`` seconds."""
+        return self.remaining() <= wait
+
+    def elapsed(self) -> float:
+        """Seconds since the first attempt started."""
+        return 0.0 if self.started is None else trio.current_time() - self.started
+
+
+def _gave_up(
+    error: ProviderError, attempts: int, *, deadline: _Deadline | None = None
+) -> ProviderError:
+    """The same kind of error, saying how many attempts were made (and why no more)."""
+    note = f"Gave up after {attempts} attempt{'s' if attempts > 1 else ''}"
+    if deadline is not None and deadline.seconds is not None:
+        note += (
+            f" in {deadline.elapsed():.0f} s: the call deadline of {deadline.seconds:g} s is "
+            f"spent (set {CALL_DEADLINE_ENV} to allow more)"
+        )
     try:
-        again = type(error)(f"{error} Gave up after {attempts} attempts.")
+        again = type(error)(f"{error.base_message} {note}.")
     except TypeError:  # a subclass with another signature: keep the original
+        error.attempts = attempts
         return error
     again.retry_after = error.retry_after
+    again.attempts = attempts
+    again.base_message = error.base_message
     return again

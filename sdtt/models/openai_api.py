@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from sdtt.models import sdk
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, Usage
-from sdtt.models.sdk import SdkAPI, count
+from sdtt.models.sdk import SdkAPI, count, reported_count
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -85,7 +85,8 @@ class OpenAIAPI(SdkAPI["AsyncOpenAI"]):
             model=self.name,
             usage=Usage(
                 input_tokens=count(getattr(usage, "prompt_tokens", 0)),
-                cached_input_tokens=count(getattr(details, "cached_tokens", 0)),
+                # llama.cpp's server sends no prompt_tokens_details: unknown, not 0.
+                cached_input_tokens=reported_count(getattr(details, "cached_tokens", None)),
                 output_tokens=count(getattr(usage, "completion_tokens", 0)),
             ),
         )

@@ -6,11 +6,20 @@ to ``max_retry_after``); otherwise the wait doubles from ``initial_backoff`` up 
 ``max_backoff``, shortened by up to ``jitter`` (a fraction) drawn from a seeded RNG so
 many clients don't retry in lockstep. Everything else propagates at once.
 
+Every call also has an overall deadline (``deadline`` seconds, attempts and waits
+included, 300 by default): no retry starts, and no attempt runs, past it, so a hanging
+server costs at most that long per call however many attempts are allowed. The
+environment variables ``SDTT_CALL_DEADLINE`` (seconds) and ``SDTT_MAX_ATTEMPTS`` change
+the defaults of every command, and ``SDTT_ATTEMPT_TIMEOUT`` replaces the seconds each
+attempt may take (each call names its own otherwise, often 60); ``SDTT_STEP_DEADLINE``
+bounds a pseudo-dialogue step with its re-tries (:mod:`sdtt.generate.runner`).
+
 ``Model`` drives this policy with ``trio.sleep``; this module never sleeps.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import re
 from collections.abc import Iterable, Mapping
@@ -33,6 +42,34 @@ RETRYABLE_STATUSES = frozenset({408, 409, 429})
 MAX_ERROR_TEXT = 300
 """Characters of a provider's own error message kept in our error text."""
 
+CALL_DEADLINE_ENV = "SDTT_CALL_DEADLINE"
+ATTEMPT_TIMEOUT_ENV = "SDTT_ATTEMPT_TIMEOUT"
+MAX_ATTEMPTS_ENV = "SDTT_MAX_ATTEMPTS"
+STEP_DEADLINE_ENV = "SDTT_STEP_DEADLINE"
+DEFAULT_CALL_DEADLINE = 300.0
+"""Seconds one call may take in all, its attempts and the waits between them included."""
+DEFAULT_STEP_DEADLINE = 900.0
+"""Seconds one pseudo-dialogue step may take in all, its re-tries included."""
+
+
+def seconds_from_env(name: str, default: float | None) -> float | None:
+    """A positive number of seconds from environment variable ``name``; ``0``/``none``: no limit."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if raw.lower() in ("0", "none", "inf"):
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise ConfigError(
+            f"{name}={raw!r} is not a number of seconds. Set it to a positive number, "
+            "or to 0 for no limit."
+        )
+    return value
+
 
 @dataclass(frozen=True)
 class RetryPolicy:
@@ -48,14 +85,40 @@ class RetryPolicy:
     """Each wait is shortened by a random fraction in ``[0, jitter)``."""
     max_retry_after: float = 120.0
     """A provider's ``retry-after`` is honoured up to this many seconds."""
+    deadline: float | None = DEFAULT_CALL_DEADLINE
+    """Seconds a call may take in all, attempts and waits included; ``None``: no limit."""
+    attempt_timeout: float | None = None
+    """Seconds one attempt may take, replacing each call's own ``timeout`` when set. A
+    slow local server keeps working on a request whose client gave up, so short attempts
+    only queue up behind it: give such a server long attempts instead."""
 
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
             raise ConfigError(f"max_attempts must be at least 1, not {self.max_attempts}.")
+        if self.deadline is not None and self.deadline <= 0:
+            raise ConfigError(f"The call deadline must be positive, not {self.deadline}.")
         if self.initial_backoff < 0 or self.max_backoff < 0 or self.max_retry_after < 0:
             raise ConfigError("Retry waits must not be negative.")
         if not 0 <= self.jitter <= 1:
             raise ConfigError(f"jitter must be between 0 and 1, not {self.jitter}.")
+
+
+def policy_from_env() -> RetryPolicy:
+    """The default policy with ``SDTT_CALL_DEADLINE``, ``SDTT_MAX_ATTEMPTS`` and
+    ``SDTT_ATTEMPT_TIMEOUT`` applied."""
+    raw = os.environ.get(MAX_ATTEMPTS_ENV, "").strip()
+    attempts = RetryPolicy.max_attempts
+    if raw:
+        if not raw.isdigit() or int(raw) < 1:
+            raise ConfigError(
+                f"{MAX_ATTEMPTS_ENV}={raw!r} is not a whole number of attempts (1 or more)."
+            )
+        attempts = int(raw)
+    return RetryPolicy(
+        max_attempts=attempts,
+        deadline=seconds_from_env(CALL_DEADLINE_ENV, DEFAULT_CALL_DEADLINE),
+        attempt_timeout=seconds_from_env(ATTEMPT_TIMEOUT_ENV, None),
+    )
 
 
 def backoff_delay(policy: RetryPolicy, failures: int, rng: random.Random) -> float:

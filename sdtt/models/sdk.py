@@ -59,6 +59,11 @@ def count(value: object) -> int:
     return value if isinstance(value, int) and value > 0 else 0
 
 
+def reported_count(value: object) -> int | None:
+    """A token count the provider may leave out: ``None`` (unknown) when it did."""
+    return value if isinstance(value, int) and value >= 0 else None
+
+
 class SdkAPI(ABC, Generic[ClientT]):
     """A provider that calls its API through the official SDK's async client.
 

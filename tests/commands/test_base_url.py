@@ -218,3 +218,33 @@ def test_a_chat_chosen_on_the_setup_screen_gets_the_base_url() -> None:
         assert models_called(server) == {"chat-llm"}
     mock_plan = build_plan(persona="chitchat-32b20fa3", model="mock/chatty", base_url="http://x/v1")
     assert mock_plan.open_model().name == "mock/chatty"
+
+
+def test_generates_suggested_next_command_keeps_the_base_url(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    topics = tmp_path / "topics.txt"
+    topics.write_text("pets\n")
+    reply = "User: [2024-05-01 10:00:00] hi\nResponse: [2024-05-01 10:00:09] hey there"
+    with FakeOpenAIServer(reply=reply) as server:
+        code = main(
+            [
+                "generate",
+                "--model",
+                "openai/local-llm",
+                "--base-url",
+                server.base_url,
+                "--turns",
+                "1",
+                "--turns-per-topic",
+                "1",
+                "--topics",
+                str(topics),
+                "--out",
+                "chains",
+            ]
+        )
+    out = " ".join(capsys.readouterr().out.split())
+    assert code == 0
+    assert "sdtt simulate --persona" in out
+    assert f"--model openai/local-llm --base-url {server.base_url} --mode burst" in out

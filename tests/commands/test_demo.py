@@ -66,3 +66,31 @@ def test_unknown_persona_and_model_are_clear_errors(capsys: pytest.CaptureFixtur
     assert main(["demo", "--model", "nosuch/model"]) == 2
     err = " ".join(capsys.readouterr().err.split())
     assert "nosuch" in err and "mock" in err
+
+
+def test_a_rerun_resumes_the_files_of_the_same_seed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["demo", "--model", "mock/chatty", "--out", "out"]) == 0
+    first = sorted(path.name for path in (tmp_path / "out").iterdir())
+    (reply,) = (tmp_path / "out").glob("demo-*-reply.jsonl")
+    written = reply.read_bytes()
+    capsys.readouterr()
+    assert main(["demo", "--model", "mock/chatty", "--out", "out"]) == 0
+    out = capsys.readouterr().out
+    # No second set of timestamped files: the reply and the chat are reused as they were.
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == first
+    assert reply.read_bytes() == written
+    assert out.count("kept from an earlier run") == 2
+    (chain,) = (tmp_path / "out").glob("demo-*-pseudo/*.jsonl")
+    header = json.loads(chain.read_text().splitlines()[0])
+    assert header["spec"]["settings"]["max_tokens"] == 400  # capped for small servers
+
+
+def test_a_small_context_cuts_the_history_and_says_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["demo", "--model", "mock/chatty", "--out", "out", "--context-tokens", "3500"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "persona history is cut from 30 to" in out
+    assert "a context of 3500 tokens" in out

@@ -106,6 +106,24 @@ def test_continuation_of_a_response_prefix() -> None:
     assert messages[0].time == START + timedelta(seconds=7)
 
 
+def test_a_bracket_that_is_not_a_time_is_not_a_timestamp() -> None:
+    # Seen in a real chain: a chat template's "[INST] <<SYS>>" became a persona message
+    # and shifted the next real message's time.
+    text = (
+        "[INST] <<SYS>> You are Sam <</SYS>>\n"
+        "Response: [2024-03-01 09:30:10] lol no way\n"
+        "[2024-03-01 09:30:20] which one\n"
+        "[laughs] ok"
+    )
+    messages = parse_reply(text, now=START)
+    assert [m.text for m in messages] == ["lol no way", "which one"]
+    assert messages[0].time == START + timedelta(seconds=10)
+    lines = scan_lines("[INST] hello", START)
+    assert [(line.text, line.structured, line.time) for line in lines] == [
+        ("[INST] hello", False, None)
+    ]
+
+
 def test_plain_unstructured_output_is_taken_line_by_line() -> None:
     assert [m.text for m in parse_reply("hey\n\nwhat's up", now=START)] == ["hey", "what's up"]
 

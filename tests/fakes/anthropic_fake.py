@@ -87,10 +87,14 @@ class FakeAnthropicServer(FakeHTTPServer):
         *,
         latency: float = 0.0,
         expected_key: str | None = None,
+        string_system_only: bool = False,
     ) -> None:
         super().__init__(self._respond, latency=latency)
         self.reply = reply
         self.expected_key = expected_key
+        self.string_system_only = string_system_only
+        """Fail with HTTP 500 on a list of system blocks, as LiteLLM's proxy did in front
+        of llama.cpp's server; such a stack also reports no cache use."""
         self._cached_prefixes: set[str] = set()
 
     @property
@@ -111,6 +115,15 @@ class FakeAnthropicServer(FakeHTTPServer):
                     401, f"invalid x-api-key: {sent}", kind="authentication_error"
                 )
         body = request.json()
+        if self.string_system_only:
+            if isinstance(body.get("system"), list):
+                return anthropic_error(500, "Internal Server Error: system must be a string")
+            text = self.reply(body) if callable(self.reply) else self.reply
+            total = _words(body.get("system")) + _words(body.get("messages", []))
+            reply = message(text, input_tokens=total, output_tokens=len(text.split()))
+            for field in ("cache_read_input_tokens", "cache_creation_input_tokens"):
+                del reply["usage"][field]
+            return ScriptedReply(body=reply)
         text = self.reply(body) if callable(self.reply) else self.reply
         cached, created = self._cache(body)
         total = _words(body.get("system")) + _words(body.get("messages", []))

@@ -26,10 +26,20 @@ def chat_completion(
     *,
     model: str = "gpt-test",
     prompt_tokens: int = 10,
-    cached_tokens: int = 0,
+    cached_tokens: int | None = 0,
     completion_tokens: int = 5,
 ) -> dict[str, Any]:
-    """A chat completion response body with one choice."""
+    """A chat completion response body with one choice.
+
+    ``cached_tokens=None`` leaves ``prompt_tokens_details`` out, as llama.cpp's server does.
+    """
+    usage: dict[str, Any] = {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+    }
+    if cached_tokens is not None:
+        usage["prompt_tokens_details"] = {"cached_tokens": cached_tokens}
     return {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
@@ -43,12 +53,7 @@ def chat_completion(
                 "logprobs": None,
             }
         ],
-        "usage": {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-            "prompt_tokens_details": {"cached_tokens": cached_tokens},
-        },
+        "usage": usage,
     }
 
 
@@ -84,13 +89,17 @@ class FakeOpenAIServer(FakeHTTPServer):
         reply: ReplyText = "Response: [2024-05-01 10:00:05] sounds good",
         *,
         latency: float = 0.0,
-        cached_tokens: int = 0,
+        cached_tokens: int | None = 0,
         expected_key: str | None = None,
+        prompt_tokens: int | None = None,
     ) -> None:
         super().__init__(self._respond, latency=latency)
         self.reply = reply
         self.cached_tokens = cached_tokens
+        """Reported cached tokens; ``None`` reports no cache use at all (llama.cpp)."""
         self.expected_key = expected_key
+        self.prompt_tokens = prompt_tokens
+        """Input tokens to report instead of the words sent (a server that dropped some)."""
 
     @property
     def base_url(self) -> str:
@@ -112,7 +121,7 @@ class FakeOpenAIServer(FakeHTTPServer):
             body=chat_completion(
                 text,
                 model=str(body.get("model", "gpt-test")),
-                prompt_tokens=_words(body),
+                prompt_tokens=_words(body) if self.prompt_tokens is None else self.prompt_tokens,
                 cached_tokens=self.cached_tokens,
                 completion_tokens=len(text.split()),
             )

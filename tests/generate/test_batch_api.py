@@ -84,7 +84,11 @@ async def test_openai_batches_write_the_same_chains_as_direct_calls(tmp_path):
 
 
 @pytest.mark.trio
-async def test_anthropic_message_batches_keep_the_cache_mark_and_record_usage(tmp_path):
+async def test_anthropic_message_batches_keep_the_cache_mark_and_record_usage(
+    tmp_path, monkeypatch
+):
+    # The fake stands in for Anthropic itself, which gets cache marks.
+    monkeypatch.setenv("SDTT_ANTHROPIC_CACHE_MARKS", "1")
     with FakeAnthropicBatchServer(reply) as server:
         report = await batched(tmp_path, "anthropic/claude-test", server.base_url)
     assert all(chain.status == "done" and chain.turns_done == 4 for chain in report.chains)

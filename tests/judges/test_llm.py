@@ -114,7 +114,8 @@ async def test_provider_failure_is_recorded_as_model_error() -> None:
         retry=RetryPolicy(max_attempts=1),
     )
     judgements = await run_llm_judge(model, study.questionnaire, study.key)
-    assert {j.exclusion_reason for j in judgements} == {"model_error: ServerError"}
+    # The provider's message is kept, not only the error's class name.
+    assert {j.exclusion_reason for j in judgements} == {"model_error: ServerError: boom"}
 
 
 @pytest.mark.trio

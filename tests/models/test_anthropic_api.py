@@ -22,7 +22,12 @@ from sdtt.errors import (
     ServerError,
 )
 from sdtt.models import GenerateConfig, Model, Prompt, RetryPolicy, Usage, get_model
-from sdtt.models.anthropic_api import EMPTY_USER_TEXT, MAX_CACHE_MARKS, AnthropicAPI
+from sdtt.models.anthropic_api import (
+    CACHE_MARKS_ENV,
+    EMPTY_USER_TEXT,
+    MAX_CACHE_MARKS,
+    AnthropicAPI,
+)
 from tests.fakes.anthropic_fake import FakeAnthropicServer, anthropic_error, rate_limited
 from tests.fakes.http_fake import ScriptedReply
 from tests.models.sdk_helpers import MakeModel, SleepLog, model_maker, shown_text
@@ -41,6 +46,8 @@ FAST = GenerateConfig(timeout=5.0, max_tokens=50, stop=("\nUser:", " "), tempera
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropicServer]:
     monkeypatch.setenv("ANTHROPIC_API_KEY", PLANTED_KEY)
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    # The fake imitates Anthropic's prompt cache, so it gets the marks Anthropic gets.
+    monkeypatch.setenv(CACHE_MARKS_ENV, "1")
     with FakeAnthropicServer(reply="Response: [2024-05-01 10:00:09] hi!") as fake:
         yield fake
 
@@ -84,7 +91,8 @@ async def test_the_stable_prefix_is_marked_for_caching(
     ]
     assert body["messages"] == [{"role": "user", "content": PROMPT.user_text()}]
     assert (body["model"], body["max_tokens"]) == ("claude-test", 50)
-    assert "temperature" not in body  # the current Messages API has no such parameter
+    # Not Anthropic's own API (a fake on loopback), so the temperature is sent.
+    assert body["temperature"] == 0.7
     # Whitespace-only stop sequences are refused by the API, so they are left out.
     assert body["stop_sequences"] == ["\nUser:"]
     assert PLANTED_KEY in server.requests[0].headers.get(
@@ -269,3 +277,37 @@ def test_no_key_and_no_base_url_is_unavailable(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
     with pytest.raises(ProviderUnavailableError, match="ANTHROPIC_API_KEY"):
         get_model("anthropic/claude-sonnet-4-5")
+
+
+@pytest.mark.trio
+async def test_a_server_that_is_not_anthropic_gets_plain_strings_and_the_temperature(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A proxy like LiteLLM's in front of a local server refuses a list of system blocks
+    # (HTTP 500); cache marks cannot help there, so none are sent.
+    monkeypatch.setenv("ANTHROPIC_API_KEY", PLANTED_KEY)
+    monkeypatch.delenv(CACHE_MARKS_ENV, raising=False)
+    with FakeAnthropicServer(reply="Response: hi", string_system_only=True) as fake:
+        async with get_model("anthropic/claude-test", base_url=fake.base_url) as model:
+            output = await model.generate(CHAINED, replace(FAST, temperature=0.0))
+        body = fake.requests[0].json()
+    assert output.text == "Response: hi"
+    assert body["system"] == CHAINED.system_text()
+    assert body["messages"] == [{"role": "user", "content": CHAINED.user_text()}]
+    assert body["temperature"] == 0.0
+    # The proxy reported no cache use: unknown, not 0.
+    assert output.usage.cached_input_tokens is None
+
+
+def test_anthropic_itself_keeps_the_cache_marks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", PLANTED_KEY)
+    monkeypatch.delenv(CACHE_MARKS_ENV, raising=False)
+    for base_url in (None, "https://api.anthropic.com"):
+        body = AnthropicAPI("claude-test", base_url=base_url).request(CHAINED, FAST)
+        assert len(marks(body)) == 2
+    forced = AnthropicAPI("claude-test", base_url="http://127.0.0.1:4000", cache_marks=True)
+    assert len(marks(forced.request(CHAINED, FAST))) == 2
+    proxy = AnthropicAPI("claude-test", base_url="http://127.0.0.1:4000")
+    assert proxy.request(CHAINED, replace(FAST, temperature=1.5))["temperature"] == 1.0
+    # Anthropic's current Messages API takes no temperature.
+    assert "temperature" not in AnthropicAPI("claude-test").request(CHAINED, FAST)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import socket
 import sys
+import warnings
 from collections.abc import AsyncIterator, Iterator
 from functools import partial
 
@@ -25,6 +26,7 @@ from sdtt.errors import (
     RateLimitError,
 )
 from sdtt.models import GenerateConfig, Model, Prompt, RetryPolicy, Usage, get_model
+from sdtt.models.model import DroppedInputWarning
 from sdtt.models.openai_api import OpenAIAPI
 from tests.fakes.http_fake import ScriptedReply
 from tests.fakes.openai_fake import FakeOpenAIServer, openai_error, rate_limited
@@ -271,3 +273,43 @@ def test_a_missing_sdk_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setitem(sys.modules, "openai", None)  # makes "import openai" fail
     with pytest.raises(ProviderUnavailableError, match="pip install openai"):
         get_model("openai/gpt-4o")
+
+
+@pytest.mark.trio
+async def test_cache_use_the_server_does_not_report_is_unknown_not_zero(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # llama.cpp's server reuses its prefix cache but sends no prompt_tokens_details.
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with FakeOpenAIServer(reply="Response: hi", cached_tokens=None) as fake:
+        async with get_model("openai/local", base_url=fake.base_url) as model:
+            first = await model.generate(PROMPT, FAST)
+            second = await model.generate(PROMPT, FAST)
+    assert first.usage.cached_input_tokens is None
+    assert model.usage.cached_input_tokens is None
+    assert (first.usage + second.usage).cached_text() == "cache use not reported"
+    assert model.usage.cached_share() == "?"
+
+
+@pytest.mark.trio
+async def test_a_server_that_drops_most_of_the_prompt_is_noticed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # llama.cpp's server with the gemma chat format drops system messages: 112 input
+    # tokens were reported for a 3,264-token persona prompt.
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    long_prompt = Prompt(
+        instructions="You are Sam.", history="Response: [2024-04-30 09:00:00] earlier\n" * 200
+    )
+    with FakeOpenAIServer(reply="Response: hi", prompt_tokens=112) as fake:
+        async with get_model("openai/local", base_url=fake.base_url) as model:
+            with pytest.warns(DroppedInputWarning, match="112 input tokens") as caught:
+                await model.generate(long_prompt, FAST)
+                await model.generate(long_prompt, FAST)
+            assert len(caught) == 1  # said once per model, not per call
+            assert "system message" in str(caught[0].message)
+    with FakeOpenAIServer(reply="Response: hi") as honest:
+        async with get_model("openai/local", base_url=honest.base_url) as model:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", DroppedInputWarning)
+                await model.generate(long_prompt, FAST)

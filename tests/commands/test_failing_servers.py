@@ -1,0 +1,116 @@
+"""A run that produced nothing usable exits non-zero and says why (issue 16, item 7)."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from sdtt.cli import main
+from sdtt.questionnaires.questionnaire import save_study
+from tests.fakes.http_fake import FakeHTTPServer, RecordedRequest, ScriptedReply
+from tests.fakes.openai_fake import FakeOpenAIServer, openai_error
+from tests.questionnaires.helpers import fixture_study
+
+
+@pytest.fixture(autouse=True)
+def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-wrong-key-123456")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    # Failing calls give up quickly: two attempts, within two seconds.
+    monkeypatch.setenv("SDTT_CALL_DEADLINE", "2")
+    monkeypatch.setenv("SDTT_MAX_ATTEMPTS", "2")
+    monkeypatch.chdir(tmp_path)
+
+
+def refused_url() -> str:
+    """A loopback URL where nothing listens."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def always_500(request: RecordedRequest) -> ScriptedReply:
+    return openai_error(503, "model overloaded, try later")
+
+
+def simulate(base_url: str) -> list[str]:
+    script = Path("script.txt")
+    script.write_text("hey\n\nwhat are you up to\n")
+    return [
+        "simulate",
+        "--model",
+        "openai/local-llm",
+        "--base-url",
+        base_url,
+        "--script",
+        str(script),
+        "--turns",
+        "2",
+        "--virtual-clock",
+        "--quiet",
+        "--out",
+        "out",
+    ]
+
+
+def test_simulate_against_a_server_that_rejects_the_key_exits_non_zero(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with FakeOpenAIServer(expected_key="sk-the-right-one") as server:
+        code = main(simulate(server.base_url))
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 1
+    assert "no turn was answered" in err and "HTTP 401" in err and "OPENAI_API_KEY" in err
+    assert "wrong-key" not in err
+
+
+def test_simulate_against_a_refused_connection_exits_non_zero(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(simulate(refused_url()))
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 1
+    assert "could not reach" in err
+
+
+def test_simulate_against_a_server_that_always_fails_exits_non_zero(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with FakeHTTPServer(always_500) as server:
+        code = main(simulate(f"{server.url}/v1"))
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 1
+    assert "HTTP 503" in err and "model overloaded" in err
+
+
+def judge(study: Path, base_url: str) -> list[str]:
+    return ["judge", str(study), "--model", "openai/judge", "--base-url", base_url]
+
+
+def test_judge_against_a_rejected_key_exits_non_zero_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    study = fixture_study()
+    save_study(tmp_path / "study", study.questionnaire, study.key)
+    with FakeOpenAIServer(expected_key="sk-the-right-one") as server:
+        code = main(judge(tmp_path / "study", server.base_url))
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 1
+    assert "every judge call failed" in err and "HTTP 401" in err
+    assert "wrong-key" not in err
+    assert not (tmp_path / "study" / "judgements.jsonl").exists()
+
+
+def test_judge_prints_the_providers_message_when_every_call_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    study = fixture_study()
+    save_study(tmp_path / "study", study.questionnaire, study.key)
+    with FakeHTTPServer(always_500) as server:
+        code = main(judge(tmp_path / "study", f"{server.url}/v1"))
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 1
+    assert "HTTP 503" in err and "model overloaded, try later" in err

@@ -1,0 +1,199 @@
+"""The commands against real servers nobody here wrote (``-m real_server``).
+
+llama-cpp-python's OpenAI-compatible server runs the embedded Gemma 3 270M on loopback;
+LiteLLM's proxy speaks Anthropic's Messages API in front of it. The model is tiny and
+writes poor chats: these tests check that the commands work end to end over both
+protocols (and survive a server crash), not what the model writes.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from sdtt.cli import main
+from sdtt.dialogue.store import read_transcripts
+from sdtt.generate.chainfile import read_chain
+from sdtt.questionnaires.questionnaire import save_study
+from tests.questionnaires.helpers import fixture_study
+from tests.servers.conftest import PROXY_KEY, SERVED_MODEL, LlamaServer
+
+pytestmark = pytest.mark.real_server
+
+OPENAI_MODEL = f"openai/{SERVED_MODEL}"
+ANTHROPIC_MODEL = "anthropic/claude-gemma"
+
+
+@pytest.fixture(autouse=True)
+def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    # The server answers one request at a time and keeps working on one whose client gave
+    # up: long attempts, not many short ones (a busy machine makes Gemma slow).
+    monkeypatch.setenv("SDTT_ATTEMPT_TIMEOUT", "900")
+    monkeypatch.setenv("SDTT_CALL_DEADLINE", "1800")
+    monkeypatch.setenv("SDTT_STEP_DEADLINE", "3600")
+    monkeypatch.chdir(tmp_path)
+
+
+def topic_file(tmp_path: Path) -> Path:
+    path = tmp_path / "topics.txt"
+    path.write_text("weekend plans\nfavourite food\n")
+    return path
+
+
+def generate_args(model: str, base_url: str, topics: Path, out: str) -> list[str]:
+    return [
+        "generate",
+        "--model",
+        model,
+        "--base-url",
+        base_url,
+        "--turns",
+        "4",
+        "--turns-per-topic",
+        "2",
+        "--topics",
+        str(topics),
+        "--max-tokens",
+        "300",
+        "--history-turns",
+        "20",
+        "--out",
+        out,
+    ]
+
+
+def simulate_args(model: str, base_url: str) -> list[str]:
+    return [
+        "simulate",
+        "--model",
+        model,
+        "--base-url",
+        base_url,
+        "--turns",
+        "2",
+        "--history-turns",
+        "20",
+        "--virtual-clock",
+        "--quiet",
+        "--out",
+        "chats",
+    ]
+
+
+def judge_args(model: str, base_url: str, study: Path) -> list[str]:
+    return ["judge", str(study), "--model", model, "--base-url", base_url, "--attempts", "2"]
+
+
+def turn_indices(path: Path) -> list[int]:
+    return [turn.turn for turn in read_chain(path).turns]
+
+
+def test_topics_on_the_llama_server(llama_server: LlamaServer, tmp_path: Path) -> None:
+    code = main(
+        [
+            "topics",
+            "--model",
+            OPENAI_MODEL,
+            "--base-url",
+            llama_server.base_url,
+            "--count",
+            "3",
+            "--out",
+            "topics.txt",
+        ]
+    )
+    assert code == 0
+    assert (tmp_path / "topics.txt").read_text().strip()
+
+
+def test_generate_survives_a_server_crash_without_losing_or_repeating_a_turn(
+    llama_server: LlamaServer, tmp_path: Path
+) -> None:
+    topics = topic_file(tmp_path)
+    command = [
+        sys.executable,
+        "-m",
+        "sdtt.cli",
+        *generate_args(OPENAI_MODEL, llama_server.base_url, topics, "chains"),
+    ]
+    log = (tmp_path / "generate.log").open("wb")
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
+    chains = tmp_path / "chains"
+    # Kill the server once the first answer is on disk, then start it again.
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline and process.poll() is None:
+        files = list(chains.glob("*.jsonl"))
+        if files and '"pseudo_call"' in files[0].read_text():
+            break
+        time.sleep(0.2)
+    llama_server.kill()
+    time.sleep(2)
+    llama_server.start()
+    code = process.wait(timeout=1800)
+    log.close()
+    (path,) = chains.glob("*.jsonl")
+    chain = read_chain(path)
+    # The call that met the crash was retried until the server was back, and counted so.
+    assert not chain.errors or "ChainStuckError" in str(chain.errors), chain.errors
+    assert any(call.attempts > 1 for call in chain.calls)
+    # Gemma 270M is a base model: through a chat template it often writes no usable
+    # line, and a topic gives up after a few calls. Rerunning resumes the chain.
+    for _ in range(3):
+        if code == 0:
+            break
+        code = main(generate_args(OPENAI_MODEL, llama_server.base_url, topics, "chains"))
+    indices = turn_indices(path)
+    assert indices == list(range(len(indices))), "no turn lost or written twice"
+    if code != 0:
+        pytest.xfail("the tiny base model wrote no usable chat lines in four runs")
+    assert indices == [0, 1, 2, 3]
+
+
+def test_simulate_with_bot_and_interrogator_on_the_server(
+    llama_server: LlamaServer, tmp_path: Path
+) -> None:
+    assert main(simulate_args(OPENAI_MODEL, llama_server.base_url)) == 0
+    (transcript_file,) = (tmp_path / "chats").glob("*[!s].jsonl")
+    (transcript,) = read_transcripts(transcript_file)
+    assert {message.side for message in transcript.messages} == {"user", "response"}
+
+
+def test_judge_on_the_llama_server(llama_server: LlamaServer, tmp_path: Path) -> None:
+    study = fixture_study()
+    save_study(tmp_path / "study", study.questionnaire, study.key)
+    assert main(judge_args(OPENAI_MODEL, llama_server.base_url, tmp_path / "study")) == 0
+    lines = (tmp_path / "study" / "judgements.jsonl").read_text().splitlines()
+    reasons = [json.loads(line).get("exclusion_reason") or "" for line in lines]
+    assert lines and not any(reason.startswith("model_error") for reason in reasons)
+
+
+def test_the_whole_demo_on_the_llama_server(llama_server: LlamaServer, tmp_path: Path) -> None:
+    args = ["demo", "--model", OPENAI_MODEL, "--base-url", llama_server.base_url, "--out", "out"]
+    assert main(args) == 0
+    assert list((tmp_path / "out").glob("demo-*-report/*"))
+
+
+def test_the_anthropic_protocol_through_litellm(
+    anthropic_proxy: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", PROXY_KEY)
+    assert main(simulate_args(ANTHROPIC_MODEL, anthropic_proxy)) == 0
+    assert (
+        main(generate_args(ANTHROPIC_MODEL, anthropic_proxy, topic_file(tmp_path), "chains")) == 0
+    )
+    (path,) = (tmp_path / "chains").glob("*.jsonl")
+    assert turn_indices(path) == [0, 1, 2, 3]
+    study = fixture_study()
+    save_study(tmp_path / "study", study.questionnaire, study.key)
+    assert main(judge_args(ANTHROPIC_MODEL, anthropic_proxy, tmp_path / "study")) == 0
+    assert "cached" not in capsys.readouterr().out.replace("cache use not reported", "")
