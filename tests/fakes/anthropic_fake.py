@@ -145,7 +145,9 @@ class FakeAnthropicServer(FakeHTTPServer):
         (system blocks, then the messages' blocks). The longest marked prefix seen before
         is read; the rest up to the last mark is written.
         """
-        blocks = list(body.get("system") or [])
+        system = body.get("system") or []
+        # A plain-string system prompt (what sdtt sends to non-Anthropic hosts) has no marks.
+        blocks = [{"text": system}] if isinstance(system, str) else list(system)
         for item in body.get("messages", []):
             content = item.get("content")
             blocks.extend(content if isinstance(content, list) else [{"text": content}])

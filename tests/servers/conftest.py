@@ -181,7 +181,7 @@ def anthropic_proxy(
     """LiteLLM's proxy on loopback: Anthropic's Messages API in front of the llama server.
 
     Yields the base URL to give ``--base-url`` with ``--model anthropic/claude-gemma``;
-    clients send :data:`PROXY_KEY` (as ``ANTHROPIC_API_KEY``).
+    clients send :data:`PROXY_KEY` (named with ``--api-key-env``).
     """
     executable = litellm_executable()
     if executable is None:

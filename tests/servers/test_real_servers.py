@@ -186,14 +186,16 @@ def test_the_anthropic_protocol_through_litellm(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", PROXY_KEY)
-    assert main(simulate_args(ANTHROPIC_MODEL, anthropic_proxy)) == 0
-    assert (
-        main(generate_args(ANTHROPIC_MODEL, anthropic_proxy, topic_file(tmp_path), "chains")) == 0
-    )
+    # The proxy's key goes to it only when named: sdtt never sends ANTHROPIC_API_KEY to
+    # a host other than Anthropic's.
+    monkeypatch.setenv("LITELLM_PROXY_KEY", PROXY_KEY)
+    key = ["--api-key-env", "LITELLM_PROXY_KEY"]
+    assert main([*simulate_args(ANTHROPIC_MODEL, anthropic_proxy), *key]) == 0
+    chains = generate_args(ANTHROPIC_MODEL, anthropic_proxy, topic_file(tmp_path), "chains")
+    assert main([*chains, *key]) == 0
     (path,) = (tmp_path / "chains").glob("*.jsonl")
     assert turn_indices(path) == [0, 1, 2, 3]
     study = fixture_study()
     save_study(tmp_path / "study", study.questionnaire, study.key)
-    assert main(judge_args(ANTHROPIC_MODEL, anthropic_proxy, tmp_path / "study")) == 0
+    assert main([*judge_args(ANTHROPIC_MODEL, anthropic_proxy, tmp_path / "study"), *key]) == 0
     assert "cached" not in capsys.readouterr().out.replace("cache use not reported", "")
