@@ -54,6 +54,7 @@ def pass_rate_plot(
     if shown:
         axes.set_xticks(shown, [f"{x:g}" for x in shown])
         axes.minorticks_off()
+        axes.set_xlim(*x_limits(shown, log=log))
     axes.axhline(50, color="grey", linestyle="--", linewidth=1, label="chance (50 %)")
     axes.set_xlabel(xlabel)
     axes.set_ylabel("X-Turn Pass Rate (%)")
@@ -64,6 +65,17 @@ def pass_rate_plot(
     figure.savefig(path, format="png")
     plt.close(figure)
     return path
+
+
+def x_limits(shown: Sequence[float], *, log: bool) -> tuple[float, float]:
+    """Axis limits that leave room beside the outermost points (sorted ``shown``).
+
+    Without them a one-condition study's single point sits on the frame of a log axis,
+    where it cannot be seen. On a log axis the room is a factor, on a linear one a step.
+    """
+    if log and shown[0] > 0:
+        return shown[0] / 1.6, shown[-1] * 1.6
+    return shown[0] - 1, shown[-1] + 1
 
 
 def confusion_plot(

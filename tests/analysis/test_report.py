@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from sdtt.analysis.plots import x_limits
 from sdtt.analysis.report import build_report, write_report
 from sdtt.analysis.table import judgement_table
 from sdtt.analysis.tells import TellRow
@@ -98,3 +99,12 @@ def test_report_opens_in_headless_chromium_with_decoded_figures(
     }
     assert PLANTED in seen["text"]  # shown as text, not run
     assert "Pass rate against turns" in seen["text"]
+
+
+@pytest.mark.parametrize("log", [True, False])
+def test_a_single_condition_is_drawn_inside_the_frame(log: bool) -> None:
+    # One point on a log axis used to land on the frame of the figure, out of sight.
+    low, high = x_limits([9.0], log=log)
+    assert low < 9.0 < high
+    low, high = x_limits([3.0, 10.0, 110.0], log=log)
+    assert low < 3.0 and high > 110.0
