@@ -171,6 +171,7 @@ model_list:
       api_key: not-needed
 litellm_settings:
   drop_params: true
+  use_chat_completions_url_for_anthropic_messages: true
 """
 
 
