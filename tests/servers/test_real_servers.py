@@ -19,6 +19,7 @@ import pytest
 from sdtt.cli import main
 from sdtt.dialogue.store import read_transcripts
 from sdtt.generate.chainfile import read_chain
+from sdtt.questionnaires.judgements import read_judgements
 from sdtt.questionnaires.questionnaire import save_study
 from tests.questionnaires.helpers import fixture_study
 from tests.servers.conftest import PROXY_KEY, SERVED_MODEL, LlamaServer
@@ -183,7 +184,6 @@ def test_the_whole_demo_on_the_llama_server(llama_server: LlamaServer, tmp_path:
 def test_the_anthropic_protocol_through_litellm(
     anthropic_proxy: str,
     tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # The proxy's key goes to it only when named: sdtt never sends ANTHROPIC_API_KEY to
@@ -198,4 +198,6 @@ def test_the_anthropic_protocol_through_litellm(
     study = fixture_study()
     save_study(tmp_path / "study", study.questionnaire, study.key)
     assert main([*judge_args(ANTHROPIC_MODEL, anthropic_proxy, tmp_path / "study"), *key]) == 0
-    assert "cached" not in capsys.readouterr().out.replace("cache use not reported", "")
+    # LiteLLM reports Anthropic's cache fields itself (0 here), so cache use is shown as
+    # reported; what must hold is that every judge answer was written.
+    assert read_judgements(tmp_path / "study" / "judgements.jsonl")
