@@ -18,7 +18,16 @@ def test_the_papers_design_reproduces_with_mock_models(
     assert spec is not None and spec.loader is not None
     recipe = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(recipe)
-    report = recipe.run(tmp_path)
+    # The mock bot's replies follow its prompts, which hold the wall-clock time of the run,
+    # so now and then no real corpus chat is comparable with one of its chats and the
+    # build stops, as it should. A fresh run (new times, new replies) is then fair.
+    for attempt in range(3):
+        try:
+            report = recipe.run(tmp_path / f"run{attempt}")
+            break
+        except SystemExit as error:
+            if "questionnaire build" not in str(error) or attempt == 2:
+                raise
     markdown = (report / "report.md").read_text()
     assert "![Pass rate against turns](pass-rate.png)" in markdown
     assert (report / "pass-rate.png").read_bytes()[:4] == b"\x89PNG"
