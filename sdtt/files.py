@@ -27,6 +27,17 @@ def read_file_bytes(path: Path, *, what: str = "file") -> bytes:
         raise InputError(f"cannot read the {what} ({error.strerror}).", path=path) from None
 
 
+def parse_json(text: str, path: Path) -> Any:
+    """The JSON document ``text`` read from ``path``; bad JSON is an :class:`InputError`
+    naming the file and line."""
+    try:
+        return loads_json(text)
+    except json.JSONDecodeError as error:
+        raise InputError(
+            f"is not valid JSON ({error.msg}).", path=path, line=error.lineno
+        ) from None
+
+
 def load_settings_file(path: Path, *, what: str, toml_hint: str | None = None) -> Any:
     """The parsed content of a ``.json`` file, or of a TOML file (any other suffix).
 
@@ -39,12 +50,7 @@ def load_settings_file(path: Path, *, what: str, toml_hint: str | None = None) -
     except UnicodeDecodeError:
         raise InputError("is not UTF-8 text.", path=path) from None
     if path.suffix.lower() == ".json":
-        try:
-            return loads_json(text)
-        except json.JSONDecodeError as error:
-            raise InputError(
-                f"is not valid JSON ({error.msg}).", path=path, line=error.lineno
-            ) from None
+        return parse_json(text, path)
     try:
         return loads_toml(text)
     except TomlTooComplexError as error:

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sdtt.dialogue.store import check_version, validate_record
 from sdtt.errors import InputError
-from sdtt.files import loads_json, write_text_atomic
+from sdtt.files import parse_json, write_text_atomic
 from sdtt.questionnaires.study import QualitySpec
 
 QUESTIONNAIRE_VERSION = 1
@@ -315,12 +315,7 @@ def _read_json(path: Path, what: str) -> Any:
         ) from None
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"cannot read the {what} ({error}).", path=path) from None
-    try:
-        return loads_json(text)
-    except json.JSONDecodeError as error:
-        raise InputError(
-            f"is not valid JSON ({error.msg}).", path=path, line=error.lineno
-        ) from None
+    return parse_json(text, path)
 
 
 def _study_file(folder_or_file: str | Path, name: str) -> Path:
