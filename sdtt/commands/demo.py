@@ -13,109 +13,30 @@ when the prompts would not fit ``--context-tokens``: small local servers have 8k
 from __future__ import annotations
 
 import argparse
-import random
-import re
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import trio
 from rich.console import Console
-from rich.markup import escape
 from rich.panel import Panel
 
-from sdtt.analysis.demo_stages import run_final_stages
 from sdtt.commands.common import add_base_url_argument, check_base_url
-from sdtt.dialogue.message import Message, Transcript
-from sdtt.dialogue.store import read_transcripts, write_transcripts
-from sdtt.dialogue.turn_index import turn_meta
-from sdtt.display import print_conversation, terminal_text, usage_line
-from sdtt.engine.interrogator import ScriptInterrogator
-from sdtt.engine.session import SessionSettings
-from sdtt.engine.simulate import (
-    DEMO_SCRIPT,
-    DEMO_TOPIC,
-    persona_bot,
-    run_on_virtual_clock,
-    run_simulated_chat,
+from sdtt.commands.demo_stages import (
+    DEMO_HISTORY_TURNS,
+    DemoRun,
+    fitting_history_turns,
+    run_final_stages,
+    stage_burst_reply,
+    stage_pseudo_dialogue,
+    stage_questionnaire,
+    stage_simulated_chat,
 )
+from sdtt.engine.simulate import run_on_virtual_clock
 from sdtt.files import output_folder
-from sdtt.generate.chainfile import read_chain
-from sdtt.generate.records import ChainSettings, resolve_style, usage_of
-from sdtt.generate.runner import generate_pseudo_dialogue
 from sdtt.lock import output_lock
-from sdtt.models.base import ModelOutput, Usage
-from sdtt.models.registry import DEFAULT_MODEL, get_model
-from sdtt.personas.bot import PersonaBot
-from sdtt.personas.persona import Persona
-from sdtt.personas.privacy import warn_if_sent_remotely
-from sdtt.personas.prompt import BotPromptBuilder, history_text
+from sdtt.models.registry import DEFAULT_MODEL
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
-from sdtt.questionnaires.pipeline import build_demo_questionnaire
 
-OPENING = ("hey!! how's it going", "did you get up to anything fun this weekend?")
-PSEUDO_TOPICS = ("plans for the weekend", "a show or movie you saw lately")
-PSEUDO_TURNS = 3
-DEMO_HISTORY_TURNS = 30
-"""Turns of persona history in every demo prompt: shorter than the default 100, so the
-demo stays quick on the embedded model (sdtt simulate and sdtt chat use 100)."""
-DEMO_MAX_TOKENS = 400
-"""Token cap of a pseudo-dialogue call: three burst turns fit. A small model that never
-stops on its own would otherwise write up to 2048 tokens a call, minutes on a CPU."""
-DEMO_TIMEOUT = 120.0
-"""Seconds per call attempt of the pseudo-dialogue."""
 DEFAULT_CONTEXT_TOKENS = 8192
-CHARS_PER_TOKEN = 3.0
-"""A cautious estimate (English chat text averages about four characters a token)."""
-PROMPT_RESERVE_TOKENS = 2500
-"""Room kept for the instructions, the pseudo-dialogue and the live chat in a prompt."""
-
-
-def fitting_history_turns(
-    persona: Persona, context_tokens: int, *, wanted: int = DEMO_HISTORY_TURNS
-) -> int:
-    """The most persona history turns (up to ``wanted``) whose prompts fit the context."""
-    budget = (context_tokens - DEMO_MAX_TOKENS - PROMPT_RESERVE_TOKENS) * CHARS_PER_TOKEN
-    turns = wanted
-    while turns > 0 and len(history_text(persona, turns)) > budget:
-        turns -= 1
-    return turns
-
-
-def slug(text: str) -> str:
-    """``text`` reduced to a safe file-name part."""
-    return re.sub(r"[^A-Za-z0-9.-]+", "-", text).strip("-")[:60] or "x"
-
-
-@dataclass
-class DemoRun:
-    """What the demo's stages share: settings, the persona, and what has been produced."""
-
-    persona: Persona
-    model_name: str
-    out: Path
-    seed: int
-    console: Console
-    started: datetime = field(default_factory=lambda: datetime.now(UTC).replace(microsecond=0))
-    outputs: list[ModelOutput] = field(default_factory=list)
-    files: list[Path] = field(default_factory=list)
-    base_url: str | None = None
-    """Endpoint of an OpenAI- or Anthropic-compatible server for the model, if any."""
-    api_key_env: str | None = None
-    """Environment variable holding the key for ``base_url``, if any."""
-    chat: Transcript | None = None
-    """The simulated live chat, which the questionnaire stage compares."""
-    pseudo: list[Message] = field(default_factory=list)
-    """The self-directed pseudo-dialogue the live chat's bot has in its prompt."""
-    pseudo_turns: int = 0
-    """N: its turn count."""
-    history_turns: int = DEMO_HISTORY_TURNS
-    """Persona history turns in the prompts (fewer when the context is small)."""
-
-    @property
-    def stem(self) -> str:
-        """The file-name stem of this persona, model and seed: a rerun finds its files."""
-        return f"demo-{slug(self.persona.name)}-{slug(self.model_name)}-s{self.seed}"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -204,174 +125,3 @@ def run(args: argparse.Namespace) -> int:
     for path in demo.files:
         console.print(f"  {path}")
     return 0
-
-
-async def stage_burst_reply(demo: DemoRun) -> None:
-    """Stage 1: the persona bot answers a two-message opening burst."""
-    console = demo.console
-    console.rule("1. Persona bot: a burst reply")
-    path = demo.out / f"{demo.stem}-reply.jsonl"
-    if path.exists():
-        # A rerun: the reply of the earlier run stands.
-        (earlier,) = read_transcripts(path)
-        print_conversation(console, earlier.messages, bot_label=demo.persona.name)
-        console.print(f"[dim]kept from an earlier run: {escape(str(path))}[/]")
-        demo.files.append(path)
-        return
-    warn_if_sent_remotely(demo.persona, demo.model_name)
-    opening = [
-        Message(side="user", text=text, time=demo.started + timedelta(seconds=6 * index))
-        for index, text in enumerate(OPENING)
-    ]
-    now = opening[-1].time + timedelta(seconds=2)
-    with console.status(f"loading {demo.model_name}..."):
-        model = get_model(demo.model_name, base_url=demo.base_url, api_key_env=demo.api_key_env)
-    async with model:
-        bot = PersonaBot(
-            model=model,
-            prompts=BotPromptBuilder.for_persona(demo.persona, history_turns=demo.history_turns),
-        )
-        with console.status("the persona bot is writing..."):
-            reply = await bot.reply(opening, now, random.Random(demo.seed))
-    demo.outputs.extend(reply.outputs)
-    transcript = Transcript(
-        id=f"{demo.stem}-reply",
-        messages=[*opening, *reply.messages],
-        meta={
-            "persona": demo.persona.name,
-            "model": demo.model_name,
-            "stage": "burst-reply",
-            **turn_meta(0, 1),
-        },
-    )
-    print_conversation(console, transcript.messages, bot_label=demo.persona.name)
-    console.print(usage_line(reply.outputs))
-    write_transcripts(path, [transcript])
-    demo.files.append(path)
-
-
-async def stage_pseudo_dialogue(demo: DemoRun) -> None:
-    """Stage 2: the model writes a short pseudo-dialogue itself (Algorithm 1), which the
-    live chat then continues from."""
-    console = demo.console
-    console.rule(
-        f"2. Self-directed pseudo-dialogue: {len(PSEUDO_TOPICS)} topics x {PSEUDO_TURNS} turns"
-    )
-    async with get_model(
-        demo.model_name, base_url=demo.base_url, api_key_env=demo.api_key_env
-    ) as model:
-        settings = ChainSettings(
-            style=resolve_style("auto", model.name),
-            history_turns=demo.history_turns,
-            max_tokens=DEMO_MAX_TOKENS,
-            timeout=DEMO_TIMEOUT,
-        )
-        with console.status("the model is writing chats between the persona and a friend..."):
-            # Resumes the chain file of an earlier run with the same seed, if any.
-            path = await generate_pseudo_dialogue(
-                demo.persona,
-                model,
-                PSEUDO_TOPICS,
-                PSEUDO_TURNS,
-                seed=demo.seed,
-                out=demo.out / f"{demo.stem}-pseudo",
-                settings=settings,
-            )
-    chain = read_chain(path)
-    demo.pseudo = chain.messages
-    demo.pseudo_turns = len(chain.turns)
-    for topic in PSEUDO_TOPICS:
-        console.print(f"[bold]topic:[/] {terminal_text(topic)}")
-        turns = [turn for turn in chain.turns if turn.topic == topic]
-        messages = [message for turn in turns for message in turn.messages]
-        print_conversation(console, messages, user_label="Friend", bot_label=demo.persona.name)
-    usage = sum((usage_of(call.usage) for call in chain.calls), Usage())
-    console.print(
-        f"[dim]{len(chain.calls)} model call(s), {usage.input_tokens} input tokens "
-        f"({usage.cached_text()}), {usage.output_tokens} output tokens; "
-        "the live chat below has this dialogue in its prompt[/]"
-    )
-    demo.files.append(path)
-
-
-async def stage_simulated_chat(demo: DemoRun) -> None:
-    """Stage 3: a scripted interrogator chats with the persona bot through the burst
-    engine for three turns, on a virtual clock (minutes of chat in seconds)."""
-    console = demo.console
-    console.rule("3. Burst engine: a simulated live chat (virtual clock)")
-    transcript_path = demo.out / f"{demo.stem}-chat.jsonl"
-    log_path = demo.out / f"{demo.stem}-chat.events.jsonl"
-    if transcript_path.exists() and _closed(log_path):
-        # A rerun: the chat of the earlier run stands.
-        (demo.chat,) = read_transcripts(transcript_path)
-        print_conversation(
-            console, demo.chat.messages, user_label="Interrogator", bot_label=demo.persona.name
-        )
-        console.print(f"[dim]kept from an earlier run: {escape(str(transcript_path))}[/]")
-        demo.files.extend((transcript_path, log_path))
-        return
-    # An interrupted chat cannot be continued exactly: it starts again.
-    for partial in (transcript_path, log_path):
-        partial.unlink(missing_ok=True)
-    async with get_model(
-        demo.model_name, base_url=demo.base_url, api_key_env=demo.api_key_env
-    ) as model:
-        bot = persona_bot(
-            model,
-            demo.persona,
-            pseudo=demo.pseudo,
-            history_turns=demo.history_turns,
-            virtual_clock=True,
-        )
-        with console.status("the interrogator and the persona bot are chatting..."):
-            result = await run_simulated_chat(
-                bot,
-                ScriptInterrogator(DEMO_SCRIPT),
-                turns=len(DEMO_SCRIPT),
-                topic=DEMO_TOPIC,
-                bot_settings=SessionSettings(seed=demo.seed),
-                out_dir=demo.out,
-                session_id=f"{demo.stem}-chat",
-                meta={
-                    "persona": demo.persona.name,
-                    "model": demo.model_name,
-                    **turn_meta(demo.pseudo_turns, len(DEMO_SCRIPT)),
-                },
-                started=demo.started,
-            )
-    print_conversation(
-        console, result.transcript.messages, user_label="Interrogator", bot_label=demo.persona.name
-    )
-    console.print(
-        f"[dim]{result.turns} turn(s), {result.duration:.0f} s of chat time; the event log "
-        "replays every message at its exact time[/]"
-    )
-    demo.files.extend(path for path in (result.transcript_path, result.log_path) if path)
-    demo.chat = result.transcript
-
-
-def _closed(log_path: Path) -> bool:
-    """True when the event log records a session that ended (not one cut by a kill)."""
-    if not log_path.exists():
-        return False
-    with log_path.open(encoding="utf-8") as log:
-        return any('"session_closed"' in line for line in log)
-
-
-def stage_questionnaire(demo: DemoRun) -> None:
-    """Stage 4: a judge questionnaire pairing the simulated chat with a real corpus chat."""
-    console = demo.console
-    console.rule("4. Questionnaire: the chat next to a real human chat, for judges")
-    if demo.chat is None:
-        return
-    with console.status("pairing with a real conversation from the corpus..."):
-        made = build_demo_questionnaire(
-            demo.chat, demo.out / f"{demo.stem}-questionnaire", seed=demo.seed
-        )
-    for note in made.notes:
-        console.print(f"[yellow]note:[/] {escape(note)}")
-    console.print(
-        f"last {made.x_turns} turn(s) of both chats, one catch pair; the answer key is "
-        "kept apart from what judges get"
-    )
-    demo.files.extend(made.files)

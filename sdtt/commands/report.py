@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from sdtt.analysis.report import build_report, write_report
 from sdtt.analysis.tells import compare, study_sides, tell_warnings
-from sdtt.commands.score import add_scoring_options, check_margin, load_table
+from sdtt.commands.scoring import add_scoring_options, check_margin, load_table
 from sdtt.files import output_folder
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 

@@ -3,50 +3,16 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
-from pathlib import Path
 
 import pandas as pd
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
-from sdtt.analysis.format import RATE_COLUMNS, TEST_COLUMNS, format_table, percent
-from sdtt.analysis.metrics import (
-    BREAKDOWNS,
-    DEFAULT_MARGIN,
-    breakdown,
-    condition_tables,
-    expand_by,
-    summarise,
-)
-from sdtt.analysis.table import judgement_table
+from sdtt.analysis.format import percent
+from sdtt.analysis.metrics import BREAKDOWNS, breakdown, condition_tables, expand_by, summarise
+from sdtt.commands.scoring import add_scoring_options, check_margin, load_table, print_summary
 from sdtt.errors import InputError
-from sdtt.questionnaires.judgements import load_judgements, tally_exclusions
-
-
-def add_scoring_options(parser: argparse.ArgumentParser) -> None:
-    """Options shared by ``score`` and ``report``."""
-    parser.add_argument("judgements", type=Path, nargs="+", metavar="JUDGEMENTS")
-    parser.add_argument(
-        "--bootstrap",
-        type=int,
-        default=1000,
-        metavar="N",
-        help="cluster bootstrap replicates (default 1000; 0 for none)",
-    )
-    parser.add_argument(
-        "--margin",
-        type=float,
-        default=DEFAULT_MARGIN,
-        help=f"equivalence margin around 50%% for the TOST (default {DEFAULT_MARGIN})",
-    )
-    parser.add_argument(
-        "--pool",
-        action="store_true",
-        help="also show one figure pooled over every condition and judge type (off by "
-        "default: conditions and human vs LLM judges are not comparable)",
-    )
+from sdtt.questionnaires.judgements import tally_exclusions
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -75,44 +41,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     parser.set_defaults(func=run)
-
-
-def load_table(paths: Sequence[Path]) -> pd.DataFrame:
-    """Read judgement files into one table, repeated answers left out (with a warning);
-    refuses an empty set."""
-    judgements = load_judgements(paths)
-    if not judgements:
-        raise InputError("no judgements to score.", path=paths[0] if len(paths) == 1 else None)
-    return judgement_table(judgements)
-
-
-def check_margin(margin: float) -> None:
-    """Refuse a TOST margin outside (0, 0.5)."""
-    if not 0 < margin < 0.5:
-        raise InputError(
-            f"the margin must be between 0 and 0.5, not {margin:g}.",
-            field="--margin",
-            hint="e.g. --margin 0.1 means 'within 40% to 60% correct'.",
-        )
-
-
-def print_summary(
-    console: Console, title: str, rows: pd.DataFrame, group: str | Sequence[str] | None
-) -> None:
-    """Print summary rows as two tables, rates then tests, so they fit a terminal."""
-    for columns, part in ((RATE_COLUMNS, "pass rates"), (TEST_COLUMNS, "tests")):
-        header, body = format_table(rows, group, columns)
-        console.print(rich_table(f"{title}: {part}", header, body))
-
-
-def rich_table(title: str, header: list[str], rows: list[list[str]]) -> Table:
-    """A rich table from display strings."""
-    table = Table(title=title, title_justify="left")
-    for index, name in enumerate(header):
-        table.add_column(name, justify="left" if index == 0 else "right", overflow="fold")
-    for row in rows:
-        table.add_row(*row)
-    return table
 
 
 def run(args: argparse.Namespace) -> int:

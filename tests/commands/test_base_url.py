@@ -10,13 +10,14 @@ import pytest
 import trio
 from rich.console import Console
 
-from sdtt.analysis.demo_stages import stage_llm_judge, study_folder
 from sdtt.cli import main
-from sdtt.commands.demo import (
+from sdtt.commands.demo_stages import (
     DemoRun,
     stage_burst_reply,
+    stage_llm_judge,
     stage_pseudo_dialogue,
     stage_simulated_chat,
+    study_folder,
 )
 from sdtt.dialogue.store import read_transcripts
 from sdtt.engine.simulate import run_on_virtual_clock

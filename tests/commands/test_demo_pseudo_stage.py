@@ -7,7 +7,7 @@ import io
 import pytest
 from rich.console import Console
 
-from sdtt.commands.demo import PSEUDO_TOPICS, PSEUDO_TURNS, DemoRun, stage_pseudo_dialogue
+from sdtt.commands.demo_stages import PSEUDO_TOPICS, PSEUDO_TURNS, DemoRun, stage_pseudo_dialogue
 from sdtt.dialogue.turns import count_turns
 from sdtt.generate.chainfile import read_chain
 from tests.generate.helpers import make_persona

@@ -4,8 +4,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from sdtt.analysis.demo_stages import run_final_stages, study_folder
-from sdtt.commands.demo import DemoRun
+from sdtt.commands.demo_stages import DemoRun, run_final_stages, study_folder
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
 from sdtt.questionnaires.judgements import read_judgements
 from sdtt.questionnaires.questionnaire import save_study
