@@ -16,12 +16,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from sdtt.analysis.drift import DEFAULT_WINDOW, DriftReport, DriftRow, baseline_stats, drift_report
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.parse import scan_lines
 from sdtt.dialogue.render import fold_text
 from sdtt.errors import InputError
 from sdtt.generate.chainfile import ChainFile, read_chain
-from sdtt.generate.drift import DEFAULT_WINDOW, DriftReport, DriftRow, baseline_stats, drift_report
 from sdtt.generate.prompts import Mode
 from sdtt.personas.stats import StyleStats
 from sdtt.personas.store import find_persona

@@ -33,7 +33,7 @@ from sdtt.engine.interrogator import (
     llm_interrogator,
     read_script,
 )
-from sdtt.engine.planner import PRESETS, persona_timing
+from sdtt.engine.planner import PRESETS
 from sdtt.engine.session import Replier, SessionSettings, new_session_id
 from sdtt.engine.simulate import (
     SimulationResult,
@@ -51,6 +51,7 @@ from sdtt.models.registry import DEFAULT_MODEL, base_url_for, get_model
 from sdtt.personas.persona import Persona
 from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
+from sdtt.personas.timing import persona_timing
 from sdtt.questionnaires.topics import in_pool, live_topic
 
 

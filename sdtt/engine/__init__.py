@@ -4,6 +4,7 @@
 - :mod:`sdtt.engine.session`: ``open_session`` with the Input Listener, Model Caller and
   Output Sender as trio tasks;
 - :mod:`sdtt.engine.events`: what a session reports, its JSONL log and replay;
+- :mod:`sdtt.engine.live_chat`: one live chat with a partner (the chat app's driver);
 - :mod:`sdtt.engine.interrogator` and :mod:`sdtt.engine.simulate`: a simulated human
   side, and simulated chats between it and the persona bot;
 - :mod:`sdtt.engine.latency`: garbage-collector settings for hosting many sessions.

@@ -34,12 +34,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol
 
-from pydantic import ValidationError
-
-from sdtt.dialogue.store import validation_problem
-from sdtt.errors import ConfigError, InputError
-from sdtt.personas.persona import Persona
-from sdtt.personas.timing import LogNormal, TimingProfile, fit_timing_profile
+from sdtt.errors import ConfigError
+from sdtt.personas.timing import LogNormal, TimingProfile
 
 PresetName = Literal["paper", "jones-bergen", "fitted"]
 PRESETS: tuple[PresetName, ...] = ("paper", "jones-bergen", "fitted")
@@ -350,20 +346,3 @@ def drop_all(pending: Sequence[PlannedMessage], reason: str = CLOSED) -> list[Dr
 def call_seed(seed: int, call: int, purpose: str) -> random.Random:
     """A generator for one call and purpose, independent of how many draws others made."""
     return random.Random(f"{seed}/{purpose}/{call}")
-
-
-def persona_timing(persona: Persona) -> TimingProfile:
-    """The persona's timing profile: the one stored in its file, else fitted from its
-    messages (parts with thin data keep the defaults; ``fallback`` says which)."""
-    stored = persona.info.timing
-    if stored is not None:
-        try:
-            return TimingProfile.model_validate(stored)
-        except ValidationError as error:
-            field, problem = validation_problem(error)
-            raise InputError(
-                f"the stored timing profile of persona {persona.name!r} is invalid ({problem}).",
-                field=f"timing.{field}",
-                hint="Rebuild the persona file, or remove its 'timing' field to refit it.",
-            ) from None
-    return fit_timing_profile(persona)

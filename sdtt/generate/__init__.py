@@ -8,6 +8,5 @@
 - :mod:`sdtt.generate.runner`: chains run concurrently on trio, with resume;
 - :mod:`sdtt.generate.plan`: a grid or plan file of chains;
 - :mod:`sdtt.generate.batch_api`: OpenAI Batch and Anthropic Message Batches;
-- :mod:`sdtt.generate.drift`: style drift per turn against the persona's real messages;
 - :mod:`sdtt.generate.progress`: the rich progress display.
 """

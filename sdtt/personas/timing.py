@@ -13,12 +13,14 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from rich.markup import escape
 from rich.table import Table
 
 from sdtt.dialogue.message import RESPONSE, Message, Transcript
+from sdtt.dialogue.store import validation_problem
 from sdtt.dialogue.turns import side_runs
+from sdtt.errors import InputError
 from sdtt.personas.persona import Persona
 
 
@@ -230,6 +232,23 @@ def fit_timing_profile(
         samples=len(persona),
         fallback=fallback,
     )
+
+
+def persona_timing(persona: Persona) -> TimingProfile:
+    """The persona's timing profile: the one stored in its file, else fitted from its
+    messages (parts with thin data keep the defaults; ``fallback`` says which)."""
+    stored = persona.info.timing
+    if stored is not None:
+        try:
+            return TimingProfile.model_validate(stored)
+        except ValidationError as error:
+            field, problem = validation_problem(error)
+            raise InputError(
+                f"the stored timing profile of persona {persona.name!r} is invalid ({problem}).",
+                field=f"timing.{field}",
+                hint="Rebuild the persona file, or remove its 'timing' field to refit it.",
+            ) from None
+    return fit_timing_profile(persona)
 
 
 def _seconds(value: float) -> str:

@@ -8,8 +8,8 @@ from pathlib import Path
 import trio
 from textual.app import App
 
+from sdtt.engine.live_chat import ChatOutcome, ChatPlan
 from sdtt.ui.chat import ChatScreen
-from sdtt.ui.plan import ChatOutcome, ChatPlan
 from sdtt.ui.setup import SetupScreen
 
 

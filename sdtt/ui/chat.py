@@ -29,9 +29,9 @@ from sdtt.engine.events import (
     TypingStopped,
     UserMessage,
 )
+from sdtt.engine.live_chat import INBOX_BUFFER, ChatOutcome, ChatPlan, drive_chat
 from sdtt.errors import SdttError
 from sdtt.ui.guest import TrioGuest
-from sdtt.ui.plan import INBOX_BUFFER, ChatOutcome, ChatPlan, drive_chat
 from sdtt.ui.widgets import Bubble, MessageList, StatusLine, TypingIndicator, clock_label
 
 BOT_LABEL = "B"

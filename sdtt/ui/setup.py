@@ -15,12 +15,13 @@ from textual.screen import Screen
 from textual.suggester import SuggestFromList
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
+from sdtt.engine.live_chat import ChatPlan
 from sdtt.engine.planner import PRESETS, PresetName
 from sdtt.engine.session import Mode
 from sdtt.errors import SdttError
 from sdtt.models.registry import DEFAULT_MODEL, PROVIDERS
 from sdtt.personas.store import DEFAULT_PERSONA, list_personas
-from sdtt.ui.plan import ChatPlan, build_plan
+from sdtt.ui.plan import build_plan
 
 MODES: tuple[Mode, ...] = ("burst", "pingpong")
 DEFAULT_TURNS = 10

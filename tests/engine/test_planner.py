@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sdtt.dialogue.message import Message, Transcript
 from sdtt.engine.planner import (
     CLOSED,
     FITTED_MAX_WAIT,
@@ -25,11 +24,9 @@ from sdtt.engine.planner import (
     drop_stale,
     intended_times,
     make_preset,
-    persona_timing,
     plan_reply,
 )
-from sdtt.errors import ConfigError, InputError
-from sdtt.personas.persona import Persona, PersonaInfo
+from sdtt.errors import ConfigError
 from sdtt.personas.timing import LogNormal, TimingProfile
 
 WALL = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
@@ -144,34 +141,6 @@ def test_fitted_without_a_profile_falls_back_to_the_paper_speed() -> None:
 def test_unknown_preset_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="paper"):
         make_preset("fast")
-
-
-def _persona(timing: dict[str, object] | None) -> Persona:
-    messages = []
-    for index in range(12):
-        at = WALL + timedelta(minutes=3 * index)
-        messages.append(Message(side="user", text=f"question {index}", time=at))
-        messages.append(
-            Message(side="response", text=f"answer {index}", time=at + timedelta(seconds=20))
-        )
-        messages.append(
-            Message(side="response", text=f"more {index}!", time=at + timedelta(seconds=26))
-        )
-    info = PersonaInfo(name="p", source="test", license="MIT", attribution="t", timing=timing)
-    return Persona(info=info, conversations=[Transcript(id="c", messages=messages)])
-
-
-def test_persona_timing_prefers_the_stored_profile_and_fits_otherwise() -> None:
-    stored = profile().model_dump(mode="json")
-    assert persona_timing(_persona(stored)).seconds_per_char == 0.1
-    fitted = persona_timing(_persona(None))
-    assert fitted.samples == 24
-    assert fitted.burst_sizes == {2: 1.0}
-
-
-def test_a_broken_stored_profile_names_the_field() -> None:
-    with pytest.raises(InputError, match=r"timing\.seconds_per_char"):
-        persona_timing(_persona({"seconds_per_char": -1}))
 
 
 def test_model_timestamps_in_the_past_out_of_order_or_too_far_are_resampled() -> None:

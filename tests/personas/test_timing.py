@@ -6,11 +6,18 @@ import math
 import random
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from rich.console import Console
 
 from sdtt.dialogue.message import Message, Transcript
+from sdtt.errors import InputError
 from sdtt.personas.persona import Persona, PersonaInfo
-from sdtt.personas.timing import TimingProfile, describe_timing, fit_timing_profile
+from sdtt.personas.timing import (
+    TimingProfile,
+    describe_timing,
+    fit_timing_profile,
+    persona_timing,
+)
 
 START = datetime(2024, 3, 1, 20, 0, tzinfo=UTC)
 SIZES = {1: 0.5, 2: 0.3, 3: 0.2}
@@ -131,3 +138,31 @@ def test_describe_timing() -> None:
     assert "typing speed" in text and "characters a minute" in text
     assert "busiest 20h" in text or "busiest 21h" in text
     assert "defaults kept" in text and "uniform" in text
+
+
+def _persona(timing: dict[str, object] | None) -> Persona:
+    messages = []
+    for index in range(12):
+        at = START + timedelta(minutes=3 * index)
+        messages.append(Message(side="user", text=f"question {index}", time=at))
+        messages.append(
+            Message(side="response", text=f"answer {index}", time=at + timedelta(seconds=20))
+        )
+        messages.append(
+            Message(side="response", text=f"more {index}!", time=at + timedelta(seconds=26))
+        )
+    info = PersonaInfo(name="p", source="test", license="MIT", attribution="t", timing=timing)
+    return Persona(info=info, conversations=[Transcript(id="c", messages=messages)])
+
+
+def test_persona_timing_prefers_the_stored_profile_and_fits_otherwise() -> None:
+    stored = TimingProfile(seconds_per_char=0.1).model_dump(mode="json")
+    assert persona_timing(_persona(stored)).seconds_per_char == 0.1
+    fitted = persona_timing(_persona(None))
+    assert fitted.samples == 24
+    assert fitted.burst_sizes == {2: 1.0}
+
+
+def test_a_broken_stored_profile_names_the_field() -> None:
+    with pytest.raises(InputError, match=r"timing\.seconds_per_char"):
+        persona_timing(_persona({"seconds_per_char": -1}))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from sdtt.analysis.drift import baseline_stats, drift_report
 from sdtt.dialogue.message import Message
-from sdtt.generate.drift import baseline_stats, drift_report
 from sdtt.generate.records import ChainSettings, TurnRecord
 from tests.generate.helpers import START
 
