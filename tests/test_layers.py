@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -258,3 +259,16 @@ def test_the_checks_see_an_upward_import_and_a_console(tmp_path: Path) -> None:
         "imports argparse",
         "runs trio",
     ]
+
+
+def test_architecture_md_shows_the_same_layers() -> None:
+    text = (PACKAGE.parent / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    section = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = line.split("|")
+        if len(cells) < 3 or not cells[1].strip().startswith("`"):
+            continue
+        names = re.findall(r"`([^`]+)`", cells[1])
+        rows.append(tuple(name.removesuffix(".py").rstrip("/") for name in names))
+    assert rows == list(LAYERS), "ARCHITECTURE.md's layer table differs from LAYERS"
