@@ -5,7 +5,7 @@ call after a fixed latency (``trio.sleep``), each session with its own simulated
 writing a message or two every few seconds. Every session writes its JSONL event log, as
 in real use. Prints, per size:
 
-- lateness of sends: actual send time minus the time the planner scheduled, p50, p99
+- lateness of sends: actual send time minus the time the typing schedule set, p50, p99
   and max, in milliseconds;
 - CPU seconds (``time.process_time``) per session-minute of chat;
 - for comparison, how late a bare ``trio.sleep_until`` wakes up in the same process at
@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sdtt.engine.events import Event, MessageSent
 from sdtt.engine.latency import low_latency_gc
-from sdtt.engine.planner import preset_decides
+from sdtt.engine.schedule import preset_decides
 from sdtt.engine.session import SessionSettings, open_session
 from sdtt.models.base import GenerateConfig, Prompt
 from sdtt.models.mock import MockModelAPI

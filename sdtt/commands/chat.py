@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from sdtt.commands.common import add_base_url_argument, check_base_url
-from sdtt.engine.planner import PRESETS
+from sdtt.engine.schedule import PRESETS
 from sdtt.errors import SdttError
 from sdtt.files import output_folder
 from sdtt.personas.store import DEFAULT_PERSONA
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     """Run ``sdtt chat`` from parsed arguments."""
     # Textual is imported here so other commands start fast.
     from sdtt.ui.app import ChatApp
-    from sdtt.ui.plan import build_plan
+    from sdtt.ui.chat_setup import build_plan
 
     output_folder(args.out)
     plan = None

@@ -20,7 +20,7 @@ from rich.markup import escape
 from sdtt.commands.common import add_base_url_argument, check_base_url
 from sdtt.errors import ConfigError
 from sdtt.files import output_folder
-from sdtt.generate.plan import PlanSettings, grid_specs, load_topic_list, read_plan
+from sdtt.generate.chain_spec import PlanSettings, grid_specs, load_topic_list, read_plan
 from sdtt.generate.progress import RichProgress, summary_table
 from sdtt.generate.records import DEFAULT_MAX_TOKENS, DEFAULT_TURNS_PER_TOPIC, MODES, ChainSpec
 from sdtt.generate.runner import ChainProgress, RunOptions, RunReport, chain_path, run_chains

@@ -7,7 +7,7 @@ import argparse
 from rich.console import Console
 from rich.table import Table
 
-from sdtt.analysis.planner import power_table
+from sdtt.analysis.power import power_table
 from sdtt.errors import InputError
 
 

@@ -33,7 +33,7 @@ from sdtt.engine.interrogator import (
     llm_interrogator,
     read_script,
 )
-from sdtt.engine.planner import PRESETS
+from sdtt.engine.schedule import PRESETS
 from sdtt.engine.session import Replier, SessionSettings, new_session_id
 from sdtt.engine.simulate import (
     SimulationResult,

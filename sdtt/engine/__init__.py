@@ -1,6 +1,6 @@
 """The burst engine: live chat sessions on trio (method.md, "Burst engine").
 
-- :mod:`sdtt.engine.planner`: typing delays, reply schedules, stale messages (pure);
+- :mod:`sdtt.engine.schedule`: typing delays, reply schedules, stale messages (pure);
 - :mod:`sdtt.engine.session`: ``open_session`` with the Input Listener, Model Caller and
   Output Sender as trio tasks;
 - :mod:`sdtt.engine.events`: what a session reports, its JSONL log and replay;

@@ -17,7 +17,7 @@ from pathlib import Path
 import trio
 
 from sdtt.dialogue.message import RESPONSE, Message
-from sdtt.engine.planner import preset_decides
+from sdtt.engine.schedule import preset_decides
 from sdtt.errors import InputError, ModelError
 from sdtt.models.base import GenerateConfig, ModelOutput
 from sdtt.personas.bot import BotReply, Generator, PersonaBot

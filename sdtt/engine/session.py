@@ -17,7 +17,7 @@ The session owns a nursery with three tasks joined by memory channels (method.md
   message. A model failure (after the model's own retries) becomes an ``error`` event
   and the session carries on: the next message triggers a new call;
 - the **Output Sender** schedules each reply with the pure planner
-  (:mod:`sdtt.engine.planner`), drops the unsent rest of the previous reply when a new
+  (:mod:`sdtt.engine.schedule`), drops the unsent rest of the previous reply when a new
   one arrives, shows typing, and sends each message when it is due. A sent message's
   timestamp is its real send time on the session clock, mapped onto ``started``; the
   times the model wrote only decide the schedule. Build a
@@ -74,7 +74,7 @@ from sdtt.engine.events import (
     TypingStopped,
     UserMessage,
 )
-from sdtt.engine.planner import (
+from sdtt.engine.schedule import (
     CLOSED,
     Drop,
     PlannedMessage,

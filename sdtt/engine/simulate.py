@@ -30,7 +30,7 @@ from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.turn_index import LIVE_TURNS
 from sdtt.dialogue.turns import segment_turns
 from sdtt.engine.events import Event, EventSink, MessageSent, TeeSink
-from sdtt.engine.planner import preset_decides
+from sdtt.engine.schedule import preset_decides
 from sdtt.engine.session import (
     Mode,
     Replier,
@@ -314,7 +314,7 @@ def persona_bot(
     """A persona bot set up for the engine.
 
     Timestamps the model leaves out are timed by the session's delay preset alone
-    (:func:`~sdtt.engine.planner.preset_decides`); for a virtual clock the model is
+    (:func:`~sdtt.engine.schedule.preset_decides`); for a virtual clock the model is
     prepared with :func:`for_virtual_clock`.
     """
     warn_if_sent_remotely(persona, getattr(model, "name", ""))

@@ -6,7 +6,7 @@
 - :mod:`sdtt.generate.pseudo`: the pure core of Algorithm 1 (chain state, steps);
 - :mod:`sdtt.generate.chainfile`: reading chain files back (resume, ``--pseudo``);
 - :mod:`sdtt.generate.runner`: chains run concurrently on trio, with resume;
-- :mod:`sdtt.generate.plan`: a grid or plan file of chains;
+- :mod:`sdtt.generate.chain_spec`: a grid or plan file of chains;
 - :mod:`sdtt.generate.batch_api`: OpenAI Batch and Anthropic Message Batches;
 - :mod:`sdtt.generate.progress`: the rich progress display.
 """

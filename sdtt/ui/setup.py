@@ -16,12 +16,12 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from sdtt.engine.live_chat import ChatPlan
-from sdtt.engine.planner import PRESETS, PresetName
+from sdtt.engine.schedule import PRESETS, PresetName
 from sdtt.engine.session import Mode
 from sdtt.errors import SdttError
 from sdtt.models.registry import DEFAULT_MODEL, PROVIDERS
 from sdtt.personas.store import DEFAULT_PERSONA, list_personas
-from sdtt.ui.plan import build_plan
+from sdtt.ui.chat_setup import build_plan
 
 MODES: tuple[Mode, ...] = ("burst", "pingpong")
 DEFAULT_TURNS = 10

@@ -204,7 +204,7 @@ def test_every_model_stage_of_the_demo_goes_to_the_server(tmp_path: Path) -> Non
 
 
 def test_a_chat_chosen_on_the_setup_screen_gets_the_base_url() -> None:
-    from sdtt.ui.plan import build_plan
+    from sdtt.ui.chat_setup import build_plan
 
     with FakeOpenAIServer(reply=chatty_reply) as server:
         plan = build_plan(

@@ -9,7 +9,7 @@ import pytest
 from sdtt.cli import main
 from sdtt.dialogue.store import read_transcripts, write_transcripts
 from sdtt.generate.chainfile import count_pseudo_turns
-from sdtt.ui.plan import build_plan
+from sdtt.ui.chat_setup import build_plan
 from tests.questionnaires.helpers import conversation
 
 PERSONA = "chitchat-32b20fa3"

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from sdtt.dialogue.render import format_time
 from sdtt.engine.events import Event, MessageSent, UserMessage
-from sdtt.engine.planner import preset_decides
+from sdtt.engine.schedule import preset_decides
 from sdtt.models.mock import MockItem, MockModelAPI, MockReply
 from sdtt.models.model import Model
 from sdtt.models.retry import RetryPolicy

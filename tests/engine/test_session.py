@@ -21,7 +21,7 @@ from sdtt.engine.events import (
     TypingStopped,
     read_event_log,
 )
-from sdtt.engine.planner import CLOSED, SUPERSEDED, call_seed
+from sdtt.engine.schedule import CLOSED, SUPERSEDED, call_seed
 from sdtt.engine.session import SessionClosedError, SessionSettings, open_session
 from sdtt.errors import InputError, ServerError
 from tests.engine.helpers import START, chat_lines, reply, scripted_bot

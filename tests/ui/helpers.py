@@ -11,7 +11,7 @@ from typing import Any
 from textual.pilot import Pilot
 
 from sdtt.engine.live_chat import ChatPlan
-from sdtt.ui.plan import build_plan
+from sdtt.ui.chat_setup import build_plan
 
 STARTED = datetime(2024, 5, 4, 12, 0, tzinfo=UTC)
 PERSONA = "chitchat-32b20fa3"

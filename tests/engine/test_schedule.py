@@ -1,4 +1,4 @@
-"""The pure planner: typing delays, model timestamps, staleness. No event loop here."""
+"""The pure typing schedule: typing delays, model timestamps, staleness. No event loop here."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sdtt.engine.planner import (
+from sdtt.engine.schedule import (
     CLOSED,
     FITTED_MAX_WAIT,
     SUPERSEDED,

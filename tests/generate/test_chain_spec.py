@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sdtt.errors import InputError
-from sdtt.generate.plan import PlanSettings, grid_specs, read_plan
+from sdtt.generate.chain_spec import PlanSettings, grid_specs, read_plan
 from sdtt.generate.records import SettingsError
 
 PLAN = """
@@ -87,7 +87,7 @@ def test_a_grid_needing_more_topics_than_given_is_refused():
 
 
 def test_the_chitchat_topics_come_from_the_corpus_outside_the_repository(tmp_path, monkeypatch):
-    from sdtt.generate.plan import load_topic_list
+    from sdtt.generate.chain_spec import load_topic_list
 
     monkeypatch.chdir(tmp_path)
     topics = load_topic_list("chitchat")

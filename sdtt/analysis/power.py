@@ -1,6 +1,6 @@
 """How big a study must be: power of the exact binomial test and of the TOST.
 
-Judgements of the same pair or judge are not independent; the planner uses the usual
+Judgements of the same pair or judge are not independent; the power analysis uses the usual
 design effect ``1 + (judges - 1) * icc`` for judgements clustered in pairs, so the
 effective number of independent judgements is ``pairs * judges / deff``. With
 ``icc = 0`` every judgement counts fully (an upper bound on power).

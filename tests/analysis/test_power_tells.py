@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from scipy import stats
 
-from sdtt.analysis.planner import binomial_power, effective_n, power_table, tost_power
+from sdtt.analysis.power import binomial_power, effective_n, power_table, tost_power
 from sdtt.analysis.tells import Side, compare, study_sides, transcript_side
 from sdtt.dialogue.message import Message
 from sdtt.questionnaires.study import DesignSpec, StudySpec

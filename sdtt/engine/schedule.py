@@ -189,7 +189,7 @@ def make_preset(name: str, profile: TimingProfile | None = None) -> DelayPreset:
 
 @dataclass(frozen=True)
 class ReplyContext:
-    """What the planner needs to know about the call that produced a reply."""
+    """What :func:`plan_reply` needs to know about the call that produced a reply."""
 
     call: int
     """Number of the model call (1, 2, ...)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sdtt.engine.live_chat import ChatPlan
-from sdtt.engine.planner import PresetName
+from sdtt.engine.schedule import PresetName
 from sdtt.engine.session import Mode, SessionSettings
 from sdtt.errors import ConfigError
 from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
