@@ -27,7 +27,7 @@ def test_single_chat_export() -> None:
         2024, 4, 13, 9, 5, 12, tzinfo=UTC
     )
     assert "breaking: it rains" not in texts(persona)  # forwarded: someone else wrote it
-    assert result.dropped == {"system": 1, "forwarded": 1, "media": 2}
+    assert result.report.dropped == {"system": 1, "forwarded": 1, "media": 2}
 
 
 def test_full_export_needs_chat_choice() -> None:
