@@ -93,7 +93,8 @@ def _input_error(error: ErrorDetails, path: str | Path, where: str) -> InputErro
     field = field_path(where, tuple(error["loc"]))
     if kind == _CUSTOM:
         field += str(ctx.get("subpath", ""))
-        return InputError(str(ctx.get("message", "")), path=path, field=field or "(top level)")
+        problem = str(ctx.get("message", ""))
+        return InputError(problem, path=path, field=field or "(top level)", hint=SHAPE_HINT)
     if kind == "missing" or (kind == "string_type" and value is None):
         problem = "is missing."
     elif kind in _OBJECT_ERRORS:

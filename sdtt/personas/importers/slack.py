@@ -214,7 +214,13 @@ def parse_slack(data: bytes, path: Path, *, zone: tzinfo, channel: str | None = 
                 has_media=bool(record.files),
             )
     people = [[user, *sorted(aliases.get(user, ()))] for user in users.values()]
-    return ParsedChat(messages=messages, dropped=dropped, aliases=aliases, people=people)
+    return ParsedChat(
+        messages=messages,
+        dropped=dropped,
+        aliases=aliases,
+        people=people,
+        detected={} if channel else {"channel": chosen},
+    )
 
 
 class SlackImporter(FileImporter):

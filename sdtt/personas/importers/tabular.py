@@ -143,9 +143,8 @@ def parse_csv(
     """Read a CSV chat table (first row: column names)."""
     columns = columns or Columns()
     text = decode_text(data, path)
-    reader = csv.reader(
-        io.StringIO(text, newline=""), delimiter=delimiter or _sniff_delimiter(text)
-    )
+    detected = {} if delimiter else {"delimiter": _sniff_delimiter(text)}
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter or detected["delimiter"])
     rows: Iterator[list[str]] = iter(reader)
     try:
         header = next(rows, None)
@@ -183,7 +182,7 @@ def parse_csv(
         raise InputError(
             f"is not valid CSV ({error}).", path=path, line=reader.line_num or None
         ) from None
-    return ParsedChat(messages=messages, dropped=dropped)
+    return ParsedChat(messages=messages, dropped=dropped, detected=detected)
 
 
 def _lookup(record: dict[str, Any], column: str) -> tuple[bool, Any]:

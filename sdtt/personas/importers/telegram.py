@@ -172,7 +172,8 @@ def parse_telegram(data: bytes, path: Path, *, zone: tzinfo, chat: str | None = 
         )
     title = document.name
     people = [[title]] if isinstance(title, str) and title.strip() else []
-    return ParsedChat(messages=messages, dropped=dropped, people=people)
+    detected = {"chat": str(title or document.id or "?")} if prefix and not chat else {}
+    return ParsedChat(messages=messages, dropped=dropped, people=people, detected=detected)
 
 
 class TelegramImporter(FileImporter):

@@ -330,7 +330,7 @@ def parse_whatsapp(
         messages=messages,
         warnings=warnings,
         dropped=dropped,
-        detected={"date order": _LABELS[order]},
+        detected={} if date_format else {"date order": _LABELS[order]},
     )
 
 

@@ -55,7 +55,7 @@ def test_whatsapp() -> None:
     path = FIXTURES / "whatsapp" / "ambiguous_dmy.txt"
     result = import_whatsapp(path, ImportOptions(me="Ann", scrub=False, date_format="MM/DD/YY"))
     assert result.report.warnings == []  # the order was given, not guessed
-    assert result.report.detected == {"date order": "month/day/year"}
+    assert result.report.detected == {}
     assert result.report.scrub is None and result.scrub_mapping == {}
     consistent_report(result)
     same_history(
@@ -63,6 +63,7 @@ def test_whatsapp() -> None:
     )
     guessed = import_whatsapp(path, ImportOptions(me="Ann"))
     assert "--date-format" in guessed.report.warnings[0]
+    assert guessed.report.detected == {"date order": "day/month/year"}
     assert guessed.persona.info.scrubbed and guessed.report.scrub is not None
 
 
@@ -115,6 +116,7 @@ def test_csv() -> None:
     )
     result = import_csv(path, options)
     assert [len(c.messages) for c in result.persona.conversations] == [4, 2]
+    assert result.report.detected == {"delimiter": ";"}
     consistent_report(result)
 
 
