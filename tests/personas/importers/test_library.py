@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import ast
+import json
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -209,3 +212,54 @@ def test_readme_library_snippet_runs(
     assert (tmp_path / "ann.jsonl").exists()
     last = out.strip().splitlines()[-1]
     assert ast.literal_eval(last)  # the bot's messages
+
+
+def _edited_json(source: Path, target: Path, change: Callable[[Any], None]) -> Path:
+    document = json.loads(source.read_text(encoding="utf-8"))
+    change(document)
+    target.write_text(json.dumps(document), encoding="utf-8")
+    return target
+
+
+@pytest.mark.parametrize(
+    ("source", "importer", "change", "message"),
+    [
+        (
+            FIXTURES / "telegram" / "result.json",
+            import_telegram,
+            lambda d: d["messages"][1].update({"from": 5}),
+            "field 'messages[1].from': should be text, not a number.",
+        ),
+        (
+            FIXTURES / "discord" / "dm.json",
+            import_discord,
+            lambda d: d["messages"][0]["author"].update(nickname=["x"]),
+            "field 'messages[0].author.nickname': should be text, not a list.",
+        ),
+        (
+            FIXTURES / "messenger" / "e2ee_export.json",
+            import_messenger,
+            lambda d: d["messages"][0].update(timestamp="noon"),
+            "field 'messages[0].timestamp': should be milliseconds since 1970 (a number).",
+        ),
+        (
+            FIXTURES / "messenger" / "e2ee_export.json",
+            import_messenger,
+            lambda d: d.update(participants=[{"name": 7}]),
+            "field 'participants[0].name': should be text, not a number.",
+        ),
+    ],
+)
+def test_shape_errors_name_the_file_and_field_path_in_one_line(
+    tmp_path: Path,
+    source: Path,
+    importer: Callable[[Path, ImportOptions], ImportResult],
+    change: Callable[[Any], None],
+    message: str,
+) -> None:
+    target = _edited_json(source, tmp_path / source.name, change)
+    with pytest.raises(InputError) as caught:
+        importer(target, ImportOptions(me="Ann"))
+    text = str(caught.value)
+    assert text.startswith(f"{target} {message}")
+    assert text.endswith("Is this the right export format?") and "\n" not in text
