@@ -30,7 +30,7 @@ _OBJECT_ERRORS = {"model_type", "model_attributes_type", "dict_type"}
 class ExportModel(BaseModel):
     """Base of the export models: strict JSON types; keys the model does not name are ignored."""
 
-    model_config = ConfigDict(strict=True, extra="ignore", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
 
 
 def shape_error(message: str, *, subpath: str = "") -> PydanticCustomError:

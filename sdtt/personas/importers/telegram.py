@@ -156,7 +156,7 @@ def parse_telegram(data: bytes, path: Path, *, zone: tzinfo, chat: str | None = 
             time = parse_iso_time(record.date, zone, path=path, field=f"{where}.date")
         else:
             unix = record.date_unixtime
-            if unix is None or not unix.strip().isdigit():
+            if unix is None or not (unix.strip().isascii() and unix.strip().isdigit()):
                 raise InputError("has no 'date'.", path=path, field=where)
             time = time_from_epoch(float(unix), zone, path=path, field=f"{where}.date_unixtime")
         sender = record.sender or record.from_id

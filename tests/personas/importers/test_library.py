@@ -195,6 +195,8 @@ def test_personas_never_import_argparse_or_a_console(source: Path) -> None:
             imported.add(node.module)
             imported |= {f"{node.module}.{alias.name}" for alias in node.names}
     assert not {"argparse", "rich.console", "rich.console.Console"} & imported
+    if "importers" in source.parts:  # the importers neither format nor print anything
+        assert not any(name == "rich" or name.startswith("rich.") for name in imported)
 
 
 def test_readme_library_snippet_runs(
