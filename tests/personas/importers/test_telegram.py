@@ -79,3 +79,14 @@ def test_not_json(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="not valid JSON") as caught:
         run_import("telegram", bad, "--me", "Ann")
     assert caught.value.line == 2
+
+
+def test_unix_time_in_other_digits_is_no_date(tmp_path: Path) -> None:
+    def change(document: dict[str, object]) -> None:
+        message = document["messages"][1]  # type: ignore[index]
+        del message["date"]
+        message["date_unixtime"] = "\u00b2"  # "²" passes str.isdigit but is no number
+
+    with pytest.raises(InputError, match="has no 'date'") as caught:
+        run_import("telegram", _edited(tmp_path, change), "--me", "Ann")
+    assert caught.value.field == "messages[1]"
