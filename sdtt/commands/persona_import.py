@@ -15,7 +15,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from sdtt.personas.importers import CORPUS_FORMATS, Importer, get_importer
+from sdtt.personas.importers import CORPUS_FORMATS, Importer, chitchat, get_importer
 from sdtt.personas.importers.base import FileImporter
 from sdtt.personas.importers.build import MEDIA_TEXT
 from sdtt.personas.importers.chitchat import (
@@ -271,10 +271,7 @@ def build_personas(args: argparse.Namespace) -> list[Persona]:
     A chat export's report goes to stderr, followed by the scrub report file if asked.
     """
     if args.format in CORPUS_FORMATS:
-        # Through the module, so tests can give a small corpus in its place.
-        from sdtt.personas.importers import chitchat
-
-        corpus = chitchat.load_corpus()
+        corpus = chitchat.load_corpus()  # through the module: tests put a small corpus there
         Console(highlight=False).print(
             f"[dim]chitchat corpus: {escape(corpus.report.describe())}[/]"
         )
