@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from sdtt.commands.persona_import import add_import_arguments, build_personas
 from sdtt.display import print_conversation
 from sdtt.errors import InputError
 from sdtt.files import output_folder
@@ -93,7 +94,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         sub.add_argument(
             "--force", action="store_true", help="overwrite persona files that already exist"
         )
-        importer.add_arguments(sub)
+        add_import_arguments(sub, importer)
         sub.set_defaults(func=run_import)
 
 
@@ -251,10 +252,9 @@ def with_timing(persona: Persona) -> Persona:
 def run_import(args: argparse.Namespace) -> int:
     """Build personas with the chosen importer and write one file each."""
     console = Console(highlight=False)
-    importer = get_importer(args.format)
     out: Path = output_folder(args.out)
     with console.status(f"building personas from {args.format}..."):
-        personas = importer.build(args)
+        personas = build_personas(args)
     if not personas:
         raise InputError(f"the {args.format} source yielded no persona.")
     personas = [with_timing(persona) for persona in personas]

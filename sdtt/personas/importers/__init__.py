@@ -1,17 +1,44 @@
-"""Persona importers: one module per source format, found by name.
+"""Persona importers: one module per source format, usable from Python or the command line.
 
-``sdtt persona import FORMAT ...`` looks the format up in :data:`IMPORTERS`, lets the
-importer add its own options, and calls it. An importer module defines ``IMPORTER``, an
-object following :class:`Importer`.
+In a notebook::
+
+    from sdtt.personas.importers import ImportOptions, import_whatsapp
+
+    result = import_whatsapp("chat.txt", ImportOptions(me="Ann"))
+    print(result.report)          # counts, warnings, what was left out
+    persona = result.persona      # save it with sdtt.personas.store.save_persona
+
+Every chat-export importer takes the file and an :class:`ImportOptions` and returns an
+:class:`ImportResult` (the persona and an :class:`ImportReport`); nothing is printed or
+written. ``sdtt persona import FORMAT ...`` builds the options from its flags, prints the
+report and writes the files. The names below are loaded on first use, so importing this
+package stays cheap.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
-from typing import Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
-from sdtt.personas.persona import Persona
+if TYPE_CHECKING:
+    from sdtt.personas.importers.base import FileImporter
+    from sdtt.personas.importers.build import ImportResult
+    from sdtt.personas.importers.chitchat import ChitchatOptions, CorpusImport, import_chitchat
+    from sdtt.personas.importers.discord import import_discord
+    from sdtt.personas.importers.messenger import import_messenger
+    from sdtt.personas.importers.options import (
+        Columns,
+        ImportOptions,
+        parse_columns,
+        parse_gap,
+        parse_timezone,
+    )
+    from sdtt.personas.importers.report import ImportReport
+    from sdtt.personas.importers.slack import import_slack
+    from sdtt.personas.importers.tabular import import_csv, import_jsonl
+    from sdtt.personas.importers.telegram import import_telegram
+    from sdtt.personas.importers.whatsapp import import_whatsapp
 
 IMPORTERS: dict[str, str] = {
     "chitchat": "sdtt.personas.importers.chitchat",
@@ -25,6 +52,62 @@ IMPORTERS: dict[str, str] = {
 }
 """Format name -> module defining ``IMPORTER``."""
 
+CORPUS_FORMATS = frozenset({"chitchat"})
+"""Formats that read a packaged corpus rather than a file the user gives."""
+
+_LAZY = {
+    "ImportOptions": "options",
+    "Columns": "options",
+    "parse_columns": "options",
+    "parse_gap": "options",
+    "parse_timezone": "options",
+    "ImportResult": "build",
+    "ImportReport": "report",
+    "FileImporter": "base",
+    "import_whatsapp": "whatsapp",
+    "import_telegram": "telegram",
+    "import_discord": "discord",
+    "import_slack": "slack",
+    "import_messenger": "messenger",
+    "import_csv": "tabular",
+    "import_jsonl": "tabular",
+    "import_chitchat": "chitchat",
+    "ChitchatOptions": "chitchat",
+    "CorpusImport": "chitchat",
+}
+
+__all__ = [
+    "CORPUS_FORMATS",
+    "IMPORTERS",
+    "ChitchatOptions",
+    "Columns",
+    "CorpusImport",
+    "FileImporter",
+    "ImportOptions",
+    "ImportReport",
+    "ImportResult",
+    "Importer",
+    "get_importer",
+    "import_chat",
+    "import_chitchat",
+    "import_csv",
+    "import_discord",
+    "import_jsonl",
+    "import_messenger",
+    "import_slack",
+    "import_telegram",
+    "import_whatsapp",
+    "parse_columns",
+    "parse_gap",
+    "parse_timezone",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 class Importer(Protocol):
     """Builds personas from one kind of source."""
@@ -34,17 +117,22 @@ class Importer(Protocol):
     help: str
     """One line for ``sdtt persona import --help``."""
 
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Add this format's own options."""
-        ...
-
-    def build(self, args: argparse.Namespace) -> list[Persona]:
-        """Read the source named in ``args`` and return the personas it yields."""
-        ...
-
 
 def get_importer(name: str) -> Importer:
-    """The importer for format ``name``."""
+    """The importer for format ``name`` (a :class:`FileImporter` unless a corpus format)."""
     module = importlib.import_module(IMPORTERS[name])
     importer: Importer = module.IMPORTER
     return importer
+
+
+def import_chat(fmt: str, path: str | Path, options: ImportOptions) -> ImportResult:
+    """A persona from the chat export ``path`` in format ``fmt`` (``"whatsapp"``...)."""
+    from sdtt.errors import InputError
+    from sdtt.personas.importers.base import FileImporter
+
+    if fmt not in IMPORTERS or fmt in CORPUS_FORMATS:
+        known = ", ".join(name for name in IMPORTERS if name not in CORPUS_FORMATS)
+        raise InputError(f"{fmt!r} is not a chat-export format.", hint=f"Use one of: {known}.")
+    importer = get_importer(fmt)
+    assert isinstance(importer, FileImporter)
+    return importer.run(path, options)

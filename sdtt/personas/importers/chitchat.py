@@ -7,28 +7,49 @@ history is their own cleaned conversations with other students, the partner on s
 
 from __future__ import annotations
 
-import argparse
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from rich.console import Console
-
 from sdtt.errors import InputError
-from sdtt.personas.corpus import Corpus, load_corpus
+from sdtt.personas.corpus import CleaningReport, Corpus, load_corpus
 from sdtt.personas.persona import Persona
+
+__all__ = [
+    "IMPORTER",
+    "ChitchatImporter",
+    "ChitchatOptions",
+    "CorpusImport",
+    "import_chitchat",
+    "load_corpus",
+    "pick_senders",
+]
 
 DEFAULT_MIN_MESSAGES = 300
 DEFAULT_COUNT = 3
 DEFAULT_HISTORY_TURNS = 120
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is negative")
-    return value
+@dataclass(frozen=True)
+class ChitchatOptions:
+    """Which senders of the corpus become personas, and how much history each keeps."""
+
+    min_messages: int = DEFAULT_MIN_MESSAGES
+    """Only senders with at least this many messages."""
+    count: int = DEFAULT_COUNT
+    """How many senders to pick, most messages first."""
+    senders: tuple[str, ...] = ()
+    """Build these senders (full anonymised id or its first characters) instead."""
+    history_turns: int = DEFAULT_HISTORY_TURNS
+    """Keep the most recent whole conversations giving at least this many burst turns
+    (0 keeps them all)."""
+
+
+@dataclass(frozen=True)
+class CorpusImport:
+    """The personas built from the corpus, and what cleaning the corpus did."""
+
+    personas: list[Persona]
+    cleaning: CleaningReport
 
 
 def pick_senders(corpus: Corpus, *, min_messages: int, count: int) -> list[str]:
@@ -36,63 +57,38 @@ def pick_senders(corpus: Corpus, *, min_messages: int, count: int) -> list[str]:
     return [sender for sender, _ in corpus.senders(min_messages)[:count]]
 
 
+def import_chitchat(
+    options: ChitchatOptions | None = None, *, corpus: Corpus | None = None
+) -> CorpusImport:
+    """Personas from the chitchat corpus (PyPI ``chitchat-dataset``, MIT): one per sender.
+
+    Without ``options.senders`` the busiest senders are picked. ``corpus`` is the corpus
+    already loaded with :func:`~sdtt.personas.corpus.load_corpus` (default: load it).
+    """
+    options = options or ChitchatOptions()
+    corpus = corpus if corpus is not None else load_corpus()
+    senders = list(options.senders) or pick_senders(
+        corpus, min_messages=options.min_messages, count=options.count
+    )
+    if not senders:
+        raise InputError(
+            f"no sender of the chitchat corpus has {options.min_messages} messages or more.",
+            field="--min-messages",
+            hint="Lower --min-messages.",
+        )
+    created = datetime.now(UTC).replace(microsecond=0)
+    personas = [
+        corpus.persona(sender, history_turns=options.history_turns, created=created)
+        for sender in dict.fromkeys(senders)
+    ]
+    return CorpusImport(personas=personas, cleaning=corpus.report)
+
+
 class ChitchatImporter:
-    """Builds personas from the chitchat corpus (PyPI ``chitchat-dataset``, MIT)."""
+    """Builds personas from the chitchat corpus with :func:`import_chitchat`."""
 
     name = "chitchat"
     help = "personas from the real student chats of the chitchat-dataset corpus (MIT)"
-
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Add ``--min-messages``, ``--count``, ``--sender`` and ``--history-turns``."""
-        parser.add_argument(
-            "--min-messages",
-            type=_positive,
-            default=DEFAULT_MIN_MESSAGES,
-            metavar="N",
-            help=f"only senders with at least N messages (default {DEFAULT_MIN_MESSAGES})",
-        )
-        parser.add_argument(
-            "--count",
-            type=_positive,
-            default=DEFAULT_COUNT,
-            metavar="K",
-            help=f"how many senders to pick, most messages first (default {DEFAULT_COUNT})",
-        )
-        parser.add_argument(
-            "--sender",
-            action="append",
-            default=[],
-            metavar="ID",
-            help="build this sender (full anonymised id or its first characters); "
-            "repeatable; replaces the automatic pick",
-        )
-        parser.add_argument(
-            "--history-turns",
-            type=_positive,
-            default=DEFAULT_HISTORY_TURNS,
-            metavar="N",
-            help="keep the most recent whole conversations that give at least N burst "
-            f"turns (default {DEFAULT_HISTORY_TURNS}; 0 keeps them all)",
-        )
-
-    def build(self, args: argparse.Namespace) -> list[Persona]:
-        """Load the corpus, pick the senders and build one persona each."""
-        corpus = load_corpus()
-        Console(highlight=False).print(f"[dim]chitchat corpus: {corpus.report.describe()}[/]")
-        senders = list(args.sender) or pick_senders(
-            corpus, min_messages=args.min_messages, count=args.count
-        )
-        if not senders:
-            raise InputError(
-                f"no sender of the chitchat corpus has {args.min_messages} messages or more.",
-                field="--min-messages",
-                hint="Lower --min-messages.",
-            )
-        created = datetime.now(UTC).replace(microsecond=0)
-        return [
-            corpus.persona(sender, history_turns=args.history_turns, created=created)
-            for sender in dict.fromkeys(senders)
-        ]
 
 
 IMPORTER = ChitchatImporter()

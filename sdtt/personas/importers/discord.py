@@ -10,29 +10,65 @@ written as ``@name`` from the message's ``mentions``.
 
 from __future__ import annotations
 
-import argparse
 import re
 from collections import Counter
 from datetime import tzinfo
 from pathlib import Path
+from typing import Any
 
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage
-from sdtt.personas.importers.common import (
-    FileImporter,
-    ParsedChat,
-    add_message,
-    expect_dict,
-    expect_list,
-    load_json,
-    optional_str,
-    parse_iso_time,
-    required_str,
-)
+from sdtt.personas.importers.base import FileImporter
+from sdtt.personas.importers.build import ImportResult, ParsedChat, add_message
+from sdtt.personas.importers.options import ImportOptions
+from sdtt.personas.importers.reading import load_json
+from sdtt.personas.importers.shapes import ExportModel, validate
+from sdtt.personas.importers.times import parse_iso_time
 
 _KEPT_TYPES = {"Default", "Reply"}
 _MENTION = re.compile(r"<@!?(\d+)>")
-_MEDIA_KEYS = ("attachments", "stickers", "embeds")
+
+
+class DiscordUser(ExportModel):
+    """A message's ``author``."""
+
+    name: str
+    nickname: str | None = None
+    isBot: Any = None
+
+
+class DiscordMention(ExportModel):
+    """An entry of a message's ``mentions``."""
+
+    id: Any = None
+    name: str | None = None
+    nickname: str | None = None
+
+
+class DiscordMessage(ExportModel):
+    """An entry of ``messages``."""
+
+    type: str | None = None
+    """``"Default"`` and ``"Reply"`` are messages; joins, pins, calls... are dropped."""
+    author: DiscordUser
+    timestamp: str
+    """ISO 8601 with offset."""
+    content: str | None = None
+    mentions: list[DiscordMention] | None = None
+    attachments: Any = None
+    stickers: Any = None
+    embeds: Any = None
+
+    @property
+    def has_media(self) -> bool:
+        """Whether attachments, stickers or embeds come with the message."""
+        return bool(self.attachments or self.stickers or self.embeds)
+
+
+class DiscordExport(ExportModel):
+    """The file DiscordChatExporter writes (``guild`` and ``channel`` are not needed)."""
+
+    messages: list[DiscordMessage]
 
 
 def resolve_mentions(content: str, names: dict[str, str]) -> str:
@@ -42,60 +78,47 @@ def resolve_mentions(content: str, names: dict[str, str]) -> str:
 
 def parse_discord(data: bytes, path: Path, *, zone: tzinfo) -> ParsedChat:
     """Read a DiscordChatExporter JSON export into a :class:`ParsedChat`."""
-    root = expect_dict(load_json(data, path), path, "(top level)")
-    if "messages" not in root:
+    root = load_json(data, path)
+    if isinstance(root, dict) and "messages" not in root:
         raise InputError(
             "has no 'messages'.",
             path=path,
             hint="Export the channel with DiscordChatExporter in JSON format.",
         )
-    items = expect_list(root["messages"], path, "messages")
+    export = validate(DiscordExport, root, path)
     messages: list[ChatMessage] = []
     dropped: Counter[str] = Counter()
     aliases: dict[str, set[str]] = {}
     people: list[list[str]] = []
-    for index, item in enumerate(items):
-        where = f"messages[{index}]"
-        record = expect_dict(item, path, where)
-        kind = optional_str(record, "type", path, where) or "Default"
-        if kind not in _KEPT_TYPES:
+    for index, record in enumerate(export.messages):
+        if (record.type or "Default") not in _KEPT_TYPES:
             dropped["system"] += 1
             continue
-        author = expect_dict(record.get("author"), path, f"{where}.author")
-        if author.get("isBot") is True:
+        author = record.author
+        if author.isBot is True:
             dropped["bot"] += 1
             continue
-        sender = required_str(author, "name", path, f"{where}.author")
-        nickname = optional_str(author, "nickname", path, f"{where}.author")
-        if nickname and nickname != sender:
-            aliases.setdefault(sender, set()).add(nickname)
+        sender = author.name
+        if author.nickname and author.nickname != sender:
+            aliases.setdefault(sender, set()).add(author.nickname)
         time = parse_iso_time(
-            required_str(record, "timestamp", path, where),
-            zone,
-            path=path,
-            field=f"{where}.timestamp",
+            record.timestamp, zone, path=path, field=f"messages[{index}].timestamp"
         )
         mentioned: dict[str, str] = {}
-        for position, mention in enumerate(
-            expect_list(record.get("mentions") or [], path, f"{where}.mentions")
-        ):
-            entry = expect_dict(mention, path, f"{where}.mentions[{position}]")
-            name = optional_str(entry, "name", path, f"{where}.mentions[{position}]") or ""
-            nick = optional_str(entry, "nickname", path, f"{where}.mentions[{position}]") or ""
-            mention_id = entry.get("id")
+        for mention in record.mentions or []:
+            name, nick = mention.name or "", mention.nickname or ""
             if name:
                 people.append([name, *([nick] if nick else [])])
-                if isinstance(mention_id, str | int):
-                    mentioned[str(mention_id)] = nick or name
-        content = optional_str(record, "content", path, where) or ""
-        content = resolve_mentions(content, mentioned).strip()
+                if isinstance(mention.id, str | int):
+                    mentioned[str(mention.id)] = nick or name
+        content = resolve_mentions(record.content or "", mentioned).strip()
         add_message(
             messages,
             dropped,
             sender=sender,
             text=content,
             time=time,
-            has_media=any(record.get(key) for key in _MEDIA_KEYS),
+            has_media=record.has_media,
         )
     return ParsedChat(messages=messages, dropped=dropped, aliases=aliases, people=people)
 
@@ -107,9 +130,17 @@ class DiscordImporter(FileImporter):
     help = "a Discord channel or DM exported with DiscordChatExporter (JSON)"
     file_help = "The JSON file written by DiscordChatExporter."
 
-    def parse(self, data: bytes, path: Path, args: argparse.Namespace, zone: tzinfo) -> ParsedChat:
+    def parse(self, data: bytes, path: Path, options: ImportOptions) -> ParsedChat:
         """Read the export."""
-        return parse_discord(data, path, zone=zone)
+        return parse_discord(data, path, zone=options.timezone)
 
 
 IMPORTER = DiscordImporter()
+
+
+def import_discord(path: str | Path, options: ImportOptions) -> ImportResult:
+    """A persona from a Discord channel or DM exported with DiscordChatExporter (JSON).
+
+    ``options.me`` may be the user name or the server nickname.
+    """
+    return IMPORTER.run(path, options)

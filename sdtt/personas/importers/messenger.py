@@ -14,27 +14,23 @@ The newer end-to-end encrypted chat export (``senderName``, ``timestamp``, ``tex
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import re
 from collections import Counter
 from datetime import tzinfo
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, Field
 
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage
-from sdtt.personas.importers.common import (
-    MEDIA_TEXT,
-    FileImporter,
-    ParsedChat,
-    expect_dict,
-    expect_list,
-    json_type,
-    load_json,
-    read_bytes,
-    time_from_epoch,
-)
+from sdtt.personas.importers.base import FileImporter
+from sdtt.personas.importers.build import MEDIA_TEXT, ImportResult, ParsedChat
+from sdtt.personas.importers.options import ImportOptions
+from sdtt.personas.importers.reading import load_json, read_bytes
+from sdtt.personas.importers.shapes import ExportModel, json_type, shape_error, validate
+from sdtt.personas.importers.times import time_from_epoch
 
 _MEDIA_KEYS = ("photos", "videos", "audio_files", "gifs", "sticker", "files", "media")
 _SYSTEM_TYPES = {"Call", "Subscribe", "Unsubscribe"}
@@ -67,61 +63,102 @@ def fix_mojibake(text: str) -> str:
         return text
 
 
-def _string(record: dict[str, Any], key: str, path: Path, where: str) -> str | None:
-    value = record.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise InputError(
-            f"should be text, not {json_type(value)}.", path=path, field=f"{where}.{key}"
-        )
-    return fix_mojibake(value)
+_TIME_PROBLEM = "should be milliseconds since 1970 (a number)."
 
 
-def _time(record: dict[str, Any], key: str, path: Path, where: str, zone: tzinfo) -> Any:
-    value = record.get(key)
+def _milliseconds(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InputError(
-            "should be milliseconds since 1970 (a number).", path=path, field=f"{where}.{key}"
-        )
-    return time_from_epoch(value / 1000, zone, path=path, field=f"{where}.{key}")
+        raise shape_error(_TIME_PROBLEM)
+    return float(value)
 
 
-def _participants(root: dict[str, Any], path: Path) -> list[str]:
-    names: list[str] = []
-    for index, item in enumerate(expect_list(root.get("participants", []), path, "participants")):
-        if isinstance(item, str):
-            names.append(fix_mojibake(item))
-        else:
-            entry = expect_dict(item, path, f"participants[{index}]")
-            name = _string(entry, "name", path, f"participants[{index}]")
-            if name:
-                names.append(name)
-    return names
+def _participant_name(value: Any) -> str | None:
+    """A participant is a name, or an object ``{"name": ...}``."""
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, dict):
+        raise shape_error(f"should be an object, not {json_type(value)}.")
+    name = value.get("name")
+    if name is not None and not isinstance(name, str):
+        raise shape_error(f"should be text, not {json_type(name)}.", subpath=".name")
+    return name
+
+
+Milliseconds = Annotated[float, BeforeValidator(_milliseconds)]
+
+
+class MessengerMessage(ExportModel):
+    """An entry of ``messages``: the classic export's keys, or the encrypted export's."""
+
+    sender_name: str | None = None
+    timestamp_ms: Milliseconds | None = None
+    content: str | None = None
+    is_unsent: Any = None
+    type: Any = None
+    """``"Call"``, ``"Subscribe"``... mark system lines (classic export)."""
+    senderName: str | None = None
+    timestamp: Milliseconds | None = None
+    text: str | None = None
+    isUnsent: Any = None
+    photos: Any = None
+    videos: Any = None
+    audio_files: Any = None
+    gifs: Any = None
+    sticker: Any = None
+    files: Any = None
+    media: Any = None
+
+    @property
+    def encrypted_format(self) -> bool:
+        """Whether the message uses the end-to-end encrypted export's keys."""
+        return "senderName" in self.model_fields_set
+
+    @property
+    def has_media(self) -> bool:
+        """Whether photos, videos, a sticker, files... come with the message."""
+        return any(getattr(self, key) for key in _MEDIA_KEYS)
+
+
+class MessengerDocument(ExportModel):
+    """One ``message_N.json`` file."""
+
+    participants: list[Annotated[str | None, BeforeValidator(_participant_name)]] = Field(
+        default_factory=list
+    )
+    messages: list[MessengerMessage]
+    title: Any = None
+    threadName: Any = None
+
+    @property
+    def chat_title(self) -> Any:
+        """The group's name, if it has one."""
+        return self.title if "title" in self.model_fields_set else self.threadName
 
 
 def _read_document(
-    root: dict[str, Any], path: Path, zone: tzinfo, dropped: Counter[str]
+    document: MessengerDocument, path: Path, zone: tzinfo, dropped: Counter[str]
 ) -> list[ChatMessage]:
-    items = expect_list(root.get("messages"), path, "messages")
     messages: list[ChatMessage] = []
-    for index, item in enumerate(items):
+    for index, record in enumerate(document.messages):
         where = f"messages[{index}]"
-        record = expect_dict(item, path, where)
-        new_format = "senderName" in record
-        sender = _string(record, "senderName" if new_format else "sender_name", path, where)
+        new_format = record.encrypted_format
+        sender = fix_mojibake((record.senderName if new_format else record.sender_name) or "")
         if not sender:
             raise InputError("has no sender name.", path=path, field=where)
-        time = _time(record, "timestamp" if new_format else "timestamp_ms", path, where, zone)
-        if record.get("isUnsent" if new_format else "is_unsent") is True:
+        millis = record.timestamp if new_format else record.timestamp_ms
+        key = "timestamp" if new_format else "timestamp_ms"
+        if millis is None:
+            raise InputError(_TIME_PROBLEM, path=path, field=f"{where}.{key}")
+        time = time_from_epoch(millis / 1000, zone, path=path, field=f"{where}.{key}")
+        if (record.isUnsent if new_format else record.is_unsent) is True:
             dropped["deleted"] += 1
             continue
-        kind = record.get("type")
+        kind = record.type
         if not new_format and isinstance(kind, str) and kind in _SYSTEM_TYPES:
             dropped["system"] += 1
             continue
-        text = (_string(record, "text" if new_format else "content", path, where) or "").strip()
-        has_media = any(record.get(key) for key in _MEDIA_KEYS)
+        text = fix_mojibake((record.text if new_format else record.content) or "").strip()
+        has_media = record.has_media
         if _UNSENT.fullmatch(text):
             dropped["deleted"] += 1
         elif _SYSTEM_TEXT.fullmatch(text):
@@ -146,14 +183,15 @@ def parse_messenger(documents: list[tuple[Path, bytes]], *, zone: tzinfo) -> Par
     dropped: Counter[str] = Counter()
     people: list[list[str]] = []
     for path, data in documents:
-        root = expect_dict(load_json(data, path), path, "(top level)")
-        if "messages" not in root:
+        root = load_json(data, path)
+        if isinstance(root, dict) and "messages" not in root:
             raise InputError("has no 'messages'.", path=path, hint=_FOLDER_HINT)
-        people += [[name] for name in _participants(root, path)]
-        title = root.get("title", root.get("threadName"))
+        document = validate(MessengerDocument, root, path)
+        people += [[fix_mojibake(name)] for name in document.participants if name]
+        title = document.chat_title
         if isinstance(title, str) and title.strip():
             people.append([fix_mojibake(title)])
-        messages += _read_document(root, path, zone, dropped)
+        messages += _read_document(document, path, zone, dropped)
     return ParsedChat(messages=messages, dropped=dropped, people=people)
 
 
@@ -178,15 +216,23 @@ class MessengerImporter(FileImporter):
             return [(file, read_bytes(file)) for file in files]
         return [(path, read_bytes(path))]
 
-    def parse(self, data: bytes, path: Path, args: argparse.Namespace, zone: tzinfo) -> ParsedChat:
+    def parse(self, data: bytes, path: Path, options: ImportOptions) -> ParsedChat:
         """Read one file."""
-        return parse_messenger([(path, data)], zone=zone)
+        return parse_messenger([(path, data)], zone=options.timezone)
 
-    def load(self, path: Path, args: argparse.Namespace, zone: tzinfo) -> tuple[ParsedChat, str]:
+    def load(self, path: Path, options: ImportOptions) -> tuple[ParsedChat, str]:
         """Read the file or folder; the digest covers every file read."""
         documents = self.documents(path)
         digest = hashlib.sha256(b"".join(data for _, data in documents)).hexdigest()
-        return parse_messenger(documents, zone=zone), digest
+        return parse_messenger(documents, zone=options.timezone), digest
 
 
 IMPORTER = MessengerImporter()
+
+
+def import_messenger(path: str | Path, options: ImportOptions) -> ImportResult:
+    """A persona from a Facebook Messenger conversation: a ``message_N.json``, or its folder.
+
+    Facebook's Latin-1 mojibake is decoded; the end-to-end encrypted export is read too.
+    """
+    return IMPORTER.run(path, options)

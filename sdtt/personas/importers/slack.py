@@ -13,29 +13,26 @@ are bots' messages. Slack markup is turned into plain text: ``<@U123>`` becomes
 
 from __future__ import annotations
 
-import argparse
 import html
 import io
 import re
 import zipfile
 import zlib
 from collections import Counter
-from datetime import datetime, tzinfo
+from datetime import tzinfo
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator
 
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage, normalize_name
-from sdtt.personas.importers.common import (
-    FileImporter,
-    ParsedChat,
-    add_message,
-    expect_dict,
-    expect_list,
-    load_json,
-    optional_str,
-    time_from_epoch,
-)
+from sdtt.personas.importers.base import FileImporter
+from sdtt.personas.importers.build import ImportResult, ParsedChat, add_message
+from sdtt.personas.importers.options import ImportOptions
+from sdtt.personas.importers.reading import load_json
+from sdtt.personas.importers.shapes import ExportModel, shape_error, validate
+from sdtt.personas.importers.times import time_from_epoch
 
 _KEPT_SUBTYPES = {None, "thread_broadcast", "me_message", "file_share"}
 _DAY_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}\.json$")
@@ -45,6 +42,49 @@ _SPECIAL_REF = re.compile(r"<!(here|channel|everyone)(?:\|[^>]*)?>|<!subteam\^[A
 _LINK_REF = re.compile(r"<(?:mailto:|tel:)?([^|>]+)(?:\|[^>]*)?>")
 _MAX_MEMBER = 512 * 1024 * 1024
 _ZIP_HINT = "Give the .zip exactly as Slack produced it (Workspace settings > Import/Export data)."
+_TS_PROBLEM = "should be epoch seconds, e.g. '1712135112.000200'."
+
+
+def _epoch_seconds(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise shape_error(_TS_PROBLEM)
+    try:
+        return float(value)
+    except ValueError:
+        raise shape_error(f"{str(value)[:30]!r} is not epoch seconds.") from None
+
+
+class SlackUser(ExportModel):
+    """An entry of ``users.json``."""
+
+    id: str | None = None
+    name: str | None = None
+    real_name: Any = None
+    profile: Any = None
+    """An object with ``real_name`` and ``display_name``."""
+
+    def other_names(self) -> set[str]:
+        """The real and display names that differ from the user name."""
+        candidates = [self.real_name]
+        if isinstance(self.profile, dict):
+            candidates += [self.profile.get("real_name"), self.profile.get("display_name")]
+        return {
+            other for other in candidates if isinstance(other, str) and other and other != self.name
+        }
+
+
+class SlackMessage(ExportModel):
+    """An entry of a day file ``<channel>/<YYYY-MM-DD>.json``."""
+
+    subtype: str | None = None
+    """None for a plain message; joins, topic changes, bots... have one."""
+    bot_id: Any = None
+    user: str | None = None
+    """The user id."""
+    ts: Annotated[float, BeforeValidator(_epoch_seconds)] | None = None
+    """Epoch seconds, written as text."""
+    text: str | None = None
+    files: Any = None
 
 
 class _Zip:
@@ -89,24 +129,14 @@ def _users(archive: _Zip, root: PurePosixPath) -> tuple[dict[str, str], dict[str
         raise InputError(
             "has no users.json; is it a Slack export?", path=archive.path, hint=_ZIP_HINT
         )
-    users = expect_list(archive.json(name), member, "(top level)")
+    users = validate(list[SlackUser], archive.json(name), member)
     names: dict[str, str] = {}
     aliases: dict[str, set[str]] = {}
-    for index, item in enumerate(users):
-        where = f"[{index}]"
-        record = expect_dict(item, member, where)
-        user_id = optional_str(record, "id", member, where)
-        user_name = optional_str(record, "name", member, where)
-        if not user_id or not user_name:
+    for user in users:
+        if not user.id or not user.name:
             continue
-        names[user_id] = user_name
-        candidates = [record.get("real_name")]
-        profile = record.get("profile")
-        if isinstance(profile, dict):
-            candidates += [profile.get("real_name"), profile.get("display_name")]
-        aliases[user_name] = {
-            other for other in candidates if isinstance(other, str) and other and other != user_name
-        }
+        names[user.id] = user.name
+        aliases[user.name] = user.other_names()
     return names, aliases
 
 
@@ -116,20 +146,6 @@ def _plain_text(text: str, users: dict[str, str]) -> str:
     text = _SPECIAL_REF.sub(lambda m: "@" + (m.group(1) or m.group(2)), text)
     text = _LINK_REF.sub(lambda m: m.group(1), text)
     return html.unescape(text)
-
-
-def _ts(value: Any, path: str, where: str, zone: tzinfo) -> datetime:
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise InputError(
-            "should be epoch seconds, e.g. '1712135112.000200'.", path=path, field=where
-        )
-    try:
-        seconds = float(value)
-    except ValueError:
-        raise InputError(
-            f"{str(value)[:30]!r} is not epoch seconds.", path=path, field=where
-        ) from None
-    return time_from_epoch(seconds, zone, path=path, field=where)
 
 
 def parse_slack(data: bytes, path: Path, *, zone: tzinfo, channel: str | None = None) -> ParsedChat:
@@ -177,34 +193,34 @@ def parse_slack(data: bytes, path: Path, *, zone: tzinfo, channel: str | None = 
     dropped: Counter[str] = Counter()
     for name in days[chosen]:
         where_file = f"{path} > {name}"
-        items = expect_list(archive.json(name), where_file, "(top level)")
-        for index, item in enumerate(items):
-            where = f"[{index}]"
-            record = expect_dict(item, where_file, where)
-            subtype = optional_str(record, "subtype", where_file, where)
-            if subtype == "bot_message" or record.get("bot_id") is not None:
+        items = validate(list[SlackMessage], archive.json(name), where_file)
+        for index, record in enumerate(items):
+            if record.subtype == "bot_message" or record.bot_id is not None:
                 dropped["bot"] += 1
                 continue
-            if subtype not in _KEPT_SUBTYPES:
+            if record.subtype not in _KEPT_SUBTYPES or not record.user:
                 dropped["system"] += 1
                 continue
-            user_id = optional_str(record, "user", where_file, where)
-            if not user_id:
-                dropped["system"] += 1
-                continue
-            time = _ts(record.get("ts"), where_file, f"{where}.ts", zone)
-            sender = users.get(user_id, user_id)
-            text = _plain_text(optional_str(record, "text", where_file, where) or "", users).strip()
+            if record.ts is None:
+                raise InputError(_TS_PROBLEM, path=where_file, field=f"[{index}].ts")
+            time = time_from_epoch(record.ts, zone, path=where_file, field=f"[{index}].ts")
+            text = _plain_text(record.text or "", users).strip()
             add_message(
                 messages,
                 dropped,
-                sender=sender,
+                sender=users.get(record.user, record.user),
                 text=text,
                 time=time,
-                has_media=bool(record.get("files")),
+                has_media=bool(record.files),
             )
     people = [[user, *sorted(aliases.get(user, ()))] for user in users.values()]
-    return ParsedChat(messages=messages, dropped=dropped, aliases=aliases, people=people)
+    return ParsedChat(
+        messages=messages,
+        dropped=dropped,
+        aliases=aliases,
+        people=people,
+        detected={} if channel else {"channel": chosen},
+    )
 
 
 class SlackImporter(FileImporter):
@@ -214,17 +230,18 @@ class SlackImporter(FileImporter):
     help = "a Slack workspace export (.zip), one channel or DM"
     file_help = "The Slack export .zip."
 
-    def add_format_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """``--channel``."""
-        parser.add_argument(
-            "--channel",
-            metavar="NAME",
-            help="The channel (or DM folder) to import; needed when the export holds several.",
-        )
-
-    def parse(self, data: bytes, path: Path, args: argparse.Namespace, zone: tzinfo) -> ParsedChat:
+    def parse(self, data: bytes, path: Path, options: ImportOptions) -> ParsedChat:
         """Read the export."""
-        return parse_slack(data, path, zone=zone, channel=args.channel)
+        return parse_slack(data, path, zone=options.timezone, channel=options.channel)
 
 
 IMPORTER = SlackImporter()
+
+
+def import_slack(path: str | Path, options: ImportOptions) -> ImportResult:
+    """A persona from one channel or DM of a Slack workspace export (the ``.zip``).
+
+    ``options.channel`` names the channel when the export holds several; ``options.me``
+    may be the user name, real name or display name.
+    """
+    return IMPORTER.run(path, options)

@@ -11,13 +11,11 @@ written: ``iso`` (ISO 8601, the default; without a zone they get ``--timezone``)
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import json
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
@@ -25,61 +23,19 @@ from typing import Any
 from sdtt.errors import InputError
 from sdtt.files import loads_json
 from sdtt.personas.conversations import ChatMessage
-from sdtt.personas.importers.common import (
-    FileImporter,
-    ParsedChat,
-    decode_text,
-    json_type,
-    localize,
-    parse_iso_time,
-    time_from_epoch,
+from sdtt.personas.importers.base import FileImporter
+from sdtt.personas.importers.build import ImportResult, ParsedChat
+from sdtt.personas.importers.options import (
+    Columns,
+    ImportOptions,
+    check_delimiter,
+    check_time_format,
 )
+from sdtt.personas.importers.reading import decode_text
+from sdtt.personas.importers.shapes import json_type
+from sdtt.personas.importers.times import localize, parse_iso_time, time_from_epoch
 
-FIELDS = ("sender", "text", "time", "conversation")
-REQUIRED = ("sender", "text", "time")
-DEFAULT_COLUMNS = "sender=sender,text=text,time=time"
 _DELIMITERS = (",", ";", "\t", "|")
-
-
-@dataclass(frozen=True)
-class Columns:
-    """Which column holds each field (``conversation`` is optional)."""
-
-    sender: str = "sender"
-    text: str = "text"
-    time: str = "time"
-    conversation: str | None = None
-
-
-def parse_columns(text: str) -> Columns:
-    """A mapping such as ``sender=author,text=body,time=ts``; unnamed fields keep defaults."""
-    mapping: dict[str, str] = {}
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        key, separator, column = part.partition("=")
-        key, column = key.strip().lower(), column.strip()
-        if not separator or key not in FIELDS or not column:
-            raise InputError(
-                f"{part.strip()!r} is not FIELD=COLUMN with FIELD one of {', '.join(FIELDS)}.",
-                field="--columns",
-                hint="Example: --columns sender=author,text=body,time=ts",
-            )
-        mapping[key] = column
-    return Columns(**mapping)
-
-
-def check_time_format(text: str) -> str:
-    """``iso``, ``epoch``, ``epoch_ms`` or a strptime pattern (with ``%``)."""
-    if text.lower() in ("iso", "epoch", "epoch_ms"):
-        return text.lower()
-    if "%" not in text:
-        raise InputError(
-            f"{text!r} is not a time format.",
-            field="--time-format",
-            hint="Use iso, epoch, epoch_ms or a strptime pattern such as '%d/%m/%Y %H:%M'.",
-        )
-    return text
 
 
 def parse_time(
@@ -187,9 +143,8 @@ def parse_csv(
     """Read a CSV chat table (first row: column names)."""
     columns = columns or Columns()
     text = decode_text(data, path)
-    reader = csv.reader(
-        io.StringIO(text, newline=""), delimiter=delimiter or _sniff_delimiter(text)
-    )
+    detected = {} if delimiter else {"delimiter": _sniff_delimiter(text)}
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter or detected["delimiter"])
     rows: Iterator[list[str]] = iter(reader)
     try:
         header = next(rows, None)
@@ -227,7 +182,7 @@ def parse_csv(
         raise InputError(
             f"is not valid CSV ({error}).", path=path, line=reader.line_num or None
         ) from None
-    return ParsedChat(messages=messages, dropped=dropped)
+    return ParsedChat(messages=messages, dropped=dropped, detected=detected)
 
 
 def _lookup(record: dict[str, Any], column: str) -> tuple[bool, Any]:
@@ -294,71 +249,56 @@ def parse_jsonl(
     return ParsedChat(messages=messages, dropped=dropped)
 
 
-class _TableImporter(FileImporter):
-    def add_format_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """``--columns`` and ``--time-format``."""
-        parser.add_argument(
-            "--columns",
-            default=DEFAULT_COLUMNS,
-            metavar="MAPPING",
-            help="Which columns hold sender, text and time (and optionally conversation), "
-            f"e.g. sender=author,text=body,time=ts (default: {DEFAULT_COLUMNS}).",
-        )
-        parser.add_argument(
-            "--time-format",
-            default="iso",
-            metavar="FORMAT",
-            help="iso (default), epoch, epoch_ms, or a strptime pattern "
-            "such as '%%d/%%m/%%Y %%H:%%M'.",
-        )
-
-
-class CsvImporter(_TableImporter):
+class CsvImporter(FileImporter):
     """``sdtt persona import csv CHAT.csv --me NAME --columns ...``."""
 
     name = "csv"
     help = "a CSV table of messages (sender, text, time columns)"
     file_help = "The CSV file; its first row names the columns."
 
-    def add_format_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """The table options and ``--delimiter``."""
-        super().add_format_arguments(parser)
-        parser.add_argument(
-            "--delimiter",
-            metavar="CHAR",
-            help="Field separator (default: guessed from the header among , ; tab |).",
-        )
-
-    def parse(self, data: bytes, path: Path, args: argparse.Namespace, zone: tzinfo) -> ParsedChat:
+    def parse(self, data: bytes, path: Path, options: ImportOptions) -> ParsedChat:
         """Read the table."""
-        delimiter = args.delimiter
-        if delimiter is not None:
-            delimiter = "\t" if delimiter in ("tab", "\\t") else delimiter
-            if len(delimiter) != 1:
-                raise InputError(f"{args.delimiter!r} is not one character.", field="--delimiter")
         return parse_csv(
             data,
             path,
-            zone=zone,
-            columns=parse_columns(args.columns),
-            time_format=check_time_format(args.time_format),
-            delimiter=delimiter,
+            zone=options.timezone,
+            columns=options.columns,
+            time_format=check_time_format(options.time_format),
+            delimiter=check_delimiter(options.delimiter),
         )
 
 
-class JsonlImporter(_TableImporter):
+class JsonlImporter(FileImporter):
     """``sdtt persona import jsonl CHAT.jsonl --me NAME --columns ...``."""
 
     name = "jsonl"
     help = "a JSONL file of messages (one JSON object per line)"
     file_help = "The JSONL file, one message object per line."
 
-    def parse(self, data: bytes, path: Path, args: argparse.Namespace, zone: tzinfo) -> ParsedChat:
+    def parse(self, data: bytes, path: Path, options: ImportOptions) -> ParsedChat:
         """Read the lines."""
         return parse_jsonl(
             data,
             path,
-            zone=zone,
-            columns=parse_columns(args.columns),
-            time_format=check_time_format(args.time_format),
+            zone=options.timezone,
+            columns=options.columns,
+            time_format=check_time_format(options.time_format),
         )
+
+
+def import_csv(path: str | Path, options: ImportOptions) -> ImportResult:
+    """A persona from a CSV table of messages whose first row names the columns.
+
+    ``options.columns`` says which columns hold sender, text and time (and optionally
+    the conversation), ``options.time_format`` how times are written, and
+    ``options.delimiter`` the separator (guessed by default).
+    """
+    return CsvImporter().run(path, options)
+
+
+def import_jsonl(path: str | Path, options: ImportOptions) -> ImportResult:
+    """A persona from a JSONL file of messages, one JSON object per line.
+
+    ``options.columns`` may name nested keys with dots (``sender=author.name``).
+    """
+    return JsonlImporter().run(path, options)

@@ -12,26 +12,21 @@ messages.
 
 from __future__ import annotations
 
-import argparse
 from collections import Counter
 from datetime import tzinfo
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, Field
 
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage, normalize_name
-from sdtt.personas.importers.common import (
-    FileImporter,
-    ParsedChat,
-    add_message,
-    expect_dict,
-    expect_list,
-    json_type,
-    load_json,
-    optional_str,
-    parse_iso_time,
-    time_from_epoch,
-)
+from sdtt.personas.importers.base import FileImporter
+from sdtt.personas.importers.build import ImportResult, ParsedChat, add_message
+from sdtt.personas.importers.options import ImportOptions
+from sdtt.personas.importers.reading import load_json
+from sdtt.personas.importers.shapes import ExportModel, json_type, shape_error, validate
+from sdtt.personas.importers.times import parse_iso_time, time_from_epoch
 
 _MEDIA_KEYS = (
     "photo",
@@ -45,18 +40,14 @@ _MEDIA_KEYS = (
 )
 
 
-def message_text(value: Any, path: Path, where: str) -> str:
+def message_text(value: Any) -> str:
     """The plain text of a Telegram ``text`` field (string or list of entities)."""
     if value is None:
         return ""
     if isinstance(value, str):
         return value
     if not isinstance(value, list):
-        raise InputError(
-            f"should be text or a list of text pieces, not {json_type(value)}.",
-            path=path,
-            field=f"{where}.text",
-        )
+        raise shape_error(f"should be text or a list of text pieces, not {json_type(value)}.")
     pieces: list[str] = []
     for index, piece in enumerate(value):
         if isinstance(piece, str):
@@ -64,17 +55,57 @@ def message_text(value: Any, path: Path, where: str) -> str:
         elif isinstance(piece, dict) and isinstance(piece.get("text", ""), str):
             pieces.append(piece.get("text", ""))
         else:
-            raise InputError(
+            raise shape_error(
                 f"should be text or an entity with a 'text', not {json_type(piece)}.",
-                path=path,
-                field=f"{where}.text[{index}]",
+                subpath=f"[{index}]",
             )
     return "".join(pieces)
 
 
-def _select_chat(
-    root: dict[str, Any], path: Path, wanted: str | None
-) -> tuple[dict[str, Any], str]:
+class TelegramMessage(ExportModel):
+    """One entry of a chat's ``messages``."""
+
+    type: Any = "message"
+    """``"message"``, or ``"service"`` for joins, pins, calls...: only messages are kept."""
+    forwarded_from: Any = None
+    date: str | None = None
+    """Local time without zone, ISO 8601."""
+    date_unixtime: str | None = None
+    """Seconds since 1970 as text (newer exports)."""
+    sender: str | None = Field(default=None, alias="from")
+    from_id: str | None = None
+    text: Annotated[str, BeforeValidator(message_text)] = ""
+    """Text, or a list of text pieces and entities ``{"type", "text"}``, joined."""
+    photo: Any = None
+    file: Any = None
+    media_type: Any = None
+    sticker_emoji: Any = None
+    poll: Any = None
+    location_information: Any = None
+    contact_information: Any = None
+    game_title: Any = None
+
+    @property
+    def has_media(self) -> bool:
+        """Whether a photo, file, sticker, poll... comes with the message."""
+        return any(key in self.model_fields_set for key in _MEDIA_KEYS)
+
+
+class TelegramChat(ExportModel):
+    """One chat: the whole file of a single-chat export, an entry of ``chats.list`` else."""
+
+    name: Any = None
+    id: Any = None
+    messages: list[TelegramMessage]
+
+
+class TelegramChats(ExportModel):
+    """The ``chats`` of a full account export."""
+
+    chats: list[dict[str, Any]] = Field(alias="list")
+
+
+def _select_chat(root: dict[str, Any], path: Path, wanted: str | None) -> tuple[Any, str]:
     if "messages" in root:
         return root, ""
     chats = root.get("chats")
@@ -85,11 +116,8 @@ def _select_chat(
             hint="Give the result.json of a Telegram Desktop export in JSON format "
             "(Settings > Advanced > Export Telegram data, format: JSON).",
         )
-    chat_list = expect_list(expect_dict(chats, path, "chats").get("list"), path, "chats.list")
-    candidates = [
-        (expect_dict(chat, path, f"chats.list[{index}]"), f"chats.list[{index}]")
-        for index, chat in enumerate(chat_list)
-    ]
+    chat_list = validate(TelegramChats, chats, path, where="chats").chats
+    candidates = [(chat, f"chats.list[{index}]") for index, chat in enumerate(chat_list)]
     if wanted is None and len(candidates) == 1:
         return candidates[0]
     names = [str(chat.get("name") or chat.get("id") or "?") for chat, _ in candidates]
@@ -110,46 +138,42 @@ def _select_chat(
 
 def parse_telegram(data: bytes, path: Path, *, zone: tzinfo, chat: str | None = None) -> ParsedChat:
     """Read a Telegram Desktop JSON export into a :class:`ParsedChat`."""
-    root = expect_dict(load_json(data, path), path, "(top level)")
+    root = validate(dict[str, Any], load_json(data, path), path)
     chat_obj, prefix = _select_chat(root, path, chat)
+    document = validate(TelegramChat, chat_obj, path, where=prefix)
     base = f"{prefix}.messages" if prefix else "messages"
-    items = expect_list(chat_obj.get("messages"), path, base)
     messages: list[ChatMessage] = []
     dropped: Counter[str] = Counter()
-    for index, item in enumerate(items):
+    for index, record in enumerate(document.messages):
         where = f"{base}[{index}]"
-        record = expect_dict(item, path, where)
-        if record.get("type", "message") != "message":
+        if record.type != "message":
             dropped["system"] += 1
             continue
-        if record.get("forwarded_from") is not None:
+        if record.forwarded_from is not None:
             dropped["forwarded"] += 1
             continue
-        stamp = optional_str(record, "date", path, where)
-        if stamp is not None:
-            time = parse_iso_time(stamp, zone, path=path, field=f"{where}.date")
+        if record.date is not None:
+            time = parse_iso_time(record.date, zone, path=path, field=f"{where}.date")
         else:
-            unix = optional_str(record, "date_unixtime", path, where)
-            if unix is None or not unix.strip().isdigit():
+            unix = record.date_unixtime
+            if unix is None or not (unix.strip().isascii() and unix.strip().isdigit()):
                 raise InputError("has no 'date'.", path=path, field=where)
             time = time_from_epoch(float(unix), zone, path=path, field=f"{where}.date_unixtime")
-        sender = optional_str(record, "from", path, where) or optional_str(
-            record, "from_id", path, where
-        )
+        sender = record.sender or record.from_id
         if not sender or not sender.strip():
             sender = "Deleted Account"
-        text = message_text(record.get("text"), path, where).strip()
         add_message(
             messages,
             dropped,
             sender=sender,
-            text=text,
+            text=record.text.strip(),
             time=time,
-            has_media=any(key in record for key in _MEDIA_KEYS),
+            has_media=record.has_media,
         )
-    title = chat_obj.get("name")
+    title = document.name
     people = [[title]] if isinstance(title, str) and title.strip() else []
-    return ParsedChat(messages=messages, dropped=dropped, people=people)
+    detected = {"chat": str(title or document.id or "?")} if prefix and not chat else {}
+    return ParsedChat(messages=messages, dropped=dropped, people=people, detected=detected)
 
 
 class TelegramImporter(FileImporter):
@@ -159,17 +183,17 @@ class TelegramImporter(FileImporter):
     help = "a Telegram Desktop chat export (result.json)"
     file_help = "The result.json of a Telegram Desktop export in JSON format."
 
-    def add_format_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """``--chat``."""
-        parser.add_argument(
-            "--chat",
-            metavar="NAME",
-            help="In a full account export, the chat to import (its name or id).",
-        )
-
-    def parse(self, data: bytes, path: Path, args: argparse.Namespace, zone: tzinfo) -> ParsedChat:
+    def parse(self, data: bytes, path: Path, options: ImportOptions) -> ParsedChat:
         """Read the export."""
-        return parse_telegram(data, path, zone=zone, chat=args.chat)
+        return parse_telegram(data, path, zone=options.timezone, chat=options.chat)
 
 
 IMPORTER = TelegramImporter()
+
+
+def import_telegram(path: str | Path, options: ImportOptions) -> ImportResult:
+    """A persona from a Telegram Desktop export (``result.json``, format JSON).
+
+    A full account export holds several chats: ``options.chat`` names the one to import.
+    """
+    return IMPORTER.run(path, options)

@@ -17,12 +17,12 @@ is removed from the text.
 Dates carry no order: when both day/month and month/day read every date, the order that
 keeps the messages in time order wins, then the order usual for the export's clock
 (month first with AM/PM, day first otherwise), and a warning says so; ``--date-format``
-(e.g. ``DD/MM/YY``) settles it. Times carry no zone: they get ``--timezone``.
+(e.g. ``DD/MM/YY``, ``ImportOptions.date_format``) settles it. Times carry no zone: they
+get ``--timezone``.
 """
 
 from __future__ import annotations
 
-import argparse
 import io
 import itertools
 import re
@@ -36,13 +36,10 @@ from pathlib import Path
 
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage
-from sdtt.personas.importers.common import (
-    MAX_FILE_BYTES,
-    MEDIA_TEXT,
-    FileImporter,
-    ParsedChat,
-    decode_text,
-)
+from sdtt.personas.importers.base import FileImporter
+from sdtt.personas.importers.build import MEDIA_TEXT, ImportResult, ParsedChat
+from sdtt.personas.importers.options import ImportOptions
+from sdtt.personas.importers.reading import MAX_FILE_BYTES, decode_text
 
 _DATE = r"(?P<date>\d{1,4}[./-]\d{1,2}[./-]\d{1,4})\.?"
 _TIME = (
@@ -329,7 +326,12 @@ def parse_whatsapp(
                 sender=sender, text=text, time=time, kind="media" if kind == "media" else "text"
             )
         )
-    return ParsedChat(messages=messages, warnings=warnings, dropped=dropped)
+    return ParsedChat(
+        messages=messages,
+        warnings=warnings,
+        dropped=dropped,
+        detected={} if date_format else {"date order": _LABELS[order]},
+    )
 
 
 class WhatsAppImporter(FileImporter):
@@ -339,18 +341,18 @@ class WhatsAppImporter(FileImporter):
     help = "a WhatsApp chat export (.txt, Android or iOS)"
     file_help = "The exported chat: the .txt file, or the .zip exported with media."
 
-    def add_format_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """``--date-format``."""
-        parser.add_argument(
-            "--date-format",
-            metavar="ORDER",
-            help="The order of the dates, e.g. DD/MM/YY, MM/DD/YY or YYYY-MM-DD (default: "
-            "detected; a warning is printed when it had to be guessed).",
-        )
-
-    def parse(self, data: bytes, path: Path, args: argparse.Namespace, zone: tzinfo) -> ParsedChat:
+    def parse(self, data: bytes, path: Path, options: ImportOptions) -> ParsedChat:
         """Read the export."""
-        return parse_whatsapp(data, path, zone=zone, date_format=args.date_format)
+        return parse_whatsapp(data, path, zone=options.timezone, date_format=options.date_format)
 
 
 IMPORTER = WhatsAppImporter()
+
+
+def import_whatsapp(path: str | Path, options: ImportOptions) -> ImportResult:
+    """A persona from a WhatsApp export (the ``.txt``, or the ``.zip`` made with media).
+
+    ``options.date_format`` (e.g. ``"DD/MM/YY"``) settles the date order; without it the
+    order is detected and ``result.report.warnings`` says when that was a guess.
+    """
+    return IMPORTER.run(path, options)

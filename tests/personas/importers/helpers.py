@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import zipfile
-from datetime import UTC
 from pathlib import Path
 from typing import cast
 
+from sdtt.commands.persona_import import add_import_arguments, options_from_args
 from sdtt.dialogue.message import Message
 from sdtt.personas.importers import get_importer
-from sdtt.personas.importers.common import FileImporter, ImportResult, ParsedChat
+from sdtt.personas.importers.base import FileImporter
+from sdtt.personas.importers.build import ImportResult
 from sdtt.personas.persona import Persona
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -24,20 +25,14 @@ def importer(fmt: str) -> FileImporter:
 def parse_args(fmt: str, *argv: object) -> argparse.Namespace:
     """Parse ``argv`` with exactly the options the format adds to the CLI."""
     parser = argparse.ArgumentParser(prog=f"sdtt persona import {fmt}")
-    importer(fmt).add_arguments(parser)
+    add_import_arguments(parser, importer(fmt))
     return parser.parse_args([str(arg) for arg in argv])
 
 
 def run_import(fmt: str, *argv: object) -> ImportResult:
-    """Run the importer as the CLI would, without printing."""
-    return importer(fmt).run(parse_args(fmt, *argv))
-
-
-def parse_only(fmt: str, *argv: object) -> ParsedChat:
-    """The parsed chat before the persona is built."""
+    """Run the importer with the options the CLI would build from ``argv``, without printing."""
     args = parse_args(fmt, *argv)
-    chat, _ = importer(fmt).load(Path(args.file), args, UTC)
-    return chat
+    return importer(fmt).run(args.file, options_from_args(args))
 
 
 def texts(persona: Persona, side: str | None = None) -> list[str]:

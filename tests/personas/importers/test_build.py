@@ -10,11 +10,12 @@ import pytest
 
 from sdtt.cli import main
 from sdtt.errors import InputError
-from sdtt.personas.importers.common import parse_gap, parse_timezone
+from sdtt.personas.importers.options import parse_gap, parse_timezone
+from sdtt.personas.importers.writing import write_scrub_report
 from sdtt.personas.store import load_persona
 from sdtt.personas.timing import TimingProfile
 
-from .helpers import FIXTURES, importer, parse_args, run_import
+from .helpers import FIXTURES, run_import
 
 EU = FIXTURES / "whatsapp" / "android_eu.txt"
 
@@ -118,6 +119,6 @@ def test_cli_error_is_one_paragraph(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 
 def test_scrub_report_needs_scrubbing(tmp_path: Path) -> None:
-    args = parse_args("whatsapp", EU, "--me", "Ann", "--no-scrub", "--scrub-report", tmp_path / "m")
+    result = run_import("whatsapp", EU, "--me", "Ann", "--no-scrub")
     with pytest.raises(InputError, match="--scrub-report"):
-        importer("whatsapp").build(args)
+        write_scrub_report(result, tmp_path / "m")

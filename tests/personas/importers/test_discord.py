@@ -28,7 +28,7 @@ def test_dm_export() -> None:
     assert find(persona, "and follow @annsmith99").time == datetime(
         2024, 4, 13, 9, 9, 5, tzinfo=UTC
     )
-    assert result.dropped == {"system": 2, "bot": 1, "media": 1}
+    assert result.report.dropped == {"system": 2, "bot": 1, "media": 1}
 
 
 def test_me_by_nickname_and_zone_conversion() -> None:

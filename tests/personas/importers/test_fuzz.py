@@ -11,15 +11,15 @@ import io
 import json
 import os
 import zipfile
-from datetime import UTC
 from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sdtt.commands.persona_import import options_from_args
 from sdtt.errors import SdttError
-from sdtt.personas.importers.common import build_persona, options_from_args
+from sdtt.personas.importers.build import build_persona
 
 from .helpers import FIXTURES, importer, parse_args
 
@@ -43,8 +43,9 @@ def pipeline(fmt: str, data: bytes, *extra: str, me: str = "Ann Smith") -> None:
     args = parse_args(fmt, "fuzzed-input", "--me", me, "--merge-others", *extra)
     path = Path("fuzzed-input")
     try:
-        chat = importer(fmt).parse(data, path, args, UTC)
-        build_persona(chat, options_from_args(args), fmt=fmt, path=path)
+        options = options_from_args(args)
+        chat = importer(fmt).parse(data, path, options)
+        build_persona(chat, options, fmt=fmt, path=path)
     except SdttError as error:
         assert str(error)  # every error explains itself
 

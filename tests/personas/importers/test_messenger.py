@@ -31,7 +31,7 @@ def test_conversation_folder_in_time_order() -> None:
         "see you at the café ☕ ann.smith@example.com",
     ]
     assert find(persona, "hey Zoë, ça va?").time == datetime(2024, 4, 13, 9, 21, 40, tzinfo=UTC)
-    assert result.dropped == {"deleted": 1, "system": 2, "media": 2}
+    assert result.report.dropped == {"deleted": 1, "system": 2, "media": 2}
 
 
 def test_single_file_and_loose_name() -> None:
@@ -46,7 +46,7 @@ def test_end_to_end_encrypted_export() -> None:
         "messenger", FIXTURES / "messenger" / "e2ee_export.json", "--me", "Zoë", "--no-scrub"
     )
     assert texts(result.persona) == ["hey Zoë", "salut! écris-moi: zoe@example.com"]
-    assert result.dropped == {"deleted": 1, "media": 1}
+    assert result.report.dropped == {"deleted": 1, "media": 1}
 
 
 def test_empty_folder(tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ def test_channel_messages_in_plain_text(export: Path) -> None:
     assert "yes! mail me at ann.smith@example.com" in texts(persona, "response")
     assert "ring me: +44 7700 900123 & say hi to #general" in texts(persona, "user")
     assert "ok Bob, will do <3" in texts(persona, "response")
-    assert result.dropped == {"system": 1, "bot": 1, "media": 1}
+    assert result.report.dropped == {"system": 1, "bot": 1, "media": 1}
     assert len(persona.conversations) == 2  # two days, far apart
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sdtt.errors import InputError
-from sdtt.personas.importers.tabular import parse_columns
+from sdtt.personas.importers.options import parse_columns
 
 from .helpers import FIXTURES, find, run_import, texts
 
@@ -25,7 +25,7 @@ def test_csv_with_mapping_conversation_column_and_quoted_lines() -> None:
     assert "two\nlines" in texts(persona, "response")
     # ISO times with an offset are converted to --timezone (UTC by default).
     assert find(persona, "two\nlines").time == datetime(2024, 4, 13, 7, 6, tzinfo=UTC)
-    assert result.dropped == {"empty": 1}
+    assert result.report.dropped == {"empty": 1}
     # The conversation column separates chats that are only seconds apart.
     assert [len(c.messages) for c in persona.conversations] == [4, 2]
 

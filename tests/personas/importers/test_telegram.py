@@ -27,7 +27,7 @@ def test_single_chat_export() -> None:
         2024, 4, 13, 9, 5, 12, tzinfo=UTC
     )
     assert "breaking: it rains" not in texts(persona)  # forwarded: someone else wrote it
-    assert result.dropped == {"system": 1, "forwarded": 1, "media": 2}
+    assert result.report.dropped == {"system": 1, "forwarded": 1, "media": 2}
 
 
 def test_full_export_needs_chat_choice() -> None:
@@ -79,3 +79,14 @@ def test_not_json(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="not valid JSON") as caught:
         run_import("telegram", bad, "--me", "Ann")
     assert caught.value.line == 2
+
+
+def test_unix_time_in_other_digits_is_no_date(tmp_path: Path) -> None:
+    def change(document: dict[str, object]) -> None:
+        message = document["messages"][1]  # type: ignore[index]
+        del message["date"]
+        message["date_unixtime"] = "\u00b2"  # "²" passes str.isdigit but is no number
+
+    with pytest.raises(InputError, match="has no 'date'") as caught:
+        run_import("telegram", _edited(tmp_path, change), "--me", "Ann")
+    assert caught.value.field == "messages[1]"

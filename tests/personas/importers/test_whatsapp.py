@@ -19,7 +19,7 @@ WA = FIXTURES / "whatsapp"
 def test_android_eu_export_multiline_media_and_deleted() -> None:
     result = run_import("whatsapp", WA / "android_eu.txt", "--me", "Ann Smith", "--no-scrub")
     persona = result.persona
-    assert result.warnings == []
+    assert result.report.warnings == []
     assert find(persona, "yes!!").time == datetime(2024, 4, 13, 9, 6, tzinfo=UTC)
     assert find(persona, "yes!!").side == "response"
     # A message continues over the lines without a header.
@@ -29,9 +29,9 @@ def test_android_eu_export_multiline_media_and_deleted() -> None:
     # A photo with a caption keeps the caption; without one it is left out.
     assert "the view from here" in texts(persona, "user")
     assert not any("omitted" in text or "deleted" in text for text in texts(persona))
-    assert result.dropped["system"] == 1  # the encryption notice
-    assert result.dropped["deleted"] == 1
-    assert result.dropped["media"] == 1
+    assert result.report.dropped["system"] == 1  # the encryption notice
+    assert result.report.dropped["deleted"] == 1
+    assert result.report.dropped["media"] == 1
     assert [len(c.messages) for c in persona.conversations] == [7, 3]  # split at the night
 
 
@@ -53,22 +53,22 @@ def test_ios_export_marks_seconds_and_blank_lines() -> None:
     assert heyyy.time.replace(tzinfo=None) == datetime(2024, 4, 13, 9, 5, 40)
     assert heyyy.time.utcoffset() == timedelta(hours=2)
     assert "first line\nsecond line\n\nfourth line" in texts(persona)
-    assert result.dropped["system"] == 2  # encryption notice and missed call
-    assert result.dropped["media"] == 2  # image omitted, <attached: ...>
-    assert result.dropped["deleted"] == 1
+    assert result.report.dropped["system"] == 2  # encryption notice and missed call
+    assert result.report.dropped["media"] == 2  # image omitted, <attached: ...>
+    assert result.report.dropped["deleted"] == 1
     assert all("\u200e" not in text for text in texts(persona))
 
 
 def test_iso_dates_are_year_first_without_warning() -> None:
     result = run_import("whatsapp", WA / "iso.txt", "--me", "Ann", "--no-scrub")
-    assert result.warnings == []
+    assert result.report.warnings == []
     assert find(result.persona, "hey").time == datetime(2024, 4, 3, 9, 6, tzinfo=UTC)
 
 
 def test_ambiguous_day_month_24_hour_reads_day_first_and_warns() -> None:
     result = run_import("whatsapp", WA / "ambiguous_dmy.txt", "--me", "Ann", "--no-scrub")
     assert find(result.persona, "hey").time.date() == datetime(2024, 4, 3).date()
-    [warning] = result.warnings
+    [warning] = result.report.warnings
     assert "day/month/year" in warning
     assert "--date-format MM/DD/YY" in warning
     # The user's answer settles it, and nothing is guessed any more.
@@ -81,14 +81,14 @@ def test_ambiguous_day_month_24_hour_reads_day_first_and_warns() -> None:
         "--date-format",
         "MM.DD.YY",
     )
-    assert again.warnings == []
+    assert again.report.warnings == []
     assert find(again.persona, "hey").time.date() == datetime(2024, 3, 4).date()
 
 
 def test_ambiguous_month_day_12_hour_reads_month_first_and_warns() -> None:
     result = run_import("whatsapp", WA / "ambiguous_mdy.txt", "--me", "Ann", "--no-scrub")
     assert find(result.persona, "hey").time == datetime(2024, 4, 3, 21, 6, tzinfo=UTC)
-    [warning] = result.warnings
+    [warning] = result.report.warnings
     assert "month/day/year" in warning and "--date-format DD/MM/YY" in warning
     again = run_import(
         "whatsapp",
@@ -105,7 +105,7 @@ def test_ambiguous_month_day_12_hour_reads_month_first_and_warns() -> None:
 def test_time_order_decides_an_ambiguous_date_order() -> None:
     result = run_import("whatsapp", WA / "chronology.txt", "--me", "Ann", "--no-scrub")
     assert find(result.persona, "already").time.date() == datetime(2024, 5, 1).date()
-    [warning] = result.warnings
+    [warning] = result.report.warnings
     assert "time order" in warning
 
 
@@ -133,7 +133,7 @@ def test_group_chat_system_lines_and_tilde_names() -> None:
     result = run_import("whatsapp", WA / "group.txt", "--me", "Ann", "--no-scrub", "--merge-others")
     persona = result.persona
     # "created group "Trip: Rome"" and the subject change hold ": " but are not messages.
-    assert result.dropped["system"] == 3
+    assert result.report.dropped["system"] == 3
     assert "hello all" in texts(persona, "user")
     assert result.persona.info.extra["participants"] == 4
     assert result.persona.info.extra["group"] is True
@@ -149,7 +149,7 @@ def test_group_chat_requires_a_choice(tmp_path: Path) -> None:
         "whatsapp", WA / "group.txt", "--me", "Ann", "--with", "cleo", "--no-scrub"
     )
     assert texts(only_cleo.persona, "user") == ["me too!", "sure"]
-    assert only_cleo.dropped["other participants"] == 2
+    assert only_cleo.report.dropped["other participants"] == 2
 
 
 def test_zip_exported_with_media(tmp_path: Path) -> None:
@@ -167,7 +167,7 @@ def test_zip_exported_with_media(tmp_path: Path) -> None:
 def test_keep_media_keeps_a_marker() -> None:
     result = run_import("whatsapp", WA / "ios.txt", "--me", "Ann", "--no-scrub", "--keep-media")
     assert texts(result.persona, "response").count("[media]") == 2
-    assert "media" not in result.dropped
+    assert "media" not in result.report.dropped
 
 
 @pytest.mark.parametrize(
