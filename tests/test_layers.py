@@ -51,19 +51,6 @@ TERMINAL_OWNERS = frozenset({"cli", "commands", "ui"})
 TERMINAL_CALLS = {"trio.run": "runs trio", "rich.console.Console": "builds a Rich console"}
 
 KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {
-    # Persona importers take an argparse.Namespace and print through their own console;
-    # a-importers (issue 15 §1) gives them a typed options object and a report object.
-    ("sdtt.personas.importers", "imports argparse"): "a-importers",
-    ("sdtt.personas.importers.common", "imports argparse"): "a-importers",
-    ("sdtt.personas.importers.common", "builds a Rich console"): "a-importers",
-    ("sdtt.personas.importers.chitchat", "imports argparse"): "a-importers",
-    ("sdtt.personas.importers.chitchat", "builds a Rich console"): "a-importers",
-    ("sdtt.personas.importers.discord", "imports argparse"): "a-importers",
-    ("sdtt.personas.importers.messenger", "imports argparse"): "a-importers",
-    ("sdtt.personas.importers.slack", "imports argparse"): "a-importers",
-    ("sdtt.personas.importers.tabular", "imports argparse"): "a-importers",
-    ("sdtt.personas.importers.telegram", "imports argparse"): "a-importers",
-    ("sdtt.personas.importers.whatsapp", "imports argparse"): "a-importers",
     # run_on_virtual_clock: trio.run on a MockClock, called by the demo and simulate
     # commands. a-cli is changing its trio.testing import (issue 15 §2); move it to
     # sdtt/commands/ once that is merged.
