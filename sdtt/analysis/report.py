@@ -19,9 +19,9 @@ from pathlib import Path
 import pandas as pd
 
 from sdtt.analysis import plots
+from sdtt.analysis.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MARGIN
 from sdtt.analysis.format import format_table, interval, number, percent
 from sdtt.analysis.metrics import (
-    DEFAULT_MARGIN,
     NONE,
     Confusion,
     breakdown,
@@ -154,7 +154,7 @@ def build_report(
     *,
     title: str = "sdtt report",
     tells: list[TellRow] | None = None,
-    reps: int = 1000,
+    reps: int = DEFAULT_BOOTSTRAP,
     margin: float = DEFAULT_MARGIN,
     pool: bool = False,
 ) -> Report:

@@ -19,7 +19,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``sdtt chat``."""
     parser = subparsers.add_parser(
         "chat",
-        help="chat live with a persona bot in the terminal",
         description=(
             "Chat with a persona bot in a messenger-like terminal app: send several "
             "messages in a row, watch the bot type and answer in bursts. Without --persona "

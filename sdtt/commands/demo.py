@@ -25,7 +25,7 @@ from rich.markup import escape
 from rich.panel import Panel
 
 from sdtt.analysis.demo_stages import run_final_stages
-from sdtt.commands.common import add_base_url_argument, check_base_url
+from sdtt.commands.common import check_base_url
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.store import read_transcripts, write_transcripts
 from sdtt.dialogue.turn_index import turn_meta
@@ -45,12 +45,12 @@ from sdtt.generate.records import ChainSettings, resolve_style, usage_of
 from sdtt.generate.runner import generate_pseudo_dialogue
 from sdtt.lock import output_lock
 from sdtt.models.base import ModelOutput, Usage
-from sdtt.models.registry import DEFAULT_MODEL, get_model
+from sdtt.models.registry import get_model
 from sdtt.personas.bot import PersonaBot
 from sdtt.personas.persona import Persona
 from sdtt.personas.privacy import warn_if_sent_remotely
 from sdtt.personas.prompt import BotPromptBuilder, history_text
-from sdtt.personas.store import DEFAULT_PERSONA, find_persona
+from sdtt.personas.store import find_persona
 from sdtt.questionnaires.pipeline import build_demo_questionnaire
 
 OPENING = ("hey!! how's it going", "did you get up to anything fun this weekend?")
@@ -64,7 +64,6 @@ DEMO_MAX_TOKENS = 400
 stops on its own would otherwise write up to 2048 tokens a call, minutes on a CPU."""
 DEMO_TIMEOUT = 120.0
 """Seconds per call attempt of the pseudo-dialogue."""
-DEFAULT_CONTEXT_TOKENS = 8192
 CHARS_PER_TOKEN = 3.0
 """A cautious estimate (English chat text averages about four characters a token)."""
 PROMPT_RESERVE_TOKENS = 2500
@@ -116,52 +115,6 @@ class DemoRun:
     def stem(self) -> str:
         """The file-name stem of this persona, model and seed: a rerun finds its files."""
         return f"demo-{slug(self.persona.name)}-{slug(self.model_name)}-s{self.seed}"
-
-
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``sdtt demo``."""
-    parser = subparsers.add_parser(
-        "demo",
-        help="run the whole pipeline on an example persona (offline by default)",
-        description=(
-            "Run a whole Self-Directed Turing Test on one persona: the persona bot answers "
-            "an opening burst; the model writes a short pseudo-dialogue; a simulated "
-            "interrogator chats with the bot (virtual clock); the chat is paired with a "
-            "real human chat in a questionnaire (SurveyJS and HTML); an LLM judge answers "
-            "it; the pass rate is printed and a report written. Every stage uses the "
-            "embedded local model unless --model names another (e.g. openai/gpt-4o, "
-            "anthropic/claude-sonnet-4-5, mock/chatty)."
-        ),
-    )
-    parser.add_argument(
-        "--model", default=DEFAULT_MODEL, help=f"provider/model to use (default {DEFAULT_MODEL})"
-    )
-    parser.add_argument(
-        "--persona",
-        default=DEFAULT_PERSONA,
-        help=f"persona name or file (default {DEFAULT_PERSONA}; see 'sdtt persona list')",
-    )
-    parser.add_argument(
-        "--out",
-        type=Path,
-        default=Path("transcripts"),
-        help="folder for the files the demo writes (default ./transcripts)",
-    )
-    add_base_url_argument(parser)
-    parser.add_argument(
-        "--seed",
-        type=int,
-        default=7,
-        help="random seed (default 7); the same seed resumes the files of an earlier run",
-    )
-    parser.add_argument(
-        "--context-tokens",
-        type=int,
-        default=DEFAULT_CONTEXT_TOKENS,
-        help="the model's context window; the persona history is cut to fit it "
-        f"(default {DEFAULT_CONTEXT_TOKENS})",
-    )
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -38,7 +38,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``sdtt generate``."""
     parser = subparsers.add_parser(
         "generate",
-        help="write long pseudo-dialogues (Algorithm 1) for a grid or plan of chains",
         description=(
             "Let models write pseudo-dialogues between a persona and another human, topic "
             "after topic (the paper's Algorithm 1): every combination of --persona, "

@@ -11,18 +11,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from sdtt.analysis.format import percent
 from sdtt.commands.common import add_base_url_argument, check_base_url
 from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.errors import InputError
 from sdtt.files import output_file
-from sdtt.judges.classifier import (
-    DEFAULT_FEATURE_SETS,
-    FEATURE_SETS,
-    GROUPINGS,
-    cross_validate,
-    study_examples,
-)
+from sdtt.judges.classifier_options import DEFAULT_FEATURE_SETS, FEATURE_SETS, GROUPINGS
 from sdtt.judges.llm import (
     DEFAULT_ATTEMPTS,
     JUDGE_KINDS,
@@ -50,7 +43,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``sdtt judge``."""
     parser = subparsers.add_parser(
         "judge",
-        help="let an LLM judge a built study (same records as human judges)",
         description=(
             "Show every pair of a built study to an LLM judge, exactly as human judges see "
             "it, and write one judgement record per answer. The paired judge is asked both "
@@ -175,6 +167,10 @@ def judge_study(
 
 def run_classifier(args: argparse.Namespace) -> int:
     """Cross-validate the classifier judge on a study and print a table."""
+    # numpy, scikit-learn and pandas load only for this command.
+    from sdtt.analysis.format import percent
+    from sdtt.judges.classifier import cross_validate, study_examples
+
     questionnaire = load_questionnaire(args.study)
     key = load_key(args.study, questionnaire)
     examples = study_examples(questionnaire, key, args.level, group_by=args.group_by)

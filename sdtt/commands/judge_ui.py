@@ -20,7 +20,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``sdtt judge-ui``."""
     parser = subparsers.add_parser(
         "judge-ui",
-        help="judge a study's questionnaire in the terminal (in-lab studies)",
         description=(
             "Present a built study's questionnaire to one judge in the terminal: the "
             "demographic questions first, then each pair one at a time. Answers are appended "

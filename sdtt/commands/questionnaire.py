@@ -31,7 +31,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``sdtt questionnaire build|export|check``."""
     parser = subparsers.add_parser(
         "questionnaire",
-        help="build Turing-test questionnaires for human judges and export them",
         description=(
             "Pair bot conversations with human-human conversations on the same topic, cut "
             "both to their last X turns, and build a questionnaire (opaque ids only) with a "

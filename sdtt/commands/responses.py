@@ -34,7 +34,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``sdtt responses import``."""
     parser = subparsers.add_parser(
         "responses",
-        help="import judges' answers into a judgement table",
         description="Turn survey answers into scored judgements (JSONL), one per judge and pair.",
     )
     actions = parser.add_subparsers(dest="responses_command", metavar="ACTION")

@@ -14,7 +14,6 @@ from rich.table import Table
 from sdtt.analysis.format import RATE_COLUMNS, TEST_COLUMNS, format_table, percent
 from sdtt.analysis.metrics import (
     BREAKDOWNS,
-    DEFAULT_MARGIN,
     breakdown,
     condition_tables,
     expand_by,
@@ -23,58 +22,6 @@ from sdtt.analysis.metrics import (
 from sdtt.analysis.table import judgement_table
 from sdtt.errors import InputError
 from sdtt.questionnaires.judgements import load_judgements, tally_exclusions
-
-
-def add_scoring_options(parser: argparse.ArgumentParser) -> None:
-    """Options shared by ``score`` and ``report``."""
-    parser.add_argument("judgements", type=Path, nargs="+", metavar="JUDGEMENTS")
-    parser.add_argument(
-        "--bootstrap",
-        type=int,
-        default=1000,
-        metavar="N",
-        help="cluster bootstrap replicates (default 1000; 0 for none)",
-    )
-    parser.add_argument(
-        "--margin",
-        type=float,
-        default=DEFAULT_MARGIN,
-        help=f"equivalence margin around 50%% for the TOST (default {DEFAULT_MARGIN})",
-    )
-    parser.add_argument(
-        "--pool",
-        action="store_true",
-        help="also show one figure pooled over every condition and judge type (off by "
-        "default: conditions and human vs LLM judges are not comparable)",
-    )
-
-
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``sdtt score``."""
-    parser = subparsers.add_parser(
-        "score",
-        help="X-Turn Pass Rate, intervals and tests from judgement files",
-        description=(
-            "Score judgements (human and LLM alike): one row per condition (model x mode x "
-            "total turns N+X), human and LLM judges in separate tables, with pair-averaged "
-            "and pooled X-Turn Pass Rate, Wilson and cluster-bootstrap intervals, exact "
-            "binomial test against 50%, TOST equivalence, d', detectability, LLM position "
-            "bias and order consistency. Catch pairs and excluded judgements are counted, "
-            "never used."
-        ),
-    )
-    add_scoring_options(parser)
-    parser.add_argument(
-        "--by",
-        default="",
-        help=(
-            "comma-separated breakdowns over all judges: "
-            + ", ".join(BREAKDOWNS)
-            + ", demographics or a demographic question name (turns: total turn index "
-            "N+X; n: pseudo-dialogue turns; x: live turns shown)"
-        ),
-    )
-    parser.set_defaults(func=run)
 
 
 def load_table(paths: Sequence[Path]) -> pd.DataFrame:

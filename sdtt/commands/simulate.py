@@ -102,7 +102,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``sdtt simulate``."""
     parser = subparsers.add_parser(
         "simulate",
-        help="chat live with the persona bot through a simulated interrogator",
         description=(
             "Run the burst engine: a simulated interrogator (an LLM, or a script with "
             "--script) chats with the persona bot for --turns burst turns; both sides type "

@@ -27,7 +27,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``sdtt topics``."""
     parser = subparsers.add_parser(
         "topics",
-        help="generate a list of distinct everyday chat topics",
         description=(
             "Ask a model for N distinct everyday topics for pseudo-dialogues (duplicates "
             "and near duplicates are dropped and the model is asked again until there are "
