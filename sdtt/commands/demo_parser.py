@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from sdtt.commands.common import add_base_url_argument
+from sdtt.commands.common import TRANSCRIPTS_DIR, add_base_url_argument, add_out_argument
 from sdtt.commands.lazy import lazy_command
 from sdtt.models.registry import DEFAULT_MODEL
 from sdtt.personas.store import DEFAULT_PERSONA
@@ -36,11 +35,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=DEFAULT_PERSONA,
         help=f"persona name or file (default {DEFAULT_PERSONA}; see 'sdtt persona list')",
     )
-    parser.add_argument(
-        "--out",
-        type=Path,
-        default=Path("transcripts"),
-        help="folder for the files the demo writes (default ./transcripts)",
+    add_out_argument(
+        parser,
+        folder=True,
+        default=TRANSCRIPTS_DIR,
+        help=f"folder for the files the demo writes (default ./{TRANSCRIPTS_DIR})",
     )
     add_base_url_argument(parser)
     parser.add_argument(

@@ -11,13 +11,19 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from sdtt.commands.common import add_base_url_argument, check_base_url
+from sdtt.commands.common import (
+    add_base_url_argument,
+    add_concurrency_argument,
+    add_out_argument,
+    check_base_url,
+)
 from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.errors import InputError
 from sdtt.files import output_file
 from sdtt.judges.classifier_options import DEFAULT_FEATURE_SETS, FEATURE_SETS, GROUPINGS
 from sdtt.judges.llm import (
     DEFAULT_ATTEMPTS,
+    DEFAULT_CONCURRENCY,
     JUDGE_KINDS,
     ORDER_POLICIES,
     JudgeKind,
@@ -89,13 +95,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--judge", choices=JUDGE_KINDS, default="paired", help="judge kind (default paired)"
     )
-    parser.add_argument(
-        "--out",
-        "-o",
-        type=Path,
-        default=None,
+    add_out_argument(
+        parser,
+        folder=False,
         help=(
-            f"judgement file (default STUDY/{DEFAULT_OUT}); appended to as each answer "
+            f"file of judgements (default STUDY/{DEFAULT_OUT}); appended to as each answer "
             "arrives, and a rerun asks only what it does not hold yet"
         ),
     )
@@ -119,7 +123,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--seed", type=int, default=0, help="seed of the --orders random draw (default 0)"
     )
     parser.add_argument("--run", default=None, help="label of this run (part of the judge id)")
-    parser.add_argument("--concurrency", type=int, default=4, help="pairs judged at once")
+    add_concurrency_argument(
+        parser,
+        default=DEFAULT_CONCURRENCY,
+        help=f"pairs judged at once (default {DEFAULT_CONCURRENCY})",
+    )
     parser.set_defaults(func=run)
 
 
@@ -130,7 +138,7 @@ def judge_study(
     kind: JudgeKind = "paired",
     attempts: int = DEFAULT_ATTEMPTS,
     run_label: str | None = None,
-    concurrency: int = 4,
+    concurrency: int = DEFAULT_CONCURRENCY,
     orders: OrderPolicy = "both",
     seed: int = 0,
     base_url: str | None = None,

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from sdtt.commands.common import add_out_argument
 from sdtt.commands.lazy import DeferredParser
 from sdtt.display import print_conversation
 from sdtt.errors import InputError
@@ -90,11 +91,10 @@ def _add_formats(importing: argparse.ArgumentParser) -> None:
         sub = formats.add_parser(
             name, help=importer.help, description=importer.help, conflict_handler="resolve"
         )
-        sub.add_argument(
-            "--out",
-            type=Path,
+        add_out_argument(
+            sub,
+            folder=True,
             default=LOCAL_DIR,
-            metavar="DIR",
             help=f"folder to write the persona files to (default ./{LOCAL_DIR})",
         )
         sub.add_argument(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from sdtt.commands.common import add_out_argument
 from sdtt.commands.lazy import lazy_command
 from sdtt.commands.score_parser import add_scoring_options
 
@@ -21,7 +22,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     add_scoring_options(parser)
-    parser.add_argument("--out", "-o", type=Path, required=True, help="report folder")
+    add_out_argument(
+        parser, folder=True, required=True, help="folder for the report and its figures"
+    )
     parser.add_argument(
         "--study", type=Path, default=None, help="study folder, for the tells (bot vs human)"
     )

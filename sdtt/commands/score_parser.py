@@ -12,7 +12,13 @@ from sdtt.commands.lazy import lazy_command
 
 def add_scoring_options(parser: argparse.ArgumentParser) -> None:
     """Options shared by ``score`` and ``report``."""
-    parser.add_argument("judgements", type=Path, nargs="+", metavar="JUDGEMENTS")
+    parser.add_argument(
+        "judgements",
+        type=Path,
+        nargs="+",
+        metavar="JUDGEMENTS",
+        help="judgement files (.jsonl) from 'sdtt judge', 'judge-ui' or 'responses import'",
+    )
     parser.add_argument(
         "--bootstrap",
         type=int,
