@@ -1,10 +1,18 @@
 """The ``sdtt`` command line.
 
-Each command group lives in ``sdtt/commands/<name>.py`` with a ``register(subparsers)``
-function that adds its parser and sets ``func`` to a callable taking the parsed
-arguments and returning an exit code. Errors a user can cause (:class:`SdttError`) are
-printed as one paragraph, never as a traceback; Ctrl-C ends every command with exit
-status 130 and one line, keeping what was written.
+:data:`COMMANDS` lists every command with its one-line help and the module under
+``sdtt.commands`` whose ``register(subparsers)`` adds its parser, setting ``func`` to a
+callable taking the parsed arguments and returning an exit code. ``sdtt --help`` and
+``sdtt --version`` import no command module, and ``sdtt COMMAND ...`` imports only that
+command's: start-up time is what a user waits for on every command. Parser modules
+import only light things (pandas, scipy, the model SDKs and Textual load when a command
+runs); a command whose implementation is heavy keeps its parser in
+``sdtt/commands/<name>_parser.py`` and names its ``run`` with
+:func:`sdtt.commands.lazy.lazy_command`.
+
+Errors a user can cause (:class:`SdttError`) are printed as one paragraph, never as a
+traceback; Ctrl-C ends every command with exit status 130 and one line, keeping what was
+written.
 """
 
 from __future__ import annotations
@@ -14,41 +22,64 @@ import importlib
 import sys
 import warnings
 from collections.abc import Sequence
-from typing import TextIO
+from typing import Any, NamedTuple, TextIO
 
 from rich.console import Console
 from rich.markup import escape
 
 from sdtt import __version__
 from sdtt.errors import SdttError
-from sdtt.personas.privacy import PrivacyWarning
-from sdtt.questionnaires.judgements import RepeatedJudgementWarning
 from sdtt.redact import printable, redact_text
 
-COMMAND_MODULES: tuple[str, ...] = (
-    "demo",
-    "persona",
-    "models",
-    "simulate",
-    "topics",
-    "generate",
-    "drift",
-    "questionnaire",
-    "responses",
-    "chat",
-    "judge_ui",
-    "judge",
-    "score",
-    "report",
-    "plan",
-)
+
+class Command(NamedTuple):
+    """A command of ``sdtt``: where its parser is registered, and its line in the help."""
+
+    module: str
+    """The module under ``sdtt.commands`` whose ``register`` adds the parser."""
+    help: str
+    """What ``sdtt --help`` says about the command."""
+
+
+COMMANDS: dict[str, Command] = {
+    "demo": Command(
+        "demo_parser", "run the whole pipeline on an example persona (offline by default)"
+    ),
+    "persona": Command("persona", "list, inspect and import personas (real chat histories)"),
+    "models": Command("models", "list model providers and whether each is usable here"),
+    "simulate": Command(
+        "simulate", "chat live with the persona bot through a simulated interrogator"
+    ),
+    "topics": Command("topics", "generate a list of distinct everyday chat topics"),
+    "generate": Command(
+        "generate", "write long pseudo-dialogues (Algorithm 1) for a grid or plan of chains"
+    ),
+    "drift": Command(
+        "drift", "style drift of pseudo-dialogues per turn window, against the real person"
+    ),
+    "questionnaire": Command(
+        "questionnaire", "build Turing-test questionnaires for human judges and export them"
+    ),
+    "responses": Command("responses", "import judges' answers into a judgement table"),
+    "chat": Command("chat", "chat live with a persona bot in the terminal"),
+    "judge-ui": Command(
+        "judge_ui", "judge a study's questionnaire in the terminal (in-lab studies)"
+    ),
+    "judge": Command("judge", "let an LLM judge a built study (same records as human judges)"),
+    "score": Command("score_parser", "X-Turn Pass Rate, intervals and tests from judgement files"),
+    "report": Command("report_parser", "write an HTML and Markdown report with figures"),
+    "plan": Command("plan", "pairs and judges needed for a given power"),
+}
+"""Every command, in the order ``sdtt --help`` lists them."""
+
 
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser with every command group registered."""
+def build_parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every command registered, or only ``commands`` (names of
+    :data:`COMMANDS`); the others are listed in the help but have no options."""
     parser = argparse.ArgumentParser(
         prog="sdtt",
         description=(
@@ -58,11 +89,28 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--version", action="version", version=f"sdtt {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        module = importlib.import_module(f"sdtt.commands.{name}")
-        module.register(subparsers)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", action=_Commands)
+    registered = COMMANDS if commands is None else commands
+    for name, command in COMMANDS.items():
+        if name in registered:
+            importlib.import_module(f"sdtt.commands.{command.module}").register(subparsers)
+        else:
+            subparsers.add_parser(name)
     return parser
+
+
+class _Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
+    # Gives each command parser its line of the help from COMMANDS.
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        kwargs.setdefault("help", COMMANDS[name].help)
+        parser: argparse.ArgumentParser = super().add_parser(name, **kwargs)
+        return parser
+
+
+def _chosen_command(argv: Sequence[str]) -> list[str]:
+    # The command word comes first (sdtt has no options before it but --help and
+    # --version, which need no command parser).
+    return [argv[0]] if argv and argv[0] in COMMANDS else []
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -79,11 +127,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_chosen_command(arguments))
+    args = parser.parse_args(arguments)
     if getattr(args, "func", None) is None:
         parser.print_help()
         return 0 if args.command is None else EXIT_USER_ERROR
+    # Imported after parsing, so --help and --version do not load the persona models.
+    from sdtt.personas.privacy import PrivacyWarning
+    from sdtt.questionnaires.judgements import RepeatedJudgementWarning
+
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _print_warning

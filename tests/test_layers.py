@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("personas",),
     ("dialogue",),
     ("models",),
-    ("__init__", "files", "lock", "redact", "spreadsheet"),
+    ("__init__", "files", "lock", "redact", "spreadsheet", "templates"),
     ("errors",),
 )
 """The layers, top first. A module may import its own package and any package of a lower

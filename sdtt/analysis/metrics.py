@@ -17,28 +17,12 @@ import numpy as np
 import pandas as pd
 
 from sdtt.analysis import stats
+from sdtt.analysis.defaults import BREAKDOWNS as BREAKDOWNS  # kept importable from here
+from sdtt.analysis.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MARGIN
 from sdtt.analysis.table import demographic_columns, usable
 from sdtt.questionnaires.judgements import reason_category
 
 NAN = float("nan")
-DEFAULT_MARGIN = 0.1
-"""TOST margin: "indistinguishable" means the proportion correct is within 0.5 +- 0.1."""
-
-BREAKDOWNS = (
-    "model",
-    "turns",
-    "n",
-    "x",
-    "view",
-    "mode",
-    "topic",
-    "persona",
-    "judge_type",
-    "judge_kind",
-    "judge_model",
-)
-"""Columns ``--by`` accepts besides ``demographics`` and ``demo.<question>``."""
-
 CONDITION = ("model", "mode", "turns", "x")
 """What makes a condition: one headline row per model x mode x total turns (and X, so
 the last 3 and the last 10 turns of one chat, both at the same turn index, stay apart)."""
@@ -157,7 +141,7 @@ def exclusion_counts(frame: pd.DataFrame) -> dict[str, int]:
 def summarise(
     frame: pd.DataFrame,
     *,
-    reps: int = 1000,
+    reps: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
     margin: float = DEFAULT_MARGIN,
     alpha: float = 0.05,
@@ -222,7 +206,7 @@ def breakdown(
     frame: pd.DataFrame,
     column: str,
     *,
-    reps: int = 1000,
+    reps: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
     margin: float = DEFAULT_MARGIN,
 ) -> pd.DataFrame:
@@ -258,7 +242,7 @@ def grouped(
     frame: pd.DataFrame,
     columns: Sequence[str],
     *,
-    reps: int = 1000,
+    reps: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
     margin: float = DEFAULT_MARGIN,
 ) -> pd.DataFrame:
@@ -283,7 +267,7 @@ def grouped(
 def condition_tables(
     frame: pd.DataFrame,
     *,
-    reps: int = 1000,
+    reps: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
     margin: float = DEFAULT_MARGIN,
 ) -> list[tuple[str, pd.DataFrame]]:

@@ -9,7 +9,6 @@ HTML and Markdown-escaped in the Markdown.
 from __future__ import annotations
 
 import base64
-import html
 import math
 import re
 from dataclasses import dataclass, field
@@ -19,9 +18,9 @@ from pathlib import Path
 import pandas as pd
 
 from sdtt.analysis import plots
+from sdtt.analysis.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MARGIN
 from sdtt.analysis.format import format_table, interval, number, percent
 from sdtt.analysis.metrics import (
-    DEFAULT_MARGIN,
     NONE,
     Confusion,
     breakdown,
@@ -154,7 +153,7 @@ def build_report(
     *,
     title: str = "sdtt report",
     tells: list[TellRow] | None = None,
-    reps: int = 1000,
+    reps: int = DEFAULT_BOOTSTRAP,
     margin: float = DEFAULT_MARGIN,
     pool: bool = False,
 ) -> Report:
@@ -277,36 +276,16 @@ def _verdicts(title: str, counts: Confusion) -> Section:
 
 def render_html(report: Report) -> str:
     """The report as a standalone HTML page (figures embedded)."""
-    esc = html.escape
-    parts = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>{esc(report.title)}</title>",
-        "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
-        "table{border-collapse:collapse;margin:0.5em 0 1.5em}td,th{border:1px solid #ccc;"
-        "padding:3px 8px;text-align:right}th:first-child,td:first-child{text-align:left}"
-        "img{max-width:100%;border:1px solid #eee}.note{color:#555;font-size:0.9em}</style>",
-        f"</head><body><h1>{esc(report.title)}</h1>",
-        f"<p class='note'>Written {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by sdtt.</p>",
+    from sdtt.templates import render
+
+    figures = [
+        (caption, base64.b64encode(path.read_bytes()).decode("ascii"))
+        for caption, path in report.figures
     ]
-    for note in report.notes:
-        parts.append(f"<p class='note'>{esc(note)}</p>")
-    for section in report.sections:
-        parts.append(f"<h2>{esc(section.title)}</h2><table><thead><tr>")
-        parts += [f"<th>{esc(cell)}</th>" for cell in section.header]
-        parts.append("</tr></thead><tbody>")
-        for row in section.rows:
-            parts.append("<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in row) + "</tr>")
-        parts.append("</tbody></table>")
-        if section.note:
-            parts.append(f"<p class='note'>{esc(section.note)}</p>")
-    for caption, path in report.figures:
-        data = base64.b64encode(path.read_bytes()).decode("ascii")
-        parts.append(
-            f"<figure><img alt='{esc(caption)}' src='data:image/png;base64,{data}'>"
-            f"<figcaption>{esc(caption)}</figcaption></figure>"
-        )
-    parts.append("</body></html>")
-    return "\n".join(parts)
+    page = render(
+        "report.html", report=report, figures=figures, written=f"{datetime.now(UTC):%Y-%m-%d %H:%M}"
+    )
+    return page.rstrip("\n")
 
 
 def render_markdown(report: Report) -> str:

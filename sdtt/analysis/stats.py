@@ -13,6 +13,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse, stats
 
+from sdtt.analysis.defaults import DEFAULT_BOOTSTRAP
+
 NAN = float("nan")
 BOOTSTRAP_CELLS = 4_000_000
 """Replicates x pairs held in memory at once by the bootstrap (it works in blocks)."""
@@ -76,7 +78,7 @@ def cluster_bootstrap(
     judge_codes: NDArray[np.int64],
     correct: NDArray[np.float64],
     *,
-    reps: int = 1000,
+    reps: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Two-way cluster bootstrap over pairs and judges.

@@ -8,8 +8,15 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from sdtt.commands.common import add_base_url_argument, check_base_url
+from sdtt.commands.common import (
+    TRANSCRIPTS_DIR,
+    add_base_url_argument,
+    add_out_argument,
+    check_base_url,
+    setting_default,
+)
 from sdtt.engine.schedule import PRESETS
+from sdtt.engine.session import SessionSettings
 from sdtt.errors import SdttError
 from sdtt.files import output_folder
 from sdtt.personas.store import DEFAULT_PERSONA
@@ -19,7 +26,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``sdtt chat``."""
     parser = subparsers.add_parser(
         "chat",
-        help="chat live with a persona bot in the terminal",
         description=(
             "Chat with a persona bot in a messenger-like terminal app: send several "
             "messages in a row, watch the bot type and answer in bursts. Without --persona "
@@ -37,33 +43,47 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="pseudo-dialogue to put in the bot's prompt (a chain file from 'sdtt generate')",
     )
     parser.add_argument("--turns", type=int, default=10, help="burst turns to chat (default 10)")
-    parser.add_argument("--mode", choices=("burst", "pingpong"), default="burst")
+    mode = setting_default(SessionSettings, "mode")
+    parser.add_argument(
+        "--mode",
+        choices=("burst", "pingpong"),
+        default=mode,
+        help=f"burst: both sides may send several messages in a row; pingpong: one message "
+        f"each, taking turns (default {mode})",
+    )
+    delays = setting_default(SessionSettings, "delays")
     parser.add_argument(
         "--delays",
         choices=PRESETS,
-        default="paper",
-        help="typing-delay preset of the bot (default paper)",
+        default=delays,
+        help=f"typing-delay preset of the bot (default {delays})",
     )
+    t1 = setting_default(SessionSettings, "t1")
     parser.add_argument(
         "--t1",
         type=float,
-        default=3.0,
-        help="seconds the bot waits after your first unread message (default 3)",
+        default=t1,
+        help=f"seconds the bot waits after your first unread message (default {t1:g})",
     )
+    max_messages = setting_default(SessionSettings, "max_messages")
     parser.add_argument(
-        "--max-messages", type=int, default=5, help="most messages per reply (default 5)"
+        "--max-messages",
+        type=int,
+        default=max_messages,
+        help=f"most messages per reply (default {max_messages})",
     )
     parser.add_argument(
         "--participant",
         action="store_true",
         help="study participant mode: hide the model, persona and mode",
     )
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    parser.add_argument(
-        "--out",
-        type=Path,
-        default=Path("transcripts"),
-        help="output folder (default ./transcripts)",
+    seed = setting_default(SessionSettings, "seed")
+    parser.add_argument("--seed", type=int, default=seed, help=f"random seed (default {seed})")
+    add_out_argument(
+        parser,
+        folder=True,
+        default=TRANSCRIPTS_DIR,
+        help=f"folder for the transcript and event log (default ./{TRANSCRIPTS_DIR})",
     )
     parser.set_defaults(func=run)
 

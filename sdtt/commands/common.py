@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
 
 from sdtt.errors import ConfigError
 from sdtt.models.registry import PROVIDERS, split_name
@@ -13,6 +17,10 @@ BASE_URL_HELP = (
     "anthropic/ model of the command (vLLM, Ollama, llama.cpp server, LM Studio...); "
     "default $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL"
 )
+
+
+TRANSCRIPTS_DIR = Path("transcripts")
+"""Where chats and pseudo-dialogues are written unless ``--out`` says otherwise."""
 
 
 API_KEY_ENV_HELP = (
@@ -42,4 +50,42 @@ def check_base_url(base_url: str | None, models: Iterable[str]) -> None:
         f"--base-url is for {servers} models, and none of this command's models "
         f"({', '.join(names)}) is one. Leave --base-url out, or name a model served there, "
         "e.g. openai/MODEL."
+    )
+
+
+def setting_default(model: type[BaseModel], name: str) -> Any:
+    """The default of field ``name`` of a settings model: flags take their defaults from
+    the model, so a default is written once."""
+    return model.model_fields[name].get_default(call_default_factory=True)
+
+
+def add_out_argument(
+    parser: argparse.ArgumentParser | argparse._ArgumentGroup,
+    *,
+    folder: bool,
+    help: str,
+    default: Any = None,
+    required: bool = False,
+) -> None:
+    """Add ``--out``/``-o``: a folder (``DIR``) or a file (``FILE``), which ``help`` must
+    say first ("folder ..." or "file ...") so no one has to guess."""
+    parser.add_argument(
+        "--out",
+        "-o",
+        type=Path,
+        default=default,
+        required=required,
+        metavar="DIR" if folder else "FILE",
+        help=help,
+    )
+
+
+def add_concurrency_argument(
+    parser: argparse.ArgumentParser | argparse._ArgumentGroup, *, default: int | None, help: str
+) -> None:
+    """Add ``--concurrency`` (``args.concurrency``), also accepted as ``--max-concurrency``
+    (its older name on ``sdtt generate``, kept out of the help)."""
+    parser.add_argument("--concurrency", type=int, default=default, metavar="N", help=help)
+    parser.add_argument(
+        "--max-concurrency", type=int, dest="concurrency", default=default, help=argparse.SUPPRESS
     )

@@ -13,13 +13,12 @@ when the prompts would not fit ``--context-tokens``: small local servers have 8k
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import trio
 from rich.console import Console
 from rich.panel import Panel
 
-from sdtt.commands.common import add_base_url_argument, check_base_url
+from sdtt.commands.common import check_base_url
 from sdtt.commands.demo_stages import (
     DEMO_HISTORY_TURNS,
     DemoRun,
@@ -33,56 +32,7 @@ from sdtt.commands.demo_stages import (
 from sdtt.engine.simulate import run_on_virtual_clock
 from sdtt.files import output_folder
 from sdtt.lock import output_lock
-from sdtt.models.registry import DEFAULT_MODEL
-from sdtt.personas.store import DEFAULT_PERSONA, find_persona
-
-DEFAULT_CONTEXT_TOKENS = 8192
-
-
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``sdtt demo``."""
-    parser = subparsers.add_parser(
-        "demo",
-        help="run the whole pipeline on an example persona (offline by default)",
-        description=(
-            "Run a whole Self-Directed Turing Test on one persona: the persona bot answers "
-            "an opening burst; the model writes a short pseudo-dialogue; a simulated "
-            "interrogator chats with the bot (virtual clock); the chat is paired with a "
-            "real human chat in a questionnaire (SurveyJS and HTML); an LLM judge answers "
-            "it; the pass rate is printed and a report written. Every stage uses the "
-            "embedded local model unless --model names another (e.g. openai/gpt-4o, "
-            "anthropic/claude-sonnet-4-5, mock/chatty)."
-        ),
-    )
-    parser.add_argument(
-        "--model", default=DEFAULT_MODEL, help=f"provider/model to use (default {DEFAULT_MODEL})"
-    )
-    parser.add_argument(
-        "--persona",
-        default=DEFAULT_PERSONA,
-        help=f"persona name or file (default {DEFAULT_PERSONA}; see 'sdtt persona list')",
-    )
-    parser.add_argument(
-        "--out",
-        type=Path,
-        default=Path("transcripts"),
-        help="folder for the files the demo writes (default ./transcripts)",
-    )
-    add_base_url_argument(parser)
-    parser.add_argument(
-        "--seed",
-        type=int,
-        default=7,
-        help="random seed (default 7); the same seed resumes the files of an earlier run",
-    )
-    parser.add_argument(
-        "--context-tokens",
-        type=int,
-        default=DEFAULT_CONTEXT_TOKENS,
-        help="the model's context window; the persona history is cut to fit it "
-        f"(default {DEFAULT_CONTEXT_TOKENS})",
-    )
-    parser.set_defaults(func=run)
+from sdtt.personas.store import find_persona
 
 
 def run(args: argparse.Namespace) -> int:

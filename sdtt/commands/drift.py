@@ -31,7 +31,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``sdtt drift``."""
     parser = subparsers.add_parser(
         "drift",
-        help="style drift of pseudo-dialogues per turn window, against the real person",
         description=(
             "Compare the persona side of pseudo-dialogue chain files with the person's real "
             "messages, window by window: words and characters per message, messages per "

@@ -17,12 +17,26 @@ import trio
 from rich.console import Console
 from rich.markup import escape
 
-from sdtt.commands.common import add_base_url_argument, check_base_url
+from sdtt.commands.common import (
+    TRANSCRIPTS_DIR,
+    add_base_url_argument,
+    add_concurrency_argument,
+    add_out_argument,
+    check_base_url,
+    setting_default,
+)
 from sdtt.errors import ConfigError
 from sdtt.files import output_folder
-from sdtt.generate.chain_spec import PlanSettings, grid_specs, load_topic_list, read_plan
+from sdtt.generate.chain_spec import (
+    CORPUS_TOPICS,
+    Grid,
+    PlanSettings,
+    grid_specs,
+    load_topic_list,
+    read_plan,
+)
 from sdtt.generate.progress import RichProgress, summary_table
-from sdtt.generate.records import DEFAULT_MAX_TOKENS, DEFAULT_TURNS_PER_TOPIC, MODES, ChainSpec
+from sdtt.generate.records import DEFAULT_TURNS_PER_TOPIC, MODES, ChainSpec
 from sdtt.generate.runner import ChainProgress, RunOptions, RunReport, chain_path, run_chains
 from sdtt.lock import output_lock
 from sdtt.models.model import Model
@@ -30,15 +44,13 @@ from sdtt.models.registry import DEFAULT_MODEL, base_url_for, get_model
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
 from sdtt.questionnaires.topics import live_topic
 
-DEFAULT_OUT = Path("transcripts") / "pseudo"
-DEFAULT_TOPICS = "chitchat"
+DEFAULT_OUT = TRANSCRIPTS_DIR / "pseudo"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``sdtt generate``."""
     parser = subparsers.add_parser(
         "generate",
-        help="write long pseudo-dialogues (Algorithm 1) for a grid or plan of chains",
         description=(
             "Let models write pseudo-dialogues between a persona and another human, topic "
             "after topic (the paper's Algorithm 1): every combination of --persona, "
@@ -62,16 +74,27 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     grid.add_argument("--model", action="append", help=f"provider/model (default {DEFAULT_MODEL})")
     grid.add_argument(
-        "--mode", action="append", choices=MODES, help="burst or pingpong (default burst)"
+        "--mode",
+        action="append",
+        choices=MODES,
+        help=f"burst or pingpong (default {_listed(setting_default(Grid, 'modes'))})",
     )
-    grid.add_argument("--seed", action="append", type=int, help="seed (default 0)")
     grid.add_argument(
-        "--turns", action="append", type=int, help="pseudo turns per chain (default 100)"
+        "--seed",
+        action="append",
+        type=int,
+        help=f"seed (default {_listed(setting_default(Grid, 'seeds'))})",
+    )
+    grid.add_argument(
+        "--turns",
+        action="append",
+        type=int,
+        help=f"pseudo turns per chain (default {_listed(setting_default(Grid, 'turns'))})",
     )
     grid.add_argument(
         "--topics",
-        default=DEFAULT_TOPICS,
-        help=f"topic file, or a list name in ./topics (default {DEFAULT_TOPICS})",
+        default=CORPUS_TOPICS,
+        help=f"topic file, or a list name in ./topics (default {CORPUS_TOPICS})",
     )
     grid.add_argument(
         "--turns-per-topic",
@@ -83,28 +106,38 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     settings.add_argument(
         "--style",
         choices=("auto", "whole", "lines"),
-        default="auto",
+        default=setting_default(PlanSettings, "style"),
         help="whole: a topic's turns in one call (chat models); lines: one message per "
-        "call (completion models); auto picks lines for local models (default)",
+        "call (completion models); auto picks lines for local models (default "
+        f"{setting_default(PlanSettings, 'style')})",
     )
+    temperature = setting_default(PlanSettings, "temperature")
     settings.add_argument(
-        "--temperature", type=float, default=0.8, help="sampling temperature (default 0.8)"
+        "--temperature",
+        type=float,
+        default=temperature,
+        help=f"sampling temperature (default {temperature:g})",
     )
+    max_tokens = setting_default(PlanSettings, "max_tokens")
     settings.add_argument(
         "--max-tokens",
         type=int,
-        default=DEFAULT_MAX_TOKENS,
-        help=f"token cap per call (default {DEFAULT_MAX_TOKENS})",
+        default=max_tokens,
+        help=f"token cap per call (default {max_tokens})",
     )
+    history_turns = setting_default(PlanSettings, "history_turns")
     settings.add_argument(
-        "--history-turns", type=int, default=100, help="persona history turns (default 100)"
+        "--history-turns",
+        type=int,
+        default=history_turns,
+        help=f"persona history turns (default {history_turns})",
     )
     run_group = parser.add_argument_group("running")
-    run_group.add_argument(
-        "--out", type=Path, help=f"folder for the chain files (default {DEFAULT_OUT})"
+    add_out_argument(
+        run_group, folder=True, help=f"folder for the chain files (default {DEFAULT_OUT})"
     )
-    run_group.add_argument(
-        "--max-concurrency", type=int, help="calls in flight per provider (default per provider)"
+    add_concurrency_argument(
+        run_group, default=None, help="calls in flight per provider (default per provider)"
     )
     add_base_url_argument(run_group)
     run_group.add_argument(
@@ -120,6 +153,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--dry-run", action="store_true", help="list the chains and their files, call nothing"
     )
     parser.set_defaults(func=run)
+
+
+def _listed(values: list[object]) -> str:
+    return ", ".join(str(value) for value in values)
 
 
 def chain_specs(args: argparse.Namespace) -> tuple[list[ChainSpec], Path]:
@@ -145,9 +182,9 @@ def chain_specs(args: argparse.Namespace) -> tuple[list[ChainSpec], Path]:
     specs = grid_specs(
         personas=args.persona or [DEFAULT_PERSONA],
         models=args.model or [DEFAULT_MODEL],
-        modes=args.mode or ["burst"],
-        seeds=args.seed or [0],
-        turns=args.turns or [100],
+        modes=args.mode or setting_default(Grid, "modes"),
+        seeds=args.seed or setting_default(Grid, "seeds"),
+        turns=args.turns or setting_default(Grid, "turns"),
         topics=load_topic_list(args.topics),
         turns_per_topic=args.turns_per_topic,
         settings=settings,
@@ -163,8 +200,8 @@ def run(args: argparse.Namespace) -> int:
     """Run the chains, show progress, print a summary; exit 1 if a chain failed."""
     console = Console(highlight=False)
     specs, out = chain_specs(args)
-    if args.max_concurrency is not None and args.max_concurrency < 1:
-        raise ConfigError(f"--max-concurrency must be at least 1, not {args.max_concurrency}.")
+    if args.concurrency is not None and args.concurrency < 1:
+        raise ConfigError(f"--concurrency must be at least 1, not {args.concurrency}.")
     if args.dry_run:
         for spec in specs:
             console.print(f"{escape(str(chain_path(out, spec)))}  ({spec.total_turns} turns)")
@@ -178,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
         if name not in models:
             models[name] = get_model(
                 name,
-                max_concurrency=args.max_concurrency,
+                max_concurrency=args.concurrency,
                 base_url=base_url_for(name, args.base_url),
                 api_key_env=args.api_key_env,
             )

@@ -11,20 +11,19 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from sdtt.analysis.format import percent
-from sdtt.commands.common import add_base_url_argument, check_base_url
+from sdtt.commands.common import (
+    add_base_url_argument,
+    add_concurrency_argument,
+    add_out_argument,
+    check_base_url,
+)
 from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.errors import InputError
 from sdtt.files import output_file
-from sdtt.judges.classifier import (
-    DEFAULT_FEATURE_SETS,
-    FEATURE_SETS,
-    GROUPINGS,
-    cross_validate,
-    study_examples,
-)
+from sdtt.judges.classifier_options import DEFAULT_FEATURE_SETS, FEATURE_SETS, GROUPINGS
 from sdtt.judges.llm import (
     DEFAULT_ATTEMPTS,
+    DEFAULT_CONCURRENCY,
     JUDGE_KINDS,
     ORDER_POLICIES,
     JudgeKind,
@@ -50,7 +49,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``sdtt judge``."""
     parser = subparsers.add_parser(
         "judge",
-        help="let an LLM judge a built study (same records as human judges)",
         description=(
             "Show every pair of a built study to an LLM judge, exactly as human judges see "
             "it, and write one judgement record per answer. The paired judge is asked both "
@@ -97,13 +95,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--judge", choices=JUDGE_KINDS, default="paired", help="judge kind (default paired)"
     )
-    parser.add_argument(
-        "--out",
-        "-o",
-        type=Path,
-        default=None,
+    add_out_argument(
+        parser,
+        folder=False,
         help=(
-            f"judgement file (default STUDY/{DEFAULT_OUT}); appended to as each answer "
+            f"file of judgements (default STUDY/{DEFAULT_OUT}); appended to as each answer "
             "arrives, and a rerun asks only what it does not hold yet"
         ),
     )
@@ -127,7 +123,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--seed", type=int, default=0, help="seed of the --orders random draw (default 0)"
     )
     parser.add_argument("--run", default=None, help="label of this run (part of the judge id)")
-    parser.add_argument("--concurrency", type=int, default=4, help="pairs judged at once")
+    add_concurrency_argument(
+        parser,
+        default=DEFAULT_CONCURRENCY,
+        help=f"pairs judged at once (default {DEFAULT_CONCURRENCY})",
+    )
     parser.set_defaults(func=run)
 
 
@@ -138,7 +138,7 @@ def judge_study(
     kind: JudgeKind = "paired",
     attempts: int = DEFAULT_ATTEMPTS,
     run_label: str | None = None,
-    concurrency: int = 4,
+    concurrency: int = DEFAULT_CONCURRENCY,
     orders: OrderPolicy = "both",
     seed: int = 0,
     base_url: str | None = None,
@@ -175,6 +175,10 @@ def judge_study(
 
 def run_classifier(args: argparse.Namespace) -> int:
     """Cross-validate the classifier judge on a study and print a table."""
+    # numpy, scikit-learn and pandas load only for this command.
+    from sdtt.analysis.format import percent
+    from sdtt.judges.classifier import cross_validate, study_examples
+
     questionnaire = load_questionnaire(args.study)
     key = load_key(args.study, questionnaire)
     examples = study_examples(questionnaire, key, args.level, group_by=args.group_by)

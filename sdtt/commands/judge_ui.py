@@ -10,6 +10,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from sdtt.commands.common import add_out_argument
 from sdtt.errors import InputError
 from sdtt.files import output_file
 from sdtt.questionnaires.fielded import note_scored
@@ -20,7 +21,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``sdtt judge-ui``."""
     parser = subparsers.add_parser(
         "judge-ui",
-        help="judge a study's questionnaire in the terminal (in-lab studies)",
         description=(
             "Present a built study's questionnaire to one judge in the terminal: the "
             "demographic questions first, then each pair one at a time. Answers are appended "
@@ -35,11 +35,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--judge", help="participant id (default: a fresh random id, e.g. lab-1a2b3c4d)"
     )
-    parser.add_argument(
-        "--out",
-        "-o",
-        type=Path,
-        help="judgement file to append to (default STUDY/judgements-lab.jsonl)",
+    add_out_argument(
+        parser,
+        folder=False,
+        help="file of judgements to append to (default STUDY/judgements-lab.jsonl)",
     )
     parser.add_argument(
         "--form",

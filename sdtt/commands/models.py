@@ -20,7 +20,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``sdtt models``."""
     parser = subparsers.add_parser(
         "models",
-        help="list model providers and whether each is usable here",
         description=(
             "List the model providers (address a model as provider/model, e.g. "
             "openai/gpt-4o-mini) and whether each can be used on this machine: SDK "

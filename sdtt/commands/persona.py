@@ -10,6 +10,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from sdtt.commands.common import add_out_argument
+from sdtt.commands.lazy import DeferredParser
 from sdtt.commands.persona_import import add_import_arguments, build_personas
 from sdtt.display import print_conversation
 from sdtt.errors import InputError
@@ -33,14 +35,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``sdtt persona list|show|import``."""
     parser = subparsers.add_parser(
         "persona",
-        help="list, inspect and import personas (real chat histories)",
         description=(
             "A persona is a real person's timestamped chat history that a bot is prompted "
             "to write like. Personas are looked up by name in ./personas/ and among the "
             "examples shipped with sdtt."
         ),
     )
-    actions = parser.add_subparsers(dest="persona_command", metavar="ACTION")
+    actions = parser.add_subparsers(
+        dest="persona_command", metavar="ACTION", parser_class=DeferredParser
+    )
     parser.set_defaults(func=lambda _args: _help(parser))
 
     listing = actions.add_parser(
@@ -76,19 +79,23 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="build persona files from a chat export or corpus",
         description="Build persona files from a source; each FORMAT has its own options.",
     )
-    formats = importing.add_subparsers(dest="format", metavar="FORMAT")
     importing.set_defaults(func=lambda _args: _help(importing))
+    # The importers (and the PII scrubber they share) load only when 'import' is used.
+    importing.defer(_add_formats)
+
+
+def _add_formats(importing: argparse.ArgumentParser) -> None:
+    formats = importing.add_subparsers(dest="format", metavar="FORMAT")
     for name in IMPORTERS:
         importer = get_importer(name)
         # "resolve" lets an importer redefine a shared option with its own meaning.
         sub = formats.add_parser(
             name, help=importer.help, description=importer.help, conflict_handler="resolve"
         )
-        sub.add_argument(
-            "--out",
-            type=Path,
+        add_out_argument(
+            sub,
+            folder=True,
             default=LOCAL_DIR,
-            metavar="DIR",
             help=f"folder to write the persona files to (default ./{LOCAL_DIR})",
         )
         sub.add_argument(

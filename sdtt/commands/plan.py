@@ -7,7 +7,7 @@ import argparse
 from rich.console import Console
 from rich.table import Table
 
-from sdtt.analysis.power import power_table
+from sdtt.analysis.defaults import DEFAULT_MARGIN
 from sdtt.errors import InputError
 
 
@@ -27,7 +27,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``sdtt plan``."""
     parser = subparsers.add_parser(
         "plan",
-        help="pairs and judges needed for a given power",
         description=(
             "Power of the exact binomial test against 50% (to detect a pass rate other "
             "than 50%) or of the TOST (to claim the bot is indistinguishable within a "
@@ -42,7 +41,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="true pass rate: to detect (default 0.4), or with --equivalence (default 0.5)",
     )
     parser.add_argument("--equivalence", action="store_true", help="plan a TOST instead")
-    parser.add_argument("--margin", type=float, default=0.1, help="TOST margin (default 0.1)")
+    parser.add_argument(
+        "--margin",
+        type=float,
+        default=DEFAULT_MARGIN,
+        help=f"TOST margin (default {DEFAULT_MARGIN})",
+    )
     parser.add_argument("--alpha", type=float, default=0.05, help="significance (default 0.05)")
     parser.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
     parser.add_argument("--icc", type=float, default=0.0, help="within-pair correlation (0)")
@@ -66,6 +70,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("must be between 0 and 0.5.", field="--margin")
     test = "equivalence" if args.equivalence else "difference"
     pc = 1 - args.pass_rate
+    # scipy loads only for this command.
+    from sdtt.analysis.power import power_table
+
     table = power_table(
         pairs, judges, test=test, pc=pc, margin=args.margin, alpha=args.alpha, icc=args.icc
     )

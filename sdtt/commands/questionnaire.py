@@ -8,6 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from sdtt.commands.common import add_out_argument
 from sdtt.errors import InputError
 from sdtt.files import output_folder
 from sdtt.lock import output_lock
@@ -31,7 +32,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``sdtt questionnaire build|export|check``."""
     parser = subparsers.add_parser(
         "questionnaire",
-        help="build Turing-test questionnaires for human judges and export them",
         description=(
             "Pair bot conversations with human-human conversations on the same topic, cut "
             "both to their last X turns, and build a questionnaire (opaque ids only) with a "
@@ -135,8 +135,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="leave out pairs that are too short or unmatched (recorded) instead of failing",
     )
-    build.add_argument(
-        "--out", type=Path, required=True, help="study folder to write (created if needed)"
+    add_out_argument(
+        build, folder=True, required=True, help="folder of the study to write (created if needed)"
     )
     build.add_argument(
         "--force",
@@ -164,7 +164,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         dest="formats",
         help="format to write (repeatable; default all)",
     )
-    export.add_argument("--out", type=Path, help="folder for the files (default STUDY/export)")
+    add_out_argument(export, folder=True, help="folder for the files (default STUDY/export)")
     export.add_argument(
         "--data-url", help="jsPsych: URL the page POSTs its CSV to at the end (optional)"
     )
@@ -179,7 +179,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "when problems are found."
         ),
     )
-    check.add_argument("files", type=Path, nargs="+", metavar="FILE")
+    check.add_argument(
+        "files", type=Path, nargs="+", metavar="FILE", help="exported questionnaire files to check"
+    )
     check.set_defaults(func=run_check)
 
 

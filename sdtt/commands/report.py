@@ -3,37 +3,15 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
 
 from sdtt.analysis.report import build_report, write_report
 from sdtt.analysis.tells import compare, study_sides, tell_warnings
-from sdtt.commands.scoring import add_scoring_options, check_margin, load_table
+from sdtt.commands.scoring import check_margin, load_table
 from sdtt.files import output_folder
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
-
-
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``sdtt report``."""
-    parser = subparsers.add_parser(
-        "report",
-        help="write an HTML and Markdown report with figures",
-        description=(
-            "Write report.html (standalone, figures embedded), report.md and PNG figures: "
-            "one row per condition (model x mode x total turns), human and LLM judges "
-            "apart; pass rate against total turns N+X per model (log axis, intervals); a "
-            "length curve for chunked studies; verdicts by truth, tells, and every breakdown."
-        ),
-    )
-    add_scoring_options(parser)
-    parser.add_argument("--out", "-o", type=Path, required=True, help="report folder")
-    parser.add_argument(
-        "--study", type=Path, default=None, help="study folder, for the tells (bot vs human)"
-    )
-    parser.add_argument("--title", default="sdtt report", help="report title")
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

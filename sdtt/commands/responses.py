@@ -8,6 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from sdtt.commands.common import add_out_argument
 from sdtt.errors import InputError
 from sdtt.files import output_file
 from sdtt.lock import output_lock
@@ -34,7 +35,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``sdtt responses import``."""
     parser = subparsers.add_parser(
         "responses",
-        help="import judges' answers into a judgement table",
         description="Turn survey answers into scored judgements (JSONL), one per judge and pair.",
     )
     actions = parser.add_subparsers(dest="responses_command", metavar="ACTION")
@@ -51,13 +51,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             + "."
         ),
     )
-    importing.add_argument("files", type=Path, nargs="+", metavar="FILE")
+    importing.add_argument(
+        "files", type=Path, nargs="+", metavar="FILE", help="answer files exported by the tool"
+    )
     importing.add_argument(
         "--study", type=Path, required=True, help="study folder (questionnaire and answer key)"
     )
-    importing.add_argument("--format", required=True, choices=list(READERS), dest="format_name")
     importing.add_argument(
-        "--out", "-o", type=Path, required=True, help="judgement file to write (.jsonl)"
+        "--format",
+        required=True,
+        choices=list(READERS),
+        dest="format_name",
+        help="the survey tool the files come from (see the formats above)",
+    )
+    add_out_argument(
+        importing, folder=False, required=True, help="file of judgements to write (.jsonl)"
     )
     importing.add_argument(
         "--append",

@@ -10,37 +10,9 @@ from rich.markup import escape
 
 from sdtt.analysis.format import percent
 from sdtt.analysis.metrics import BREAKDOWNS, breakdown, condition_tables, expand_by, summarise
-from sdtt.commands.scoring import add_scoring_options, check_margin, load_table, print_summary
+from sdtt.commands.scoring import check_margin, load_table, print_summary
 from sdtt.errors import InputError
 from sdtt.questionnaires.judgements import tally_exclusions
-
-
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``sdtt score``."""
-    parser = subparsers.add_parser(
-        "score",
-        help="X-Turn Pass Rate, intervals and tests from judgement files",
-        description=(
-            "Score judgements (human and LLM alike): one row per condition (model x mode x "
-            "total turns N+X), human and LLM judges in separate tables, with pair-averaged "
-            "and pooled X-Turn Pass Rate, Wilson and cluster-bootstrap intervals, exact "
-            "binomial test against 50%, TOST equivalence, d', detectability, LLM position "
-            "bias and order consistency. Catch pairs and excluded judgements are counted, "
-            "never used."
-        ),
-    )
-    add_scoring_options(parser)
-    parser.add_argument(
-        "--by",
-        default="",
-        help=(
-            "comma-separated breakdowns over all judges: "
-            + ", ".join(BREAKDOWNS)
-            + ", demographics or a demographic question name (turns: total turn index "
-            "N+X; n: pseudo-dialogue turns; x: live turns shown)"
-        ),
-    )
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

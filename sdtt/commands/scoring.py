@@ -1,9 +1,9 @@
-"""What ``sdtt score``, ``sdtt report`` and ``sdtt demo`` share: the scoring options,
-reading judgement files into a table, and the pass-rate tables printed with Rich."""
+"""What ``sdtt score``, ``sdtt report`` and ``sdtt demo`` share: reading judgement
+files into a table and the pass-rate tables printed with Rich (their options are in
+:mod:`sdtt.commands.score_parser`)."""
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -12,34 +12,9 @@ from rich.console import Console
 from rich.table import Table
 
 from sdtt.analysis.format import RATE_COLUMNS, TEST_COLUMNS, format_table
-from sdtt.analysis.metrics import DEFAULT_MARGIN
 from sdtt.analysis.table import judgement_table
 from sdtt.errors import InputError
 from sdtt.questionnaires.judgements import load_judgements
-
-
-def add_scoring_options(parser: argparse.ArgumentParser) -> None:
-    """Options shared by ``score`` and ``report``."""
-    parser.add_argument("judgements", type=Path, nargs="+", metavar="JUDGEMENTS")
-    parser.add_argument(
-        "--bootstrap",
-        type=int,
-        default=1000,
-        metavar="N",
-        help="cluster bootstrap replicates (default 1000; 0 for none)",
-    )
-    parser.add_argument(
-        "--margin",
-        type=float,
-        default=DEFAULT_MARGIN,
-        help=f"equivalence margin around 50%% for the TOST (default {DEFAULT_MARGIN})",
-    )
-    parser.add_argument(
-        "--pool",
-        action="store_true",
-        help="also show one figure pooled over every condition and judge type (off by "
-        "default: conditions and human vs LLM judges are not comparable)",
-    )
 
 
 def load_table(paths: Sequence[Path]) -> pd.DataFrame:

@@ -13,7 +13,13 @@ import trio
 from rich.console import Console
 from rich.markup import escape
 
-from sdtt.commands.common import add_base_url_argument, check_base_url
+from sdtt.commands.common import (
+    TRANSCRIPTS_DIR,
+    add_base_url_argument,
+    add_out_argument,
+    check_base_url,
+    setting_default,
+)
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.pingpong import convert_to_pingpong, has_runs
 from sdtt.dialogue.render import format_time
@@ -103,7 +109,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``sdtt simulate``."""
     parser = subparsers.add_parser(
         "simulate",
-        help="chat live with the persona bot through a simulated interrogator",
         description=(
             "Run the burst engine: a simulated interrogator (an LLM, or a script with "
             "--script) chats with the persona bot for --turns burst turns; both sides type "
@@ -146,7 +151,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--mode",
         choices=("burst", "pingpong"),
-        default="burst",
+        default=setting_default(SessionSettings, "mode"),
         help="burst (default) or pingpong; in pingpong mode a burst --pseudo is converted "
         "to ping-pong (first message of each run kept) and the conversion is reported",
     )
@@ -162,20 +167,27 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="what the interrogator chats about (default: a topic of the chitchat corpus "
         "picked with --seed, so 'questionnaire build --human corpus' finds real chats on it)",
     )
+    delays = setting_default(SessionSettings, "delays")
     parser.add_argument(
         "--delays",
         choices=PRESETS,
-        default="paper",
-        help="typing-delay preset of the bot (default paper; fitted = the persona's own rhythm)",
+        default=delays,
+        help=f"typing-delay preset of the bot (default {delays}; fitted = the persona's own "
+        "rhythm)",
     )
+    t1 = setting_default(SessionSettings, "t1")
     parser.add_argument(
         "--t1",
         type=float,
-        default=3.0,
-        help="seconds each side waits after the other's first unread message (default 3)",
+        default=t1,
+        help=f"seconds each side waits after the other's first unread message (default {t1:g})",
     )
+    max_messages = setting_default(SessionSettings, "max_messages")
     parser.add_argument(
-        "--max-messages", type=int, default=5, help="most messages per reply (default 5)"
+        "--max-messages",
+        type=int,
+        default=max_messages,
+        help=f"most messages per reply (default {max_messages})",
     )
     parser.add_argument(
         "--history-turns",
@@ -195,12 +207,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         help="stop after this many minutes of chat (default: 10 per turn)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    parser.add_argument(
-        "--out",
-        type=Path,
-        default=Path("transcripts"),
-        help="output folder (default ./transcripts)",
+    seed = setting_default(SessionSettings, "seed")
+    parser.add_argument("--seed", type=int, default=seed, help=f"random seed (default {seed})")
+    add_out_argument(
+        parser,
+        folder=True,
+        default=TRANSCRIPTS_DIR,
+        help=f"folder for the transcript and event log (default ./{TRANSCRIPTS_DIR})",
     )
     parser.add_argument("--quiet", action="store_true", help="don't print the chat as it runs")
     parser.set_defaults(func=run)

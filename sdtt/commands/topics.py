@@ -14,7 +14,7 @@ import trio
 from rich.console import Console
 from rich.markup import escape
 
-from sdtt.commands.common import add_base_url_argument, check_base_url
+from sdtt.commands.common import add_base_url_argument, add_out_argument, check_base_url
 from sdtt.display import terminal_text, usage_line
 from sdtt.errors import InputError
 from sdtt.files import output_file
@@ -27,7 +27,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``sdtt topics``."""
     parser = subparsers.add_parser(
         "topics",
-        help="generate a list of distinct everyday chat topics",
         description=(
             "Ask a model for N distinct everyday topics for pseudo-dialogues (duplicates "
             "and near duplicates are dropped and the model is asked again until there are "
@@ -45,10 +44,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=DEFAULT_TOPIC_COUNT,
         help=f"how many topics (default {DEFAULT_TOPIC_COUNT})",
     )
-    parser.add_argument(
-        "--out",
-        type=Path,
-        help=f"file to write (default {TOPICS_DIR}/generated-<model>-<n>.txt)",
+    add_out_argument(
+        parser,
+        folder=False,
+        help=f"file to write the topics to (default {TOPICS_DIR}/generated-<model>-<n>.txt)",
     )
     parser.add_argument("--force", action="store_true", help="replace an existing file")
     parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")

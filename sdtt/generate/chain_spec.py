@@ -38,6 +38,8 @@ from sdtt.files import load_settings_file
 from sdtt.generate.prompts import Mode
 from sdtt.generate.records import (
     DEFAULT_MAX_TOKENS,
+    DEFAULT_TEMPERATURE,
+    DEFAULT_TIMEOUT,
     DEFAULT_TURNS_PER_TOPIC,
     ChainSettings,
     ChainSpec,
@@ -47,6 +49,7 @@ from sdtt.generate.records import (
     topic_targets,
 )
 from sdtt.generate.topics import locate_topics, read_topics
+from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS
 
 CORPUS_TOPICS = "chitchat"
 """The topic list name that can always be had from the chit-chat corpus itself."""
@@ -60,11 +63,11 @@ class PlanSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     style: StyleChoice = "auto"
-    temperature: float = Field(default=0.8, ge=0)
+    temperature: float = Field(default=DEFAULT_TEMPERATURE, ge=0)
     max_tokens: int = Field(default=DEFAULT_MAX_TOKENS, ge=16)
-    history_turns: int = Field(default=100, ge=0)
+    history_turns: int = Field(default=DEFAULT_HISTORY_TURNS, ge=0)
     max_calls_per_topic: int | None = Field(default=None, ge=1)
-    timeout: float = Field(default=180.0, gt=0)
+    timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0)
 
     def for_model(self, model: str) -> ChainSettings:
         """The chain settings for a chain on ``model``."""

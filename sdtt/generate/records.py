@@ -41,6 +41,9 @@ MODES: tuple[Mode, ...] = ("burst", "pingpong")
 DEFAULT_TURNS_PER_TOPIC = 10
 DEFAULT_MAX_TOKENS = 2048
 """Token cap of a 'whole' call: ten burst rounds with timestamps fit."""
+DEFAULT_TEMPERATURE = 0.8
+DEFAULT_TIMEOUT = 180.0
+"""Seconds per call attempt."""
 
 
 class SettingsError(ConfigError):
@@ -64,7 +67,7 @@ class ChainSettings(BaseModel):
     style: Style = Field(
         default="whole", description="'whole' (chat models) or 'lines' (completion models)."
     )
-    temperature: float = Field(default=0.8, ge=0)
+    temperature: float = Field(default=DEFAULT_TEMPERATURE, ge=0)
     max_tokens: int = Field(
         default=DEFAULT_MAX_TOKENS, ge=16, description="Token cap of a 'whole' call."
     )
@@ -77,7 +80,7 @@ class ChainSettings(BaseModel):
         description="Calls one topic may take in one run before the chain gives up "
         "(default: turns + 3 for 'whole', 5 per planned message + 5 for 'lines').",
     )
-    timeout: float = Field(default=180.0, gt=0, description="Seconds per call attempt.")
+    timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0, description="Seconds per call attempt.")
 
     def call_budget(self, turns: int, planned_messages: int) -> int:
         """Calls a topic may take in one run before the chain is declared stuck."""

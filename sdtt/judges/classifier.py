@@ -22,14 +22,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sdtt.errors import InputError
+
+# Kept importable from here.
+from sdtt.judges.classifier_options import DEFAULT_FEATURE_SETS as DEFAULT_FEATURE_SETS
+from sdtt.judges.classifier_options import FEATURE_SETS as FEATURE_SETS
+from sdtt.judges.classifier_options import GROUPINGS as GROUPINGS
+from sdtt.judges.classifier_options import GroupBy as GroupBy
 from sdtt.personas.stats import EMOJI, EMOTICON, LAUGHTER
 from sdtt.questionnaires.questionnaire import AnswerKey, Questionnaire, SourceInfo
 
 Level = Literal["message", "side"]
-GroupBy = Literal["conversation", "persona"]
-GROUPINGS: tuple[GroupBy, ...] = ("conversation", "persona")
-FEATURE_SETS = ("char", "style", "char+style", "embeddings")
-DEFAULT_FEATURE_SETS = ("char", "style", "char+style")
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,8 @@ from sdtt.questionnaires.questionnaire import AnswerKey, KeyItem, Line, PairItem
 JudgeKind = Literal["paired", "zero-shot", "one-shot"]
 JUDGE_KINDS: tuple[JudgeKind, ...] = ("paired", "zero-shot", "one-shot")
 DEFAULT_ATTEMPTS = 3
+DEFAULT_CONCURRENCY = 4
+"""Pairs an LLM judge is asked about at once."""
 JUDGE_CONFIG = GenerateConfig(max_tokens=16, temperature=0.0)
 RAW_LIMIT = 200
 """Characters of a non-compliant answer kept in the record (to see what went wrong)."""
@@ -272,7 +274,7 @@ async def run_llm_judge(
     kind: JudgeKind = "paired",
     run: str | None = None,
     attempts: int = DEFAULT_ATTEMPTS,
-    concurrency: int = 4,
+    concurrency: int = DEFAULT_CONCURRENCY,
     on_done: Callable[[int, int], None] | None = None,
     orders: OrderPolicy = "both",
     seed: int = 0,

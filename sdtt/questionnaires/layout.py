@@ -25,12 +25,12 @@ from sdtt.dialogue.message import Message
 from sdtt.dialogue.render import fold_text
 from sdtt.questionnaires.questionnaire import Line, PairItem, Speaker
 from sdtt.questionnaires.study import Timestamps
+from sdtt.templates import escape_html as escape_html  # exporters import it from here
 
 SPEAKER_LABELS: dict[Speaker, str] = {"A": "User A", "B": "User B"}
 HIGHLIGHT = "#fff1b8"
 CHAT_TITLES = ("Chat 1", "Chat 2")
 
-_BRACES = {"{": "&#123;", "}": "&#125;"}
 _MARKDOWN_INLINE = re.compile(r"([\\`*_\[\]|~])")
 _MARKDOWN_LINE_START = re.compile(r"^(\s*)([#+-]|\d+[.)])")
 
@@ -108,12 +108,6 @@ def number_lines(
             )
             number += 1
     return numbered[0], numbered[1]
-
-
-def escape_html(text: str) -> str:
-    """Escape text for HTML, including the braces survey tools treat as placeholders."""
-    escaped = html.escape(text, quote=True)
-    return "".join(_BRACES.get(char, char) for char in escaped)
 
 
 def plain_label(text: str) -> str:

@@ -13,20 +13,23 @@ from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.personas.store import find_persona
 from sdtt.personas.timing import persona_timing
 
+_SESSION_DEFAULTS = SessionSettings()
+"""Where the chat settings' defaults come from, so they are written once."""
+
 
 def build_plan(
     *,
     persona: str,
     model: str,
     pseudo: Path | None = None,
-    mode: Mode = "burst",
-    delays: PresetName = "paper",
+    mode: Mode = _SESSION_DEFAULTS.mode,
+    delays: PresetName = _SESSION_DEFAULTS.delays,
     turns: int = 10,
     out_dir: Path = Path("transcripts"),
     participant: bool = False,
-    t1: float = 3.0,
-    max_messages: int = 5,
-    seed: int = 0,
+    t1: float = _SESSION_DEFAULTS.t1,
+    max_messages: int = _SESSION_DEFAULTS.max_messages,
+    seed: int = _SESSION_DEFAULTS.seed,
     base_url: str | None = None,
     api_key_env: str | None = None,
 ) -> ChatPlan:

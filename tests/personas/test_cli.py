@@ -9,7 +9,7 @@ import pytest
 
 from sdtt.cli import main
 from sdtt.personas.corpus import Corpus
-from sdtt.personas.store import DEFAULT_PERSONA, load_persona, save_persona
+from sdtt.personas.store import DEFAULT_PERSONA, SHIPPED_DIR, load_persona, save_persona
 from tests.personas.synthetic import chat, persona, raw_conversation
 
 
@@ -125,7 +125,8 @@ def test_import_with_too_high_a_threshold_says_so(
 def test_rebuilding_the_examples_from_the_real_corpus_gives_the_same_histories(
     tmp_path: Path,
 ) -> None:
-    examples = sorted(Path(__file__).parents[2].joinpath("personas").glob("chitchat-*.jsonl"))
+    examples = sorted(SHIPPED_DIR.glob("chitchat-*.jsonl"))
+    assert len(examples) == 3
     senders = [load_persona(path).info.extra["sender"] for path in examples]
     args = ["persona", "import", "chitchat", "--out", str(tmp_path / "rebuilt")]
     for sender in senders:

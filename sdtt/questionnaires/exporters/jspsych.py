@@ -17,10 +17,11 @@ link), otherwise a form is drawn at random; rows then carry ``design_form``.
 
 from __future__ import annotations
 
-import json
 import re
 from importlib import resources
 from typing import Any
+
+from markupsafe import Markup
 
 from sdtt.questionnaires.layout import escape_html, pair_html, paragraphs_html
 from sdtt.questionnaires.questionnaire import Question, Questionnaire
@@ -33,151 +34,6 @@ SCRIPT_FILES = (
     "plugin-survey-multi-choice.min.js",
     "plugin-survey-text.min.js",
 )
-
-_PAGE_CSS = """
-.jspsych-content { max-width: 960px; text-align: left; }
-.jspsych-btn.choice { white-space: normal; max-width: 40em; text-align: left; margin: 6px; }
-.question { font-weight: bold; margin: 16px 0 8px 0; }
-"""
-
-_PAGE_SCRIPT = r"""
-(function () {
-  "use strict";
-  const study = JSON.parse(document.getElementById("study-data").textContent);
-  const params = new URLSearchParams(window.location.search);
-  const jsPsych = initJsPsych({ on_finish: finish });
-  const prolific = {};
-  if (study.capture_prolific) {
-    for (const name of ["PROLIFIC_PID", "STUDY_ID", "SESSION_ID"]) {
-      prolific[name] = params.get(name) || "";
-    }
-  }
-  const judgeId = prolific.PROLIFIC_PID || jsPsych.randomization.randomID(12);
-  jsPsych.data.addProperties(Object.assign({ judge_id: judgeId, form: study.id }, prolific));
-
-  const values = {};
-  for (const item of study.items) {
-    values[item.id] = item.judgement_codes;
-    if (item.topic_codes) { values[item.id + "topic"] = item.topic_codes; }
-  }
-  const button = (label) => '<button class="jspsych-btn choice">' + label + "</button>";
-  const answer = (data) => {
-    const codes = values[data.question];
-    data.answer = codes && data.response !== null ? codes[data.response] : null;
-  };
-
-  const timeline = [];
-  timeline.push({
-    type: jsPsychHtmlButtonResponse,
-    stimulus: "<h2>" + study.title_html + "</h2>" + study.intro_html,
-    choices: ["Start"],
-    data: { role: "intro" },
-  });
-  if (study.choice_demographics.length) {
-    timeline.push({
-      type: jsPsychSurveyMultiChoice,
-      preamble: "<h3>About you</h3>",
-      questions: study.choice_demographics,
-      data: { role: "demographics" },
-    });
-  }
-  if (study.text_demographics.length) {
-    timeline.push({
-      type: jsPsychSurveyText,
-      questions: study.text_demographics,
-      data: { role: "demographics" },
-    });
-  }
-  const judgement = {
-    type: jsPsychHtmlButtonResponse,
-    stimulus: () =>
-      jsPsych.evaluateTimelineVariable("view") +
-      '<p class="question">' + jsPsych.evaluateTimelineVariable("judgement_html") + "</p>",
-    choices: () => jsPsych.evaluateTimelineVariable("judgement_labels"),
-    button_html: button,
-    button_layout: "flex",
-    data: {
-      role: "judgement",
-      item: jsPsych.timelineVariable("id"),
-      question: jsPsych.timelineVariable("id"),
-    },
-    on_finish: answer,
-  };
-  const topic = {
-    timeline: [{
-      type: jsPsychHtmlButtonResponse,
-      stimulus: () =>
-        '<p class="question">' + jsPsych.evaluateTimelineVariable("topic_html") + "</p>",
-      choices: () => jsPsych.evaluateTimelineVariable("topic_labels"),
-      button_html: button,
-      button_layout: "flex",
-      data: {
-        role: "topic",
-        item: jsPsych.timelineVariable("id"),
-        question: jsPsych.timelineVariable("topic_name"),
-      },
-      on_finish: answer,
-    }],
-    conditional_function: () => jsPsych.evaluateTimelineVariable("topic_labels") !== null,
-  };
-  let shown = study.items;
-  if (study.forms.length) {
-    // A judge design: ?form=N picks a form (one link per judge group), else a random one.
-    const asked = parseInt(params.get("form") || "", 10);
-    const index = asked >= 1 && asked <= study.forms.length
-      ? asked - 1 : Math.floor(Math.random() * study.forms.length);
-    const byId = {};
-    for (const item of study.items) { byId[item.id] = item; }
-    shown = study.forms[index].map((id) => byId[id]);
-    jsPsych.data.addProperties({ design_form: index + 1 });
-  }
-  timeline.push({
-    timeline: [judgement, topic],
-    timeline_variables: shown,
-    randomize_order: study.randomise_order && !study.forms.length,
-  });
-  if (study.strategy) {
-    timeline.push({
-      type: jsPsychSurveyText,
-      questions: [study.strategy],
-      data: { role: "strategy" },
-    });
-  }
-
-  function finish() {
-    const csv = jsPsych.data.get().csv();
-    window.studyResultCsv = csv;
-    const display = jsPsych.getDisplayElement();
-    const blob = new Blob([csv], { type: "text/csv" });
-    const parts = [study.end_html];
-    parts.push('<p><a class="jspsych-btn" id="download" download="responses-' +
-      encodeURIComponent(judgeId) + '.csv">Download your answers (CSV)</a></p>');
-    if (study.completion_url) {
-      parts.push('<p><a class="jspsych-btn" id="complete">Finish</a></p>');
-    }
-    display.innerHTML = '<div class="jspsych-content">' + parts.join("") + "</div>";
-    display.querySelector("#download").href = URL.createObjectURL(blob);
-    if (study.completion_url) {
-      display.querySelector("#complete").href = study.completion_url;
-    }
-    if (study.data_url) {
-      window.studyUpload = fetch(study.data_url, {
-        method: "POST",
-        headers: { "Content-Type": "text/csv" },
-        body: csv,
-      }).catch(() => null);
-    }
-    window.studyDone = true;
-  }
-
-  const mode = params.get("simulate");
-  if (mode === "data-only" || mode === "visual") {
-    jsPsych.simulate(timeline, mode);
-  } else {
-    jsPsych.run(timeline);
-  }
-})();
-"""
 
 
 def _vendor(name: str) -> str:
@@ -194,12 +50,6 @@ def _script_safe(text: str) -> str:
     """
     text = re.sub(r"</(script)", lambda m: "<\\/" + m.group(1), text, flags=re.IGNORECASE)
     return text.replace("<!--", "<\\!--")
-
-
-def _json_for_html(data: Any) -> str:
-    """JSON that is safe inside a ``<script>`` element (no tag or comment can start)."""
-    text = json.dumps(data, ensure_ascii=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _survey_question(question: Question) -> dict[str, Any]:
@@ -260,17 +110,14 @@ def study_data(questionnaire: Questionnaire, data_url: str | None = None) -> dic
 
 
 def export(questionnaire: Questionnaire, *, data_url: str | None = None) -> str:
-    """The self-contained page."""
-    scripts = "\n".join(
-        f"<script>\n{_script_safe(_vendor(name))}</script>" for name in SCRIPT_FILES
-    )
-    data = _json_for_html(study_data(questionnaire, data_url))
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{escape_html(questionnaire.title)}</title>\n"
-        f"<style>\n{_vendor('jspsych.css')}{_PAGE_CSS}</style>\n"
-        f"{scripts}\n</head>\n<body>\n"
-        f'<script type="application/json" id="study-data">{data}</script>\n'
-        f"<script>{_PAGE_SCRIPT}</script>\n</body>\n</html>\n"
+    """The self-contained page (template ``sdtt/templates/jspsych.html``, its script
+    ``jspsych_page.js``)."""
+    from sdtt.templates import render
+
+    return render(
+        "jspsych.html",
+        title=questionnaire.title,
+        vendor_css=Markup(_vendor("jspsych.css")),
+        scripts=[Markup(_script_safe(_vendor(name))) for name in SCRIPT_FILES],
+        study=study_data(questionnaire, data_url),
     )

@@ -7,10 +7,11 @@ codes so answers written down can be typed into the generic CSV import.
 
 from __future__ import annotations
 
+from markupsafe import Markup
+
 from sdtt.questionnaires.layout import (
     CHAT_TITLES,
     SPEAKER_LABELS,
-    escape_html,
     escape_markdown,
     pair_html,
     paragraphs_html,
@@ -33,48 +34,18 @@ _CSS = (
 )
 
 
-def _question_html(question: Question) -> str:
-    title = f'<div class="question">{escape_html(question.text)}</div>'
-    if question.choices is not None:
-        options = "".join(
-            f"<li>{escape_html(c.label)} <small>({escape_html(c.value)})</small></li>"
-            for c in question.choices
-        )
-        return f'{title}<ul class="options">{options}</ul>'
-    lines = 4 if question.multiline else 1
-    return title + '<div class="answer-lines"></div>' * lines
-
-
 def export_html(questionnaire: Questionnaire) -> str:
     """A standalone, printable HTML page."""
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{escape_html(questionnaire.title)}</title>",
-        f"<style>{_CSS}</style></head><body>",
-        f"<h1>{escape_html(questionnaire.title)}</h1>",
-        paragraphs_html(questionnaire.intro),
-        '<p>Judge id: <span class="answer-lines" style="display:inline-block;width:16em">'
-        "</span></p>",
-    ]
-    if questionnaire.demographics:
-        parts.append("<h2>About you</h2>")
-        parts += [_question_html(q) for q in questionnaire.demographics]
-    total = len(questionnaire.items)
-    for number, item in enumerate(questionnaire.items, start=1):
-        parts.append(f'<section class="pair"><h2>Pair {number} of {total}</h2>')
-        parts.append(f"<p><small>Pair id: {escape_html(item.id)}</small></p>")
-        parts.append(pair_html(item))
-        parts.append(_question_html(item.judgement))
-        if item.topic is not None:
-            parts.append(_question_html(item.topic))
-        parts.append("</section>")
-    if questionnaire.strategy is not None:
-        parts.append("<h2>Last question</h2>")
-        parts.append(_question_html(questionnaire.strategy))
-    parts.append(paragraphs_html(questionnaire.end_text))
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+    from sdtt.templates import render
+
+    return render(
+        "printable.html",
+        questionnaire=questionnaire,
+        css=Markup(_CSS),
+        intro=Markup(paragraphs_html(questionnaire.intro)),
+        end=Markup(paragraphs_html(questionnaire.end_text)),
+        pairs=[Markup(pair_html(item)) for item in questionnaire.items],
+    )
 
 
 def _question_markdown(question: Question) -> list[str]:

@@ -1,0 +1,67 @@
+"""The parser of ``sdtt score`` and the options ``sdtt report`` shares with it (scoring
+itself is :mod:`sdtt.commands.score`)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from sdtt.analysis.defaults import BREAKDOWNS, DEFAULT_BOOTSTRAP, DEFAULT_MARGIN
+from sdtt.commands.lazy import lazy_command
+
+
+def add_scoring_options(parser: argparse.ArgumentParser) -> None:
+    """Options shared by ``score`` and ``report``."""
+    parser.add_argument(
+        "judgements",
+        type=Path,
+        nargs="+",
+        metavar="JUDGEMENTS",
+        help="judgement files (.jsonl) from 'sdtt judge', 'judge-ui' or 'responses import'",
+    )
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=DEFAULT_BOOTSTRAP,
+        metavar="N",
+        help=f"cluster bootstrap replicates (default {DEFAULT_BOOTSTRAP}; 0 for none)",
+    )
+    parser.add_argument(
+        "--margin",
+        type=float,
+        default=DEFAULT_MARGIN,
+        help=f"equivalence margin around 50%% for the TOST (default {DEFAULT_MARGIN})",
+    )
+    parser.add_argument(
+        "--pool",
+        action="store_true",
+        help="also show one figure pooled over every condition and judge type (off by "
+        "default: conditions and human vs LLM judges are not comparable)",
+    )
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``sdtt score``."""
+    parser = subparsers.add_parser(
+        "score",
+        description=(
+            "Score judgements (human and LLM alike): one row per condition (model x mode x "
+            "total turns N+X), human and LLM judges in separate tables, with pair-averaged "
+            "and pooled X-Turn Pass Rate, Wilson and cluster-bootstrap intervals, exact "
+            "binomial test against 50%, TOST equivalence, d', detectability, LLM position "
+            "bias and order consistency. Catch pairs and excluded judgements are counted, "
+            "never used."
+        ),
+    )
+    add_scoring_options(parser)
+    parser.add_argument(
+        "--by",
+        default="",
+        help=(
+            "comma-separated breakdowns over all judges: "
+            + ", ".join(BREAKDOWNS)
+            + ", demographics or a demographic question name (turns: total turn index "
+            "N+X; n: pseudo-dialogue turns; x: live turns shown)"
+        ),
+    )
+    parser.set_defaults(func=lazy_command("sdtt.commands.score"))

@@ -1,0 +1,115 @@
+"""The command line starts fast: building its parser loads none of the heavy libraries.
+
+The speed itself is measured by ``benchmarks/cli_startup.py``; these tests hold the
+invariant that keeps it fast, and check the shortcuts lose no command or help text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+
+import pytest
+
+from sdtt.cli import COMMANDS, build_parser, main
+
+HEAVY = ("pandas", "scipy", "matplotlib", "numpy", "openai", "anthropic", "textual")
+
+
+def _loaded_after(code: str) -> list[str]:
+    # A fresh interpreter: this test process has long imported everything.
+    script = f"import json, sys\n{code}\nprint(json.dumps(sorted(sys.modules)))"
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    modules = set(json.loads(result.stdout.splitlines()[-1]))
+    return [name for name in HEAVY if name in modules]
+
+
+def _commands_action(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:  # type: ignore[type-arg]
+    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    return dict(_commands_action(parser).choices)
+
+
+def test_building_the_whole_parser_imports_no_heavy_library() -> None:
+    assert _loaded_after("import sdtt.cli\nsdtt.cli.build_parser().format_help()") == []
+
+
+def test_help_and_a_light_command_import_no_heavy_library() -> None:
+    code = (
+        "import contextlib, io, sdtt.cli\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    for argv in (['--help'], ['--version'], ['persona', 'list'], ['score', '-h']):\n"
+        "        try:\n"
+        "            sdtt.cli.main(argv)\n"
+        "        except SystemExit:\n"
+        "            pass"
+    )
+    assert _loaded_after(code) == []
+
+
+def test_top_level_help_and_version_import_no_command_module() -> None:
+    code = (
+        "import contextlib, io, sdtt.cli\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    for argv in (['--help'], ['--version']):\n"
+        "        try:\n"
+        "            sdtt.cli.main(argv)\n"
+        "        except SystemExit:\n"
+        "            pass\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", "import json, sys\n" + code],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    loaded = json.loads(result.stdout.splitlines()[-1])
+    assert [name for name in loaded if name.startswith("sdtt.commands.")] == []
+
+
+def test_help_lists_every_command_with_its_explanation(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    full = build_parser()
+    assert sorted(_subparsers(full)) == sorted(COMMANDS)
+    for action in _commands_action(full)._choices_actions:
+        assert action.help == COMMANDS[action.dest].help
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    shown = capsys.readouterr().out
+    # The quick help (no command module imported) reads exactly as the full parser's.
+    assert shown == full.format_help()
+    for name, command in COMMANDS.items():
+        assert name in shown
+        assert " ".join(command.help.split()[:3]) in " ".join(shown.split())
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_command_alone_parses_and_helps_as_in_the_full_parser(command: str) -> None:
+    full = _subparsers(build_parser())[command]
+    alone = _subparsers(build_parser([command]))[command]
+    assert alone.format_help() == full.format_help()
+
+
+def test_persona_import_options_appear_when_the_format_is_used(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["persona", "import", "whatsapp", "--help"])
+    assert "--me NAME" in capsys.readouterr().out
+    main(["persona", "import"])
+    assert "whatsapp" in capsys.readouterr().out
+
+
+def test_version_prints_the_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.startswith("sdtt ")
