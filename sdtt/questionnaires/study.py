@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from sdtt.align.spec import RatingSpec
 from sdtt.dialogue.store import validate_record
 from sdtt.errors import InputError
 from sdtt.files import load_settings_file
@@ -232,6 +233,10 @@ class StudySpec(BaseModel):
     design: DesignSpec = Field(default_factory=DesignSpec)
     quality: QualitySpec = Field(default_factory=QualitySpec)
     prolific: ProlificSpec = Field(default_factory=ProlificSpec)
+    rating: RatingSpec | None = Field(
+        default=None,
+        description="A pairwise similarity rating task ('sdtt align build'); see sdtt.align.",
+    )
 
     def check(self) -> None:
         """Raise :class:`InputError` for settings that are valid one by one but not together."""
