@@ -41,6 +41,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "score",
     "report",
     "plan",
+    "align",
 )
 
 EXIT_USER_ERROR = 2

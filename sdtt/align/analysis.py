@@ -10,7 +10,7 @@ is also compared with every human one.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -100,7 +100,7 @@ def analyse(
     task: RatingTask,
     ratings: Sequence[Rating],
     *,
-    item_sides: dict[str, str] | None = None,
+    item_sides: Mapping[str, str] | None = None,
     permutations: int = 1000,
     seed: int = 0,
 ) -> AlignmentResult:

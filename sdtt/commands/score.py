@@ -152,4 +152,7 @@ def run(args: argparse.Namespace) -> int:
         zip(frame["pair_kind"], frame["excluded"], frame["exclusion_reason"], strict=True)
     )
     console.print(escape(tally.line()), soft_wrap=True)
+    from sdtt.commands.align import print_verdict_agreement
+
+    print_verdict_agreement(console, load_judgements(args.judgements), reps=args.bootstrap)
     return 0

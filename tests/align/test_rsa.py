@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from scipy import stats
 from sdtt.align import rsa
 from sdtt.align.analysis import analyse
 from sdtt.align.ratings import Rating
+from sdtt.align.report import build_alignment_report, render_html
 from sdtt.align.task import RatingItem, RatingPair, RatingTask
 from sdtt.align.verdicts import cohen_kappa, verdict_agreement
 from sdtt.questionnaires.judgements import Judgement
@@ -230,3 +232,16 @@ def test_the_fast_permutation_path_matches_the_plain_one() -> None:
         order = draw.permutation(9)
         higher += rsa.spearman(rsa.upper(x), y[np.ix_(order, order)][rows, cols]) >= observed
     assert rsa.permutation_p(x, y, permutations=300, seed=1) == (1 + higher) / 301
+
+
+def test_report_page_escapes_names(tmp_path: Path) -> None:
+    task = _task(6)
+    rng = np.random.default_rng(8)
+    ratings: list[Rating] = []
+    for n in range(3):
+        ratings += _ratings(task, _clustered(6, rng, 0.3), f"h{n}", "human")
+        ratings += _ratings(task, _clustered(6, rng, 0.3), f"m{n}", "<script>x()</script>")
+    result = analyse(task, ratings, permutations=20)
+    report = build_alignment_report(result, tmp_path)
+    page = render_html(report)
+    assert "<script>" not in page and "&lt;script&gt;x()" in page
