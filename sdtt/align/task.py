@@ -8,6 +8,7 @@ its side B was a bot or a person.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import random
@@ -25,7 +26,7 @@ from sdtt.errors import InputError
 from sdtt.files import parse_json, write_text_atomic
 from sdtt.questionnaires.ids import OpaqueIds
 from sdtt.questionnaires.leaks import GENERIC_TERMS, find_terms, meta_terms, unique_terms
-from sdtt.questionnaires.questionnaire import Line, load_key, sha256_text
+from sdtt.questionnaires.questionnaire import Line, SourceInfo, load_key, sha256_text
 from sdtt.questionnaires.study import StudySpec
 
 TASK_VERSION = 1
@@ -175,6 +176,28 @@ def _read_source(path: str, base: Path, where: str) -> list[Transcript]:
     return transcripts
 
 
+@functools.cache
+def _corpus() -> Any:
+    from sdtt.personas.corpus import load_corpus
+
+    return load_corpus()
+
+
+def _corpus_transcript(info: SourceInfo) -> Transcript | None:
+    """A corpus conversation of a built study (its key holds no file for those)."""
+    from sdtt.personas.corpus import SOURCE_NAME
+
+    senders = info.meta.get("senders")
+    if info.meta.get("source") != SOURCE_NAME or not isinstance(senders, dict):
+        return None
+    wanted = info.meta.get("conversation_id", info.id)
+    for conversation in _corpus().raw_conversations:
+        if conversation.id == wanted:
+            transcript: Transcript = conversation.transcript(senders.get("response"))
+            return transcript
+    return None
+
+
 def _source_pools(
     source: RatingSource, base: Path, where: str
 ) -> list[tuple[Side, str, list[Transcript]]]:
@@ -190,10 +213,14 @@ def _source_pools(
         if entry.kind != "test":
             continue
         for side, info in (("bot", entry.bot), ("human", entry.human)):
-            if info.path is None or (side, info.id) in seen:
+            if (side, info.id) in seen:
                 continue
             seen.add((side, info.id))
-            found = _read_source(f"{info.path}#{info.id}", base, where)
+            if info.path is not None:
+                found = _read_source(f"{info.path}#{info.id}", base, where)
+            else:
+                corpus = _corpus_transcript(info)
+                found = [] if corpus is None else [corpus]
             pools["bot" if side == "bot" else "human"] += found
     return [(side, f"{source.study}:{side}", found) for side, found in pools.items() if found]
 

@@ -7,6 +7,7 @@ import json
 import random
 from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given
@@ -21,11 +22,14 @@ from sdtt.align.task import (
     load_rating_task,
     save_rating_task,
 )
+from sdtt.dialogue.message import Transcript
 from sdtt.errors import InputError
+from sdtt.personas.corpus import SOURCE_NAME
 from sdtt.questionnaires.leaks import find_terms
+from sdtt.questionnaires.questionnaire import save_study
 from sdtt.questionnaires.study import StudySpec
 from tests.align.helpers import build, rating_spec, write_sources
-from tests.questionnaires.helpers import SECRET_WORDS
+from tests.questionnaires.helpers import SECRET_WORDS, fixture_study, humans
 
 
 def test_all_pairs_of_a_small_set_with_bot_and_human_items(tmp_path: Path) -> None:
@@ -137,3 +141,58 @@ def test_missing_source_file_names_it(tmp_path: Path) -> None:
     spec = StudySpec(rating=RatingSpec(sources=[RatingSource(path="nowhere.jsonl", side="bot")]))
     with pytest.raises(InputError, match=r"nowhere\.jsonl"):
         build_rating_task(spec, tmp_path)
+
+
+def test_items_from_a_built_study_take_both_sides_from_its_key(tmp_path: Path) -> None:
+    write_sources(tmp_path)
+    study = fixture_study()
+    save_study(tmp_path / "study", study.questionnaire, study.key)
+    spec = StudySpec(name="from-study", rating=RatingSpec(sources=[RatingSource(study="study")]))
+    built = build_rating_task(spec, tmp_path)
+    sides = Counter(entry.side for entry in built.key.items.values())
+    assert sides == {"bot": 4, "human": 4}
+    conversations = {entry.conversation for entry in built.key.items.values()}
+    assert conversations <= {"bot-conv-1", "bot-conv-2", "human-conv-1", "human-conv-2"}
+
+
+class _FakeConversation:
+    def __init__(self, transcript: Transcript) -> None:
+        self.id = transcript.id
+        self._transcript = transcript
+        self.asked: list[str | None] = []
+
+    def transcript(self, persona_sender: str | None = None) -> Transcript:
+        self.asked.append(persona_sender)
+        return self._transcript
+
+
+def test_corpus_chats_of_a_built_study_come_from_the_corpus(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_sources(tmp_path)
+    study = fixture_study()
+    corpus_human = humans()[0]
+    fake = _FakeConversation(corpus_human)
+    items = {}
+    for pair_id, entry in study.key.items.items():
+        human = entry.human.model_copy(
+            update={
+                "path": None,
+                "meta": {
+                    "source": SOURCE_NAME,
+                    "conversation_id": corpus_human.id,
+                    "senders": {"user": "s1", "response": "s2"},
+                },
+            }
+        )
+        items[pair_id] = entry.model_copy(update={"human": human})
+    key = study.key.model_copy(update={"items": items})
+    save_study(tmp_path / "study", study.questionnaire, key)
+    monkeypatch.setattr(
+        "sdtt.align.task._corpus", lambda: SimpleNamespace(raw_conversations=[fake])
+    )
+    spec = StudySpec(rating=RatingSpec(sources=[RatingSource(study="study")]))
+    built = build_rating_task(spec, tmp_path)
+    assert fake.asked and set(fake.asked) == {"s2"}
+    humans_found = {e.conversation for e in built.key.items.values() if e.side == "human"}
+    assert humans_found == {corpus_human.id}
