@@ -165,6 +165,31 @@ def _map_figure(result: AlignmentResult, path: Path) -> Path:
     return path
 
 
+def _spread_figure(result: AlignmentResult, path: Path) -> Path:
+    """Participant-to-participant alignment within each cohort, and of each LLM cohort's
+    participants with each human: do models vary as people do?"""
+    plt = _pyplot()
+    groups: list[tuple[str, list[float]]] = [
+        (c.name, [v for v in c.pairwise if not math.isnan(v)]) for c in result.cohorts
+    ]
+    groups += [
+        (f"{c.cohort} x human", [float(v) for v in c.individual.ravel() if not math.isnan(v)])
+        for c in result.comparisons
+    ]
+    groups = [(name, values) for name, values in groups if values]
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(groups) + 2), 3.8))
+    if groups:
+        ax.boxplot([values for _, values in groups])
+        ax.set_xticks(
+            range(1, len(groups) + 1), [n for n, _ in groups], rotation=20, ha="right", fontsize=7
+        )
+    ax.set_ylabel("Spearman rho between two participants")
+    ax.axhline(0, color="black", linewidth=0.6)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
 def _bars_figure(result: AlignmentResult, path: Path) -> Path:
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(max(4.0, 1.2 * len(result.comparisons) + 2), 3.8))
@@ -226,6 +251,12 @@ def build_alignment_report(
         )
         report.figures.append(
             ("MDS map of all participants", _map_figure(result, out / "alignment-mds.png"))
+        )
+        report.figures.append(
+            (
+                "Inter-individual alignment: within each cohort, and LLM participants x humans",
+                _spread_figure(result, out / "alignment-spread.png"),
+            )
         )
     if result.comparisons:
         report.figures.append(

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sdtt.align.spec import RatingSource, RatingSpec, Side
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.store import check_version, read_transcripts, validate_record
+from sdtt.dialogue.turns import segment_turns
 from sdtt.errors import InputError
 from sdtt.files import parse_json, write_text_atomic
 from sdtt.questionnaires.ids import OpaqueIds
@@ -138,8 +139,6 @@ class _Candidate:
 
 def _units(messages: Sequence[Message], spec: RatingSpec) -> list[list[tuple[str, str]]]:
     """The candidate items of one conversation as ``(speaker, text)`` lines."""
-    from sdtt.dialogue.turns import segment_turns
-
     turns = segment_turns(messages)
     if spec.unit == "message":
         return [[("B", m.text)] for t in turns for m in t.response if m.text.strip()]

@@ -95,6 +95,7 @@ def test_build_export_import_judge_score_report(
     assert {p.name for p in Path("report").glob("*.png")} == {
         "alignment-matrices.png",
         "alignment-mds.png",
+        "alignment-spread.png",
         "alignment-bars.png",
     }
 
