@@ -111,18 +111,37 @@ def read_ratings(path: str | Path) -> list[Rating]:
     return ratings
 
 
+class RepeatedRatingWarning(UserWarning):
+    """Rating files held the same answer more than once; the repeats were left out."""
+
+
 def load_ratings(paths: Sequence[str | Path]) -> list[Rating]:
     """Usable ratings of several files: one per (task, judge, pair), the first given.
 
     Excluded records (no readable rating) are left out: a missing rating is missing.
+    Repeats (a file imported twice by hand, say) are left out with a warning.
     """
     seen: set[RatingKey] = set()
     kept: list[Rating] = []
+    repeated: list[Rating] = []
     for path in paths:
         for rating in read_ratings(path):
             key = rating_key(rating)
-            if rating.rating is None or key in seen:
+            if rating.rating is None:
+                continue
+            if key in seen:
+                repeated.append(rating)
                 continue
             seen.add(key)
             kept.append(rating)
+    if repeated:
+        first = repeated[0]
+        warnings.warn(
+            RepeatedRatingWarning(
+                f"{len(repeated)} repeated rating(s) left out: the same judge and pair was "
+                f"recorded more than once (first: judge {first.judge_id!r}, pair "
+                f"{first.pair_id!r}). The first record of each is used."
+            ),
+            stacklevel=2,
+        )
     return kept

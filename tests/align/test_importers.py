@@ -8,7 +8,12 @@ from pathlib import Path
 import pytest
 
 from sdtt.align.importers import import_ratings
-from sdtt.align.ratings import append_ratings, load_ratings, read_ratings
+from sdtt.align.ratings import (
+    RepeatedRatingWarning,
+    append_ratings,
+    load_ratings,
+    read_ratings,
+)
 from sdtt.errors import InputError
 from tests.align.helpers import build
 
@@ -86,7 +91,8 @@ def test_rating_table_round_trip_keeps_first_usable_answer(tmp_path: Path) -> No
     append_ratings(table, ratings)
     append_ratings(table, ratings)  # imported twice by mistake
     assert len(read_ratings(table)) == 4
-    [kept] = load_ratings([table])
+    with pytest.warns(RepeatedRatingWarning, match="1 repeated rating"):
+        [kept] = load_ratings([table])
     assert (kept.pair_id, kept.rating) == (a, 2)
 
 
