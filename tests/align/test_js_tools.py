@@ -16,7 +16,7 @@ from sdtt.align.export import export_task
 from sdtt.align.importers import import_ratings
 from sdtt.align.task import RatingBuild
 from tests.align.helpers import build
-from tests.questionnaires.test_js_tools import _node
+from tests.questionnaires.test_js_tools import HOST, _node
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +36,11 @@ def report(built: tuple[RatingBuild, RatingBuild, Path]) -> dict[str, Any]:
     [form_page] = export_task(forms.task, "jspsych", folder / "forms-out")
     tasks = {
         "surveyjs_standalone": {"json": str(survey), "host": "", "runs": [{"standalone": True}]},
+        "surveyjs": {
+            "json": str(survey),
+            "host": str(HOST),
+            "runs": [{"params": "?PROLIFIC_PID=hosted"}],
+        },
         "jspsych": {
             "page": str(page),
             "simulate": ["?simulate=data-only&PROLIFIC_PID=sim"],
@@ -77,6 +82,20 @@ def test_surveyjs_answers_import_as_ratings(
     ratings = import_ratings(path, small.task, small.key, "surveyjs")
     assert {r.pair_id for r in ratings} == {p.id for p in small.task.pairs}
     assert {r.rating for r in ratings} == {small.task.scale_min}  # the runner picks the first
+
+
+def test_surveyjs_with_the_host_page_records_judge_and_seconds(
+    built: tuple[RatingBuild, RatingBuild, Path], report: dict[str, Any], tmp_path: Path
+) -> None:
+    small = built[0]
+    [run] = report["surveyjs"]
+    assert run["errors"] == [] and run["blocked"] == [] and run["pwned"] is None
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(run["result"]), encoding="utf-8")
+    ratings = import_ratings(path, small.task, small.key, "surveyjs")
+    assert {r.judge_id for r in ratings} == {"hosted"}
+    assert {r.pair_id for r in ratings} == {p.id for p in small.task.pairs}
+    assert all(r.response_time_s is not None for r in ratings)
 
 
 def test_jspsych_simulated_and_clicked_judges_import(
