@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import re
+import tomllib
 from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
@@ -196,3 +198,14 @@ def test_corpus_chats_of_a_built_study_come_from_the_corpus(
     assert fake.asked and set(fake.asked) == {"s2"}
     humans_found = {e.conversation for e in built.key.items.values() if e.side == "human"}
     assert humans_found == {corpus_human.id}
+
+
+def test_the_example_spec_documents_every_rating_field() -> None:
+    text = (Path(__file__).parents[2] / "questionnaires" / "example-study.toml").read_text(
+        encoding="utf-8"
+    )
+    block = text[text.index("# [rating]") :]
+    data = tomllib.loads("\n".join(re.sub(r"^# ?", "", line) for line in block.splitlines()))
+    spec = RatingSpec.model_validate(data["rating"])
+    assert set(data["rating"]) == set(RatingSpec.model_fields) - {"intro", "end_text"}
+    assert spec.sources[0].study is not None and spec.sources[1].side == "bot"
