@@ -69,6 +69,7 @@ COMMANDS: dict[str, Command] = {
     "score": Command("score_parser", "X-Turn Pass Rate, intervals and tests from judgement files"),
     "report": Command("report_parser", "write an HTML and Markdown report with figures"),
     "plan": Command("plan", "pairs and judges needed for a given power"),
+    "align": Command("align", "judge alignment: pairwise similarity ratings, LLM cohorts and RSA"),
 }
 """Every command, in the order ``sdtt --help`` lists them."""
 

@@ -21,6 +21,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli",),
     ("commands",),
     ("ui",),
+    ("align",),
     ("display",),
     ("analysis",),
     ("judges",),

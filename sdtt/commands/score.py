@@ -10,7 +10,8 @@ from rich.markup import escape
 
 from sdtt.analysis.format import percent
 from sdtt.analysis.metrics import BREAKDOWNS, breakdown, condition_tables, expand_by, summarise
-from sdtt.commands.scoring import check_margin, load_table, print_summary
+from sdtt.analysis.table import judgement_table
+from sdtt.commands.scoring import check_margin, print_summary, read_judgements
 from sdtt.errors import InputError
 from sdtt.questionnaires.judgements import tally_exclusions
 
@@ -19,7 +20,8 @@ def run(args: argparse.Namespace) -> int:
     """Score judgement files from parsed arguments."""
     check_margin(args.margin)
     console = Console(highlight=False)
-    frame = load_table(args.judgements)
+    judgements = read_judgements(args.judgements)
+    frame = judgement_table(judgements)
     names = [name.strip() for name in args.by.split(",") if name.strip()]
     try:
         columns = expand_by(frame, names)
@@ -52,4 +54,7 @@ def run(args: argparse.Namespace) -> int:
         zip(frame["pair_kind"], frame["excluded"], frame["exclusion_reason"], strict=True)
     )
     console.print(escape(tally.line()), soft_wrap=True)
+    from sdtt.commands.align import print_verdict_agreement
+
+    print_verdict_agreement(console, judgements, reps=args.bootstrap)
     return 0

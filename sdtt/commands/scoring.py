@@ -14,16 +14,21 @@ from rich.table import Table
 from sdtt.analysis.format import RATE_COLUMNS, TEST_COLUMNS, format_table
 from sdtt.analysis.table import judgement_table
 from sdtt.errors import InputError
-from sdtt.questionnaires.judgements import load_judgements
+from sdtt.questionnaires.judgements import Judgement, load_judgements
 
 
-def load_table(paths: Sequence[Path]) -> pd.DataFrame:
-    """Read judgement files into one table, repeated answers left out (with a warning);
-    refuses an empty set."""
+def read_judgements(paths: Sequence[Path]) -> list[Judgement]:
+    """Read judgement files, repeated answers left out (with a warning); refuses an empty
+    set."""
     judgements = load_judgements(paths)
     if not judgements:
         raise InputError("no judgements to score.", path=paths[0] if len(paths) == 1 else None)
-    return judgement_table(judgements)
+    return judgements
+
+
+def load_table(paths: Sequence[Path]) -> pd.DataFrame:
+    """Read judgement files into one table (see :func:`read_judgements`)."""
+    return judgement_table(read_judgements(paths))
 
 
 def check_margin(margin: float) -> None:

@@ -32,7 +32,9 @@ From the command line, with no code, use a built-in script:
   prompt, so bursts show. Asked for a whole chat of N rounds (``sdtt generate``), it
   writes N rounds of ``User:`` and ``Response:`` lines; asked for N topics (``sdtt
   topics``), it lists N everyday topics not yet taken; asked to pick one of two options
-  (an LLM judge's "Answer with ... only: A or B"), it answers one of them.
+  (an LLM judge's "Answer with ... only: A or B"), it answers one of them; asked for
+  "one whole number from L to H" (a similarity rating), it answers the word overlap of
+  the two excerpts on that scale, moved a point by the call's seed.
 - ``mock/fail``: always raises :class:`~sdtt.errors.ServerError` (retried, then raised).
 - ``mock/empty``: answers with whitespace and a line for the wrong side, i.e. output that
   holds no usable message, to see how garbage output is reported.
@@ -210,6 +212,7 @@ def _response_lines(texts: Iterable[str], after: datetime | None) -> str:
 
 
 _CHOICE = re.compile(r"\bonly:\s*\(?([\w-]+)\)? or \(?([\w-]+)\)?[.\s]")
+_SCALE = re.compile(r"\bone whole number from (-?\d+) to (-?\d+)\b")
 _TOPIC_LIST = re.compile(r"\bList (\d{1,3}) (?:such |more )?topics\b")
 _TAKEN = re.compile(r"^- (.+)$", re.MULTILINE)
 
@@ -242,10 +245,28 @@ def _pick(options: tuple[str, str], key: int) -> str:
     return options[key % 2]
 
 
+def _similarity_rating(dialogue: str, low: int, high: int, key: int) -> int:
+    """A rating from the word overlap of the prompt's two excerpts, moved one point up or
+    down or left alone by ``key`` (so it depends on the seed and temperature too)."""
+    first, _, second = dialogue.partition("Excerpt 2:")
+    words = [
+        set(re.findall(r"[a-z]+", part.lower())) - {"excerpt", "user"} for part in (first, second)
+    ]
+    union = words[0] | words[1]
+    overlap = len(words[0] & words[1]) / len(union) if union else 0.0
+    value = low + round(overlap * (high - low)) + (key % 3) - 1
+    return min(high, max(low, value))
+
+
 def _special_reply(prompt: Prompt, config: GenerateConfig) -> str | None:
     """The answer to a prompt that asks for one of two options or for a list of topics
     (an LLM judge's or ``sdtt topics``' prompt); None for any other prompt."""
     key = call_key(prompt, config)
+    scale = _SCALE.search(prompt.task)
+    if scale is not None:
+        # A similarity rating: word overlap of the two excerpts, plus seeded noise.
+        low, high = int(scale.group(1)), int(scale.group(2))
+        return str(_similarity_rating(prompt.dialogue, low, high, key))
     choice = _CHOICE.search(prompt.task)
     if choice is not None:
         # A judge's verdict: one of the two options, as a pure function of the call.

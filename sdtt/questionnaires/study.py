@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from sdtt.dialogue.store import validate_record
 from sdtt.errors import InputError
 from sdtt.files import load_settings_file
+from sdtt.questionnaires.rating_spec import RatingSpec
 
 SPEC_VERSION = 1
 
@@ -232,6 +233,10 @@ class StudySpec(BaseModel):
     design: DesignSpec = Field(default_factory=DesignSpec)
     quality: QualitySpec = Field(default_factory=QualitySpec)
     prolific: ProlificSpec = Field(default_factory=ProlificSpec)
+    rating: RatingSpec | None = Field(
+        default=None,
+        description="A pairwise similarity rating task ('sdtt align build'); see sdtt.align.",
+    )
 
     def check(self) -> None:
         """Raise :class:`InputError` for settings that are valid one by one but not together."""

@@ -1,0 +1,135 @@
+"""The whole alignment analysis of a rating task: cohorts, matrices and comparisons.
+
+The human cohort is the reference: each LLM cohort's group matrix is compared with the
+human group matrix (Spearman, permutation p, Bonferroni over the LLM cohorts), read
+against the human noise ceiling; within every cohort the spread of participant-to-
+participant alignment and the ICC say how much individuals differ; every LLM participant
+is also compared with every human one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sdtt.align import rsa
+from sdtt.align.ratings import Rating
+from sdtt.align.task import RatingTask
+
+HUMAN = "human"
+
+
+@dataclass
+class CohortResult:
+    """One cohort: its participants, their matrices and how much they agree."""
+
+    name: str
+    participants: list[str]
+    matrices: list[rsa.Matrix]
+    group: rsa.Matrix
+    pairwise: list[float]
+    """Alignment of every two of its participants."""
+    icc_single: float
+    icc_average: float
+    ceiling: rsa.NoiseCeiling
+    ratings: int
+
+    @property
+    def pairwise_median(self) -> float:
+        """Median participant-to-participant alignment (NaN without two participants)."""
+        kept = [v for v in self.pairwise if not math.isnan(v)]
+        return float(np.median(kept)) if kept else rsa.NAN
+
+
+@dataclass
+class Comparison:
+    """An LLM cohort against the human group."""
+
+    cohort: str
+    rho: float
+    p: float
+    p_bonferroni: float
+    individual_mean: float
+    """Mean alignment of its participants with individual humans."""
+    individual: rsa.Matrix
+    """Its participants (rows) against each human (columns)."""
+
+
+@dataclass
+class AlignmentResult:
+    """Everything ``sdtt align score`` prints and ``sdtt align report`` draws."""
+
+    items: list[str]
+    item_sides: dict[str, str]
+    cohorts: list[CohortResult]
+    comparisons: list[Comparison] = field(default_factory=list)
+    map_labels: list[tuple[str, str]] = field(default_factory=list)
+    """(cohort, participant) of each row of ``map_coords``."""
+    map_coords: rsa.Matrix = field(default_factory=lambda: np.zeros((0, 2)))
+    permutations: int = 0
+
+    def cohort(self, name: str) -> CohortResult | None:
+        """The cohort called ``name``, if any."""
+        return next((c for c in self.cohorts if c.name == name), None)
+
+
+def _cohort(name: str, ratings: Sequence[Rating], items: list[str]) -> CohortResult:
+    by_judge: dict[str, list[Rating]] = {}
+    for rating in ratings:
+        by_judge.setdefault(rating.judge_id, []).append(rating)
+    judges = sorted(by_judge)
+    matrices = [rsa.dissimilarity_matrix(by_judge[j], items) for j in judges]
+    single, average = rsa.icc_agreement(rsa.rater_table(matrices))
+    return CohortResult(
+        name=name,
+        participants=judges,
+        matrices=matrices,
+        group=rsa.group_matrix(matrices),
+        pairwise=rsa.pairwise_alignment(matrices),
+        icc_single=single,
+        icc_average=average,
+        ceiling=rsa.noise_ceiling(matrices),
+        ratings=len(ratings),
+    )
+
+
+def analyse(
+    task: RatingTask,
+    ratings: Sequence[Rating],
+    *,
+    item_sides: Mapping[str, str] | None = None,
+    permutations: int = 1000,
+    seed: int = 0,
+) -> AlignmentResult:
+    """Analyse the usable ratings of ``task`` (other tasks' ratings are ignored)."""
+    items = [item.id for item in task.items]
+    usable = [r for r in ratings if r.task_id == task.id and r.rating is not None]
+    names = sorted({r.cohort for r in usable}, key=lambda n: (n != HUMAN, n))
+    cohorts = [_cohort(name, [r for r in usable if r.cohort == name], items) for name in names]
+    result = AlignmentResult(items, dict(item_sides or {}), cohorts, permutations=permutations)
+    human = result.cohort(HUMAN)
+    models = [c for c in cohorts if c.name != HUMAN]
+    if human is not None:
+        for number, cohort in enumerate(models):
+            p = rsa.permutation_p(
+                human.group, cohort.group, permutations=permutations, seed=seed + number
+            )
+            individual = rsa.cross_alignment(cohort.matrices, human.matrices)
+            kept = individual[~np.isnan(individual)]
+            result.comparisons.append(
+                Comparison(
+                    cohort=cohort.name,
+                    rho=rsa.matrix_alignment(human.group, cohort.group),
+                    p=p,
+                    p_bonferroni=rsa.bonferroni(p, len(models)),
+                    individual_mean=float(kept.mean()) if kept.size else rsa.NAN,
+                    individual=individual,
+                )
+            )
+    everyone = [m for c in cohorts for m in c.matrices]
+    result.map_labels = [(c.name, p) for c in cohorts for p in c.participants]
+    result.map_coords = rsa.participant_map(everyone)
+    return result

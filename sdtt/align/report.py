@@ -1,0 +1,306 @@
+"""Tables and figures of an alignment analysis: terminal rows, PNGs and an HTML page.
+
+The HTML is a Jinja2 template with autoescaping on, so every text (cohort names, model
+names, judge ids) is escaped; figures are embedded as data URLs.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from sdtt.align.analysis import HUMAN, AlignmentResult
+from sdtt.align.verdicts import Estimate, VerdictAgreement
+from sdtt.analysis.plots import _pyplot
+from sdtt.files import write_text_atomic
+
+REPORT_HTML = "alignment.html"
+
+
+def number(value: float, digits: int = 2) -> str:
+    """A value for a table; an em dash when there is none."""
+    return "\u2014" if math.isnan(value) else f"{value:.{digits}f}"
+
+
+def p_value(value: float) -> str:
+    """A p-value for a table."""
+    if math.isnan(value):
+        return "\u2014"
+    return f"{value:.3f}" if value >= 0.001 else "<0.001"
+
+
+def interval(estimate: Estimate) -> str:
+    """``value [low, high]``."""
+    return f"{number(estimate.value)} [{number(estimate.low)}, {number(estimate.high)}]"
+
+
+@dataclass
+class Table:
+    """A titled table of display strings."""
+
+    title: str
+    header: list[str]
+    rows: list[list[str]]
+    note: str = ""
+
+
+def cohort_table(result: AlignmentResult) -> Table:
+    """Each cohort's size and how much its participants agree with one another."""
+    rows = [
+        [
+            c.name,
+            str(len(c.participants)),
+            str(c.ratings),
+            number(c.pairwise_median),
+            number(c.icc_single),
+            number(c.icc_average),
+            f"{number(c.ceiling.lower)} - {number(c.ceiling.upper)}",
+        ]
+        for c in result.cohorts
+    ]
+    return Table(
+        "Cohorts: inter-individual agreement",
+        [
+            "cohort",
+            "participants",
+            "ratings",
+            "median pairwise rho",
+            "ICC(2,1)",
+            "ICC(2,k)",
+            "noise ceiling",
+        ],
+        rows,
+        "pairwise rho: Spearman of two participants' dissimilarity matrices; ICC: two-way, "
+        "absolute agreement (Shrout & Fleiss), over pairs every participant rated; noise "
+        "ceiling: leave-one-participant-out lower and upper bounds.",
+    )
+
+
+def comparison_table(result: AlignmentResult) -> Table:
+    """Each LLM cohort's group and individual alignment with the humans."""
+    human = result.cohort(HUMAN)
+    ceiling = human.ceiling if human is not None else None
+    pairwise = human.pairwise_median if human is not None else math.nan
+    rows = []
+    for c in result.comparisons:
+        share = c.rho / ceiling.lower if ceiling and ceiling.lower > 0 else math.nan
+        rows.append(
+            [
+                c.cohort,
+                number(c.rho),
+                p_value(c.p),
+                p_value(c.p_bonferroni),
+                "\u2014" if math.isnan(share) else f"{100 * share:.0f}%",
+                number(c.individual_mean),
+                number(pairwise),
+            ]
+        )
+    return Table(
+        "Alignment with the human group",
+        [
+            "cohort",
+            "group rho",
+            "p",
+            "p (Bonferroni)",
+            "of lower ceiling",
+            "mean rho with each human",
+            "human-human median rho",
+        ],
+        rows,
+        f"p: share of {result.permutations} item-label permutations aligning at least as "
+        f"well; Bonferroni over {len(result.comparisons)} comparison(s).",
+    )
+
+
+def verdict_table(found: VerdictAgreement) -> Table:
+    """Each LLM judge's Turing verdicts against the human judges'."""
+    rows = [[j.judge, str(j.pairs), interval(j.kappa), interval(j.fooled_r)] for j in found.judges]
+    return Table(
+        "Turing verdicts: LLM judges against human judges",
+        ["LLM judge", "pairs", "Cohen's kappa [95%]", "r of per-pair fooled rates [95%]"],
+        rows,
+        f"Human-human kappa (the ceiling): {interval(found.human_kappa)}, "
+        f"{found.humans} human judge(s), {found.pairs} pair(s); intervals: bootstrap over pairs.",
+    )
+
+
+def _matrices_figure(result: AlignmentResult, path: Path) -> Path:
+    plt = _pyplot()
+    order = sorted(
+        range(len(result.items)), key=lambda i: result.item_sides.get(result.items[i], "")
+    )
+    labels = [result.item_sides.get(result.items[i], "?")[:1].upper() for i in order]
+    count = len(result.cohorts)
+    fig, axes = plt.subplots(1, count, figsize=(3.6 * count, 3.6), squeeze=False)
+    for ax, cohort in zip(axes[0], result.cohorts, strict=True):
+        shown = cohort.group[np.ix_(order, order)]
+        image = ax.imshow(shown, vmin=0, vmax=1, cmap="viridis")
+        ax.set_title(cohort.name, fontsize=8)
+        ax.set_xticks(range(len(labels)), labels, fontsize=6)
+        ax.set_yticks(range(len(labels)), labels, fontsize=6)
+    fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8, label="dissimilarity")
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def _map_figure(result: AlignmentResult, path: Path) -> Path:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(5.5, 4.5))
+    names = [c.name for c in result.cohorts]
+    for name in names:
+        rows = [i for i, (cohort, _) in enumerate(result.map_labels) if cohort == name]
+        ax.scatter(result.map_coords[rows, 0], result.map_coords[rows, 1], label=name, s=24)
+    ax.set_xlabel("MDS 1")
+    ax.set_ylabel("MDS 2")
+    ax.set_title("Participants (distance = 1 - alignment)", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def _spread_figure(result: AlignmentResult, path: Path) -> Path:
+    """Participant-to-participant alignment within each cohort, and of each LLM cohort's
+    participants with each human: do models vary as people do?"""
+    plt = _pyplot()
+    groups: list[tuple[str, list[float]]] = [
+        (c.name, [v for v in c.pairwise if not math.isnan(v)]) for c in result.cohorts
+    ]
+    groups += [
+        (f"{c.cohort} x human", [float(v) for v in c.individual.ravel() if not math.isnan(v)])
+        for c in result.comparisons
+    ]
+    groups = [(name, values) for name, values in groups if values]
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(groups) + 2), 3.8))
+    if groups:
+        ax.boxplot([values for _, values in groups])
+        ax.set_xticks(
+            range(1, len(groups) + 1), [n for n, _ in groups], rotation=20, ha="right", fontsize=7
+        )
+    ax.set_ylabel("Spearman rho between two participants")
+    ax.axhline(0, color="black", linewidth=0.6)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def _bars_figure(result: AlignmentResult, path: Path) -> Path:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.2 * len(result.comparisons) + 2), 3.8))
+    names = [c.cohort for c in result.comparisons]
+    ax.bar(range(len(names)), [c.rho for c in result.comparisons], color="#4c72b0", label="group")
+    ax.scatter(
+        range(len(names)),
+        [c.individual_mean for c in result.comparisons],
+        color="#dd8452",
+        zorder=3,
+        label="mean with each human",
+    )
+    human = result.cohort(HUMAN)
+    if human is not None and not math.isnan(human.ceiling.lower):
+        ax.axhspan(
+            human.ceiling.lower,
+            human.ceiling.upper,
+            color="#999",
+            alpha=0.3,
+            label="human noise ceiling",
+        )
+    ax.set_xticks(range(len(names)), names, rotation=20, ha="right", fontsize=7)
+    ax.set_ylabel("Spearman rho with humans")
+    ax.axhline(0, color="black", linewidth=0.6)
+    ax.legend(fontsize=7)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+@dataclass
+class AlignmentReport:
+    """What the page shows."""
+
+    title: str
+    tables: list[Table] = field(default_factory=list)
+    figures: list[tuple[str, Path]] = field(default_factory=list)
+
+
+def build_alignment_report(
+    result: AlignmentResult,
+    out: Path,
+    *,
+    verdicts: VerdictAgreement | None = None,
+    title: str = "Judge alignment",
+) -> AlignmentReport:
+    """Tables and figures (PNGs written into ``out``)."""
+    report = AlignmentReport(title, [cohort_table(result)])
+    if result.comparisons:
+        report.tables.append(comparison_table(result))
+    if verdicts is not None:
+        report.tables.append(verdict_table(verdicts))
+    if result.cohorts:
+        report.figures.append(
+            (
+                "Group dissimilarity matrices (items: B = bot, H = human)",
+                _matrices_figure(result, out / "alignment-matrices.png"),
+            )
+        )
+        report.figures.append(
+            ("MDS map of all participants", _map_figure(result, out / "alignment-mds.png"))
+        )
+        report.figures.append(
+            (
+                "Inter-individual alignment: within each cohort, and LLM participants x humans",
+                _spread_figure(result, out / "alignment-spread.png"),
+            )
+        )
+    if result.comparisons:
+        report.figures.append(
+            (
+                "Alignment with the human group, against the noise ceiling",
+                _bars_figure(result, out / "alignment-bars.png"),
+            )
+        )
+    return report
+
+
+_TEMPLATE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{{ report.title }}</title>
+<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}
+table{border-collapse:collapse;margin:0.5em 0 1.5em}td,th{border:1px solid #ccc;
+padding:3px 8px;text-align:right}th:first-child,td:first-child{text-align:left}
+img{max-width:100%;border:1px solid #eee}.note{color:#555;font-size:0.9em}</style>
+</head><body><h1>{{ report.title }}</h1>
+<p class="note">Written {{ written }} UTC by sdtt.</p>
+{% for table in report.tables %}<h2>{{ table.title }}</h2>
+<table><thead><tr>{% for cell in table.header %}<th>{{ cell }}</th>{% endfor %}</tr></thead>
+<tbody>{% for row in table.rows %}<tr>{% for cell in row %}<td>{{ cell }}</td>{% endfor %}</tr>
+{% endfor %}</tbody></table>
+{% if table.note %}<p class="note">{{ table.note }}</p>{% endif %}
+{% endfor %}{% for caption, data in figures %}<figure><img alt="{{ caption }}"
+src="data:image/png;base64,{{ data }}"><figcaption>{{ caption }}</figcaption></figure>
+{% endfor %}</body></html>
+"""
+
+
+def render_html(report: AlignmentReport) -> str:
+    """The report as one standalone page."""
+    from jinja2 import Environment
+
+    template = Environment(autoescape=True).from_string(_TEMPLATE)
+    figures = [
+        (caption, base64.b64encode(path.read_bytes()).decode("ascii"))
+        for caption, path in report.figures
+    ]
+    written = f"{datetime.now(UTC):%Y-%m-%d %H:%M}"
+    return template.render(report=report, figures=figures, written=written)
+
+
+def write_alignment_report(report: AlignmentReport, out: Path) -> list[Path]:
+    """Write ``alignment.html`` into ``out``; returns it and the figures."""
+    write_text_atomic(out / REPORT_HTML, render_html(report))
+    return [out / REPORT_HTML, *(path for _, path in report.figures)]

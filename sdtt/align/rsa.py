@@ -1,0 +1,230 @@
+"""Representational similarity analysis of similarity ratings.
+
+Every participant's ratings become a dissimilarity matrix over the task's items
+(``(scale_max - rating) / (scale_max - scale_min)``, NaN where a pair was not rated);
+a group's matrix is the mean of its members'. Matrices are compared by the Spearman
+correlation of their upper triangles over the pairs both hold. Functions return plain
+floats (NaN when there is nothing to compare), never raise on empty input.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import stats
+
+from sdtt.align.ratings import Rating
+
+Matrix = NDArray[np.float64]
+NAN = float("nan")
+
+
+def dissimilarity_matrix(ratings: Sequence[Rating], items: Sequence[str]) -> Matrix:
+    """One matrix from ``ratings`` (one judge's, or a group's pooled): the mean
+    dissimilarity of each rated pair, symmetric, zero on the diagonal."""
+    index = {item: number for number, item in enumerate(items)}
+    total = np.zeros((len(items), len(items)))
+    count = np.zeros((len(items), len(items)))
+    for rating in ratings:
+        if rating.rating is None:
+            continue
+        a, b = index[rating.first], index[rating.second]
+        value = (rating.scale_max - rating.rating) / (rating.scale_max - rating.scale_min)
+        for i, j in ((a, b), (b, a)):
+            total[i, j] += value
+            count[i, j] += 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        matrix = total / count
+    np.fill_diagonal(matrix, 0.0)
+    return matrix
+
+
+def group_matrix(matrices: Sequence[Matrix]) -> Matrix:
+    """The mean of participants' matrices, cell by cell over those that rated it."""
+    if not matrices:
+        return np.zeros((0, 0))
+    stack = np.stack(list(matrices))
+    rated = ~np.isnan(stack)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean: Matrix = np.nansum(stack, axis=0) / rated.sum(axis=0)
+    return mean
+
+
+def upper(matrix: Matrix) -> NDArray[np.float64]:
+    """The upper triangle (above the diagonal) as a vector, row by row."""
+    rows, cols = np.triu_indices(matrix.shape[0], k=1)
+    values: NDArray[np.float64] = matrix[rows, cols]
+    return values
+
+
+def spearman(a: NDArray[np.float64], b: NDArray[np.float64]) -> float:
+    """Spearman's rho over the positions both vectors hold (average ranks for ties);
+    NaN with fewer than 3 shared values or when either side is constant."""
+    both = ~(np.isnan(a) | np.isnan(b))
+    if both.sum() < 3:
+        return NAN
+    ra = stats.rankdata(a[both])
+    rb = stats.rankdata(b[both])
+    if np.ptp(ra) == 0 or np.ptp(rb) == 0:
+        return NAN
+    return float(np.corrcoef(ra, rb)[0, 1])
+
+
+def matrix_alignment(x: Matrix, y: Matrix) -> float:
+    """Spearman correlation of two matrices' upper triangles."""
+    return spearman(upper(x), upper(y))
+
+
+def permutation_p(x: Matrix, y: Matrix, *, permutations: int = 1000, seed: int = 0) -> float:
+    """One-sided p of the alignment of ``x`` and ``y`` under shuffled item labels.
+
+    Rows and columns of ``y`` are permuted together (the items relabelled), which keeps
+    each matrix's internal structure; p = (1 + #permuted >= observed) / (1 + permutations).
+    """
+    observed = matrix_alignment(x, y)
+    if math.isnan(observed) or permutations < 1:
+        return NAN
+    rng = np.random.default_rng(seed)
+    ux = upper(x)
+    rows, cols = np.triu_indices(x.shape[0], k=1)
+    orders = np.array([rng.permutation(x.shape[0]) for _ in range(permutations)])
+    if np.isnan(ux).any() or np.isnan(upper(y)).any():
+        values = np.array([spearman(ux, y[np.ix_(o, o)][rows, cols]) for o in orders])
+    else:
+        # Relabelling items only moves the upper triangle's values around, so y's ranks
+        # are computed once and every permutation is an indexing of them.
+        ranks_y = np.zeros_like(y)
+        ranks_y[rows, cols] = stats.rankdata(upper(y))
+        ranks_y = ranks_y + ranks_y.T
+        centred_x = stats.rankdata(ux) - (len(ux) + 1) / 2
+        permuted = ranks_y[orders[:, rows], orders[:, cols]]
+        centred = permuted - permuted.mean(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = (centred @ centred_x) / (
+                np.sqrt((centred**2).sum(axis=1)) * np.sqrt((centred_x**2).sum())
+            )
+    higher = int(np.sum(values >= observed - 1e-12))
+    return (1 + higher) / (1 + permutations)
+
+
+def bonferroni(p: float, comparisons: int) -> float:
+    """``p`` corrected for ``comparisons`` tests (at most 1)."""
+    return NAN if math.isnan(p) else min(1.0, p * max(1, comparisons))
+
+
+@dataclass(frozen=True)
+class NoiseCeiling:
+    """What a perfect model of the group could reach, given how much people differ."""
+
+    lower: float
+    """Mean alignment of each participant with the mean of the others."""
+    upper: float
+    """Mean alignment of each participant with the group mean that includes them."""
+
+
+def noise_ceiling(matrices: Sequence[Matrix]) -> NoiseCeiling:
+    """Leave-one-participant-out bounds (Nili et al. 2014) over ``matrices``."""
+    if len(matrices) < 2:
+        return NoiseCeiling(NAN, NAN)
+    whole = group_matrix(matrices)
+    lows, highs = [], []
+    for index, matrix in enumerate(matrices):
+        others = group_matrix([m for n, m in enumerate(matrices) if n != index])
+        lows.append(matrix_alignment(matrix, others))
+        highs.append(matrix_alignment(matrix, whole))
+    return NoiseCeiling(_mean(lows), _mean(highs))
+
+
+def _mean(values: Sequence[float]) -> float:
+    kept = [v for v in values if not math.isnan(v)]
+    return sum(kept) / len(kept) if kept else NAN
+
+
+def pairwise_alignment(matrices: Sequence[Matrix]) -> list[float]:
+    """Alignment of every two participants of one cohort (the inter-individual spread)."""
+    return [
+        matrix_alignment(matrices[i], matrices[j])
+        for i in range(len(matrices))
+        for j in range(i + 1, len(matrices))
+    ]
+
+
+def cross_alignment(left: Sequence[Matrix], right: Sequence[Matrix]) -> Matrix:
+    """Alignment of each participant of ``left`` (rows) with each of ``right``."""
+    out = np.full((len(left), len(right)), np.nan)
+    for i, x in enumerate(left):
+        for j, y in enumerate(right):
+            out[i, j] = matrix_alignment(x, y)
+    return out
+
+
+def icc_agreement(data: Matrix) -> tuple[float, float]:
+    """ICC(2,1) and ICC(2,k) of Shrout & Fleiss (1979): two-way random effects, absolute
+    agreement, for one rater and for the mean of k raters.
+
+    ``data`` has one row per target (a pair of items) and one column per rater; rows
+    with a missing value are left out. NaN with fewer than 2 targets or raters.
+    """
+    complete = data[~np.isnan(data).any(axis=1)] if data.size else data
+    n, k = complete.shape if complete.ndim == 2 else (0, 0)
+    if n < 2 or k < 2:
+        return NAN, NAN
+    grand = complete.mean()
+    bms = k * ((complete.mean(axis=1) - grand) ** 2).sum() / (n - 1)
+    jms = n * ((complete.mean(axis=0) - grand) ** 2).sum() / (k - 1)
+    total = ((complete - grand) ** 2).sum()
+    ems = (total - bms * (n - 1) - jms * (k - 1)) / ((n - 1) * (k - 1))
+    single_denominator = bms + (k - 1) * ems + k * (jms - ems) / n
+    average_denominator = bms + (jms - ems) / n
+    single = (bms - ems) / single_denominator if single_denominator else NAN
+    average = (bms - ems) / average_denominator if average_denominator else NAN
+    return float(single), float(average)
+
+
+def rater_table(matrices: Sequence[Matrix]) -> Matrix:
+    """Upper triangles side by side: one row per pair, one column per participant."""
+    if not matrices:
+        return np.zeros((0, 0))
+    return np.stack([upper(m) for m in matrices], axis=1)
+
+
+def classical_mds(distances: Matrix, dimensions: int = 2) -> Matrix:
+    """Torgerson's classical multidimensional scaling: coordinates whose Euclidean
+    distances best keep ``distances`` (NaN distances count as the largest seen)."""
+    size = distances.shape[0]
+    if size == 0:
+        return np.zeros((0, dimensions))
+    d = np.where(
+        np.isnan(distances),
+        np.nanmax(distances) if np.isfinite(distances).any() else 1.0,
+        distances,
+    )
+    centre = np.eye(size) - np.full((size, size), 1 / size)
+    b = -0.5 * centre @ (d**2) @ centre
+    values, vectors = np.linalg.eigh(b)
+    order = np.argsort(values)[::-1][:dimensions]
+    scale = np.sqrt(np.clip(values[order], 0, None))
+    coords: Matrix = vectors[:, order] * scale
+    # eigh's sign is arbitrary: point each axis so its largest coordinate is positive.
+    for axis in range(coords.shape[1]):
+        column = coords[:, axis]
+        if column.size and column[np.argmax(np.abs(column))] < 0:
+            coords[:, axis] = -column
+    if coords.shape[1] < dimensions:
+        coords = np.hstack([coords, np.zeros((size, dimensions - coords.shape[1]))])
+    return coords
+
+
+def participant_map(matrices: Sequence[Matrix]) -> Matrix:
+    """2-D MDS coordinates of participants, distance = 1 - their alignment."""
+    size = len(matrices)
+    distances = np.zeros((size, size))
+    for i in range(size):
+        for j in range(i + 1, size):
+            value = matrix_alignment(matrices[i], matrices[j])
+            distances[i, j] = distances[j, i] = 1 - value if not math.isnan(value) else np.nan
+    return classical_mds(distances)

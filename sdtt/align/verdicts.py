@@ -1,0 +1,168 @@
+"""How human-like an LLM judge's Turing verdicts are, pair by pair.
+
+From a judgement table (``sdtt judge`` and imported human answers): for each LLM judge,
+Cohen's kappa between its verdicts (found the bot, or was fooled) and human judges'
+verdicts on the same pair, and the correlation across pairs of its fooled rate with the
+humans' fooled rate; both with percentile intervals from a bootstrap over pairs. The
+kappa between two human judges on the same pair is the ceiling to read them against.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from sdtt.analysis.stats import percentile_interval
+from sdtt.questionnaires.judgements import Judgement
+
+NAN = float("nan")
+Verdicts = dict[str, dict[str, list[bool]]]
+"""pair key -> judge id -> verdicts (True: found the bot)."""
+
+
+def pair_key(judgement: Judgement) -> str:
+    """What identifies the chats a judgement saw, whichever view or order showed them."""
+    c = judgement.condition
+    shown = [
+        c.get(k) for k in ("bot_conversation", "human_conversation", "view", "live_from", "live_to")
+    ]
+    return json.dumps([*shown, judgement.x_turns, judgement.study])
+
+
+def cohen_kappa(pairs: Sequence[tuple[bool, bool]]) -> float:
+    """Cohen's kappa of two raters' binary labels, one tuple per rated thing."""
+    if not pairs:
+        return NAN
+    a = np.array([x for x, _ in pairs], dtype=float)
+    b = np.array([y for _, y in pairs], dtype=float)
+    observed = float((a == b).mean())
+    expected = float(a.mean() * b.mean() + (1 - a.mean()) * (1 - b.mean()))
+    if expected == 1:
+        return NAN
+    return (observed - expected) / (1 - expected)
+
+
+def _human_verdicts(verdicts: Verdicts, key: str, humans: set[str]) -> list[bool]:
+    return [v for j, vs in verdicts.get(key, {}).items() if j in humans for v in vs]
+
+
+def _llm_human_pairs(
+    verdicts: Verdicts, judge: str, humans: set[str], keys: Sequence[str]
+) -> list[tuple[bool, bool]]:
+    out = []
+    for key in keys:
+        mine = verdicts.get(key, {}).get(judge, [])
+        out += [(m, h) for m in mine for h in _human_verdicts(verdicts, key, humans)]
+    return out
+
+
+def _human_human_pairs(
+    verdicts: Verdicts, humans: set[str], keys: Sequence[str]
+) -> list[tuple[bool, bool]]:
+    out: list[tuple[bool, bool]] = []
+    for key in keys:
+        found = _human_verdicts(verdicts, key, humans)
+        for x, y in itertools.combinations(found, 2):
+            out += [(x, y), (y, x)]
+    return out
+
+
+def _fooled_correlation(
+    verdicts: Verdicts, judge: str, humans: set[str], keys: Sequence[str]
+) -> float:
+    llm, people = [], []
+    for key in keys:
+        mine = verdicts.get(key, {}).get(judge, [])
+        theirs = _human_verdicts(verdicts, key, humans)
+        if mine and theirs:
+            llm.append(1 - sum(mine) / len(mine))
+            people.append(1 - sum(theirs) / len(theirs))
+    if len(llm) < 3 or np.ptp(llm) == 0 or np.ptp(people) == 0:
+        return NAN
+    return float(np.corrcoef(llm, people)[0, 1])
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A value with a percentile bootstrap interval."""
+
+    value: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class JudgeAgreement:
+    """One LLM judge against the human judges."""
+
+    judge: str
+    pairs: int
+    kappa: Estimate
+    fooled_r: Estimate
+
+
+@dataclass(frozen=True)
+class VerdictAgreement:
+    """Every LLM judge, and the human-human kappa ceiling."""
+
+    judges: list[JudgeAgreement]
+    human_kappa: Estimate
+    humans: int
+    pairs: int
+
+
+def _bootstrap(
+    keys: list[str], statistic: Callable[[Sequence[str]], float], reps: int, seed: int
+) -> Estimate:
+    value = statistic(keys)
+    rng = np.random.default_rng(seed)
+    draws = np.array(
+        [statistic([keys[i] for i in rng.integers(0, len(keys), len(keys))]) for _ in range(reps)]
+    )
+    low, high = percentile_interval(draws) if keys else (NAN, NAN)
+    return Estimate(value, low, high)
+
+
+def verdict_agreement(
+    judgements: Sequence[Judgement], *, reps: int = 1000, seed: int = 0
+) -> VerdictAgreement:
+    """Agreement of each LLM judge with the human judges on test pairs both answered."""
+    verdicts: Verdicts = {}
+    humans: set[str] = set()
+    llms: set[str] = set()
+    for j in judgements:
+        if j.pair_kind != "test" or j.excluded or j.correct is None:
+            continue
+        verdicts.setdefault(pair_key(j), {}).setdefault(j.judge_id, []).append(j.correct)
+        (humans if j.judge_type == "human" else llms).add(j.judge_id)
+    human_keys = [k for k in verdicts if len(_human_verdicts(verdicts, k, humans)) >= 2]
+    human_kappa = _bootstrap(
+        human_keys, lambda ks: cohen_kappa(_human_human_pairs(verdicts, humans, ks)), reps, seed
+    )
+    results = []
+    for number, judge in enumerate(sorted(llms), start=1):
+        keys = [
+            k for k, js in verdicts.items() if judge in js and _human_verdicts(verdicts, k, humans)
+        ]
+
+        def kappa(ks: Sequence[str], judge: str = judge) -> float:
+            return cohen_kappa(_llm_human_pairs(verdicts, judge, humans, ks))
+
+        def fooled(ks: Sequence[str], judge: str = judge) -> float:
+            return _fooled_correlation(verdicts, judge, humans, ks)
+
+        results.append(
+            JudgeAgreement(
+                judge=judge,
+                pairs=len(keys),
+                kappa=_bootstrap(keys, kappa, reps, seed + number),
+                fooled_r=_bootstrap(keys, fooled, reps, seed + number),
+            )
+        )
+    results.sort(key=lambda a: -a.kappa.value if not math.isnan(a.kappa.value) else math.inf)
+    return VerdictAgreement(results, human_kappa, len(humans), len(verdicts))

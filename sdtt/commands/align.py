@@ -1,0 +1,417 @@
+"""``sdtt align``: judge alignment by pairwise similarity ratings and RSA.
+
+``build`` a rating task from a study spec's ``[rating]`` section, ``export`` it for human
+judges and ``import`` their answers, let LLM cohorts ``judge`` it, then ``score`` and
+``report`` how well each cohort's similarity structure matches the humans'. Heavy
+libraries (numpy, scipy, matplotlib) load only inside the subcommands that use them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sdtt.commands.common import add_base_url_argument, add_out_argument
+from sdtt.errors import InputError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from sdtt.align.analysis import AlignmentResult
+    from sdtt.align.verdicts import VerdictAgreement
+    from sdtt.questionnaires.judgements import Judgement
+
+RATINGS_FILE = "ratings.jsonl"
+EXPORT_FOLDER = "export"
+EXPORT_FORMATS = ("surveyjs", "jspsych", "csv", "qualtrics", "limesurvey", "html", "markdown")
+EXIT_NOTHING_USABLE = 1
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``sdtt align`` and its subcommands."""
+    parser = subparsers.add_parser(
+        "align",
+        description=(
+            "Measure how human-like LLM judges are (after Ogg et al.): judges rate how "
+            "similar two chat items are; each judge's ratings form a dissimilarity matrix, "
+            "compared between groups (Spearman, permutation test, Bonferroni, human noise "
+            "ceiling) and between individuals (pairwise alignment, ICC, MDS map)."
+        ),
+    )
+    sub = parser.add_subparsers(dest="align_command", metavar="SUBCOMMAND")
+    parser.set_defaults(func=lambda args: _no_subcommand(parser))
+
+    build = sub.add_parser(
+        "build",
+        help="build a rating task from a study spec's [rating] section",
+        description="Draw items from the sources of the spec's [rating] section and lay out "
+        "the pairs (all pairs, or balanced forms with pairs_per_judge). Writes "
+        "rating-task.json (what judges see) and rating-key.json (researcher-only).",
+    )
+    build.add_argument("spec", type=Path, help="study spec (.toml or .json) with [rating]")
+    add_out_argument(build, folder=True, required=True, help="folder for the rating task")
+    build.set_defaults(func=run_build)
+
+    export = sub.add_parser(
+        "export",
+        help="export a rating task for SurveyJS, jsPsych or as a long CSV",
+        description="Write the task for survey tools (default: every supported format). "
+        "Qualtrics, LimeSurvey and the printable formats are not supported for rating tasks.",
+    )
+    export.add_argument("task", type=Path, help="task folder")
+    export.add_argument(
+        "--format",
+        action="append",
+        choices=EXPORT_FORMATS,
+        help="surveyjs, jspsych or csv (repeatable; default all three)",
+    )
+    add_out_argument(export, folder=True, help="folder for the exports (default TASK/export)")
+    export.set_defaults(func=run_export)
+
+    imp = sub.add_parser(
+        "import",
+        help="import human judges' ratings from SurveyJS, jsPsych or a long CSV",
+        description="Read response files into the rating table (appended; answers already "
+        "there are skipped). An answer off the scale is kept as a missing rating.",
+    )
+    imp.add_argument("task", type=Path, help="task folder")
+    imp.add_argument("files", type=Path, nargs="+", metavar="FILE", help="response files")
+    imp.add_argument("--format", required=True, choices=EXPORT_FORMATS, help="response format")
+    add_out_argument(imp, folder=False, help=f"file of ratings (default TASK/{RATINGS_FILE})")
+    imp.set_defaults(func=run_import)
+
+    judge = sub.add_parser(
+        "judge",
+        help="let cohorts of LLM participants rate the task",
+        description="Run one cohort per model x temperature x prompt variant, each of "
+        "--participants participants with their own seed. Every rating is appended as it "
+        "arrives; a rerun asks only what is missing. An answer that is not one number on "
+        "the scale is asked again, then recorded as missing (never guessed).",
+    )
+    judge.add_argument("task", type=Path, help="task folder")
+    judge.add_argument(
+        "--model", action="append", required=True, help="provider/model (repeatable)"
+    )
+    judge.add_argument("--participants", "-n", type=int, default=10, help="per cohort (default 10)")
+    judge.add_argument(
+        "--temperature",
+        type=float,
+        action="append",
+        help="sampling temperature (repeatable; the paper swept 0.01 0.7 1.0 1.5; default 1.0)",
+    )
+    judge.add_argument(
+        "--prompt",
+        action="append",
+        help="prompt variant: plain, participant or style (repeatable; default plain)",
+    )
+    judge.add_argument("--seed", type=int, default=0, help="participant i samples with seed+i")
+    judge.add_argument("--attempts", type=int, default=3, help="asks per rating (default 3)")
+    judge.add_argument("--concurrency", type=int, default=4, help="ratings asked at once")
+    add_out_argument(judge, folder=False, help=f"file of ratings (default TASK/{RATINGS_FILE})")
+    add_base_url_argument(judge)
+    judge.set_defaults(func=run_judge)
+
+    for name, helptext, func in (
+        ("score", "print cohort agreement and alignment with the humans", run_score),
+        ("report", "write alignment.html with matrices, MDS map and alignment bars", run_report),
+    ):
+        command = sub.add_parser(
+            name, help=helptext, description=helptext[0].upper() + helptext[1:] + "."
+        )
+        command.add_argument("task", type=Path, help="task folder")
+        command.add_argument(
+            "ratings", type=Path, nargs="*", help=f"rating files (default TASK/{RATINGS_FILE})"
+        )
+        command.add_argument(
+            "--permutations", type=int, default=1000, help="item-label permutations (default 1000)"
+        )
+        command.add_argument("--seed", type=int, default=0, help="seed of permutations, bootstrap")
+        command.add_argument(
+            "--judgements",
+            type=Path,
+            action="append",
+            help="judgement file(s) of the Turing verdicts: LLM judges against human judges",
+        )
+        if name == "report":
+            add_out_argument(command, folder=True, required=True, help="folder for the report")
+            command.add_argument("--title", default="Judge alignment", help="report title")
+        command.set_defaults(func=func)
+
+
+def _no_subcommand(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2
+
+
+def _console() -> Console:
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+def run_build(args: argparse.Namespace) -> int:
+    """``sdtt align build``."""
+    from collections import Counter
+
+    from rich.markup import escape
+
+    from sdtt.align.task import build_rating_task, save_rating_task
+    from sdtt.files import output_folder
+    from sdtt.questionnaires.study import load_study_spec
+
+    spec = load_study_spec(args.spec)
+    built = build_rating_task(spec, args.spec.parent)
+    folder = output_folder(args.out)
+    files = save_rating_task(folder, built.task, built.key)
+    console = _console()
+    sides = Counter(entry.side for entry in built.key.items.values())
+    forms = len(built.task.forms)
+    console.print(
+        f"{len(built.task.items)} items ({sides['bot']} bot, {sides['human']} human), "
+        f"{len(built.task.pairs)} pairs"
+        + (f", {forms} forms" if forms else ", every judge rates every pair")
+    )
+    for warning in built.warnings:
+        console.print(f"[yellow]warning:[/] {escape(warning)}")
+    for path in files:
+        console.print(f"  {escape(str(path))}")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """``sdtt align export``."""
+    from rich.markup import escape
+
+    from sdtt.align.export import FORMATS, export_task
+    from sdtt.align.task import load_rating_task
+
+    task = load_rating_task(args.task)
+    out: Path = args.out or args.task / EXPORT_FOLDER
+    console = _console()
+    for fmt in args.format or FORMATS:
+        for path in export_task(task, fmt, out):
+            console.print(f"  {escape(str(path))}")
+    return 0
+
+
+def _ratings_path(args: argparse.Namespace) -> Path:
+    from sdtt.files import output_file
+
+    return output_file(args.out or args.task / RATINGS_FILE)
+
+
+def run_import(args: argparse.Namespace) -> int:
+    """``sdtt align import``."""
+    from rich.markup import escape
+
+    from sdtt.align.importers import import_ratings
+    from sdtt.align.ratings import append_ratings, rating_key, read_ratings
+    from sdtt.align.task import load_rating_key, load_rating_task
+    from sdtt.lock import output_lock
+
+    task = load_rating_task(args.task)
+    key = load_rating_key(args.task, task)
+    out = _ratings_path(args)
+    found = [r for path in args.files for r in import_ratings(path, task, key, args.format)]
+    with output_lock(out):
+        held = {rating_key(r) for r in read_ratings(out)} if out.exists() else set()
+        fresh = [r for r in found if rating_key(r) not in held]
+        append_ratings(out, fresh)
+    judges = len({r.judge_id for r in fresh})
+    missing = sum(r.rating is None for r in fresh)
+    console = _console()
+    console.print(
+        f"{len(fresh)} rating(s) from {judges} judge(s) -> {escape(str(out))}"
+        + (f"; {missing} off the scale, kept as missing" if missing else "")
+        + (f"; {len(found) - len(fresh)} already there, skipped" if len(found) > len(fresh) else "")
+    )
+    return 0
+
+
+def run_judge(args: argparse.Namespace) -> int:
+    """``sdtt align judge``: run the LLM cohorts with a progress bar."""
+    import trio
+    from rich.markup import escape
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from sdtt.align.llm import Cohort, run_cohort
+    from sdtt.align.ratings import Rating, is_model_error, read_ratings, settled_rating_keys
+    from sdtt.align.task import load_rating_key, load_rating_task
+    from sdtt.commands.common import check_base_url
+    from sdtt.dialogue.jsonl import JsonlWriter
+    from sdtt.lock import output_lock
+    from sdtt.models.registry import get_model
+
+    check_base_url(args.base_url, args.model)
+    task = load_rating_task(args.task)
+    key = load_rating_key(args.task, task)
+    cohorts = [
+        Cohort(model, args.participants, temperature, prompt, args.seed)
+        for model in args.model
+        for temperature in args.temperature or [1.0]
+        for prompt in args.prompt or ["plain"]
+    ]
+    out = _ratings_path(args)
+    console = _console()
+    existed = out.exists()
+    made: list[Rating] = []
+    with output_lock(out):
+        settled = settled_rating_keys(read_ratings(out)) if existed else set()
+        errors: list[Rating] = []
+        with (
+            JsonlWriter(out) as writer,
+            Progress(
+                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=console
+            ) as progress,
+        ):
+
+            def record(rating: Rating) -> None:
+                made.append(rating)
+                if is_model_error(rating):
+                    errors.append(rating)
+                else:
+                    writer.write(rating)
+
+            for cohort in cohorts:
+                bar = progress.add_task(escape(cohort.name), total=None)
+
+                def done(count: int, total: int, bar: Any = bar) -> None:
+                    progress.update(bar, completed=count, total=total)
+
+                async def main(cohort: Cohort = cohort, done: Any = done) -> None:
+                    async with get_model(
+                        cohort.model, base_url=args.base_url, api_key_env=args.api_key_env
+                    ) as model:
+                        await run_cohort(
+                            model,
+                            task,
+                            key,
+                            cohort,
+                            attempts=args.attempts,
+                            concurrency=args.concurrency,
+                            settled=settled,
+                            on_rating=record,
+                            on_done=done,
+                        )
+
+                trio.run(main)
+                progress.update(bar, completed=progress.tasks[-1].total or 0)
+            worked = any(not is_model_error(r) for r in made)
+            if worked:
+                for rating in errors:
+                    writer.write(rating)
+    if made and not worked:
+        if not existed:
+            out.unlink(missing_ok=True)
+        reasons = dict.fromkeys(
+            (r.exclusion_reason or "").removeprefix("model_error: ") for r in errors
+        )
+        console.print(
+            f"[bold red]error:[/] every call failed, so nothing was written to "
+            f"{escape(str(out))}. The provider said: {escape(' | '.join(reasons))}"
+        )
+        return EXIT_NOTHING_USABLE
+    missing = sum(r.rating is None for r in made)
+    console.print(
+        f"{len(made)} rating(s) by {len(cohorts)} cohort(s) -> {escape(str(out))}"
+        + (f"; {missing} without a readable rating, kept as missing" if missing else "")
+        + (f"; {len(settled)} from an earlier run kept" if settled else "")
+    )
+    return 0
+
+
+def _analyse(args: argparse.Namespace) -> tuple[AlignmentResult, VerdictAgreement | None]:
+    from sdtt.align.analysis import analyse
+    from sdtt.align.ratings import load_ratings
+    from sdtt.align.task import load_rating_key, load_rating_task
+
+    task = load_rating_task(args.task)
+    key = load_rating_key(args.task, task)
+    paths = args.ratings or [args.task / RATINGS_FILE]
+    for path in paths:
+        if not Path(path).exists():
+            raise InputError(
+                "rating file not found.",
+                path=path,
+                hint="Import human ratings ('sdtt align import') or run 'sdtt align judge'.",
+            )
+    ratings = load_ratings(paths)
+    if not ratings:
+        raise InputError("no usable ratings to analyse.", path=paths[0])
+    if args.permutations < 0:
+        raise InputError("must be 0 or more.", field="--permutations")
+    sides = {item: entry.side for item, entry in key.items.items()}
+    result = analyse(
+        task, ratings, item_sides=sides, permutations=args.permutations, seed=args.seed
+    )
+    verdicts = None
+    if args.judgements:
+        from sdtt.align.verdicts import verdict_agreement
+        from sdtt.questionnaires.judgements import load_judgements
+
+        verdicts = verdict_agreement(load_judgements(args.judgements), seed=args.seed)
+    return result, verdicts
+
+
+def run_score(args: argparse.Namespace) -> int:
+    """``sdtt align score``: the tables in the terminal."""
+    from sdtt.align.report import cohort_table, comparison_table, verdict_table
+
+    console = _console()
+    with console.status("comparing matrices..."):
+        result, verdicts = _analyse(args)
+    tables = [cohort_table(result)]
+    if result.comparisons:
+        tables.append(comparison_table(result))
+    elif result.cohort("human") is None:
+        console.print("[yellow]no human ratings: nothing to align the LLM cohorts with.[/]")
+    if verdicts is not None:
+        tables.append(verdict_table(verdicts))
+    for table in tables:
+        print_table(console, table)
+    return 0
+
+
+def print_table(console: Console, table: Any) -> None:
+    """A :class:`sdtt.align.report.Table` as a rich table with its note under it."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    shown = Table(title=escape(table.title), title_justify="left")
+    for index, name in enumerate(table.header):
+        shown.add_column(escape(name), justify="left" if index == 0 else "right", overflow="fold")
+    for row in table.rows:
+        shown.add_row(*(escape(cell) for cell in row))
+    console.print(shown)
+    if table.note:
+        console.print(f"[dim]{escape(table.note)}[/]")
+
+
+def print_verdict_agreement(console: Console, judgements: list[Judgement], reps: int) -> None:
+    """For ``sdtt score``: LLM judges against human judges, when both judged."""
+    kinds = {j.judge_type for j in judgements if j.pair_kind == "test" and not j.excluded}
+    if kinds != {"human", "llm"}:
+        return
+    from sdtt.align.report import verdict_table
+    from sdtt.align.verdicts import verdict_agreement
+
+    print_table(console, verdict_table(verdict_agreement(judgements, reps=max(reps, 0))))
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """``sdtt align report``: alignment.html and its figures."""
+    from rich.markup import escape
+
+    from sdtt.align.report import build_alignment_report, write_alignment_report
+    from sdtt.files import output_folder
+
+    console = _console()
+    folder = output_folder(args.out)
+    with console.status("comparing matrices and drawing..."):
+        result, verdicts = _analyse(args)
+        report = build_alignment_report(result, folder, verdicts=verdicts, title=args.title)
+        files = write_alignment_report(report, folder)
+    for path in files:
+        console.print(f"  {escape(str(path))}")
+    return 0

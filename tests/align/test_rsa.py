@@ -1,0 +1,247 @@
+"""RSA against known values: scipy's Spearman, Shrout & Fleiss' ICC, planted structure."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from sdtt.align import rsa
+from sdtt.align.analysis import analyse
+from sdtt.align.ratings import Rating
+from sdtt.align.report import build_alignment_report, render_html
+from sdtt.align.task import RatingItem, RatingPair, RatingTask
+from sdtt.align.verdicts import cohen_kappa, verdict_agreement
+from sdtt.questionnaires.judgements import Judgement
+from sdtt.questionnaires.questionnaire import Line
+
+SHROUT_FLEISS = np.array(
+    [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]],
+    dtype=float,
+)
+"""Table 2 of Shrout & Fleiss (1979): six targets rated by four judges."""
+
+
+def test_icc_agreement_matches_shrout_and_fleiss() -> None:
+    single, average = rsa.icc_agreement(SHROUT_FLEISS)
+    # Their Table 4: ICC(2,1) = .29 and ICC(2,4) = .62.
+    assert (round(single, 2), round(average, 2)) == (0.29, 0.62)
+
+
+def test_icc_leaves_out_targets_with_a_missing_rating() -> None:
+    with_gap = np.vstack([SHROUT_FLEISS, [np.nan, 1, 1, 1]])
+    assert rsa.icc_agreement(with_gap) == rsa.icc_agreement(SHROUT_FLEISS)
+    assert all(math.isnan(v) for v in rsa.icc_agreement(np.zeros((1, 3))))
+
+
+def test_spearman_matches_scipy_with_ties_and_gaps() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        a = rng.integers(1, 6, 30).astype(float)
+        b = a + rng.integers(-2, 3, 30)
+        a[rng.integers(0, 30, 4)] = np.nan
+        kept = ~np.isnan(a)
+        expected = stats.spearmanr(a[kept], b[kept]).statistic
+        assert rsa.spearman(a, b) == pytest.approx(expected)
+    assert math.isnan(rsa.spearman(np.ones(5), np.arange(5.0)))
+
+
+def _clustered(size: int, rng: np.random.Generator, noise: float) -> rsa.Matrix:
+    """Two clusters of items: near within, far across, plus symmetric noise."""
+    groups = np.arange(size) % 2
+    base = (groups[:, None] != groups[None, :]).astype(float)
+    jitter = rng.normal(0, noise, (size, size))
+    matrix = base + (jitter + jitter.T) / 2
+    np.fill_diagonal(matrix, 0)
+    return matrix
+
+
+def _noise(size: int, rng: np.random.Generator) -> rsa.Matrix:
+    jitter = rng.random((size, size))
+    matrix = (jitter + jitter.T) / 2
+    np.fill_diagonal(matrix, 0)
+    return matrix
+
+
+def test_permutation_p_recovers_planted_structure_and_not_shuffled() -> None:
+    rng = np.random.default_rng(0)
+    x, y = _clustered(12, rng, 0.3), _clustered(12, rng, 0.3)
+    assert rsa.matrix_alignment(x, y) > 0.5
+    assert rsa.permutation_p(x, y, permutations=200) <= 1 / 201 * 2
+    # Against structure-free matrices the p-values are roughly uniform: few are small.
+    ps = [rsa.permutation_p(x, _noise(12, rng), permutations=100, seed=s) for s in range(40)]
+    assert sum(p < 0.05 for p in ps) <= 6
+    assert np.median(ps) > 0.2
+
+
+def test_bonferroni() -> None:
+    assert rsa.bonferroni(0.01, 3) == pytest.approx(0.03)
+    assert rsa.bonferroni(0.5, 3) == 1.0
+
+
+def test_noise_ceiling_bounds() -> None:
+    rng = np.random.default_rng(1)
+    same = [_clustered(10, np.random.default_rng(5), 0.2)] * 4
+    assert rsa.noise_ceiling(same) == rsa.NoiseCeiling(pytest.approx(1.0), pytest.approx(1.0))
+    noisy = [_clustered(10, rng, 0.8) for _ in range(6)]
+    ceiling = rsa.noise_ceiling(noisy)
+    assert 0 < ceiling.lower < ceiling.upper < 1
+
+
+def test_classical_mds_keeps_planar_distances() -> None:
+    points = np.array([[0, 0], [3, 0], [0, 4], [1, 1], [-2, 2]], dtype=float)
+    distances = np.linalg.norm(points[:, None] - points[None, :], axis=2)
+    coords = rsa.classical_mds(distances)
+    found = np.linalg.norm(coords[:, None] - coords[None, :], axis=2)
+    assert found == pytest.approx(distances, abs=1e-9)
+
+
+def _task(size: int) -> RatingTask:
+    items = [
+        RatingItem(id=f"i{n:05d}", lines=[Line(number=1, speaker="B", text=f"item {n}")])
+        for n in range(size)
+    ]
+    pairs = [
+        RatingPair(id=f"r{a:02d}{b:03d}", first=items[a].id, second=items[b].id)
+        for a in range(size)
+        for b in range(a + 1, size)
+    ]
+    return RatingTask(
+        id="tzzzzzz",
+        title="t",
+        intro="",
+        end_text="",
+        question="q",
+        scale_min=1,
+        scale_max=7,
+        min_label="",
+        max_label="",
+        items=items,
+        pairs=pairs,
+    )
+
+
+def _ratings(task: RatingTask, matrix: rsa.Matrix, judge: str, cohort: str) -> list[Rating]:
+    index = {item.id: n for n, item in enumerate(task.items)}
+    low, high = float(np.min(rsa.upper(matrix))), float(np.max(rsa.upper(matrix)))
+    out = []
+    for pair in task.pairs:
+        d = (matrix[index[pair.first], index[pair.second]] - low) / (high - low)
+        out.append(
+            Rating(
+                task="t",
+                task_id=task.id,
+                judge_id=judge,
+                cohort=cohort,
+                judge_type="human" if cohort == "human" else "llm",
+                pair_id=pair.id,
+                first=pair.first,
+                second=pair.second,
+                rating=round(7 - 6 * d),
+                scale_min=1,
+                scale_max=7,
+                source="test",
+            )
+        )
+    return out
+
+
+def test_dissimilarity_matrix_from_ratings() -> None:
+    task = _task(3)
+    ratings = _ratings(task, np.array([[0, 1, 0], [1, 0, 0.5], [0, 0.5, 0]]), "j", "human")
+    matrix = rsa.dissimilarity_matrix(ratings, [i.id for i in task.items])
+    assert matrix[0, 1] == matrix[1, 0] == 1.0  # rated 1: least similar
+    assert matrix[1, 2] == pytest.approx(0.5)
+    partial = rsa.dissimilarity_matrix(ratings[:1], [i.id for i in task.items])
+    assert math.isnan(partial[1, 2]) and partial[0, 0] == 0
+
+
+def test_analysis_finds_the_aligned_cohort() -> None:
+    task = _task(10)
+    rng = np.random.default_rng(2)
+    ratings: list[Rating] = []
+    for n in range(5):
+        ratings += _ratings(task, _clustered(10, rng, 0.3), f"h{n}", "human")
+        ratings += _ratings(task, _clustered(10, rng, 0.3), f"a{n}", "aligned")
+        ratings += _ratings(task, _noise(10, rng), f"n{n}", "noise")
+    result = analyse(task, ratings, permutations=200)
+    assert [c.name for c in result.cohorts] == ["human", "aligned", "noise"]
+    by_name = {c.cohort: c for c in result.comparisons}
+    assert by_name["aligned"].p_bonferroni < 0.05 < by_name["noise"].p_bonferroni
+    assert by_name["aligned"].rho > by_name["noise"].rho
+    assert by_name["aligned"].p_bonferroni == pytest.approx(min(1, 2 * by_name["aligned"].p))
+    human = result.cohort("human")
+    assert human is not None and human.ceiling.lower < human.ceiling.upper
+    assert len(human.pairwise) == 10 and human.icc_single > 0.3
+    assert by_name["aligned"].individual.shape == (5, 5)
+    assert result.map_coords.shape == (15, 2)
+
+
+def test_cohen_kappa_known_value() -> None:
+    # 50 items: both yes 20, a yes b no 5, a no b yes 10, both no 15 -> kappa 0.4.
+    pairs = [(True, True)] * 20 + [(True, False)] * 5 + [(False, True)] * 10 + [(False, False)] * 15
+    assert cohen_kappa(pairs) == pytest.approx(0.4)
+
+
+def _judgement(judge: str, pair: int, correct: bool) -> Judgement:
+    human = judge.startswith("h")
+    return Judgement(
+        study="s",
+        judge_id=judge,
+        judge_type="human" if human else "llm",
+        judge_model=None if human else "mock/x",
+        pair_id=f"p{pair:05d}",
+        x_turns=3,
+        choice="A" if correct else "B",
+        bot_position=1,
+        correct=correct,
+        source="test",
+        condition={"bot_conversation": f"b{pair}", "human_conversation": f"h{pair}"},
+    )
+
+
+def test_the_human_like_llm_judge_agrees_most() -> None:
+    rng = np.random.default_rng(4)
+    judgements = []
+    for pair in range(30):
+        easy = pair % 2 == 0
+        for human in range(4):
+            judgements.append(_judgement(f"h{human}", pair, easy or rng.random() < 0.2))
+        judgements.append(_judgement("llm-like", pair, easy))
+        judgements.append(_judgement("llm-coin", pair, bool(rng.random() < 0.5)))
+    found = verdict_agreement(judgements, reps=200)
+    assert [j.judge for j in found.judges] == ["llm-like", "llm-coin"]
+    like = found.judges[0]
+    assert like.kappa.low <= like.kappa.value <= like.kappa.high
+    assert like.kappa.value > 0.5 and like.fooled_r.value > 0.8
+    assert found.humans == 4 and found.pairs == 30
+    assert 0 < found.human_kappa.value < 1
+
+
+def test_the_fast_permutation_path_matches_the_plain_one() -> None:
+    rng = np.random.default_rng(9)
+    x, y = _clustered(9, rng, 0.5), _clustered(9, rng, 0.5)
+    observed = rsa.matrix_alignment(x, y)
+    draw = np.random.default_rng(1)
+    rows, cols = np.triu_indices(9, k=1)
+    higher = 0
+    for _ in range(300):
+        order = draw.permutation(9)
+        higher += rsa.spearman(rsa.upper(x), y[np.ix_(order, order)][rows, cols]) >= observed
+    assert rsa.permutation_p(x, y, permutations=300, seed=1) == (1 + higher) / 301
+
+
+def test_report_page_escapes_names(tmp_path: Path) -> None:
+    task = _task(6)
+    rng = np.random.default_rng(8)
+    ratings: list[Rating] = []
+    for n in range(3):
+        ratings += _ratings(task, _clustered(6, rng, 0.3), f"h{n}", "human")
+        ratings += _ratings(task, _clustered(6, rng, 0.3), f"m{n}", "<script>x()</script>")
+    result = analyse(task, ratings, permutations=20)
+    report = build_alignment_report(result, tmp_path)
+    page = render_html(report)
+    assert "<script>" not in page and "&lt;script&gt;x()" in page
