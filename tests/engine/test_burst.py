@@ -3,6 +3,7 @@ events, model calls and deadlines out."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 from sdtt.dialogue.message import Message
 from sdtt.engine.burst import Action, BurstState, CallModel, SessionClosedError
 from sdtt.engine.events import (
+    Event,
     MessageDropped,
     MessageSent,
     ModelCallStarted,
@@ -185,7 +187,7 @@ class Run:
 
     state: BurstState
     now: float = 0.0
-    events: list[Action] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
     calls: list[tuple[int, CallModel]] = field(default_factory=list)
     """Each model call with the number of events logged before it."""
     said: list[str] = field(default_factory=list)
@@ -216,7 +218,9 @@ class Run:
         _, asked = next(c for c in self.calls if c[1].call == call)
         texts = [f"r{call}.{i}" for i in range(count)]
         times = [asked.wall + timedelta(seconds=3 * i * (count % 2)) for i in range(count)]
-        messages = [Message(side="response", text=t, time=w) for t, w in zip(texts, times)]
+        messages = [
+            Message(side="response", text=t, time=w) for t, w in zip(texts, times, strict=True)
+        ]
         self.take(self.state.reply_ready(self.now, call, messages))
 
     def step(self, kind: str, gap: float, number: int) -> None:
@@ -284,7 +288,7 @@ def test_random_chats_keep_the_burst_invariants(
     events = run.events
     assert isinstance(events[-1], SessionClosed)
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
-    assert all(a.clock <= b.clock for a, b in zip(events, events[1:]))
+    assert all(a.clock <= b.clock for a, b in itertools.pairwise(events))
 
     # Bot messages go out in order, on time, never after a newer reply made them stale.
     sent = [e for e in events if isinstance(e, MessageSent)]
