@@ -32,9 +32,9 @@ call fails, the turn passes back to the partner (whose next message is then the 
 the run: the only way a side can write twice in a row in ping-pong).
 
 **Closing**: leaving the ``async with`` block cancels the model call and the timer. A
-message being typed or waiting to be sent is not sent: it is logged as ``message_dropped`` (reason "session
-closed"), so the transcript, the log and its replay agree. A call in flight ends as a
-``model_call_finished`` event with ``ok=False``.
+message being typed or waiting to be sent is not sent: it is logged as
+``message_dropped`` (reason "session closed"), so the transcript, the log and its replay
+agree. A call in flight ends as a ``model_call_finished`` event with ``ok=False``.
 """
 
 from __future__ import annotations
