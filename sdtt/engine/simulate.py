@@ -15,16 +15,16 @@ seconds of session clock.
 from __future__ import annotations
 
 import math
+import sys
 import weakref
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, TypeVar, TypeVarTuple, Unpack
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, TypeVarTuple, Unpack
 
 import trio
-import trio.testing
 
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.turn_index import LIVE_TURNS
@@ -44,6 +44,11 @@ from sdtt.personas.bot import Generator, PersonaBot
 from sdtt.personas.persona import Persona
 from sdtt.personas.privacy import warn_if_sent_remotely
 from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS, BotPromptBuilder
+
+if TYPE_CHECKING:
+    # trio.testing imports pytest when it is installed: production code loads it only
+    # when a virtual clock is asked for.
+    from trio.testing import MockClock
 
 RELAY_BUFFER = 1000
 """Messages that may wait to be relayed to the other session."""
@@ -227,16 +232,27 @@ def run_on_virtual_clock(
     Wrap models that compute outside trio (threads, network) with :class:`RealTimeCalls`
     (:func:`persona_bot` does), or the clock would leap ahead while they think.
     """
-    return trio.run(async_fn, *args, clock=trio.testing.MockClock(autojump_threshold=0))
+    from trio.testing import MockClock
+
+    return trio.run(async_fn, *args, clock=MockClock(autojump_threshold=0))
 
 
-_HOLDS: weakref.WeakKeyDictionary[trio.testing.MockClock, tuple[int, float, float]] = (
-    weakref.WeakKeyDictionary()
-)
+_HOLDS: weakref.WeakKeyDictionary[MockClock, tuple[int, float, float]] = weakref.WeakKeyDictionary()
+
+
+def _virtual_clock() -> MockClock | None:
+    """The running virtual clock, or None on a real one."""
+    # A MockClock exists only if trio.testing was imported; never import it just to ask.
+    testing = sys.modules.get("trio.testing")
+    if testing is None:
+        return None
+    mock_clock: type[MockClock] = testing.MockClock
+    clock = trio.lowlevel.current_clock()
+    return clock if isinstance(clock, mock_clock) else None
 
 
 @contextmanager
-def _real_time(clock: trio.testing.MockClock) -> Iterator[None]:
+def _real_time(clock: MockClock) -> Iterator[None]:
     count, rate, threshold = _HOLDS.get(clock, (0, clock.rate, clock.autojump_threshold))
     if count == 0:
         clock.autojump_threshold = math.inf
@@ -275,8 +291,8 @@ class RealTimeCalls:
 
     async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
         """Call the wrapped model, holding a virtual clock at real speed meanwhile."""
-        clock = trio.lowlevel.current_clock()
-        if not isinstance(clock, trio.testing.MockClock):
+        clock = _virtual_clock()
+        if clock is None:
             return await self.model.generate(prompt, config)
         with _real_time(clock):
             return await self.model.generate(prompt, config)

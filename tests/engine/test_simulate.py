@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -264,3 +266,10 @@ def test_mock_models_keep_their_virtual_delays() -> None:
     assert for_virtual_clock(model) is model
     took, _, _ = run_on_virtual_clock(timed_call, model)
     assert took == 3600.0
+
+
+def test_importing_the_simulator_loads_no_test_tooling() -> None:
+    # trio.testing pulls in pytest when it is installed; only a virtual clock needs it.
+    probe = "import sys, sdtt.engine.simulate; print('trio.testing' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
