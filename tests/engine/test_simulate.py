@@ -6,6 +6,7 @@ import random
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -273,3 +274,33 @@ def test_importing_the_simulator_loads_no_test_tooling() -> None:
     probe = "import sys, sdtt.engine.simulate; print('trio.testing' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_cli_simulate_from_a_set_start_repeats_exactly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "script.txt"
+    script.write_text("hey\nwhat's up\n\nnot much\n")
+    chats = []
+    for run in ("a", "b"):
+        out = tmp_path / run
+        args = ["simulate", "--model", "mock/chatty", "--script", str(script), "--turns", "2"]
+        assert (
+            main([*args, "--virtual-clock", "--start", "2025-01-01T12:00", "--out", str(out)]) == 0
+        )
+        (log,) = out.glob("*.events.jsonl")
+        assert log.name.startswith("chat-20250101-120000-")
+        replay = read_event_log(log)
+        assert replay.header.started == datetime(2025, 1, 1, 12, tzinfo=UTC)
+        chats.append(replay)
+    first, second = chats
+    assert first.transcript.messages[0].time == datetime(2025, 1, 1, 12, tzinfo=UTC)
+    assert first.transcript.messages == second.transcript.messages
+    assert first.events == second.events
+    capsys.readouterr()
+    assert (
+        main(["simulate", "--model", "mock/chatty", "--start", "noon", "--out", str(tmp_path)]) != 0
+    )
+    assert "--start must be a date and time such as 2025-01-01T12:00, not 'noon'" in (
+        capsys.readouterr().err
+    )
