@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import random
 import subprocess
 import sys
-import time
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -235,14 +236,32 @@ def test_cli_simulate_writes_transcript_and_log(
     assert len(segment_turns(transcript.messages)) == 2
 
 
+CALL_TIMEOUT = 3600.0
+"""Virtual seconds a threaded call may take: a clock that leaps while it thinks hits it."""
+
+
 class ThreadModel:
-    """Stands in for the local provider: it computes in a worker thread."""
+    """Stands in for the local provider: it computes in a worker thread. With ``block``
+    the thread finishes only once the call has timed out, so only a leaping clock ends it."""
 
     name = "local/fake"
 
+    def __init__(self, *, block: bool = False) -> None:
+        self.block = block
+        self.clock_during_call: tuple[float, float] | None = None
+
     async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
-        with trio.fail_after(5.0):
-            await trio.to_thread.run_sync(time.sleep, 0.05, abandon_on_cancel=True)
+        clock = trio.lowlevel.current_clock()
+        assert isinstance(clock, trio.testing.MockClock)
+        self.clock_during_call = (clock.rate, clock.autojump_threshold)
+        done = threading.Event()
+        if not self.block:
+            done.set()
+        try:
+            with trio.fail_after(CALL_TIMEOUT):
+                await trio.to_thread.run_sync(done.wait, abandon_on_cancel=True)
+        finally:
+            done.set()
         return ModelOutput(text="Response: hi", model=self.name)
 
 
@@ -255,11 +274,13 @@ async def timed_call(model: Generator) -> tuple[float, float, float]:
 
 
 def test_real_time_calls_let_a_threaded_model_run_on_a_virtual_clock() -> None:
-    took, rate, threshold = run_on_virtual_clock(timed_call, for_virtual_clock(ThreadModel()))
-    assert 0.04 <= took < 2.0, "the call took its real time, no leap to the timeout"
+    model = ThreadModel()
+    took, rate, threshold = run_on_virtual_clock(timed_call, for_virtual_clock(model))
+    assert model.clock_during_call == (1.0, math.inf), "real speed, no jumps, during the call"
+    assert 0 < took < CALL_TIMEOUT, "the call took its real time, no leap to the timeout"
     assert (rate, threshold) == (0.0, 0.0), "the clock jumps again once the call is over"
     with pytest.raises(trio.TooSlowError):
-        run_on_virtual_clock(timed_call, ThreadModel())
+        run_on_virtual_clock(timed_call, ThreadModel(block=True))
 
 
 def test_mock_models_keep_their_virtual_delays() -> None:
