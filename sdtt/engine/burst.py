@@ -17,6 +17,7 @@ Inputs (each returns a list of actions)::
     call_failed(now, call, kind, message)
                                      call ``call`` failed for good (after the model's retries)
     tick(now)                        the time in :attr:`next_deadline` has come
+    withdraw(ticket)                 a held ping-pong message is taken back (its sender left)
     close(now)                       the session ends; everything left is accounted for
 
 Actions: the session's events (:mod:`sdtt.engine.events`) to log and show in order,
@@ -40,14 +41,17 @@ Rules:
   message (so the partner can finish a burst), with every message unread by then. When a
   call ends (answered or failed) and the partner wrote meanwhile, the next call starts at
   once (reason ``wrote_during_call``). Only one call is in flight at a time. With
-  ``opening`` the first call starts when the session opens, before any message.
+  ``opening`` the first call starts when the session opens, before any message; what
+  the partner wrote during it waits ``t1`` like any first message.
 - **Sending.** A reply is scheduled by the pure planner (:mod:`sdtt.engine.planner`);
   its arrival drops the unsent rest of every earlier reply (it was written with less of
   the conversation in view). The head of the queue shows typing at its ``typing_at``
   and is sent at its ``send_at``; messages go out strictly in queue order.
 - **Ping-pong.** No ``t1`` wait; each reply is cut to one message. Once the partner's
   message is taken, the next one is held until the bot's message is sent (or the call
-  fails, or the reply is empty), so neither side writes twice in a row.
+  fails, or the reply is empty), so the bot never writes twice in a row (unless it
+  opened and the partner wrote during the opening call); after a failed call the
+  partner may.
 - **Stale replies.** A reply or failure for a call that is not the one in flight (a
   cancelled call, or one after :meth:`close`) is ignored.
 - **Same instant.** When several things are due at one time: sends (and typing) first,

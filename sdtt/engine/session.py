@@ -1,4 +1,4 @@
-"""A live chat session on trio: Input Listener, Model Caller and Output Sender.
+"""A live chat session on trio: the burst rules driven by the clock, a model and a partner.
 
 ::
 
