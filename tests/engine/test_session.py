@@ -272,10 +272,13 @@ async def test_closing_refuses_a_pingpong_message_still_held(
         except SessionClosedError as error:
             failures.append(error)
 
-    async with trio.open_nursery() as nursery:
-        async with open_session(bot, SessionSettings(mode="pingpong"), started=START) as session:
-            await session.send_user_message("a")
-            nursery.start_soon(second, session)
-            await trio.sleep(1.0)
+    settings = SessionSettings(mode="pingpong")
+    async with (
+        trio.open_nursery() as nursery,
+        open_session(bot, settings, started=START) as session,
+    ):
+        await session.send_user_message("a")
+        nursery.start_soon(second, session)
+        await trio.sleep(1.0)
     assert [m.text for m in session.messages] == ["a"]
     assert len(failures) == 1 and "before the message was taken" in str(failures[0])
