@@ -8,6 +8,8 @@
 - :mod:`sdtt.engine.events`: what a session reports, its JSONL log and replay;
 - :mod:`sdtt.engine.interrogator` and :mod:`sdtt.engine.simulate`: a simulated human
   side, and simulated chats between it and the persona bot;
+- :mod:`sdtt.engine.virtual_clock`: the trio clock simulations run on (waits take no
+  time, model calls their real time);
 - :mod:`sdtt.engine.latency`: garbage-collector settings for hosting many sessions.
 """
 
