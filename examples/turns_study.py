@@ -36,6 +36,10 @@ MODEL = "mock/chatty"
 TOPIC = "Can computers fall in love?"
 """A topic of the chitchat corpus, so that real human chats on it can be paired."""
 TOTALS = (3, 10, 110)
+DAY = "2025-01-01"
+"""The simulated chats start at fixed times of this day (``--start``), not now: their
+prompts then hold the same times on every run, so the mock chats, and the whole study,
+come out the same."""
 
 
 def sdtt(*args: str) -> None:
@@ -68,9 +72,10 @@ def run(out: Path) -> Path:
     (chain,) = sorted((out / "pseudo").glob("*.jsonl"))
     common = ["--persona", PERSONA, "--model", MODEL, "--topic", TOPIC, "--virtual-clock",
               "--quiet", "--out", str(chats)]  # fmt: skip
-    sdtt("simulate", *common, "--turns", "3")
-    sdtt("simulate", *common, "--turns", "10")
-    sdtt("simulate", *common, "--turns", "10", "--pseudo", str(chain))
+    # An hour apart, so the chats' files (named by start time) sort in the order they ran.
+    sdtt("simulate", *common, "--turns", "3", "--start", f"{DAY}T12:00")
+    sdtt("simulate", *common, "--turns", "10", "--start", f"{DAY}T13:00")
+    sdtt("simulate", *common, "--turns", "10", "--pseudo", str(chain), "--start", f"{DAY}T14:00")
     bots = sorted(p for p in chats.glob("*.jsonl") if not p.name.endswith(".events.jsonl"))
     study = out / "study"
     build = ["questionnaire", "build", "--human", "corpus", "--seed", "1", "--out", str(study)]

@@ -209,6 +209,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     seed = setting_default(SessionSettings, "seed")
     parser.add_argument("--seed", type=int, default=seed, help=f"random seed (default {seed})")
+    parser.add_argument(
+        "--start",
+        metavar="TIME",
+        default=None,
+        help="wall time the chat starts at, e.g. 2025-01-01T12:00 (UTC unless an offset is "
+        "given); the prompts' timestamps follow it, so with --virtual-clock and mock models "
+        "a run repeats exactly (default: now)",
+    )
     add_out_argument(
         parser,
         folder=True,
@@ -219,6 +227,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(func=run)
 
 
+def start_time(text: str | None) -> datetime:
+    """The chat's start from ``--start`` (ISO 8601; UTC unless it has an offset), or now."""
+    if text is None:
+        return datetime.now(UTC).replace(microsecond=0)
+    try:
+        start = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ConfigError(
+            f"--start must be a date and time such as 2025-01-01T12:00, not {text!r}."
+        ) from None
+    if start.tzinfo is None:
+        start = start.replace(tzinfo=UTC)
+    return start.replace(microsecond=0)
+
+
 def _check(args: argparse.Namespace) -> None:
     if args.turns < 1:
         raise ConfigError(f"--turns must be at least 1, not {args.turns}.")
@@ -226,6 +249,7 @@ def _check(args: argparse.Namespace) -> None:
         raise ConfigError(f"--max-messages must be at least 1, not {args.max_messages}.")
     if args.t1 < 0:
         raise ConfigError(f"--t1 must not be negative, not {args.t1}.")
+    start_time(args.start)  # a bad --start fails before anything is loaded or written
 
 
 def _pseudo_messages(
@@ -300,7 +324,7 @@ def run(args: argparse.Namespace) -> int:
             "pair it with --human FILE, or leave --topic out to get a corpus topic."
         )
     config = GenerateConfig(stop=("\nUser:",))
-    started = datetime.now(UTC).replace(microsecond=0)
+    started = start_time(args.start)
     session_id = new_session_id(started)
     timing = persona_timing(persona) if args.delays == "fitted" else None
     bot_settings = SessionSettings(

@@ -1,12 +1,16 @@
 """The burst engine: live chat sessions on trio (method.md, "Burst engine").
 
 - :mod:`sdtt.engine.schedule`: typing delays, reply schedules, stale messages (pure);
-- :mod:`sdtt.engine.session`: ``open_session`` with the Input Listener, Model Caller and
-  Output Sender as trio tasks;
+- :mod:`sdtt.engine.burst`: the burst rules (the Input Listener, Model Caller and Output
+  Sender of method.md) as a state machine with no I/O: events in, actions and a deadline
+  out;
+- :mod:`sdtt.engine.session`: ``open_session``, the trio driver of that state machine;
 - :mod:`sdtt.engine.events`: what a session reports, its JSONL log and replay;
 - :mod:`sdtt.engine.live_chat`: one live chat with a partner (the chat app's driver);
 - :mod:`sdtt.engine.interrogator` and :mod:`sdtt.engine.simulate`: a simulated human
   side, and simulated chats between it and the persona bot;
+- :mod:`sdtt.engine.virtual_clock`: the trio clock simulations run on (waits take no
+  time, model calls their real time);
 - :mod:`sdtt.engine.latency`: garbage-collector settings for hosting many sessions.
 """
 

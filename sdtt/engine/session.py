@@ -1,4 +1,4 @@
-"""A live chat session on trio: Input Listener, Model Caller and Output Sender.
+"""A live chat session on trio: the burst rules driven by the clock, a model and a partner.
 
 ::
 
@@ -6,24 +6,20 @@
         await session.send_user_message("hey")
         ...
 
-The session owns a nursery with three tasks joined by memory channels (method.md,
-"Burst engine"):
-
-- the **Input Listener** takes the partner's messages, stamps them, adds them to the
-  history and passes them on as unread;
-- the **Model Caller** waits ``t1`` after the first unread message (so the partner can
-  finish a burst), then asks the bot with the whole history. When a call returns and the
-  partner wrote meanwhile, it calls again at once; otherwise it waits for the next
-  message. A model failure (after the model's own retries) becomes an ``error`` event
-  and the session carries on: the next message triggers a new call;
-- the **Output Sender** schedules each reply with the pure planner
-  (:mod:`sdtt.engine.schedule`), drops the unsent rest of the previous reply when a new
-  one arrives, shows typing, and sends each message when it is due. A sent message's
-  timestamp is its real send time on the session clock, mapped onto ``started``; the
-  times the model wrote only decide the schedule. Build a
-  :class:`~sdtt.personas.bot.PersonaBot` for a session with
-  ``resample=planner.preset_decides``, so a timestamp the model left out is timed by
-  the delay preset alone.
+The burst rules (method.md, "Burst engine") are a state machine with no I/O,
+:class:`~sdtt.engine.burst.BurstState`: when to ask the model (``t1`` after the first
+unread partner message, at once when the partner wrote during a call), how each reply is
+scheduled by the pure planner (:mod:`sdtt.engine.schedule`), which unsent messages a new
+reply makes stale, when typing shows and each message goes out. The session is its trio
+driver: it hands it the partner's messages and the model's replies with the time they
+came, runs each model call as a task, logs and shows the events the state returns, writes
+the transcript, and sleeps until the state's next deadline. A model failure (after the
+model's own retries) becomes an ``error`` event and the session carries on. A sent
+message's timestamp is its real send time on the session clock, mapped onto ``started``;
+the times the model wrote only decide the schedule. Build a
+:class:`~sdtt.personas.bot.PersonaBot` for a session with
+``resample=schedule.preset_decides``, so a timestamp the model left out is timed by the
+delay preset alone.
 
 Only trio's clock is read, so under ``trio.testing.MockClock`` (pytest-trio's
 ``autojump_clock``) a session runs hours of chat in milliseconds, exactly.
@@ -35,10 +31,10 @@ end before delivering the next one, so the bot never sends two messages in a row
 call fails, the turn passes back to the partner (whose next message is then the second of
 the run: the only way a side can write twice in a row in ping-pong).
 
-**Closing**: leaving the ``async with`` block cancels the tasks. A message being typed or
-waiting to be sent is not sent: it is logged as ``message_dropped`` (reason "session
-closed"), so the transcript, the log and its replay agree. A call in flight ends as a
-``model_call_finished`` event with ``ok=False``.
+**Closing**: leaving the ``async with`` block cancels the model call and the timer. A
+message being typed or waiting to be sent is not sent: it is logged as
+``message_dropped`` (reason "session closed"), so the transcript, the log and its replay
+agree. A call in flight ends as a ``model_call_finished`` event with ``ok=False``.
 """
 
 from __future__ import annotations
@@ -47,59 +43,40 @@ import random
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 import trio
 from pydantic import BaseModel, ConfigDict, Field
 
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.store import TranscriptWriter
+from sdtt.engine.burst import Action, BurstState, CallModel, Mode, SessionClosedError
 from sdtt.engine.events import (
-    ErrorEvent,
-    Event,
     EventLog,
     EventSink,
-    MessageDropped,
     MessageSent,
-    ModelCallFinished,
-    ModelCallStarted,
-    PlannedRecord,
-    ReplyPlanned,
-    SessionClosed,
     SessionHeader,
-    TypingStarted,
-    TypingStopped,
     UserMessage,
+    message_of,
 )
-from sdtt.engine.schedule import (
-    CLOSED,
-    Drop,
-    PlannedMessage,
-    PresetName,
-    ReplyContext,
-    call_seed,
-    drop_all,
-    drop_stale,
-    intended_times,
-    make_preset,
-    plan_reply,
-)
-from sdtt.errors import InputError, ModelError, SdttError
+from sdtt.engine.schedule import PresetName
+from sdtt.errors import InputError, ModelError
 from sdtt.models.base import Usage
 from sdtt.personas.bot import BotReply
 from sdtt.personas.timing import TimingProfile
 from sdtt.redact import redact_text
 
-Mode = Literal["burst", "pingpong"]
-UNREAD_BUFFER = 1000
-"""Partner messages that may wait unread before the listener pauses."""
-
-
-class SessionClosedError(SdttError):
-    """A message was given to a session that has already closed."""
+__all__ = [
+    "Mode",
+    "Replier",
+    "Session",
+    "SessionClosedError",
+    "SessionSettings",
+    "new_session_id",
+    "open_session",
+]
 
 
 class Replier(Protocol):
@@ -146,20 +123,14 @@ class SessionSettings(BaseModel):
         return 1 if self.mode == "pingpong" else self.max_messages
 
 
-@dataclass(frozen=True)
-class _Draft:
-    """A reply on its way from the caller to the sender."""
-
-    call: int
-    call_started: float
-    call_wall: datetime
-    messages: list[Message]
-    read_text: str
-    last_user_at: float | None
-
-
 class Session:
-    """A running chat session; get one from :func:`open_session`."""
+    """A running chat session; get one from :func:`open_session`.
+
+    The burst rules live in :class:`~sdtt.engine.burst.BurstState`; the session only
+    feeds it the partner's messages, the model's replies and the time, carries out the
+    actions it returns (log and show events, write the transcript, start model calls),
+    and sleeps until its next deadline.
+    """
 
     def __init__(
         self,
@@ -186,29 +157,12 @@ class Session:
         self._sink = sink
         self._log = log
         self._writer = writer
-        self._preset = make_preset(settings.delays, settings.timing)
         self._origin = trio.current_time()
-        self._seq = 0
-        self._messages: list[Message] = []
-        self._input_send, self._input_recv = trio.open_memory_channel[str](0)
-        self._unread_send, self._unread_recv = trio.open_memory_channel[tuple[float, str]](
-            UNREAD_BUFFER
-        )
-        self._reply_send, self._reply_recv = trio.open_memory_channel[_Draft](1)
-        self._pending: list[PlannedMessage] = []
-        self._typing: PlannedMessage | None = None
-        self._calling: int | None = None
-        self._calls = 0
-        self._errors = 0
-        self._incoming = 0
-        self._unread = 0
-        self._undelivered = 0
-        self._opening_due = settings.opening
-        self._last_user_at: float | None = None
-        self._last_sent_at: float | None = None
-        self._awaiting_reply = False
+        self._state = BurstState(settings, started=started, origin=self._origin)
+        self._nursery: trio.Nursery | None = None
         self._changed = trio.Event()
-        self._closed = False
+        self._rearm = trio.Event()
+        self._finished = False
 
     # ----------------------------------------------------------------- public API
 
@@ -216,23 +170,23 @@ class Session:
     def transcript(self) -> Transcript:
         """The conversation so far: partner messages and sent replies, in order."""
         return Transcript(
-            id=self.id, topic=self.topic, messages=list(self._messages), meta=dict(self.meta)
+            id=self.id, topic=self.topic, messages=list(self._state.messages), meta=dict(self.meta)
         )
 
     @property
     def messages(self) -> list[Message]:
         """A copy of the messages so far."""
-        return list(self._messages)
+        return list(self._state.messages)
 
     @property
     def calls(self) -> int:
         """Model calls started so far."""
-        return self._calls
+        return self._state.calls
 
     @property
     def errors(self) -> int:
         """Error events so far."""
-        return self._errors
+        return self._state.errors
 
     @property
     def clock(self) -> float:
@@ -242,38 +196,31 @@ class Session:
     @property
     def is_idle(self) -> bool:
         """Nothing is unread, being asked, planned or typed, and no message is waiting."""
-        return not (
-            self._pending
-            or self._opening_due
-            or self._calling is not None
-            or self._incoming
-            or self._unread
-            or self._undelivered
-        )
+        return self._state.is_idle
 
     async def send_user_message(self, text: str) -> None:
         """Deliver a message from the partner (side A).
 
-        Returns once the listener took it. In ping-pong mode that waits while the
+        Returns once the session took it. In ping-pong mode that waits while the
         partner's previous message is still unanswered. Raises
         :class:`SessionClosedError` when the session has closed.
         """
         if not text.strip():
             raise InputError("a chat message must not be empty.", field="text")
-        if self._closed:
+        if self._state.closed:
             raise SessionClosedError("The chat session has closed; start a new one.")
-        # Counted until the listener has recorded it (it decrements), so is_idle never
-        # misses a message handed over but not yet processed.
-        self._incoming += 1
+        await trio.lowlevel.checkpoint_if_cancelled()
+        self._perform(self._state.user_message(trio.current_time(), text))
+        ticket = self._state.inputs
         try:
-            await self._input_send.send(text)
-        except BaseException as error:
-            self._incoming -= 1
-            if isinstance(error, trio.BrokenResourceError | trio.ClosedResourceError):
-                raise SessionClosedError(
-                    "The chat session closed before the message was taken."
-                ) from None
+            while self._state.holds(ticket):
+                await self._changed.wait()
+        except BaseException:
+            self._state.withdraw(ticket)
             raise
+        if ticket in self._state.discarded:
+            raise SessionClosedError("The chat session closed before the message was taken.")
+        await trio.lowlevel.cancel_shielded_checkpoint()
 
     async def wait_idle(self) -> None:
         """Wait until :attr:`is_idle`: every message answered and every reply sent."""
@@ -286,290 +233,70 @@ class Session:
 
     # ----------------------------------------------------------------- plumbing
 
-    def _wall(self, clock: float) -> datetime:
-        return self.started + timedelta(seconds=clock - self._origin)
+    def _perform(self, actions: Sequence[Action]) -> None:
+        """Carry out what the state asked for, in order."""
+        for action in actions:
+            if isinstance(action, CallModel):
+                assert self._nursery is not None, "calls start only once the session runs"
+                self._nursery.start_soon(self._call, action)
+                continue
+            if self._writer is not None and isinstance(action, UserMessage | MessageSent):
+                self._writer.add(message_of(action))
+            if self._log is not None:
+                self._log.emit(action)
+            if self._sink is not None:
+                self._sink.emit(action)
+            changed, self._changed = self._changed, trio.Event()
+            changed.set()
+        rearm, self._rearm = self._rearm, trio.Event()
+        rearm.set()
 
-    def _stamp(self) -> dict[str, Any]:
-        now = trio.current_time()
-        self._seq += 1
-        return {"seq": self._seq, "clock": now - self._origin, "wall": self._wall(now)}
-
-    def _emit(self, event: Event) -> None:
-        if self._log is not None:
-            self._log.emit(event)
-        if self._sink is not None:
-            self._sink.emit(event)
-        changed, self._changed = self._changed, trio.Event()
-        changed.set()
-
-    def _record(self, message: Message) -> None:
-        self._messages.append(message)
-        if self._writer is not None:
-            self._writer.add(message)
-
-    # ----------------------------------------------------------------- Input Listener
-
-    async def _listen(self) -> None:
-        while True:
-            if self.settings.mode == "pingpong":
-                while self._awaiting_reply:
-                    await self._changed.wait()
-            text = await self._input_recv.receive()
-            now = trio.current_time()
-            message = Message(side="user", text=text, time=self._wall(now))
-            self._record(message)
-            self._last_user_at = now
-            self._awaiting_reply = True
-            self._unread += 1
-            self._incoming -= 1
-            self._emit(UserMessage(**self._stamp(), text=text, time=message.time))
-            await self._unread_send.send((now, text))
-
-    # ----------------------------------------------------------------- Model Caller
-
-    async def _call_loop(self) -> None:
-        if self.settings.opening:
-            await self._call("opening", [])
-        again = False
-        while True:
-            unread: list[tuple[float, str]] = []
-            if again:
-                reason: Literal["unread", "wrote_during_call"] = "wrote_during_call"
-            else:
-                reason = "unread"
-                first = await self._unread_recv.receive()
-                unread.append(first)
-                if self.settings.mode == "burst":
-                    await trio.sleep_until(first[0] + self.settings.t1)
-            if self.settings.mode == "burst":
-                while True:
-                    try:
-                        unread.append(self._unread_recv.receive_nowait())
-                    except trio.WouldBlock:
-                        break
-            await self._call(reason, unread)
-            again = self._unread_recv.statistics().current_buffer_used > 0
-
-    async def _call(
-        self,
-        reason: Literal["unread", "wrote_during_call", "opening"],
-        unread: list[tuple[float, str]],
-    ) -> None:
-        self._calls += 1
-        call = self._calls
-        started = trio.current_time()
-        call_wall = self._wall(started).replace(microsecond=0)
-        history = list(self._messages)
-        answered_at = self._last_user_at
-        self._calling = call
-        self._opening_due = False
-        self._unread -= len(unread)
-        self._emit(
-            ModelCallStarted(
-                **self._stamp(), call=call, reason=reason, history=len(history), unread=len(unread)
-            )
-        )
+    async def _call(self, action: CallModel) -> None:
+        """One model call; its outcome goes back to the state."""
         try:
-            reply = await self.bot.reply(
-                history, call_wall, call_seed(self.settings.seed, call, "reply")
-            )
+            reply = await self.bot.reply(list(action.history), action.wall, action.rng())
         except ModelError as error:
-            self._calling = None
-            self._errors += 1
-            if self.settings.mode == "pingpong":
-                self._awaiting_reply = False
-            self._emit(
-                ModelCallFinished(
-                    **self._stamp(),
-                    call=call,
-                    ok=False,
-                    latency=trio.current_time() - started,
-                    error=type(error).__name__,
-                )
-            )
-            self._emit(
-                ErrorEvent(
-                    **self._stamp(),
-                    call=call,
-                    kind=type(error).__name__,
-                    message=redact_text(str(error)),
-                )
-            )
+            now = trio.current_time()
+            kind, message = type(error).__name__, redact_text(str(error))
+            self._perform(self._state.call_failed(now, action.call, kind, message))
             return
         usage = sum((output.usage for output in reply.outputs), Usage())
         self.usage = self.usage + usage
-        self._undelivered += 1
-        self._calling = None
-        self._emit(
-            ModelCallFinished(
-                **self._stamp(),
-                call=call,
-                ok=True,
-                latency=trio.current_time() - started,
+        self._perform(
+            self._state.reply_ready(
+                trio.current_time(),
+                action.call,
+                reply.messages,
                 attempts=sum(output.attempts for output in reply.outputs),
                 input_tokens=usage.input_tokens,
                 cached_input_tokens=usage.cached_input_tokens,
                 output_tokens=usage.output_tokens,
-                messages=len(reply.messages),
-            )
-        )
-        await self._reply_send.send(
-            _Draft(
-                call=call,
-                call_started=started,
-                call_wall=call_wall,
-                messages=reply.messages,
-                read_text="\n".join(text for _, text in unread),
-                last_user_at=answered_at,
             )
         )
 
-    # ----------------------------------------------------------------- Output Sender
-
-    async def _send_loop(self) -> None:
+    async def _timer(self) -> None:
+        """Sleep until the state's next deadline (or a change moves it), then tick."""
         while True:
-            with trio.move_on_at(self._next_due()):
-                draft = await self._reply_recv.receive()
-                self._accept(draft)
-                continue
-            self._act(trio.current_time())
-
-    def _next_due(self) -> float:
-        if not self._pending:
-            return float("inf")
-        head = self._pending[0]
-        return head.send_at if self._typing is head else head.typing_at
-
-    def _accept(self, draft: _Draft) -> None:
-        now = trio.current_time()
-        self._undelivered -= 1
-        kept, dropped = drop_stale(self._pending, new_call=draft.call)
-        self._pending = kept
-        self._drop(dropped)
-        context = ReplyContext(
-            call=draft.call,
-            call_started=draft.call_started,
-            reply_ready=now,
-            last_user_at=draft.last_user_at,
-            last_sent_at=self._last_sent_at,
-            read_text=draft.read_text,
-        )
-        intended = intended_times(
-            [message.time for message in draft.messages],
-            call_wall=draft.call_wall,
-            context=context,
-            max_gap=self.settings.max_model_gap,
-        )
-        planned = plan_reply(
-            [message.text for message in draft.messages],
-            context,
-            self._preset,
-            call_seed(self.settings.seed, draft.call, "plan"),
-            intended=intended,
-            max_messages=self.settings.reply_limit,
-        )
-        self._pending.extend(planned)
-        self._emit(
-            ReplyPlanned(
-                **self._stamp(),
-                call=draft.call,
-                messages=[
-                    PlannedRecord(
-                        index=p.index,
-                        text=p.text,
-                        typing_at=p.typing_at - self._origin,
-                        send_at=p.send_at - self._origin,
-                    )
-                    for p in planned
-                ],
-            )
-        )
-
-    def _act(self, now: float) -> None:
-        while self._pending:
-            head = self._pending[0]
-            if self._typing is not head:
-                if head.typing_at > now:
-                    return
-                self._typing = head
-                self._emit(TypingStarted(**self._stamp(), call=head.call, index=head.index))
-            if head.send_at > now:
-                return
-            self._send(head, now)
-
-    def _send(self, planned: PlannedMessage, now: float) -> None:
-        self._pending.pop(0)
-        self._typing = None
-        message = Message(side="response", text=planned.text, time=self._wall(now))
-        self._record(message)
-        self._last_sent_at = now
-        if self.settings.mode == "pingpong":
-            self._awaiting_reply = False
-        self._emit(
-            TypingStopped(**self._stamp(), call=planned.call, index=planned.index, reason="sent")
-        )
-        self._emit(
-            MessageSent(
-                **self._stamp(),
-                call=planned.call,
-                index=planned.index,
-                text=planned.text,
-                time=message.time,
-                scheduled=planned.send_at - self._origin,
-                lateness=now - planned.send_at,
-            )
-        )
-
-    def _drop(self, drops: Sequence[Drop]) -> None:
-        for drop in drops:
-            message = drop.message
-            if self._typing is message:
-                self._typing = None
-                self._emit(
-                    TypingStopped(
-                        **self._stamp(), call=message.call, index=message.index, reason="dropped"
-                    )
-                )
-            self._emit(
-                MessageDropped(
-                    **self._stamp(),
-                    call=message.call,
-                    index=message.index,
-                    text=message.text,
-                    reason=drop.reason,
-                )
-            )
+            rearm = self._rearm
+            with trio.move_on_at(self._state.next_deadline):
+                await rearm.wait()
+            now = trio.current_time()
+            if now >= self._state.next_deadline:
+                self._perform(self._state.tick(now))
 
     # ----------------------------------------------------------------- lifecycle
 
     def _start(self, nursery: trio.Nursery) -> None:
-        nursery.start_soon(self._listen)
-        nursery.start_soon(self._call_loop)
-        nursery.start_soon(self._send_loop)
+        self._nursery = nursery
+        nursery.start_soon(self._timer)
+        self._perform(self._state.start(trio.current_time()))
 
     def _finish(self) -> None:
         """Account for everything left undone, then close the files (idempotent)."""
-        if self._closed:
+        if self._finished:
             return
-        self._closed = True
-        self._input_recv.close()
-        pending, self._pending = self._pending, []
-        self._drop(drop_all(pending, CLOSED))
-        if self._calling is not None:
-            call, self._calling = self._calling, None
-            self._emit(
-                ModelCallFinished(
-                    **self._stamp(), call=call, ok=False, latency=0.0, error="Cancelled"
-                )
-            )
-        self._emit(
-            SessionClosed(
-                **self._stamp(),
-                messages=len(self._messages),
-                calls=self._calls,
-                errors=self._errors,
-            )
-        )
+        self._finished = True
+        self._perform(self._state.close(trio.current_time()))
         if self._log is not None:
             self._log.close()
         if self._writer is not None:

@@ -14,17 +14,13 @@ seconds of session clock.
 
 from __future__ import annotations
 
-import math
-import weakref
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, TypeVar, TypeVarTuple, Unpack
 
 import trio
-import trio.testing
 
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.turn_index import LIVE_TURNS
@@ -39,6 +35,7 @@ from sdtt.engine.session import (
     new_session_id,
     open_session,
 )
+from sdtt.engine.virtual_clock import VirtualClock
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, Usage
 from sdtt.personas.bot import Generator, PersonaBot
 from sdtt.personas.persona import Persona
@@ -221,48 +218,25 @@ async def run_simulated_chat(
 def run_on_virtual_clock(
     async_fn: Callable[[Unpack[Arguments]], Awaitable[Result]], *args: *Arguments
 ) -> Result:
-    """``trio.run`` on a virtual clock that jumps whenever every task waits: a chat of many
-    minutes runs in a moment, with the same timing it would have had.
+    """``trio.run`` on a :class:`~sdtt.engine.virtual_clock.VirtualClock`, which jumps
+    whenever every task waits: a chat of many minutes runs in a moment, with the same
+    timing it would have had.
 
     Wrap models that compute outside trio (threads, network) with :class:`RealTimeCalls`
     (:func:`persona_bot` does), or the clock would leap ahead while they think.
     """
-    return trio.run(async_fn, *args, clock=trio.testing.MockClock(autojump_threshold=0))
-
-
-_HOLDS: weakref.WeakKeyDictionary[trio.testing.MockClock, tuple[int, float, float]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-@contextmanager
-def _real_time(clock: trio.testing.MockClock) -> Iterator[None]:
-    count, rate, threshold = _HOLDS.get(clock, (0, clock.rate, clock.autojump_threshold))
-    if count == 0:
-        clock.autojump_threshold = math.inf
-        clock.rate = 1.0
-    _HOLDS[clock] = (count + 1, rate, threshold)
-    try:
-        yield
-    finally:
-        count, rate, threshold = _HOLDS[clock]
-        if count == 1:
-            del _HOLDS[clock]
-            clock.rate = rate
-            clock.autojump_threshold = threshold
-        else:
-            _HOLDS[clock] = (count - 1, rate, threshold)
+    return trio.run(async_fn, *args, clock=VirtualClock())
 
 
 class RealTimeCalls:
     """A model whose calls take real time on a virtual clock.
 
     A model that computes in a thread (the local provider) or over the network leaves
-    every trio task waiting, so an autojumping clock would leap to the next timer (often
-    the call's own timeout) while it thinks. During each call this wrapper makes the
-    :class:`trio.testing.MockClock` run at real speed without jumping, and restores it
-    when no call is in flight: model latency stays what it really was, and the rest of
-    the chat still runs in virtual time. On a real clock it changes nothing.
+    every trio task waiting, so a jumping clock would leap to the next timer (often the
+    call's own timeout) while it thinks. During each call this wrapper holds the
+    :class:`~sdtt.engine.virtual_clock.VirtualClock` at real speed without jumps: model
+    latency stays what it really was, and the rest of the chat still runs in virtual
+    time. On any other clock it changes nothing.
     """
 
     def __init__(self, model: Generator) -> None:
@@ -276,9 +250,9 @@ class RealTimeCalls:
     async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
         """Call the wrapped model, holding a virtual clock at real speed meanwhile."""
         clock = trio.lowlevel.current_clock()
-        if not isinstance(clock, trio.testing.MockClock):
+        if not isinstance(clock, VirtualClock):
             return await self.model.generate(prompt, config)
-        with _real_time(clock):
+        with clock.real_time():
             return await self.model.generate(prompt, config)
 
 

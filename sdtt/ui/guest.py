@@ -27,6 +27,8 @@ class TrioGuest:
         self._done: asyncio.Future[Outcome[Any]] | None = None
         self.error: BaseException | None = None
         """What the trio function raised, once it is done (``None`` when it returned)."""
+        self.token: trio.lowlevel.TrioToken | None = None
+        """The run's token once it started: ``token.run_sync_soon`` calls into trio."""
 
     @property
     def running(self) -> bool:
@@ -46,6 +48,7 @@ class TrioGuest:
         self._done = done
 
         async def main() -> None:
+            self.token = trio.lowlevel.current_trio_token()
             with trio.CancelScope() as scope:
                 self._scope = scope
                 if self._cancelled:

@@ -22,7 +22,7 @@ from sdtt.engine.events import (
     read_event_log,
 )
 from sdtt.engine.schedule import CLOSED, SUPERSEDED, call_seed
-from sdtt.engine.session import SessionClosedError, SessionSettings, open_session
+from sdtt.engine.session import Session, SessionClosedError, SessionSettings, open_session
 from sdtt.errors import InputError, ServerError
 from tests.engine.helpers import START, chat_lines, reply, scripted_bot
 
@@ -242,3 +242,43 @@ async def test_an_existing_log_is_never_overwritten(
     with pytest.raises(InputError, match="already exists"):
         async with open_session(bot, log_path=log, started=START):
             pass
+
+
+async def test_pingpong_message_given_up_on_while_held_is_never_delivered(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    bot, _ = scripted_bot(reply("one", delay=2.0), reply("two", delay=2.0))
+    sink = ListSink()
+    async with open_session(bot, SessionSettings(mode="pingpong"), sink=sink, started=START) as s:
+        await s.send_user_message("a")
+        with trio.move_on_after(1.0):
+            await s.send_user_message("never mind")  # held: the bot has not answered
+        assert not s.is_idle
+        await s.wait_idle()
+        await s.send_user_message("b")
+        await s.wait_idle()
+    assert [text for _, _, text in chat_lines(sink.events)] == ["a", "one", "b", "two"]
+
+
+async def test_closing_refuses_a_pingpong_message_still_held(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    bot, _ = scripted_bot(reply("too slow", delay=60.0))
+    failures: list[BaseException] = []
+
+    async def second(session: Session) -> None:
+        try:
+            await session.send_user_message("b")  # held until the bot answers "a"
+        except SessionClosedError as error:
+            failures.append(error)
+
+    settings = SessionSettings(mode="pingpong")
+    async with (
+        trio.open_nursery() as nursery,
+        open_session(bot, settings, started=START) as session,
+    ):
+        await session.send_user_message("a")
+        nursery.start_soon(second, session)
+        await trio.sleep(1.0)
+    assert [m.text for m in session.messages] == ["a"]
+    assert len(failures) == 1 and "before the message was taken" in str(failures[0])

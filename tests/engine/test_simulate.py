@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import random
-import time
+import subprocess
+import sys
+import threading
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -24,6 +27,7 @@ from sdtt.engine.interrogator import (
 )
 from sdtt.engine.session import SessionSettings
 from sdtt.engine.simulate import for_virtual_clock, run_on_virtual_clock, run_simulated_chat
+from sdtt.engine.virtual_clock import VirtualClock
 from sdtt.errors import InputError
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
 from sdtt.models.mock import MockModelAPI, chatty_script
@@ -232,35 +236,92 @@ def test_cli_simulate_writes_transcript_and_log(
     assert len(segment_turns(transcript.messages)) == 2
 
 
+CALL_TIMEOUT = 3600.0
+"""Virtual seconds a threaded call may take: a clock that leaps while it thinks hits it."""
+
+
 class ThreadModel:
-    """Stands in for the local provider: it computes in a worker thread."""
+    """Stands in for the local provider: it computes in a worker thread. With ``block``
+    the thread finishes only once the call has timed out, so only a leaping clock ends it."""
 
     name = "local/fake"
 
+    def __init__(self, *, block: bool = False) -> None:
+        self.block = block
+        self.real_speed_during_call: bool | None = None
+
     async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
-        with trio.fail_after(5.0):
-            await trio.to_thread.run_sync(time.sleep, 0.05, abandon_on_cancel=True)
+        clock = trio.lowlevel.current_clock()
+        assert isinstance(clock, VirtualClock)
+        self.real_speed_during_call = clock.real_speed
+        done = threading.Event()
+        if not self.block:
+            done.set()
+        try:
+            with trio.fail_after(CALL_TIMEOUT):
+                await trio.to_thread.run_sync(done.wait, abandon_on_cancel=True)
+        finally:
+            done.set()
         return ModelOutput(text="Response: hi", model=self.name)
 
 
-async def timed_call(model: Generator) -> tuple[float, float, float]:
+async def timed_call(model: Generator) -> tuple[float, bool]:
     clock = trio.lowlevel.current_clock()
-    assert isinstance(clock, trio.testing.MockClock)
+    assert isinstance(clock, VirtualClock)
     start = trio.current_time()
     await model.generate(Prompt(instructions=""), GenerateConfig())
-    return trio.current_time() - start, clock.rate, clock.autojump_threshold
+    return trio.current_time() - start, clock.real_speed
 
 
 def test_real_time_calls_let_a_threaded_model_run_on_a_virtual_clock() -> None:
-    took, rate, threshold = run_on_virtual_clock(timed_call, for_virtual_clock(ThreadModel()))
-    assert 0.04 <= took < 2.0, "the call took its real time, no leap to the timeout"
-    assert (rate, threshold) == (0.0, 0.0), "the clock jumps again once the call is over"
+    model = ThreadModel()
+    took, real_speed_after = run_on_virtual_clock(timed_call, for_virtual_clock(model))
+    assert model.real_speed_during_call, "real speed, no jumps, during the call"
+    assert 0 < took < CALL_TIMEOUT, "the call took its real time, no leap to the timeout"
+    assert not real_speed_after, "the clock jumps again once the call is over"
     with pytest.raises(trio.TooSlowError):
-        run_on_virtual_clock(timed_call, ThreadModel())
+        run_on_virtual_clock(timed_call, ThreadModel(block=True))
 
 
 def test_mock_models_keep_their_virtual_delays() -> None:
     model = MockModelAPI(["Response: hi"], name="mock/slow", delay=3600.0)
     assert for_virtual_clock(model) is model
-    took, _, _ = run_on_virtual_clock(timed_call, model)
+    took, _ = run_on_virtual_clock(timed_call, model)
     assert took == 3600.0
+
+
+def test_importing_the_simulator_loads_no_test_tooling() -> None:
+    # trio.testing pulls in pytest when it is installed; only a virtual clock needs it.
+    probe = "import sys, sdtt.engine.simulate; print('trio.testing' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
+def test_cli_simulate_from_a_set_start_repeats_exactly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "script.txt"
+    script.write_text("hey\nwhat's up\n\nnot much\n")
+    chats = []
+    for run in ("a", "b"):
+        out = tmp_path / run
+        args = ["simulate", "--model", "mock/chatty", "--script", str(script), "--turns", "2"]
+        assert (
+            main([*args, "--virtual-clock", "--start", "2025-01-01T12:00", "--out", str(out)]) == 0
+        )
+        (log,) = out.glob("*.events.jsonl")
+        assert log.name.startswith("chat-20250101-120000-")
+        replay = read_event_log(log)
+        assert replay.header.started == datetime(2025, 1, 1, 12, tzinfo=UTC)
+        chats.append(replay)
+    first, second = chats
+    assert first.transcript.messages[0].time == datetime(2025, 1, 1, 12, tzinfo=UTC)
+    assert first.transcript.messages == second.transcript.messages
+    assert first.events == second.events
+    capsys.readouterr()
+    assert (
+        main(["simulate", "--model", "mock/chatty", "--start", "noon", "--out", str(tmp_path)]) != 0
+    )
+    assert "--start must be a date and time such as 2025-01-01T12:00, not 'noon'" in (
+        capsys.readouterr().err
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +16,15 @@ from sdtt.engine.events import read_event_log
 from sdtt.ui.app import ChatApp
 from sdtt.ui.chat import ChatScreen
 from sdtt.ui.widgets import MessageList, StatusLine, TypingIndicator
-from tests.ui.helpers import chat_plan, wait_for
+from tests.ui.helpers import chat_plan, stepped_clock, wait_for
 
 
-def fast_clock(rate: float = 20) -> trio.testing.MockClock:
-    """Virtual time at 20x: the bot's 4 s wait takes 0.2 s, a 6 s typing delay 0.3 s."""
-    return trio.testing.MockClock(rate=rate)
+async def run_until(pilot: Pilot[Any], condition: Callable[[], bool]) -> None:
+    """Let the chat run (its virtual time moving deadline by deadline) until ``condition``."""
+    screen = chat_screen(pilot.app)
+    clock = screen.clock
+    assert isinstance(clock, trio.testing.MockClock)
+    await wait_for(pilot, condition, guest=screen.guest, clock=clock)
 
 
 async def say(pilot: Pilot[Any], text: str) -> None:
@@ -29,7 +33,7 @@ async def say(pilot: Pilot[Any], text: str) -> None:
     await pilot.press("enter")
 
 
-def chat_screen(app: ChatApp) -> ChatScreen:
+def chat_screen(app: Any) -> ChatScreen:
     screen = app.screen
     assert isinstance(screen, ChatScreen)
     return screen
@@ -38,8 +42,8 @@ def chat_screen(app: ChatApp) -> ChatScreen:
 @pytest.mark.asyncio
 async def test_burst_in_burst_out(tmp_path: Path) -> None:
     """Three messages in a row are one turn; the bot answers with several timed messages."""
-    # t1 (the bot's wait for the rest of a burst) is 1 s of real time here.
-    app = ChatApp(chat_plan(tmp_path, turns=1, t1=20.0), clock=fast_clock())
+    # Virtual time stands still while the test types: the burst is one turn, exactly.
+    app = ChatApp(chat_plan(tmp_path, turns=1, t1=20.0), clock=stepped_clock())
     async with app.run_test(size=(80, 24)) as pilot:
         screen = chat_screen(app)
         messages = screen.query_one(MessageList)
@@ -50,7 +54,7 @@ async def test_burst_in_burst_out(tmp_path: Path) -> None:
             ("user", "you there?"),
             ("user", "got a minute"),
         ]
-        await wait_for(pilot, lambda: screen.ended)
+        await run_until(pilot, lambda: screen.ended)
         bubbles = messages.bubbles()
         assert [b.side for b in bubbles[:3]] == ["user"] * 3
         assert len(bubbles) >= 5 and {b.side for b in bubbles[3:]} == {"response"}
@@ -69,20 +73,20 @@ async def test_burst_in_burst_out(tmp_path: Path) -> None:
 async def test_typing_indicator_and_message_typed_meanwhile(tmp_path: Path) -> None:
     """The indicator shows while the bot types and hides after; a message sent meanwhile
     reaches the transcript."""
-    # Slower virtual time, so the bot is still typing when the second message goes in,
-    # even on a loaded machine.
-    app = ChatApp(chat_plan(tmp_path, turns=1, t1=4.0), clock=fast_clock(2))
+    # Virtual time stands still while the test types: the second message goes in while
+    # the bot types, however loaded the machine is.
+    app = ChatApp(chat_plan(tmp_path, turns=1, t1=4.0), clock=stepped_clock())
     seen: list[bool] = []
     async with app.run_test(size=(80, 24)) as pilot:
         screen = chat_screen(app)
         typing = screen.query_one(TypingIndicator)
         assert not typing.showing
         await say(pilot, "hi there")
-        await wait_for(pilot, lambda: typing.showing)
+        await run_until(pilot, lambda: typing.showing)
         seen.append(typing.showing)
         await say(pilot, "wait, one more thing")
         assert screen.query_one("#say", Input).has_focus
-        await wait_for(pilot, lambda: screen.ended)
+        await run_until(pilot, lambda: screen.ended)
         assert not typing.showing
         texts = [b.text for b in screen.query_one(MessageList).bubbles()]
         assert "wait, one more thing" in texts
@@ -98,13 +102,13 @@ async def test_typing_indicator_and_message_typed_meanwhile(tmp_path: Path) -> N
 @pytest.mark.asyncio
 async def test_quit_mid_chat_keeps_everything(tmp_path: Path) -> None:
     """Ctrl+C while the bot is busy ends the chat cleanly; the files hold every message."""
-    # t1 is 1 s of real time: both messages go in before the bot answers, even under load.
-    app = ChatApp(chat_plan(tmp_path, turns=5, t1=20.0), clock=fast_clock())
+    # Both messages go in at virtual time 0, before the bot answers.
+    app = ChatApp(chat_plan(tmp_path, turns=5, t1=20.0), clock=stepped_clock())
     async with app.run_test(size=(80, 24)) as pilot:
         screen = chat_screen(app)
         await say(pilot, "hello")
         await say(pilot, "anyone home")
-        await wait_for(pilot, lambda: screen.query_one(TypingIndicator).showing)
+        await run_until(pilot, lambda: screen.query_one(TypingIndicator).showing)
         await pilot.press("ctrl+c")
         await wait_for(pilot, lambda: not app.is_running)
     outcome = app.return_value
@@ -118,13 +122,13 @@ async def test_quit_mid_chat_keeps_everything(tmp_path: Path) -> None:
 async def test_participant_mode_hides_the_setup(tmp_path: Path) -> None:
     """A participant sees the turn count but never the model, persona or mode."""
     plan = chat_plan(tmp_path, turns=1, t1=0.5, participant=True)
-    app = ChatApp(plan, clock=fast_clock())
+    app = ChatApp(plan, clock=stepped_clock())
     async with app.run_test(size=(80, 24)) as pilot:
         screen = chat_screen(app)
         status = str(screen.query_one(StatusLine).render())
         assert "turn 0/1" in status and "mock" not in status and "burst" not in status
         await say(pilot, "hey")
-        await wait_for(pilot, lambda: screen.ended)
+        await run_until(pilot, lambda: screen.ended)
         summary = screen.summary()
     assert "Transcript saved to" in summary
     assert "mock" not in summary and plan.persona.name not in summary

@@ -6,29 +6,22 @@ from datetime import UTC
 from pathlib import Path
 from typing import Any
 
-import trio.testing
 from textual.pilot import Pilot
 from textual.widgets import Input
 
 from sdtt.ui import setup
 from sdtt.ui.app import ChatApp
 from sdtt.ui.chat import ChatScreen
-from tests.ui.helpers import chat_plan, wait_for
+from tests.ui.helpers import chat_plan, stepped_clock, wait_for
 
 SIZE = (80, 24)
-
-
-def jumping_clock() -> trio.testing.MockClock:
-    """Virtual time that stands still, and jumps to the engine's next deadline once the
-    engine has waited 1 s of real time: exact, repeatable timestamps, and time for the
-    test to type a burst even on a loaded machine."""
-    return trio.testing.MockClock(rate=0, autojump_threshold=1.0)
 
 
 def test_chat_screen(snap_compare: Any, tmp_path: Path, monkeypatch: Any) -> None:
     """A finished two-turn chat: bursts on both sides, the summary, the footer."""
     monkeypatch.chdir(tmp_path)
-    app = ChatApp(chat_plan(Path("transcripts"), turns=2), clock=jumping_clock(), tz=UTC)
+    clock = stepped_clock()
+    app = ChatApp(chat_plan(Path("transcripts"), turns=2), clock=clock, tz=UTC)
 
     async def chat(pilot: Pilot[Any]) -> None:
         screen = pilot.app.screen
@@ -37,10 +30,10 @@ def test_chat_screen(snap_compare: Any, tmp_path: Path, monkeypatch: Any) -> Non
         for text in ("hey!", "how was your weekend"):
             say.value = text
             await pilot.press("enter")
-        await wait_for(pilot, lambda: screen.turns >= 1)
+        await wait_for(pilot, lambda: screen.turns >= 1, guest=screen.guest, clock=clock)
         say.value = "nice, sounds fun"
         await pilot.press("enter")
-        await wait_for(pilot, lambda: screen.ended)
+        await wait_for(pilot, lambda: screen.ended, guest=screen.guest, clock=clock)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=chat)
