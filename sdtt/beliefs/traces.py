@@ -226,9 +226,14 @@ def read_traces(path: str | Path) -> list[BeliefTrace]:
     return traces
 
 
-def is_trace_record(record: dict[str, Any]) -> bool:
-    """True for a JSON object that is a belief trace rather than a judgement."""
-    return "points" in record and "item_id" in record
+def is_trace_file(path: str | Path) -> bool:
+    """True when the first record of a JSONL file is a belief trace (not a judgement)."""
+    try:
+        with Path(path).open(encoding="utf-8") as handle:
+            first = handle.readline()
+    except (OSError, UnicodeDecodeError):
+        return False
+    return '"points"' in first and '"item_id"' in first
 
 
 def load_traces(paths: Sequence[str | Path]) -> list[BeliefTrace]:

@@ -21,6 +21,7 @@ from sdtt.analysis.metrics import (
     summarise,
 )
 from sdtt.analysis.table import judgement_table
+from sdtt.beliefs.traces import is_trace_file, judgements_from_traces, load_traces
 from sdtt.errors import InputError
 from sdtt.questionnaires.judgements import load_judgements, tally_exclusions
 
@@ -80,7 +81,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def load_table(paths: Sequence[Path]) -> pd.DataFrame:
     """Read judgement files into one table, repeated answers left out (with a warning);
     refuses an empty set."""
-    judgements = load_judgements(paths)
+    traces = [path for path in paths if is_trace_file(path)]
+    judgements = load_judgements([path for path in paths if path not in traces])
+    # A belief trace's last belief is its verdict: traces score as judgements.
+    judgements += judgements_from_traces(load_traces(traces))
     if not judgements:
         raise InputError("no judgements to score.", path=paths[0] if len(paths) == 1 else None)
     return judgement_table(judgements)
