@@ -320,7 +320,7 @@ def condition_label(row: dict[str, Any]) -> str:
     shown = "?" if turns == NONE else turns
     model = str(row.get("model", NONE))
     if is_baseline(model):
-        model += " [baseline]"
+        model += " (baseline)"
     return f"{model}, {row.get('mode', NONE)}, turn {shown} (X={row.get('x', NONE)})"
 
 

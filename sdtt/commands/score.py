@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from sdtt.analysis.beliefs import belief_tables
 from sdtt.analysis.format import RATE_COLUMNS, TEST_COLUMNS, format_table, percent
 from sdtt.analysis.metrics import (
     BREAKDOWNS,
@@ -21,7 +22,12 @@ from sdtt.analysis.metrics import (
     summarise,
 )
 from sdtt.analysis.table import judgement_table
-from sdtt.beliefs.traces import is_trace_file, judgements_from_traces, load_traces
+from sdtt.beliefs.traces import (
+    BeliefTrace,
+    is_trace_file,
+    judgements_from_traces,
+    load_traces,
+)
 from sdtt.errors import InputError
 from sdtt.questionnaires.judgements import load_judgements, tally_exclusions
 
@@ -90,6 +96,11 @@ def load_table(paths: Sequence[Path]) -> pd.DataFrame:
     return judgement_table(judgements)
 
 
+def trace_inputs(paths: Sequence[Path]) -> list[BeliefTrace]:
+    """The belief traces among the input files (for the belief analyses)."""
+    return load_traces([path for path in paths if is_trace_file(path)])
+
+
 def check_margin(margin: float) -> None:
     """Refuse a TOST margin outside (0, 0.5)."""
     if not 0 < margin < 0.5:
@@ -156,4 +167,9 @@ def run(args: argparse.Namespace) -> int:
         zip(frame["pair_kind"], frame["excluded"], frame["exclusion_reason"], strict=True)
     )
     console.print(escape(tally.line()), soft_wrap=True)
+    for table in belief_tables(trace_inputs(args.judgements)):
+        # Moments quote chat text: escaped so it cannot act as rich markup.
+        rows = [[escape(cell) for cell in row] for row in table.rows]
+        console.print(rich_table(table.title, table.header, rows))
+        console.print(f"[dim]{escape(table.note)}[/]")
     return 0

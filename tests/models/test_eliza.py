@@ -78,7 +78,7 @@ def test_unknown_eliza_scripts_are_refused() -> None:
 
 def test_reports_mark_eliza_as_the_baseline() -> None:
     row = {"model": "eliza/classic", "mode": "burst", "turns": 3, "x": 3}
-    assert condition_label(row).startswith("eliza/classic [baseline]")
+    assert condition_label(row).startswith("eliza/classic (baseline)")
     assert "baseline" not in condition_label({**row, "model": "openai/gpt-4o"})
 
 
