@@ -169,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
     console.print(escape(tally.line()), soft_wrap=True)
     for table in belief_tables(trace_inputs(args.judgements)):
         # Moments quote chat text: escaped so it cannot act as rich markup.
-        rows = [[escape(cell) for cell in row] for row in table.rows]
-        console.print(rich_table(table.title, table.header, rows))
+        cells = [[escape(cell) for cell in row] for row in table.rows]
+        console.print(rich_table(table.title, table.header, cells))
         console.print(f"[dim]{escape(table.note)}[/]")
     return 0
