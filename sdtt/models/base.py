@@ -139,7 +139,7 @@ class ModelOutput:
     is a completion model; empty for chat models, whose output stands alone."""
     logprobs: tuple[TokenLogprobs, ...] | None = None
     """Per output token, when the call asked for ``top_logprobs`` and the provider gives
-    them (OpenAI, the embedded model, scripted mock replies); None otherwise."""
+    them (OpenAI and compatible servers, scripted mock replies); None otherwise."""
 
 
 @runtime_checkable

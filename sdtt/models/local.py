@@ -32,7 +32,7 @@ from sdtt.errors import (
     ProviderTimeoutError,
     ProviderUnavailableError,
 )
-from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, TokenLogprobs, Usage
+from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, Usage
 from sdtt.models.gguf import (
     DEFAULT_MODEL,
     KNOWN_MODELS,
@@ -185,7 +185,6 @@ class Completion:
     text: str
     usage: Usage
     finish_reason: str
-    logprobs: tuple[TokenLogprobs, ...] | None = None
 
 
 def complete(
@@ -233,7 +232,6 @@ def complete(
                 stop=stops,
                 seed=seed,
                 stopping_criteria=llama_cpp.StoppingCriteriaList([should_stop]),
-                logprobs=config.top_logprobs or None,
             )
         except (ValueError, RuntimeError) as exc:
             raise ProviderError(f"The local model failed: {exc}") from None
@@ -251,27 +249,7 @@ def complete(
             output_tokens=usage["completion_tokens"],
         ),
         finish_reason=finish_reason,
-        logprobs=completion_logprobs(choice.get("logprobs")) if config.top_logprobs else None,
     )
-
-
-def completion_logprobs(found: Any) -> tuple[TokenLogprobs, ...] | None:
-    """llama.cpp's completion ``logprobs`` (tokens, token_logprobs, top_logprobs) as
-    :class:`TokenLogprobs`; None when it gave none."""
-    if not isinstance(found, dict):
-        return None
-    tokens, logprobs = found.get("tokens"), found.get("token_logprobs")
-    tops = found.get("top_logprobs") or []
-    if not isinstance(tokens, list) or not isinstance(logprobs, list):
-        return None
-    result = []
-    for index, (token, logprob) in enumerate(zip(tokens, logprobs, strict=False)):
-        top = tops[index] if index < len(tops) and isinstance(tops[index], dict) else {}
-        ranked = sorted(top.items(), key=lambda pair: -float(pair[1]))
-        result.append(
-            TokenLogprobs(str(token), float(logprob), tuple((str(t), float(v)) for t, v in ranked))
-        )
-    return tuple(result)
 
 
 class LocalModel:
@@ -327,7 +305,6 @@ class LocalModel:
             usage=completion.usage,
             latency=trio.current_time() - start,
             continued_from=prompt.continue_with,
-            logprobs=completion.logprobs,
         )
 
     async def aclose(self) -> None:

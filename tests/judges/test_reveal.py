@@ -181,16 +181,3 @@ def test_cli_reveal_judge_writes_nothing_when_every_call_fails(
     assert not (study / "traces.jsonl").exists()
     assert "every judge call failed" in capsys.readouterr().err
 
-
-def test_llama_cpp_logprobs_are_read_best_first() -> None:
-    from sdtt.models.local import completion_logprobs
-
-    found = completion_logprobs(
-        {
-            "tokens": ["7", "3"],
-            "token_logprobs": [-0.2, -0.1],
-            "top_logprobs": [{"6": -2.0, "7": -0.2}, {"3": -0.1}],
-        }
-    )
-    assert found is not None and found[0].top == (("7", -0.2), ("6", -2.0))
-    assert completion_logprobs(None) is None
