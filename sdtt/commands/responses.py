@@ -147,6 +147,7 @@ def _import_reveal(
             known = {t.judge_id for t in read_traces(args.out) if t.study == key.study}
         traces = import_reveal(args.files, args.format_name, questionnaire, key, known_judges=known)
         count = (append_traces if args.append else write_traces)(args.out, traces)
+        note_scored(args.study, args.out, command="sdtt responses import --reveal")
     judges = len({t.judge_id for t in traces})
     excluded = sum(t.excluded for t in traces)
     console.print(

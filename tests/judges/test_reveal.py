@@ -180,4 +180,3 @@ def test_cli_reveal_judge_writes_nothing_when_every_call_fails(
     assert code == 1
     assert not (study / "traces.jsonl").exists()
     assert "every judge call failed" in capsys.readouterr().err
-
