@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("display",),
     ("analysis",),
     ("judges",),
+    ("beliefs",),
     ("questionnaires",),
     ("engine",),
     ("generate",),

@@ -302,6 +302,16 @@ def condition_label(row: dict[str, Any]) -> str:
     """``model, mode, turn 110 (X=10)``: a condition as people read it."""
     turns = row.get("turns", NONE)
     shown = "?" if turns == NONE else turns
-    return (
-        f"{row.get('model', NONE)}, {row.get('mode', NONE)}, turn {shown} (X={row.get('x', NONE)})"
-    )
+    model = str(row.get("model", NONE))
+    if is_baseline(model):
+        model += " (baseline)"
+    return f"{model}, {row.get('mode', NONE)}, turn {shown} (X={row.get('x', NONE)})"
+
+
+BASELINE_PROVIDERS = ("eliza/",)
+"""Bots that are baselines (manipulation checks), not contenders: marked in reports."""
+
+
+def is_baseline(model: str) -> bool:
+    """True for a baseline bot such as ``eliza/classic``."""
+    return model.startswith(BASELINE_PROVIDERS)

@@ -359,7 +359,10 @@ def stage_report(demo: DemoRun, judgements: list[Judgement]) -> None:
 
 
 def run_final_stages(demo: DemoRun) -> None:
-    """Stages 5 to 7."""
+    """Stages 5 to 8."""
+    from sdtt.commands.demo_beliefs import stage_belief_traces
+
     judgements = stage_llm_judge(demo)
     stage_pass_rates(demo, judgements)
     stage_report(demo, judgements)
+    stage_belief_traces(demo, reps=DEMO_REPS)

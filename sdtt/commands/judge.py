@@ -17,6 +17,7 @@ from sdtt.commands.common import (
     add_out_argument,
     check_base_url,
 )
+from sdtt.commands.judge_reveal import DEFAULT_TRACES, run_reveal
 from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.errors import InputError
 from sdtt.files import output_file
@@ -128,6 +129,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=DEFAULT_CONCURRENCY,
         help=f"pairs judged at once (default {DEFAULT_CONCURRENCY})",
     )
+    parser.add_argument(
+        "--reveal",
+        action="store_true",
+        help="reveal mode: show each pair turn by turn and ask for a belief (0-100) after "
+        f"every turn; writes belief traces (default STUDY/{DEFAULT_TRACES})",
+    )
+    parser.add_argument(
+        "--logprobs",
+        action="store_true",
+        help="with --reveal: also read the belief from token log-probabilities, where the "
+        "provider gives them (a second trace per pair)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -229,6 +242,8 @@ def run(args: argparse.Namespace) -> int:
             "say which judge to use.", hint="Give --model provider/model or --classifier."
         )
     check_base_url(args.base_url, [args.model])
+    if args.reveal:
+        return run_reveal(args)
     console = Console(highlight=False)
     out: Path = output_file(args.out or args.study / DEFAULT_OUT)
     load_key(args.study, load_questionnaire(args.study))  # a bad study fails before anything

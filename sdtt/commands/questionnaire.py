@@ -14,6 +14,7 @@ from sdtt.files import output_folder
 from sdtt.lock import output_lock
 from sdtt.questionnaires.check import check_file
 from sdtt.questionnaires.exporters import EXPORTERS, ExportOptions, export_files, export_text
+from sdtt.questionnaires.exporters.reveal import REVEAL_FORMATS, check_reveal_format
 from sdtt.questionnaires.fielded import check_replaceable
 from sdtt.questionnaires.leaks import find_terms
 from sdtt.questionnaires.pipeline import EXPORT_FOLDER, build_study
@@ -168,6 +169,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export.add_argument(
         "--data-url", help="jsPsych: URL the page POSTs its CSV to at the end (optional)"
     )
+    export.add_argument(
+        "--reveal",
+        action="store_true",
+        help="reveal mode: each pair shown turn by turn with a 0-100 belief slider after "
+        "every turn (surveyjs and jspsych only; default formats: those two)",
+    )
     export.set_defaults(func=run_export)
 
     check = actions.add_parser(
@@ -294,9 +301,13 @@ def run_export(args: argparse.Namespace) -> int:
     """Export a study's questionnaire."""
     console = Console(highlight=False)
     questionnaire = load_questionnaire(args.study)
-    formats = list(EXPORTERS) if not args.formats or "all" in args.formats else args.formats
+    every = list(REVEAL_FORMATS) if args.reveal else list(EXPORTERS)
+    formats = every if not args.formats or "all" in args.formats else args.formats
     formats = list(dict.fromkeys(formats))
-    options = ExportOptions(data_url=args.data_url)
+    options = ExportOptions(data_url=args.data_url, reveal=args.reveal)
+    if args.reveal:
+        for name in formats:
+            check_reveal_format(name)
     study_folder = args.study if args.study.is_dir() else args.study.parent
     terms: list[str] = []
     if (study_folder / KEY_FILE).exists():

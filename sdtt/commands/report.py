@@ -7,9 +7,10 @@ import argparse
 from rich.console import Console
 from rich.markup import escape
 
+from sdtt.analysis.beliefs import add_to_report
 from sdtt.analysis.report import build_report, write_report
 from sdtt.analysis.tells import compare, study_sides, tell_warnings
-from sdtt.commands.scoring import check_margin, load_table
+from sdtt.commands.scoring import check_margin, load_table, trace_inputs
 from sdtt.files import output_folder
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 
@@ -34,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
             margin=args.margin,
             pool=args.pool,
         )
+        add_to_report(report, trace_inputs(args.judgements), args.out)
         files = write_report(report, args.out)
     for warning in tell_warnings(tells or []):
         console.print(f"[yellow]warning:[/] {escape(warning)}")

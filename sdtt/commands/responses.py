@@ -8,6 +8,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from sdtt.beliefs.reveal_import import import_reveal
+from sdtt.beliefs.traces import append_traces, read_traces, write_traces
 from sdtt.commands.common import add_out_argument
 from sdtt.errors import InputError
 from sdtt.files import output_file
@@ -20,7 +22,12 @@ from sdtt.questionnaires.judgements import (
     tally_exclusions,
     write_judgements,
 )
-from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
+from sdtt.questionnaires.questionnaire import (
+    AnswerKey,
+    Questionnaire,
+    load_key,
+    load_questionnaire,
+)
 
 FORMAT_HELP = {
     "surveyjs": "SurveyJS result JSON (object, array or JSON Lines)",
@@ -75,6 +82,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     importing.add_argument(
         "--force", action="store_true", help="replace --out when it exists (instead of --append)"
     )
+    importing.add_argument(
+        "--reveal",
+        action="store_true",
+        help="the answers come from a reveal-mode export (surveyjs or jspsych): write belief "
+        "traces (one per judge and pair, a belief after every turn) instead of judgements",
+    )
     importing.set_defaults(func=run_import)
 
 
@@ -96,6 +109,8 @@ def run_import(args: argparse.Namespace) -> int:
             hint="Pass --append to add these judgements to it, --force to replace it, or "
             "--out to write elsewhere.",
         )
+    if args.reveal:
+        return _import_reveal(args, questionnaire, key, console)
     with output_lock(args.out):
         known: set[str] = set()
         if args.append and args.out.exists():
@@ -127,4 +142,25 @@ def run_import(args: argparse.Namespace) -> int:
             f"  included test judgements: {len(kept)}, found the AI in {correct} "
             f"({correct / len(kept):.0%})"
         )
+    return 0
+
+
+def _import_reveal(
+    args: argparse.Namespace, questionnaire: Questionnaire, key: AnswerKey, console: Console
+) -> int:
+    """Import reveal-mode answers as belief traces."""
+    with output_lock(args.out):
+        known: set[str] = set()
+        if args.append and args.out.exists():
+            known = {t.judge_id for t in read_traces(args.out) if t.study == key.study}
+        traces = import_reveal(args.files, args.format_name, questionnaire, key, known_judges=known)
+        count = (append_traces if args.append else write_traces)(args.out, traces)
+        note_scored(args.study, args.out, command="sdtt responses import --reveal")
+    judges = len({t.judge_id for t in traces})
+    excluded = sum(t.excluded for t in traces)
+    console.print(
+        f"[bold]{judges} judge(s)[/], {count} belief trace(s) written to "
+        f"{escape(str(args.out))}; {excluded} excluded."
+    )
+    console.print(f"Score them with: sdtt score {escape(str(args.out))}")
     return 0

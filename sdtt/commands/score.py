@@ -8,10 +8,17 @@ import pandas as pd
 from rich.console import Console
 from rich.markup import escape
 
+from sdtt.analysis.beliefs import belief_tables
 from sdtt.analysis.format import percent
 from sdtt.analysis.metrics import BREAKDOWNS, breakdown, condition_tables, expand_by, summarise
 from sdtt.analysis.table import judgement_table
-from sdtt.commands.scoring import check_margin, print_summary, read_judgements
+from sdtt.commands.scoring import (
+    check_margin,
+    print_summary,
+    read_judgements,
+    rich_table,
+    trace_inputs,
+)
 from sdtt.errors import InputError
 from sdtt.questionnaires.judgements import tally_exclusions
 
@@ -54,6 +61,11 @@ def run(args: argparse.Namespace) -> int:
         zip(frame["pair_kind"], frame["excluded"], frame["exclusion_reason"], strict=True)
     )
     console.print(escape(tally.line()), soft_wrap=True)
+    for table in belief_tables(trace_inputs(args.judgements)):
+        # Moments quote chat text: escaped so it cannot act as rich markup.
+        cells = [[escape(cell) for cell in row] for row in table.rows]
+        console.print(rich_table(table.title, table.header, cells))
+        console.print(f"[dim]{escape(table.note)}[/]")
     from sdtt.commands.align import print_verdict_agreement
 
     print_verdict_agreement(console, judgements, reps=args.bootstrap)

@@ -13,14 +13,18 @@ from rich.table import Table
 
 from sdtt.analysis.format import RATE_COLUMNS, TEST_COLUMNS, format_table
 from sdtt.analysis.table import judgement_table
+from sdtt.beliefs.traces import BeliefTrace, is_trace_file, judgements_from_traces, load_traces
 from sdtt.errors import InputError
 from sdtt.questionnaires.judgements import Judgement, load_judgements
 
 
 def read_judgements(paths: Sequence[Path]) -> list[Judgement]:
-    """Read judgement files, repeated answers left out (with a warning); refuses an empty
-    set."""
-    judgements = load_judgements(paths)
+    """Read judgement and belief-trace files (a trace scores by its last belief),
+    repeated answers left out (with a warning); refuses an empty set."""
+    traces = [path for path in paths if is_trace_file(path)]
+    judgements = load_judgements([path for path in paths if path not in traces])
+    # A belief trace's last belief is its verdict: traces score as judgements.
+    judgements += judgements_from_traces(load_traces(traces))
     if not judgements:
         raise InputError("no judgements to score.", path=paths[0] if len(paths) == 1 else None)
     return judgements
@@ -29,6 +33,11 @@ def read_judgements(paths: Sequence[Path]) -> list[Judgement]:
 def load_table(paths: Sequence[Path]) -> pd.DataFrame:
     """Read judgement files into one table (see :func:`read_judgements`)."""
     return judgement_table(read_judgements(paths))
+
+
+def trace_inputs(paths: Sequence[Path]) -> list[BeliefTrace]:
+    """The belief traces among the input files (for the belief analyses)."""
+    return load_traces([path for path in paths if is_trace_file(path)])
 
 
 def check_margin(margin: float) -> None:

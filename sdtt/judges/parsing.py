@@ -59,3 +59,38 @@ def parse_label(text: str) -> str | None:
         if line_match is not None and line_match.group(1).lower() in words:
             found.append(words[line_match.group(1).lower()])
     return found[0] if len(set(found)) == 1 and len(found) == 1 else None
+
+
+_NUMBER = r"(\d{1,3}(?:\.\d+)?)"
+_PROBABILITY_WHOLE = re.compile(
+    rf"^\s*(?:(?:my\s+)?(?:answer|probability|belief|estimate)\s*(?:is\s*)?[:\-]?\s*)?"
+    rf"{_NUMBER}\s*(?:%|percent|/\s*100)?\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
+_PROBABILITY_LINE = re.compile(
+    rf"^\s*(?:answer|probability|belief)\s*[:\-]\s*{_NUMBER}\s*(?:%|/\s*100)?\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _belief_value(text: str) -> float | None:
+    value = float(text)
+    # "0.7" could be a probability or 0.7 on the 0-100 scale: ambiguous, so unread.
+    if "." in text and 0 < value < 1:
+        return None
+    return value if 0 <= value <= 100 else None
+
+
+def parse_probability(text: str) -> float | None:
+    """A belief from 0 to 100 that ``text`` clearly gives, or None.
+
+    Accepts the number alone ("73", "73%", "73/100", "Probability: 73") or exactly one
+    "Answer: N" line. Numbers outside 0-100, fractions between 0 and 1 (a probability or
+    a tiny percentage?), several numbers or prose are None: never guessed.
+    """
+    cleaned = _FORMATTING.sub("", text).strip()
+    whole = _PROBABILITY_WHOLE.match(cleaned)
+    if whole is not None:
+        return _belief_value(whole.group(1))
+    found = [m.group(1) for line in cleaned.splitlines() if (m := _PROBABILITY_LINE.match(line))]
+    return _belief_value(found[0]) if len(found) == 1 else None

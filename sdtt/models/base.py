@@ -60,6 +60,19 @@ class GenerateConfig:
     seed: int | None = None
     timeout: float = 60.0
     """Seconds before a call counts as timed out."""
+    top_logprobs: int = 0
+    """Ask for the log-probabilities of this many likeliest tokens at every output
+    position (0: none). Providers that cannot give them ignore it."""
+
+
+@dataclass(frozen=True)
+class TokenLogprobs:
+    """One output token, its log-probability and the likeliest tokens at its place."""
+
+    token: str
+    logprob: float
+    top: tuple[tuple[str, float], ...] = ()
+    """``(token, logprob)`` of the likeliest tokens at this position, best first."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +137,9 @@ class ModelOutput:
     continued_from: str = ""
     """The prompt text the output continues (``Prompt.continue_with``) when the provider
     is a completion model; empty for chat models, whose output stands alone."""
+    logprobs: tuple[TokenLogprobs, ...] | None = None
+    """Per output token, when the call asked for ``top_logprobs`` and the provider gives
+    them (OpenAI and compatible servers, scripted mock replies); None otherwise."""
 
 
 @runtime_checkable

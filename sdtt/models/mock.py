@@ -34,7 +34,9 @@ From the command line, with no code, use a built-in script:
   topics``), it lists N everyday topics not yet taken; asked to pick one of two options
   (an LLM judge's "Answer with ... only: A or B"), it answers one of them; asked for
   "one whole number from L to H" (a similarity rating), it answers the word overlap of
-  the two excerpts on that scale, moved a point by the call's seed.
+  the two excerpts on that scale, moved a point by the call's seed;
+  asked for a belief as a whole number from 0 to 100 (a reveal-mode judge), it gives
+  one, with log-probabilities when the call asks for them.
 - ``mock/fail``: always raises :class:`~sdtt.errors.ServerError` (retried, then raised).
 - ``mock/empty``: answers with whitespace and a line for the wrong side, i.e. output that
   holds no usable message, to see how garbage output is reported.
@@ -51,6 +53,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -59,7 +62,7 @@ from datetime import datetime, timedelta
 import trio
 
 from sdtt.errors import ConfigError, ModelError, ServerError
-from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, Usage
+from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, TokenLogprobs, Usage
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,8 @@ class MockReply:
     """Reported usage; estimated from word counts when ``None``."""
     error: Exception | None = None
     """Raised (after ``delay``) instead of answering."""
+    logprobs: tuple[TokenLogprobs, ...] | None = None
+    """Token log-probabilities to report with the reply (for log-probability judges)."""
 
 
 MockItem = str | MockReply | Exception
@@ -127,7 +132,7 @@ class MockModelAPI:
         if reply.error is not None:
             raise reply.error
         usage = reply.usage or self._estimate(prompt, reply.text)
-        return ModelOutput(text=reply.text, model=self.name, usage=usage)
+        return ModelOutput(text=reply.text, model=self.name, usage=usage, logprobs=reply.logprobs)
 
     async def aclose(self) -> None:
         """Nothing to release."""
@@ -336,6 +341,23 @@ def _chat_lines(rounds: int, after: datetime | None, first: int) -> str:
     return "\n".join(lines)
 
 
+_PROBABILITY = re.compile(r"whole number from 0 to 100")
+"""What a belief question (reveal-mode judge) asks for."""
+
+
+def probability_reply(key: int, top_logprobs: int = 0) -> MockReply:
+    """A belief from 0 to 100 drawn from ``key``, with made-up log-probabilities around
+    it when asked (so log-probability judges can be tested offline)."""
+    value = 5 + key % 91
+    logprobs = None
+    if top_logprobs > 0:
+        near = [value, min(100, value + 10), max(0, value - 10), 50]
+        weights = [0.6, 0.2, 0.15, 0.05]
+        top = tuple((str(v), math.log(w)) for v, w in zip(near, weights, strict=True))
+        logprobs = (TokenLogprobs(str(value), math.log(0.6), top[:top_logprobs]),)
+    return MockReply(text=str(value), logprobs=logprobs)
+
+
 def chatty_script() -> MockScript:
     """Casual bursts from :data:`CHATTY_REPLIES`, timestamped after the prompt's last time.
 
@@ -345,7 +367,9 @@ def chatty_script() -> MockScript:
     get an option or a list of topics (see :func:`_special_reply`).
     """
 
-    def chatty(prompt: Prompt, config: GenerateConfig) -> str:
+    def chatty(prompt: Prompt, config: GenerateConfig) -> MockItem:
+        if _PROBABILITY.search(prompt.task):
+            return probability_reply(call_key(prompt, config), config.top_logprobs)
         special = _special_reply(prompt, config)
         if special is not None:
             return special

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sdtt.models import sdk
-from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, Usage
+from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, TokenLogprobs, Usage
 from sdtt.models.sdk import SdkAPI, count, reported_count
 
 if TYPE_CHECKING:
@@ -65,6 +65,9 @@ class OpenAIAPI(SdkAPI["AsyncOpenAI"]):
             kwargs["stop"] = list(config.stop)
         if config.seed is not None:
             kwargs["seed"] = config.seed
+        if config.top_logprobs > 0:
+            kwargs["logprobs"] = True
+            kwargs["top_logprobs"] = min(20, config.top_logprobs)
         return kwargs
 
     async def _call(self, client: AsyncOpenAI, kwargs: dict[str, Any], timeout: float) -> Any:
@@ -89,7 +92,28 @@ class OpenAIAPI(SdkAPI["AsyncOpenAI"]):
                 cached_input_tokens=reported_count(getattr(details, "cached_tokens", None)),
                 output_tokens=count(getattr(usage, "completion_tokens", 0)),
             ),
+            logprobs=_logprobs(getattr(choices[0], "logprobs", None)),
         )
+
+
+def _logprobs(found: Any) -> tuple[TokenLogprobs, ...] | None:
+    """The ``logprobs.content`` of a choice as :class:`TokenLogprobs`; None when absent."""
+    content = getattr(found, "content", None)
+    if not isinstance(content, list):
+        return None
+    tokens = []
+    for entry in content:
+        token, logprob = getattr(entry, "token", None), getattr(entry, "logprob", None)
+        if not isinstance(token, str) or not isinstance(logprob, int | float):
+            return None
+        top = tuple(
+            (t.token, float(t.logprob))
+            for t in getattr(entry, "top_logprobs", None) or ()
+            if isinstance(getattr(t, "token", None), str)
+            and isinstance(getattr(t, "logprob", None), int | float)
+        )
+        tokens.append(TokenLogprobs(token, float(logprob), top))
+    return tuple(tokens)
 
 
 def create(model: str, *, base_url: str | None = None, api_key_env: str | None = None) -> OpenAIAPI:

@@ -9,6 +9,7 @@ or the embedded model's weights cost nothing until someone asks for them.
 ``openai``     OpenAI, or any OpenAI-compatible server with ``base_url``
 ``anthropic``  Anthropic's Messages API, with the persona prefix marked for caching
 ``local``      the embedded GGUF model, run in-process by llama.cpp
+``eliza``      ELIZA's rules (``eliza/classic``), the baseline bot every study should include
 =============  ======================================================================
 """
 
@@ -61,6 +62,12 @@ PROVIDERS: dict[str, Provider] = {
             takes_base_url=True,
         ),
         Provider("local", "sdtt.models.local", DEFAULT_MODEL, "embedded GGUF model, offline"),
+        Provider(
+            "eliza",
+            "sdtt.models.eliza",
+            "eliza/classic",
+            "rule-based ELIZA (Weizenbaum 1966), the baseline bot, offline",
+        ),
     )
 }
 

@@ -286,7 +286,9 @@ def check_surveyjs(survey: Any) -> list[str]:
             if kind == "panel":
                 walk(element.get("elements"))
                 continue
-            if kind not in ("html", "radiogroup", "dropdown", "text", "comment", "checkbox"):
+            # "slider": the belief question of reveal mode.
+            known = ("html", "radiogroup", "dropdown", "text", "comment", "checkbox", "slider")
+            if kind not in known:
                 problems.append(f"element {element.get('name')!r} has unexpected type {kind!r}")
             if kind in ("radiogroup", "dropdown") and not element.get("choices"):
                 problems.append(f"question {element.get('name')!r} has no choices")

@@ -4,6 +4,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from sdtt.beliefs.traces import read_traces
 from sdtt.commands.demo_stages import DemoRun, run_final_stages, study_folder
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
 from sdtt.questionnaires.judgements import read_judgements
@@ -31,3 +32,27 @@ def test_final_demo_stages_judge_score_and_report(tmp_path: Path) -> None:
     text = console.export_text()
     assert "5. LLM judge" in text and "6. Pass rate" in text and "7. Report" in text
     assert "non_compliant" in text
+
+
+def test_the_demo_ends_with_belief_traces_in_the_report(tmp_path: Path) -> None:
+    console = Console(record=True, width=100)
+    demo = DemoRun(
+        persona=find_persona(DEFAULT_PERSONA),
+        model_name="mock/chatty",
+        out=tmp_path,
+        seed=7,
+        console=console,
+    )
+    study = fixture_study()
+    save_study(study_folder(demo), study.questionnaire, study.key)
+    run_final_stages(demo)
+    names = {path.name for path in demo.files}
+    assert {"traces.jsonl", "belief-traces.png", "calibration.png"} <= names
+    traces = read_traces(study_folder(demo) / "traces.jsonl")
+    # mock/chatty states a belief and gives log-probabilities: two traces a pair.
+    assert len(traces) == 2 * len(study.questionnaire.items)
+    text = console.export_text()
+    assert "8. Belief traces" in text
+    report = next(path for path in demo.files if path.name == "report.html")
+    html = report.read_text(encoding="utf-8")
+    assert "Belief traces" in html and "Calibration and sharpness" in html

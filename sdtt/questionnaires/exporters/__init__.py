@@ -15,7 +15,14 @@ from pathlib import Path
 
 from sdtt.files import write_text_atomic
 from sdtt.questionnaires.exporters import csv as csv_exporter
-from sdtt.questionnaires.exporters import jspsych, limesurvey, printable, qualtrics, surveyjs
+from sdtt.questionnaires.exporters import (
+    jspsych,
+    limesurvey,
+    printable,
+    qualtrics,
+    reveal,
+    surveyjs,
+)
 from sdtt.questionnaires.questionnaire import Questionnaire
 
 
@@ -25,6 +32,9 @@ class ExportOptions:
 
     data_url: str | None = None
     """jsPsych: where the page POSTs its CSV at the end (None: download only)."""
+    reveal: bool = False
+    """Reveal mode: pairs shown turn by turn with a belief slider (SurveyJS and jsPsych
+    only; see :mod:`sdtt.questionnaires.exporters.reveal`)."""
 
 
 @dataclass(frozen=True)
@@ -44,7 +54,7 @@ EXPORTERS: dict[str, Exporter] = {
             "surveyjs",
             surveyjs.FILENAME,
             "SurveyJS survey JSON",
-            lambda q, o: surveyjs.export(q),
+            lambda q, o: reveal.export_surveyjs(q) if o.reveal else surveyjs.export(q),
         ),
         Exporter(
             "qualtrics",
@@ -56,7 +66,11 @@ EXPORTERS: dict[str, Exporter] = {
             "jspsych",
             jspsych.FILENAME,
             "self-contained jsPsych page",
-            lambda q, o: jspsych.export(q, data_url=o.data_url),
+            lambda q, o: (
+                reveal.export_jspsych(q, data_url=o.data_url)
+                if o.reveal
+                else jspsych.export(q, data_url=o.data_url)
+            ),
         ),
         Exporter(
             "limesurvey",
@@ -89,8 +103,12 @@ EXPORTERS: dict[str, Exporter] = {
 def export_text(
     questionnaire: Questionnaire, format_name: str, options: ExportOptions | None = None
 ) -> str:
-    """The text of one export."""
-    return EXPORTERS[format_name].write(questionnaire, options or ExportOptions())
+    """The text of one export; reveal mode in a tool that cannot do it raises
+    :class:`~sdtt.questionnaires.exporters.reveal.RevealNotSupported`."""
+    options = options or ExportOptions()
+    if options.reveal:
+        reveal.check_reveal_format(format_name)
+    return EXPORTERS[format_name].write(questionnaire, options)
 
 
 DESIGN_NATIVE = ("qualtrics", "jspsych")
@@ -113,11 +131,15 @@ def export_texts(
     """
     options = options or ExportOptions()
     exporter = EXPORTERS[format_name]
+    filename = exporter.filename
+    if options.reveal:
+        reveal.check_reveal_format(format_name)
+        filename = reveal.REVEAL_FILENAMES[format_name]
     texts: dict[str, str] = {}
     if not questionnaire.forms or format_name in DESIGN_NATIVE:
-        texts[exporter.filename] = exporter.write(questionnaire, options)
+        texts[filename] = exporter.write(questionnaire, options)
     for form in questionnaire.forms:
-        texts[f"{form_folder(form.number)}/{exporter.filename}"] = exporter.write(
+        texts[f"{form_folder(form.number)}/{filename}"] = exporter.write(
             questionnaire.form_questionnaire(form), options
         )
     return texts

@@ -5,6 +5,7 @@ files may be concatenated, as JATOS or cognition.run exports do). Judgement and 
 rows carry ``question`` and ``answer`` (the option code; the button index ``response``
 is used if ``answer`` is empty); demographics and strategy rows carry ``response`` as a
 JSON object of question name to answer. ``rt`` of a judgement row is its response time.
+Reveal-mode ``belief`` rows carry the slider position in ``response`` (0-100).
 """
 
 from __future__ import annotations
@@ -80,6 +81,17 @@ def read_jspsych(path: str | Path, questionnaire: Questionnaire) -> list[JudgeAn
                 answer = (question.choices or [])[int(response)].value
             respondent.answers[name] = answer
             if role == "judgement" and cell("rt").strip():
+                try:
+                    respondent.seconds[name] = float(cell("rt")) / 1000
+                except ValueError:
+                    raise InputError(
+                        f"rt {cell('rt')!r} is not a number.", path=path, line=line, field="rt"
+                    ) from None
+        elif role == "belief":
+            # Reveal mode: a slider after each turn (read into traces, not judgements).
+            name = cell("question")
+            respondent.answers[name] = cell("response").strip()
+            if cell("rt").strip():
                 try:
                     respondent.seconds[name] = float(cell("rt")) / 1000
                 except ValueError:

@@ -80,6 +80,10 @@ def read_surveyjs(path: str | Path, questionnaire: Questionnaire) -> list[JudgeA
                 value = times.get(item.id + PAGE_SUFFIX)
                 if isinstance(value, int | float) and value >= 0:
                     seconds[item.id] = float(value)
+            # Reveal mode times each step's screen; kept under the step's name.
+            for name, value in times.items():
+                if isinstance(name, str) and isinstance(value, int | float) and value >= 0:
+                    seconds.setdefault(name, float(value))
         respondents.append(
             JudgeAnswers(judge_id=judge_id, answers=answers, seconds=seconds, where=where)
         )

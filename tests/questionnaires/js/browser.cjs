@@ -87,10 +87,12 @@ async function runSurveyJs(context, task) {
       const seen = await page.evaluate(() => {
         // One panel per screen: the current element names it (a pair's panel, say).
         const name = window.survey.currentElementName || window.survey.currentPage.name;
-        const out = { name, radiogroups: [], texts: [] };
+        const out = { name, radiogroups: [], texts: [], sliders: [] };
         for (const q of document.querySelectorAll(".sd-question[data-name]")) {
           const name = q.getAttribute("data-name");
-          if (q.querySelector("input[type=radio]")) { out.radiogroups.push(name); }
+          const model = window.survey.getQuestionByName(name);
+          if (model && model.getType() === "slider") { out.sliders.push(name); }
+          else if (q.querySelector("input[type=radio]")) { out.radiogroups.push(name); }
           else if (q.querySelector("textarea, input[type=text]")) { out.texts.push(name); }
         }
         return out;
@@ -104,6 +106,10 @@ async function runSurveyJs(context, task) {
           ? page.locator(`.sd-question[data-name="${name}"] input[type=radio][value="${value}"]`)
           : page.locator(`.sd-question[data-name="${name}"] input[type=radio]`).first();
         await input.check({ force: true });
+      }
+      for (const name of seen.sliders) {
+        // Reveal mode's belief slider: set as a judge would leave it.
+        await page.evaluate(([n, v]) => window.survey.setValue(n, v), [name, run.belief ?? 50]);
       }
       for (const name of seen.texts) {
         await page.locator(`.sd-question[data-name="${name}"] textarea, ` +
@@ -147,9 +153,19 @@ async function runJsPsych(context, task) {
       if (await page.evaluate(() => window.studyDone === true)) { break; }
       await page.waitForSelector(
         "#jspsych-html-button-response-btngroup button, #jspsych-survey-multi-choice_form, " +
-        "#jspsych-survey-text-next", { timeout: 10000 });
+        "#jspsych-survey-text-next, #jspsych-html-slider-response-next", { timeout: 10000 });
       texts.push((await inspect(page)).text);
-      if (await page.locator("#jspsych-html-button-response-btngroup button").count()) {
+      if (await page.locator("#jspsych-html-slider-response-next").count()) {
+        // Reveal mode: move the belief slider (to the task's value), then go on.
+        await page.evaluate((v) => {
+          const slider = document.querySelector("#jspsych-html-slider-response-response");
+          slider.value = String(v);
+          for (const kind of ["mousedown", "input", "change"]) {
+            slider.dispatchEvent(new Event(kind, { bubbles: true }));
+          }
+        }, task.belief === undefined ? 50 : task.belief);
+        await page.locator("#jspsych-html-slider-response-next").click();
+      } else if (await page.locator("#jspsych-html-button-response-btngroup button").count()) {
         await page.locator("#jspsych-html-button-response-btngroup button").first().click();
       } else if (await page.locator("#jspsych-survey-multi-choice_form").count()) {
         const groups = await page.locator(".jspsych-survey-multi-choice-question").count();
@@ -195,6 +211,12 @@ async function main() {
     if (tasks.jspsych) { report.jspsych = await runJsPsych(context, tasks.jspsych); }
     if (tasks.jspsych_design) {
       report.jspsych_design = await runJsPsych(context, tasks.jspsych_design);
+    }
+    if (tasks.surveyjs_reveal) {
+      report.surveyjs_reveal = await runSurveyJs(context, tasks.surveyjs_reveal);
+    }
+    if (tasks.jspsych_reveal) {
+      report.jspsych_reveal = await runJsPsych(context, tasks.jspsych_reveal);
     }
     report.pages = [];
     for (const file of tasks.pages || []) {

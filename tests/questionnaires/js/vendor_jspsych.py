@@ -26,12 +26,14 @@ SCRIPTS = {
     "plugin-html-button-response.min.js": f"@jspsych/plugin-html-button-response/{BROWSER_BUILD}",
     "plugin-survey-multi-choice.min.js": f"@jspsych/plugin-survey-multi-choice/{BROWSER_BUILD}",
     "plugin-survey-text.min.js": f"@jspsych/plugin-survey-text/{BROWSER_BUILD}",
+    "plugin-html-slider-response.min.js": f"@jspsych/plugin-html-slider-response/{BROWSER_BUILD}",
 }
 PACKAGES = (
     "jspsych",
     "@jspsych/plugin-html-button-response",
     "@jspsych/plugin-survey-multi-choice",
     "@jspsych/plugin-survey-text",
+    "@jspsych/plugin-html-slider-response",
 )
 
 

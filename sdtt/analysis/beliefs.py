@@ -1,0 +1,255 @@
+"""Belief traces in ``sdtt score`` and ``sdtt report``: tables and figures.
+
+The numbers come from :mod:`sdtt.beliefs.calibration`; this module only lays them out as
+display tables (header + rows of strings, shared by the terminal and the report) and
+draws the reliability diagram, sharpness histogram, belief traces and the pass rate by
+turn.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sdtt.analysis.format import percent
+from sdtt.analysis.metrics import is_baseline
+from sdtt.analysis.plots import _pyplot
+from sdtt.analysis.report import Report, Section
+from sdtt.beliefs.calibration import (
+    by_turn,
+    calibration,
+    calibration_table,
+    held_beliefs,
+    moments,
+)
+from sdtt.beliefs.traces import BeliefTrace
+
+MOMENT_TEXT = 160
+"""Characters of revealed text shown per moment."""
+
+
+@dataclass
+class BeliefTable:
+    """A titled display table."""
+
+    title: str
+    header: list[str]
+    rows: list[list[str]]
+    note: str = ""
+
+
+def _num(value: float, digits: int = 3) -> str:
+    return (
+        "-"
+        if value is None or (isinstance(value, float) and math.isnan(value))
+        else (f"{value:.{digits}f}")
+    )
+
+
+def _model(name: str) -> str:
+    return f"{name} (baseline)" if is_baseline(name) else name
+
+
+def belief_tables(traces: Sequence[BeliefTrace], *, top: int = 5) -> list[BeliefTable]:
+    """Calibration, pass rate by turn and the moments that moved belief."""
+    frame = held_beliefs(traces)
+    if frame.empty:
+        return []
+    tables = []
+    cal = calibration_table(frame)
+    tables.append(
+        BeliefTable(
+            "Beliefs: calibration of final beliefs",
+            [
+                "judge",
+                "model",
+                "mode",
+                "beliefs",
+                "Brier",
+                "REL",
+                "RES",
+                "UNC",
+                "log",
+                "ECE",
+                "sharp",
+            ],
+            [
+                [
+                    r["judge"],
+                    _model(r["model"]),
+                    r["mode"],
+                    str(r["beliefs"]),
+                    _num(r["brier"]),
+                    _num(r["reliability"]),
+                    _num(r["resolution"]),
+                    _num(r["uncertainty"]),
+                    _num(r["log_score"]),
+                    _num(r["ece"]),
+                    percent(r["sharpness"]),
+                ]
+                for r in cal.to_dict("records")
+            ],
+            note="Brier = REL - RES + UNC (Murphy; exact when beliefs within a tenth are "
+            "equal). log: mean -ln p(truth), p clipped to [0.01, 0.99]. sharp: share of "
+            "beliefs <= 10 or >= 90. Lower Brier, log, REL and ECE are better.",
+        )
+    )
+    turns = by_turn(frame)
+    tables.append(
+        BeliefTable(
+            "Beliefs: pass rate by turn (share of judges on the wrong side)",
+            [
+                "judge",
+                "model",
+                "mode",
+                "turn",
+                "judges",
+                "wrong side",
+                "undecided",
+                "belief in truth",
+                "Brier",
+            ],
+            [
+                [
+                    r["judge"],
+                    _model(r["model"]),
+                    r["mode"],
+                    str(r["turn"]),
+                    str(r["judges"]),
+                    percent(r["wrong_side"]),
+                    str(r["undecided"]),
+                    percent(r["belief_in_truth"]),
+                    _num(r["brier"]),
+                ]
+                for r in turns.to_dict("records")
+            ],
+            note="At turn t each judge's belief is the last given by then; 'wrong side' "
+            "leaves out beliefs of exactly 50 (undecided).",
+        )
+    )
+    moved = moments(traces, top=top)
+    if not moved.empty:
+        tables.append(
+            BeliefTable(
+                "Beliefs: the moments that moved belief most",
+                ["model", "judge", "pair", "turn", "belief", "toward truth", "revealed"],
+                [
+                    [
+                        _model(r["model"]),
+                        r["judge"],
+                        r["item"],
+                        str(r["turn"]),
+                        f"{r['before']:g} -> {r['after']:g}",
+                        f"{r['toward_truth']:+g}",
+                        _short(r["text"]),
+                    ]
+                    for r in moved.to_dict("records")
+                ],
+                note="Per bot model, the steps with the largest change of belief that the "
+                "target is human; positive = toward the truth (the bot gave itself away).",
+            )
+        )
+    return tables
+
+
+def _short(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= MOMENT_TEXT else flat[: MOMENT_TEXT - 1] + "…"
+
+
+def reliability_plot(traces: Sequence[BeliefTrace], path: Path) -> Path:
+    """Reliability diagram of final beliefs per judge, with the sharpness histogram."""
+    plt = _pyplot()
+    frame = held_beliefs(traces)
+    final = frame.loc[frame["final"]]
+    figure, (axes, hist) = plt.subplots(
+        2, 1, figsize=(5.6, 6.4), dpi=100, gridspec_kw={"height_ratios": [3, 1]}, sharex=True
+    )
+    axes.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1, label="perfect")
+    for judge, part in final.groupby("judge", sort=True):
+        found = calibration(part["p"].to_numpy(), part["y"].to_numpy())
+        bins = found.bins.loc[found.bins["n"] > 0]
+        axes.plot(
+            bins["mean_p"], bins["observed"], marker="o", label=f"{judge} (Brier {found.brier:.3f})"
+        )
+        hist.hist(part["p"], bins=10, range=(0, 1), alpha=0.6, label=str(judge))
+    axes.set_ylabel("share of targets that were human")
+    axes.set_xlim(0, 1)
+    axes.set_ylim(0, 1)
+    axes.set_title("Calibration of final beliefs")
+    axes.legend(fontsize=7)
+    hist.set_xlabel("belief that the target is human")
+    hist.set_ylabel("beliefs")
+    figure.tight_layout()
+    figure.savefig(path, format="png")
+    plt.close(figure)
+    return path
+
+
+def trace_plot(traces: Sequence[BeliefTrace], path: Path) -> Path:
+    """Each judge's belief in the truth, turn by turn (thin), and the mean per model."""
+    plt = _pyplot()
+    frame = held_beliefs(traces)
+    frame = frame.assign(truth=frame["p"].where(frame["y"] == 1, 1 - frame["p"]) * 100)
+    figure, axes = plt.subplots(figsize=(6.4, 4.2), dpi=100)
+    for _, part in frame.groupby(["judge_id", "item"], sort=True):
+        axes.plot(part["turn"], part["truth"], color="grey", alpha=0.3, linewidth=0.8)
+    for model, part in frame.groupby("model", sort=True):
+        mean = part.groupby("turn")["truth"].mean()
+        axes.plot(mean.index, mean.to_numpy(), marker="o", linewidth=2, label=_model(str(model)))
+    axes.axhline(50, color="grey", linestyle="--", linewidth=1)
+    axes.set_xlabel("turns revealed")
+    axes.xaxis.get_major_locator().set_params(integer=True)
+    axes.set_ylabel("belief in the truth (%)")
+    axes.set_ylim(0, 100)
+    axes.set_title("Belief traces (below 50: on the wrong side)")
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, format="png")
+    plt.close(figure)
+    return path
+
+
+def turn_pass_plot(traces: Sequence[BeliefTrace], path: Path) -> Path:
+    """Pass rate from traces against turns revealed, one line per model and judge."""
+    plt = _pyplot()
+    table = by_turn(held_beliefs(traces), by=("model", "judge"))
+    figure, axes = plt.subplots(figsize=(6.4, 4.2), dpi=100)
+    for (model, judge), part in table.groupby(["model", "judge"], sort=True):
+        axes.plot(
+            part["turn"],
+            part["wrong_side"] * 100,
+            marker="o",
+            label=f"{_model(str(model))}, {judge}",
+        )
+    axes.axhline(50, color="grey", linestyle="--", linewidth=1, label="chance (50 %)")
+    axes.set_xlabel("turns revealed")
+    axes.xaxis.get_major_locator().set_params(integer=True)
+    axes.set_ylabel("judges on the wrong side (%)")
+    axes.set_ylim(0, 100)
+    axes.set_title("Pass rate by turn, from belief traces")
+    axes.legend(fontsize=7)
+    figure.tight_layout()
+    figure.savefig(path, format="png")
+    plt.close(figure)
+    return path
+
+
+def belief_figures(traces: Sequence[BeliefTrace], out_dir: Path) -> list[tuple[str, Path]]:
+    """Every belief figure drawn into ``out_dir``, as (caption, file); none without data."""
+    if held_beliefs(traces).empty:
+        return []
+    return [
+        ("Belief traces", trace_plot(traces, out_dir / "belief-traces.png")),
+        ("Calibration and sharpness", reliability_plot(traces, out_dir / "calibration.png")),
+        ("Pass rate by turn from traces", turn_pass_plot(traces, out_dir / "turn-pass.png")),
+    ]
+
+
+def add_to_report(report: Report, traces: Sequence[BeliefTrace], out_dir: Path) -> None:
+    """Append the belief tables and figures to a report (nothing without beliefs)."""
+    for table in belief_tables(traces):
+        report.sections.append(Section(table.title, table.header, table.rows, note=table.note))
+    report.figures += belief_figures(traces, out_dir)

@@ -1,0 +1,1 @@
+"""Beliefs over time: belief traces, reveal-mode judging, calibration and market makers."""

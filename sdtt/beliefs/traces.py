@@ -1,0 +1,248 @@
+"""The belief-trace table: how sure one judge was, after every turn, that a side is human.
+
+Every judge that reports a belief as the conversation unfolds writes the same record: a
+questionnaire judge moving a 0-100 slider after each revealed turn, an LLM judge asked
+for a probability each turn (stated, or read from token log-probabilities), a live judge's
+slider, or a market's price. A trace is one judge on one item (a pair, a single chat or a
+room); its points hold the belief that the *target* is human. For a pair the target is
+User B of chat 1, so 0 means "chat 1 is the AI" and 100 "chat 2 is the AI".
+
+The last point with a belief is the judge's verdict: :func:`to_judgement` turns a pair's
+trace into an ordinary :class:`~sdtt.questionnaires.judgements.Judgement`, so traces
+score through the pass-rate code like every other answer. A belief of exactly 50 at the
+end picks no side; such a judgement is kept and excluded with reason ``tie``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
+from sdtt.dialogue.store import check_version, validate_record
+from sdtt.errors import IncompleteFileWarning
+from sdtt.questionnaires.judgements import Judgement, JudgeType, PairKind
+
+TRACE_VERSION = 1
+"""Format version of belief-trace records; bump on breaking changes."""
+
+BeliefSource = Literal["stated", "logprob", "slider", "price"]
+ItemKind = Literal["pair", "single", "room"]
+UNDECIDED = 50.0
+"""A final belief of exactly this picks neither side."""
+
+
+class BeliefPoint(BaseModel):
+    """One reading of a judge's belief."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    turn: int | None = Field(
+        default=None, ge=0, description="Turns revealed when the belief was given (1-based)."
+    )
+    message: int | None = Field(
+        default=None, ge=0, description="Messages revealed or sent so far (live and markets)."
+    )
+    time_s: float | None = Field(
+        default=None, ge=0, description="Seconds since the trace started, when known."
+    )
+    belief: float | None = Field(
+        ge=0,
+        le=100,
+        description="0-100: how likely the target is human. None when the judge gave no "
+        "readable answer at this point (never guessed).",
+    )
+    source: BeliefSource = Field(
+        description="'stated' (an LLM's written number), 'logprob' (from token "
+        "log-probabilities), 'slider' (a person's slider) or 'price' (a market's price)."
+    )
+    text: str | None = Field(
+        default=None,
+        description="What had just been revealed (the target side's messages of this turn), "
+        "for listing the moments that moved belief; researcher-side only.",
+    )
+
+
+class BeliefTrace(BaseModel):
+    """One judge's beliefs about one item, in the order given."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = Field(default=TRACE_VERSION, description="Record format version.")
+    study: str = Field(description="Name of the study the item belongs to.")
+    judge_id: str = Field(description="A participant id, an LLM judge run id, or a room id.")
+    judge_type: JudgeType = Field(description="'human' or 'llm'.")
+    judge_model: str | None = Field(default=None, description="provider/model of an LLM judge.")
+    item_id: str = Field(description="The opaque pair (or chat, or room) id the judge saw.")
+    item_kind: ItemKind = Field(default="pair", description="'pair', 'single' or 'room'.")
+    pair_kind: PairKind = Field(default="test", description="'test' or 'catch'.")
+    target: str = Field(
+        default="chat 1",
+        description="Whose humanity the belief is about: 'chat 1' (User B of chat 1 of a "
+        "pair), 'chat' (User B of a single chat) or 'target' (a room's target).",
+    )
+    target_human: bool = Field(description="The truth: is the target human?")
+    bot_position: Literal[1, 2] | None = Field(
+        default=None, description="Pairs: which chat had the bot."
+    )
+    x_turns: int = Field(default=0, ge=0, description="X: turns of each chat revealed in all.")
+    pseudo_turns: int | None = Field(default=None, ge=0, description="N, when known.")
+    total_turns: int | None = Field(default=None, ge=0, description="N + X, when known.")
+    points: list[BeliefPoint] = Field(default_factory=list, description="In the order given.")
+    excluded: bool = Field(default=False, description="True when analyses should leave it out.")
+    exclusion_reason: str | None = Field(default=None, description="Why it is excluded.")
+    source: str = Field(description="Where it came from, e.g. 'surveyjs:results.json'.")
+    condition: dict[str, Any] = Field(
+        default_factory=dict,
+        description="What the analysis groups by, copied from the answer key as judgements "
+        "carry it (conversation ids, the bot's metadata, judge kind, order).",
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        if self.excluded and not self.exclusion_reason:
+            raise ValueError("an excluded trace needs an exclusion_reason")
+        if not self.excluded and self.exclusion_reason:
+            raise ValueError("exclusion_reason is set but excluded is false")
+        if self.item_kind == "pair" and self.bot_position is None:
+            raise ValueError("a pair's trace needs bot_position")
+        return self
+
+    @property
+    def final_belief(self) -> float | None:
+        """The last belief given, or None when the judge never gave one."""
+        return next((p.belief for p in reversed(self.points) if p.belief is not None), None)
+
+    def belief_at(self, turn: int) -> float | None:
+        """The belief held after ``turn`` turns: the last one given at or before it."""
+        held = None
+        for point in self.points:
+            if point.turn is not None and point.turn <= turn and point.belief is not None:
+                held = point.belief
+        return held
+
+    def key(self) -> tuple[str, str, str, str | None]:
+        """What one trace answers: study, judge, item and order (as judgements)."""
+        order = self.condition.get("order")
+        return (self.study, self.judge_id, self.item_id, order if isinstance(order, str) else None)
+
+
+def verdict(belief: float | None) -> bool | None:
+    """The side a belief picks: True (target human), False (AI) or None (none, or 50)."""
+    if belief is None or belief == UNDECIDED:
+        return None
+    return belief > UNDECIDED
+
+
+def to_judgement(trace: BeliefTrace) -> Judgement:
+    """The ordinary pair judgement a pair's trace ends in (its last belief).
+
+    Only pairs have a judgement record today; single chats and rooms raise ValueError.
+    """
+    # TODO(single-witness): convert single-chat traces once the judgement table has
+    # single-witness records (being added with `sdtt serve`).
+    if trace.item_kind != "pair" or trace.bot_position is None:
+        raise ValueError(f"a {trace.item_kind} trace has no pair judgement")
+    human = verdict(trace.final_belief)
+    # Target = chat 1: "chat 1 is human" means chat 2 holds the AI, option B.
+    choice: Literal["A", "B"] | None = None if human is None else ("B" if human else "A")
+    correct = None if choice is None else (choice == "A") == (trace.bot_position == 1)
+    reason = trace.exclusion_reason
+    if reason is None and trace.final_belief is None:
+        reason = "non_compliant: no readable belief"
+    elif reason is None and choice is None:
+        reason = "tie: final belief 50"
+    return Judgement(
+        study=trace.study,
+        judge_id=trace.judge_id,
+        judge_type=trace.judge_type,
+        judge_model=trace.judge_model,
+        pair_id=trace.item_id,
+        pair_kind=trace.pair_kind,
+        x_turns=trace.x_turns,
+        pseudo_turns=trace.pseudo_turns,
+        total_turns=trace.total_turns,
+        choice=choice,
+        bot_position=trace.bot_position,
+        correct=correct,
+        response_time_s=next(
+            (p.time_s for p in reversed(trace.points) if p.time_s is not None), None
+        ),
+        excluded=reason is not None,
+        exclusion_reason=reason,
+        source=trace.source,
+        condition={**trace.condition, "final_belief": trace.final_belief},
+    )
+
+
+def judgements_from_traces(traces: Iterable[BeliefTrace]) -> list[Judgement]:
+    """The pair judgements of ``traces`` (other kinds are left out)."""
+    return [to_judgement(t) for t in traces if t.item_kind == "pair"]
+
+
+def write_traces(path: str | Path, traces: Iterable[BeliefTrace]) -> int:
+    """Write traces to a new JSONL file (replacing ``path``); returns how many."""
+    path = Path(path)
+    partial = path.with_name(path.name + ".partial")
+    partial.unlink(missing_ok=True)
+    count = 0
+    with JsonlWriter(partial) as writer:
+        for trace in traces:
+            writer.write(trace)
+            count += 1
+    partial.replace(path)
+    return count
+
+
+def append_traces(path: str | Path, traces: Iterable[BeliefTrace]) -> int:
+    """Append traces to a JSONL file, each flushed as written; returns how many."""
+    count = 0
+    with JsonlWriter(path) as writer:
+        for trace in traces:
+            writer.write(trace)
+            count += 1
+    return count
+
+
+def read_traces(path: str | Path) -> list[BeliefTrace]:
+    """Read a trace file; a bad record raises :class:`InputError` naming its line."""
+    traces: list[BeliefTrace] = []
+
+    def warn_cut(line: int) -> None:
+        warnings.warn(
+            IncompleteFileWarning(
+                f"{path}:{line}: the last belief trace is cut off and was left out."
+            ),
+            stacklevel=3,
+        )
+
+    for line, record in read_jsonl(path, on_partial_tail=warn_cut):
+        check_version(record, TRACE_VERSION, path, line, what="belief-trace format")
+        traces.append(validate_record(BeliefTrace, record, path, line))
+    return traces
+
+
+def is_trace_file(path: str | Path) -> bool:
+    """True when the first record of a JSONL file is a belief trace (not a judgement)."""
+    try:
+        with Path(path).open(encoding="utf-8") as handle:
+            first = handle.readline()
+    except (OSError, UnicodeDecodeError):
+        return False
+    return '"points"' in first and '"item_id"' in first
+
+
+def load_traces(paths: Sequence[str | Path]) -> list[BeliefTrace]:
+    """Read trace files for analysis, keeping the first trace of each key."""
+    seen: set[tuple[str, str, str, str | None]] = set()
+    traces: list[BeliefTrace] = []
+    for path in paths:
+        for trace in read_traces(path):
+            if trace.excluded or trace.key() not in seen:
+                seen.add(trace.key())
+                traces.append(trace)
+    return traces

@@ -1,0 +1,83 @@
+"""The demo's last stage: the LLM judge again, in reveal mode, and a report with beliefs.
+
+Kept apart from the other demo stages so it can move with them: it needs only the study
+folder the questionnaire stage wrote and the judgements of the judge stage.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import trio
+from rich.markup import escape
+
+from sdtt.analysis.beliefs import add_to_report
+from sdtt.analysis.report import build_report, write_report
+from sdtt.analysis.table import judgement_table
+from sdtt.analysis.tells import compare, study_sides
+from sdtt.beliefs.traces import BeliefTrace, judgements_from_traces, write_traces
+from sdtt.judges.reveal import run_reveal_judge
+from sdtt.models.registry import get_model
+from sdtt.questionnaires.judgements import read_judgements
+from sdtt.questionnaires.questionnaire import KEY_FILE, load_key, load_questionnaire
+
+if TYPE_CHECKING:
+    from sdtt.commands.demo_stages import DemoRun
+
+TRACES_FILE = "traces.jsonl"
+NO_LOGPROBS = ("local/",)
+"""Providers that give no token log-probabilities (the demo asks only for stated beliefs)."""
+
+
+def stage_belief_traces(demo: DemoRun, *, number: int = 8, reps: int = 200) -> list[BeliefTrace]:
+    """The judge model reveals each pair turn by turn, giving a belief after every turn;
+    the traces are written beside the judgements and the report is rewritten with the
+    belief trace and calibration figures."""
+    console = demo.console
+    console.rule(f"{number}. Belief traces: the LLM judge again, turn by turn")
+    folder = demo.out / f"{demo.stem}-questionnaire"
+    if not (folder / KEY_FILE).exists():
+        console.print("[yellow]no questionnaire was built, so there is nothing to reveal[/]")
+        return []
+    questionnaire = load_questionnaire(folder)
+    key = load_key(folder, questionnaire)
+    logprobs = not demo.model_name.startswith(NO_LOGPROBS)
+
+    async def judge() -> list[BeliefTrace]:
+        async with get_model(
+            demo.model_name, base_url=demo.base_url, api_key_env=demo.api_key_env
+        ) as model:
+            return await run_reveal_judge(model, questionnaire, key, logprobs=logprobs)
+
+    with console.status(f"{demo.model_name} is judging turn by turn..."):
+        traces = trio.run(judge)
+    path = folder / TRACES_FILE
+    write_traces(path, traces)
+    demo.files.append(path)
+    for trace in traces:
+        beliefs = " -> ".join("?" if p.belief is None else f"{p.belief:g}" for p in trace.points)
+        truth = "human" if trace.target_human else "the AI"
+        source = trace.points[0].source if trace.points else "stated"
+        console.print(
+            f"  pair {trace.item_id} ({trace.pair_kind}, {source}): chat 1 human? "
+            f"{beliefs}  [dim](chat 1's User B is {truth})[/]"
+        )
+    judgements_path = folder / "judgements.jsonl"
+    judgements = read_judgements(judgements_path) if judgements_path.exists() else []
+    judgements += judgements_from_traces(traces)
+    if not judgements:
+        return traces
+    out = demo.out / f"{demo.stem}-report"
+    with console.status("drawing figures..."):
+        report = build_report(
+            judgement_table(judgements),
+            out,
+            title=f"sdtt demo: {demo.persona.name} on {demo.model_name}",
+            tells=compare(*study_sides(questionnaire, key)),
+            reps=reps,
+        )
+        add_to_report(report, traces, out)
+        files = write_report(report, out)
+    console.print(f"the report now shows the belief traces: open {escape(str(files[0]))}")
+    demo.files.extend(path for path in files if path not in demo.files)
+    return traces

@@ -1,0 +1,86 @@
+"""``sdtt judge --reveal``: an LLM judge's belief after every turn, as belief traces."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import trio
+from rich.console import Console
+from rich.markup import escape
+
+from sdtt.beliefs.traces import BeliefTrace, read_traces
+from sdtt.dialogue.jsonl import JsonlWriter
+from sdtt.errors import InputError
+from sdtt.files import output_file
+from sdtt.judges.reveal import is_model_error, run_reveal_judge, settled_trace_keys
+from sdtt.lock import output_lock
+from sdtt.models.registry import get_model
+from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
+
+DEFAULT_TRACES = "traces.jsonl"
+EXIT_NOTHING_USABLE = 1
+
+
+def run_reveal(args: argparse.Namespace) -> int:
+    """Reveal a study's pairs to an LLM judge, appending its traces as they come."""
+    if args.judge != "paired":
+        raise InputError("--reveal shows both chats of a pair; use it with --judge paired.")
+    console = Console(highlight=False)
+    questionnaire = load_questionnaire(args.study)
+    key = load_key(args.study, questionnaire)
+    out: Path = output_file(args.out or args.study / DEFAULT_TRACES)
+    existed = out.exists()
+    with output_lock(out):
+        earlier = read_traces(out) if existed else []
+        errors: list[BeliefTrace] = []
+        made: list[BeliefTrace] = []
+
+        def record(trace: BeliefTrace) -> None:
+            # As in 'sdtt judge': failed calls are written last, and only when some worked.
+            made.append(trace)
+            if is_model_error(trace):
+                errors.append(trace)
+            else:
+                writer.write(trace)
+
+        async def main() -> list[BeliefTrace]:
+            async with get_model(
+                args.model, base_url=args.base_url, api_key_env=args.api_key_env
+            ) as model:
+                return await run_reveal_judge(
+                    model,
+                    questionnaire,
+                    key,
+                    run=args.run,
+                    attempts=args.attempts,
+                    concurrency=args.concurrency,
+                    logprobs=args.logprobs,
+                    settled=settled_trace_keys(earlier),
+                    on_trace=record,
+                )
+
+        with JsonlWriter(out) as writer, console.status(f"{args.model} is judging turn by turn..."):
+            trio.run(main)
+            every_failed = bool(made) and len(errors) == len(made)
+            if not every_failed:
+                for trace in errors:
+                    writer.write(trace)
+        if every_failed:
+            if not existed:
+                out.unlink(missing_ok=True)
+            Console(stderr=True, highlight=False).print(
+                f"[bold red]error:[/] every judge call failed, so nothing was written to "
+                f"{escape(str(out))}. The provider said: "
+                f"{escape((errors[0].exclusion_reason or '').removeprefix('model_error: '))}"
+            )
+            return EXIT_NOTHING_USABLE
+    kept = len(settled_trace_keys(earlier))
+    missing = sum(p.belief is None for t in made for p in t.points)
+    console.print(f"{len(made)} belief trace(s) by {escape(args.model)} -> {escape(str(out))}")
+    if kept:
+        console.print(f"  resumed: {kept} trace(s) from an earlier run kept, not asked again")
+    if missing:
+        console.print(f"  [yellow]missing:[/] {missing} belief(s) unreadable or not given")
+    console.print(f"Score them with: sdtt score {escape(str(out))}")
+    return 0
