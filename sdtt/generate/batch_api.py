@@ -40,6 +40,7 @@ from sdtt.generate.runner import (
     chain_path,
 )
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
+from sdtt.models.registry import PROVIDERS, provider_of
 
 BatchState = Literal["running", "ended"]
 LEDGER_NAME = "batches.jsonl"
@@ -234,19 +235,25 @@ class AnthropicBatch:
         return results
 
 
+BACKENDS: dict[str, type[OpenAIBatch] | type[AnthropicBatch]] = {
+    "openai": OpenAIBatch,
+    "anthropic": AnthropicBatch,
+}
+"""The backend of each provider whose registry entry says it has a batch API."""
+
+
 def batch_backend(model: Any) -> BatchBackend:
     """The batch API for ``model`` (a :class:`sdtt.models.Model`); ConfigError if none."""
     api = getattr(model, "api", model)
     name = str(getattr(api, "name", "?"))
-    provider = name.split("/", 1)[0]
-    if provider == "openai":
-        return OpenAIBatch(api)
-    if provider == "anthropic":
-        return AnthropicBatch(api)
-    raise ConfigError(
-        f"--batch works with openai/ and anthropic/ models only, not {name}. "
-        "Run without --batch for this model."
-    )
+    provider = provider_of(name)
+    if provider is None or not provider.batch:
+        able = " and ".join(f"{p.name}/" for p in PROVIDERS.values() if p.batch)
+        raise ConfigError(
+            f"--batch works with {able} models only, not {name}. "
+            "Run without --batch for this model."
+        )
+    return BACKENDS[provider.name](api)
 
 
 def custom_id(chain: str, call: int) -> str:

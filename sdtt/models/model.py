@@ -5,8 +5,10 @@ errors; everything around the call lives here, identically for every provider:
 
 - retries by :mod:`sdtt.models.retry`, waiting with ``trio.sleep`` only, so tests on
   ``autojump_clock`` run hours of backoff instantly and exactly;
-- a ``trio.CapacityLimiter`` shared by every ``Model`` of the same provider, so one
-  process never has more than ``max_concurrency`` calls in flight to it;
+- a ``trio.CapacityLimiter`` shared by every ``Model`` of the same provider and limit
+  (``max_concurrency``, else the provider's ``max_connections``), so models configured
+  alike never have more than that many calls in flight together, and a model given
+  another limit gets a limiter of its own instead of resizing theirs;
 - a timeout of ``config.timeout`` seconds per attempt, for every provider, and an overall
   deadline per call (``RetryPolicy.deadline``, counted from the first attempt: waiting
   for a free slot of the concurrency limit does not count);
@@ -31,15 +33,15 @@ import trio
 
 from sdtt.errors import ConfigError, ProviderError, ProviderTimeoutError
 from sdtt.models.base import GenerateConfig, ModelAPI, ModelOutput, Prompt, Usage
+from sdtt.models.registry import Provider, provider_of
 from sdtt.models.retry import CALL_DEADLINE_ENV, RetryPolicy, policy_from_env, retry_delay
 
 log = logging.getLogger("sdtt.models")
 
-DEFAULT_MAX_CONCURRENCY: dict[str, int] = {"mock": 100, "openai": 8, "anthropic": 8, "local": 1}
-"""Calls in flight per provider unless a ``Model`` asks for another limit."""
-FALLBACK_MAX_CONCURRENCY = 8
+FALLBACK_MAX_CONCURRENCY = Provider.max_connections
+"""Calls in flight to a provider missing from the registry (a test's own ``ModelAPI``)."""
 
-_LIMITERS: dict[str, trio.CapacityLimiter] = {}
+_LIMITERS: dict[tuple[str, int], trio.CapacityLimiter] = {}
 
 CHARS_PER_TOKEN_LIMIT = 12
 """No tokenizer packs this many characters of chat text into one token on average: a
@@ -81,15 +83,23 @@ CallCallback = Callable[[CallRecord], None]
 Sleep = Callable[[float], Awaitable[None]]
 
 
+def default_limit(provider: str) -> int:
+    """Calls in flight to ``provider`` at once when a model names no limit of its own."""
+    record = provider_of(f"{provider}/")
+    return FALLBACK_MAX_CONCURRENCY if record is None else record.max_connections
+
+
 def provider_limiter(provider: str, limit: int | None = None) -> trio.CapacityLimiter:
-    """The limiter shared by every model of ``provider``; ``limit`` resizes it."""
-    limiter = _LIMITERS.get(provider)
+    """The limiter shared by every model of ``provider`` configured with ``limit``.
+
+    ``None`` means the provider's default. Models with another limit get another
+    limiter: configuring one model never changes how many calls another may make.
+    """
+    key = (provider, limit or default_limit(provider))
+    limiter = _LIMITERS.get(key)
     if limiter is None:
-        default = DEFAULT_MAX_CONCURRENCY.get(provider, FALLBACK_MAX_CONCURRENCY)
-        limiter = trio.CapacityLimiter(limit or default)
-        _LIMITERS[provider] = limiter
-    elif limit is not None and limiter.total_tokens != limit:
-        limiter.total_tokens = limit
+        limiter = trio.CapacityLimiter(key[1])
+        _LIMITERS[key] = limiter
     return limiter
 
 

@@ -133,7 +133,27 @@ async def test_concurrency_is_limited_per_provider_across_models(
             nursery.start_soon(model.generate, PROMPT)
     # Six one-second calls, two at a time, shared by both models of the provider.
     assert trio.current_time() - start == pytest.approx(3.0)
-    assert provider_limiter("limited").total_tokens == 2
+    assert provider_limiter("limited", 2).total_tokens == 2
+
+
+@pytest.mark.trio
+async def test_a_model_with_its_own_limit_leaves_the_others_limit_alone(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    replies = [MockReply("ok", delay=1.0)] * 3
+    narrow = model_of(replies, name="sized/a", max_concurrency=1)
+    wide = model_of(replies, name="sized/b", max_concurrency=4)
+    start = trio.current_time()
+    async with trio.open_nursery() as nursery:
+        for _ in range(3):
+            nursery.start_soon(narrow.generate, PROMPT)
+        for _ in range(3):
+            nursery.start_soon(wide.generate, PROMPT)
+    # The narrow model's three calls one at a time; the wide one's alongside, at once
+    # (the narrow model's limit does not shrink the wide one's, nor the other way round).
+    assert trio.current_time() - start == pytest.approx(3.0)
+    assert provider_limiter("sized", 4).total_tokens == 4
+    assert provider_limiter("sized", 1).total_tokens == 1
 
 
 @pytest.mark.trio
