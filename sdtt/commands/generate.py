@@ -27,6 +27,7 @@ from sdtt.generate.runner import ChainProgress, RunOptions, RunReport, chain_pat
 from sdtt.lock import output_lock
 from sdtt.models.model import Model
 from sdtt.models.registry import DEFAULT_MODEL, base_url_for, get_model
+from sdtt.models.retry import long_run_policy
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
 from sdtt.questionnaires.topics import live_topic
 
@@ -178,6 +179,7 @@ def run(args: argparse.Namespace) -> int:
         if name not in models:
             models[name] = get_model(
                 name,
+                retry=long_run_policy(),
                 max_concurrency=args.max_concurrency,
                 base_url=base_url_for(name, args.base_url),
                 api_key_env=args.api_key_env,

@@ -6,20 +6,19 @@ any moment and started again with the same specs, a chain rereads its file (igno
 cut-off last line), replays it into the same state and goes on from the next step: no
 turn is lost and none is written twice. Chains run in one trio nursery; the per-provider
 concurrency limit of :class:`sdtt.models.Model` bounds the calls in flight. A chain whose
-step keeps failing is stopped and reported, while the others finish.
+step fails is stopped and reported, while the others finish.
 
-A step whose call failed after the model's own retries is tried again a few times
-(``RunOptions.step_retries``, after a growing wait), which rides out a server restart.
-All of it, waits included, stays within ``RunOptions.step_deadline`` (15 minutes unless
-``SDTT_STEP_DEADLINE`` says otherwise), and every provider call is counted: the error
-and the call record say how many attempts were made in all.
+Retrying is the model's business alone (one policy, :mod:`sdtt.models.retry`): a long
+run gives its models :func:`sdtt.models.retry.long_run_policy`, whose attempts and waits
+ride out a server restart within ``SDTT_STEP_DEADLINE`` per call. The call record and
+the error say how many attempts a step made.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Generic, Literal, Protocol, Self, TypeVar
@@ -28,7 +27,7 @@ import trio
 from pydantic import BaseModel
 
 from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
-from sdtt.errors import InputError, ProviderError, ProviderTimeoutError, SdttError
+from sdtt.errors import InputError, SdttError
 from sdtt.generate.chainfile import read_chain
 from sdtt.generate.prompts import Mode
 from sdtt.generate.pseudo import ChainState, Step
@@ -42,7 +41,6 @@ from sdtt.generate.records import (
     topic_targets,
 )
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, Usage
-from sdtt.models.retry import DEFAULT_STEP_DEADLINE, STEP_DEADLINE_ENV, seconds_from_env
 from sdtt.personas.persona import Persona
 from sdtt.personas.privacy import warn_if_sent_remotely
 from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS
@@ -126,14 +124,10 @@ class RunOptions:
     """How chains are run."""
 
     step_retries: int = 2
-    """Extra tries of a failed step (after the model's own retries) before a chain fails."""
-    retry_wait: float = 20.0
-    """Seconds before the first extra try; doubled each time."""
+    """Batch runs only: later rounds a request is sent again in when its batch came back
+    without an answer to it, before its chain fails. (A failed API request is retried by
+    the model's policy instead.)"""
     fsync: bool = False
-    step_deadline: float | None = field(
-        default_factory=lambda: seconds_from_env(STEP_DEADLINE_ENV, DEFAULT_STEP_DEADLINE)
-    )
-    """Seconds one step may take in all, its tries and waits included; ``None``: no limit."""
 
 
 @dataclass
@@ -300,56 +294,8 @@ class ChainRunner:
         return self.progress
 
     async def _call(self, step: Step) -> ModelOutput:
-        wait = self.options.retry_wait
-        limit = self.options.step_deadline
-        deadline = float("inf") if limit is None else trio.current_time() + limit
-        attempts = 0
-        tries = 0
-        while True:
-            tries += 1
-            try:
-                with trio.fail_after(max(deadline - trio.current_time(), 0.0)):
-                    output = await self.model.generate(step.prompt, step.config)
-            except trio.TooSlowError:
-                attempts += 1
-                raise self._gave_up(
-                    ProviderTimeoutError(f"{self.model.name}: no answer before the step deadline."),
-                    attempts,
-                    tries,
-                    deadline_spent=True,
-                ) from None
-            except ProviderError as error:
-                attempts += error.attempts
-                last_try = tries > self.options.step_retries
-                spent = trio.current_time() + wait >= deadline
-                if not error.retryable or last_try or spent:
-                    if tries == 1 and not (spent and error.retryable):
-                        raise
-                    raise self._gave_up(error, attempts, tries, deadline_spent=spent) from None
-                log.info("%s: step failed, trying it again in %.0f s", self.header.chain, wait)
-                await trio.sleep(wait)
-                wait *= 2
-                continue
-            # The call record counts every provider call this step made.
-            return replace(output, attempts=attempts + output.attempts)
-
-    def _gave_up(
-        self, error: ProviderError, attempts: int, tries: int, *, deadline_spent: bool
-    ) -> ProviderError:
-        plural = "tries" if tries > 1 else "try"
-        note = f"Gave up after {attempts} attempts in {tries} {plural} of this step"
-        if deadline_spent:
-            note += (
-                f": the step deadline of {self.options.step_deadline:g} s is spent (set "
-                f"{STEP_DEADLINE_ENV} to allow more)"
-            )
-        try:
-            again = type(error)(f"{error.base_message} {note}.")
-        except TypeError:  # a subclass with another signature
-            again = ProviderError(f"{error.base_message} {note}.")
-        again.attempts = attempts
-        again.base_message = error.base_message
-        return again
+        # No retries here: the model's policy has made every attempt worth making.
+        return await self.model.generate(step.prompt, step.config)
 
 
 PersonaLoader = Callable[[str], Persona]

@@ -13,6 +13,8 @@ errors; everything around the call lives here, identically for every provider:
   deadline per call (``RetryPolicy.deadline``, counted from the first attempt: waiting
   for a free slot of the concurrency limit does not count);
 - latency on the trio clock (retries and waits included) and a running usage tally;
+- the same retries, limit and deadline for a provider's other requests (a batch API's
+  uploads and polls) through :meth:`Model.call`;
 - a :class:`CallRecord` per call, given to an optional callback and logged at DEBUG.
   Records carry names, token counts and error types only: never a key or a prompt;
 - a :class:`DroppedInputWarning` (once per model) when a provider reports far fewer input
@@ -28,13 +30,14 @@ import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from types import TracebackType
+from typing import TypeVar
 
 import trio
 
 from sdtt.errors import ConfigError, ProviderError, ProviderTimeoutError
 from sdtt.models.base import GenerateConfig, ModelAPI, ModelOutput, Prompt, Usage
 from sdtt.models.registry import Provider, provider_of
-from sdtt.models.retry import CALL_DEADLINE_ENV, RetryPolicy, policy_from_env, retry_delay
+from sdtt.models.retry import RetryPolicy, policy_from_env, retry_delay
 
 log = logging.getLogger("sdtt.models")
 
@@ -81,6 +84,8 @@ class CallRecord:
 
 CallCallback = Callable[[CallRecord], None]
 Sleep = Callable[[float], Awaitable[None]]
+T = TypeVar("T")
+FailureCallback = Callable[[int, BaseException], None]
 
 
 def default_limit(provider: str) -> int:
@@ -162,27 +167,67 @@ class Model:
         """
         prompt = as_prompt(prompt)
         config = config or self.config
-        limiter = provider_limiter(self.provider, self.max_concurrency)
         started = trio.current_time()
+        self.calls += 1
+
+        async def attempt(deadline: _Deadline) -> ModelOutput:
+            return await self._attempt(prompt, config, deadline)
+
+        def failed(attempts: int, error: BaseException) -> None:
+            self._record(started, attempts, Usage(), error)
+
+        output, attempts = await self._retrying(attempt, failed)
+        latency = trio.current_time() - started
+        output = replace(output, model=self.name, latency=latency, attempts=attempts)
+        self._check_input(prompt, output.usage)
+        self.usage = self.usage + output.usage
+        self._record(started, attempts, output.usage, None)
+        return output
+
+    async def call(
+        self, operation: Callable[[], Awaitable[T]], *, timeout: float = 60.0, what: str = ""
+    ) -> T:
+        """Run one provider request other than ``generate`` (a batch API's upload, poll or
+        download) under the same retry policy, concurrency limit and deadline.
+
+        ``operation`` makes the request and raises the typed errors of
+        :mod:`sdtt.errors` (an SDK provider's ``call`` maps its SDK's errors); each
+        attempt may take ``timeout`` seconds. ``what`` names the request in logs and
+        timeout errors. Not counted in ``calls`` or ``usage``.
+        """
+        label = f"{self.name} {what}".strip()
+
+        async def attempt(deadline: _Deadline) -> T:
+            seconds = min(timeout, deadline.remaining())
+            with trio.move_on_after(seconds):
+                return await operation()
+            raise ProviderTimeoutError(f"{label}: no answer within {seconds:g} s.")
+
+        result, _ = await self._retrying(attempt, lambda attempts, error: None)
+        return result
+
+    async def _retrying(
+        self, attempt: Callable[[_Deadline], Awaitable[T]], failed: FailureCallback
+    ) -> tuple[T, int]:
+        """``attempt`` until it succeeds or the policy gives up; the result and attempts."""
+        limiter = provider_limiter(self.provider, self.max_concurrency)
         deadline = _Deadline(self.retry.deadline)
         attempts = 0
-        self.calls += 1
         while True:
             attempts += 1
             try:
                 async with limiter:
                     deadline.start()
-                    output = await self._attempt(prompt, config, deadline)
-                break
+                    return await attempt(deadline), attempts
             except ProviderError as error:
                 delay = retry_delay(self.retry, error, attempts, self._rng)
                 spent = delay is not None and deadline.passed_after(delay)
                 if delay is None or spent:
-                    self._record(started, attempts, Usage(), error)
+                    failed(attempts, error)
                     if spent or deadline.passed_after(0.0):
-                        raise _gave_up(error, attempts, deadline=deadline) from None
+                        raise _gave_up(error, attempts, self.retry, deadline) from None
                     if attempts > 1:
-                        raise _gave_up(error, attempts) from None
+                        raise _gave_up(error, attempts, self.retry) from None
                     error.attempts = attempts
                     raise
                 log.info(
@@ -193,15 +238,9 @@ class Model:
                     delay,
                 )
             except Exception as error:
-                self._record(started, attempts, Usage(), error)
+                failed(attempts, error)
                 raise
             await self._sleep(delay)
-        latency = trio.current_time() - started
-        output = replace(output, model=self.name, latency=latency, attempts=attempts)
-        self._check_input(prompt, output.usage)
-        self.usage = self.usage + output.usage
-        self._record(started, attempts, output.usage, None)
-        return output
 
     def _check_input(self, prompt: Prompt, usage: Usage) -> None:
         chars = dropped_input(prompt, usage)
@@ -292,14 +331,14 @@ class _Deadline:
 
 
 def _gave_up(
-    error: ProviderError, attempts: int, *, deadline: _Deadline | None = None
+    error: ProviderError, attempts: int, policy: RetryPolicy, deadline: _Deadline | None = None
 ) -> ProviderError:
     """The same kind of error, saying how many attempts were made (and why no more)."""
     note = f"Gave up after {attempts} attempt{'s' if attempts > 1 else ''}"
     if deadline is not None and deadline.seconds is not None:
         note += (
             f" in {deadline.elapsed():.0f} s: the call deadline of {deadline.seconds:g} s is "
-            f"spent (set {CALL_DEADLINE_ENV} to allow more)"
+            f"spent (set {policy.deadline_env} to allow more)"
         )
     try:
         again = type(error)(f"{error.base_message} {note}.")
