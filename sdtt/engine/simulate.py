@@ -39,9 +39,9 @@ from sdtt.engine.session import (
     new_session_id,
     open_session,
 )
-from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, Usage
+from sdtt.models.base import GenerateConfig, Generator, ModelOutput, Prompt, Usage
 from sdtt.models.registry import provider_of
-from sdtt.personas.bot import Generator, PersonaBot
+from sdtt.personas.bot import PersonaBot
 from sdtt.personas.persona import Persona
 from sdtt.personas.privacy import warn_if_sent_remotely
 from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS, BotPromptBuilder

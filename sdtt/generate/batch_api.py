@@ -43,7 +43,7 @@ from sdtt.generate.runner import (
     RunOptions,
     RunReport,
     WriterFactory,
-    chain_path,
+    chain_runners,
 )
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
 from sdtt.models.model import Model
@@ -384,30 +384,20 @@ async def run_chains_batched(
     ``backends`` maps model names to batch backends (tests); by default each model's
     provider gives its own (OpenAI and Anthropic only).
     """
-    display = display or NullDisplay()
     options = options or RunOptions()
-    persona_cache: dict[str, Any] = {}
-    model_cache: dict[str, Any] = {}
+    runners = chain_runners(
+        specs,
+        out,
+        personas=personas,
+        models=models,
+        display=display or NullDisplay(),
+        options=options,
+        writer_factory=writer_factory,
+    )
     backend_cache: dict[str, BatchBackend] = dict(backends or {})
-    runners: list[ChainRunner] = []
-    for spec in {spec.chain_id: spec for spec in specs}.values():
-        if spec.persona not in persona_cache:
-            persona_cache[spec.persona] = personas(spec.persona)
-        if spec.model not in model_cache:
-            model_cache[spec.model] = models(spec.model)
-        if spec.model not in backend_cache:
-            backend_cache[spec.model] = batch_backend(model_cache[spec.model])
-        runners.append(
-            ChainRunner(
-                spec,
-                persona_cache[spec.persona],
-                model_cache[spec.model],
-                chain_path(out, spec),
-                display=display,
-                options=options,
-                writer_factory=writer_factory,
-            )
-        )
+    for runner in runners:
+        if runner.spec.model not in backend_cache:
+            backend_cache[runner.spec.model] = batch_backend(runner.model)
     out.mkdir(parents=True, exist_ok=True)
     ledger = BatchLedger(out / LEDGER_NAME)
     failures: dict[str, int] = {}

@@ -47,8 +47,8 @@ from sdtt.generate.prompts import (
     topic_header,
 )
 from sdtt.generate.records import (
-    CallRecord,
     ChainHeader,
+    PseudoCallRecord,
     TurnRecord,
     config_dict,
     split_usage,
@@ -330,7 +330,7 @@ class ChainState:
             side=side,
         )
 
-    def call_record(self, step: Step, output: ModelOutput) -> CallRecord:
+    def call_record(self, step: Step, output: ModelOutput) -> PseudoCallRecord:
         """The record of ``step`` answered by ``output``: parsed, cut, decided (pure)."""
         target = self.spec.topics[step.topic_index]
         before = self._topic.messages
@@ -370,7 +370,7 @@ class ChainState:
         added = combined[len(before) :]
         if not added and problem is None:
             problem = "every parsed line was cut or repeated"
-        return CallRecord(
+        return PseudoCallRecord(
             chain=self.header.chain,
             call=step.call,
             topic_index=step.topic_index,
@@ -391,7 +391,7 @@ class ChainState:
             problem=problem if not added else None,
         )
 
-    def apply(self, record: CallRecord, *, live: bool = False) -> None:
+    def apply(self, record: PseudoCallRecord, *, live: bool = False) -> None:
         """Fold a call record into the state (``live``: made by this process)."""
         if record.call != self.calls or record.topic_index != self.topic_index:
             raise InputError(
@@ -496,11 +496,13 @@ class ChainState:
     # -- replay --
 
     @classmethod
-    def replay(cls, header: ChainHeader, records: Iterable[CallRecord | TurnRecord]) -> ChainState:
+    def replay(
+        cls, header: ChainHeader, records: Iterable[PseudoCallRecord | TurnRecord]
+    ) -> ChainState:
         """The state after ``records`` (a chain file's body, in order)."""
         state = cls(header)
         for record in records:
-            if isinstance(record, CallRecord):
+            if isinstance(record, PseudoCallRecord):
                 state.apply(record)
             else:
                 state.mark_written(record)

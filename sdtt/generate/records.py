@@ -5,7 +5,7 @@ between the persona (side ``"response"``) and another human (side ``"user"``). T
 holds the chain's settings (:class:`ChainSettings`, :class:`ChainSpec`, built from topics
 by :func:`topic_targets`) and the records of a chain file: the header
 (:class:`ChainHeader`, built from a persona by :func:`chain_header`) first, then one
-:class:`CallRecord` per model call and one :class:`TurnRecord` per finished turn, in the
+:class:`PseudoCallRecord` per model call and one :class:`TurnRecord` per finished turn, in the
 order they were produced. The algorithm that produces and replays them is
 :mod:`sdtt.generate.pseudo`; reading the files back is :mod:`sdtt.generate.chainfile`.
 
@@ -177,8 +177,10 @@ class ChainHeader(BaseModel):
     )
 
 
-class CallRecord(BaseModel):
-    """One model call of a chain: what was asked, what came back, what was kept."""
+class PseudoCallRecord(BaseModel):
+    """One model call of a chain as its file keeps it: what was asked, what came back,
+    what was kept. (The cost and timing of any model call, for callbacks and logs, is
+    :class:`sdtt.models.CallRecord`.)"""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Generic, Literal, Protocol, Self, TypeVar
+from typing import Any, Literal, Protocol, Self
 
 import trio
 from pydantic import BaseModel
@@ -40,7 +40,8 @@ from sdtt.generate.records import (
     resolve_style,
     topic_targets,
 )
-from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, Usage
+from sdtt.models.base import Generator, ModelOutput, Usage
+from sdtt.models.pool import NameCache
 from sdtt.personas.persona import Persona
 from sdtt.personas.privacy import warn_if_sent_remotely
 from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS
@@ -49,19 +50,6 @@ from sdtt.redact import redact_text
 log = logging.getLogger("sdtt.generate")
 
 Status = Literal["waiting", "running", "done", "failed"]
-
-
-class Generator(Protocol):
-    """Anything that answers a prompt: a :class:`sdtt.models.Model` or a provider."""
-
-    @property
-    def name(self) -> str:
-        """The ``provider/model`` name."""
-        ...
-
-    async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
-        """Answer one prompt."""
-        ...
 
 
 class RecordWriter(Protocol):
@@ -302,20 +290,31 @@ PersonaLoader = Callable[[str], Persona]
 ModelFactory = Callable[[str], Generator]
 
 
-T = TypeVar("T")
-
-
-class _Cache(Generic[T]):
-    """Build each named object once."""
-
-    def __init__(self, build: Callable[[str], T]) -> None:
-        self.build = build
-        self.items: dict[str, T] = {}
-
-    def __call__(self, name: str) -> T:
-        if name not in self.items:
-            self.items[name] = self.build(name)
-        return self.items[name]
+def chain_runners(
+    specs: Sequence[ChainSpec],
+    out: Path,
+    *,
+    personas: PersonaLoader,
+    models: ModelFactory,
+    display: Display | None = None,
+    options: RunOptions | None = None,
+    writer_factory: WriterFactory | None = None,
+) -> list[ChainRunner]:
+    """A runner per distinct spec, each persona and model made once by name."""
+    persona_cache = NameCache(personas)
+    model_cache = NameCache(models)
+    return [
+        ChainRunner(
+            spec,
+            persona_cache(spec.persona),
+            model_cache(spec.model),
+            chain_path(out, spec),
+            display=display,
+            options=options,
+            writer_factory=writer_factory,
+        )
+        for spec in _unique(specs)
+    ]
 
 
 async def run_chains(
@@ -333,21 +332,15 @@ async def run_chains(
     Errors that concern the whole run (a persona that can't be read, a model that can't
     be created, a chain file from other settings) are raised before any call is made.
     """
-    display = display or NullDisplay()
-    persona_cache = _Cache(personas)
-    model_cache = _Cache(models)
-    runners = [
-        ChainRunner(
-            spec,
-            persona_cache(spec.persona),
-            model_cache(spec.model),
-            chain_path(out, spec),
-            display=display,
-            options=options,
-            writer_factory=writer_factory,
-        )
-        for spec in _unique(specs)
-    ]
+    runners = chain_runners(
+        specs,
+        out,
+        personas=personas,
+        models=models,
+        display=display or NullDisplay(),
+        options=options,
+        writer_factory=writer_factory,
+    )
     try:
         for runner in runners:
             runner.open()

@@ -68,7 +68,9 @@ def dropped_input(prompt: Prompt, usage: Usage) -> int | None:
 
 @dataclass(frozen=True)
 class CallRecord:
-    """What one ``Model.generate`` call cost and how it ended."""
+    """What one ``Model.generate`` call cost and how it ended (for ``on_call`` callbacks
+    and logs; a pseudo-dialogue chain's file keeps its calls as
+    :class:`sdtt.generate.records.PseudoCallRecord`)."""
 
     model: str
     """The ``provider/model`` name."""
