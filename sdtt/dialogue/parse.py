@@ -37,9 +37,6 @@ _LABELLED = re.compile(
 )
 _TIMESTAMP_ONLY = re.compile(r"^\s*\[(?P<time>[^\]\n]{0,40})\]\s*(?P<text>.*)$")
 _TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M")
-# The prompts' own format, as models nearly always copy it: read without strptime, which
-# costs more than the rest of parsing a line.
-_PROMPT_TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})")
 
 
 @dataclass(frozen=True)
@@ -73,14 +70,7 @@ def parse_time(raw: str, zone_of: datetime) -> datetime | None:
     """
     raw = raw.strip()
     parsed: datetime | None = None
-    exact = _PROMPT_TIME.fullmatch(raw)
-    if exact is not None:
-        try:
-            year, month, day, hour, minute, second = (int(part) for part in exact.groups())
-            parsed = datetime(year, month, day, hour, minute, second)
-        except ValueError:
-            return None  # such as month 13: no other format reads it either
-    for fmt in _TIME_FORMATS if parsed is None else ():
+    for fmt in _TIME_FORMATS:
         try:
             parsed = datetime.strptime(raw, fmt)
             break
