@@ -9,6 +9,13 @@ in a row; with fewer call slots than chains, the total work divided by the slots
 is longer). The target is a wall time within 1.2x of the bound. Every chain writes its
 JSONL file as in real use.
 
+**Where the CPU goes.** On a small machine the bound can be the CPU, not the server: the
+same chains against an instant server give the CPU floor. To show how much of it is ours,
+the run prints this process's CPU seconds per call, the fake server's (its own process,
+competing for the same cores), and those of the bare SDK making the same calls (the same
+request bodies, concurrency and server, no sdtt code): the part of the floor sdtt cannot
+remove. All are measured in the same run, so a loaded machine shifts them together.
+
 **Prefix reuse.** The prompts of a chain only grow by appending, so a provider's prefix
 cache (OpenAI's automatic one, Anthropic's cache marks, llama.cpp's KV cache) can serve
 everything but the new part. For the fake server run this prints the prompt words sent
@@ -102,6 +109,53 @@ async def run_against_fake(
         return report, time.perf_counter() - started
 
 
+def request_bodies(report: RunReport) -> list[dict[str, Any]]:
+    """The chat completions request of every call of a finished run, as sent."""
+    from sdtt.generate.chainfile import rebuild_prompt
+    from sdtt.models.base import GenerateConfig
+    from sdtt.models.openai_api import OpenAIAPI
+
+    api = OpenAIAPI("bench-fake", base_url="http://127.0.0.1:1/v1")
+    bodies = []
+    for chain in report.chains:
+        for index, call in enumerate(read_chain(chain.path).calls):
+            config = GenerateConfig(**call.config)
+            bodies.append(api.request(rebuild_prompt(chain.path, index), config))
+    return bodies
+
+
+async def bare_sdk(bodies: list[dict[str, Any]], base_url: str, slots: int) -> float:
+    """The same requests through the SDK alone, ``slots`` at a time; the wall time.
+
+    Sent as sdtt sends them (the SDK's generic post: no per-call walk of the typed
+    request schema), so the difference to a full run is sdtt's own work."""
+    from openai import AsyncOpenAI
+    from openai.types.chat import ChatCompletion
+
+    # A connection the busy fake server drops is tried again, as sdtt's policy would.
+    client = AsyncOpenAI(api_key="not-needed", base_url=base_url, max_retries=3)
+    limiter = trio.CapacityLimiter(slots)
+
+    async def one(body: dict[str, Any]) -> None:
+        async with limiter:
+            await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
+
+    started = time.perf_counter()
+    async with trio.open_nursery() as nursery:
+        for body in bodies:
+            nursery.start_soon(one, body)
+    wall = time.perf_counter() - started
+    await client.close()
+    return wall
+
+
+def cpu_seconds(measure: Any) -> tuple[Any, float]:
+    """``measure()``'s result and this process's CPU seconds while it ran."""
+    started = time.process_time()
+    result = measure()
+    return result, time.process_time() - started
+
+
 def shared_prefix_words(previous: str, current: str) -> int:
     """Words of ``current`` at its start that ``previous`` had too."""
     count = 0
@@ -129,27 +183,52 @@ def prefix_report(report: RunReport) -> tuple[int, int]:
     return sent, shared
 
 
-def _serve(latency: float, urls: Any, stop: Any) -> None:
-    """Run the fake server in a child process until ``stop`` is set."""
+def _serve(latency: float, urls: Any, stop: Any, asked: Any) -> None:
+    """Run the fake server in a child process until ``stop`` is set; on each request
+    through ``asked``, report the CPU seconds the server process has used so far."""
     with FakeOpenAIServer(reply=reply, latency=latency) as server:
         urls.put(server.base_url)
-        stop.wait()
+        while not stop.wait(0.05):
+            if asked.poll():
+                asked.recv()
+                asked.send(time.process_time())
+
+
+class ServerProcess:
+    """A fake server in its own process; ``cpu()`` asks it for its CPU seconds so far."""
+
+    def __init__(self, base_url: str, pipe: Any) -> None:
+        self.base_url = base_url
+        self._pipe = pipe
+
+    def cpu(self) -> float:
+        """The CPU seconds the server process has used so far."""
+        self._pipe.send("cpu")
+        return float(self._pipe.recv())
+
+
+@contextmanager
+def server_process(latency: float) -> Iterator[ServerProcess]:
+    """A fake OpenAI-compatible server in its own process (so its work does not compete
+    with the generator for this process's interpreter lock)."""
+    context = multiprocessing.get_context("fork")
+    urls = context.Queue()
+    stop = context.Event()
+    ours, theirs = context.Pipe()
+    child = context.Process(target=_serve, args=(latency, urls, stop, theirs), daemon=True)
+    child.start()
+    try:
+        yield ServerProcess(urls.get(timeout=30), ours)
+    finally:
+        stop.set()
+        child.join(timeout=10)
 
 
 @contextmanager
 def fake_server(latency: float) -> Iterator[str]:
-    """A fake OpenAI-compatible server in its own process (so its work does not compete
-    with the generator for this process's interpreter lock); yields its base URL."""
-    context = multiprocessing.get_context("fork")
-    urls = context.Queue()
-    stop = context.Event()
-    child = context.Process(target=_serve, args=(latency, urls, stop), daemon=True)
-    child.start()
-    try:
-        yield urls.get(timeout=30)
-    finally:
-        stop.set()
-        child.join(timeout=10)
+    """A fake server in its own process; yields its base URL."""
+    with server_process(latency) as server:
+        yield server.base_url
 
 
 def concurrency_part(args: argparse.Namespace, persona: Persona) -> None:
@@ -157,13 +236,22 @@ def concurrency_part(args: argparse.Namespace, persona: Persona) -> None:
     specs = chain_specs(args.chains, args.turns_per_topic, "openai/bench-fake")
     slots = args.slots or args.chains
     with tempfile.TemporaryDirectory() as folder:
-        with fake_server(0.0) as instant:
+        with server_process(0.0) as server:
+            instant = server.base_url
             # A first chain warms up what is paid once per process (SDK import, client);
             # the same chains against an instant server then measure the CPU floor.
             trio.run(run_against_fake, persona, specs[:1], Path(folder) / "warm", instant, 1)
-            _, floor = trio.run(
-                run_against_fake, persona, specs, Path(folder) / "floor", instant, slots
+            served = server.cpu()
+            (floor_report, floor), client_cpu = cpu_seconds(
+                lambda: trio.run(
+                    run_against_fake, persona, specs, Path(folder) / "floor", instant, slots
+                )
             )
+            server_cpu = server.cpu() - served
+            bodies = request_bodies(floor_report)
+            served = server.cpu()
+            sdk_wall, sdk_cpu = cpu_seconds(lambda: trio.run(bare_sdk, bodies, instant, slots))
+            sdk_server_cpu = server.cpu() - served
         with fake_server(args.latency) as base_url:
             report, wall = trio.run(
                 run_against_fake, persona, specs, Path(folder) / "run", base_url, slots
@@ -203,6 +291,21 @@ def concurrency_part(args: argparse.Namespace, persona: Persona) -> None:
         print(
             f"  CPU floor                      {floor:8.2f} s   "
             "(the same run against an instant server)"
+        )
+        per_call = 1000 / len(bodies)
+        print(
+            f"    this process's CPU           {client_cpu:8.2f} s   "
+            f"({client_cpu * per_call:.1f} ms a call); the server's {server_cpu:.2f} s "
+            f"({server_cpu * per_call:.1f} ms a call)"
+        )
+        print(
+            f"  bare SDK, same calls           {sdk_wall:8.2f} s   "
+            f"(CPU {sdk_cpu * per_call:.1f} ms a call here, {sdk_server_cpu * per_call:.1f} "
+            "ms in the server: the floor without sdtt)"
+        )
+        print(
+            f"  floor / bare SDK               {floor / sdk_wall:8.2f}     "
+            f"(CPU {client_cpu / sdk_cpu:.2f}x the bare SDK's)"
         )
         verdict = "within" if wall <= 1.2 * bound else "NOT within"
         print(

@@ -17,7 +17,7 @@ from sdtt.analysis.table import judgement_table
 from sdtt.analysis.tells import compare, study_sides
 from sdtt.beliefs.traces import BeliefTrace, judgements_from_traces, write_traces
 from sdtt.judges.reveal import run_reveal_judge
-from sdtt.models.registry import get_model
+from sdtt.models.registry import get_model, provider_of
 from sdtt.questionnaires.judgements import read_judgements
 from sdtt.questionnaires.questionnaire import KEY_FILE, load_key, load_questionnaire
 
@@ -25,8 +25,6 @@ if TYPE_CHECKING:
     from sdtt.commands.demo_stages import DemoRun
 
 TRACES_FILE = "traces.jsonl"
-NO_LOGPROBS = ("local/",)
-"""Providers that give no token log-probabilities (the demo asks only for stated beliefs)."""
 
 
 def stage_belief_traces(demo: DemoRun, *, number: int = 8, reps: int = 200) -> list[BeliefTrace]:
@@ -41,7 +39,9 @@ def stage_belief_traces(demo: DemoRun, *, number: int = 8, reps: int = 200) -> l
         return []
     questionnaire = load_questionnaire(folder)
     key = load_key(folder, questionnaire)
-    logprobs = not demo.model_name.startswith(NO_LOGPROBS)
+    # Where the provider gives no token log-probabilities, only stated beliefs are asked.
+    provider = provider_of(demo.model_name)
+    logprobs = provider is not None and provider.logprobs
 
     async def judge() -> list[BeliefTrace]:
         async with get_model(

@@ -39,8 +39,9 @@ from sdtt.generate.progress import RichProgress, summary_table
 from sdtt.generate.records import DEFAULT_TURNS_PER_TOPIC, MODES, ChainSpec
 from sdtt.generate.runner import ChainProgress, RunOptions, RunReport, chain_path, run_chains
 from sdtt.lock import output_lock
-from sdtt.models.model import Model
+from sdtt.models.pool import ModelPool
 from sdtt.models.registry import DEFAULT_MODEL, base_url_for, get_model
+from sdtt.models.retry import long_run_policy
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
 from sdtt.questionnaires.topics import live_topic
 
@@ -209,17 +210,15 @@ def run(args: argparse.Namespace) -> int:
         return 0
     output_folder(out)
     check_base_url(args.base_url, {spec.model for spec in specs})
-    models: dict[str, Model] = {}
-
-    def model_for(name: str) -> Model:
-        if name not in models:
-            models[name] = get_model(
-                name,
-                max_concurrency=args.concurrency,
-                base_url=base_url_for(name, args.base_url),
-                api_key_env=args.api_key_env,
-            )
-        return models[name]
+    model_for = ModelPool(
+        lambda name: get_model(
+            name,
+            retry=long_run_policy(),
+            max_concurrency=args.concurrency,
+            base_url=base_url_for(name, args.base_url),
+            api_key_env=args.api_key_env,
+        )
+    )
 
     console.print(
         f"[bold]sdtt generate[/]: {len(specs)} chain(s), "
@@ -249,8 +248,7 @@ def run(args: argparse.Namespace) -> int:
                     options=RunOptions(),
                 )
         finally:
-            for model in models.values():
-                await model.aclose()
+            await model_for.aclose()
 
     try:
         with output_lock(out, folder=True):

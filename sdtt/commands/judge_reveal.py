@@ -15,7 +15,7 @@ from sdtt.errors import InputError
 from sdtt.files import output_file
 from sdtt.judges.reveal import is_model_error, run_reveal_judge, settled_trace_keys
 from sdtt.lock import output_lock
-from sdtt.models.registry import get_model
+from sdtt.models.registry import get_model, provider_of
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 
 DEFAULT_TRACES = "traces.jsonl"
@@ -26,6 +26,13 @@ def run_reveal(args: argparse.Namespace) -> int:
     """Reveal a study's pairs to an LLM judge, appending its traces as they come."""
     if args.judge != "paired":
         raise InputError("--reveal shows both chats of a pair; use it with --judge paired.")
+    provider = provider_of(args.model)
+    if args.logprobs and not (provider is not None and provider.logprobs):
+        raise InputError(
+            f"{args.model} gives no token log-probabilities.",
+            field="--logprobs",
+            hint="Leave out --logprobs to record stated beliefs only.",
+        )
     console = Console(highlight=False)
     questionnaire = load_questionnaire(args.study)
     key = load_key(args.study, questionnaire)

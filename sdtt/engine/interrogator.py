@@ -19,8 +19,8 @@ import trio
 from sdtt.dialogue.message import RESPONSE, Message
 from sdtt.engine.schedule import preset_decides
 from sdtt.errors import InputError, ModelError
-from sdtt.models.base import GenerateConfig, ModelOutput
-from sdtt.personas.bot import BotReply, Generator, PersonaBot
+from sdtt.models.base import GenerateConfig, Generator, ModelOutput
+from sdtt.personas.bot import BotReply, PersonaBot
 from sdtt.personas.persona import Persona
 from sdtt.personas.prompt import (
     DEFAULT_HISTORY_TURNS,

@@ -36,8 +36,9 @@ from sdtt.engine.session import (
     open_session,
 )
 from sdtt.engine.virtual_clock import VirtualClock
-from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, Usage
-from sdtt.personas.bot import Generator, PersonaBot
+from sdtt.models.base import GenerateConfig, Generator, ModelOutput, Prompt, Usage
+from sdtt.models.registry import provider_of
+from sdtt.personas.bot import PersonaBot
 from sdtt.personas.persona import Persona
 from sdtt.personas.privacy import warn_if_sent_remotely
 from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS, BotPromptBuilder
@@ -257,9 +258,10 @@ class RealTimeCalls:
 
 
 def for_virtual_clock(model: Generator) -> Generator:
-    """``model`` ready for a virtual clock: mock models (whose delays are trio sleeps) as
-    they are, everything else wrapped in :class:`RealTimeCalls`."""
-    if str(getattr(model, "name", "")).startswith("mock/"):
+    """``model`` ready for a virtual clock: models whose provider waits only through
+    trio's clock (mock) as they are, everything else wrapped in :class:`RealTimeCalls`."""
+    provider = provider_of(str(getattr(model, "name", "")))
+    if provider is not None and provider.virtual_time:
         return model
     return RealTimeCalls(model)
 

@@ -6,6 +6,12 @@ requests, poll, stream the results). Each request body is exactly the one the no
 provider would send (``OpenAIAPI.request`` / ``AnthropicAPI.request``), so prompts,
 cache marks and settings are the same with and without ``--batch``.
 
+Every request to a batch API (upload, create, poll, download) goes through the provider's
+SDK layer (``SdkAPI.call``: the same error mapping as a chat call, the provider's own
+message kept) and the model's retry policy (``Model.call``: 429 and 5xx retried,
+``retry-after`` honoured, the same deadline). A request the policy gives up on ends the
+chains of that batch with the provider's message; running the command again resumes them.
+
 A batched run goes in rounds: all unfinished chains' next steps are grouped by model and
 sent as one batch per model; when the batches end, each answer is stored by its chain
 exactly as a direct call's would be, and the next round starts. Submitted batches are
@@ -17,10 +23,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 import trio
 
@@ -37,13 +43,18 @@ from sdtt.generate.runner import (
     RunOptions,
     RunReport,
     WriterFactory,
-    chain_path,
+    chain_runners,
 )
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
+from sdtt.models.model import Model
+from sdtt.models.registry import PROVIDERS, provider_of
 
 BatchState = Literal["running", "ended"]
 LEDGER_NAME = "batches.jsonl"
 OPENAI_ENDPOINT = "/v1/chat/completions"
+REQUEST_TIMEOUT = 300.0
+"""Seconds one batch API request may take (an upload can hold thousands of prompts)."""
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -83,16 +94,26 @@ class BatchBackend(Protocol):
         ...
 
 
-def _failure(provider: str, error: Exception) -> ProviderError:
-    return ProviderError(f"{provider} batch API call failed ({type(error).__name__}).")
+class SdkBatch:
+    """What both batch backends share: requests through the model's API layer."""
+
+    def __init__(self, model: Model) -> None:
+        self.handle = model
+        """The model whose retry policy, limit and SDK client the requests use."""
+        self.api: Any = model.api
+        self.model: str = model.name
+
+    async def _request(self, what: str, operation: Callable[[Any], Awaitable[T]]) -> T:
+        """One batch API request (``operation`` gets the SDK client), retried by policy."""
+        return await self.handle.call(
+            lambda: self.api.call(operation, REQUEST_TIMEOUT),
+            timeout=REQUEST_TIMEOUT,
+            what=what,
+        )
 
 
-class OpenAIBatch:
+class OpenAIBatch(SdkBatch):
     """The OpenAI Batch API for one ``openai/...`` model (``sdtt.models.openai_api``)."""
-
-    def __init__(self, api: Any) -> None:
-        self.api = api
-        self.model: str = api.name
 
     async def submit(self, requests: Sequence[BatchRequest]) -> str:
         """Upload the requests as a JSONL file and create a 24-hour batch over it."""
@@ -107,29 +128,27 @@ class OpenAIBatch:
             )
             for request in requests
         ]
-        client = self.api._get_client()
-        try:
-            upload = await client.files.create(
-                file=("sdtt-batch.jsonl", ("\n".join(lines) + "\n").encode("utf-8")),
-                purpose="batch",
-            )
-            batch = await client.batches.create(
+        content = ("\n".join(lines) + "\n").encode("utf-8")
+        upload = await self._request(
+            "batch upload",
+            lambda client: client.files.create(file=("sdtt-batch.jsonl", content), purpose="batch"),
+        )
+        batch = await self._request(
+            "batch create",
+            lambda client: client.batches.create(
                 input_file_id=upload.id,
                 endpoint=OPENAI_ENDPOINT,
                 completion_window="24h",
                 metadata={"source": "sdtt generate"},
-            )
-        except Exception as error:
-            raise _failure("OpenAI", error) from None
+            ),
+        )
         return str(batch.id)
 
     async def state(self, batch_id: str) -> BatchState:
         """'ended' once the batch completed, failed, expired or was cancelled."""
-        client = self.api._get_client()
-        try:
-            batch = await client.batches.retrieve(batch_id)
-        except Exception as error:
-            raise _failure("OpenAI", error) from None
+        batch = await self._request(
+            "batch status", lambda client: client.batches.retrieve(batch_id)
+        )
         ended = batch.status in ("completed", "failed", "expired", "cancelled")
         return "ended" if ended else "running"
 
@@ -137,16 +156,13 @@ class OpenAIBatch:
         """Read the output and error files of an ended batch."""
         import openai
 
-        client = self.api._get_client()
-        try:
-            batch = await client.batches.retrieve(batch_id)
-            texts = []
-            for file_id in (batch.output_file_id, batch.error_file_id):
-                if file_id:
-                    content = await client.files.content(file_id)
-                    texts.append(content.text)
-        except Exception as error:
-            raise _failure("OpenAI", error) from None
+        batch = await self._request(
+            "batch status", lambda client: client.batches.retrieve(batch_id)
+        )
+        texts = []
+        for file_id in (batch.output_file_id, batch.error_file_id):
+            if file_id:
+                texts.append(await self._file_text(file_id))
         results = []
         for text in texts:
             for line in text.splitlines():
@@ -168,6 +184,10 @@ class OpenAIBatch:
                     results.append(BatchResult(custom_id, error=_openai_error(entry)))
         return results
 
+    async def _file_text(self, file_id: str) -> str:
+        content = await self._request("batch results", lambda client: client.files.content(file_id))
+        return str(content.text)
+
 
 def _openai_error(entry: dict[str, Any]) -> str:
     error = entry.get("error") or (entry.get("response") or {}).get("body", {}).get("error")
@@ -177,76 +197,71 @@ def _openai_error(entry: dict[str, Any]) -> str:
     return f"HTTP {status}" if status else "failed"
 
 
-class AnthropicBatch:
+class AnthropicBatch(SdkBatch):
     """Anthropic Message Batches for one ``anthropic/...`` model."""
-
-    def __init__(self, api: Any) -> None:
-        self.api = api
-        self.model: str = api.name
 
     async def submit(self, requests: Sequence[BatchRequest]) -> str:
         """Create a message batch holding the requests."""
-        client = self.api._get_client()
-        try:
-            batch = await client.messages.batches.create(
-                requests=[
-                    {
-                        "custom_id": request.custom_id,
-                        "params": self.api.request(request.prompt, request.config),
-                    }
-                    for request in requests
-                ]
-            )
-        except Exception as error:
-            raise _failure("Anthropic", error) from None
+        bodies = [
+            {
+                "custom_id": request.custom_id,
+                "params": self.api.request(request.prompt, request.config),
+            }
+            for request in requests
+        ]
+        batch = await self._request(
+            "batch create", lambda client: client.messages.batches.create(requests=bodies)
+        )
         return str(batch.id)
 
     async def state(self, batch_id: str) -> BatchState:
         """'ended' once the batch's processing has ended."""
-        client = self.api._get_client()
-        try:
-            batch = await client.messages.batches.retrieve(batch_id)
-        except Exception as error:
-            raise _failure("Anthropic", error) from None
+        batch = await self._request(
+            "batch status", lambda client: client.messages.batches.retrieve(batch_id)
+        )
         return "ended" if batch.processing_status == "ended" else "running"
 
     async def results(self, batch_id: str) -> list[BatchResult]:
         """Stream the results of an ended batch."""
-        client = self.api._get_client()
+
+        async def download(client: Any) -> list[Any]:
+            # Read whole inside one request, so a retry starts the stream over.
+            return [entry async for entry in await client.messages.batches.results(batch_id)]
+
         results = []
-        try:
-            decoder = await client.messages.batches.results(batch_id)
-            async for entry in decoder:
-                result = entry.result
-                if result.type == "succeeded":
-                    try:
-                        output = self.api._output(result.message)
-                    except ModelError as error:
-                        results.append(
-                            BatchResult(entry.custom_id, error=f"unusable answer: {error}")
-                        )
-                        continue
-                    results.append(BatchResult(entry.custom_id, output=output))
-                else:
-                    results.append(BatchResult(entry.custom_id, error=result.type))
-        except Exception as error:
-            raise _failure("Anthropic", error) from None
+        for entry in await self._request("batch results", download):
+            result = entry.result
+            if result.type == "succeeded":
+                try:
+                    output = self.api._output(result.message)
+                except ModelError as error:
+                    results.append(BatchResult(entry.custom_id, error=f"unusable answer: {error}"))
+                    continue
+                results.append(BatchResult(entry.custom_id, output=output))
+            else:
+                results.append(BatchResult(entry.custom_id, error=result.type))
         return results
 
 
+BACKENDS: dict[str, type[OpenAIBatch] | type[AnthropicBatch]] = {
+    "openai": OpenAIBatch,
+    "anthropic": AnthropicBatch,
+}
+"""The backend of each provider whose registry entry says it has a batch API."""
+
+
 def batch_backend(model: Any) -> BatchBackend:
-    """The batch API for ``model`` (a :class:`sdtt.models.Model`); ConfigError if none."""
-    api = getattr(model, "api", model)
-    name = str(getattr(api, "name", "?"))
-    provider = name.split("/", 1)[0]
-    if provider == "openai":
-        return OpenAIBatch(api)
-    if provider == "anthropic":
-        return AnthropicBatch(api)
-    raise ConfigError(
-        f"--batch works with openai/ and anthropic/ models only, not {name}. "
-        "Run without --batch for this model."
-    )
+    """The batch API for ``model`` (a :class:`sdtt.models.Model`, or a bare provider,
+    which gets the default policy); ConfigError if its provider has none."""
+    name = str(getattr(model, "name", "?"))
+    provider = provider_of(name)
+    if provider is None or not provider.batch:
+        able = " and ".join(f"{p.name}/" for p in PROVIDERS.values() if p.batch)
+        raise ConfigError(
+            f"--batch works with {able} models only, not {name}. "
+            "Run without --batch for this model."
+        )
+    return BACKENDS[provider.name](model if isinstance(model, Model) else Model(model))
 
 
 def custom_id(chain: str, call: int) -> str:
@@ -369,30 +384,20 @@ async def run_chains_batched(
     ``backends`` maps model names to batch backends (tests); by default each model's
     provider gives its own (OpenAI and Anthropic only).
     """
-    display = display or NullDisplay()
     options = options or RunOptions()
-    persona_cache: dict[str, Any] = {}
-    model_cache: dict[str, Any] = {}
+    runners = chain_runners(
+        specs,
+        out,
+        personas=personas,
+        models=models,
+        display=display or NullDisplay(),
+        options=options,
+        writer_factory=writer_factory,
+    )
     backend_cache: dict[str, BatchBackend] = dict(backends or {})
-    runners: list[ChainRunner] = []
-    for spec in {spec.chain_id: spec for spec in specs}.values():
-        if spec.persona not in persona_cache:
-            persona_cache[spec.persona] = personas(spec.persona)
-        if spec.model not in model_cache:
-            model_cache[spec.model] = models(spec.model)
-        if spec.model not in backend_cache:
-            backend_cache[spec.model] = batch_backend(model_cache[spec.model])
-        runners.append(
-            ChainRunner(
-                spec,
-                persona_cache[spec.persona],
-                model_cache[spec.model],
-                chain_path(out, spec),
-                display=display,
-                options=options,
-                writer_factory=writer_factory,
-            )
-        )
+    for runner in runners:
+        if runner.spec.model not in backend_cache:
+            backend_cache[runner.spec.model] = batch_backend(runner.model)
     out.mkdir(parents=True, exist_ok=True)
     ledger = BatchLedger(out / LEDGER_NAME)
     failures: dict[str, int] = {}
@@ -442,10 +447,8 @@ async def _guarded_round(
     try:
         await _round(backend, group, ledger, poll_interval, failures, options)
     except SdttError as error:
-        # The batch API itself failed: every chain of the group counts one failure.
+        # The batch API failed after the model's retries: the group's chains stop with
+        # the provider's message (a batch already submitted stays in the ledger, so a
+        # rerun picks it up).
         for runner, _ in group:
-            chain = runner.header.chain
-            failures[chain] = failures.get(chain, 0) + 1
-            if failures[chain] > options.step_retries:
-                runner.fail(error)
-        await trio.sleep(options.retry_wait)
+            runner.fail(error)

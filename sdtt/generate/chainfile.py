@@ -26,7 +26,7 @@ from sdtt.dialogue.store import check_version, transcripts_from_records, validat
 from sdtt.dialogue.turns import segment_turns
 from sdtt.errors import InputError
 from sdtt.generate.pseudo import ChainState
-from sdtt.generate.records import CallRecord, ChainHeader, TurnRecord
+from sdtt.generate.records import ChainHeader, PseudoCallRecord, TurnRecord
 from sdtt.models.base import Prompt
 
 M = TypeVar("M", bound=BaseModel)
@@ -42,13 +42,13 @@ class ChainFile:
 
     path: Path
     header: ChainHeader
-    body: list[CallRecord | TurnRecord] = field(default_factory=list)
+    body: list[PseudoCallRecord | TurnRecord] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
 
     @property
-    def calls(self) -> list[CallRecord]:
+    def calls(self) -> list[PseudoCallRecord]:
         """The call records."""
-        return [record for record in self.body if isinstance(record, CallRecord)]
+        return [record for record in self.body if isinstance(record, PseudoCallRecord)]
 
     @property
     def turns(self) -> list[TurnRecord]:
@@ -101,7 +101,7 @@ def read_chain(path: str | Path) -> ChainFile:
                 hint=HINT,
             )
         if kind == "pseudo_call":
-            chain.body.append(validate_record(CallRecord, record, path, line, hint=HINT))
+            chain.body.append(validate_record(PseudoCallRecord, record, path, line, hint=HINT))
         elif kind == "pseudo_turn":
             chain.body.append(validate_record(TurnRecord, record, path, line, hint=HINT))
         elif kind == "pseudo_error":
@@ -151,7 +151,7 @@ def rebuild_prompt(path: str | Path, call: int) -> Prompt:
         )
     state = ChainState(chain.header)
     for record in chain.body:
-        if isinstance(record, CallRecord):
+        if isinstance(record, PseudoCallRecord):
             if record.call == call:
                 break
             state.apply(record)

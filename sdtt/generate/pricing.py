@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sdtt.models.base import Usage
+from sdtt.models.registry import provider_of
 
 BATCH_DISCOUNT = 0.5
 
@@ -43,12 +44,17 @@ PRICES: dict[str, Price] = {
     "anthropic/claude-opus-4-1": Price(15.00, 1.50, 75.00),
 }
 """Known list prices; a model not listed (and not free) has no estimate."""
-FREE_PROVIDERS = frozenset({"local", "mock"})
+
+
+def is_free(model: str) -> bool:
+    """Whether calls of ``model`` cost nothing (its provider says so: local, mock)."""
+    provider = provider_of(model)
+    return provider is not None and provider.free
 
 
 def price_of(model: str) -> Price | None:
     """The price of ``model`` (zero for local and mock models), ``None`` if unknown."""
-    if model.split("/", 1)[0] in FREE_PROVIDERS:
+    if is_free(model):
         return Price(0.0, 0.0, 0.0)
     if model in PRICES:
         return PRICES[model]

@@ -24,7 +24,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from sdtt.generate.pricing import FREE_PROVIDERS, estimate_cost
+from sdtt.generate.pricing import estimate_cost, is_free
 from sdtt.generate.runner import ChainProgress
 from sdtt.models.base import Usage
 
@@ -50,7 +50,7 @@ def format_cost(chains: Sequence[ChainProgress], *, batch: bool = False) -> str:
     total = 0.0
     unknown = priced = False
     for chain in chains:
-        if chain.model.split("/", 1)[0] in FREE_PROVIDERS:
+        if is_free(chain.model):
             continue
         cost = estimate_cost(chain.model, chain.usage, batch=batch)
         if cost is None:

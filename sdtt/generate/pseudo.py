@@ -47,8 +47,8 @@ from sdtt.generate.prompts import (
     topic_header,
 )
 from sdtt.generate.records import (
-    CallRecord,
     ChainHeader,
+    PseudoCallRecord,
     TurnRecord,
     config_dict,
     split_usage,
@@ -330,7 +330,7 @@ class ChainState:
             side=side,
         )
 
-    def call_record(self, step: Step, output: ModelOutput) -> CallRecord:
+    def call_record(self, step: Step, output: ModelOutput) -> PseudoCallRecord:
         """The record of ``step`` answered by ``output``: parsed, cut, decided (pure)."""
         target = self.spec.topics[step.topic_index]
         before = self._topic.messages
@@ -370,7 +370,7 @@ class ChainState:
         added = combined[len(before) :]
         if not added and problem is None:
             problem = "every parsed line was cut or repeated"
-        return CallRecord(
+        return PseudoCallRecord(
             chain=self.header.chain,
             call=step.call,
             topic_index=step.topic_index,
@@ -391,7 +391,7 @@ class ChainState:
             problem=problem if not added else None,
         )
 
-    def apply(self, record: CallRecord, *, live: bool = False) -> None:
+    def apply(self, record: PseudoCallRecord, *, live: bool = False) -> None:
         """Fold a call record into the state (``live``: made by this process)."""
         if record.call != self.calls or record.topic_index != self.topic_index:
             raise InputError(
@@ -469,9 +469,13 @@ class ChainState:
             )
         return records
 
-    def mark_written(self, record: TurnRecord) -> None:
-        """Note that ``record`` is in the file (in order), advancing past a finished topic."""
-        expected = self.pending_turns()[:1]
+    def mark_written(self, record: TurnRecord, *, check: bool = True) -> None:
+        """Note that ``record`` is in the file (in order), advancing past a finished topic.
+
+        ``check=False`` skips comparing it with the expected record, for a record that
+        :meth:`pending_turns` just made (the comparison rebuilds every pending turn).
+        """
+        expected = self.pending_turns()[:1] if check else [record]
         if not expected or expected[0] != record:
             raise InputError(
                 f"turn record {record.turn} does not match the calls before it.",
@@ -496,11 +500,13 @@ class ChainState:
     # -- replay --
 
     @classmethod
-    def replay(cls, header: ChainHeader, records: Iterable[CallRecord | TurnRecord]) -> ChainState:
+    def replay(
+        cls, header: ChainHeader, records: Iterable[PseudoCallRecord | TurnRecord]
+    ) -> ChainState:
         """The state after ``records`` (a chain file's body, in order)."""
         state = cls(header)
         for record in records:
-            if isinstance(record, CallRecord):
+            if isinstance(record, PseudoCallRecord):
                 state.apply(record)
             else:
                 state.mark_written(record)

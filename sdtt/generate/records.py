@@ -5,7 +5,7 @@ between the persona (side ``"response"``) and another human (side ``"user"``). T
 holds the chain's settings (:class:`ChainSettings`, :class:`ChainSpec`, built from topics
 by :func:`topic_targets`) and the records of a chain file: the header
 (:class:`ChainHeader`, built from a persona by :func:`chain_header`) first, then one
-:class:`CallRecord` per model call and one :class:`TurnRecord` per finished turn, in the
+:class:`PseudoCallRecord` per model call and one :class:`TurnRecord` per finished turn, in the
 order they were produced. The algorithm that produces and replays them is
 :mod:`sdtt.generate.pseudo`; reading the files back is :mod:`sdtt.generate.chainfile`.
 
@@ -29,14 +29,13 @@ from sdtt.dialogue.turns import flatten_turns, segment_turns, side_runs, to_ping
 from sdtt.errors import ConfigError, InputError
 from sdtt.generate.prompts import PROMPT_VERSION, Mode, generator_instructions
 from sdtt.models.base import GenerateConfig, Usage
+from sdtt.models.registry import provider_of
 from sdtt.personas.persona import Persona
 from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS, history_text
 
 Style = Literal["whole", "lines"]
 StyleChoice = Literal["auto", "whole", "lines"]
 STYLES: tuple[Style, ...] = ("whole", "lines")
-COMPLETION_PROVIDERS = frozenset({"local"})
-"""Providers whose models continue text rather than chat: 'auto' gives them 'lines'."""
 MODES: tuple[Mode, ...] = ("burst", "pingpong")
 DEFAULT_TURNS_PER_TOPIC = 10
 DEFAULT_MAX_TOKENS = 2048
@@ -129,10 +128,12 @@ def _slug(text: str) -> str:
 
 
 def resolve_style(choice: StyleChoice, model: str) -> Style:
-    """The style a chain on ``model`` uses for ``choice`` ('auto' picks by provider)."""
+    """The style a chain on ``model`` uses for ``choice``: 'auto' gives 'lines' to
+    completion models (whose provider continues text rather than chats), else 'whole'."""
     if choice != "auto":
         return choice
-    return "lines" if model.split("/", 1)[0] in COMPLETION_PROVIDERS else "whole"
+    provider = provider_of(model)
+    return "lines" if provider is not None and provider.completion else "whole"
 
 
 def topic_targets(topics: Sequence[str], turns: int, per_topic: int) -> tuple[TopicTarget, ...]:
@@ -179,8 +180,10 @@ class ChainHeader(BaseModel):
     )
 
 
-class CallRecord(BaseModel):
-    """One model call of a chain: what was asked, what came back, what was kept."""
+class PseudoCallRecord(BaseModel):
+    """One model call of a chain as its file keeps it: what was asked, what came back,
+    what was kept. (The cost and timing of any model call, for callbacks and logs, is
+    :class:`sdtt.models.CallRecord`.)"""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -6,29 +6,28 @@ any moment and started again with the same specs, a chain rereads its file (igno
 cut-off last line), replays it into the same state and goes on from the next step: no
 turn is lost and none is written twice. Chains run in one trio nursery; the per-provider
 concurrency limit of :class:`sdtt.models.Model` bounds the calls in flight. A chain whose
-step keeps failing is stopped and reported, while the others finish.
+step fails is stopped and reported, while the others finish.
 
-A step whose call failed after the model's own retries is tried again a few times
-(``RunOptions.step_retries``, after a growing wait), which rides out a server restart.
-All of it, waits included, stays within ``RunOptions.step_deadline`` (15 minutes unless
-``SDTT_STEP_DEADLINE`` says otherwise), and every provider call is counted: the error
-and the call record say how many attempts were made in all.
+Retrying is the model's business alone (one policy, :mod:`sdtt.models.retry`): a long
+run gives its models :func:`sdtt.models.retry.long_run_policy`, whose attempts and waits
+ride out a server restart within ``SDTT_STEP_DEADLINE`` per call. The call record and
+the error say how many attempts a step made.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Generic, Literal, Protocol, Self, TypeVar
+from typing import Any, Literal, Protocol, Self
 
 import trio
 from pydantic import BaseModel
 
 from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
-from sdtt.errors import InputError, ProviderError, ProviderTimeoutError, SdttError
+from sdtt.errors import InputError, SdttError
 from sdtt.generate.chainfile import read_chain
 from sdtt.generate.prompts import Mode
 from sdtt.generate.pseudo import ChainState, Step
@@ -41,8 +40,8 @@ from sdtt.generate.records import (
     resolve_style,
     topic_targets,
 )
-from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, Usage
-from sdtt.models.retry import DEFAULT_STEP_DEADLINE, STEP_DEADLINE_ENV, seconds_from_env
+from sdtt.models.base import Generator, ModelOutput, Usage
+from sdtt.models.pool import NameCache
 from sdtt.personas.persona import Persona
 from sdtt.personas.privacy import warn_if_sent_remotely
 from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS
@@ -51,19 +50,6 @@ from sdtt.redact import redact_text
 log = logging.getLogger("sdtt.generate")
 
 Status = Literal["waiting", "running", "done", "failed"]
-
-
-class Generator(Protocol):
-    """Anything that answers a prompt: a :class:`sdtt.models.Model` or a provider."""
-
-    @property
-    def name(self) -> str:
-        """The ``provider/model`` name."""
-        ...
-
-    async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
-        """Answer one prompt."""
-        ...
 
 
 class RecordWriter(Protocol):
@@ -126,14 +112,10 @@ class RunOptions:
     """How chains are run."""
 
     step_retries: int = 2
-    """Extra tries of a failed step (after the model's own retries) before a chain fails."""
-    retry_wait: float = 20.0
-    """Seconds before the first extra try; doubled each time."""
+    """Batch runs only: later rounds a request is sent again in when its batch came back
+    without an answer to it, before its chain fails. (A failed API request is retried by
+    the model's policy instead.)"""
     fsync: bool = False
-    step_deadline: float | None = field(
-        default_factory=lambda: seconds_from_env(STEP_DEADLINE_ENV, DEFAULT_STEP_DEADLINE)
-    )
-    """Seconds one step may take in all, its tries and waits included; ``None``: no limit."""
 
 
 @dataclass
@@ -251,7 +233,7 @@ class ChainRunner:
         assert self.state is not None and self._writer is not None
         for turn in self.state.pending_turns():
             self._writer.write(turn)
-            self.state.mark_written(turn)
+            self.state.mark_written(turn, check=False)
 
     def _update(self, status: Status, error: str | None = None) -> None:
         assert self.state is not None
@@ -300,76 +282,39 @@ class ChainRunner:
         return self.progress
 
     async def _call(self, step: Step) -> ModelOutput:
-        wait = self.options.retry_wait
-        limit = self.options.step_deadline
-        deadline = float("inf") if limit is None else trio.current_time() + limit
-        attempts = 0
-        tries = 0
-        while True:
-            tries += 1
-            try:
-                with trio.fail_after(max(deadline - trio.current_time(), 0.0)):
-                    output = await self.model.generate(step.prompt, step.config)
-            except trio.TooSlowError:
-                attempts += 1
-                raise self._gave_up(
-                    ProviderTimeoutError(f"{self.model.name}: no answer before the step deadline."),
-                    attempts,
-                    tries,
-                    deadline_spent=True,
-                ) from None
-            except ProviderError as error:
-                attempts += error.attempts
-                last_try = tries > self.options.step_retries
-                spent = trio.current_time() + wait >= deadline
-                if not error.retryable or last_try or spent:
-                    if tries == 1 and not (spent and error.retryable):
-                        raise
-                    raise self._gave_up(error, attempts, tries, deadline_spent=spent) from None
-                log.info("%s: step failed, trying it again in %.0f s", self.header.chain, wait)
-                await trio.sleep(wait)
-                wait *= 2
-                continue
-            # The call record counts every provider call this step made.
-            return replace(output, attempts=attempts + output.attempts)
-
-    def _gave_up(
-        self, error: ProviderError, attempts: int, tries: int, *, deadline_spent: bool
-    ) -> ProviderError:
-        plural = "tries" if tries > 1 else "try"
-        note = f"Gave up after {attempts} attempts in {tries} {plural} of this step"
-        if deadline_spent:
-            note += (
-                f": the step deadline of {self.options.step_deadline:g} s is spent (set "
-                f"{STEP_DEADLINE_ENV} to allow more)"
-            )
-        try:
-            again = type(error)(f"{error.base_message} {note}.")
-        except TypeError:  # a subclass with another signature
-            again = ProviderError(f"{error.base_message} {note}.")
-        again.attempts = attempts
-        again.base_message = error.base_message
-        return again
+        # No retries here: the model's policy has made every attempt worth making.
+        return await self.model.generate(step.prompt, step.config)
 
 
 PersonaLoader = Callable[[str], Persona]
 ModelFactory = Callable[[str], Generator]
 
 
-T = TypeVar("T")
-
-
-class _Cache(Generic[T]):
-    """Build each named object once."""
-
-    def __init__(self, build: Callable[[str], T]) -> None:
-        self.build = build
-        self.items: dict[str, T] = {}
-
-    def __call__(self, name: str) -> T:
-        if name not in self.items:
-            self.items[name] = self.build(name)
-        return self.items[name]
+def chain_runners(
+    specs: Sequence[ChainSpec],
+    out: Path,
+    *,
+    personas: PersonaLoader,
+    models: ModelFactory,
+    display: Display | None = None,
+    options: RunOptions | None = None,
+    writer_factory: WriterFactory | None = None,
+) -> list[ChainRunner]:
+    """A runner per distinct spec, each persona and model made once by name."""
+    persona_cache = NameCache(personas)
+    model_cache = NameCache(models)
+    return [
+        ChainRunner(
+            spec,
+            persona_cache(spec.persona),
+            model_cache(spec.model),
+            chain_path(out, spec),
+            display=display,
+            options=options,
+            writer_factory=writer_factory,
+        )
+        for spec in _unique(specs)
+    ]
 
 
 async def run_chains(
@@ -387,21 +332,15 @@ async def run_chains(
     Errors that concern the whole run (a persona that can't be read, a model that can't
     be created, a chain file from other settings) are raised before any call is made.
     """
-    display = display or NullDisplay()
-    persona_cache = _Cache(personas)
-    model_cache = _Cache(models)
-    runners = [
-        ChainRunner(
-            spec,
-            persona_cache(spec.persona),
-            model_cache(spec.model),
-            chain_path(out, spec),
-            display=display,
-            options=options,
-            writer_factory=writer_factory,
-        )
-        for spec in _unique(specs)
-    ]
+    runners = chain_runners(
+        specs,
+        out,
+        personas=personas,
+        models=models,
+        display=display or NullDisplay(),
+        options=options,
+        writer_factory=writer_factory,
+    )
     try:
         for runner in runners:
             runner.open()

@@ -19,8 +19,7 @@ from pathlib import Path
 
 from sdtt.dialogue.render import fold_text
 from sdtt.errors import InputError, ModelOutputError
-from sdtt.generate.runner import Generator
-from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
+from sdtt.models.base import GenerateConfig, Generator, ModelOutput, Prompt
 
 TOPICS_DIR = Path("topics")
 SUFFIX = ".txt"

@@ -11,9 +11,10 @@ Providers: ``mock`` (scripted, offline), ``openai`` (and OpenAI-compatible serve
 tally to every provider alike. ``sdtt models`` shows which providers work here.
 """
 
-from sdtt.models.base import GenerateConfig, ModelAPI, ModelOutput, Prompt, Usage
+from sdtt.models.base import GenerateConfig, Generator, ModelAPI, ModelOutput, Prompt, Usage
 from sdtt.models.mock import MockModelAPI, MockReply
 from sdtt.models.model import CallRecord, Model
+from sdtt.models.pool import ModelPool, NameCache
 from sdtt.models.registry import DEFAULT_MODEL, PROVIDERS, get_model
 from sdtt.models.retry import RetryPolicy
 
@@ -22,11 +23,14 @@ __all__ = [
     "PROVIDERS",
     "CallRecord",
     "GenerateConfig",
+    "Generator",
     "MockModelAPI",
     "MockReply",
     "Model",
     "ModelAPI",
     "ModelOutput",
+    "ModelPool",
+    "NameCache",
     "Prompt",
     "RetryPolicy",
     "Usage",

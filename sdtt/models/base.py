@@ -142,6 +142,21 @@ class ModelOutput:
     them (OpenAI and compatible servers, scripted mock replies); None otherwise."""
 
 
+class Generator(Protocol):
+    """Anything that answers a prompt: a :class:`sdtt.models.Model` (what callers are
+    normally given), a bare provider, or a wrapper such as a simulation's real-time one.
+    Bots, chains and interrogators take one of these."""
+
+    @property
+    def name(self) -> str:
+        """The ``provider/model`` name."""
+        ...
+
+    async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
+        """Answer one prompt."""
+        ...
+
+
 @runtime_checkable
 class ModelAPI(Protocol):
     """What a provider implements. Retries, limits and logging live in ``Model``."""

@@ -5,12 +5,16 @@ errors; everything around the call lives here, identically for every provider:
 
 - retries by :mod:`sdtt.models.retry`, waiting with ``trio.sleep`` only, so tests on
   ``autojump_clock`` run hours of backoff instantly and exactly;
-- a ``trio.CapacityLimiter`` shared by every ``Model`` of the same provider, so one
-  process never has more than ``max_concurrency`` calls in flight to it;
+- a ``trio.CapacityLimiter`` shared by every ``Model`` of the same provider and limit
+  (``max_concurrency``, else the provider's ``max_connections``), so models configured
+  alike never have more than that many calls in flight together, and a model given
+  another limit gets a limiter of its own instead of resizing theirs;
 - a timeout of ``config.timeout`` seconds per attempt, for every provider, and an overall
   deadline per call (``RetryPolicy.deadline``, counted from the first attempt: waiting
   for a free slot of the concurrency limit does not count);
 - latency on the trio clock (retries and waits included) and a running usage tally;
+- the same retries, limit and deadline for a provider's other requests (a batch API's
+  uploads and polls) through :meth:`Model.call`;
 - a :class:`CallRecord` per call, given to an optional callback and logged at DEBUG.
   Records carry names, token counts and error types only: never a key or a prompt;
 - a :class:`DroppedInputWarning` (once per model) when a provider reports far fewer input
@@ -26,20 +30,21 @@ import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from types import TracebackType
+from typing import TypeVar
 
 import trio
 
 from sdtt.errors import ConfigError, ProviderError, ProviderTimeoutError
 from sdtt.models.base import GenerateConfig, ModelAPI, ModelOutput, Prompt, Usage
-from sdtt.models.retry import CALL_DEADLINE_ENV, RetryPolicy, policy_from_env, retry_delay
+from sdtt.models.registry import Provider, provider_of
+from sdtt.models.retry import RetryPolicy, policy_from_env, retry_delay
 
 log = logging.getLogger("sdtt.models")
 
-DEFAULT_MAX_CONCURRENCY: dict[str, int] = {"mock": 100, "openai": 8, "anthropic": 8, "local": 1}
-"""Calls in flight per provider unless a ``Model`` asks for another limit."""
-FALLBACK_MAX_CONCURRENCY = 8
+FALLBACK_MAX_CONCURRENCY = Provider.max_connections
+"""Calls in flight to a provider missing from the registry (a test's own ``ModelAPI``)."""
 
-_LIMITERS: dict[str, trio.CapacityLimiter] = {}
+_LIMITERS: dict[tuple[str, int], trio.CapacityLimiter] = {}
 
 CHARS_PER_TOKEN_LIMIT = 12
 """No tokenizer packs this many characters of chat text into one token on average: a
@@ -63,7 +68,9 @@ def dropped_input(prompt: Prompt, usage: Usage) -> int | None:
 
 @dataclass(frozen=True)
 class CallRecord:
-    """What one ``Model.generate`` call cost and how it ended."""
+    """What one ``Model.generate`` call cost and how it ended (for ``on_call`` callbacks
+    and logs; a pseudo-dialogue chain's file keeps its calls as
+    :class:`sdtt.generate.records.PseudoCallRecord`)."""
 
     model: str
     """The ``provider/model`` name."""
@@ -79,17 +86,27 @@ class CallRecord:
 
 CallCallback = Callable[[CallRecord], None]
 Sleep = Callable[[float], Awaitable[None]]
+T = TypeVar("T")
+FailureCallback = Callable[[int, BaseException], None]
+
+
+def default_limit(provider: str) -> int:
+    """Calls in flight to ``provider`` at once when a model names no limit of its own."""
+    record = provider_of(f"{provider}/")
+    return FALLBACK_MAX_CONCURRENCY if record is None else record.max_connections
 
 
 def provider_limiter(provider: str, limit: int | None = None) -> trio.CapacityLimiter:
-    """The limiter shared by every model of ``provider``; ``limit`` resizes it."""
-    limiter = _LIMITERS.get(provider)
+    """The limiter shared by every model of ``provider`` configured with ``limit``.
+
+    ``None`` means the provider's default. Models with another limit get another
+    limiter: configuring one model never changes how many calls another may make.
+    """
+    key = (provider, limit or default_limit(provider))
+    limiter = _LIMITERS.get(key)
     if limiter is None:
-        default = DEFAULT_MAX_CONCURRENCY.get(provider, FALLBACK_MAX_CONCURRENCY)
-        limiter = trio.CapacityLimiter(limit or default)
-        _LIMITERS[provider] = limiter
-    elif limit is not None and limiter.total_tokens != limit:
-        limiter.total_tokens = limit
+        limiter = trio.CapacityLimiter(key[1])
+        _LIMITERS[key] = limiter
     return limiter
 
 
@@ -152,27 +169,67 @@ class Model:
         """
         prompt = as_prompt(prompt)
         config = config or self.config
-        limiter = provider_limiter(self.provider, self.max_concurrency)
         started = trio.current_time()
+        self.calls += 1
+
+        async def attempt(deadline: _Deadline) -> ModelOutput:
+            return await self._attempt(prompt, config, deadline)
+
+        def failed(attempts: int, error: BaseException) -> None:
+            self._record(started, attempts, Usage(), error)
+
+        output, attempts = await self._retrying(attempt, failed)
+        latency = trio.current_time() - started
+        output = replace(output, model=self.name, latency=latency, attempts=attempts)
+        self._check_input(prompt, output.usage)
+        self.usage = self.usage + output.usage
+        self._record(started, attempts, output.usage, None)
+        return output
+
+    async def call(
+        self, operation: Callable[[], Awaitable[T]], *, timeout: float = 60.0, what: str = ""
+    ) -> T:
+        """Run one provider request other than ``generate`` (a batch API's upload, poll or
+        download) under the same retry policy, concurrency limit and deadline.
+
+        ``operation`` makes the request and raises the typed errors of
+        :mod:`sdtt.errors` (an SDK provider's ``call`` maps its SDK's errors); each
+        attempt may take ``timeout`` seconds. ``what`` names the request in logs and
+        timeout errors. Not counted in ``calls`` or ``usage``.
+        """
+        label = f"{self.name} {what}".strip()
+
+        async def attempt(deadline: _Deadline) -> T:
+            seconds = min(timeout, deadline.remaining())
+            with trio.move_on_after(seconds):
+                return await operation()
+            raise ProviderTimeoutError(f"{label}: no answer within {seconds:g} s.")
+
+        result, _ = await self._retrying(attempt, lambda attempts, error: None)
+        return result
+
+    async def _retrying(
+        self, attempt: Callable[[_Deadline], Awaitable[T]], failed: FailureCallback
+    ) -> tuple[T, int]:
+        """``attempt`` until it succeeds or the policy gives up; the result and attempts."""
+        limiter = provider_limiter(self.provider, self.max_concurrency)
         deadline = _Deadline(self.retry.deadline)
         attempts = 0
-        self.calls += 1
         while True:
             attempts += 1
             try:
                 async with limiter:
                     deadline.start()
-                    output = await self._attempt(prompt, config, deadline)
-                break
+                    return await attempt(deadline), attempts
             except ProviderError as error:
                 delay = retry_delay(self.retry, error, attempts, self._rng)
                 spent = delay is not None and deadline.passed_after(delay)
                 if delay is None or spent:
-                    self._record(started, attempts, Usage(), error)
+                    failed(attempts, error)
                     if spent or deadline.passed_after(0.0):
-                        raise _gave_up(error, attempts, deadline=deadline) from None
+                        raise _gave_up(error, attempts, self.retry, deadline) from None
                     if attempts > 1:
-                        raise _gave_up(error, attempts) from None
+                        raise _gave_up(error, attempts, self.retry) from None
                     error.attempts = attempts
                     raise
                 log.info(
@@ -183,15 +240,9 @@ class Model:
                     delay,
                 )
             except Exception as error:
-                self._record(started, attempts, Usage(), error)
+                failed(attempts, error)
                 raise
             await self._sleep(delay)
-        latency = trio.current_time() - started
-        output = replace(output, model=self.name, latency=latency, attempts=attempts)
-        self._check_input(prompt, output.usage)
-        self.usage = self.usage + output.usage
-        self._record(started, attempts, output.usage, None)
-        return output
 
     def _check_input(self, prompt: Prompt, usage: Usage) -> None:
         chars = dropped_input(prompt, usage)
@@ -282,14 +333,14 @@ class _Deadline:
 
 
 def _gave_up(
-    error: ProviderError, attempts: int, *, deadline: _Deadline | None = None
+    error: ProviderError, attempts: int, policy: RetryPolicy, deadline: _Deadline | None = None
 ) -> ProviderError:
     """The same kind of error, saying how many attempts were made (and why no more)."""
     note = f"Gave up after {attempts} attempt{'s' if attempts > 1 else ''}"
     if deadline is not None and deadline.seconds is not None:
         note += (
             f" in {deadline.elapsed():.0f} s: the call deadline of {deadline.seconds:g} s is "
-            f"spent (set {CALL_DEADLINE_ENV} to allow more)"
+            f"spent (set {policy.deadline_env} to allow more)"
         )
     try:
         again = type(error)(f"{error.base_message} {note}.")

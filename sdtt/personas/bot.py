@@ -10,23 +10,14 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Protocol
 
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.parse import Resampler, parse_reply
 from sdtt.errors import EmptyReplyError
-from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
+from sdtt.models.base import GenerateConfig, Generator, ModelOutput
 from sdtt.personas.prompt import BotPromptBuilder
 
 DEFAULT_EMPTY_RETRIES = 3
-
-
-class Generator(Protocol):
-    """Anything that answers a prompt: a ``Model`` or a provider."""
-
-    async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
-        """Answer one prompt."""
-        ...
 
 
 @dataclass(frozen=True)

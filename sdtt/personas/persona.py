@@ -9,9 +9,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sdtt.dialogue.message import SCHEMA_VERSION, Message, Transcript
+
+OLD_PRIVATE_LICENCE_PREFIX = "private"
+"""How persona files without a ``private`` field mark a private persona: the licence."""
 
 
 class PersonaInfo(BaseModel):
@@ -28,11 +31,27 @@ class PersonaInfo(BaseModel):
     scrubbed: bool = Field(
         default=False, description="True when personal data was replaced by placeholders."
     )
+    private: bool = Field(
+        default=False,
+        description="True when the history is someone's personal chats (an imported chat "
+        "export) rather than a published corpus.",
+    )
     created: datetime | None = Field(default=None, description="When the file was built.")
     timing: dict[str, Any] | None = Field(
         default=None, description="Fitted timing profile (typing speed, gaps, burst sizes)."
     )
     extra: dict[str, Any] = Field(default_factory=dict, description="Builder-specific details.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _private_from_old_licence(cls, data: Any) -> Any:
+        # Files written before the field existed marked private personas by their
+        # licence text alone ("private: use only with the consent of ...").
+        if isinstance(data, dict) and "private" not in data:
+            licence = data.get("license")
+            if isinstance(licence, str) and licence.startswith(OLD_PRIVATE_LICENCE_PREFIX):
+                return {**data, "private": True}
+        return data
 
 
 class Persona(BaseModel):

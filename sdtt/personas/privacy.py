@@ -9,11 +9,8 @@ from __future__ import annotations
 
 import warnings
 
+from sdtt.models.registry import provider_of
 from sdtt.personas.persona import Persona
-
-LOCAL_PROVIDERS = frozenset({"local", "mock"})
-PRIVATE_LICENCE_PREFIX = "private"
-"""Importers of personal chat exports mark the persona's licence this way."""
 
 
 class PrivacyWarning(UserWarning):
@@ -22,13 +19,13 @@ class PrivacyWarning(UserWarning):
 
 def is_unscrubbed_private(persona: Persona) -> bool:
     """True for a persona built from a personal export without scrubbing."""
-    return not persona.info.scrubbed and persona.info.license.startswith(PRIVATE_LICENCE_PREFIX)
+    return persona.info.private and not persona.info.scrubbed
 
 
 def warn_if_sent_remotely(persona: Persona, model_name: str) -> None:
     """Warn when an unscrubbed private persona is used with a remote provider."""
-    provider = model_name.split("/", 1)[0]
-    if provider in LOCAL_PROVIDERS or not is_unscrubbed_private(persona):
+    provider = provider_of(model_name)
+    if (provider is not None and provider.local) or not is_unscrubbed_private(persona):
         return
     warnings.warn(
         PrivacyWarning(

@@ -29,9 +29,9 @@ from sdtt.engine.session import SessionSettings
 from sdtt.engine.simulate import for_virtual_clock, run_on_virtual_clock, run_simulated_chat
 from sdtt.engine.virtual_clock import VirtualClock
 from sdtt.errors import InputError
-from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
+from sdtt.models.base import GenerateConfig, Generator, ModelOutput, Prompt
 from sdtt.models.mock import MockModelAPI, chatty_script
-from sdtt.personas.bot import Generator, PersonaBot
+from sdtt.personas.bot import PersonaBot
 from sdtt.personas.prompt import BotPromptBuilder
 from tests.engine.helpers import START
 

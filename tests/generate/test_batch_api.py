@@ -131,7 +131,7 @@ async def test_failed_batch_requests_are_retried_and_a_hopeless_chain_is_reporte
             tmp_path,
             "openai/gpt-test",
             server.base_url,
-            options=RunOptions(step_retries=2, retry_wait=0.01),
+            options=RunOptions(step_retries=2),
         )
     status = {chain.chain: chain for chain in report.chains}
     assert status[chains[0].chain_id].status == "done"

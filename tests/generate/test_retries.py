@@ -1,4 +1,5 @@
-"""One retry policy: every attempt counted, and deadlines per call and per step (virtual time)."""
+"""One retry policy, the model's: every attempt counted, long runs given a stronger policy,
+and its deadline (virtual time)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from sdtt.generate.records import ChainSpec, topic_targets
 from sdtt.generate.runner import RunOptions, run_chains
 from sdtt.models import GenerateConfig, Model, Prompt, RetryPolicy
 from sdtt.models.mock import MockModelAPI, MockReply
-from sdtt.models.retry import policy_from_env
+from sdtt.models.retry import long_run_policy, policy_from_env
 from tests.generate.helpers import TOPICS, hashed_script, make_persona, word_usage
 
 
@@ -55,41 +56,39 @@ async def run_one(tmp_path: Path, model: Model, options: RunOptions) -> Path:
 
 
 @pytest.mark.trio
-async def test_the_call_record_counts_the_attempts_of_every_try_of_the_step(
+async def test_a_long_run_rides_out_failures_with_the_models_own_policy(
     tmp_path: Path, autojump_clock: trio.testing.MockClock
 ) -> None:
-    # 7 failures: the first try of the step makes 5 attempts, the second 3 (2 fail).
-    model = flaky_model(7)
-    path = await run_one(tmp_path, model, RunOptions(step_retries=2, retry_wait=10.0))
+    # 7 failures in a row: more than a default policy allows, within a long run's.
+    model = flaky_model(7, retry=long_run_policy())
+    path = await run_one(tmp_path, model, RunOptions())
     chain = read_chain(path)
     assert not chain.errors
     assert chain.calls[0].attempts == 8
 
 
 @pytest.mark.trio
-async def test_a_step_that_keeps_failing_says_how_many_attempts_were_made_in_all(
+async def test_a_step_that_keeps_failing_makes_the_policys_attempts_and_no_more(
     tmp_path: Path, autojump_clock: trio.testing.MockClock
 ) -> None:
-    model = flaky_model(100)
-    path = await run_one(tmp_path, model, RunOptions(step_retries=2, retry_wait=10.0))
+    model = flaky_model(100, retry=RetryPolicy(max_attempts=15, deadline=None))
+    path = await run_one(tmp_path, model, RunOptions())
     (error,) = read_chain(path).errors
-    assert "Gave up after 15 attempts in 3 tries of this step" in error["message"]
-    assert "after 5 attempts" not in error["message"]
+    assert "Gave up after 15 attempts." in error["message"]
+    assert len(model.api.prompts) == 15  # type: ignore[attr-defined]
 
 
 @pytest.mark.trio
-async def test_a_hanging_server_costs_at_most_the_step_deadline(
-    tmp_path: Path, autojump_clock: trio.testing.MockClock
+async def test_a_hanging_server_costs_a_long_run_at_most_the_step_deadline(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Without deadlines: 3 tries x 5 attempts x 60 s plus waits, about 16 minutes.
-    model = flaky_model(100, hang=True, retry=RetryPolicy(deadline=100.0, jitter=0.0))
+    monkeypatch.setenv("SDTT_STEP_DEADLINE", "150")
+    model = flaky_model(100, hang=True, retry=long_run_policy())
     started = trio.current_time()
-    path = await run_one(
-        tmp_path, model, RunOptions(step_retries=2, retry_wait=20.0, step_deadline=150.0)
-    )
+    path = await run_one(tmp_path, model, RunOptions())
     assert trio.current_time() - started <= 150.0 + 1e-6
     (error,) = read_chain(path).errors
-    assert "step deadline of 150 s is spent" in error["message"]
+    assert "deadline of 150 s is spent" in error["message"]
     assert "SDTT_STEP_DEADLINE" in error["message"]
 
 
@@ -113,7 +112,8 @@ def test_the_deadlines_are_set_from_the_environment(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("SDTT_ATTEMPT_TIMEOUT", "600")
     policy = policy_from_env()
     assert (policy.deadline, policy.max_attempts, policy.attempt_timeout) == (42.0, 2, 600.0)
-    assert RunOptions().step_deadline is None
+    assert long_run_policy().deadline is None
+    assert long_run_policy().max_attempts == 2
     monkeypatch.setenv("SDTT_CALL_DEADLINE", "soon")
     with pytest.raises(ConfigError, match="SDTT_CALL_DEADLINE='soon'"):
         policy_from_env()

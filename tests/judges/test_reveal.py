@@ -180,3 +180,12 @@ def test_cli_reveal_judge_writes_nothing_when_every_call_fails(
     assert code == 1
     assert not (study / "traces.jsonl").exists()
     assert "every judge call failed" in capsys.readouterr().err
+
+
+def test_logprobs_are_refused_for_a_provider_without_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Asking for log-probability beliefs from a provider that has none stops at once."""
+    code = main(["judge", str(tmp_path), "--model", "eliza/classic", "--reveal", "--logprobs"])
+    assert code == 2
+    assert "eliza/classic gives no token log-probabilities" in capsys.readouterr().err

@@ -133,7 +133,27 @@ async def test_concurrency_is_limited_per_provider_across_models(
             nursery.start_soon(model.generate, PROMPT)
     # Six one-second calls, two at a time, shared by both models of the provider.
     assert trio.current_time() - start == pytest.approx(3.0)
-    assert provider_limiter("limited").total_tokens == 2
+    assert provider_limiter("limited", 2).total_tokens == 2
+
+
+@pytest.mark.trio
+async def test_a_model_with_its_own_limit_leaves_the_others_limit_alone(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    replies = [MockReply("ok", delay=1.0)] * 3
+    narrow = model_of(replies, name="sized/a", max_concurrency=1)
+    wide = model_of(replies, name="sized/b", max_concurrency=4)
+    start = trio.current_time()
+    async with trio.open_nursery() as nursery:
+        for _ in range(3):
+            nursery.start_soon(narrow.generate, PROMPT)
+        for _ in range(3):
+            nursery.start_soon(wide.generate, PROMPT)
+    # The narrow model's three calls one at a time; the wide one's alongside, at once
+    # (the narrow model's limit does not shrink the wide one's, nor the other way round).
+    assert trio.current_time() - start == pytest.approx(3.0)
+    assert provider_limiter("sized", 4).total_tokens == 4
+    assert provider_limiter("sized", 1).total_tokens == 1
 
 
 @pytest.mark.trio
@@ -190,3 +210,40 @@ async def test_generate_uses_the_models_default_config() -> None:
 def test_invalid_concurrency_is_refused() -> None:
     with pytest.raises(ConfigError, match="max_concurrency"):
         Model(MockModelAPI(["x"]), max_concurrency=0)
+
+
+@pytest.mark.trio
+async def test_other_provider_requests_get_the_same_retry_policy(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    # What a batch API's upload or poll goes through (Model.call), on virtual time.
+    answers: list[Any] = [RateLimitError("slow down", retry_after=7.0), ServerError("x"), "ok"]
+
+    async def request() -> str:
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return str(answer)
+
+    model = model_of(["unused"], retry=RetryPolicy(initial_backoff=2.0, jitter=0.0))
+    start = trio.current_time()
+    assert await model.call(request, what="batch upload") == "ok"
+    assert trio.current_time() - start == pytest.approx(7.0 + 4.0)
+    assert model.calls == 0
+
+
+@pytest.mark.trio
+async def test_a_hanging_provider_request_times_out_and_is_retried(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    hangs = [True, False]
+
+    async def request() -> str:
+        if hangs.pop(0):
+            await trio.sleep_forever()
+        return "ok"
+
+    model = model_of(["unused"], retry=RetryPolicy(initial_backoff=1.0, jitter=0.0))
+    start = trio.current_time()
+    assert await model.call(request, timeout=30.0, what="batch status") == "ok"
+    assert trio.current_time() - start == pytest.approx(31.0)

@@ -85,7 +85,9 @@ def test_a_provider_that_fails_to_import_is_unusable_not_fatal(
 
 def test_a_missing_dependency_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
     # A provider module that exists but whose own import fails (its SDK is missing).
-    broken = Provider("local", "tests.models.needs_missing_sdk", "local/x", "test only")
+    import dataclasses
+
+    broken = dataclasses.replace(PROVIDERS["local"], module="tests.models.needs_missing_sdk")
     monkeypatch.setitem(PROVIDERS, "local", broken)
     status = provider_status("local")
     assert not status.usable
@@ -128,3 +130,47 @@ def test_sdtt_models_prints_the_table_without_keys(monkeypatch: pytest.MonkeyPat
         assert name in text
     assert "OPENAI_API_KEY is set" in text
     assert "PLANTED" not in text
+
+
+def test_a_new_provider_is_one_registry_entry_whose_facts_every_caller_asks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import warnings
+
+    from sdtt.generate.batch_api import batch_backend
+    from sdtt.generate.pricing import estimate_cost
+    from sdtt.generate.records import resolve_style
+    from sdtt.models import Usage
+    from sdtt.models.model import provider_limiter
+    from sdtt.personas.persona import Persona, PersonaInfo
+    from sdtt.personas.privacy import warn_if_sent_remotely
+
+    entry = Provider(
+        "offline",
+        "sdtt.models.mock",
+        "offline/x",
+        "an offline test provider",
+        local=True,
+        free=True,
+        completion=True,
+        max_connections=3,
+    )
+    monkeypatch.setitem(PROVIDERS, "offline", entry)
+    private = Persona(
+        info=PersonaInfo(name="ann", source="t", license="x", attribution="x", private=True),
+        conversations=[],
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warn_if_sent_remotely(private, "offline/x")  # local: nothing leaves the machine
+    assert estimate_cost("offline/x", Usage(input_tokens=10**6)) == 0.0
+    assert resolve_style("auto", "offline/x") == "lines"
+    assert provider_limiter("offline").total_tokens == 3
+    with pytest.raises(ConfigError, match="openai/ and anthropic/ models only"):
+        batch_backend(MockModelAPI(["hi"], name="offline/x"))
+
+
+def test_every_provider_with_a_batch_api_has_a_backend() -> None:
+    from sdtt.generate.batch_api import BACKENDS
+
+    assert {p.name for p in PROVIDERS.values() if p.batch} == set(BACKENDS)

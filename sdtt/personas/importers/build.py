@@ -198,6 +198,7 @@ def build_persona(
         name=name,
         source=f"{fmt} chat export",
         license=LICENSE,
+        private=True,
         attribution="Chat export provided by the researcher with the participants' consent.",
         description=f"Imported from a {fmt} export: {len(transcripts)} conversations, "
         f"{persona_messages} messages by the persona.",
