@@ -12,6 +12,9 @@ from typing import Any
 
 from sdtt.errors import InputError
 
+TRANSCRIPTS_DIR = Path("transcripts")
+"""Where commands and the chat app write transcripts unless told otherwise."""
+
 
 def read_file_bytes(path: Path, *, what: str = "file") -> bytes:
     """The bytes of ``path``; a missing or unreadable file is an :class:`InputError`.

@@ -53,16 +53,15 @@ TERMINAL_OWNERS = frozenset({"cli", "commands", "ui"})
 TERMINAL_CALLS = {"trio.run": "runs trio", "rich.console.Console": "builds a Rich console"}
 
 KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {
-    # run_on_virtual_clock: trio.run on a MockClock, called by the demo and simulate
-    # commands. a-cli is changing its trio.testing import (issue 15 §2); move it to
-    # sdtt/commands/ once that is merged.
-    ("sdtt.engine.simulate", "runs trio"): "a-cli",
+    # run_on_virtual_clock: the one-line way to run a simulated chat on the engine's
+    # VirtualClock from a notebook, a test or a command; it takes and returns values.
+    ("sdtt.engine.simulate", "runs trio"): "library entry point",
     # A separate program with its own command line (python -m sdtt.models.llama_server),
     # documented in the README: it stays where it is.
     ("sdtt.models.llama_server", "imports argparse"): "entry point",
 }
-"""Violations known and owned elsewhere, each with who removes it. Delete an entry once
-its module is fixed: the test fails on entries that no longer occur."""
+"""Deliberate exceptions, each with its reason. The test fails on entries that no longer
+occur, so the list cannot go stale."""
 
 
 @dataclass(frozen=True)

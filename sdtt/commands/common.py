@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from sdtt.errors import ConfigError
+from sdtt.files import TRANSCRIPTS_DIR as TRANSCRIPTS_DIR  # the commands take it from here
 from sdtt.models.registry import PROVIDERS, split_name
 
 BASE_URL_HELP = (
@@ -19,7 +20,6 @@ BASE_URL_HELP = (
 )
 
 
-TRANSCRIPTS_DIR = Path("transcripts")
 """Where chats and pseudo-dialogues are written unless ``--out`` says otherwise."""
 
 

@@ -64,7 +64,7 @@ from sdtt.engine.events import (
 from sdtt.engine.schedule import PresetName
 from sdtt.errors import InputError, ModelError
 from sdtt.models.base import Usage
-from sdtt.personas.bot import BotReply
+from sdtt.personas.bot import DEFAULT_MAX_MESSAGES, BotReply
 from sdtt.personas.timing import TimingProfile
 from sdtt.redact import redact_text
 
@@ -105,7 +105,9 @@ class SessionSettings(BaseModel):
     timing: TimingProfile | None = Field(
         default=None, description="The persona's timing profile for the 'fitted' preset."
     )
-    max_messages: int = Field(default=5, ge=1, description="Most messages sent per reply.")
+    max_messages: int = Field(
+        default=DEFAULT_MAX_MESSAGES, ge=1, description="Most messages sent per reply."
+    )
     max_model_gap: float | None = Field(
         default=120.0,
         ge=0,

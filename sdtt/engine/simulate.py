@@ -38,7 +38,7 @@ from sdtt.engine.session import (
 from sdtt.engine.virtual_clock import VirtualClock
 from sdtt.models.base import GenerateConfig, Generator, ModelOutput, Prompt, Usage
 from sdtt.models.registry import provider_of
-from sdtt.personas.bot import PersonaBot
+from sdtt.personas.bot import DEFAULT_MAX_MESSAGES, PersonaBot
 from sdtt.personas.persona import Persona
 from sdtt.personas.privacy import warn_if_sent_remotely
 from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS, BotPromptBuilder
@@ -284,7 +284,7 @@ def persona_bot(
     mode: Mode = "burst",
     history_turns: int = DEFAULT_HISTORY_TURNS,
     pseudo: Sequence[Message] = (),
-    max_messages: int = 5,
+    max_messages: int = DEFAULT_MAX_MESSAGES,
     virtual_clock: bool = False,
 ) -> PersonaBot:
     """A persona bot set up for the engine.

@@ -20,6 +20,10 @@ from sdtt.personas.prompt import BotPromptBuilder
 DEFAULT_EMPTY_RETRIES = 3
 
 
+DEFAULT_MAX_MESSAGES = 5
+"""Most messages in one reply burst, unless a session or command sets another."""
+
+
 @dataclass(frozen=True)
 class BotReply:
     """The messages of one reply and every model call it took."""
@@ -35,7 +39,7 @@ class PersonaBot:
     model: Generator
     prompts: BotPromptBuilder
     config: GenerateConfig = field(default_factory=lambda: GenerateConfig(stop=("\nUser:",)))
-    max_messages: int = 5
+    max_messages: int = DEFAULT_MAX_MESSAGES
     empty_retries: int = DEFAULT_EMPTY_RETRIES
     """Small models sometimes answer with nothing usable: ask again this many times."""
     resample: Resampler | None = None

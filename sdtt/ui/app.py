@@ -9,6 +9,7 @@ import trio
 from textual.app import App
 
 from sdtt.engine.live_chat import ChatOutcome, ChatPlan
+from sdtt.files import TRANSCRIPTS_DIR
 from sdtt.ui.chat import ChatScreen
 from sdtt.ui.setup import SetupScreen
 
@@ -23,7 +24,7 @@ class ChatApp(App[ChatOutcome | None]):
         self,
         plan: ChatPlan | None = None,
         *,
-        out_dir: Path = Path("transcripts"),
+        out_dir: Path = TRANSCRIPTS_DIR,
         clock: trio.abc.Clock | None = None,
         tz: tzinfo | None = None,
         base_url: str | None = None,

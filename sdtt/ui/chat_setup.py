@@ -9,6 +9,7 @@ from sdtt.engine.live_chat import ChatPlan
 from sdtt.engine.schedule import PresetName
 from sdtt.engine.session import Mode, SessionSettings
 from sdtt.errors import ConfigError
+from sdtt.files import TRANSCRIPTS_DIR
 from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.personas.store import find_persona
 from sdtt.personas.timing import persona_timing
@@ -25,7 +26,7 @@ def build_plan(
     mode: Mode = _SESSION_DEFAULTS.mode,
     delays: PresetName = _SESSION_DEFAULTS.delays,
     turns: int = 10,
-    out_dir: Path = Path("transcripts"),
+    out_dir: Path = TRANSCRIPTS_DIR,
     participant: bool = False,
     t1: float = _SESSION_DEFAULTS.t1,
     max_messages: int = _SESSION_DEFAULTS.max_messages,

@@ -19,6 +19,7 @@ from sdtt.engine.live_chat import ChatPlan
 from sdtt.engine.schedule import PRESETS, PresetName
 from sdtt.engine.session import Mode
 from sdtt.errors import SdttError
+from sdtt.files import TRANSCRIPTS_DIR
 from sdtt.models.registry import DEFAULT_MODEL, PROVIDERS
 from sdtt.personas.store import DEFAULT_PERSONA, list_personas
 from sdtt.ui.chat_setup import build_plan
@@ -55,7 +56,7 @@ class SetupScreen(Screen[ChatPlan | None]):
         *,
         personas: Sequence[str] | None = None,
         models: Sequence[str] | None = None,
-        out_dir: Path = Path("transcripts"),
+        out_dir: Path = TRANSCRIPTS_DIR,
         base_url: str | None = None,
     ) -> None:
         super().__init__()
