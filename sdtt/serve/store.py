@@ -1,0 +1,324 @@
+"""Where a study is kept: participants, rooms, messages, events, verdicts and beliefs.
+
+:class:`StudyStore` is the small interface the server uses; :class:`SqliteStore` keeps it
+in one SQLite file in the study folder. Every call commits before it returns, so the
+server writes a message or an event first and delivers it after: whatever a participant
+saw is in the store even if the process is killed right then.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from sdtt.errors import InputError
+
+ParticipantState = Literal["consent", "lobby", "chat", "verdict", "done"]
+RoomState = Literal["live", "verdict", "done"]
+Sender = Literal["interrogator", "witness"]
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS participants (
+    pid TEXT PRIMARY KEY, token TEXT NOT NULL, platform_study TEXT, platform_session TEXT,
+    state TEXT NOT NULL, role TEXT, room TEXT, outcome TEXT, joined TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS rooms (
+    id TEXT PRIMARY KEY, mode TEXT NOT NULL, witness TEXT NOT NULL, condition INTEGER,
+    interrogator TEXT NOT NULL, witness_pid TEXT, state TEXT NOT NULL, end_reason TEXT,
+    created TEXT NOT NULL, ended TEXT
+);
+CREATE TABLE IF NOT EXISTS messages (
+    room TEXT NOT NULL, seq INTEGER NOT NULL, sender TEXT NOT NULL, text TEXT NOT NULL,
+    time TEXT NOT NULL, PRIMARY KEY (room, seq)
+);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, room TEXT, participant TEXT, kind TEXT NOT NULL,
+    data TEXT NOT NULL, time TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS verdicts (
+    room TEXT NOT NULL, participant TEXT NOT NULL, human TEXT NOT NULL,
+    confidence INTEGER NOT NULL, reason TEXT NOT NULL, time TEXT NOT NULL,
+    PRIMARY KEY (room, participant)
+);
+CREATE TABLE IF NOT EXISTS beliefs (
+    participant TEXT NOT NULL, room TEXT NOT NULL, seq INTEGER NOT NULL, time TEXT NOT NULL,
+    value INTEGER NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True)
+class Participant:
+    """One participant id of the study."""
+
+    pid: str
+    token: str
+    state: ParticipantState
+    role: Sender | None
+    room: str | None
+    outcome: str | None
+    joined: str
+    platform_study: str | None = None
+    platform_session: str | None = None
+
+
+@dataclass(frozen=True)
+class Room:
+    """One chat: an interrogator and a witness (the bot, or a person)."""
+
+    id: str
+    mode: str
+    witness: Literal["bot", "human"]
+    condition: int | None
+    interrogator: str
+    witness_pid: str | None
+    state: RoomState
+    end_reason: str | None
+    created: str
+    ended: str | None
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    """A chat message as stored (``seq`` counts from 1 within the room)."""
+
+    room: str
+    seq: int
+    sender: Sender
+    text: str
+    time: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """An interrogator's verdict on a room's witness."""
+
+    room: str
+    participant: str
+    human: str
+    """'yes'/'no' (two-party: is the witness a person?)."""
+    confidence: int
+    reason: str
+    time: str
+
+
+@dataclass(frozen=True)
+class Belief:
+    """A belief slider reading after a message."""
+
+    participant: str
+    room: str
+    seq: int
+    time: str
+    value: int
+
+
+class StudyStore(Protocol):
+    """What the server keeps; each method is durable when it returns."""
+
+    def add_participant(self, participant: Participant) -> None: ...
+    def participant(self, pid: str) -> Participant | None: ...
+    def participants(self) -> list[Participant]: ...
+    def update_participant(self, pid: str, **fields: Any) -> None: ...
+    def add_room(self, room: Room) -> None: ...
+    def room(self, room_id: str) -> Room | None: ...
+    def rooms(self) -> list[Room]: ...
+    def update_room(self, room_id: str, **fields: Any) -> None: ...
+    def add_message(self, room: str, sender: Sender, text: str, time: str) -> StoredMessage: ...
+    def messages(self, room: str) -> list[StoredMessage]: ...
+    def add_event(
+        self,
+        kind: str,
+        data: dict[str, Any],
+        time: str,
+        *,
+        room: str | None = None,
+        participant: str | None = None,
+    ) -> None: ...
+    def events(self, room: str | None = None) -> list[dict[str, Any]]: ...
+    def add_verdict(self, verdict: Verdict) -> None: ...
+    def verdicts(self) -> list[Verdict]: ...
+    def add_belief(self, belief: Belief) -> None: ...
+    def beliefs(self) -> list[Belief]: ...
+    def close(self) -> None: ...
+
+
+_PARTICIPANT_FIELDS = frozenset(
+    {"token", "state", "role", "room", "outcome", "platform_study", "platform_session"}
+)
+_ROOM_FIELDS = frozenset({"state", "end_reason", "ended", "witness_pid"})
+
+
+class SqliteStore:
+    """A :class:`StudyStore` in one SQLite file (created if missing)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as error:
+            raise InputError(
+                f"cannot open the study store ({error}).",
+                path=self.path,
+                hint="Give another [storage] path, or move the damaged file away.",
+            ) from None
+        self._db.row_factory = sqlite3.Row
+
+    def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        return list(self._db.execute(sql, args).fetchall())
+
+    def add_participant(self, participant: Participant) -> None:
+        """Add a new participant id (its pid must be new)."""
+        p = participant
+        self._db.execute(
+            "INSERT INTO participants VALUES (?,?,?,?,?,?,?,?,?)",
+            (
+                p.pid,
+                p.token,
+                p.platform_study,
+                p.platform_session,
+                p.state,
+                p.role,
+                p.room,
+                p.outcome,
+                p.joined,
+            ),
+        )
+
+    def participant(self, pid: str) -> Participant | None:
+        """The participant ``pid``, if it has joined."""
+        rows = self._rows("SELECT * FROM participants WHERE pid = ?", (pid,))
+        return Participant(**dict(rows[0])) if rows else None
+
+    def participants(self) -> list[Participant]:
+        """Every participant, in the order they joined."""
+        return [
+            Participant(**dict(r)) for r in self._rows("SELECT * FROM participants ORDER BY rowid")
+        ]
+
+    def update_participant(self, pid: str, **fields: Any) -> None:
+        """Change some fields of a participant."""
+        _update(self._db, "participants", "pid", pid, fields, _PARTICIPANT_FIELDS)
+
+    def add_room(self, room: Room) -> None:
+        """Add a new room."""
+        r = room
+        self._db.execute(
+            "INSERT INTO rooms VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (
+                r.id,
+                r.mode,
+                r.witness,
+                r.condition,
+                r.interrogator,
+                r.witness_pid,
+                r.state,
+                r.end_reason,
+                r.created,
+                r.ended,
+            ),
+        )
+
+    def room(self, room_id: str) -> Room | None:
+        """The room ``room_id``, if any."""
+        rows = self._rows("SELECT * FROM rooms WHERE id = ?", (room_id,))
+        return Room(**dict(rows[0])) if rows else None
+
+    def rooms(self) -> list[Room]:
+        """Every room, oldest first."""
+        return [Room(**dict(r)) for r in self._rows("SELECT * FROM rooms ORDER BY rowid")]
+
+    def update_room(self, room_id: str, **fields: Any) -> None:
+        """Change some fields of a room."""
+        _update(self._db, "rooms", "id", room_id, fields, _ROOM_FIELDS)
+
+    def add_message(self, room: str, sender: Sender, text: str, time: str) -> StoredMessage:
+        """Append a message to ``room``; returns it with its sequence number."""
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            row = self._db.execute(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE room = ?", (room,)
+            ).fetchone()
+            seq = int(row[0])
+            self._db.execute(
+                "INSERT INTO messages VALUES (?,?,?,?,?)", (room, seq, sender, text, time)
+            )
+        return StoredMessage(room=room, seq=seq, sender=sender, text=text, time=time)
+
+    def messages(self, room: str) -> list[StoredMessage]:
+        """The messages of ``room`` in order."""
+        rows = self._rows("SELECT * FROM messages WHERE room = ? ORDER BY seq", (room,))
+        return [StoredMessage(**dict(r)) for r in rows]
+
+    def add_event(
+        self,
+        kind: str,
+        data: dict[str, Any],
+        time: str,
+        *,
+        room: str | None = None,
+        participant: str | None = None,
+    ) -> None:
+        """Record an event (``data`` must be JSON-serialisable)."""
+        self._db.execute(
+            "INSERT INTO events (room, participant, kind, data, time) VALUES (?,?,?,?,?)",
+            (room, participant, kind, json.dumps(data, default=str), time),
+        )
+
+    def events(self, room: str | None = None) -> list[dict[str, Any]]:
+        """Recorded events (of one room, or all), oldest first."""
+        sql = "SELECT * FROM events" + (" WHERE room = ?" if room else "") + " ORDER BY id"
+        rows = self._rows(sql, (room,) if room else ())
+        return [{**dict(r), "data": json.loads(r["data"])} for r in rows]
+
+    def add_verdict(self, verdict: Verdict) -> None:
+        """Record a verdict (one per participant and room)."""
+        v = verdict
+        self._db.execute(
+            "INSERT INTO verdicts VALUES (?,?,?,?,?,?)",
+            (v.room, v.participant, v.human, v.confidence, v.reason, v.time),
+        )
+
+    def verdicts(self) -> list[Verdict]:
+        """Every verdict, oldest first."""
+        return [Verdict(**dict(r)) for r in self._rows("SELECT * FROM verdicts ORDER BY rowid")]
+
+    def add_belief(self, belief: Belief) -> None:
+        """Record a belief slider reading."""
+        b = belief
+        self._db.execute(
+            "INSERT INTO beliefs VALUES (?,?,?,?,?)",
+            (b.participant, b.room, b.seq, b.time, b.value),
+        )
+
+    def beliefs(self) -> list[Belief]:
+        """Every belief reading, oldest first."""
+        return [Belief(**dict(r)) for r in self._rows("SELECT * FROM beliefs ORDER BY rowid")]
+
+    def close(self) -> None:
+        """Close the file."""
+        self._db.close()
+
+
+def _update(
+    db: sqlite3.Connection,
+    table: str,
+    key: str,
+    value: str,
+    fields: dict[str, Any],
+    allowed: frozenset[str],
+) -> None:
+    unknown = set(fields) - allowed
+    if unknown:
+        raise ValueError(f"cannot update {sorted(unknown)} of {table}")
+    if not fields:
+        return
+    assignments = ", ".join(f"{name} = ?" for name in fields)
+    db.execute(f"UPDATE {table} SET {assignments} WHERE {key} = ?", (*fields.values(), value))
