@@ -37,6 +37,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "responses",
     "chat",
     "judge_ui",
+    "serve",
     "judge",
     "score",
     "report",

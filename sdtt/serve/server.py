@@ -63,6 +63,8 @@ NOTES = {
     "timeout": "No chat partner could be found in time. Thank you for waiting.",
     "partner_error": "Your chat partner could not continue, so the chat ended early. "
     "You still get the completion code.",
+    "server_error": "Something went wrong on our side, so the chat ended early. You "
+    "still get the completion code.",
     "ended": "The researcher ended this chat. You still get the completion code.",
     "restart": "The chat was interrupted by a server restart. You still get the completion code.",
 }
@@ -222,11 +224,12 @@ class StudyServer:
                 await self._run_bot(live)
             else:
                 await live.run_human()
-        except SdttError as error:
+        except Exception as error:
+            # One room's failure never takes the others down: it ends, told and recorded.
             self.record(
                 "room_error", {"error": type(error).__name__, "message": str(error)}, room=live.id
             )
-            live.end("model_error")
+            live.end("model_error" if isinstance(error, SdttError) else "server_error")
         reason = live.end_reason or "finished"
         del self._rooms[live.id]
         if reason == "finished":

@@ -151,7 +151,9 @@ class Browser:
         """Chat texts shown, de-duplicated by id (as the page does)."""
         seen: dict[int, dict[str, Any]] = {}
         for f in self.frames:
-            items = f["messages"] if f["type"] == "history" else [f] if f["type"] == "message" else []
+            items = (
+                f["messages"] if f["type"] == "history" else [f] if f["type"] == "message" else []
+            )
             for m in items:
                 seen.setdefault(m["id"], m)
         return [m["text"] for _, m in sorted(seen.items()) if side is None or m["from"] == side]

@@ -26,7 +26,9 @@ async def play_bot_game(server: StudyServer, nursery: trio.Nursery, pid: str) ->
         await browser.say({"type": "send", "text": f"hello there, question {turn}"})
         await browser.say({"type": "belief", "value": 40 + turn})
         replies = len(browser.texts("them"))
-        await browser.wait(lambda r=replies: len(browser.texts("them")) > r or browser.phase() != "chat")
+        await browser.wait(
+            lambda r=replies: len(browser.texts("them")) > r or browser.phase() != "chat"
+        )
         await trio.sleep(20)
     await browser.wait_phase("verdict")
     await browser.say({"type": "verdict", "human": "no", "confidence": 80, "reason": "too quick"})
@@ -34,7 +36,9 @@ async def play_bot_game(server: StudyServer, nursery: trio.Nursery, pid: str) ->
     return browser
 
 
-async def test_bot_game_from_link_to_completion_code(tmp_path: Path, autojump_clock: object) -> None:
+async def test_bot_game_from_link_to_completion_code(
+    tmp_path: Path, autojump_clock: object
+) -> None:
     server = make_server(write_spec(tmp_path, turns=2))
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
@@ -124,8 +128,20 @@ async def test_nothing_sent_to_a_browser_tells_what_the_witness_is(
         nursery.cancel_scope.cancel()
     sent = "\n".join(browser.raw).lower()
     room = server.store.rooms()[0]
-    for secret in ("mock", "chatty", PERSONA, "paper", "jones", "bot", "model", "persona",
-                   "condition", "witness", room.id.lower(), "room"):
+    for secret in (
+        "mock",
+        "chatty",
+        PERSONA,
+        "paper",
+        "jones",
+        "bot",
+        "model",
+        "persona",
+        "condition",
+        "witness",
+        room.id.lower(),
+        "room",
+    ):
         assert secret.lower() not in sent, secret
     message_keys = {tuple(sorted(f)) for f in browser.of("message")}
     assert message_keys == {("from", "id", "text", "type")}
