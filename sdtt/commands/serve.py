@@ -26,7 +26,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             f"token is printed at start (or taken from ${ADMIN_TOKEN_ENV})."
         ),
     )
-    parser.add_argument("study", type=Path, metavar="STUDY", help="study spec (.toml)")
+    parser.add_argument(
+        "words",
+        nargs="+",
+        metavar="[export] STUDY",
+        help="the study spec (.toml); 'export STUDY --out DIR' writes its chats, event logs "
+        "and judgements for sdtt score and sdtt report",
+    )
+    parser.add_argument("--out", type=Path, help="export: the folder to write")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.set_defaults(func=run)
@@ -45,10 +52,42 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(
             "sdtt serve needs the server packages: pip install 'sdtt[serve]'."
         ) from None
-    study = read_study(args.study)
+    words = list(args.words)
+    if words[0] == "export":
+        if len(words) != 2 or args.out is None:
+            raise ConfigError("use: sdtt serve export STUDY.toml --out DIR")
+        return _export(read_study(words[1]), args.out)
+    if len(words) != 1:
+        raise ConfigError("use: sdtt serve STUDY.toml (or sdtt serve export STUDY.toml --out DIR)")
+    study = read_study(words[0])
     if not 0 < args.port < 65536:
         raise ConfigError(f"--port must be between 1 and 65535, not {args.port}.")
     trio.run(_serve, study, args.host, args.port)
+    return 0
+
+
+def _export(study: object, out: Path) -> int:
+    from sdtt.files import output_folder
+    from sdtt.serve.export import export_study
+    from sdtt.serve.spec import Study
+    from sdtt.serve.store import SqliteStore
+
+    assert isinstance(study, Study)
+    if not study.store_path.exists():
+        raise ConfigError(f"no store for study '{study.name}' at {study.store_path} yet.")
+    output_folder(out)
+    store = SqliteStore(study.store_path)
+    try:
+        summary = export_study(study, store, out)
+    finally:
+        store.close()
+    console = Console(highlight=False)
+    console.print(
+        f"Exported {summary.chats} chat(s), {summary.event_logs} event log(s), "
+        f"{summary.judgements} judgement(s) and {summary.beliefs} belief reading(s) to "
+        f"{escape(str(out))}"
+    )
+    console.print(f"  score them: sdtt score {escape(str(summary.judgements_path))} --by turns")
     return 0
 
 

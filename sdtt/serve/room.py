@@ -154,18 +154,18 @@ class LiveRoom:
 
     async def run_bot(self, bot: Any, settings: SessionSettings, meta: dict[str, Any]) -> None:
         """Run the chat with the bot until X turns are answered or the room ends."""
+        started = self.server.wall()
         self.server.record(
             "session_header",
-            {"settings": settings.model_dump(mode="json"), "meta": meta},
+            {
+                "started": started.isoformat(),
+                "settings": settings.model_dump(mode="json"),
+                "meta": meta,
+            },
             room=self.id,
         )
         async with open_session(
-            bot,
-            settings,
-            sink=self,
-            session_id=self.id,
-            meta=meta,
-            started=self.server.wall(),
+            bot, settings, sink=self, session_id=self.id, meta=meta, started=started
         ) as session:
             self._session = session
             while not self.ended.is_set():

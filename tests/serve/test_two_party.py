@@ -13,7 +13,9 @@ from tests.serve.helpers import PERSONA, Browser, make_server, write_spec
 pytestmark = pytest.mark.trio
 
 
-async def play_bot_game(server: StudyServer, nursery: trio.Nursery, pid: str) -> Browser:
+async def play_bot_game(
+    server: StudyServer, nursery: trio.Nursery, pid: str, *, verdict: str = "no"
+) -> Browser:
     """Join, consent, chat until the verdict is asked, give it."""
     browser = Browser(server, pid, study_id="S1", session_id="X9")
     await browser.open(nursery)
@@ -31,7 +33,9 @@ async def play_bot_game(server: StudyServer, nursery: trio.Nursery, pid: str) ->
         )
         await trio.sleep(20)
     await browser.wait_phase("verdict")
-    await browser.say({"type": "verdict", "human": "no", "confidence": 80, "reason": "too quick"})
+    await browser.say(
+        {"type": "verdict", "human": verdict, "confidence": 80, "reason": "too quick"}
+    )
     await browser.wait_phase("done")
     return browser
 
