@@ -46,20 +46,30 @@ def export_study(study: Study, store: StudyStore, out: Path) -> ExportSummary:
     export there)."""
     chats_dir = out / "chats"
     chats_dir.mkdir(parents=True, exist_ok=True)
-    headers: dict[str, dict[str, Any]] = {}
-    transcripts: dict[str, Transcript] = {}
+    transcripts: dict[str, dict[int, Transcript]] = {}
     logs = 0
-    for room in store.rooms():
-        events = store.events(room.id)
-        header = next((e["data"] for e in events if e["kind"] == "session_header"), None)
-        if header is not None:
-            headers[room.id] = header
-            _write_log(chats_dir / f"{room.id}.events.jsonl", room, header, events)
-            logs += 1
-        transcript = _transcript(study, store, room, header)
-        transcripts[room.id] = transcript
-        write_transcripts(chats_dir / f"{room.id}.jsonl", [transcript])
     rooms = {room.id: room for room in store.rooms()}
+    for room in rooms.values():
+        events = store.events(room.id)
+        headers = {
+            e["data"].get("chat", 1): e["data"] for e in events if e["kind"] == "session_header"
+        }
+        numbers = (1, 2) if room.witness == "both" else (1,)
+        transcripts[room.id] = {}
+        for number in numbers:
+            name = room.id if len(numbers) == 1 else f"{room.id}-{number}"
+            header = headers.get(number)
+            if header is not None:
+                chat_events = [
+                    e
+                    for e in events
+                    if e["kind"] == "engine" and e["data"].get("chat", 1) == number
+                ]
+                _write_log(chats_dir / f"{name}.events.jsonl", name, header, chat_events)
+                logs += 1
+            transcript = _transcript(study, store, room, number, name, header)
+            transcripts[room.id][number] = transcript
+            write_transcripts(chats_dir / f"{name}.jsonl", [transcript])
     judgements = [
         _judgement(study, rooms[v.room], transcripts[v.room], v)
         for v in store.verdicts()
@@ -84,7 +94,7 @@ def export_study(study: Study, store: StudyStore, out: Path) -> ExportSummary:
             )
     partial.replace(out / "beliefs.jsonl")
     return ExportSummary(
-        chats=len(transcripts),
+        chats=sum(len(t) for t in transcripts.values()),
         event_logs=logs,
         judgements=len(judgements),
         beliefs=len(beliefs),
@@ -93,7 +103,12 @@ def export_study(study: Study, store: StudyStore, out: Path) -> ExportSummary:
 
 
 def _transcript(
-    study: Study, store: StudyStore, room: Room, header: dict[str, Any] | None
+    study: Study,
+    store: StudyStore,
+    room: Room,
+    number: int,
+    name: str,
+    header: dict[str, Any] | None,
 ) -> Transcript:
     messages = [
         Message(
@@ -102,9 +117,10 @@ def _transcript(
             time=datetime.fromisoformat(m.time),
         )
         for m in store.messages(room.id)
+        if m.chat == number
     ]
     if header is not None:
-        meta = {**header["meta"], "settings": header["settings"]}
+        meta = {**header["meta"], "settings": header["settings"], "witness": "bot"}
     else:
         meta = {
             "witness": "human",
@@ -112,18 +128,16 @@ def _transcript(
             "mode": "burst",
             **turn_meta(0, study.spec.study.turns),
         }
-    meta.update(study=study.name, room_end=room.end_reason, witness=room.witness)
-    return Transcript(id=room.id, topic=None, messages=messages, meta=meta)
+    meta.update(study=study.name, room=room.id, room_end=room.end_reason, chat=number)
+    return Transcript(id=name, topic=None, messages=messages, meta=meta)
 
 
-def _write_log(
-    path: Path, room: Room, header: dict[str, Any], events: list[dict[str, Any]]
-) -> None:
+def _write_log(path: Path, name: str, header: dict[str, Any], events: list[dict[str, Any]]) -> None:
     path.unlink(missing_ok=True)
     log = EventLog(
         path,
         SessionHeader(
-            id=room.id,
+            id=name,
             topic=None,
             started=datetime.fromisoformat(header["started"]),
             settings=header["settings"],
@@ -132,37 +146,62 @@ def _write_log(
     )
     try:
         for event in events:
-            if event["kind"] == "engine":
-                log.emit(_EVENTS.validate_python(event["data"]))
+            data = {k: v for k, v in event["data"].items() if k != "chat"}
+            log.emit(_EVENTS.validate_python(data))
     finally:
         log.close()
 
 
-def _judgement(study: Study, room: Room, transcript: Transcript, verdict: Verdict) -> Judgement:
-    meta = transcript.meta
-    live = answered_turns(transcript.messages)
-    pseudo = meta.get("pseudo_turns") if room.witness == "bot" else 0
-    said: Literal["human", "ai"] = "human" if verdict.human == "yes" else "ai"
-    witness = room.witness
-    condition: dict[str, Any] = {"judge_kind": "live", "view": "whole", "witness": witness}
-    if witness == "bot":
+def _judgement(
+    study: Study, room: Room, chats: dict[int, Transcript], verdict: Verdict
+) -> Judgement:
+    """A two-party verdict as a single-witness judgement; a three-party one as the
+    judgement of a pair (chat 1 and 2 are conversations 1 and 2)."""
+    bot_chat = room.bot_position or 1
+    bot_meta = chats[bot_chat].meta if room.witness != "human" else {}
+    live = min(answered_turns(t.messages) for t in chats.values())
+    pseudo = bot_meta.get("pseudo_turns", 0) if bot_meta else 0
+    condition: dict[str, Any] = {
+        "judge_kind": "live",
+        "view": "whole",
+        "confidence": verdict.confidence,
+    }
+    if bot_meta:
         condition["bot_meta"] = {
-            key: meta.get(key) for key in ("model", "persona", "mode", "pseudo", "condition")
+            key: bot_meta.get(key) for key in ("model", "persona", "mode", "pseudo", "condition")
         }
-        condition["delays"] = meta.get("settings", {}).get("delays")
+        condition["delays"] = bot_meta.get("settings", {}).get("delays")
+        condition["bot_id"] = chats[bot_chat].id
+    common: dict[str, Any] = {
+        "study": study.name,
+        "judge_id": verdict.participant,
+        "judge_type": "human",
+        "pair_id": room.id,
+        "x_turns": live,
+        "pseudo_turns": pseudo if isinstance(pseudo, int) else None,
+        "total_turns": pseudo + live if isinstance(pseudo, int) else None,
+        "strategy": verdict.reason or None,
+        "source": f"sdtt-serve:{study.name}",
+    }
+    if room.witness == "both":
+        # 'A' names conversation 1 as the AI: the judge said chat 2 has the person.
+        choice: Literal["A", "B"] = "A" if verdict.human == "2" else "B"
+        position: Literal[1, 2] = 1 if bot_chat == 1 else 2
+        condition["human_id"] = chats[3 - bot_chat].id
+        return Judgement(
+            **common,
+            choice=choice,
+            bot_position=position,
+            correct=(choice == "A") == (position == 1),
+            condition=condition,
+        )
+    said: Literal["human", "ai"] = "human" if verdict.human == "yes" else "ai"
+    witness: Literal["bot", "human"] = "human" if room.witness == "human" else "bot"
     return Judgement(
-        study=study.name,
-        judge_id=verdict.participant,
-        judge_type="human",
-        pair_id=room.id,
-        x_turns=live,
-        pseudo_turns=pseudo if isinstance(pseudo, int) else None,
-        total_turns=pseudo + live if isinstance(pseudo, int) else None,
+        **common,
         choice=None,
         correct=(said == "ai") == (witness == "bot"),
         witness=witness,
         verdict=said,
-        strategy=verdict.reason or None,
-        source=f"sdtt-serve:{study.name}",
-        condition={**condition, "confidence": verdict.confidence},
+        condition={**condition, "witness": witness},
     )

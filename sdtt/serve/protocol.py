@@ -5,10 +5,10 @@ pydantic models; anything else (not JSON, unknown type, extra fields, out-of-ran
 values, too long) is a :class:`FrameError` whose message the participant is shown.
 
 What the server sends never says what a witness is: a chat message is
-``{"type": "message", "id": n, "from": "you"|"them", "text": ...}`` whether the other
-side is the bot or a person, and typing is ``{"type": "typing", "from": "them", "on":
-bool}`` either way. Room and participant ids are never sent; the reconnect token is
-random.
+``{"type": "message", "id": n, "chat": 1|2, "from": "you"|"them", "text": ...}`` whether
+the other side is the bot or a person, and typing is ``{"type": "typing", "chat": 1|2,
+"from": "them", "on": bool}`` either way. Room and participant ids are never sent; the
+reconnect token is random.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ class Join(_Frame):
     study_id: str | None = Field(default=None, max_length=64)
     session_id: str | None = Field(default=None, max_length=64)
     token: str | None = Field(default=None, max_length=64)
+    key: str | None = Field(default=None, max_length=64, description="Own-person link key.")
 
 
 class Consent(_Frame):
@@ -55,6 +56,7 @@ class Send(_Frame):
 
     type: Literal["send"]
     text: str
+    chat: int = Field(default=1, ge=1, le=2, description="Which chat (three-party: 1 or 2).")
 
 
 class Typing(_Frame):
@@ -74,7 +76,9 @@ class VerdictFrame(_Frame):
     """The interrogator's verdict."""
 
     type: Literal["verdict"]
-    human: Literal["yes", "no"]
+    human: Literal["yes", "no", "1", "2"] = Field(
+        description="Two-party: is the partner a person; three-party: which chat is."
+    )
     confidence: int = Field(ge=0, le=100)
     reason: str = Field(max_length=2000)
 
@@ -106,14 +110,16 @@ def parse_frame(raw: str | bytes | None) -> ClientFrame:
 
 
 def message_frame(message: StoredMessage, viewer: str) -> dict[str, Any]:
-    """A stored message as ``viewer`` (``"interrogator"`` or ``"witness"``) sees it."""
+    """A stored message as ``viewer`` (``"interrogator"`` or ``"witness"``) sees it; a
+    witness has one chat, always chat 1."""
     side = "you" if message.sender == viewer else "them"
-    return {"type": "message", "id": message.seq, "from": side, "text": message.text}
+    chat = message.chat if viewer == "interrogator" else 1
+    return {"type": "message", "id": message.seq, "chat": chat, "from": side, "text": message.text}
 
 
-def typing_frame(on: bool) -> dict[str, Any]:
-    """The other side started or stopped typing."""
-    return {"type": "typing", "from": "them", "on": on}
+def typing_frame(on: bool, chat: int = 1) -> dict[str, Any]:
+    """The other side of chat ``chat`` started or stopped typing."""
+    return {"type": "typing", "chat": chat, "from": "them", "on": on}
 
 
 def refusal(text: str) -> dict[str, Any]:

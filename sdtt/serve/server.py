@@ -30,7 +30,7 @@ from sdtt.models.model import Model
 from sdtt.models.registry import get_model
 from sdtt.personas.persona import Persona
 from sdtt.personas.store import find_persona
-from sdtt.serve.matchmaker import BotRoom, Decision, HumanRoom, Matchmaker, TimedOut
+from sdtt.serve.matchmaker import BotRoom, Decision, HumanRoom, Matchmaker, ThreeRoom, TimedOut
 from sdtt.serve.protocol import (
     PID,
     BeliefFrame,
@@ -44,7 +44,7 @@ from sdtt.serve.protocol import (
     parse_frame,
     refusal,
 )
-from sdtt.serve.room import LiveRoom
+from sdtt.serve.room import BotSetup, LiveRoom
 from sdtt.serve.spec import Condition, Study
 from sdtt.serve.store import Belief, Participant, Room, Sender, StudyStore, Verdict
 
@@ -57,6 +57,8 @@ OUTBOX = 256
 """Frames that may wait for a slow browser before its connection is dropped (it can
 reconnect and get everything again)."""
 JOIN_TIMEOUT = 30.0
+OWN_PERSON = "own-person"
+"""Marks the real person behind the persona (joined by the private link) in the store."""
 
 NOTES = {
     "finished": "Thank you, you have finished the study.",
@@ -92,11 +94,14 @@ class StudyServer:
         open_model: ModelFactory | None = None,
         virtual_clock: bool = False,
         admin_token: str | None = None,
+        own_key: str | None = None,
     ) -> None:
         self.study = study
         self.store = store
         self.started = started or datetime.now(UTC)
         self.admin_token = admin_token or secrets.token_urlsafe(18)
+        self.own_key = own_key or secrets.token_urlsafe(18)
+        """Key of the own person's private link (own-person studies)."""
         self._origin = 0.0
         self._open_model = open_model or _open_model
         self._virtual_clock = virtual_clock
@@ -115,21 +120,28 @@ class StudyServer:
         spec = self.study.spec
         counts = [0] * len(self.study.conditions)
         human = bot = 0
+        positions = [0, 0]
         for room in self.store.rooms():
-            if room.witness == "human":
+            if room.witness != "bot":
                 human += 1
             else:
                 bot += 1
-                if room.condition is not None and room.condition < len(counts):
-                    counts[room.condition] += 1
+            if room.condition is not None and room.condition < len(counts):
+                counts[room.condition] += 1
+            if room.bot_position in (1, 2):
+                positions[room.bot_position - 1] += 1
         return Matchmaker(
             conditions=len(counts),
             timeout=spec.lobby.timeout,
             on_timeout=spec.lobby.on_timeout,
             human_share=spec.study.human_witness_share,
+            three_party=spec.study.mode == "three-party",
+            own_person=spec.study.own_person,
+            seed=spec.chat.seed,
             rooms_per_condition=counts,
             human_rooms=human,
             bot_rooms=bot,
+            positions=positions,
         )
 
     def check(self) -> None:
@@ -193,17 +205,19 @@ class StudyServer:
             self.record("lobby_timeout", {"outcome": "end"}, participant=decision.pid)
             self._finish(decision.pid, "timeout")
             return
+        three = isinstance(decision, ThreeRoom)
         room = Room(
             id=f"room-{uuid.uuid4().hex[:12]}",
-            mode=self.study.spec.study.mode,
-            witness="bot" if isinstance(decision, BotRoom) else "human",
-            condition=decision.condition if isinstance(decision, BotRoom) else None,
+            mode="three-party" if three else "two-party",
+            witness="bot" if isinstance(decision, BotRoom) else "both" if three else "human",
+            condition=None if isinstance(decision, HumanRoom) else decision.condition,
             interrogator=decision.interrogator,
-            witness_pid=decision.witness if isinstance(decision, HumanRoom) else None,
+            witness_pid=None if isinstance(decision, BotRoom) else decision.witness,
             state="live",
             end_reason=None,
             created=self.wall_iso(),
             ended=None,
+            bot_position=decision.bot_position if isinstance(decision, ThreeRoom) else None,
         )
         self.store.add_room(room)
         if isinstance(decision, BotRoom) and decision.timed_out:
@@ -220,10 +234,10 @@ class StudyServer:
 
     async def _run_room(self, live: LiveRoom) -> None:
         try:
-            if live.record.witness == "bot":
-                await self._run_bot(live)
+            if live.record.condition is None:
+                await live.run(None)
             else:
-                await live.run_human()
+                await self._run_bot(live)
         except Exception as error:
             # One room's failure never takes the others down: it ends, told and recorded.
             self.record(
@@ -239,6 +253,7 @@ class StudyServer:
             self._send_state(live.record.interrogator)
             if live.record.witness_pid is not None:
                 self._finish(live.record.witness_pid, "finished")
+                self._release_own_person(live.record.witness_pid)
         else:
             room = self.store.room(live.id)
             assert room is not None
@@ -280,7 +295,7 @@ class StudyServer:
                 "condition": condition.index,
                 "study": self.study.name,
             }
-            await live.run_bot(bot, settings, meta)
+            await live.run(BotSetup(bot, settings, meta))
         finally:
             with trio.CancelScope(shield=True):
                 await model.aclose()
@@ -293,10 +308,24 @@ class StudyServer:
         for pid in (room.interrogator, room.witness_pid):
             if pid is not None:
                 self._finish(pid, note)
+                self._release_own_person(pid)
 
     def _finish(self, pid: str, outcome: str) -> None:
         self.store.update_participant(pid, state="done", outcome=outcome)
         self.record("participant_done", {"outcome": outcome}, participant=pid)
+        self._send_state(pid)
+
+    def _is_own_person(self, pid: str) -> bool:
+        participant = self.store.participant(pid)
+        return participant is not None and participant.platform_study == OWN_PERSON
+
+    def _release_own_person(self, pid: str) -> None:
+        """The own person goes back to the lobby for the next interrogator."""
+        if not self._is_own_person(pid):
+            return
+        self.store.update_participant(pid, state="lobby", room=None, outcome=None)
+        self.matchmaker.arrive(pid, trio.current_time(), witness_only=True)
+        self._lobby_changed.set()
         self._send_state(pid)
 
     def end_room(self, room_id: str) -> bool:
@@ -327,6 +356,12 @@ class StudyServer:
         if participant.state == "chat":
             frame["role"] = participant.role
             frame["instructions"] = self._instructions(participant.role)
+            room = self.store.room(participant.room or "")
+            three = room is not None and room.witness == "both"
+            frame["chats"] = 2 if three and participant.role == "interrogator" else 1
+        if participant.state == "verdict":
+            room = self.store.room(participant.room or "")
+            frame["chats"] = 2 if room is not None and room.witness == "both" else 1
         if participant.state == "done":
             spec = self.study.spec.study
             frame["code"] = spec.completion_code
@@ -390,7 +425,8 @@ class StudyServer:
             previous.cancel.cancel()
         self._connections[pid] = connection
         if participant.state == "lobby":
-            self.matchmaker.arrive(pid, trio.current_time())
+            own = participant.platform_study == OWN_PERSON
+            self.matchmaker.arrive(pid, trio.current_time(), witness_only=own)
             self._lobby_changed.set()
         self._send_state(pid)
         try:
@@ -418,6 +454,12 @@ class StudyServer:
             if value is not None and not PID.match(value):
                 raise Refused("This study link is malformed.")
         existing = self.store.participant(join.pid)
+        own = join.key is not None
+        if own and not (
+            self.study.spec.study.own_person
+            and secrets.compare_digest(join.key or "", self.own_key)
+        ):
+            raise Refused("This private link is not valid.")
         if existing is None:
             self.store.add_participant(
                 Participant(
@@ -428,11 +470,14 @@ class StudyServer:
                     room=None,
                     outcome=None,
                     joined=self.wall_iso(),
-                    platform_study=join.study_id,
+                    platform_study=OWN_PERSON if own else join.study_id,
                     platform_session=join.session_id,
                 )
             )
             self.record("joined", {}, participant=join.pid)
+            return join.pid
+        if own and existing.platform_study == OWN_PERSON:
+            self.record("reconnected", {}, participant=join.pid)
             return join.pid
         if join.token is not None and secrets.compare_digest(join.token, existing.token):
             self.record("reconnected", {}, participant=join.pid)
@@ -454,7 +499,8 @@ class StudyServer:
                 return
             self.store.update_participant(pid, state="lobby")
             self.record("consented", {}, participant=pid)
-            self.matchmaker.arrive(pid, trio.current_time())
+            own = participant.platform_study == OWN_PERSON
+            self.matchmaker.arrive(pid, trio.current_time(), witness_only=own)
             self._lobby_changed.set()
             self._send_state(pid)
             return
@@ -463,10 +509,16 @@ class StudyServer:
         if isinstance(frame, Send):
             self._check_send(pid, frame.text, participant, live)
             assert live is not None
-            await live.post(role, frame.text)
+            chat = live.chat_of(pid, frame.chat)
+            if chat is None:
+                raise Refused("There is no such chat.")
+            if chat.done:
+                raise Refused("This chat has ended.")
+            await live.post(chat, role, frame.text)
         elif isinstance(frame, Typing):
-            if live is not None and participant.state == "chat":
-                live.keystroke(role)
+            chat = live.chat_of(pid, 1) if live is not None else None
+            if chat is not None and participant.state == "chat":
+                live.keystroke(chat, role)  # type: ignore[union-attr]
         elif isinstance(frame, BeliefFrame):
             if participant.room is None or participant.state not in ("chat", "verdict"):
                 raise Refused("There is no chat to give a belief about.")
@@ -483,6 +535,17 @@ class StudyServer:
         elif isinstance(frame, VerdictFrame):
             if participant.state != "verdict" or participant.room is None:
                 raise Refused("A verdict can only be given when the chat has ended.")
+            room = self.store.room(participant.room)
+            three = room is not None and room.witness == "both"
+            if three != (frame.human in ("1", "2")):
+                raise Refused(
+                    "Answer "
+                    + (
+                        "which chat is the person (1 or 2)."
+                        if three
+                        else "whether your partner is a person (yes or no)."
+                    )
+                )
             self.store.add_verdict(
                 Verdict(
                     room=participant.room,

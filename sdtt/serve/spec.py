@@ -24,7 +24,7 @@ from sdtt.files import load_settings_file
 SPEC_HINT = "See the 'sdtt serve' section of the README for the study spec format."
 STUDY_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 
-StudyMode = Literal["two-party"]
+StudyMode = Literal["two-party", "three-party"]
 OnTimeout = Literal["bot", "end"]
 _PAPER: list[PresetName] = ["paper"]
 
@@ -38,7 +38,16 @@ class StudySection(_Section):
 
     name: str = Field(description="Short name used in the study link /s/<name>.")
     title: str = "A chat study"
-    mode: StudyMode = "two-party"
+    mode: StudyMode = Field(
+        default="two-party",
+        description="'two-party': one witness per room; 'three-party': a person and the bot "
+        "side by side.",
+    )
+    own_person: bool = Field(
+        default=False,
+        description="Human witnesses are only the real person behind the persona, who joins "
+        "by the private link the server prints.",
+    )
     turns: int = Field(default=5, ge=1, description="X: live burst turns per chat.")
     human_witness_share: float = Field(
         default=0.0, ge=0, le=1, description="Share of rooms whose witness is a person."
@@ -93,6 +102,13 @@ class ChatSection(_Section):
         default=2, ge=1, description="Failed model calls in a row after which a room ends."
     )
     seed: int = 0
+    speed: float = Field(
+        default=1.0,
+        ge=1,
+        le=100,
+        description="Run the study's clock this many times faster than real time (delays, "
+        "lobby timeout): for trying a study out and for tests; 1 for participants.",
+    )
 
 
 class ConditionsSection(_Section):

@@ -29,11 +29,11 @@ CREATE TABLE IF NOT EXISTS participants (
 CREATE TABLE IF NOT EXISTS rooms (
     id TEXT PRIMARY KEY, mode TEXT NOT NULL, witness TEXT NOT NULL, condition INTEGER,
     interrogator TEXT NOT NULL, witness_pid TEXT, state TEXT NOT NULL, end_reason TEXT,
-    created TEXT NOT NULL, ended TEXT
+    created TEXT NOT NULL, ended TEXT, bot_position INTEGER
 );
 CREATE TABLE IF NOT EXISTS messages (
     room TEXT NOT NULL, seq INTEGER NOT NULL, sender TEXT NOT NULL, text TEXT NOT NULL,
-    time TEXT NOT NULL, PRIMARY KEY (room, seq)
+    time TEXT NOT NULL, chat INTEGER NOT NULL, PRIMARY KEY (room, seq)
 );
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY AUTOINCREMENT, room TEXT, participant TEXT, kind TEXT NOT NULL,
@@ -68,11 +68,12 @@ class Participant:
 
 @dataclass(frozen=True)
 class Room:
-    """One chat: an interrogator and a witness (the bot, or a person)."""
+    """One chat room: an interrogator and a witness (the bot, or a person), or in
+    three-party both witnesses, the bot in chat ``bot_position``."""
 
     id: str
     mode: str
-    witness: Literal["bot", "human"]
+    witness: Literal["bot", "human", "both"]
     condition: int | None
     interrogator: str
     witness_pid: str | None
@@ -80,6 +81,7 @@ class Room:
     end_reason: str | None
     created: str
     ended: str | None
+    bot_position: int | None = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,8 @@ class StoredMessage:
     sender: Sender
     text: str
     time: str
+    chat: int = 1
+    """Which of the interrogator's chats (1, or 1/2 in three-party)."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +104,8 @@ class Verdict:
     room: str
     participant: str
     human: str
-    """'yes'/'no' (two-party: is the witness a person?)."""
+    """Two-party: 'yes'/'no' (is the witness a person?); three-party: '1'/'2' (which
+    chat has the person)."""
     confidence: int
     reason: str
     time: str
@@ -128,7 +133,9 @@ class StudyStore(Protocol):
     def room(self, room_id: str) -> Room | None: ...
     def rooms(self) -> list[Room]: ...
     def update_room(self, room_id: str, **fields: Any) -> None: ...
-    def add_message(self, room: str, sender: Sender, text: str, time: str) -> StoredMessage: ...
+    def add_message(
+        self, room: str, sender: Sender, text: str, time: str, chat: int = 1
+    ) -> StoredMessage: ...
     def messages(self, room: str) -> list[StoredMessage]: ...
     def add_event(
         self,
@@ -211,7 +218,7 @@ class SqliteStore:
         """Add a new room."""
         r = room
         self._db.execute(
-            "INSERT INTO rooms VALUES (?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO rooms VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             (
                 r.id,
                 r.mode,
@@ -223,6 +230,7 @@ class SqliteStore:
                 r.end_reason,
                 r.created,
                 r.ended,
+                r.bot_position,
             ),
         )
 
@@ -239,8 +247,11 @@ class SqliteStore:
         """Change some fields of a room."""
         _update(self._db, "rooms", "id", room_id, fields, _ROOM_FIELDS)
 
-    def add_message(self, room: str, sender: Sender, text: str, time: str) -> StoredMessage:
-        """Append a message to ``room``; returns it with its sequence number."""
+    def add_message(
+        self, room: str, sender: Sender, text: str, time: str, chat: int = 1
+    ) -> StoredMessage:
+        """Append a message to ``room``'s chat ``chat``; returns it with its sequence
+        number (counted over the room)."""
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
             row = self._db.execute(
@@ -248,9 +259,9 @@ class SqliteStore:
             ).fetchone()
             seq = int(row[0])
             self._db.execute(
-                "INSERT INTO messages VALUES (?,?,?,?,?)", (room, seq, sender, text, time)
+                "INSERT INTO messages VALUES (?,?,?,?,?,?)", (room, seq, sender, text, time, chat)
             )
-        return StoredMessage(room=room, seq=seq, sender=sender, text=text, time=time)
+        return StoredMessage(room=room, seq=seq, sender=sender, text=text, time=time, chat=chat)
 
     def messages(self, room: str) -> list[StoredMessage]:
         """The messages of ``room`` in order."""

@@ -148,4 +148,4 @@ async def test_nothing_sent_to_a_browser_tells_what_the_witness_is(
     ):
         assert secret.lower() not in sent, secret
     message_keys = {tuple(sorted(f)) for f in browser.of("message")}
-    assert message_keys == {("from", "id", "text", "type")}
+    assert message_keys == {("chat", "from", "id", "text", "type")}
