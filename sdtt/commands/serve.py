@@ -12,6 +12,7 @@ from rich.markup import escape
 from sdtt.errors import ConfigError
 
 ADMIN_TOKEN_ENV = "SDTT_ADMIN_TOKEN"
+OWN_KEY_ENV = "SDTT_OWN_KEY"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,6 +43,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     """Run ``sdtt serve`` from parsed arguments."""
     import trio
+    import trio.testing
 
     from sdtt.serve.spec import read_study
 
@@ -62,7 +64,11 @@ def run(args: argparse.Namespace) -> int:
     study = read_study(words[0])
     if not 0 < args.port < 65536:
         raise ConfigError(f"--port must be between 1 and 65535, not {args.port}.")
-    trio.run(_serve, study, args.host, args.port)
+    speed = study.spec.chat.speed
+    # The engine and the lobby read only trio's clock, so a faster clock speeds up every
+    # delay and timeout alike (for trying a study out; 1 for real participants).
+    clock = None if speed == 1 else trio.testing.MockClock(rate=speed)
+    trio.run(_serve, study, args.host, args.port, clock=clock)
     return 0
 
 
@@ -104,7 +110,10 @@ async def _serve(study: object, host: str, port: int) -> None:
 
     assert isinstance(study, Study)
     server = StudyServer(
-        study, SqliteStore(study.store_path), admin_token=os.environ.get(ADMIN_TOKEN_ENV)
+        study,
+        SqliteStore(study.store_path),
+        admin_token=os.environ.get(ADMIN_TOKEN_ENV),
+        own_key=os.environ.get(OWN_KEY_ENV),
     )
     server.check()
     config = Config()
@@ -118,5 +127,10 @@ async def _serve(study: object, host: str, port: int) -> None:
         base = f"http://{host}:{port}"
         console.print(f"Serving study '{escape(study.name)}' at {base}")
         console.print(f"  participant link: {base}/s/{study.name}?PROLIFIC_PID=...")
-        console.print(f"  admin page:       {base}/admin/{study.name}  token: {server.admin_token}")
+        console.print(f"  admin page:       {base}/admin/{study.name}?token={server.admin_token}")
+        if study.spec.study.own_person:
+            own = f"{base}/s/{study.name}?pid=own-person&key={server.own_key}"
+            console.print(f"  own person's private link: {own}")
         console.print(f"  store:            {escape(str(study.store_path))}")
+        if study.spec.chat.speed != 1:
+            console.print(f"  clock runs {study.spec.chat.speed:g}x faster than real time")

@@ -9,16 +9,19 @@ to :meth:`StudyServer.attend`; the app itself knows nothing of studies or rooms.
 from __future__ import annotations
 
 import contextlib
+import secrets
 from collections.abc import MutableMapping
 from importlib import resources
 from typing import Any
+from urllib.parse import parse_qs, urlencode
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from sdtt.serve.admin import admin_page
 from sdtt.serve.server import StudyServer, dumps
 
 SECURITY_HEADERS = {
@@ -29,6 +32,13 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
+}
+ADMIN_HEADERS = {
+    **SECURITY_HEADERS,
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'self'; "
+        "frame-ancestors 'none'"
+    ),
 }
 STATIC_TYPES = {
     "app.js": "text/javascript; charset=utf-8",
@@ -84,8 +94,36 @@ def build_app(server: StudyServer) -> Starlette:
             with contextlib.suppress(RuntimeError):
                 await websocket.close()
 
+    def authorised(request: Request, token: str | None) -> bool:
+        return (
+            request.path_params["study"] == study
+            and token is not None
+            and secrets.compare_digest(token, server.admin_token)
+        )
+
+    async def admin(request: Request) -> Response:
+        token = request.query_params.get("token")
+        if not authorised(request, token):
+            return PlainTextResponse("Wrong or missing admin token.", 403, headers=ADMIN_HEADERS)
+        page = admin_page(study, token or "", server.overview())
+        return HTMLResponse(page, headers=ADMIN_HEADERS)
+
+    async def end_room(request: Request) -> Response:
+        body = await request.body()
+        form = parse_qs(body[:4096].decode("utf-8", "replace"))
+        token = form.get("token", [None])[0]
+        if not authorised(request, token):
+            return PlainTextResponse("Wrong or missing admin token.", 403, headers=ADMIN_HEADERS)
+        room = form.get("room", [""])[0]
+        if not server.end_room(room):
+            return PlainTextResponse("That room is not live.", 404, headers=ADMIN_HEADERS)
+        back = f"/admin/{study}?{urlencode({'token': token})}"
+        return RedirectResponse(back, status_code=303, headers=ADMIN_HEADERS)
+
     return Starlette(
         routes=[
+            Route("/admin/{study}", admin),
+            Route("/admin/{study}/end", end_room, methods=["POST"]),
             Route("/s/{study}", page),
             Route("/static/{name}", static),
             WebSocketRoute("/ws/{study}", chat),

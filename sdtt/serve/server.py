@@ -586,15 +586,23 @@ class StudyServer:
         finished: dict[str, int] = {}
         for room in rooms:
             if room.state != "live" and room.end_reason == "finished":
-                label = (
-                    "human witness"
-                    if room.condition is None
-                    else self.study.conditions[room.condition].label()
-                )
+                label = self.condition_label(room)
                 finished[label] = finished.get(label, 0) + 1
+        live = [
+            {
+                "id": room.id,
+                "condition": self.condition_label(room),
+                "interrogator": room.interrogator,
+                "witness": room.witness_pid,
+                "messages": len(self.store.messages(room.id)),
+                "created": room.created,
+            }
+            for room in rooms
+            if room.id in self._rooms
+        ]
         return {
             "waiting": self.matchmaker.waiting,
-            "live": [r.id for r in rooms if r.id in self._rooms],
+            "live": live,
             "finished": finished,
             "excluded": [
                 {"pid": p.pid, "outcome": p.outcome}
@@ -602,6 +610,13 @@ class StudyServer:
                 if p.state == "done" and p.outcome not in (None, "finished")
             ],
         }
+
+    def condition_label(self, room: Room) -> str:
+        """What a room tests, for the researcher."""
+        if room.condition is None:
+            return "human witness"
+        label = self.study.conditions[room.condition].label()
+        return f"three-party: {label}" if room.witness == "both" else label
 
 
 async def _pump(

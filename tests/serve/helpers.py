@@ -148,12 +148,14 @@ class Browser:
         return phases[-1]["phase"] if phases else None
 
     def texts(self, side: str | None = None) -> list[str]:
-        """Chat texts shown, de-duplicated by id (as the page does)."""
+        """Chat texts shown in the current room, de-duplicated by id (as the page does)."""
         seen: dict[int, dict[str, Any]] = {}
         for f in self.frames:
-            items = (
-                f["messages"] if f["type"] == "history" else [f] if f["type"] == "message" else []
-            )
+            if f["type"] == "history":
+                seen = {}  # a room's whole history: the page starts its chats afresh
+                items = f["messages"]
+            else:
+                items = [f] if f["type"] == "message" else []
             for m in items:
                 seen.setdefault(m["id"], m)
         return [m["text"] for _, m in sorted(seen.items()) if side is None or m["from"] == side]
