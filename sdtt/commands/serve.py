@@ -76,13 +76,13 @@ def _export(study: object, out: Path) -> int:
     from sdtt.files import output_folder
     from sdtt.serve.export import export_study
     from sdtt.serve.spec import Study
-    from sdtt.serve.store import SqliteStore
+    from sdtt.serve.store import open_store
 
     assert isinstance(study, Study)
-    if not study.store_path.exists():
+    if not study.spec.storage.url and not study.store_path.exists():
         raise ConfigError(f"no store for study '{study.name}' at {study.store_path} yet.")
     output_folder(out)
-    store = SqliteStore(study.store_path)
+    store = open_store(study)
     try:
         summary = export_study(study, store, out)
     finally:
@@ -106,12 +106,12 @@ async def _serve(study: object, host: str, port: int) -> None:
     from sdtt.serve.protocol import MAX_FRAME
     from sdtt.serve.server import StudyServer
     from sdtt.serve.spec import Study
-    from sdtt.serve.store import SqliteStore
+    from sdtt.serve.store import describe_store, open_store
 
     assert isinstance(study, Study)
     server = StudyServer(
         study,
-        SqliteStore(study.store_path),
+        open_store(study),
         admin_token=os.environ.get(ADMIN_TOKEN_ENV),
         own_key=os.environ.get(OWN_KEY_ENV),
     )
@@ -131,6 +131,6 @@ async def _serve(study: object, host: str, port: int) -> None:
         if study.spec.study.own_person:
             own = f"{base}/s/{study.name}?pid=own-person&key={server.own_key}"
             console.print(f"  own person's private link: {own}")
-        console.print(f"  store:            {escape(str(study.store_path))}")
+        console.print(f"  store:            {escape(describe_store(study))}")
         if study.spec.chat.speed != 1:
             console.print(f"  clock runs {study.spec.chat.speed:g}x faster than real time")

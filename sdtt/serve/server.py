@@ -191,8 +191,18 @@ class StudyServer:
             task_status.started()
             await self._lobby()
 
+    def _sync_counts(self) -> None:
+        """Room counts from the store: other processes sharing the study formed some."""
+        fresh = self._restore()
+        lobby = self.matchmaker
+        lobby.rooms_per_condition = fresh.rooms_per_condition
+        lobby.human_rooms, lobby.bot_rooms = fresh.human_rooms, fresh.bot_rooms
+        lobby.positions = fresh.positions
+
     async def _lobby(self) -> None:
         while True:
+            if self.matchmaker.waiting:
+                self._sync_counts()
             for decision in self.matchmaker.step(trio.current_time()):
                 self._apply(decision)
             deadline = self.matchmaker.next_deadline()

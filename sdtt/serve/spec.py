@@ -129,6 +129,18 @@ class StorageSection(_Section):
     path: str = Field(
         default="", description="SQLite file, relative to the spec (default <name>.sqlite3)."
     )
+    url: str = Field(
+        default="",
+        description="A postgresql:// URL instead of the SQLite file, so several server "
+        "processes can share the study.",
+    )
+
+    @field_validator("url")
+    @classmethod
+    def _postgres(cls, value: str) -> str:
+        if value and not value.startswith(("postgresql://", "postgres://")):
+            raise ValueError("must be a postgresql:// URL (or empty for the SQLite file)")
+        return value
 
 
 class StudySpec(_Section):

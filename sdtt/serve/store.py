@@ -13,9 +13,12 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from sdtt.errors import InputError
+
+if TYPE_CHECKING:
+    from sdtt.serve.spec import Study
 
 ParticipantState = Literal["consent", "lobby", "chat", "verdict", "done"]
 RoomState = Literal["live", "verdict", "done"]
@@ -160,32 +163,32 @@ _PARTICIPANT_FIELDS = frozenset(
 _ROOM_FIELDS = frozenset({"state", "end_reason", "ended", "witness_pid"})
 
 
-class SqliteStore:
-    """A :class:`StudyStore` in one SQLite file (created if missing)."""
+def _fields(cls: type[Any], row: dict[str, Any]) -> Any:
+    return cls(**{k: v for k, v in row.items() if k in cls.__dataclass_fields__})
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        try:
-            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(SCHEMA)
-        except sqlite3.DatabaseError as error:
-            raise InputError(
-                f"cannot open the study store ({error}).",
-                path=self.path,
-                hint="Give another [storage] path, or move the damaged file away.",
-            ) from None
-        self._db.row_factory = sqlite3.Row
 
-    def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        return list(self._db.execute(sql, args).fetchall())
+class _SqlStore:
+    """The queries of a :class:`StudyStore`, for SQLite and PostgreSQL alike (written
+    with ``?`` placeholders; ``ORDER`` is the column that keeps insertion order)."""
+
+    ORDER = "rowid"
+
+    def _run(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def add_message(
+        self, room: str, sender: Sender, text: str, time: str, chat: int = 1
+    ) -> StoredMessage:
+        """Append a message to ``room``'s chat ``chat``; returns it with its sequence
+        number (counted over the room)."""
+        raise NotImplementedError
 
     def add_participant(self, participant: Participant) -> None:
         """Add a new participant id (its pid must be new)."""
         p = participant
-        self._db.execute(
-            "INSERT INTO participants VALUES (?,?,?,?,?,?,?,?,?)",
+        self._run(
+            "INSERT INTO participants (pid, token, platform_study, platform_session, state, "
+            "role, room, outcome, joined) VALUES (?,?,?,?,?,?,?,?,?)",
             (
                 p.pid,
                 p.token,
@@ -201,24 +204,24 @@ class SqliteStore:
 
     def participant(self, pid: str) -> Participant | None:
         """The participant ``pid``, if it has joined."""
-        rows = self._rows("SELECT * FROM participants WHERE pid = ?", (pid,))
-        return Participant(**dict(rows[0])) if rows else None
+        rows = self._run("SELECT * FROM participants WHERE pid = ?", (pid,))
+        return _fields(Participant, rows[0]) if rows else None
 
     def participants(self) -> list[Participant]:
         """Every participant, in the order they joined."""
-        return [
-            Participant(**dict(r)) for r in self._rows("SELECT * FROM participants ORDER BY rowid")
-        ]
+        rows = self._run(f"SELECT * FROM participants ORDER BY {self.ORDER}")
+        return [_fields(Participant, r) for r in rows]
 
     def update_participant(self, pid: str, **fields: Any) -> None:
         """Change some fields of a participant."""
-        _update(self._db, "participants", "pid", pid, fields, _PARTICIPANT_FIELDS)
+        self._update("participants", "pid", pid, fields, _PARTICIPANT_FIELDS)
 
     def add_room(self, room: Room) -> None:
         """Add a new room."""
         r = room
-        self._db.execute(
-            "INSERT INTO rooms VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        self._run(
+            "INSERT INTO rooms (id, mode, witness, condition, interrogator, witness_pid, state, "
+            "end_reason, created, ended, bot_position) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             (
                 r.id,
                 r.mode,
@@ -236,16 +239,102 @@ class SqliteStore:
 
     def room(self, room_id: str) -> Room | None:
         """The room ``room_id``, if any."""
-        rows = self._rows("SELECT * FROM rooms WHERE id = ?", (room_id,))
-        return Room(**dict(rows[0])) if rows else None
+        rows = self._run("SELECT * FROM rooms WHERE id = ?", (room_id,))
+        return _fields(Room, rows[0]) if rows else None
 
     def rooms(self) -> list[Room]:
         """Every room, oldest first."""
-        return [Room(**dict(r)) for r in self._rows("SELECT * FROM rooms ORDER BY rowid")]
+        return [_fields(Room, r) for r in self._run(f"SELECT * FROM rooms ORDER BY {self.ORDER}")]
 
     def update_room(self, room_id: str, **fields: Any) -> None:
         """Change some fields of a room."""
-        _update(self._db, "rooms", "id", room_id, fields, _ROOM_FIELDS)
+        self._update("rooms", "id", room_id, fields, _ROOM_FIELDS)
+
+    def messages(self, room: str) -> list[StoredMessage]:
+        """The messages of ``room`` in order."""
+        rows = self._run("SELECT * FROM messages WHERE room = ? ORDER BY seq", (room,))
+        return [_fields(StoredMessage, r) for r in rows]
+
+    def add_event(
+        self,
+        kind: str,
+        data: dict[str, Any],
+        time: str,
+        *,
+        room: str | None = None,
+        participant: str | None = None,
+    ) -> None:
+        """Record an event (``data`` must be JSON-serialisable)."""
+        self._run(
+            "INSERT INTO events (room, participant, kind, data, time) VALUES (?,?,?,?,?)",
+            (room, participant, kind, json.dumps(data, default=str), time),
+        )
+
+    def events(self, room: str | None = None) -> list[dict[str, Any]]:
+        """Recorded events (of one room, or all), oldest first."""
+        sql = "SELECT * FROM events" + (" WHERE room = ?" if room else "") + " ORDER BY id"
+        rows = self._run(sql, (room,) if room else ())
+        return [{**r, "data": json.loads(r["data"])} for r in rows]
+
+    def add_verdict(self, verdict: Verdict) -> None:
+        """Record a verdict (one per participant and room)."""
+        v = verdict
+        self._run(
+            "INSERT INTO verdicts (room, participant, human, confidence, reason, time) "
+            "VALUES (?,?,?,?,?,?)",
+            (v.room, v.participant, v.human, v.confidence, v.reason, v.time),
+        )
+
+    def verdicts(self) -> list[Verdict]:
+        """Every verdict, oldest first."""
+        rows = self._run(f"SELECT * FROM verdicts ORDER BY {self.ORDER}")
+        return [_fields(Verdict, r) for r in rows]
+
+    def add_belief(self, belief: Belief) -> None:
+        """Record a belief slider reading."""
+        b = belief
+        self._run(
+            "INSERT INTO beliefs (participant, room, seq, time, value) VALUES (?,?,?,?,?)",
+            (b.participant, b.room, b.seq, b.time, b.value),
+        )
+
+    def beliefs(self) -> list[Belief]:
+        """Every belief reading, oldest first."""
+        rows = self._run(f"SELECT * FROM beliefs ORDER BY {self.ORDER}")
+        return [_fields(Belief, r) for r in rows]
+
+    def _update(
+        self, table: str, key: str, value: str, fields: dict[str, Any], allowed: frozenset[str]
+    ) -> None:
+        unknown = set(fields) - allowed
+        if unknown:
+            raise ValueError(f"cannot update {sorted(unknown)} of {table}")
+        if not fields:
+            return
+        assignments = ", ".join(f"{name} = ?" for name in fields)
+        self._run(f"UPDATE {table} SET {assignments} WHERE {key} = ?", (*fields.values(), value))
+
+
+class SqliteStore(_SqlStore):
+    """A :class:`StudyStore` in one SQLite file (created if missing)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as error:
+            raise InputError(
+                f"cannot open the study store ({error}).",
+                path=self.path,
+                hint="Give another [storage] path, or move the damaged file away.",
+            ) from None
+        self._db.row_factory = sqlite3.Row
+
+    def _run(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        return [dict(row) for row in self._db.execute(sql, args).fetchall()]
 
     def add_message(
         self, room: str, sender: Sender, text: str, time: str, chat: int = 1
@@ -259,77 +348,29 @@ class SqliteStore:
             ).fetchone()
             seq = int(row[0])
             self._db.execute(
-                "INSERT INTO messages VALUES (?,?,?,?,?,?)", (room, seq, sender, text, time, chat)
+                "INSERT INTO messages (room, seq, sender, text, time, chat) VALUES (?,?,?,?,?,?)",
+                (room, seq, sender, text, time, chat),
             )
         return StoredMessage(room=room, seq=seq, sender=sender, text=text, time=time, chat=chat)
-
-    def messages(self, room: str) -> list[StoredMessage]:
-        """The messages of ``room`` in order."""
-        rows = self._rows("SELECT * FROM messages WHERE room = ? ORDER BY seq", (room,))
-        return [StoredMessage(**dict(r)) for r in rows]
-
-    def add_event(
-        self,
-        kind: str,
-        data: dict[str, Any],
-        time: str,
-        *,
-        room: str | None = None,
-        participant: str | None = None,
-    ) -> None:
-        """Record an event (``data`` must be JSON-serialisable)."""
-        self._db.execute(
-            "INSERT INTO events (room, participant, kind, data, time) VALUES (?,?,?,?,?)",
-            (room, participant, kind, json.dumps(data, default=str), time),
-        )
-
-    def events(self, room: str | None = None) -> list[dict[str, Any]]:
-        """Recorded events (of one room, or all), oldest first."""
-        sql = "SELECT * FROM events" + (" WHERE room = ?" if room else "") + " ORDER BY id"
-        rows = self._rows(sql, (room,) if room else ())
-        return [{**dict(r), "data": json.loads(r["data"])} for r in rows]
-
-    def add_verdict(self, verdict: Verdict) -> None:
-        """Record a verdict (one per participant and room)."""
-        v = verdict
-        self._db.execute(
-            "INSERT INTO verdicts VALUES (?,?,?,?,?,?)",
-            (v.room, v.participant, v.human, v.confidence, v.reason, v.time),
-        )
-
-    def verdicts(self) -> list[Verdict]:
-        """Every verdict, oldest first."""
-        return [Verdict(**dict(r)) for r in self._rows("SELECT * FROM verdicts ORDER BY rowid")]
-
-    def add_belief(self, belief: Belief) -> None:
-        """Record a belief slider reading."""
-        b = belief
-        self._db.execute(
-            "INSERT INTO beliefs VALUES (?,?,?,?,?)",
-            (b.participant, b.room, b.seq, b.time, b.value),
-        )
-
-    def beliefs(self) -> list[Belief]:
-        """Every belief reading, oldest first."""
-        return [Belief(**dict(r)) for r in self._rows("SELECT * FROM beliefs ORDER BY rowid")]
 
     def close(self) -> None:
         """Close the file."""
         self._db.close()
 
 
-def _update(
-    db: sqlite3.Connection,
-    table: str,
-    key: str,
-    value: str,
-    fields: dict[str, Any],
-    allowed: frozenset[str],
-) -> None:
-    unknown = set(fields) - allowed
-    if unknown:
-        raise ValueError(f"cannot update {sorted(unknown)} of {table}")
-    if not fields:
-        return
-    assignments = ", ".join(f"{name} = ?" for name in fields)
-    db.execute(f"UPDATE {table} SET {assignments} WHERE {key} = ?", (*fields.values(), value))
+def open_store(study: Study) -> StudyStore:
+    """The study's store: its PostgreSQL database when ``[storage] url`` is set, else the
+    SQLite file in the study folder."""
+    if study.spec.storage.url:
+        from sdtt.serve.pgstore import PostgresStore
+
+        return PostgresStore(study.spec.storage.url)
+    return SqliteStore(study.store_path)
+
+
+def describe_store(study: Study) -> str:
+    """Where the store is, for the terminal (a database URL without its credentials)."""
+    url = study.spec.storage.url
+    if not url:
+        return str(study.store_path)
+    return "PostgreSQL " + url.split("@")[-1] if "@" in url else "PostgreSQL database"
