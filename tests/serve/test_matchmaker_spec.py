@@ -46,3 +46,9 @@ def test_spec_errors_name_file_line_and_field(tmp_path: Path) -> None:
     path.write_text(path.read_text().replace("turns = 0", "turns = 2"))
     with pytest.raises(InputError, match=r"field 'lobby\.on_timeout'"):
         read_study(path)
+
+
+def test_the_readme_example_study_is_valid() -> None:
+    study = read_study(Path(__file__).parents[2] / "examples" / "serve-study.toml")
+    assert study.name == "pilot"
+    assert [c.delays for c in study.conditions] == ["paper", "jones-bergen"]
