@@ -9,7 +9,10 @@ loop: against a database on the same network they take well under a millisecond.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import json
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import psycopg
@@ -18,11 +21,13 @@ from psycopg.rows import dict_row
 from sdtt.errors import ConfigError
 from sdtt.serve.store import Sender, StoredMessage, _SqlStore
 
+CHANNEL = "sdtt_serve"
+"""The LISTEN/NOTIFY channel the study's server processes talk on."""
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS participants (
     ord BIGSERIAL, pid TEXT PRIMARY KEY, token TEXT NOT NULL, platform_study TEXT,
     platform_session TEXT, state TEXT NOT NULL, role TEXT, room TEXT, outcome TEXT,
-    joined TEXT NOT NULL
+    joined TEXT NOT NULL, waiting_since DOUBLE PRECISION
 );
 CREATE TABLE IF NOT EXISTS rooms (
     ord BIGSERIAL, id TEXT PRIMARY KEY, mode TEXT NOT NULL, witness TEXT NOT NULL,
@@ -55,6 +60,7 @@ class PostgresStore(_SqlStore):
     ORDER = "ord"
 
     def __init__(self, url: str) -> None:
+        self._url = url
         try:
             self._db = psycopg.connect(url, autocommit=True, row_factory=dict_row)
         except psycopg.Error as error:
@@ -88,6 +94,26 @@ class PostgresStore(_SqlStore):
         return StoredMessage(
             room=room, seq=int(row["seq"]), sender=sender, text=text, time=time, chat=chat
         )
+
+    @contextlib.contextmanager
+    def lobby_lock(self) -> Iterator[None]:
+        """One transaction holding the study's lobby, so two processes never put one
+        participant in two rooms."""
+        with self._db.transaction():
+            self._db.execute("SELECT pg_advisory_xact_lock(hashtext('sdtt-serve-lobby'))")
+            yield
+
+    def publish(self, message: dict[str, Any]) -> None:
+        """Send ``message`` to every process of the study (LISTEN/NOTIFY)."""
+        self._db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, json.dumps(message)))
+
+    def listen(self, deliver: Callable[[dict[str, Any]], None], stop: threading.Event) -> None:
+        """Call ``deliver`` with each message published (in this thread) until ``stop``."""
+        with psycopg.connect(self._url, autocommit=True) as listener:
+            listener.execute(f"LISTEN {CHANNEL}")
+            while not stop.is_set():
+                for note in listener.notifies(timeout=0.2):
+                    deliver(json.loads(note.payload))
 
     def close(self) -> None:
         """Close the connection."""

@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 import math
 import secrets
+import threading
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any
 
 import trio
@@ -183,32 +185,84 @@ class StudyServer:
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Run the lobby and the rooms until cancelled."""
         self._origin = trio.current_time()
-        for room in self.store.rooms():
-            if room.state == "live":
-                self._finish_room(room, "restart")
+        listen = getattr(self.store, "listen", None)
+        if listen is None:
+            # The only process of the study: a room still live was cut short by a stop.
+            # (With a shared database other processes' rooms are live; left alone.)
+            for room in self.store.rooms():
+                if room.state == "live":
+                    self._finish_room(room, "restart")
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
+            if listen is not None:
+                nursery.start_soon(self._listen, listen)
             task_status.started()
             await self._lobby()
 
-    def _sync_counts(self) -> None:
-        """Room counts from the store: other processes sharing the study formed some."""
-        fresh = self._restore()
-        lobby = self.matchmaker
-        lobby.rooms_per_condition = fresh.rooms_per_condition
-        lobby.human_rooms, lobby.bot_rooms = fresh.human_rooms, fresh.bot_rooms
-        lobby.positions = fresh.positions
-
     async def _lobby(self) -> None:
+        """Form rooms from everyone waiting in the store (all processes of the study),
+        holding the lobby so two processes never take the same participant."""
         while True:
-            if self.matchmaker.waiting:
-                self._sync_counts()
-            for decision in self.matchmaker.step(trio.current_time()):
-                self._apply(decision)
+            now = self.wall().timestamp()
+            with self.store.lobby_lock():
+                self.matchmaker = self._restore()
+                for p in self.store.participants():
+                    if p.state == "lobby":
+                        since = now if p.waiting_since is None else p.waiting_since
+                        own = p.platform_study == OWN_PERSON
+                        self.matchmaker.arrive(p.pid, since, witness_only=own)
+                for decision in self.matchmaker.step(now):
+                    self._apply(decision)
             deadline = self.matchmaker.next_deadline()
-            with trio.move_on_at(math.inf if deadline is None else deadline):
+            wait = math.inf if deadline is None else trio.current_time() + deadline - now
+            with trio.move_on_at(wait):
                 await self._lobby_changed.wait()
             self._lobby_changed = trio.Event()
+
+    def _enter_lobby(self, pid: str) -> None:
+        self.store.update_participant(
+            pid, state="lobby", room=None, outcome=None, waiting_since=self.wall().timestamp()
+        )
+        self._lobby_changed.set()
+        self.store.publish({"lobby": True})
+
+    async def _listen(self, listen: Callable[..., None]) -> None:
+        """Take what other processes of the study publish (a thread reads the database)."""
+        inbox_send, inbox_recv = trio.open_memory_channel[dict[str, Any]](math.inf)
+        stop = threading.Event()
+        token = trio.lowlevel.current_trio_token()
+
+        def deliver(message: dict[str, Any]) -> None:
+            trio.from_thread.run_sync(inbox_send.send_nowait, message, trio_token=token)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                partial(trio.to_thread.run_sync, listen, deliver, stop, abandon_on_cancel=True)
+            )
+            try:
+                async for message in inbox_recv:
+                    await self._from_elsewhere(message)
+            finally:
+                stop.set()
+
+    async def _from_elsewhere(self, message: dict[str, Any]) -> None:
+        if message.get("lobby"):
+            self._lobby_changed.set()
+        elif "end" in message and message["end"] in self._rooms:
+            self._rooms[message["end"]].end("ended_by_admin")
+        elif "state" in message and message["state"] in self._connections:
+            self._send_state(message["state"])
+        elif "to" in message and message["to"] in self._connections:
+            self.deliver(message["to"], message["frame"])
+        elif "room" in message and message["room"] in self._rooms:
+            live = self._rooms[message["room"]]
+            chat = live.chat_of(message["pid"], message.get("chat", 1))
+            if chat is None or chat.done:
+                return
+            if message.get("text") is not None:
+                await live.post(chat, message["role"], message["text"])
+            else:
+                live.keystroke(chat, message["role"])
 
     def _apply(self, decision: Decision) -> None:
         if isinstance(decision, TimedOut):
@@ -333,16 +387,18 @@ class StudyServer:
         """The own person goes back to the lobby for the next interrogator."""
         if not self._is_own_person(pid):
             return
-        self.store.update_participant(pid, state="lobby", room=None, outcome=None)
-        self.matchmaker.arrive(pid, trio.current_time(), witness_only=True)
-        self._lobby_changed.set()
+        self._enter_lobby(pid)
         self._send_state(pid)
 
     def end_room(self, room_id: str) -> bool:
         """End a live room now (the admin page's button); False if it is not live."""
         live = self._rooms.get(room_id)
         if live is None:
-            return False
+            room = self.store.room(room_id)
+            if room is None or room.state != "live":
+                return False
+            self.store.publish({"end": room_id})  # it runs in another process
+            return True
         live.end("ended_by_admin")
         return True
 
@@ -352,6 +408,7 @@ class StudyServer:
         """Queue a frame for ``pid``'s browser, if connected (the store has it anyway)."""
         connection = self._connections.get(pid)
         if connection is None:
+            self.store.publish({"to": pid, "frame": frame})
             return
         try:
             connection.send.send_nowait(frame)
@@ -395,6 +452,9 @@ class StudyServer:
         return spec.witness_instructions if role == "witness" else spec.instructions
 
     def _send_state(self, pid: str) -> None:
+        if pid not in self._connections:
+            self.store.publish({"state": pid})  # connected to another process, maybe
+            return
         for frame in self._state_frames(pid):
             self.deliver(pid, frame)
 
@@ -434,10 +494,6 @@ class StudyServer:
             self.deliver(pid, refusal("The study was opened in another window.") | {"fatal": True})
             previous.cancel.cancel()
         self._connections[pid] = connection
-        if participant.state == "lobby":
-            own = participant.platform_study == OWN_PERSON
-            self.matchmaker.arrive(pid, trio.current_time(), witness_only=own)
-            self._lobby_changed.set()
         self._send_state(pid)
         try:
             with connection.cancel:
@@ -507,18 +563,26 @@ class StudyServer:
         if isinstance(frame, Consent):
             if participant.state != "consent":
                 return
-            self.store.update_participant(pid, state="lobby")
+            self._enter_lobby(pid)
             self.record("consented", {}, participant=pid)
-            own = participant.platform_study == OWN_PERSON
-            self.matchmaker.arrive(pid, trio.current_time(), witness_only=own)
-            self._lobby_changed.set()
             self._send_state(pid)
             return
         live = self._rooms.get(participant.room or "")
         role: Sender = participant.role or "interrogator"
+        if isinstance(frame, Send | Typing) and live is None and participant.state == "chat":
+            # The room runs in another process of the study: pass the message on.
+            if isinstance(frame, Send):
+                self._check_send(pid, frame.text, participant)
+            text = frame.text if isinstance(frame, Send) else None
+            number = frame.chat if isinstance(frame, Send) else 1
+            self.store.publish(
+                {"room": participant.room, "pid": pid, "role": role, "chat": number, "text": text}
+            )
+            return
         if isinstance(frame, Send):
-            self._check_send(pid, frame.text, participant, live)
-            assert live is not None
+            if live is None:
+                raise Refused("The chat is not open.")
+            self._check_send(pid, frame.text, participant)
             chat = live.chat_of(pid, frame.chat)
             if chat is None:
                 raise Refused("There is no such chat.")
@@ -571,10 +635,8 @@ class StudyServer:
             )
             self._finish(pid, "finished")
 
-    def _check_send(
-        self, pid: str, text: str, participant: Participant, live: LiveRoom | None
-    ) -> None:
-        if participant.state != "chat" or live is None:
+    def _check_send(self, pid: str, text: str, participant: Participant) -> None:
+        if participant.state != "chat":
             raise Refused("The chat is not open.")
         if not text.strip():
             raise Refused("A message must not be empty.")
@@ -608,7 +670,7 @@ class StudyServer:
                 "created": room.created,
             }
             for room in rooms
-            if room.id in self._rooms
+            if room.state == "live"
         ]
         return {
             "waiting": self.matchmaker.waiting,

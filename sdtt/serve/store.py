@@ -8,9 +8,10 @@ saw is in the store even if the process is killed right then.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -27,7 +28,8 @@ Sender = Literal["interrogator", "witness"]
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS participants (
     pid TEXT PRIMARY KEY, token TEXT NOT NULL, platform_study TEXT, platform_session TEXT,
-    state TEXT NOT NULL, role TEXT, room TEXT, outcome TEXT, joined TEXT NOT NULL
+    state TEXT NOT NULL, role TEXT, room TEXT, outcome TEXT, joined TEXT NOT NULL,
+    waiting_since REAL
 );
 CREATE TABLE IF NOT EXISTS rooms (
     id TEXT PRIMARY KEY, mode TEXT NOT NULL, witness TEXT NOT NULL, condition INTEGER,
@@ -67,6 +69,8 @@ class Participant:
     joined: str
     platform_study: str | None = None
     platform_session: str | None = None
+    waiting_since: float | None = None
+    """When they entered the lobby (seconds since the epoch, on the server's clock)."""
 
 
 @dataclass(frozen=True)
@@ -155,10 +159,21 @@ class StudyStore(Protocol):
     def add_belief(self, belief: Belief) -> None: ...
     def beliefs(self) -> list[Belief]: ...
     def close(self) -> None: ...
+    def lobby_lock(self) -> contextlib.AbstractContextManager[None]: ...
+    def publish(self, message: dict[str, Any]) -> None: ...
 
 
 _PARTICIPANT_FIELDS = frozenset(
-    {"token", "state", "role", "room", "outcome", "platform_study", "platform_session"}
+    {
+        "token",
+        "state",
+        "role",
+        "room",
+        "outcome",
+        "platform_study",
+        "platform_session",
+        "waiting_since",
+    }
 )
 _ROOM_FIELDS = frozenset({"state", "end_reason", "ended", "witness_pid"})
 
@@ -172,6 +187,14 @@ class _SqlStore:
     with ``?`` placeholders; ``ORDER`` is the column that keeps insertion order)."""
 
     ORDER = "rowid"
+
+    @contextlib.contextmanager
+    def lobby_lock(self) -> Iterator[None]:
+        """Hold the study's lobby while rooms are formed (one process: nothing to do)."""
+        yield
+
+    def publish(self, message: dict[str, Any]) -> None:
+        """Tell the study's other server processes something (one process: nobody)."""
 
     def _run(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
         raise NotImplementedError

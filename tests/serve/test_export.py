@@ -25,7 +25,14 @@ async def play_study(spec: Path) -> None:
         for index, said in enumerate(("yes", "yes", "no")):
             browser = await play_bot_game(server, nursery, f"B{index}", verdict=said)
             assert browser.phase() == "done"
-        server.matchmaker.human_share = 1.0
+        nursery.cancel_scope.cancel()
+    server.store.close()
+    spec.write_text(
+        spec.read_text().replace("human_witness_share = 0.0", "human_witness_share = 1.0")
+    )
+    server = make_server(spec)  # the same study, served again
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
         judge, witness = Browser(server, "J1"), Browser(server, "W1")
         for browser in (judge, witness):
             await browser.open(nursery)

@@ -8,6 +8,7 @@ from pathlib import Path
 import psycopg
 import pytest
 import trio
+import trio.testing
 
 from sdtt.serve.pgstore import PostgresStore
 from sdtt.serve.server import StudyServer
@@ -85,3 +86,43 @@ async def test_servers_sharing_one_database_balance_conditions(
     rooms = servers[1].store.rooms()
     assert sorted(r.condition for r in rooms) == [0, 0, 0, 1, 1]
     assert servers[1].store.verdicts()[0].participant == "P9"
+    for server in servers:
+        server.store.close()
+
+
+@pytest.mark.trio
+async def test_participants_of_two_processes_chat_through_the_database(
+    fresh_database: str, tmp_path: Path, mock_clock: trio.testing.MockClock
+) -> None:
+    mock_clock.rate = 50  # real threads listen to the database: no jumps, just fast
+    spec = postgres_spec(tmp_path, fresh_database, turns=1, share=1.0)
+    study = read_study(spec)
+    servers = [
+        StudyServer(study, PostgresStore(fresh_database), started=START, virtual_clock=True)
+        for _ in range(2)
+    ]
+    async with trio.open_nursery() as nursery:
+        for server in servers:
+            await nursery.start(server.run)
+        judge, witness = Browser(servers[0], "J1"), Browser(servers[1], "W1")
+        for browser in (judge, witness):
+            await browser.open(nursery)
+            await browser.say({"type": "consent"})
+            await browser.wait_phase("lobby")
+        await judge.wait_phase("chat")
+        await witness.wait_phase("chat")
+        await judge.say({"type": "send", "text": "hello from one process"})
+        await witness.wait(lambda: witness.texts("them") == ["hello from one process"])
+        await witness.say({"type": "typing"})
+        await judge.wait(lambda: any(f["on"] for f in judge.of("typing")))
+        await witness.say({"type": "send", "text": "and hello from the other"})
+        await judge.wait_phase("verdict")
+        await witness.wait_phase("done")
+        await judge.say({"type": "verdict", "human": "yes", "confidence": 60, "reason": ""})
+        await judge.wait_phase("done")
+        nursery.cancel_scope.cancel()
+    [room] = servers[0].store.rooms()
+    assert (room.witness, room.interrogator, room.witness_pid) == ("human", "J1", "W1")
+    assert judge.texts() == ["hello from one process", "and hello from the other"]
+    for server in servers:
+        server.store.close()
