@@ -7,11 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.serve.helpers import PERSONA, write_spec
+from tests.serve.process import free_port, start_server, stop_server
 
 HERE = Path(__file__).parent
 NODE_MODULES = HERE.parent / "questionnaires" / "js" / "node_modules" / "playwright-core"
@@ -35,41 +32,15 @@ def _tools() -> tuple[str, str]:
     return node, chromium
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @contextmanager
 def serving(spec: Path, token: str) -> Iterator[str]:
     """``sdtt serve SPEC`` on a free localhost port, stopped afterwards."""
-    port = _free_port()
-    env = {**os.environ, "SDTT_ADMIN_TOKEN": token}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "sdtt.cli", "serve", str(spec), "--port", str(port)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
+    port = free_port()
+    process = start_server(spec, port, token)
     try:
-        for _ in range(300):  # at most ~60 s for a loaded machine to import and bind
-            if process.poll() is not None:
-                raise AssertionError(process.stdout.read().decode() if process.stdout else "")
-            try:
-                urllib.request.urlopen(f"{base}/static/style.css", timeout=2).close()
-                break
-            except OSError:
-                time.sleep(0.2)
-        else:
-            raise AssertionError("sdtt serve did not start")
-        yield base
+        yield f"http://127.0.0.1:{port}"
     finally:
-        process.terminate()
-        process.wait(timeout=30)
-        if process.stdout is not None:
-            process.stdout.close()
+        stop_server(process)
 
 
 def _play(base: str, study: str, scenario: str, token: str) -> dict[str, object]:
