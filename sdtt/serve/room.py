@@ -187,6 +187,10 @@ class LiveRoom:
             chat.opened.set()
         self.wake()
 
+    def answered(self, chat: Chat) -> int:
+        """Burst turns the witness of ``chat`` has answered."""
+        return answered_turns(self.dialogue(chat.number))
+
     def dialogue(self, chat: int) -> list[Message]:
         """Chat ``chat`` as a dialogue (interrogator: side A, witness: side B)."""
         return [

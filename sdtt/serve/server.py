@@ -101,6 +101,7 @@ class StudyServer:
         self.study = study
         self.store = store
         self.started = started or datetime.now(UTC)
+        self._fixed_start = started is not None
         self.admin_token = admin_token or secrets.token_urlsafe(18)
         self.own_key = own_key or secrets.token_urlsafe(18)
         """Key of the own person's private link (own-person studies)."""
@@ -185,6 +186,8 @@ class StudyServer:
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Run the lobby and the rooms until cancelled."""
         self._origin = trio.current_time()
+        if not self._fixed_start:
+            self.started = datetime.now(UTC)  # clock 0 is now, not when it was built
         listen = getattr(self.store, "listen", None)
         if listen is None:
             # The only process of the study: a room still live was cut short by a stop.
@@ -588,6 +591,8 @@ class StudyServer:
                 raise Refused("There is no such chat.")
             if chat.done:
                 raise Refused("This chat has ended.")
+            if role == "interrogator" and live.answered(chat) >= live.turns:
+                raise Refused("That was the last turn: wait for your partner to finish.")
             await live.post(chat, role, frame.text)
         elif isinstance(frame, Typing):
             chat = live.chat_of(pid, 1) if live is not None else None

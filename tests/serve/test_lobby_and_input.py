@@ -60,13 +60,18 @@ async def test_human_witness_room_relays_messages_and_typing(
         await witness.say({"type": "typing"})
         await judge.wait(lambda: any(f["on"] for f in judge.of("typing")))
         await witness.say({"type": "send", "text": "yes, very"})
+        await judge.wait(lambda: len(judge.texts()) == 2)
+        await trio.sleep(1)
+        await judge.say({"type": "send", "text": "one more thing"})  # after the last turn
+        await trio.sleep(1)
+        await witness.say({"type": "send", "text": "and a PS"})  # the answer may go on
         await judge.wait_phase("verdict")
         await witness.wait_phase("done")
         await judge.say({"type": "verdict", "human": "yes", "confidence": 70, "reason": "typos"})
         await judge.wait_phase("done")
         nursery.cancel_scope.cancel()
-    assert judge.texts() == ["are you real?", "yes, very"]
-    assert judge.texts("them") == ["yes, very"]
+    assert judge.texts() == ["are you real?", "yes, very", "and a PS"]
+    assert judge.of("refused")[0]["message"].startswith("That was the last turn")
     [room] = server.store.rooms()
     assert room.witness == "human" and room.witness_pid == "W1"
     assert room.end_reason == "finished"
