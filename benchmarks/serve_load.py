@@ -15,7 +15,7 @@ participants, the rest with the bot), and prints:
 Bounded and self-stopping: every participant finishes after ``--turns`` turns, and the
 whole run is cut at ``--limit`` seconds. Only 127.0.0.1 is contacted.
 
-Usage: PYTHONPATH=. python benchmarks/serve_load.py [--rooms 300] [--turns 2]
+Usage: python benchmarks/serve_load.py [--rooms 300] [--turns 2]
 """
 
 from __future__ import annotations
@@ -24,10 +24,13 @@ import argparse
 import json
 import os
 import random
+import socket
 import sqlite3
+import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -69,6 +72,38 @@ class Seen:
     ids: list[int] = field(default_factory=list)
     arrivals: dict[int, float] = field(default_factory=dict)
     done: bool = False
+
+
+def free_port() -> int:
+    """A localhost port nobody listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def start_server(spec: Path, port: int) -> subprocess.Popen[bytes]:
+    """``sdtt serve SPEC`` on 127.0.0.1, once it answers."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sdtt.cli", "serve", str(spec), "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    for _ in range(300):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/static/style.css", timeout=2).close()
+            return process
+        except OSError:
+            if process.poll() is not None:
+                raise SystemExit("sdtt serve did not start") from None
+            time.sleep(0.2)
+    process.kill()
+    raise SystemExit("sdtt serve did not start")
+
+
+def stop_server(process: subprocess.Popen[bytes]) -> None:
+    """Stop the server."""
+    process.terminate()
+    process.wait(timeout=30)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -165,8 +200,6 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="sdtt-load-"))
     spec = folder / "load.toml"
     spec.write_text(SPEC.format(turns=args.turns, share=args.human_share))
-    from tests.serve.process import free_port, start_server, stop_server
-
     port = free_port()
     server = start_server(spec, port)
     try:
