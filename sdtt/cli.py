@@ -65,6 +65,7 @@ COMMANDS: dict[str, Command] = {
     "judge-ui": Command(
         "judge_ui", "judge a study's questionnaire in the terminal (in-lab studies)"
     ),
+    "serve": Command("serve", "run a live chat study in the browser (sdtt serve STUDY.toml)"),
     "judge": Command("judge", "let an LLM judge a built study (same records as human judges)"),
     "score": Command("score_parser", "X-Turn Pass Rate, intervals and tests from judgement files"),
     "report": Command("report_parser", "write an HTML and Markdown report with figures"),

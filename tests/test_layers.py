@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "sdtt"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli",),
     ("commands",),
-    ("ui",),
+    ("ui", "serve"),
     ("align",),
     ("display",),
     ("analysis",),

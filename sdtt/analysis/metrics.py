@@ -89,12 +89,14 @@ class Summary:
 
 def confusion(frame: pd.DataFrame) -> Confusion:
     """Verdict counts: a paired judgement labels both chats (bot as M if correct, else H);
-    a single-transcript judgement labels each chat on its own (ties included)."""
+    a single-transcript judgement labels each chat on its own (ties included), and a
+    single-witness verdict labels its one witness."""
     test = frame.loc[frame["pair_kind"] == "test"]
     single = test["label1"].notna() & test["label2"].notna()
     reasons = test["exclusion_reason"].fillna("")
     single_rows = test.loc[single & (~test["excluded"] | reasons.str.startswith("tie"))]
-    paired = usable(test.loc[~single])
+    one_witness = test["witness"].notna()
+    paired = usable(test.loc[~single & ~one_witness])
     correct = int(paired["correct"].sum())
     wrong = len(paired) - correct
     counts = Confusion(hh=correct, mm=correct, mh=wrong, hm=wrong)
@@ -105,6 +107,13 @@ def confusion(frame: pd.DataFrame) -> Confusion:
         counts.hm += int((~said_ai & is_bot).sum())
         counts.mh += int((said_ai & ~is_bot).sum())
         counts.hh += int((~said_ai & ~is_bot).sum())
+    verdicts = test.loc[one_witness & ~test["excluded"] & test["verdict"].notna()]
+    said_ai = (verdicts["verdict"] == "ai").to_numpy()
+    is_bot = (verdicts["witness"] == "bot").to_numpy()
+    counts.mm += int((said_ai & is_bot).sum())
+    counts.hm += int((~said_ai & is_bot).sum())
+    counts.mh += int((said_ai & ~is_bot).sum())
+    counts.hh += int((~said_ai & ~is_bot).sum())
     return counts
 
 

@@ -6,7 +6,8 @@ shown), ``n`` (pseudo-dialogue turns N), ``turns`` (total turn index shown, N + 
 live turn shown; NaN when unknown), ``view`` (last, whole, chunk), ``choice``,
 ``bot_position``, ``correct`` (1.0/0.0, NaN without an answer), ``excluded``,
 ``exclusion_reason``, ``order`` (paired LLM judges), ``label1``/``label2`` (single
-transcript judges: "human"/"ai"), the bot conversation's condition (``model``,
+transcript judges: "human"/"ai"), ``witness``/``verdict`` (live single-witness verdicts:
+"bot"/"human" and "human"/"ai"), the bot conversation's condition (``model``,
 ``persona``, ``mode``, ``topic``) and one ``demo.<question>`` column per demographic.
 """
 
@@ -42,6 +43,8 @@ BASE_COLUMNS = (
     "order",
     "label1",
     "label2",
+    "witness",
+    "verdict",
     "response_time_s",
     *CONDITION_COLUMNS,
 )
@@ -72,6 +75,8 @@ def _row(judgement: Judgement) -> dict[str, Any]:
         "order": condition.get("order"),
         "label1": labels.get("1"),
         "label2": labels.get("2"),
+        "witness": judgement.witness,
+        "verdict": judgement.verdict,
         "response_time_s": judgement.response_time_s,
     }
     for column in CONDITION_COLUMNS:
@@ -101,6 +106,9 @@ def demographic_columns(frame: pd.DataFrame) -> list[str]:
 
 
 def usable(frame: pd.DataFrame) -> pd.DataFrame:
-    """Rows that count for the pass rate: test pairs, not excluded, with an answer."""
+    """Rows that count for the pass rate: test pairs, not excluded, with an answer (of
+    single-witness verdicts, those on bot witnesses: the pass rate is the share of bots
+    judged human)."""
     mask = (frame["pair_kind"] == "test") & ~frame["excluded"] & frame["correct"].notna()
+    mask &= frame["witness"].fillna("bot") == "bot"
     return frame.loc[mask]

@@ -31,7 +31,8 @@ PairKind = Literal["test", "catch"]
 
 
 class Judgement(BaseModel):
-    """One judge's decision on one pair of conversations."""
+    """One judge's decision on one pair of conversations, or on one conversation's witness
+    (a live two-party verdict: ``witness`` and ``verdict`` set, no ``choice``)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -67,9 +68,22 @@ class Judgement(BaseModel):
             "AI. None when the judge gave no answer."
         )
     )
-    bot_position: Literal[1, 2] = Field(description="Which conversation really had the bot.")
+    bot_position: Literal[1, 2] | None = Field(
+        default=None,
+        description="Which conversation really had the bot; None for a single-witness judgement.",
+    )
     correct: bool | None = Field(
-        description="True when the judge found the bot conversation; None without an answer."
+        description="True when the judge found the bot conversation (single witness: judged "
+        "the witness rightly); None without an answer."
+    )
+    witness: Literal["bot", "human"] | None = Field(
+        default=None,
+        description="Single-witness judgement (a live two-party verdict on one conversation): "
+        "what the witness really was. None for a judgement of a pair.",
+    )
+    verdict: Literal["human", "ai"] | None = Field(
+        default=None,
+        description="Single-witness judgement: what the judge said the witness was.",
     )
     response_time_s: float | None = Field(
         default=None, ge=0, description="Seconds the judge spent on the pair, when known."
@@ -105,6 +119,12 @@ class Judgement(BaseModel):
             raise ValueError("exclusion_reason is set but excluded is false")
         if self.judge_type == "human" and self.judge_model is not None:
             raise ValueError("a human judgement has no judge_model")
+        if self.witness is None and self.bot_position is None:
+            raise ValueError("a judgement of a pair needs bot_position (1 or 2)")
+        if self.witness is not None and (self.choice is not None or self.bot_position):
+            raise ValueError("a single-witness judgement has a verdict, not a choice or position")
+        if self.witness is not None and (self.verdict is None) != (self.correct is None):
+            raise ValueError("a single-witness judgement's correct follows from its verdict")
         return self
 
 

@@ -1,0 +1,276 @@
+"""Load test of ``sdtt serve``: N rooms of simulated participants over real websockets.
+
+Starts ``sdtt serve`` on localhost (a temporary study with the ``mock/chatty`` bot and
+the paper delays), plays ``--rooms`` rooms at once (``--human-share`` of them with two
+participants, the rest with the bot), and prints:
+
+- delivery lateness, p50/p99: for bot messages the engine's planned vs actual send
+  (``message_sent.lateness``); for human witness messages the server's receipt to the
+  interrogator's receipt; beside the floor of a bare ``trio.sleep_until`` loop measured
+  in the same run, on the same machine;
+- the server's CPU seconds per room-minute of chat;
+- lost and duplicated messages (every stored message against what each browser got;
+  both must be 0).
+
+Bounded and self-stopping: every participant finishes after ``--turns`` turns, and the
+whole run is cut at ``--limit`` seconds. Only 127.0.0.1 is contacted.
+
+Usage: python benchmarks/serve_load.py [--rooms 300] [--turns 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import trio
+
+from sdtt.serve.wsclient import WebSocketClient
+
+SPEC = """
+[study]
+name = "load"
+turns = {turns}
+human_witness_share = {share}
+consent = "load test"
+instructions = "load test"
+completion_code = "LOAD"
+
+[lobby]
+timeout = 30
+on_timeout = "bot"
+
+[chat]
+t1 = 1
+min_interval = 0.2
+
+[conditions]
+models = ["mock/chatty"]
+personas = ["chitchat-32b20fa3"]
+delays = ["paper"]
+"""
+
+
+@dataclass
+class Seen:
+    """What one simulated browser received."""
+
+    pid: str
+    role: str = ""
+    ids: list[int] = field(default_factory=list)
+    arrivals: dict[int, float] = field(default_factory=dict)
+    done: bool = False
+
+
+def free_port() -> int:
+    """A localhost port nobody listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def start_server(spec: Path, port: int) -> subprocess.Popen[bytes]:
+    """``sdtt serve SPEC`` on 127.0.0.1, once it answers."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sdtt.cli", "serve", str(spec), "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    for _ in range(300):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/static/style.css", timeout=2).close()
+            return process
+        except OSError:
+            if process.poll() is not None:
+                raise SystemExit("sdtt serve did not start") from None
+            time.sleep(0.2)
+    process.kill()
+    raise SystemExit("sdtt serve did not start")
+
+
+def stop_server(process: subprocess.Popen[bytes]) -> None:
+    """Stop the server."""
+    process.terminate()
+    process.wait(timeout=30)
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile (0-100) of ``values`` (nan when empty)."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def participant(port: int, pid: str, seen: Seen, rng: random.Random) -> None:
+    client = await WebSocketClient.connect("127.0.0.1", port, "/ws/load")
+    await client.send({"type": "join", "pid": pid})
+    turn = 0
+    awaiting = False
+    try:
+        while True:
+            frame = await client.receive()
+            if frame is None:
+                return
+            kind = frame["type"]
+            if kind == "phase" and frame["phase"] == "consent":
+                await client.send({"type": "consent"})
+            elif kind == "phase" and frame["phase"] == "chat":
+                seen.role = frame["role"]
+                if seen.role == "interrogator":
+                    await client.send({"type": "send", "text": f"hi from {pid}, turn {turn}"})
+                    awaiting = True
+            elif kind == "message":
+                seen.ids.append(frame["id"])
+                seen.arrivals[frame["id"]] = time.time()
+                if frame["from"] == "them":
+                    if seen.role == "witness":
+                        await trio.sleep(rng.uniform(0.5, 1.5))
+                        await client.send({"type": "send", "text": f"reply {frame['id']}"})
+                    elif seen.role == "interrogator" and awaiting:
+                        # The first message of each answer starts the next turn.
+                        awaiting = False
+                        turn += 1
+                        await trio.sleep(rng.uniform(1.0, 2.0))
+                        await client.send({"type": "send", "text": f"next {turn} from {pid}"})
+                        awaiting = True
+            elif kind == "phase" and frame["phase"] == "verdict":
+                await client.send(
+                    {"type": "verdict", "human": "no", "confidence": 50, "reason": "load"}
+                )
+            elif kind == "phase" and frame["phase"] == "done":
+                seen.done = True
+                return
+    finally:
+        await client.aclose()
+
+
+async def floor(lateness: list[float], stop: trio.Event) -> None:
+    """A bare trio.sleep_until loop: the lateness any timer has on this machine now."""
+    due = trio.current_time()
+    while not stop.is_set():
+        due += 0.01
+        await trio.sleep_until(due)
+        lateness.append(trio.current_time() - due)
+
+
+async def play(port: int, participants: int, limit: float) -> tuple[list[Seen], list[float], float]:
+    seen = [Seen(f"L{i:04d}") for i in range(participants)]
+    floor_lateness: list[float] = []
+    stop = trio.Event()
+    started = time.monotonic()
+    with trio.move_on_after(limit):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(floor, floor_lateness, stop)
+            async with trio.open_nursery() as players:
+                for index, one in enumerate(seen):
+                    players.start_soon(participant, port, one.pid, one, random.Random(index))
+                    await trio.sleep(0.005)  # arrivals spread over a moment, as in a study
+            stop.set()
+    return seen, floor_lateness, time.monotonic() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rooms", type=int, default=300)
+    parser.add_argument("--turns", type=int, default=2)
+    parser.add_argument("--human-share", type=float, default=0.2)
+    parser.add_argument("--limit", type=float, default=600.0, help="seconds at most")
+    args = parser.parse_args()
+    humans = round(args.rooms * args.human_share)
+    participants = args.rooms + humans
+    folder = Path(tempfile.mkdtemp(prefix="sdtt-load-"))
+    spec = folder / "load.toml"
+    spec.write_text(SPEC.format(turns=args.turns, share=args.human_share))
+    port = free_port()
+    server = start_server(spec, port)
+    try:
+        cpu_before = cpu_seconds(server.pid)
+        seen, floor_lateness, wall = trio.run(play, port, participants, args.limit)
+        cpu = cpu_seconds(server.pid) - cpu_before
+    finally:
+        stop_server(server)
+
+    db = sqlite3.connect(folder / "load.sqlite3")
+    rooms = {
+        row[0]: row
+        for row in db.execute("SELECT id, witness, interrogator, witness_pid FROM rooms")
+    }
+    by_pid = {one.pid: one for one in seen}
+    lost = duplicated = 0
+    human_lateness: list[float] = []
+    chat_minutes = 0.0
+    for room_id, witness, interrogator, witness_pid in rooms.values():
+        stored = list(
+            db.execute(
+                "SELECT seq, sender, time FROM messages WHERE room = ? ORDER BY seq", (room_id,)
+            )
+        )
+        people = [interrogator] + ([witness_pid] if witness_pid else [])
+        for pid in people:
+            got = by_pid[pid].ids
+            duplicated += len(got) - len(set(got))
+            lost += len({seq for seq, _, _ in stored} - set(got))
+        for seq, sender, stamp in stored:
+            if witness == "human" and sender == "witness":
+                arrival = by_pid[interrogator].arrivals.get(seq)
+                if arrival is not None:
+                    human_lateness.append(arrival - datetime.fromisoformat(stamp).timestamp())
+        if stored:
+            first = datetime.fromisoformat(stored[0][2]).timestamp()
+            last = datetime.fromisoformat(stored[-1][2]).timestamp()
+            chat_minutes += (last - first) / 60
+    bot_lateness = [
+        json.loads(data)["lateness"]
+        for (data,) in db.execute("SELECT data FROM events WHERE kind = 'engine'")
+        if json.loads(data).get("type") == "message_sent"
+    ]
+    finished = sum(1 for one in seen if one.done)
+    ms = 1000.0
+    print(
+        f"rooms {len(rooms)} ({humans} with a human witness), participants {participants}, "
+        f"finished {finished}, wall {wall:.1f} s"
+    )
+    floor_p50, floor_p99 = percentile(floor_lateness, 50), percentile(floor_lateness, 99)
+    print(
+        f"floor (bare trio.sleep_until, same run): p50 {floor_p50 * ms:.2f} ms, "
+        f"p99 {floor_p99 * ms:.2f} ms"
+    )
+    print(
+        f"bot messages, planned vs sent: p50 {percentile(bot_lateness, 50) * ms:.2f} ms, "
+        f"p99 {percentile(bot_lateness, 99) * ms:.2f} ms (n={len(bot_lateness)})"
+    )
+    human_p50, human_p99 = percentile(human_lateness, 50), percentile(human_lateness, 99)
+    print(
+        f"human messages, server receipt to partner: p50 {human_p50 * ms:.2f} ms, "
+        f"p99 {human_p99 * ms:.2f} ms (n={len(human_lateness)})"
+    )
+    print(
+        f"server CPU: {cpu:.1f} s for {chat_minutes:.1f} room-minutes = "
+        f"{cpu / chat_minutes if chat_minutes else float('nan'):.3f} s per room-minute"
+    )
+    print(f"lost messages: {lost}, duplicated messages: {duplicated}")
+    if lost or duplicated:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

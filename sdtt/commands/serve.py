@@ -1,0 +1,139 @@
+"""``sdtt serve``: run a live Turing-test study in the browser for remote participants."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from sdtt.commands.common import add_out_argument
+from sdtt.errors import ConfigError
+
+ADMIN_TOKEN_ENV = "SDTT_ADMIN_TOKEN"
+OWN_KEY_ENV = "SDTT_OWN_KEY"
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``sdtt serve``."""
+    parser = subparsers.add_parser(
+        "serve",
+        description=(
+            "Serve a study spec: participants open /s/<name>?PROLIFIC_PID=... (or ?pid=...), "
+            "consent, wait in a lobby, chat with the persona bot or a person, and give a "
+            "verdict. Everything is kept in the study's SQLite file as it happens. The admin "
+            f"token is printed at start (or taken from ${ADMIN_TOKEN_ENV})."
+        ),
+    )
+    parser.add_argument(
+        "words",
+        nargs="+",
+        metavar="[export] STUDY",
+        help="the study spec (.toml); 'export STUDY --out DIR' writes its chats, event logs "
+        "and judgements for sdtt score and sdtt report",
+    )
+    add_out_argument(parser, folder=True, help="folder the export writes (sdtt serve export)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``sdtt serve`` from parsed arguments."""
+    import trio
+
+    from sdtt.serve.spec import read_study
+
+    try:
+        import hypercorn  # noqa: F401
+        import starlette  # noqa: F401
+    except ImportError:
+        raise ConfigError(
+            "sdtt serve needs the server packages: pip install 'sdtt[serve]'."
+        ) from None
+    words = list(args.words)
+    if words[0] == "export":
+        if len(words) != 2 or args.out is None:
+            raise ConfigError("use: sdtt serve export STUDY.toml --out DIR")
+        return _export(read_study(words[1]), args.out)
+    if len(words) != 1:
+        raise ConfigError("use: sdtt serve STUDY.toml (or sdtt serve export STUDY.toml --out DIR)")
+    study = read_study(words[0])
+    if not 0 < args.port < 65536:
+        raise ConfigError(f"--port must be between 1 and 65535, not {args.port}.")
+    speed = study.spec.chat.speed
+    # The engine and the lobby read only trio's clock, so a faster clock speeds up every
+    # delay and timeout alike (for trying a study out; 1 for real participants).
+    clock = None
+    if speed != 1:
+        from trio.testing import MockClock
+
+        clock = MockClock(rate=speed)
+    trio.run(_serve, study, args.host, args.port, clock=clock)
+    return 0
+
+
+def _export(study: object, out: Path) -> int:
+    from sdtt.files import output_folder
+    from sdtt.serve.export import export_study
+    from sdtt.serve.spec import Study
+    from sdtt.serve.store import open_store
+
+    assert isinstance(study, Study)
+    if not study.spec.storage.url and not study.store_path.exists():
+        raise ConfigError(f"no store for study '{study.name}' at {study.store_path} yet.")
+    output_folder(out)
+    store = open_store(study)
+    try:
+        summary = export_study(study, store, out)
+    finally:
+        store.close()
+    console = Console(highlight=False)
+    console.print(
+        f"Exported {summary.chats} chat(s), {summary.event_logs} event log(s), "
+        f"{summary.judgements} judgement(s) and {summary.beliefs} belief reading(s) to "
+        f"{escape(str(out))}"
+    )
+    console.print(f"  score them: sdtt score {escape(str(summary.judgements_path))} --by turns")
+    return 0
+
+
+async def _serve(study: object, host: str, port: int) -> None:
+    import trio
+    from hypercorn.config import Config
+    from hypercorn.trio import serve
+
+    from sdtt.serve.app import build_app
+    from sdtt.serve.protocol import MAX_FRAME
+    from sdtt.serve.server import StudyServer
+    from sdtt.serve.spec import Study
+    from sdtt.serve.store import describe_store, open_store
+
+    assert isinstance(study, Study)
+    server = StudyServer(
+        study,
+        open_store(study),
+        admin_token=os.environ.get(ADMIN_TOKEN_ENV),
+        own_key=os.environ.get(OWN_KEY_ENV),
+    )
+    server.check()
+    config = Config()
+    config.bind = [f"{host}:{port}"]
+    config.websocket_max_message_size = MAX_FRAME * 4
+    config.errorlog = None
+    console = Console(highlight=False)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        await nursery.start(serve, build_app(server), config)
+        base = f"http://{host}:{port}"
+        console.print(f"Serving study '{escape(study.name)}' at {base}")
+        console.print(f"  participant link: {base}/s/{study.name}?PROLIFIC_PID=...")
+        console.print(f"  admin page:       {base}/admin/{study.name}?token={server.admin_token}")
+        if study.spec.study.own_person:
+            own = f"{base}/s/{study.name}?pid=own-person&key={server.own_key}"
+            console.print(f"  own person's private link: {own}")
+        console.print(f"  store:            {escape(describe_store(study))}")
+        if study.spec.chat.speed != 1:
+            console.print(f"  clock runs {study.spec.chat.speed:g}x faster than real time")

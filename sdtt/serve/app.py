@@ -1,0 +1,140 @@
+"""The ASGI app of ``sdtt serve`` (Starlette): the participant page, its static files and
+the chat websocket.
+
+Pages are plain HTML with no inline script, served with a Content-Security-Policy that
+allows scripts, styles and connections from this server only. The websocket is handed
+to :meth:`StudyServer.attend`; the app itself knows nothing of studies or rooms.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from collections.abc import MutableMapping
+from importlib import resources
+from typing import Any
+from urllib.parse import parse_qs, urlencode
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from sdtt.serve.admin import admin_page
+from sdtt.serve.server import StudyServer, dumps
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+        "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+ADMIN_HEADERS = {
+    **SECURITY_HEADERS,
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'self'; "
+        "frame-ancestors 'none'"
+    ),
+}
+STATIC_TYPES = {
+    "app.js": "text/javascript; charset=utf-8",
+    "style.css": "text/css; charset=utf-8",
+}
+
+
+def _static(name: str) -> str:
+    return resources.files("sdtt.serve").joinpath("static", name).read_text(encoding="utf-8")
+
+
+def build_app(server: StudyServer) -> Starlette:
+    """The app serving ``server``'s study."""
+    study = server.study.name
+
+    async def page(request: Request) -> Response:
+        if request.path_params["study"] != study:
+            return PlainTextResponse("No such study.", status_code=404, headers=SECURITY_HEADERS)
+        return HTMLResponse(_static("index.html"), headers=SECURITY_HEADERS)
+
+    async def static(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in STATIC_TYPES:
+            return PlainTextResponse("Not found.", status_code=404, headers=SECURITY_HEADERS)
+        return Response(_static(name), media_type=STATIC_TYPES[name], headers=SECURITY_HEADERS)
+
+    async def chat(websocket: WebSocket) -> None:
+        if websocket.path_params["study"] != study or not _same_origin(websocket):
+            await websocket.close(code=1008)
+            return
+        await websocket.accept()
+        closed = False
+
+        async def receive() -> str | bytes | None:
+            nonlocal closed
+            if closed:
+                return None
+            message: MutableMapping[str, Any] = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                closed = True
+                return None
+            text = message.get("text")
+            return text if text is not None else message.get("bytes")
+
+        async def send(frame: dict[str, Any]) -> None:
+            await websocket.send_text(dumps(frame))
+
+        try:
+            await server.attend(receive, send)
+        except WebSocketDisconnect:
+            return
+        if not closed:
+            with contextlib.suppress(RuntimeError):
+                await websocket.close()
+
+    def authorised(request: Request, token: str | None) -> bool:
+        return (
+            request.path_params["study"] == study
+            and token is not None
+            and secrets.compare_digest(token, server.admin_token)
+        )
+
+    async def admin(request: Request) -> Response:
+        token = request.query_params.get("token")
+        if not authorised(request, token):
+            return PlainTextResponse("Wrong or missing admin token.", 403, headers=ADMIN_HEADERS)
+        page = admin_page(study, token or "", server.overview())
+        return HTMLResponse(page, headers=ADMIN_HEADERS)
+
+    async def end_room(request: Request) -> Response:
+        body = await request.body()
+        form = parse_qs(body[:4096].decode("utf-8", "replace"))
+        token = form.get("token", [None])[0]
+        if not authorised(request, token):
+            return PlainTextResponse("Wrong or missing admin token.", 403, headers=ADMIN_HEADERS)
+        room = form.get("room", [""])[0]
+        if not server.end_room(room):
+            return PlainTextResponse("That room is not live.", 404, headers=ADMIN_HEADERS)
+        back = f"/admin/{study}?{urlencode({'token': token})}"
+        return RedirectResponse(back, status_code=303, headers=ADMIN_HEADERS)
+
+    return Starlette(
+        routes=[
+            Route("/admin/{study}", admin),
+            Route("/admin/{study}/end", end_room, methods=["POST"]),
+            Route("/s/{study}", page),
+            Route("/static/{name}", static),
+            WebSocketRoute("/ws/{study}", chat),
+        ]
+    )
+
+
+def _same_origin(websocket: WebSocket) -> bool:
+    """Refuse websockets opened by pages of other sites (a browser always sends Origin)."""
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True
+    host = websocket.headers.get("host", "")
+    return origin.split("://", 1)[-1] == host

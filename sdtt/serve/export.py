@@ -1,0 +1,207 @@
+"""``sdtt serve export``: a study's store as the files the rest of sdtt reads.
+
+For every room: ``chats/<room>.jsonl`` (the transcript; interrogator = side A, witness =
+side B) and, for a bot room, ``chats/<room>.events.jsonl`` (the engine's event log as
+``sdtt chat`` writes it). Every verdict becomes a record of ``judgements.jsonl`` that
+``sdtt score`` and ``sdtt report`` read with questionnaire judgements: a two-party
+verdict is a single-witness judgement (``witness``, ``verdict``), so the pass rate is
+the share of bot witnesses judged human. Belief slider readings go to ``beliefs.jsonl``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import TypeAdapter
+
+from sdtt.dialogue.jsonl import JsonlWriter
+from sdtt.dialogue.message import Message, Transcript
+from sdtt.dialogue.store import write_transcripts
+from sdtt.dialogue.turn_index import turn_meta
+from sdtt.engine.events import Event, EventLog, SessionHeader
+from sdtt.engine.simulate import answered_turns
+from sdtt.questionnaires.judgements import Judgement, write_judgements
+from sdtt.serve.spec import Study
+from sdtt.serve.store import Room, StudyStore, Verdict
+
+_EVENTS: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+@dataclass(frozen=True)
+class ExportSummary:
+    """What an export wrote."""
+
+    chats: int
+    event_logs: int
+    judgements: int
+    beliefs: int
+    judgements_path: Path
+
+
+def export_study(study: Study, store: StudyStore, out: Path) -> ExportSummary:
+    """Write ``study``'s rooms, verdicts and beliefs under ``out`` (replacing an earlier
+    export there)."""
+    chats_dir = out / "chats"
+    chats_dir.mkdir(parents=True, exist_ok=True)
+    transcripts: dict[str, dict[int, Transcript]] = {}
+    logs = 0
+    rooms = {room.id: room for room in store.rooms()}
+    for room in rooms.values():
+        events = store.events(room.id)
+        headers = {
+            e["data"].get("chat", 1): e["data"] for e in events if e["kind"] == "session_header"
+        }
+        numbers = (1, 2) if room.witness == "both" else (1,)
+        transcripts[room.id] = {}
+        for number in numbers:
+            name = room.id if len(numbers) == 1 else f"{room.id}-{number}"
+            header = headers.get(number)
+            if header is not None:
+                chat_events = [
+                    e
+                    for e in events
+                    if e["kind"] == "engine" and e["data"].get("chat", 1) == number
+                ]
+                _write_log(chats_dir / f"{name}.events.jsonl", name, header, chat_events)
+                logs += 1
+            transcript = _transcript(study, store, room, number, name, header)
+            transcripts[room.id][number] = transcript
+            write_transcripts(chats_dir / f"{name}.jsonl", [transcript])
+    judgements = [
+        _judgement(study, rooms[v.room], transcripts[v.room], v)
+        for v in store.verdicts()
+        if v.room in rooms
+    ]
+    judgements_path = out / "judgements.jsonl"
+    write_judgements(judgements_path, judgements)
+    beliefs = store.beliefs()
+    partial = out / "beliefs.jsonl.partial"
+    partial.unlink(missing_ok=True)
+    with JsonlWriter(partial) as writer:
+        for belief in beliefs:
+            writer.write(
+                {
+                    "study": study.name,
+                    "participant": belief.participant,
+                    "room": belief.room,
+                    "after_message": belief.seq,
+                    "time": belief.time,
+                    "value": belief.value,
+                }
+            )
+    partial.replace(out / "beliefs.jsonl")
+    return ExportSummary(
+        chats=sum(len(t) for t in transcripts.values()),
+        event_logs=logs,
+        judgements=len(judgements),
+        beliefs=len(beliefs),
+        judgements_path=judgements_path,
+    )
+
+
+def _transcript(
+    study: Study,
+    store: StudyStore,
+    room: Room,
+    number: int,
+    name: str,
+    header: dict[str, Any] | None,
+) -> Transcript:
+    messages = [
+        Message(
+            side="user" if m.sender == "interrogator" else "response",
+            text=m.text,
+            time=datetime.fromisoformat(m.time),
+        )
+        for m in store.messages(room.id)
+        if m.chat == number
+    ]
+    if header is not None:
+        meta = {**header["meta"], "settings": header["settings"], "witness": "bot"}
+    else:
+        meta = {
+            "witness": "human",
+            "interrogator": "human",
+            "mode": "burst",
+            **turn_meta(0, study.spec.study.turns),
+        }
+    meta.update(study=study.name, room=room.id, room_end=room.end_reason, chat=number)
+    return Transcript(id=name, topic=None, messages=messages, meta=meta)
+
+
+def _write_log(path: Path, name: str, header: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    path.unlink(missing_ok=True)
+    log = EventLog(
+        path,
+        SessionHeader(
+            id=name,
+            topic=None,
+            started=datetime.fromisoformat(header["started"]),
+            settings=header["settings"],
+            meta=header["meta"],
+        ),
+    )
+    try:
+        for event in events:
+            data = {k: v for k, v in event["data"].items() if k != "chat"}
+            log.emit(_EVENTS.validate_python(data))
+    finally:
+        log.close()
+
+
+def _judgement(
+    study: Study, room: Room, chats: dict[int, Transcript], verdict: Verdict
+) -> Judgement:
+    """A two-party verdict as a single-witness judgement; a three-party one as the
+    judgement of a pair (chat 1 and 2 are conversations 1 and 2)."""
+    bot_chat = room.bot_position or 1
+    bot_meta = chats[bot_chat].meta if room.witness != "human" else {}
+    live = min(answered_turns(t.messages) for t in chats.values())
+    pseudo = bot_meta.get("pseudo_turns", 0) if bot_meta else 0
+    condition: dict[str, Any] = {
+        "judge_kind": "live",
+        "view": "whole",
+        "confidence": verdict.confidence,
+    }
+    if bot_meta:
+        condition["bot_meta"] = {
+            key: bot_meta.get(key) for key in ("model", "persona", "mode", "pseudo", "condition")
+        }
+        condition["delays"] = bot_meta.get("settings", {}).get("delays")
+        condition["bot_id"] = chats[bot_chat].id
+    common: dict[str, Any] = {
+        "study": study.name,
+        "judge_id": verdict.participant,
+        "judge_type": "human",
+        "pair_id": room.id,
+        "x_turns": live,
+        "pseudo_turns": pseudo if isinstance(pseudo, int) else None,
+        "total_turns": pseudo + live if isinstance(pseudo, int) else None,
+        "strategy": verdict.reason or None,
+        "source": f"sdtt-serve:{study.name}",
+    }
+    if room.witness == "both":
+        # 'A' names conversation 1 as the AI: the judge said chat 2 has the person.
+        choice: Literal["A", "B"] = "A" if verdict.human == "2" else "B"
+        position: Literal[1, 2] = 1 if bot_chat == 1 else 2
+        condition["human_id"] = chats[3 - bot_chat].id
+        return Judgement(
+            **common,
+            choice=choice,
+            bot_position=position,
+            correct=(choice == "A") == (position == 1),
+            condition=condition,
+        )
+    said: Literal["human", "ai"] = "human" if verdict.human == "yes" else "ai"
+    witness: Literal["bot", "human"] = "human" if room.witness == "human" else "bot"
+    return Judgement(
+        **common,
+        choice=None,
+        correct=(said == "ai") == (witness == "bot"),
+        witness=witness,
+        verdict=said,
+        condition={**condition, "witness": witness},
+    )

@@ -1,0 +1,178 @@
+"""The lobby as a pure state machine: who waits, which rooms to form, who timed out.
+
+It reads no clock and does no I/O: the server tells it when participants arrive or
+leave and asks :meth:`Matchmaker.step` at a time of its choosing (the earliest being
+:meth:`Matchmaker.next_deadline`), so every rule is tested on plain numbers.
+
+Rules:
+
+- two-party: a room's witness is a person while the share of human-witness rooms formed
+  so far is below ``human_share`` (and a partner waits); otherwise the bot. Three-party:
+  every room has both, the person and the bot side by side;
+- a room with the bot takes the condition with the fewest rooms so far (the first such,
+  so the design fills evenly in a fixed order); in three-party the bot's position (chat 1
+  or 2) is the one used less so far, a tie drawn at random;
+- of two people paired, the one who waited longer is the interrogator. With an own
+  person (``witness_only`` arrivals: the real person behind the persona, by private
+  link) only they are ever the human witness, and they never time out;
+- someone waiting for a human partner gets up to ``timeout`` seconds; then ``on_timeout``
+  decides: ``"bot"`` gives them a two-party bot room after all, ``"end"`` finishes them
+  (with the completion code).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Literal
+
+from sdtt.serve.spec import OnTimeout
+
+
+@dataclass(frozen=True)
+class BotRoom:
+    """Form a room of ``interrogator`` with the bot of ``condition``."""
+
+    interrogator: str
+    condition: int
+    timed_out: bool = False
+
+
+@dataclass(frozen=True)
+class HumanRoom:
+    """Form a two-party room of two people."""
+
+    interrogator: str
+    witness: str
+
+
+@dataclass(frozen=True)
+class ThreeRoom:
+    """Form a three-party room: the interrogator chats with ``witness`` and the bot of
+    ``condition`` side by side, the bot in chat ``bot_position``."""
+
+    interrogator: str
+    witness: str
+    condition: int
+    bot_position: Literal[1, 2]
+
+
+@dataclass(frozen=True)
+class TimedOut:
+    """``pid`` waited too long and leaves without a chat."""
+
+    pid: str
+
+
+Decision = BotRoom | HumanRoom | ThreeRoom | TimedOut
+
+
+@dataclass
+class Matchmaker:
+    """The lobby of one study (see the module docstring for its rules)."""
+
+    conditions: int
+    timeout: float
+    on_timeout: OnTimeout = "bot"
+    human_share: float = 0.0
+    three_party: bool = False
+    own_person: bool = False
+    seed: int = 0
+    rooms_per_condition: list[int] = field(default_factory=list)
+    human_rooms: int = 0
+    bot_rooms: int = 0
+    positions: list[int] = field(default_factory=lambda: [0, 0])
+    _waiting: dict[str, float] = field(default_factory=dict)
+    _witness_only: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        if self.conditions < 1:
+            raise ValueError("a study needs at least one condition")
+        if not self.rooms_per_condition:
+            self.rooms_per_condition = [0] * self.conditions
+        self._rng = random.Random(self.seed)
+
+    @property
+    def waiting(self) -> list[str]:
+        """Participants in the lobby, longest waiting first."""
+        return list(self._waiting)
+
+    def arrive(self, pid: str, now: float, *, witness_only: bool = False) -> None:
+        """``pid`` entered the lobby at ``now`` (a second arrival keeps the first time)."""
+        self._waiting.setdefault(pid, now)
+        if witness_only:
+            self._witness_only.add(pid)
+
+    def leave(self, pid: str) -> None:
+        """``pid`` left the lobby without a room."""
+        self._waiting.pop(pid, None)
+
+    def _human_due(self) -> bool:
+        if self.three_party or self.human_share >= 1:
+            return True
+        if self.human_share <= 0:
+            return False
+        formed = self.human_rooms + self.bot_rooms
+        # Forming a human room now keeps the share at or under the target.
+        return self.human_rooms < self.human_share * (formed + 1)
+
+    def _condition(self) -> int:
+        counts = self.rooms_per_condition
+        condition = counts.index(min(counts))
+        counts[condition] += 1
+        return condition
+
+    def _bot_room(self, pid: str, *, timed_out: bool = False) -> BotRoom:
+        self.bot_rooms += 1
+        del self._waiting[pid]
+        return BotRoom(interrogator=pid, condition=self._condition(), timed_out=timed_out)
+
+    def _partner(self, first: str) -> str | None:
+        for pid in self._waiting:
+            if pid != first and (pid in self._witness_only or not self.own_person):
+                return pid
+        return None
+
+    def _pair(self, first: str, partner: str) -> Decision:
+        del self._waiting[first], self._waiting[partner]
+        self.human_rooms += 1
+        if not self.three_party:
+            return HumanRoom(interrogator=first, witness=partner)
+        low = min(self.positions)
+        choices = [p for p in (1, 2) if self.positions[p - 1] == low]
+        position: Literal[1, 2] = 1 if self._rng.choice(choices) == 1 else 2
+        self.positions[position - 1] += 1
+        return ThreeRoom(
+            interrogator=first, witness=partner, condition=self._condition(), bot_position=position
+        )
+
+    def _interrogators(self) -> list[str]:
+        return [pid for pid in self._waiting if pid not in self._witness_only]
+
+    def step(self, now: float) -> list[Decision]:
+        """Rooms to form and participants to let go at ``now``, in lobby order."""
+        decisions: list[Decision] = []
+        while candidates := self._interrogators():
+            first = candidates[0]
+            if not self._human_due():
+                decisions.append(self._bot_room(first))
+                continue
+            partner = self._partner(first)
+            if partner is not None:
+                decisions.append(self._pair(first, partner))
+                continue
+            if now - self._waiting[first] < self.timeout:
+                break
+            if self.on_timeout == "end":
+                del self._waiting[first]
+                decisions.append(TimedOut(first))
+            else:
+                decisions.append(self._bot_room(first, timed_out=True))
+        return decisions
+
+    def next_deadline(self) -> float | None:
+        """When :meth:`step` next has something to do without a new arrival."""
+        candidates = self._interrogators()
+        if not candidates:
+            return None
+        return self._waiting[candidates[0]] + self.timeout

@@ -1,0 +1,124 @@
+"""A :class:`~sdtt.serve.store.StudyStore` in PostgreSQL, for studies served by several
+processes at once (give ``[storage] url = "postgresql://..."`` in the study spec).
+
+Same tables and queries as the SQLite store; each call commits before it returns. A
+message's sequence number is taken under a per-room transaction lock, so two processes
+writing to one room never collide. Calls are synchronous (psycopg 3) on the server's
+loop: against a database on the same network they take well under a millisecond.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+
+from sdtt.errors import ConfigError
+from sdtt.serve.store import Sender, StoredMessage, _SqlStore
+
+CHANNEL = "sdtt_serve"
+"""The LISTEN/NOTIFY channel the study's server processes talk on."""
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS participants (
+    ord BIGSERIAL, pid TEXT PRIMARY KEY, token TEXT NOT NULL, platform_study TEXT,
+    platform_session TEXT, state TEXT NOT NULL, role TEXT, room TEXT, outcome TEXT,
+    joined TEXT NOT NULL, waiting_since DOUBLE PRECISION
+);
+CREATE TABLE IF NOT EXISTS rooms (
+    ord BIGSERIAL, id TEXT PRIMARY KEY, mode TEXT NOT NULL, witness TEXT NOT NULL,
+    condition INTEGER, interrogator TEXT NOT NULL, witness_pid TEXT, state TEXT NOT NULL,
+    end_reason TEXT, created TEXT NOT NULL, ended TEXT, bot_position INTEGER
+);
+CREATE TABLE IF NOT EXISTS messages (
+    room TEXT NOT NULL, seq INTEGER NOT NULL, sender TEXT NOT NULL, text TEXT NOT NULL,
+    time TEXT NOT NULL, chat INTEGER NOT NULL, PRIMARY KEY (room, seq)
+);
+CREATE TABLE IF NOT EXISTS events (
+    id BIGSERIAL PRIMARY KEY, room TEXT, participant TEXT, kind TEXT NOT NULL,
+    data TEXT NOT NULL, time TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS verdicts (
+    ord BIGSERIAL, room TEXT NOT NULL, participant TEXT NOT NULL, human TEXT NOT NULL,
+    confidence INTEGER NOT NULL, reason TEXT NOT NULL, time TEXT NOT NULL,
+    PRIMARY KEY (room, participant)
+);
+CREATE TABLE IF NOT EXISTS beliefs (
+    ord BIGSERIAL, participant TEXT NOT NULL, room TEXT NOT NULL, seq INTEGER NOT NULL,
+    time TEXT NOT NULL, value INTEGER NOT NULL
+);
+"""
+
+
+class PostgresStore(_SqlStore):
+    """A study store in a PostgreSQL database (tables are created if missing)."""
+
+    ORDER = "ord"
+
+    def __init__(self, url: str) -> None:
+        self._url = url
+        try:
+            self._db = psycopg.connect(url, autocommit=True, row_factory=dict_row)
+        except psycopg.Error as error:
+            raise ConfigError(
+                f"cannot connect to the study database ({_first_line(error)}); check "
+                "[storage] url and that the server is running."
+            ) from None
+        with self._db.transaction():
+            # One process creates the tables; the others wait for it.
+            self._db.execute("SELECT pg_advisory_xact_lock(hashtext('sdtt-serve-schema'))")
+            self._db.execute(SCHEMA)
+
+    def _run(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        cursor = self._db.execute(sql.replace("?", "%s"), tuple(args))
+        return list(cursor.fetchall()) if cursor.description else []
+
+    def add_message(
+        self, room: str, sender: Sender, text: str, time: str, chat: int = 1
+    ) -> StoredMessage:
+        """Append a message to ``room``'s chat ``chat``; returns it with its sequence
+        number (counted over the room)."""
+        with self._db.transaction():
+            self._db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (room,))
+            row = self._db.execute(
+                "INSERT INTO messages (room, seq, sender, text, time, chat) "
+                "SELECT %s, COALESCE(MAX(seq), 0) + 1, %s, %s, %s, %s FROM messages "
+                "WHERE room = %s RETURNING seq",
+                (room, sender, text, time, chat, room),
+            ).fetchone()
+        assert row is not None
+        return StoredMessage(
+            room=room, seq=int(row["seq"]), sender=sender, text=text, time=time, chat=chat
+        )
+
+    @contextlib.contextmanager
+    def lobby_lock(self) -> Iterator[None]:
+        """One transaction holding the study's lobby, so two processes never put one
+        participant in two rooms."""
+        with self._db.transaction():
+            self._db.execute("SELECT pg_advisory_xact_lock(hashtext('sdtt-serve-lobby'))")
+            yield
+
+    def publish(self, message: dict[str, Any]) -> None:
+        """Send ``message`` to every process of the study (LISTEN/NOTIFY)."""
+        self._db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, json.dumps(message)))
+
+    def listen(self, deliver: Callable[[dict[str, Any]], None], stop: threading.Event) -> None:
+        """Call ``deliver`` with each message published (in this thread) until ``stop``."""
+        with psycopg.connect(self._url, autocommit=True) as listener:
+            listener.execute(f"LISTEN {CHANNEL}")
+            while not stop.is_set():
+                for note in listener.notifies(timeout=0.2):
+                    deliver(json.loads(note.payload))
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._db.close()
+
+
+def _first_line(error: Exception) -> str:
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__

@@ -1,0 +1,127 @@
+"""The websocket frames between a participant's browser and the server.
+
+Frames are JSON objects with a ``type``. What the browser sends is checked here into
+pydantic models; anything else (not JSON, unknown type, extra fields, out-of-range
+values, too long) is a :class:`FrameError` whose message the participant is shown.
+
+What the server sends never says what a witness is: a chat message is
+``{"type": "message", "id": n, "chat": 1|2, "from": "you"|"them", "text": ...}`` whether
+the other side is the bot or a person, and typing is ``{"type": "typing", "chat": 1|2,
+"from": "them", "on": bool}`` either way. Room and participant ids are never sent; the
+reconnect token is random.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from sdtt.serve.store import StoredMessage
+
+MAX_FRAME = 16_384
+"""Longest frame read, in characters (a message's own limit is the spec's max_chars)."""
+PID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class FrameError(Exception):
+    """A frame the server refuses; the message says why, for the participant."""
+
+
+class _Frame(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Join(_Frame):
+    """Enter the study (first frame of every connection)."""
+
+    type: Literal["join"]
+    pid: str = Field(max_length=64)
+    study_id: str | None = Field(default=None, max_length=64)
+    session_id: str | None = Field(default=None, max_length=64)
+    token: str | None = Field(default=None, max_length=64)
+    key: str | None = Field(default=None, max_length=64, description="Own-person link key.")
+
+
+class Consent(_Frame):
+    """The participant agreed to take part."""
+
+    type: Literal["consent"]
+
+
+class Send(_Frame):
+    """A chat message."""
+
+    type: Literal["send"]
+    text: str
+    chat: int = Field(default=1, ge=1, le=2, description="Which chat (three-party: 1 or 2).")
+
+
+class Typing(_Frame):
+    """A keystroke in the chat box."""
+
+    type: Literal["typing"]
+
+
+class BeliefFrame(_Frame):
+    """The belief slider's reading (0: surely a bot, 100: surely a person)."""
+
+    type: Literal["belief"]
+    value: int = Field(ge=0, le=100)
+
+
+class VerdictFrame(_Frame):
+    """The interrogator's verdict."""
+
+    type: Literal["verdict"]
+    human: Literal["yes", "no", "1", "2"] = Field(
+        description="Two-party: is the partner a person; three-party: which chat is."
+    )
+    confidence: int = Field(ge=0, le=100)
+    reason: str = Field(max_length=2000)
+
+
+ClientFrame = Annotated[
+    Join | Consent | Send | Typing | BeliefFrame | VerdictFrame, Field(discriminator="type")
+]
+_ADAPTER: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
+
+
+def parse_frame(raw: str | bytes | None) -> ClientFrame:
+    """The frame in ``raw``, checked; raises :class:`FrameError` saying what is wrong."""
+    if not isinstance(raw, str):
+        raise FrameError("Frames must be JSON text.")
+    if len(raw) > MAX_FRAME:
+        raise FrameError("That frame is too long.")
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise FrameError("That frame is not valid JSON.") from None
+    if not isinstance(data, dict):
+        raise FrameError("A frame must be a JSON object.")
+    try:
+        return _ADAPTER.validate_python(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise FrameError(f"Bad frame ({where}: {first['msg']}).") from None
+
+
+def message_frame(message: StoredMessage, viewer: str) -> dict[str, Any]:
+    """A stored message as ``viewer`` (``"interrogator"`` or ``"witness"``) sees it; a
+    witness has one chat, always chat 1."""
+    side = "you" if message.sender == viewer else "them"
+    chat = message.chat if viewer == "interrogator" else 1
+    return {"type": "message", "id": message.seq, "chat": chat, "from": side, "text": message.text}
+
+
+def typing_frame(on: bool, chat: int = 1) -> dict[str, Any]:
+    """The other side of chat ``chat`` started or stopped typing."""
+    return {"type": "typing", "chat": chat, "from": "them", "on": on}
+
+
+def refusal(text: str) -> dict[str, Any]:
+    """A frame the server refused, and why (the connection stays open)."""
+    return {"type": "refused", "message": text}

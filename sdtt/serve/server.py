@@ -1,0 +1,716 @@
+"""The study server: participants, their connections, the lobby and the rooms, on one
+trio loop.
+
+The web layer (:mod:`sdtt.serve.app`) hands each websocket to :meth:`StudyServer.attend`
+as two callables (receive a frame, send a frame), so everything here runs and is tested
+without a network. Times come from trio's clock, mapped onto the wall time the server
+started at, so under ``autojump_clock`` a whole study runs in milliseconds.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import secrets
+import threading
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from functools import partial
+from typing import Any
+
+import trio
+
+from sdtt.engine.session import SessionSettings
+from sdtt.engine.simulate import persona_bot
+from sdtt.errors import SdttError
+from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
+from sdtt.models.base import GenerateConfig
+from sdtt.models.model import Model
+from sdtt.models.registry import get_model
+from sdtt.personas.persona import Persona
+from sdtt.personas.store import find_persona
+from sdtt.personas.timing import persona_timing
+from sdtt.serve.matchmaker import BotRoom, Decision, HumanRoom, Matchmaker, ThreeRoom, TimedOut
+from sdtt.serve.protocol import (
+    PID,
+    BeliefFrame,
+    Consent,
+    FrameError,
+    Join,
+    Send,
+    Typing,
+    VerdictFrame,
+    message_frame,
+    parse_frame,
+    refusal,
+)
+from sdtt.serve.room import BotSetup, LiveRoom
+from sdtt.serve.spec import Condition, Study
+from sdtt.serve.store import Belief, Participant, Room, Sender, StudyStore, Verdict
+
+Receive = Callable[[], Awaitable[str | bytes | None]]
+"""Waits for the next frame of a connection; None when it closed."""
+SendFrame = Callable[[dict[str, Any]], Awaitable[None]]
+ModelFactory = Callable[[Condition, int], Model]
+
+OUTBOX = 256
+"""Frames that may wait for a slow browser before its connection is dropped (it can
+reconnect and get everything again)."""
+JOIN_TIMEOUT = 30.0
+OWN_PERSON = "own-person"
+"""Marks the real person behind the persona (joined by the private link) in the store."""
+
+NOTES = {
+    "finished": "Thank you, you have finished the study.",
+    "timeout": "No chat partner could be found in time. Thank you for waiting.",
+    "partner_error": "Your chat partner could not continue, so the chat ended early. "
+    "You still get the completion code.",
+    "server_error": "Something went wrong on our side, so the chat ended early. You "
+    "still get the completion code.",
+    "ended": "The researcher ended this chat. You still get the completion code.",
+    "restart": "The chat was interrupted by a server restart. You still get the completion code.",
+}
+
+
+class Refused(Exception):
+    """A connection the server turns away, with a message for the participant."""
+
+
+@dataclass
+class _Connection:
+    send: trio.MemorySendChannel[dict[str, Any]]
+    cancel: trio.CancelScope = field(default_factory=trio.CancelScope)
+
+
+class StudyServer:
+    """Runs one study; call :meth:`run` in a nursery, then :meth:`attend` per websocket."""
+
+    def __init__(
+        self,
+        study: Study,
+        store: StudyStore,
+        *,
+        started: datetime | None = None,
+        open_model: ModelFactory | None = None,
+        virtual_clock: bool = False,
+        admin_token: str | None = None,
+        own_key: str | None = None,
+    ) -> None:
+        self.study = study
+        self.store = store
+        self.started = started or datetime.now(UTC)
+        self._fixed_start = started is not None
+        self.admin_token = admin_token or secrets.token_urlsafe(18)
+        self.own_key = own_key or secrets.token_urlsafe(18)
+        """Key of the own person's private link (own-person studies)."""
+        self._origin = 0.0
+        self._open_model = open_model or _open_model
+        self._virtual_clock = virtual_clock
+        self._personas: dict[str, Persona] = {}
+        self._connections: dict[str, _Connection] = {}
+        self._rooms: dict[str, LiveRoom] = {}
+        self._last_send: dict[str, float] = {}
+        self._lobby_changed = trio.Event()
+        self._nursery: trio.Nursery | None = None
+        self.matchmaker = self._restore()
+
+    # ---------------------------------------------------------------- setup
+
+    def _restore(self) -> Matchmaker:
+        """The lobby as the store left it; rooms a stop cut short are ended."""
+        spec = self.study.spec
+        counts = [0] * len(self.study.conditions)
+        human = bot = 0
+        positions = [0, 0]
+        for room in self.store.rooms():
+            if room.witness != "bot":
+                human += 1
+            else:
+                bot += 1
+            if room.condition is not None and room.condition < len(counts):
+                counts[room.condition] += 1
+            if room.bot_position in (1, 2):
+                positions[room.bot_position - 1] += 1
+        return Matchmaker(
+            conditions=len(counts),
+            timeout=spec.lobby.timeout,
+            on_timeout=spec.lobby.on_timeout,
+            human_share=spec.study.human_witness_share,
+            three_party=spec.study.mode == "three-party",
+            own_person=spec.study.own_person,
+            seed=spec.chat.seed,
+            rooms_per_condition=counts,
+            human_rooms=human,
+            bot_rooms=bot,
+            positions=positions,
+        )
+
+    def check(self) -> None:
+        """Load every persona and pseudo-dialogue now, so a bad spec fails at start."""
+        for condition in self.study.conditions:
+            self._persona(condition.persona)
+            pseudo = self.study.pseudo_path(condition)
+            if pseudo is not None:
+                load_pseudo_messages(pseudo)
+
+    def _persona(self, name: str) -> Persona:
+        if name not in self._personas:
+            self._personas[name] = find_persona(name)
+        return self._personas[name]
+
+    # ---------------------------------------------------------------- clocks and records
+
+    def wall(self) -> datetime:
+        """Now, as wall time (trio's clock since the server started, on ``started``)."""
+        return self.started + timedelta(seconds=trio.current_time() - self._origin)
+
+    def wall_iso(self) -> str:
+        """:meth:`wall` as ISO 8601 text, to the millisecond."""
+        return self.wall().isoformat(timespec="milliseconds")
+
+    def record(
+        self,
+        kind: str,
+        data: dict[str, Any],
+        *,
+        room: str | None = None,
+        participant: str | None = None,
+    ) -> None:
+        """Write an event to the store."""
+        self.store.add_event(kind, data, self.wall_iso(), room=room, participant=participant)
+
+    # ---------------------------------------------------------------- running
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Run the lobby and the rooms until cancelled."""
+        self._origin = trio.current_time()
+        if not self._fixed_start:
+            self.started = datetime.now(UTC)  # clock 0 is now, not when it was built
+        listen = getattr(self.store, "listen", None)
+        if listen is None:
+            # The only process of the study: a room still live was cut short by a stop.
+            # (With a shared database other processes' rooms are live; left alone.)
+            for room in self.store.rooms():
+                if room.state == "live":
+                    self._finish_room(room, "restart")
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            if listen is not None:
+                nursery.start_soon(self._listen, listen)
+            task_status.started()
+            await self._lobby()
+
+    async def _lobby(self) -> None:
+        """Form rooms from everyone waiting in the store (all processes of the study),
+        holding the lobby so two processes never take the same participant."""
+        while True:
+            now = self.wall().timestamp()
+            with self.store.lobby_lock():
+                self.matchmaker = self._restore()
+                for p in self.store.participants():
+                    if p.state == "lobby":
+                        since = now if p.waiting_since is None else p.waiting_since
+                        own = p.platform_study == OWN_PERSON
+                        self.matchmaker.arrive(p.pid, since, witness_only=own)
+                for decision in self.matchmaker.step(now):
+                    self._apply(decision)
+            deadline = self.matchmaker.next_deadline()
+            wait = math.inf if deadline is None else trio.current_time() + deadline - now
+            with trio.move_on_at(wait):
+                await self._lobby_changed.wait()
+            self._lobby_changed = trio.Event()
+
+    def _enter_lobby(self, pid: str) -> None:
+        self.store.update_participant(
+            pid, state="lobby", room=None, outcome=None, waiting_since=self.wall().timestamp()
+        )
+        self._lobby_changed.set()
+        self.store.publish({"lobby": True})
+
+    async def _listen(self, listen: Callable[..., None]) -> None:
+        """Take what other processes of the study publish (a thread reads the database)."""
+        inbox_send, inbox_recv = trio.open_memory_channel[dict[str, Any]](math.inf)
+        stop = threading.Event()
+        token = trio.lowlevel.current_trio_token()
+
+        def deliver(message: dict[str, Any]) -> None:
+            trio.from_thread.run_sync(inbox_send.send_nowait, message, trio_token=token)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                partial(trio.to_thread.run_sync, listen, deliver, stop, abandon_on_cancel=True)
+            )
+            try:
+                async for message in inbox_recv:
+                    await self._from_elsewhere(message)
+            finally:
+                stop.set()
+
+    async def _from_elsewhere(self, message: dict[str, Any]) -> None:
+        if message.get("lobby"):
+            self._lobby_changed.set()
+        elif "end" in message and message["end"] in self._rooms:
+            self._rooms[message["end"]].end("ended_by_admin")
+        elif "state" in message and message["state"] in self._connections:
+            self._send_state(message["state"])
+        elif "to" in message and message["to"] in self._connections:
+            self.deliver(message["to"], message["frame"])
+        elif "room" in message and message["room"] in self._rooms:
+            live = self._rooms[message["room"]]
+            chat = live.chat_of(message["pid"], message.get("chat", 1))
+            if chat is None or chat.done:
+                return
+            if message.get("text") is not None:
+                await live.post(chat, message["role"], message["text"])
+            else:
+                live.keystroke(chat, message["role"])
+
+    def _apply(self, decision: Decision) -> None:
+        if isinstance(decision, TimedOut):
+            self.record("lobby_timeout", {"outcome": "end"}, participant=decision.pid)
+            self._finish(decision.pid, "timeout")
+            return
+        three = isinstance(decision, ThreeRoom)
+        room = Room(
+            id=f"room-{uuid.uuid4().hex[:12]}",
+            mode="three-party" if three else "two-party",
+            witness="bot" if isinstance(decision, BotRoom) else "both" if three else "human",
+            condition=None if isinstance(decision, HumanRoom) else decision.condition,
+            interrogator=decision.interrogator,
+            witness_pid=None if isinstance(decision, BotRoom) else decision.witness,
+            state="live",
+            end_reason=None,
+            created=self.wall_iso(),
+            ended=None,
+            bot_position=decision.bot_position if isinstance(decision, ThreeRoom) else None,
+        )
+        self.store.add_room(room)
+        if isinstance(decision, BotRoom) and decision.timed_out:
+            self.record(
+                "lobby_timeout", {"outcome": "bot"}, room=room.id, participant=decision.interrogator
+            )
+        live = LiveRoom(record=room, server=self, turns=self.study.spec.study.turns)
+        self._rooms[room.id] = live
+        for pid, role in live.members().items():
+            self.store.update_participant(pid, state="chat", role=role, room=room.id)
+            self._send_state(pid)
+        assert self._nursery is not None
+        self._nursery.start_soon(self._run_room, live)
+
+    async def _run_room(self, live: LiveRoom) -> None:
+        try:
+            if live.record.condition is None:
+                await live.run(None)
+            else:
+                await self._run_bot(live)
+        except Exception as error:
+            # One room's failure never takes the others down: it ends, told and recorded.
+            self.record(
+                "room_error", {"error": type(error).__name__, "message": str(error)}, room=live.id
+            )
+            live.end("model_error" if isinstance(error, SdttError) else "server_error")
+        reason = live.end_reason or "finished"
+        del self._rooms[live.id]
+        if reason == "finished":
+            self.store.update_room(live.id, state="verdict")
+            self.record("chat_finished", {}, room=live.id)
+            self.store.update_participant(live.record.interrogator, state="verdict")
+            self._send_state(live.record.interrogator)
+            if live.record.witness_pid is not None:
+                self._finish(live.record.witness_pid, "finished")
+                self._release_own_person(live.record.witness_pid)
+        else:
+            room = self.store.room(live.id)
+            assert room is not None
+            self._finish_room(room, reason)
+
+    async def _run_bot(self, live: LiveRoom) -> None:
+        assert live.record.condition is not None
+        condition = self.study.conditions[live.record.condition]
+        spec = self.study.spec
+        persona = self._persona(condition.persona)
+        pseudo_path = self.study.pseudo_path(condition)
+        pseudo = load_pseudo_messages(pseudo_path) if pseudo_path is not None else []
+        number = len(self.store.rooms())
+        model = self._open_model(condition, spec.chat.seed + number)
+        try:
+            bot = persona_bot(
+                model,
+                persona,
+                mode="burst",
+                pseudo=pseudo,
+                max_messages=spec.chat.max_messages,
+                virtual_clock=self._virtual_clock,
+            )
+            settings = SessionSettings(
+                mode="burst",
+                t1=spec.chat.t1,
+                delays=condition.delays,
+                timing=persona_timing(persona) if condition.delays == "fitted" else None,
+                max_messages=spec.chat.max_messages,
+                seed=spec.chat.seed + number,
+            )
+            meta = {
+                "persona": condition.persona,
+                "model": condition.model,
+                "interrogator": "human",
+                "pseudo": condition.pseudo or None,
+                "pseudo_turns": count_pseudo_turns(pseudo_path) if pseudo_path else 0,
+                "live_turns": spec.study.turns,
+                "condition": condition.index,
+                "study": self.study.name,
+            }
+            await live.run(BotSetup(bot, settings, meta))
+        finally:
+            with trio.CancelScope(shield=True):
+                await model.aclose()
+
+    def _finish_room(self, room: Room, reason: str) -> None:
+        """End a room early; its people are told and get the completion code."""
+        self.store.update_room(room.id, state="done", end_reason=reason, ended=self.wall_iso())
+        self.record("room_ended", {"reason": reason}, room=room.id)
+        note = {"model_error": "partner_error", "ended_by_admin": "ended"}.get(reason, reason)
+        for pid in (room.interrogator, room.witness_pid):
+            if pid is not None:
+                self._finish(pid, note)
+                self._release_own_person(pid)
+
+    def _finish(self, pid: str, outcome: str) -> None:
+        self.store.update_participant(pid, state="done", outcome=outcome)
+        self.record("participant_done", {"outcome": outcome}, participant=pid)
+        self._send_state(pid)
+
+    def _is_own_person(self, pid: str) -> bool:
+        participant = self.store.participant(pid)
+        return participant is not None and participant.platform_study == OWN_PERSON
+
+    def _release_own_person(self, pid: str) -> None:
+        """The own person goes back to the lobby for the next interrogator."""
+        if not self._is_own_person(pid):
+            return
+        self._enter_lobby(pid)
+        self._send_state(pid)
+
+    def end_room(self, room_id: str) -> bool:
+        """End a live room now (the admin page's button); False if it is not live."""
+        live = self._rooms.get(room_id)
+        if live is None:
+            room = self.store.room(room_id)
+            if room is None or room.state != "live":
+                return False
+            self.store.publish({"end": room_id})  # it runs in another process
+            return True
+        live.end("ended_by_admin")
+        return True
+
+    # ---------------------------------------------------------------- delivery
+
+    def deliver(self, pid: str, frame: dict[str, Any]) -> None:
+        """Queue a frame for ``pid``'s browser, if connected (the store has it anyway)."""
+        connection = self._connections.get(pid)
+        if connection is None:
+            self.store.publish({"to": pid, "frame": frame})
+            return
+        try:
+            connection.send.send_nowait(frame)
+        except (trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
+            # Too slow or gone: drop the connection; a reconnect shows everything again.
+            connection.cancel.cancel()
+
+    def _state_frames(self, pid: str) -> list[dict[str, Any]]:
+        participant = self.store.participant(pid)
+        assert participant is not None
+        frame: dict[str, Any] = {"type": "phase", "phase": participant.state}
+        if participant.state == "chat":
+            frame["role"] = participant.role
+            frame["instructions"] = self._instructions(participant.role)
+            room = self.store.room(participant.room or "")
+            three = room is not None and room.witness == "both"
+            frame["chats"] = 2 if three and participant.role == "interrogator" else 1
+        if participant.state == "verdict":
+            room = self.store.room(participant.room or "")
+            frame["chats"] = 2 if room is not None and room.witness == "both" else 1
+        if participant.state == "done":
+            spec = self.study.spec.study
+            frame["code"] = spec.completion_code
+            frame["url"] = spec.completion_url
+            frame["note"] = NOTES.get(participant.outcome or "finished", NOTES["finished"])
+        frames = [frame]
+        if participant.state in ("chat", "verdict") and participant.room is not None:
+            frames.append(
+                {
+                    "type": "history",
+                    "messages": [
+                        message_frame(m, participant.role or "interrogator")
+                        for m in self.store.messages(participant.room)
+                    ],
+                }
+            )
+        return frames
+
+    def _instructions(self, role: str | None) -> str:
+        spec = self.study.spec.study
+        return spec.witness_instructions if role == "witness" else spec.instructions
+
+    def _send_state(self, pid: str) -> None:
+        if pid not in self._connections:
+            self.store.publish({"state": pid})  # connected to another process, maybe
+            return
+        for frame in self._state_frames(pid):
+            self.deliver(pid, frame)
+
+    # ---------------------------------------------------------------- connections
+
+    async def attend(self, receive: Receive, send: SendFrame) -> None:
+        """Serve one websocket until it closes (refusals are sent, never raised)."""
+        try:
+            with trio.fail_after(JOIN_TIMEOUT):
+                first = await receive()
+            join = parse_frame(first)
+            if not isinstance(join, Join):
+                raise Refused("Open the study from its link first.")
+            pid = self._join(join)
+        except trio.TooSlowError:
+            return
+        except (FrameError, Refused) as error:
+            await send(refusal(str(error)) | {"fatal": True})
+            return
+        participant = self.store.participant(pid)
+        assert participant is not None
+        spec = self.study.spec.study
+        await send(
+            {
+                "type": "joined",
+                "token": participant.token,
+                "title": spec.title,
+                "consent": spec.consent,
+                "slider": spec.belief_slider,
+                "max_chars": self.study.spec.chat.max_chars,
+            }
+        )
+        outbox_send, outbox_recv = trio.open_memory_channel[dict[str, Any]](OUTBOX)
+        connection = _Connection(send=outbox_send)
+        previous = self._connections.get(pid)
+        if previous is not None:
+            self.deliver(pid, refusal("The study was opened in another window.") | {"fatal": True})
+            previous.cancel.cancel()
+        self._connections[pid] = connection
+        self._send_state(pid)
+        try:
+            with connection.cancel:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(_pump, outbox_recv, send, nursery.cancel_scope)
+                    while True:
+                        raw = await receive()
+                        if raw is None:
+                            break
+                        try:
+                            await self._handle(pid, parse_frame(raw))
+                        except (FrameError, Refused) as error:
+                            outbox_send.send_nowait(refusal(str(error)))
+                    nursery.cancel_scope.cancel()
+        finally:
+            if self._connections.get(pid) is connection:
+                del self._connections[pid]
+            outbox_send.close()
+
+    def _join(self, join: Join) -> str:
+        if not PID.match(join.pid):
+            raise Refused("This study link has no valid participant id.")
+        for value in (join.study_id, join.session_id):
+            if value is not None and not PID.match(value):
+                raise Refused("This study link is malformed.")
+        existing = self.store.participant(join.pid)
+        own = join.key is not None
+        if own and not (
+            self.study.spec.study.own_person
+            and secrets.compare_digest(join.key or "", self.own_key)
+        ):
+            raise Refused("This private link is not valid.")
+        if existing is None:
+            self.store.add_participant(
+                Participant(
+                    pid=join.pid,
+                    token=secrets.token_urlsafe(18),
+                    state="consent",
+                    role=None,
+                    room=None,
+                    outcome=None,
+                    joined=self.wall_iso(),
+                    platform_study=OWN_PERSON if own else join.study_id,
+                    platform_session=join.session_id,
+                )
+            )
+            self.record("joined", {}, participant=join.pid)
+            return join.pid
+        if own and existing.platform_study == OWN_PERSON:
+            self.record("reconnected", {}, participant=join.pid)
+            return join.pid
+        if join.token is not None and secrets.compare_digest(join.token, existing.token):
+            self.record("reconnected", {}, participant=join.pid)
+            return join.pid
+        if existing.state == "done":
+            raise Refused("This participant id has already taken part in this study.")
+        raise Refused(
+            "This participant id is already in use. Continue in the browser where you "
+            "started the study."
+        )
+
+    async def _handle(self, pid: str, frame: Any) -> None:
+        participant = self.store.participant(pid)
+        assert participant is not None
+        if isinstance(frame, Join):
+            raise Refused("Already joined.")
+        if isinstance(frame, Consent):
+            if participant.state != "consent":
+                return
+            self._enter_lobby(pid)
+            self.record("consented", {}, participant=pid)
+            self._send_state(pid)
+            return
+        live = self._rooms.get(participant.room or "")
+        role: Sender = participant.role or "interrogator"
+        if isinstance(frame, Send | Typing) and live is None and participant.state == "chat":
+            # The room runs in another process of the study: pass the message on.
+            if isinstance(frame, Send):
+                self._check_send(pid, frame.text, participant)
+            text = frame.text if isinstance(frame, Send) else None
+            number = frame.chat if isinstance(frame, Send) else 1
+            self.store.publish(
+                {"room": participant.room, "pid": pid, "role": role, "chat": number, "text": text}
+            )
+            return
+        if isinstance(frame, Send):
+            if live is None:
+                raise Refused("The chat is not open.")
+            self._check_send(pid, frame.text, participant)
+            chat = live.chat_of(pid, frame.chat)
+            if chat is None:
+                raise Refused("There is no such chat.")
+            if chat.done:
+                raise Refused("This chat has ended.")
+            if role == "interrogator" and live.answered(chat) >= live.turns:
+                raise Refused("That was the last turn: wait for your partner to finish.")
+            await live.post(chat, role, frame.text)
+        elif isinstance(frame, Typing):
+            chat = live.chat_of(pid, 1) if live is not None else None
+            if chat is not None and participant.state == "chat":
+                live.keystroke(chat, role)  # type: ignore[union-attr]
+        elif isinstance(frame, BeliefFrame):
+            if participant.room is None or participant.state not in ("chat", "verdict"):
+                raise Refused("There is no chat to give a belief about.")
+            seq = live.last_seq if live is not None else len(self.store.messages(participant.room))
+            self.store.add_belief(
+                Belief(
+                    participant=pid,
+                    room=participant.room,
+                    seq=seq,
+                    time=self.wall_iso(),
+                    value=frame.value,
+                )
+            )
+        elif isinstance(frame, VerdictFrame):
+            if participant.state != "verdict" or participant.room is None:
+                raise Refused("A verdict can only be given when the chat has ended.")
+            room = self.store.room(participant.room)
+            three = room is not None and room.witness == "both"
+            if three != (frame.human in ("1", "2")):
+                raise Refused(
+                    "Answer "
+                    + (
+                        "which chat is the person (1 or 2)."
+                        if three
+                        else "whether your partner is a person (yes or no)."
+                    )
+                )
+            self.store.add_verdict(
+                Verdict(
+                    room=participant.room,
+                    participant=pid,
+                    human=frame.human,
+                    confidence=frame.confidence,
+                    reason=frame.reason,
+                    time=self.wall_iso(),
+                )
+            )
+            self.store.update_room(
+                participant.room, state="done", end_reason="finished", ended=self.wall_iso()
+            )
+            self._finish(pid, "finished")
+
+    def _check_send(self, pid: str, text: str, participant: Participant) -> None:
+        if participant.state != "chat":
+            raise Refused("The chat is not open.")
+        if not text.strip():
+            raise Refused("A message must not be empty.")
+        limit = self.study.spec.chat.max_chars
+        if len(text) > limit:
+            raise Refused(f"That message is too long (at most {limit} characters).")
+        now = trio.current_time()
+        last = self._last_send.get(pid)
+        if last is not None and now - last < self.study.spec.chat.min_interval:
+            raise Refused("You are sending messages too quickly; wait a moment.")
+        self._last_send[pid] = now
+
+    # ---------------------------------------------------------------- admin view
+
+    def overview(self) -> dict[str, Any]:
+        """What the admin page shows (server-side only; never sent to participants)."""
+        participants = self.store.participants()
+        rooms = self.store.rooms()
+        finished: dict[str, int] = {}
+        for room in rooms:
+            if room.state != "live" and room.end_reason == "finished":
+                label = self.condition_label(room)
+                finished[label] = finished.get(label, 0) + 1
+        live = [
+            {
+                "id": room.id,
+                "condition": self.condition_label(room),
+                "interrogator": room.interrogator,
+                "witness": room.witness_pid,
+                "messages": len(self.store.messages(room.id)),
+                "created": room.created,
+            }
+            for room in rooms
+            if room.state == "live"
+        ]
+        return {
+            "waiting": self.matchmaker.waiting,
+            "live": live,
+            "finished": finished,
+            "excluded": [
+                {"pid": p.pid, "outcome": p.outcome}
+                for p in participants
+                if p.state == "done" and p.outcome not in (None, "finished")
+            ],
+        }
+
+    def condition_label(self, room: Room) -> str:
+        """What a room tests, for the researcher."""
+        if room.condition is None:
+            return "human witness"
+        label = self.study.conditions[room.condition].label()
+        return f"three-party: {label}" if room.witness == "both" else label
+
+
+async def _pump(
+    outbox: trio.MemoryReceiveChannel[dict[str, Any]], send: SendFrame, scope: trio.CancelScope
+) -> None:
+    """Send queued frames to the browser in order; a failed send ends the connection."""
+    try:
+        async for frame in outbox:
+            await send(frame)
+    except Exception:
+        scope.cancel()
+
+
+def _open_model(condition: Condition, seed: int) -> Model:
+    return get_model(condition.model, config=GenerateConfig(stop=("\nUser:",)), seed=seed)
+
+
+def dumps(frame: dict[str, Any]) -> str:
+    """A frame as compact JSON text."""
+    return json.dumps(frame, separators=(",", ":"), ensure_ascii=False)

@@ -1,0 +1,256 @@
+"""The study spec of ``sdtt serve``: a TOML file with the texts participants see, the
+lobby rules, the chat limits and the conditions assigned to rooms.
+
+Conditions are the product of the lists under ``[conditions]`` (model × persona ×
+pseudo-dialogue × delay preset); the matchmaker keeps the number of rooms per condition
+balanced.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from sdtt.dialogue.store import validate_record
+from sdtt.engine.schedule import PresetName
+from sdtt.errors import InputError
+from sdtt.files import load_settings_file
+
+SPEC_HINT = "See the 'sdtt serve' section of the README for the study spec format."
+STUDY_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+
+StudyMode = Literal["two-party", "three-party"]
+OnTimeout = Literal["bot", "end"]
+_PAPER: list[PresetName] = ["paper"]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class StudySection(_Section):
+    """What the study is and what participants read."""
+
+    name: str = Field(description="Short name used in the study link /s/<name>.")
+    title: str = "A chat study"
+    mode: StudyMode = Field(
+        default="two-party",
+        description="'two-party': one witness per room; 'three-party': a person and the bot "
+        "side by side.",
+    )
+    own_person: bool = Field(
+        default=False,
+        description="Human witnesses are only the real person behind the persona, who joins "
+        "by the private link the server prints.",
+    )
+    turns: int = Field(default=5, ge=1, description="X: live burst turns per chat.")
+    human_witness_share: float = Field(
+        default=0.0, ge=0, le=1, description="Share of rooms whose witness is a person."
+    )
+    consent: str = Field(min_length=1, description="Consent text shown first.")
+    instructions: str = Field(min_length=1, description="Instructions for the interrogator.")
+    witness_instructions: str = Field(
+        default="Chat naturally and try to convince your partner that you are human.",
+        description="Instructions for a human witness.",
+    )
+    completion_code: str = Field(min_length=1, description="Shown at the end (or in the URL).")
+    completion_url: str | None = Field(
+        default=None, description="Where participants are sent at the end (e.g. Prolific's)."
+    )
+    belief_slider: bool = Field(default=False, description="Show the belief slider.")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not STUDY_NAME.match(value):
+            raise ValueError("use lower-case letters, digits and '-' (at most 63)")
+        return value
+
+    @field_validator("completion_url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("https://", "http://")):
+            raise ValueError("must start with https:// or http://")
+        return value
+
+
+class LobbySection(_Section):
+    """How long a participant waits for a room, and what happens then."""
+
+    timeout: float = Field(default=120.0, gt=0, description="Seconds in the lobby at most.")
+    on_timeout: OnTimeout = Field(
+        default="bot",
+        description="'bot': chat with the bot after all; 'end': finish with the completion code.",
+    )
+
+
+class ChatSection(_Section):
+    """Limits and engine settings of every chat."""
+
+    t1: float = Field(default=3.0, ge=0)
+    max_messages: int = Field(default=5, ge=1)
+    max_chars: int = Field(default=500, ge=1, le=10_000)
+    min_interval: float = Field(
+        default=0.3, ge=0, description="Seconds a participant must leave between messages."
+    )
+    model_errors: int = Field(
+        default=2, ge=1, description="Failed model calls in a row after which a room ends."
+    )
+    seed: int = 0
+    speed: float = Field(
+        default=1.0,
+        ge=1,
+        le=100,
+        description="Run the study's clock this many times faster than real time (delays, "
+        "lobby timeout): for trying a study out and for tests; 1 for participants.",
+    )
+
+
+class ConditionsSection(_Section):
+    """The lists whose product is the set of conditions."""
+
+    models: list[str] = Field(min_length=1)
+    personas: list[str] = Field(min_length=1)
+    pseudo: list[str] = Field(
+        default_factory=lambda: [""],
+        description="Pseudo-dialogue chain files ('' for none), relative to the spec.",
+    )
+    delays: list[PresetName] = Field(default_factory=lambda: list(_PAPER))
+
+
+class StorageSection(_Section):
+    """Where the study is kept."""
+
+    path: str = Field(
+        default="", description="SQLite file, relative to the spec (default <name>.sqlite3)."
+    )
+    url: str = Field(
+        default="",
+        description="A postgresql:// URL instead of the SQLite file, so several server "
+        "processes can share the study.",
+    )
+
+    @field_validator("url")
+    @classmethod
+    def _postgres(cls, value: str) -> str:
+        if value and not value.startswith(("postgresql://", "postgres://")):
+            raise ValueError("must be a postgresql:// URL (or empty for the SQLite file)")
+        return value
+
+
+class StudySpec(_Section):
+    """A whole study spec (see the README's ``sdtt serve`` section)."""
+
+    study: StudySection
+    lobby: LobbySection = LobbySection()
+    chat: ChatSection = ChatSection()
+    conditions: ConditionsSection
+    storage: StorageSection = StorageSection()
+
+    @model_validator(mode="after")
+    def _duplicates(self) -> StudySpec:
+        for name in ("models", "personas", "pseudo", "delays"):
+            values = getattr(self.conditions, name)
+            if len(set(values)) != len(values):
+                raise ValueError(f"conditions.{name} lists a value twice")
+        return self
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One cell of the design: what the bot of a room is."""
+
+    index: int
+    model: str
+    persona: str
+    pseudo: str
+    delays: PresetName
+
+    def label(self) -> str:
+        """A readable name for reports and the admin page (never sent to participants)."""
+        pseudo = Path(self.pseudo).stem if self.pseudo else "none"
+        return f"{self.model} · {self.persona} · pseudo {pseudo} · {self.delays}"
+
+
+@dataclass(frozen=True)
+class Study:
+    """A checked spec with the folder it was read from."""
+
+    spec: StudySpec
+    folder: Path
+    path: Path
+
+    @property
+    def name(self) -> str:
+        """The study's short name."""
+        return self.spec.study.name
+
+    @property
+    def conditions(self) -> list[Condition]:
+        """Every condition, in a stable order."""
+        c = self.spec.conditions
+        cells = itertools.product(c.models, c.personas, c.pseudo, c.delays)
+        return [
+            Condition(index=i, model=m, persona=p, pseudo=s, delays=d)
+            for i, (m, p, s, d) in enumerate(cells)
+        ]
+
+    def pseudo_path(self, condition: Condition) -> Path | None:
+        """The pseudo-dialogue file of ``condition``, resolved against the spec's folder."""
+        return self.folder / condition.pseudo if condition.pseudo else None
+
+    @property
+    def store_path(self) -> Path:
+        """The SQLite file of the study."""
+        given = self.spec.storage.path
+        return self.folder / (given or f"{self.name}.sqlite3")
+
+
+def read_study(path: str | Path) -> Study:
+    """Read and check a study spec; problems are :class:`InputError` naming the field."""
+    path = Path(path)
+    data = load_settings_file(path, what="study spec", toml_hint=SPEC_HINT)
+    if not isinstance(data, dict):
+        raise InputError("must hold a table of settings.", path=path, hint=SPEC_HINT)
+    try:
+        spec = validate_record(StudySpec, data, path, hint=SPEC_HINT)
+    except InputError as error:
+        if error.field is None or path.suffix.lower() == ".json":
+            raise
+        line = _toml_line(path.read_text(encoding="utf-8-sig"), error.field)
+        raise InputError(
+            error.problem, path=path, line=line, field=error.field, hint=error.hint
+        ) from None
+    study = Study(spec=spec, folder=path.resolve().parent, path=path)
+    for condition in study.conditions:
+        pseudo = study.pseudo_path(condition)
+        if pseudo is not None and not pseudo.is_file():
+            raise InputError(
+                f"pseudo-dialogue file {condition.pseudo!r} not found.",
+                path=path,
+                field="conditions.pseudo",
+                hint="Paths are relative to the spec's folder.",
+            )
+    return study
+
+
+def _toml_line(text: str, field: str) -> int | None:
+    """The line of ``field`` (``section.key``) in a TOML text, or of its section."""
+    parts = field.split(".")
+    section, key = parts[0], parts[1] if len(parts) > 1 else None
+    section_line = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            if section_line is not None:
+                break
+            if stripped.strip("[] ") == section:
+                section_line = number
+        elif section_line is not None and key and re.match(rf"{re.escape(key)}\s*=", stripped):
+            return number
+    return section_line

@@ -1,0 +1,399 @@
+"""Where a study is kept: participants, rooms, messages, events, verdicts and beliefs.
+
+:class:`StudyStore` is the small interface the server uses; :class:`SqliteStore` keeps it
+in one SQLite file in the study folder. Every call commits before it returns, so the
+server writes a message or an event first and delivers it after: whatever a participant
+saw is in the store even if the process is killed right then.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from sdtt.errors import InputError
+
+if TYPE_CHECKING:
+    from sdtt.serve.spec import Study
+
+ParticipantState = Literal["consent", "lobby", "chat", "verdict", "done"]
+RoomState = Literal["live", "verdict", "done"]
+Sender = Literal["interrogator", "witness"]
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS participants (
+    pid TEXT PRIMARY KEY, token TEXT NOT NULL, platform_study TEXT, platform_session TEXT,
+    state TEXT NOT NULL, role TEXT, room TEXT, outcome TEXT, joined TEXT NOT NULL,
+    waiting_since REAL
+);
+CREATE TABLE IF NOT EXISTS rooms (
+    id TEXT PRIMARY KEY, mode TEXT NOT NULL, witness TEXT NOT NULL, condition INTEGER,
+    interrogator TEXT NOT NULL, witness_pid TEXT, state TEXT NOT NULL, end_reason TEXT,
+    created TEXT NOT NULL, ended TEXT, bot_position INTEGER
+);
+CREATE TABLE IF NOT EXISTS messages (
+    room TEXT NOT NULL, seq INTEGER NOT NULL, sender TEXT NOT NULL, text TEXT NOT NULL,
+    time TEXT NOT NULL, chat INTEGER NOT NULL, PRIMARY KEY (room, seq)
+);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, room TEXT, participant TEXT, kind TEXT NOT NULL,
+    data TEXT NOT NULL, time TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS verdicts (
+    room TEXT NOT NULL, participant TEXT NOT NULL, human TEXT NOT NULL,
+    confidence INTEGER NOT NULL, reason TEXT NOT NULL, time TEXT NOT NULL,
+    PRIMARY KEY (room, participant)
+);
+CREATE TABLE IF NOT EXISTS beliefs (
+    participant TEXT NOT NULL, room TEXT NOT NULL, seq INTEGER NOT NULL, time TEXT NOT NULL,
+    value INTEGER NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True)
+class Participant:
+    """One participant id of the study."""
+
+    pid: str
+    token: str
+    state: ParticipantState
+    role: Sender | None
+    room: str | None
+    outcome: str | None
+    joined: str
+    platform_study: str | None = None
+    platform_session: str | None = None
+    waiting_since: float | None = None
+    """When they entered the lobby (seconds since the epoch, on the server's clock)."""
+
+
+@dataclass(frozen=True)
+class Room:
+    """One chat room: an interrogator and a witness (the bot, or a person), or in
+    three-party both witnesses, the bot in chat ``bot_position``."""
+
+    id: str
+    mode: str
+    witness: Literal["bot", "human", "both"]
+    condition: int | None
+    interrogator: str
+    witness_pid: str | None
+    state: RoomState
+    end_reason: str | None
+    created: str
+    ended: str | None
+    bot_position: int | None = None
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    """A chat message as stored (``seq`` counts from 1 within the room)."""
+
+    room: str
+    seq: int
+    sender: Sender
+    text: str
+    time: str
+    chat: int = 1
+    """Which of the interrogator's chats (1, or 1/2 in three-party)."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """An interrogator's verdict on a room's witness."""
+
+    room: str
+    participant: str
+    human: str
+    """Two-party: 'yes'/'no' (is the witness a person?); three-party: '1'/'2' (which
+    chat has the person)."""
+    confidence: int
+    reason: str
+    time: str
+
+
+@dataclass(frozen=True)
+class Belief:
+    """A belief slider reading after a message."""
+
+    participant: str
+    room: str
+    seq: int
+    time: str
+    value: int
+
+
+class StudyStore(Protocol):
+    """What the server keeps; each method is durable when it returns."""
+
+    def add_participant(self, participant: Participant) -> None: ...
+    def participant(self, pid: str) -> Participant | None: ...
+    def participants(self) -> list[Participant]: ...
+    def update_participant(self, pid: str, **fields: Any) -> None: ...
+    def add_room(self, room: Room) -> None: ...
+    def room(self, room_id: str) -> Room | None: ...
+    def rooms(self) -> list[Room]: ...
+    def update_room(self, room_id: str, **fields: Any) -> None: ...
+    def add_message(
+        self, room: str, sender: Sender, text: str, time: str, chat: int = 1
+    ) -> StoredMessage: ...
+    def messages(self, room: str) -> list[StoredMessage]: ...
+    def add_event(
+        self,
+        kind: str,
+        data: dict[str, Any],
+        time: str,
+        *,
+        room: str | None = None,
+        participant: str | None = None,
+    ) -> None: ...
+    def events(self, room: str | None = None) -> list[dict[str, Any]]: ...
+    def add_verdict(self, verdict: Verdict) -> None: ...
+    def verdicts(self) -> list[Verdict]: ...
+    def add_belief(self, belief: Belief) -> None: ...
+    def beliefs(self) -> list[Belief]: ...
+    def close(self) -> None: ...
+    def lobby_lock(self) -> contextlib.AbstractContextManager[None]: ...
+    def publish(self, message: dict[str, Any]) -> None: ...
+
+
+_PARTICIPANT_FIELDS = frozenset(
+    {
+        "token",
+        "state",
+        "role",
+        "room",
+        "outcome",
+        "platform_study",
+        "platform_session",
+        "waiting_since",
+    }
+)
+_ROOM_FIELDS = frozenset({"state", "end_reason", "ended", "witness_pid"})
+
+
+def _fields(cls: type[Any], row: dict[str, Any]) -> Any:
+    return cls(**{k: v for k, v in row.items() if k in cls.__dataclass_fields__})
+
+
+class _SqlStore:
+    """The queries of a :class:`StudyStore`, for SQLite and PostgreSQL alike (written
+    with ``?`` placeholders; ``ORDER`` is the column that keeps insertion order)."""
+
+    ORDER = "rowid"
+
+    @contextlib.contextmanager
+    def lobby_lock(self) -> Iterator[None]:
+        """Hold the study's lobby while rooms are formed (one process: nothing to do)."""
+        yield
+
+    def publish(self, message: dict[str, Any]) -> None:
+        """Tell the study's other server processes something (one process: nobody)."""
+
+    def _run(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def add_message(
+        self, room: str, sender: Sender, text: str, time: str, chat: int = 1
+    ) -> StoredMessage:
+        """Append a message to ``room``'s chat ``chat``; returns it with its sequence
+        number (counted over the room)."""
+        raise NotImplementedError
+
+    def add_participant(self, participant: Participant) -> None:
+        """Add a new participant id (its pid must be new)."""
+        p = participant
+        self._run(
+            "INSERT INTO participants (pid, token, platform_study, platform_session, state, "
+            "role, room, outcome, joined) VALUES (?,?,?,?,?,?,?,?,?)",
+            (
+                p.pid,
+                p.token,
+                p.platform_study,
+                p.platform_session,
+                p.state,
+                p.role,
+                p.room,
+                p.outcome,
+                p.joined,
+            ),
+        )
+
+    def participant(self, pid: str) -> Participant | None:
+        """The participant ``pid``, if it has joined."""
+        rows = self._run("SELECT * FROM participants WHERE pid = ?", (pid,))
+        return _fields(Participant, rows[0]) if rows else None
+
+    def participants(self) -> list[Participant]:
+        """Every participant, in the order they joined."""
+        rows = self._run(f"SELECT * FROM participants ORDER BY {self.ORDER}")
+        return [_fields(Participant, r) for r in rows]
+
+    def update_participant(self, pid: str, **fields: Any) -> None:
+        """Change some fields of a participant."""
+        self._update("participants", "pid", pid, fields, _PARTICIPANT_FIELDS)
+
+    def add_room(self, room: Room) -> None:
+        """Add a new room."""
+        r = room
+        self._run(
+            "INSERT INTO rooms (id, mode, witness, condition, interrogator, witness_pid, state, "
+            "end_reason, created, ended, bot_position) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                r.id,
+                r.mode,
+                r.witness,
+                r.condition,
+                r.interrogator,
+                r.witness_pid,
+                r.state,
+                r.end_reason,
+                r.created,
+                r.ended,
+                r.bot_position,
+            ),
+        )
+
+    def room(self, room_id: str) -> Room | None:
+        """The room ``room_id``, if any."""
+        rows = self._run("SELECT * FROM rooms WHERE id = ?", (room_id,))
+        return _fields(Room, rows[0]) if rows else None
+
+    def rooms(self) -> list[Room]:
+        """Every room, oldest first."""
+        return [_fields(Room, r) for r in self._run(f"SELECT * FROM rooms ORDER BY {self.ORDER}")]
+
+    def update_room(self, room_id: str, **fields: Any) -> None:
+        """Change some fields of a room."""
+        self._update("rooms", "id", room_id, fields, _ROOM_FIELDS)
+
+    def messages(self, room: str) -> list[StoredMessage]:
+        """The messages of ``room`` in order."""
+        rows = self._run("SELECT * FROM messages WHERE room = ? ORDER BY seq", (room,))
+        return [_fields(StoredMessage, r) for r in rows]
+
+    def add_event(
+        self,
+        kind: str,
+        data: dict[str, Any],
+        time: str,
+        *,
+        room: str | None = None,
+        participant: str | None = None,
+    ) -> None:
+        """Record an event (``data`` must be JSON-serialisable)."""
+        self._run(
+            "INSERT INTO events (room, participant, kind, data, time) VALUES (?,?,?,?,?)",
+            (room, participant, kind, json.dumps(data, default=str), time),
+        )
+
+    def events(self, room: str | None = None) -> list[dict[str, Any]]:
+        """Recorded events (of one room, or all), oldest first."""
+        sql = "SELECT * FROM events" + (" WHERE room = ?" if room else "") + " ORDER BY id"
+        rows = self._run(sql, (room,) if room else ())
+        return [{**r, "data": json.loads(r["data"])} for r in rows]
+
+    def add_verdict(self, verdict: Verdict) -> None:
+        """Record a verdict (one per participant and room)."""
+        v = verdict
+        self._run(
+            "INSERT INTO verdicts (room, participant, human, confidence, reason, time) "
+            "VALUES (?,?,?,?,?,?)",
+            (v.room, v.participant, v.human, v.confidence, v.reason, v.time),
+        )
+
+    def verdicts(self) -> list[Verdict]:
+        """Every verdict, oldest first."""
+        rows = self._run(f"SELECT * FROM verdicts ORDER BY {self.ORDER}")
+        return [_fields(Verdict, r) for r in rows]
+
+    def add_belief(self, belief: Belief) -> None:
+        """Record a belief slider reading."""
+        b = belief
+        self._run(
+            "INSERT INTO beliefs (participant, room, seq, time, value) VALUES (?,?,?,?,?)",
+            (b.participant, b.room, b.seq, b.time, b.value),
+        )
+
+    def beliefs(self) -> list[Belief]:
+        """Every belief reading, oldest first."""
+        rows = self._run(f"SELECT * FROM beliefs ORDER BY {self.ORDER}")
+        return [_fields(Belief, r) for r in rows]
+
+    def _update(
+        self, table: str, key: str, value: str, fields: dict[str, Any], allowed: frozenset[str]
+    ) -> None:
+        unknown = set(fields) - allowed
+        if unknown:
+            raise ValueError(f"cannot update {sorted(unknown)} of {table}")
+        if not fields:
+            return
+        assignments = ", ".join(f"{name} = ?" for name in fields)
+        self._run(f"UPDATE {table} SET {assignments} WHERE {key} = ?", (*fields.values(), value))
+
+
+class SqliteStore(_SqlStore):
+    """A :class:`StudyStore` in one SQLite file (created if missing)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as error:
+            raise InputError(
+                f"cannot open the study store ({error}).",
+                path=self.path,
+                hint="Give another [storage] path, or move the damaged file away.",
+            ) from None
+        self._db.row_factory = sqlite3.Row
+
+    def _run(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        return [dict(row) for row in self._db.execute(sql, args).fetchall()]
+
+    def add_message(
+        self, room: str, sender: Sender, text: str, time: str, chat: int = 1
+    ) -> StoredMessage:
+        """Append a message to ``room``'s chat ``chat``; returns it with its sequence
+        number (counted over the room)."""
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            row = self._db.execute(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE room = ?", (room,)
+            ).fetchone()
+            seq = int(row[0])
+            self._db.execute(
+                "INSERT INTO messages (room, seq, sender, text, time, chat) VALUES (?,?,?,?,?,?)",
+                (room, seq, sender, text, time, chat),
+            )
+        return StoredMessage(room=room, seq=seq, sender=sender, text=text, time=time, chat=chat)
+
+    def close(self) -> None:
+        """Close the file."""
+        self._db.close()
+
+
+def open_store(study: Study) -> StudyStore:
+    """The study's store: its PostgreSQL database when ``[storage] url`` is set, else the
+    SQLite file in the study folder."""
+    if study.spec.storage.url:
+        from sdtt.serve.pgstore import PostgresStore
+
+        return PostgresStore(study.spec.storage.url)
+    return SqliteStore(study.store_path)
+
+
+def describe_store(study: Study) -> str:
+    """Where the store is, for the terminal (a database URL without its credentials)."""
+    url = study.spec.storage.url
+    if not url:
+        return str(study.store_path)
+    return "PostgreSQL " + url.split("@")[-1] if "@" in url else "PostgreSQL database"

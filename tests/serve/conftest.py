@@ -1,0 +1,96 @@
+"""A real PostgreSQL server for the store tests, started in a temporary folder."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+def _pg_bin() -> Path:
+    """PG_BIN, else the newest Debian PostgreSQL's binaries (15 on this project's machines)."""
+    if "PG_BIN" in os.environ:
+        return Path(os.environ["PG_BIN"])
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: int(p.parent.name))
+    return found[-1] if found else Path("/usr/lib/postgresql/15/bin")
+
+
+PG_BIN = _pg_bin()
+
+
+def _as_postgres(command: list[str]) -> list[str]:
+    """PostgreSQL refuses to run as root: run its tools as the 'postgres' user then."""
+    if os.geteuid() != 0:
+        return command
+    runuser = shutil.which("runuser")
+    if runuser is None:
+        pytest.skip("running as root without runuser: cannot start PostgreSQL as 'postgres'")
+    return [runuser, "-u", "postgres", "--", *command]
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A URL of a fresh PostgreSQL server on a Unix socket (no TCP), stopped afterwards."""
+    if not (PG_BIN / "initdb").exists():
+        pytest.skip(
+            f"PostgreSQL binaries not found in {PG_BIN}: install them with "
+            "'apt-get install postgresql' (tests/serve/install_postgres.sh) or set PG_BIN"
+        )
+    # Not under pytest's temporary folder: its parent is private to this user, and the
+    # server may run as 'postgres'.
+    folder = Path(tempfile.mkdtemp(prefix="sdtt-pg-"))
+    folder.chmod(0o777)
+    data = folder / "data"
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    run = {"check": True, "capture_output": True, "timeout": 120}
+    subprocess.run(
+        _as_postgres([str(PG_BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "sdtt"]),
+        **run,  # type: ignore[call-overload]
+    )
+    options = f"-k {folder} -p {port} -c listen_addresses='' -c fsync=off"
+    subprocess.run(
+        _as_postgres(
+            [
+                str(PG_BIN / "pg_ctl"),
+                "-D",
+                str(data),
+                "-o",
+                options,
+                "-l",
+                str(folder / "log"),
+                "-w",
+                "start",
+            ]
+        ),
+        **run,  # type: ignore[call-overload]
+    )
+    try:
+        yield f"postgresql://sdtt@/postgres?host={folder}&port={port}"
+    finally:
+        subprocess.run(
+            _as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]),
+            capture_output=True,
+            timeout=120,
+        )
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def fresh_database(postgres_url: str) -> Iterator[str]:
+    """An empty database on the test server, for one test."""
+    import uuid
+
+    import psycopg
+
+    name = "t" + uuid.uuid4().hex[:12]
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    yield postgres_url.replace("/postgres?", f"/{name}?")

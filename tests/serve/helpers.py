@@ -1,0 +1,171 @@
+"""A study spec, a server on trio's virtual clock, and fake browsers that speak the
+websocket protocol to :meth:`StudyServer.attend` through memory channels."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from sdtt.serve.server import StudyServer
+from sdtt.serve.spec import read_study
+from sdtt.serve.store import SqliteStore
+
+START = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
+PERSONA = "chitchat-32b20fa3"
+
+SPEC = """
+[study]
+name = "pilot"
+title = "Chat study"
+turns = {turns}
+human_witness_share = {share}
+consent = "You agree to chat for about five minutes."
+instructions = "Chat, then say whether your partner is a person."
+completion_code = "CODE-123"
+completion_url = "https://example.org/done?cc=CODE-123"
+belief_slider = true
+
+[lobby]
+timeout = {timeout}
+on_timeout = "{on_timeout}"
+
+[chat]
+t1 = 2
+min_interval = 0.5
+max_chars = 200
+
+[conditions]
+models = [{models}]
+personas = ["{persona}"]
+delays = ["paper", "jones-bergen"]
+"""
+
+
+def write_spec(
+    folder: Path,
+    *,
+    turns: int = 2,
+    share: float = 0.0,
+    timeout: float = 60,
+    on_timeout: str = "bot",
+    models: tuple[str, ...] = ("mock/chatty",),
+) -> Path:
+    """A study spec file in ``folder``."""
+    path = folder / "study.toml"
+    path.write_text(
+        SPEC.format(
+            turns=turns,
+            share=share,
+            timeout=timeout,
+            on_timeout=on_timeout,
+            models=", ".join(f'"{m}"' for m in models),
+            persona=PERSONA,
+        ),
+        encoding="utf-8",
+    )
+    return path
+
+
+def make_server(spec: Path, **kwargs: Any) -> StudyServer:
+    """A server for ``spec`` whose times start at :data:`START`."""
+    study = read_study(spec)
+    return StudyServer(
+        study, SqliteStore(study.store_path), started=START, virtual_clock=True, **kwargs
+    )
+
+
+class Browser:
+    """One participant's page: sends frames, keeps every frame the server sent."""
+
+    def __init__(self, server: StudyServer, pid: str, **link: str | None) -> None:
+        self.server = server
+        self.pid = pid
+        self.link = link
+        self.frames: list[dict[str, Any]] = []
+        self.raw: list[str] = []
+        self.token: str | None = None
+        self._changed = trio.Event()
+        self._to_server: trio.MemorySendChannel[str | bytes] | None = None
+        self.gone = trio.Event()
+        self.on_frame: Callable[[dict[str, Any]], None] | None = None
+
+    async def open(self, nursery: trio.Nursery, *, token: str | None = None) -> None:
+        """Connect and send the join frame."""
+        send, receive = trio.open_memory_channel[str | bytes](100)
+        self._to_server = send
+        self.gone = trio.Event()
+
+        async def next_frame() -> str | bytes | None:
+            try:
+                return await receive.receive()
+            except (trio.EndOfChannel, trio.ClosedResourceError):
+                return None
+
+        async def deliver(frame: dict[str, Any]) -> None:
+            text = json.dumps(frame)
+            self.raw.append(text)
+            frame = json.loads(text)
+            if self.on_frame is not None:
+                self.on_frame(frame)
+            if frame["type"] == "joined":
+                self.token = frame["token"]
+            self.frames.append(frame)
+            changed, self._changed = self._changed, trio.Event()
+            changed.set()
+
+        async def attend() -> None:
+            await self.server.attend(next_frame, deliver)
+            self.gone.set()
+
+        nursery.start_soon(attend)
+        join = {"type": "join", "pid": self.pid, "token": token, **self.link}
+        await self.say(join)
+
+    async def say(self, frame: dict[str, Any] | str | bytes) -> None:
+        """Send a frame (a dict as JSON; text or bytes as they are)."""
+        assert self._to_server is not None
+        raw = json.dumps(frame) if isinstance(frame, dict) else frame
+        await self._to_server.send(raw)
+
+    async def close(self) -> None:
+        """Drop the connection, as a closed tab would."""
+        assert self._to_server is not None
+        await self._to_server.aclose()
+        await self.gone.wait()
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        """Frames of one type."""
+        return [f for f in self.frames if f["type"] == kind]
+
+    def phase(self) -> str | None:
+        """The last phase shown."""
+        phases = self.of("phase")
+        return phases[-1]["phase"] if phases else None
+
+    def texts(self, side: str | None = None) -> list[str]:
+        """Chat texts shown in the current room, de-duplicated by id (as the page does)."""
+        seen: dict[int, dict[str, Any]] = {}
+        for f in self.frames:
+            if f["type"] == "history":
+                seen = {}  # a room's whole history: the page starts its chats afresh
+                items = f["messages"]
+            else:
+                items = [f] if f["type"] == "message" else []
+            for m in items:
+                seen.setdefault(m["id"], m)
+        return [m["text"] for _, m in sorted(seen.items()) if side is None or m["from"] == side]
+
+    async def wait(self, predicate: Callable[[], bool], timeout: float = 3600) -> None:
+        """Wait (virtual time) until ``predicate`` holds."""
+        with trio.fail_after(timeout):
+            while not predicate():
+                await self._changed.wait()
+
+    async def wait_phase(self, phase: str) -> None:
+        """Wait until the page shows ``phase``."""
+        await self.wait(lambda: self.phase() == phase)

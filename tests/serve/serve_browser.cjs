@@ -1,0 +1,120 @@
+// Plays live games of `sdtt serve` in headless Chromium, as participants would.
+// Usage: node serve_browser.cjs BASE_URL STUDY SCENARIO ADMIN_TOKEN -> JSON on stdout
+//   SCENARIO two-party: one participant plays a whole game with the bot, reloading the
+//   page mid-chat (a reconnect), then the admin page is read.
+//   SCENARIO three-party: an interrogator and a human witness in two browsers.
+// Uses the playwright-core and system Chromium installed for the questionnaire tests
+// (bash tests/questionnaires/js/install.sh).
+"use strict";
+const path = require("path");
+const { chromium } = require(path.join(__dirname, "..", "questionnaires", "js",
+  "node_modules", "playwright-core"));
+
+const [base, study, scenario, adminToken] = process.argv.slice(2);
+const TIMEOUT = 60000;
+
+async function participant(browser, query, log) {
+  const context = await browser.newContext({ viewport: { width: 390, height: 800 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(TIMEOUT);
+  page.on("pageerror", (error) => log.errors.push(String(error)));
+  page.on("console", (m) => { if (m.type() === "error") log.errors.push(m.text()); });
+  page.on("websocket", (ws) => ws.on("framereceived", (f) => log.frames.push(String(f.payload))));
+  await page.route("**/*", (route) => {
+    const url = route.request().url();
+    if (url.startsWith(base)) return route.continue();
+    log.blocked.push(url);
+    return route.abort();
+  });
+  await page.goto(base + "/s/" + study + "?" + query);
+  return page;
+}
+
+async function consent(page) {
+  await page.locator("#consent-yes").click();
+  await page.locator("#chat").waitFor({ state: "visible" });
+}
+
+async function say(page, chat, text) {
+  const pane = page.locator('.pane[data-chat="' + chat + '"]');
+  await pane.locator(".send-text").fill(text);
+  await pane.locator(".send-form button").click();
+  await pane.locator("li.you", { hasText: text }).waitFor();
+}
+
+async function texts(page, chat) {
+  return page.locator('.pane[data-chat="' + chat + '"] li').evaluateAll(
+    (items) => items.map((li) => ({ from: li.className, text: li.textContent })));
+}
+
+async function twoParty(browser, log) {
+  const page = await participant(browser, "PROLIFIC_PID=P1&STUDY_ID=S1&SESSION_ID=X1", log);
+  await page.locator("#consent-text").waitFor({ state: "visible" });
+  log.consent = await page.locator("#consent-text").textContent();
+  await consent(page);
+  await say(page, 1, "hi! <b>bold</b> how are you");
+  await page.locator("li.them").first().waitFor();
+  log.beforeReload = await texts(page, 1);
+  await page.reload();
+  await page.locator("#chat").waitFor({ state: "visible" });
+  await page.locator("li.them").first().waitFor();
+  log.afterReload = await texts(page, 1);
+  await page.waitForTimeout(300);
+  if (await page.locator("#chat").isVisible()) await say(page, 1, "what did you do today?");
+  await page.locator("#verdict").waitFor({ state: "visible" });
+  log.transcript = await texts(page, 1);
+  await page.locator('#verdict-two input[value="no"]').check();
+  await page.locator("#reason").fill("replies came too fast");
+  await page.locator("#verdict-form button").click();
+  await page.locator("#done").waitFor({ state: "visible" });
+  log.code = await page.locator("#done-code").textContent();
+  log.boldElements = await page.locator("li b").count();
+  const admin = await browser.newPage();
+  await admin.goto(base + "/admin/" + study + "?token=" + adminToken);
+  log.admin = await admin.locator("main").innerText();
+  const denied = await admin.goto(base + "/admin/" + study + "?token=wrong");
+  log.adminDenied = denied.status();
+}
+
+async function threeParty(browser, log) {
+  const judge = await participant(browser, "pid=J1", log);
+  const witness = await participant(browser, "pid=W1", log);
+  await judge.locator("#consent-yes").click();
+  await judge.locator("#lobby").waitFor({ state: "visible" });
+  await consent(witness);
+  await judge.locator("#chat").waitFor({ state: "visible" });
+  log.panes = await judge.locator(".pane").count();
+  log.witnessPanes = await witness.locator(".pane").count();
+  await say(judge, 1, "hello one");
+  await say(judge, 2, "hello two");
+  await witness.locator("li.them").first().waitFor();
+  log.witnessSaw = await texts(witness, 1);
+  await say(witness, 1, "hi, it's me, a real person");
+  await judge.locator("#verdict").waitFor({ state: "visible" });
+  log.chat1 = await texts(judge, 1);
+  log.chat2 = await texts(judge, 2);
+  await judge.locator('#verdict-three input[value="1"]').check();
+  await judge.locator("#verdict-form button").click();
+  await judge.locator("#done").waitFor({ state: "visible" });
+  await witness.locator("#done").waitFor({ state: "visible" });
+  log.code = await judge.locator("#done-code").textContent();
+}
+
+(async () => {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+  });
+  const log = { errors: [], blocked: [], frames: [] };
+  try {
+    if (scenario === "two-party") await twoParty(browser, log);
+    else await threeParty(browser, log);
+  } catch (error) {
+    console.error(error);
+    console.error(JSON.stringify(log.frames));
+    process.exitCode = 1;
+  } finally {
+    await browser.close();
+  }
+  process.stdout.write(JSON.stringify(log));
+})().catch((error) => { console.error(error); process.exit(1); });

@@ -1,0 +1,98 @@
+"""Whole games in headless Chromium against a real ``sdtt serve`` process on localhost:
+two-party with the bot and a reconnect, three-party with two browsers, and the admin
+page. The study clock runs 20 times faster, so the bot's human delays take moments."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.serve.helpers import PERSONA, write_spec
+from tests.serve.process import free_port, start_server, stop_server
+
+HERE = Path(__file__).parent
+NODE_MODULES = HERE.parent / "questionnaires" / "js" / "node_modules" / "playwright-core"
+
+
+def _tools() -> tuple[str, str]:
+    node = shutil.which("node")
+    chromium = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    if node is None or not NODE_MODULES.exists() or not Path(chromium).exists():
+        pytest.fail(
+            "the browser tests need node, Chromium and playwright-core. "
+            "Run: bash tests/questionnaires/js/install.sh"
+        )
+    return node, chromium
+
+
+@contextmanager
+def serving(spec: Path, token: str) -> Iterator[str]:
+    """``sdtt serve SPEC`` on a free localhost port, stopped afterwards."""
+    port = free_port()
+    process = start_server(spec, port, token)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_server(process)
+
+
+def _play(base: str, study: str, scenario: str, token: str) -> dict[str, object]:
+    node, chromium = _tools()
+    result = subprocess.run(
+        [node, str(HERE / "serve_browser.cjs"), base, study, scenario, token],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env={**os.environ, "CHROMIUM": chromium},
+    )
+    assert result.returncode == 0, result.stderr[-6000:]
+    found: dict[str, object] = json.loads(result.stdout)
+    return found
+
+
+def _fast(spec: Path, *extra: str) -> Path:
+    text = spec.read_text().replace("[chat]\n", "[chat]\nspeed = 20\n")
+    spec.write_text(
+        text.replace('title = "Chat study"', "\n".join(('title = "Chat study"', *extra)))
+    )
+    return spec
+
+
+def test_two_party_game_with_a_reconnect_and_the_admin_page(tmp_path: Path) -> None:
+    spec = _fast(write_spec(tmp_path, turns=2))
+    with serving(spec, "admin-secret") as base:
+        log = _play(base, "pilot", "two-party", "admin-secret")
+    assert log["errors"] == [] and log["blocked"] == []
+    assert log["consent"] == "You agree to chat for about five minutes."
+    before = log["beforeReload"]
+    assert isinstance(before, list) and log["afterReload"][: len(before)] == before  # type: ignore[index]
+    assert log["code"] == "CODE-123"
+    assert log["boldElements"] == 0, "chat text is shown as text, never as HTML"
+    assert {"from": "you", "text": "hi! <b>bold</b> how are you"} in log["transcript"]  # type: ignore[operator]
+    admin = str(log["admin"])
+    assert "mock/chatty" in admin and "Finished games per condition" in admin
+    assert log["adminDenied"] == 403
+    sent = "\n".join(log["frames"]).lower()  # type: ignore[arg-type]
+    for secret in ("mock", "chatty", PERSONA, "paper", "bot", "model", "persona", "room-"):
+        assert secret not in sent, secret
+
+
+def test_three_party_game_in_two_browsers(tmp_path: Path) -> None:
+    spec = _fast(write_spec(tmp_path, turns=1), 'mode = "three-party"')
+    with serving(spec, "admin-secret") as base:
+        log = _play(base, "pilot", "three-party", "admin-secret")
+    assert log["errors"] == [] and log["blocked"] == []
+    assert (log["panes"], log["witnessPanes"]) == (2, 1)
+    chats = [log["chat1"], log["chat2"]]
+    person = next(c for c in chats if {"from": "them", "text": "hi, it's me, a real person"} in c)  # type: ignore[operator]
+    assert log["witnessSaw"][0]["text"] in ("hello one", "hello two")  # type: ignore[index]
+    bot = chats[1 - chats.index(person)]
+    assert any(m["from"] == "them" for m in bot)  # type: ignore[union-attr]
+    assert log["code"] == "CODE-123"

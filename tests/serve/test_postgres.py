@@ -1,0 +1,129 @@
+"""The PostgreSQL store against a real server: the same behaviour as SQLite, a whole game,
+and two server processes' worth of servers sharing one study."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import psycopg
+import pytest
+import trio
+import trio.testing
+
+from sdtt.serve.pgstore import PostgresStore
+from sdtt.serve.server import StudyServer
+from sdtt.serve.spec import read_study
+from sdtt.serve.store import Belief, Participant, Room, SqliteStore, StudyStore, Verdict
+from tests.serve.helpers import START, Browser, write_spec
+from tests.serve.test_two_party import play_bot_game
+
+
+def postgres_spec(folder: Path, url: str, **kwargs: object) -> Path:
+    spec = write_spec(folder, **kwargs)  # type: ignore[arg-type]
+    spec.write_text(spec.read_text() + f'\n[storage]\nurl = "{url}"\n')
+    return spec
+
+
+def fill(store: StudyStore) -> None:
+    store.add_participant(Participant("P1", "tok", "consent", None, None, None, "t0", "S", "X"))
+    store.update_participant("P1", state="chat", role="interrogator", room="r1")
+    store.add_room(Room("r1", "two-party", "bot", 0, "P1", None, "live", None, "t1", None))
+    for text in ("a", "b", "c"):
+        store.add_message("r1", "interrogator", text, "t2")
+    store.add_event("engine", {"type": "x", "n": [1, 2]}, "t3", room="r1")
+    store.add_verdict(Verdict("r1", "P1", "no", 70, "fast", "t4"))
+    store.add_belief(Belief("P1", "r1", 3, "t5", 20))
+    store.update_room("r1", state="done", end_reason="finished", ended="t6")
+
+
+def test_postgres_store_keeps_what_sqlite_keeps(fresh_database: str, tmp_path: Path) -> None:
+    stores: list[StudyStore] = [PostgresStore(fresh_database), SqliteStore(tmp_path / "s.db")]
+    for store in stores:
+        fill(store)
+    pg, lite = stores
+    assert pg.participants() == lite.participants()
+    assert pg.rooms() == lite.rooms()
+    assert pg.messages("r1") == lite.messages("r1")
+    assert [m.seq for m in pg.messages("r1")] == [1, 2, 3]
+    assert [(e["kind"], e["data"]) for e in pg.events()] == [
+        (e["kind"], e["data"]) for e in lite.events()
+    ]
+    assert pg.verdicts() == lite.verdicts() and pg.beliefs() == lite.beliefs()
+    other = PostgresStore(fresh_database)  # a second process's connection
+    assert other.add_message("r1", "witness", "d", "t7").seq == 4
+    assert pg.add_message("r1", "witness", "e", "t8").seq == 5
+    for store in (*stores, other):
+        store.close()
+
+
+def test_a_bad_database_url_is_one_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(Exception, match="cannot connect to the study database") as caught:
+        PostgresStore(f"postgresql://nobody@/none?host={tmp_path}&port=1")
+    assert "\n" not in str(caught.value)
+    assert not isinstance(caught.value, psycopg.Error)
+
+
+@pytest.mark.trio
+async def test_servers_sharing_one_database_balance_conditions(
+    fresh_database: str, tmp_path: Path, autojump_clock: object
+) -> None:
+    spec = postgres_spec(tmp_path, fresh_database, turns=1)
+    study = read_study(spec)
+    servers = [
+        StudyServer(study, PostgresStore(fresh_database), started=START, virtual_clock=True)
+        for _ in range(2)
+    ]
+    async with trio.open_nursery() as nursery:
+        for server in servers:
+            await nursery.start(server.run)
+        for index in range(4):
+            browser = Browser(servers[index % 2], f"P{index}")
+            await browser.open(nursery)
+            await browser.say({"type": "consent"})
+            await browser.wait_phase("chat")
+        await play_bot_game(servers[0], nursery, "P9")
+        nursery.cancel_scope.cancel()
+    rooms = servers[1].store.rooms()
+    assert sorted(r.condition for r in rooms) == [0, 0, 0, 1, 1]
+    assert servers[1].store.verdicts()[0].participant == "P9"
+    for server in servers:
+        server.store.close()
+
+
+@pytest.mark.trio
+async def test_participants_of_two_processes_chat_through_the_database(
+    fresh_database: str, tmp_path: Path, mock_clock: trio.testing.MockClock
+) -> None:
+    mock_clock.rate = 50  # real threads listen to the database: no jumps, just fast
+    # A long lobby timeout: a loaded machine must not send the first one to the bot.
+    spec = postgres_spec(tmp_path, fresh_database, turns=1, share=1.0, timeout=100_000)
+    study = read_study(spec)
+    servers = [
+        StudyServer(study, PostgresStore(fresh_database), started=START, virtual_clock=True)
+        for _ in range(2)
+    ]
+    async with trio.open_nursery() as nursery:
+        for server in servers:
+            await nursery.start(server.run)
+        judge, witness = Browser(servers[0], "J1"), Browser(servers[1], "W1")
+        for browser in (judge, witness):
+            await browser.open(nursery)
+            await browser.say({"type": "consent"})
+            await browser.wait(lambda b=browser: "lobby" in [f["phase"] for f in b.of("phase")])
+        await judge.wait_phase("chat")
+        await witness.wait_phase("chat")
+        await judge.say({"type": "send", "text": "hello from one process"})
+        await witness.wait(lambda: witness.texts("them") == ["hello from one process"])
+        await witness.say({"type": "typing"})
+        await judge.wait(lambda: any(f["on"] for f in judge.of("typing")))
+        await witness.say({"type": "send", "text": "and hello from the other"})
+        await judge.wait_phase("verdict")
+        await witness.wait_phase("done")
+        await judge.say({"type": "verdict", "human": "yes", "confidence": 60, "reason": ""})
+        await judge.wait_phase("done")
+        nursery.cancel_scope.cancel()
+    [room] = servers[0].store.rooms()
+    assert (room.witness, room.interrogator, room.witness_pid) == ("human", "J1", "W1")
+    assert judge.texts() == ["hello from one process", "and hello from the other"]
+    for server in servers:
+        server.store.close()

@@ -1,0 +1,151 @@
+"""A whole two-party game with the persona bot, on trio's virtual clock."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+
+from sdtt.serve.server import StudyServer
+from tests.serve.helpers import PERSONA, Browser, make_server, write_spec
+
+pytestmark = pytest.mark.trio
+
+
+async def play_bot_game(
+    server: StudyServer, nursery: trio.Nursery, pid: str, *, verdict: str = "no"
+) -> Browser:
+    """Join, consent, chat until the verdict is asked, give it."""
+    browser = Browser(server, pid, study_id="S1", session_id="X9")
+    await browser.open(nursery)
+    await browser.wait_phase("consent")
+    await browser.say({"type": "consent"})
+    await browser.wait_phase("chat")
+    for turn in range(5):
+        if browser.phase() != "chat":
+            break
+        await browser.say({"type": "send", "text": f"hello there, question {turn}"})
+        await browser.say({"type": "belief", "value": 40 + turn})
+        replies = len(browser.texts("them"))
+        await browser.wait(
+            lambda r=replies: len(browser.texts("them")) > r or browser.phase() != "chat"
+        )
+        await trio.sleep(20)
+    await browser.wait_phase("verdict")
+    await browser.say(
+        {"type": "verdict", "human": verdict, "confidence": 80, "reason": "too quick"}
+    )
+    await browser.wait_phase("done")
+    return browser
+
+
+async def test_bot_game_from_link_to_completion_code(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    server = make_server(write_spec(tmp_path, turns=2))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        browser = await play_bot_game(server, nursery, "P1")
+        nursery.cancel_scope.cancel()
+
+    joined = browser.of("joined")[0]
+    assert joined["consent"].startswith("You agree")
+    assert joined["slider"] is True
+    done = browser.of("phase")[-1]
+    assert done["code"] == "CODE-123"
+    assert done["url"] == "https://example.org/done?cc=CODE-123"
+    assert browser.texts("them"), "the bot answered"
+
+    store = server.store
+    [room] = store.rooms()
+    assert room.state == "done" and room.end_reason == "finished"
+    assert room.witness == "bot"
+    messages = store.messages(room.id)
+    assert [m.text for m in messages] == browser.texts()
+    assert {m.sender for m in messages} == {"interrogator", "witness"}
+    [verdict] = store.verdicts()
+    assert (verdict.human, verdict.confidence, verdict.reason) == ("no", 80, "too quick")
+    beliefs = store.beliefs()
+    assert [b.value for b in beliefs][:2] == [40, 41]
+    assert all(b.room == room.id and b.participant == "P1" for b in beliefs)
+    assert beliefs[0].seq >= 1
+    participant = store.participant("P1")
+    assert participant is not None
+    assert (participant.platform_study, participant.platform_session) == ("S1", "X9")
+    assert participant.outcome == "finished"
+    kinds = {e["data"].get("type") for e in store.events(room.id) if e["kind"] == "engine"}
+    assert {"user_message", "message_sent", "model_call_started"} <= kinds
+
+
+async def test_each_message_is_stored_before_the_browser_gets_it(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    server = make_server(write_spec(tmp_path, turns=1))
+    unstored: list[dict[str, object]] = []
+
+    def check(frame: dict[str, object]) -> None:
+        if frame["type"] == "message":
+            texts = [m.text for r in server.store.rooms() for m in server.store.messages(r.id)]
+            if frame["text"] not in texts:
+                unstored.append(frame)
+
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        browser = Browser(server, "P1")
+        browser.on_frame = check
+        await browser.open(nursery)
+        await browser.say({"type": "consent"})
+        await browser.wait_phase("chat")
+        await browser.say({"type": "send", "text": "hi, how are you"})
+        await browser.wait_phase("verdict")
+        nursery.cancel_scope.cancel()
+    assert browser.of("message")
+    assert unstored == []
+
+
+async def test_conditions_are_assigned_in_balance(tmp_path: Path, autojump_clock: object) -> None:
+    server = make_server(write_spec(tmp_path, turns=1, models=("mock/chatty", "mock/echo")))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        browsers = [Browser(server, f"P{i}") for i in range(8)]
+        for browser in browsers:
+            await browser.open(nursery)
+            await browser.say({"type": "consent"})
+        for browser in browsers:
+            await browser.wait_phase("chat")
+        nursery.cancel_scope.cancel()
+    counts = [0] * 4
+    for room in server.store.rooms():
+        assert room.condition is not None
+        counts[room.condition] += 1
+    assert counts == [2, 2, 2, 2]
+
+
+async def test_nothing_sent_to_a_browser_tells_what_the_witness_is(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    server = make_server(write_spec(tmp_path, turns=2))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        browser = await play_bot_game(server, nursery, "P1")
+        nursery.cancel_scope.cancel()
+    sent = "\n".join(browser.raw).lower()
+    room = server.store.rooms()[0]
+    for secret in (
+        "mock",
+        "chatty",
+        PERSONA,
+        "paper",
+        "jones",
+        "bot",
+        "model",
+        "persona",
+        "condition",
+        "witness",
+        room.id.lower(),
+        "room",
+    ):
+        assert secret.lower() not in sent, secret
+    message_keys = {tuple(sorted(f)) for f in browser.of("message")}
+    assert message_keys == {("chat", "from", "id", "text", "type")}
