@@ -12,7 +12,6 @@ from rich.table import Table
 
 from sdtt.commands.common import add_out_argument
 from sdtt.commands.lazy import DeferredParser
-from sdtt.commands.persona_import import add_import_arguments, build_personas
 from sdtt.display import print_conversation
 from sdtt.errors import InputError
 from sdtt.files import output_folder
@@ -85,6 +84,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _add_formats(importing: argparse.ArgumentParser) -> None:
+    # The importers (and the PII scrubber they load) are needed only by 'persona import'.
+    from sdtt.commands.persona_import import add_import_arguments
+
     formats = importing.add_subparsers(dest="format", metavar="FORMAT")
     for name in IMPORTERS:
         importer = get_importer(name)
@@ -258,6 +260,8 @@ def with_timing(persona: Persona) -> Persona:
 
 def run_import(args: argparse.Namespace) -> int:
     """Build personas with the chosen importer and write one file each."""
+    from sdtt.commands.persona_import import build_personas
+
     console = Console(highlight=False)
     out: Path = output_folder(args.out)
     with console.status(f"building personas from {args.format}..."):

@@ -11,12 +11,54 @@ Providers: ``mock`` (scripted, offline), ``openai`` (and OpenAI-compatible serve
 tally to every provider alike. ``sdtt models`` shows which providers work here.
 """
 
-from sdtt.models.base import GenerateConfig, Generator, ModelAPI, ModelOutput, Prompt, Usage
-from sdtt.models.mock import MockModelAPI, MockReply
-from sdtt.models.model import CallRecord, Model
-from sdtt.models.pool import ModelPool, NameCache
-from sdtt.models.registry import DEFAULT_MODEL, PROVIDERS, get_model
-from sdtt.models.retry import RetryPolicy
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sdtt.models.base import (
+        GenerateConfig,
+        Generator,
+        ModelAPI,
+        ModelOutput,
+        Prompt,
+        Usage,
+    )
+    from sdtt.models.mock import MockModelAPI, MockReply
+    from sdtt.models.model import CallRecord, Model
+    from sdtt.models.pool import ModelPool, NameCache
+    from sdtt.models.registry import DEFAULT_MODEL, PROVIDERS, get_model
+    from sdtt.models.retry import RetryPolicy
+
+_HOMES = {
+    "GenerateConfig": "base",
+    "Generator": "base",
+    "ModelAPI": "base",
+    "ModelOutput": "base",
+    "Prompt": "base",
+    "Usage": "base",
+    "MockModelAPI": "mock",
+    "MockReply": "mock",
+    "CallRecord": "model",
+    "Model": "model",
+    "ModelPool": "pool",
+    "NameCache": "pool",
+    "DEFAULT_MODEL": "registry",
+    "PROVIDERS": "registry",
+    "get_model": "registry",
+    "RetryPolicy": "retry",
+}
+"""Where each public name lives. They load on first use, so a command that needs only
+the registry (as every parser does) does not import trio and the mock provider."""
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'sdtt.models' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"sdtt.models.{home}"), name)
+
 
 __all__ = [
     "DEFAULT_MODEL",
