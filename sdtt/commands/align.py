@@ -390,13 +390,11 @@ def print_table(console: Console, table: Any) -> None:
 
 def print_verdict_agreement(console: Console, judgements: list[Judgement], reps: int) -> None:
     """For ``sdtt score``: LLM judges against human judges, when both judged."""
-    kinds = {j.judge_type for j in judgements if j.pair_kind == "test" and not j.excluded}
-    if kinds != {"human", "llm"}:
-        return
-    from sdtt.align.report import verdict_table
-    from sdtt.align.verdicts import verdict_agreement
+    from sdtt.commands.report import verdict_section
 
-    print_table(console, verdict_table(verdict_agreement(judgements, reps=max(reps, 0))))
+    section = verdict_section(judgements, reps=reps)
+    if section is not None:
+        print_table(console, section)
 
 
 def run_report(args: argparse.Namespace) -> int:

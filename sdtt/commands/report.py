@@ -8,10 +8,12 @@ from rich.console import Console
 from rich.markup import escape
 
 from sdtt.analysis.beliefs import add_to_report
-from sdtt.analysis.report import build_report, write_report
+from sdtt.analysis.report import Section, build_report, write_report
+from sdtt.analysis.table import judgement_table
 from sdtt.analysis.tells import compare, study_sides, tell_warnings
-from sdtt.commands.scoring import check_margin, load_table, trace_inputs
+from sdtt.commands.scoring import check_margin, read_judgements, trace_inputs
 from sdtt.files import output_folder
+from sdtt.questionnaires.judgements import Judgement
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 
 
@@ -20,7 +22,8 @@ def run(args: argparse.Namespace) -> int:
     check_margin(args.margin)
     console = Console(highlight=False)
     output_folder(args.out)
-    frame = load_table(args.judgements)
+    judgements = read_judgements(args.judgements)
+    frame = judgement_table(judgements)
     tells = None
     if args.study is not None:
         questionnaire = load_questionnaire(args.study)
@@ -36,9 +39,25 @@ def run(args: argparse.Namespace) -> int:
             pool=args.pool,
         )
         add_to_report(report, trace_inputs(args.judgements), args.out)
+        agreement = verdict_section(judgements, reps=args.bootstrap)
+        if agreement is not None:
+            report.sections.append(agreement)
         files = write_report(report, args.out)
     for warning in tell_warnings(tells or []):
         console.print(f"[yellow]warning:[/] {escape(warning)}")
     for path in files:
         console.print(f"  {escape(str(path))}")
     return 0
+
+
+def verdict_section(judgements: list[Judgement], *, reps: int) -> Section | None:
+    """How each LLM judge's verdicts agree with the human judges' (a report section),
+    when both kinds judged; ``None`` otherwise."""
+    kinds = {j.judge_type for j in judgements if j.pair_kind == "test" and not j.excluded}
+    if kinds != {"human", "llm"}:
+        return None
+    from sdtt.align.report import verdict_table
+    from sdtt.align.verdicts import verdict_agreement
+
+    table = verdict_table(verdict_agreement(judgements, reps=max(reps, 0)))
+    return Section(table.title, table.header, table.rows, note=table.note)

@@ -144,3 +144,21 @@ def test_score_shows_llm_judges_against_human_judges(
     append_judgements(only_llm, [j for j in judgements if j.judge_type == "llm"])
     assert main(["score", str(only_llm), "--bootstrap", "50"]) == 0
     assert "Turing verdicts" not in capsys.readouterr().out
+
+
+def test_report_has_a_section_on_llm_judges_against_human_judges(tmp_path: Path) -> None:
+    """The HTML report says how human-like each LLM judge's verdicts are."""
+    path = tmp_path / "judgements.jsonl"
+    append_judgements(
+        path,
+        [
+            _verdict(judge, pair, pair % 3 != 0)
+            for pair in range(12)
+            for judge in ("person1", "person2", "llm-paired:mock/chatty")
+        ],
+    )
+    out = tmp_path / "report"
+    assert main(["report", str(path), "--bootstrap", "50", "--out", str(out)]) == 0
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "Turing verdicts: LLM judges against human judges" in html
+    assert "Human-human kappa" in html
