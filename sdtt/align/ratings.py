@@ -15,9 +15,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
-from sdtt.dialogue.store import check_version, validate_record
-from sdtt.errors import IncompleteFileWarning
+from sdtt.dialogue.records import append_records, read_records
 
 RATING_VERSION = 1
 """Format version of rating records; bump on breaking changes."""
@@ -87,28 +85,14 @@ def settled_rating_keys(ratings: Iterable[Rating]) -> set[RatingKey]:
 
 def append_ratings(path: str | Path, ratings: Iterable[Rating]) -> int:
     """Append records, each flushed as written; returns how many."""
-    count = 0
-    with JsonlWriter(path) as writer:
-        for rating in ratings:
-            writer.write(rating)
-            count += 1
-    return count
+    return append_records(path, ratings)
 
 
 def read_ratings(path: str | Path) -> list[Rating]:
     """Read a rating file as it is; a bad record raises InputError naming its line."""
-    ratings: list[Rating] = []
-
-    def warn_cut(line: int) -> None:
-        warnings.warn(
-            IncompleteFileWarning(f"{path}:{line}: the last rating is cut off and was left out."),
-            stacklevel=3,
-        )
-
-    for line, record in read_jsonl(path, on_partial_tail=warn_cut):
-        check_version(record, RATING_VERSION, path, line, what="rating format")
-        ratings.append(validate_record(Rating, record, path, line))
-    return ratings
+    return read_records(
+        path, Rating, version=RATING_VERSION, noun="rating", format_name="rating format"
+    )
 
 
 class RepeatedRatingWarning(UserWarning):

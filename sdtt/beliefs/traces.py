@@ -15,16 +15,13 @@ end picks no side; such a judgement is kept and excluded with reason ``tie``.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
-from sdtt.dialogue.store import check_version, validate_record
-from sdtt.errors import IncompleteFileWarning
+from sdtt.dialogue.records import append_records, read_records, write_records
 from sdtt.questionnaires.judgements import Judgement, JudgeType, PairKind
 
 TRACE_VERSION = 1
@@ -186,44 +183,23 @@ def judgements_from_traces(traces: Iterable[BeliefTrace]) -> list[Judgement]:
 
 def write_traces(path: str | Path, traces: Iterable[BeliefTrace]) -> int:
     """Write traces to a new JSONL file (replacing ``path``); returns how many."""
-    path = Path(path)
-    partial = path.with_name(path.name + ".partial")
-    partial.unlink(missing_ok=True)
-    count = 0
-    with JsonlWriter(partial) as writer:
-        for trace in traces:
-            writer.write(trace)
-            count += 1
-    partial.replace(path)
-    return count
+    return write_records(path, traces)
 
 
 def append_traces(path: str | Path, traces: Iterable[BeliefTrace]) -> int:
     """Append traces to a JSONL file, each flushed as written; returns how many."""
-    count = 0
-    with JsonlWriter(path) as writer:
-        for trace in traces:
-            writer.write(trace)
-            count += 1
-    return count
+    return append_records(path, traces)
 
 
 def read_traces(path: str | Path) -> list[BeliefTrace]:
     """Read a trace file; a bad record raises :class:`InputError` naming its line."""
-    traces: list[BeliefTrace] = []
-
-    def warn_cut(line: int) -> None:
-        warnings.warn(
-            IncompleteFileWarning(
-                f"{path}:{line}: the last belief trace is cut off and was left out."
-            ),
-            stacklevel=3,
-        )
-
-    for line, record in read_jsonl(path, on_partial_tail=warn_cut):
-        check_version(record, TRACE_VERSION, path, line, what="belief-trace format")
-        traces.append(validate_record(BeliefTrace, record, path, line))
-    return traces
+    return read_records(
+        path,
+        BeliefTrace,
+        version=TRACE_VERSION,
+        noun="belief trace",
+        format_name="belief-trace format",
+    )
 
 
 def is_trace_file(path: str | Path) -> bool:

@@ -18,9 +18,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
-from sdtt.dialogue.store import check_version, validate_record
-from sdtt.errors import IncompleteFileWarning
+from sdtt.dialogue.records import append_records, read_records, write_records
 
 JUDGEMENT_VERSION = 1
 """Format version of judgement records; bump on breaking changes."""
@@ -166,26 +164,12 @@ def tally_exclusions(rows: Iterable[tuple[str, bool, str | None]]) -> ExclusionT
 
 def write_judgements(path: str | Path, judgements: Iterable[Judgement]) -> int:
     """Write judgements to a new JSONL file (replacing ``path``); returns how many."""
-    path = Path(path)
-    partial = path.with_name(path.name + ".partial")
-    partial.unlink(missing_ok=True)
-    count = 0
-    with JsonlWriter(partial) as writer:
-        for judgement in judgements:
-            writer.write(judgement)
-            count += 1
-    partial.replace(path)
-    return count
+    return write_records(path, judgements)
 
 
 def append_judgements(path: str | Path, judgements: Iterable[Judgement]) -> int:
     """Append judgements to a JSONL file, each flushed as written; returns how many."""
-    count = 0
-    with JsonlWriter(path) as writer:
-        for judgement in judgements:
-            writer.write(judgement)
-            count += 1
-    return count
+    return append_records(path, judgements)
 
 
 def read_judgements(path: str | Path) -> list[Judgement]:
@@ -193,21 +177,9 @@ def read_judgements(path: str | Path) -> list[Judgement]:
 
     Analyses should use :func:`load_judgements`, which also drops repeated records.
     """
-    judgements: list[Judgement] = []
-
-    def warn_cut(line: int) -> None:
-        warnings.warn(
-            IncompleteFileWarning(
-                f"{path}:{line}: the last judgement is cut off and was left out; if the file "
-                "was copied or downloaded, it may be incomplete: check it against the original."
-            ),
-            stacklevel=3,
-        )
-
-    for line, record in read_jsonl(path, on_partial_tail=warn_cut):
-        check_version(record, JUDGEMENT_VERSION, path, line, what="judgement format")
-        judgements.append(validate_record(Judgement, record, path, line))
-    return judgements
+    return read_records(
+        path, Judgement, version=JUDGEMENT_VERSION, noun="judgement", format_name="judgement format"
+    )
 
 
 JudgementKey = tuple[str, str, str, str | None]
