@@ -6,7 +6,8 @@ side B) and, for a bot room, ``chats/<room>.events.jsonl`` (the engine's event l
 ``sdtt score`` and ``sdtt report`` read with questionnaire judgements: a two-party
 verdict is a single-witness judgement (``witness``, ``verdict``), so the pass rate is
 the share of bot witnesses judged human. Belief slider readings go to ``beliefs.jsonl`` as
-belief traces (:mod:`sdtt.serve.slider`), which both commands read too.
+belief traces (:mod:`sdtt.serve.slider`), and a market room's price history as the room's
+trace (source 'price'); both commands read them too.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from sdtt.dialogue.turn_index import turn_meta
 from sdtt.engine.events import Event, EventLog, SessionHeader
 from sdtt.engine.simulate import answered_turns
 from sdtt.questionnaires.judgements import Judgement, write_judgements
+from sdtt.serve.market_room import price_trace
 from sdtt.serve.slider import slider_traces
 from sdtt.serve.spec import Study
 from sdtt.serve.store import Room, StudyStore, Verdict
@@ -91,6 +93,11 @@ def export_study(study: Study, store: StudyStore, out: Path) -> ExportSummary:
             readings,
             **_trace_fields(room, transcripts[room.id]),
         )
+    ]
+    traces += [
+        price_trace(study, room, store.events(room.id), _trace_fields(room, transcripts[room.id]))
+        for room in rooms.values()
+        if room.mode == "market"
     ]
     write_traces(out / "beliefs.jsonl", traces)
     return ExportSummary(

@@ -15,6 +15,9 @@ Rules:
 - of two people paired, the one who waited longer is the interrogator. With an own
   person (``witness_only`` arrivals: the real person behind the persona, by private
   link) only they are ever the human witness, and they never time out;
+- market: a game forms as soon as ``market_size`` bettors wait (the bot of the condition
+  with the fewest rooms is the target); when the first has waited ``timeout`` seconds,
+  ``"bot"`` starts the game with whoever waits, ``"end"`` lets the first go;
 - someone waiting for a human partner gets up to ``timeout`` seconds; then ``on_timeout``
   decides: ``"bot"`` gives them a two-party bot room after all, ``"end"`` finishes them
   (with the completion code).
@@ -64,7 +67,16 @@ class TimedOut:
     pid: str
 
 
-Decision = BotRoom | HumanRoom | ThreeRoom | TimedOut
+@dataclass(frozen=True)
+class MarketGame:
+    """Form a market game: ``bettors`` question and trade on the bot of ``condition``."""
+
+    bettors: tuple[str, ...]
+    condition: int
+    timed_out: bool = False
+
+
+Decision = BotRoom | HumanRoom | ThreeRoom | TimedOut | MarketGame
 
 
 @dataclass
@@ -82,6 +94,8 @@ class Matchmaker:
     human_rooms: int = 0
     bot_rooms: int = 0
     positions: list[int] = field(default_factory=lambda: [0, 0])
+    market_size: int = 0
+    """Bettors per market game (0: not a market study)."""
     _waiting: dict[str, float] = field(default_factory=dict)
     _witness_only: set[str] = field(default_factory=set)
 
@@ -152,6 +166,8 @@ class Matchmaker:
     def step(self, now: float) -> list[Decision]:
         """Rooms to form and participants to let go at ``now``, in lobby order."""
         decisions: list[Decision] = []
+        if self.market_size:
+            return self._market_step(now)
         while candidates := self._interrogators():
             first = candidates[0]
             if not self._human_due():
@@ -168,6 +184,23 @@ class Matchmaker:
                 decisions.append(TimedOut(first))
             else:
                 decisions.append(self._bot_room(first, timed_out=True))
+        return decisions
+
+    def _market_step(self, now: float) -> list[Decision]:
+        decisions: list[Decision] = []
+        while waiting := self._interrogators():
+            full = len(waiting) >= self.market_size
+            if not full and now - self._waiting[waiting[0]] < self.timeout:
+                break
+            if not full and self.on_timeout == "end":
+                del self._waiting[waiting[0]]
+                decisions.append(TimedOut(waiting[0]))
+                continue
+            bettors = tuple(waiting[: self.market_size])
+            for pid in bettors:
+                del self._waiting[pid]
+            self.bot_rooms += 1
+            decisions.append(MarketGame(bettors, self._condition(), timed_out=not full))
         return decisions
 
     def next_deadline(self) -> float | None:

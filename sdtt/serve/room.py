@@ -74,10 +74,7 @@ class Chat:
             "engine", {"chat": self.number, **event.model_dump(mode="json")}, room=room.id
         )
         if isinstance(event, TypingStarted | TypingStopped):
-            room.server.deliver(
-                room.record.interrogator,
-                typing_frame(isinstance(event, TypingStarted), self.number),
-            )
+            room.to_interrogators(typing_frame(isinstance(event, TypingStarted), self.number))
         elif isinstance(event, MessageSent):
             stored = room.server.store.add_message(
                 room.id, "witness", event.text, event.time.isoformat(), self.number
@@ -128,6 +125,10 @@ class LiveRoom:
         if pid == self.record.interrogator:
             return self.chats.get(chat)
         return next((c for c in self.chats.values() if c.witness == pid), None)
+
+    def to_interrogators(self, frame: dict[str, Any]) -> None:
+        """Show a frame to whoever questions the witnesses (a market's bettors: all)."""
+        self.server.deliver(self.record.interrogator, frame)
 
     def wake(self) -> None:
         """Let the room's loop look again."""
