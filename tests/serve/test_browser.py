@@ -1,6 +1,7 @@
 """Whole games in headless Chromium against a real ``sdtt serve`` process on localhost:
 two-party with the bot and a reconnect, three-party with two browsers, a three-bettor
-market game, and the admin page. The study clock runs 20 times faster, so the bot's human delays take moments."""
+market game, and the admin page. The study clock runs 20 times faster, so the bot's
+human delays take moments."""
 
 from __future__ import annotations
 

@@ -68,8 +68,8 @@ async def test_three_bettors_trade_then_reveal_and_payouts(
         await ann.say({"type": "send", "text": "what did you have for breakfast?"})
         await bob.wait(lambda: bob.texts("them") != [])
         # Everyone sees the question (as another bettor's) and the public answer.
-        assert [m["from"] for m in bob.of("message")][0] == "other"
-        assert [m["from"] for m in ann.of("message")][0] == "you"
+        assert bob.of("message")[0]["from"] == "other"
+        assert ann.of("message")[0]["from"] == "you"
 
         await ann.say({"type": "trade", "kind": "computer", "side": "buy", "count": 5})
         await ann.wait(lambda: account(ann)["count"] == 5)
