@@ -1,7 +1,8 @@
 """A Turing Trade market game in a live room (``mode = "market"``).
 
 Several bettors question one target (the persona bot, run by the engine as in any bot
-room) in one public chat: every bettor sees every question and every answer. Each bettor
+room, or a person relayed as a human witness is) in one public chat: every bettor sees
+every question and every answer. Each bettor
 trades human/computer securities with the market maker of :mod:`sdtt.beliefs.market`
 (Turing Trade's own, or LMSR with liquidity b). Every trade is written to the store (an
 event ``trade``) before the bettor is told, and the new price goes to all bettors with no
@@ -139,12 +140,17 @@ class MarketRoom(LiveRoom):
     # ------------------------------------------------------------ who sees what
 
     def members(self) -> dict[str, Any]:
-        """Every bettor questions the target."""
-        return dict.fromkeys(self.bettors, "interrogator")
+        """Every bettor questions the target (a person target is the witness)."""
+        people: dict[str, Any] = dict.fromkeys(self.bettors, "interrogator")
+        if self.record.witness_pid is not None:
+            people[self.record.witness_pid] = "witness"
+        return people
 
     def chat_of(self, pid: str, chat: int) -> Any:
-        """Bettors share the one chat with the target."""
-        return self.chats.get(chat) if pid in self.bettors else None
+        """Bettors and the target share the one chat."""
+        if pid in self.bettors or pid == self.record.witness_pid:
+            return self.chats.get(1 if pid == self.record.witness_pid else chat)
+        return None
 
     def to_interrogators(self, frame: dict[str, Any]) -> None:
         """Show a frame to every bettor."""
@@ -152,8 +158,11 @@ class MarketRoom(LiveRoom):
             self.server.deliver(pid, frame)
 
     def frame_for(self, message: StoredMessage, pid: str) -> dict[str, Any]:
-        """A message as bettor ``pid`` sees it: 'you', 'other' (a bettor) or 'them'."""
-        if message.sender == "witness":
+        """A message as ``pid`` sees it: 'you', 'other' (another bettor) or 'them' (the
+        target; for a person target, every bettor)."""
+        if pid == self.record.witness_pid:
+            side = "you" if message.sender == "witness" else "them"
+        elif message.sender == "witness":
             side = "them"
         else:
             side = "you" if self.askers.get(message.seq) == pid else "other"
@@ -165,7 +174,7 @@ class MarketRoom(LiveRoom):
         if message.sender == "witness":
             self.answers += 1
             self.answered_at.append(len(self.market.trades) + 1)
-        for pid in self.bettors:
+        for pid in self.members():
             self.server.deliver(pid, self.frame_for(message, pid))
         self.wake()
 
@@ -194,6 +203,8 @@ class MarketRoom(LiveRoom):
         self.askers[message.seq] = pid
         self.server.record("question", {"seq": message.seq}, room=self.id, participant=pid)
         self.deliver(message)
+        if chat.witness is not None:
+            return  # a person target reads it; nothing to pass on
         await chat.opened.wait()
         if chat.session is not None and not self.ended.is_set():
             await chat.session.send_user_message(text)

@@ -15,9 +15,11 @@ Rules:
 - of two people paired, the one who waited longer is the interrogator. With an own
   person (``witness_only`` arrivals: the real person behind the persona, by private
   link) only they are ever the human witness, and they never time out;
-- market: a game forms as soon as ``market_size`` bettors wait (the bot of the condition
-  with the fewest rooms is the target); when the first has waited ``timeout`` seconds,
-  ``"bot"`` starts the game with whoever waits, ``"end"`` lets the first go;
+- market: a game forms as soon as ``market_size`` bettors wait; its target is the bot of
+  the condition with the fewest rooms, or, while person targets are due by
+  ``human_share``, one more participant (the latest to arrive); when the first has
+  waited ``timeout`` seconds, ``"bot"`` starts a bot game with whoever waits, ``"end"``
+  lets the first go;
 - someone waiting for a human partner gets up to ``timeout`` seconds; then ``on_timeout``
   decides: ``"bot"`` gives them a two-party bot room after all, ``"end"`` finishes them
   (with the completion code).
@@ -69,11 +71,13 @@ class TimedOut:
 
 @dataclass(frozen=True)
 class MarketGame:
-    """Form a market game: ``bettors`` question and trade on the bot of ``condition``."""
+    """Form a market game: ``bettors`` question and trade on the bot of ``condition``, or
+    (``target`` set, ``condition`` None) on a person."""
 
     bettors: tuple[str, ...]
-    condition: int
+    condition: int | None
     timed_out: bool = False
+    target: str | None = None
 
 
 Decision = BotRoom | HumanRoom | ThreeRoom | TimedOut | MarketGame
@@ -197,6 +201,15 @@ class Matchmaker:
                 decisions.append(TimedOut(waiting[0]))
                 continue
             bettors = tuple(waiting[: self.market_size])
+            if full and len(waiting) > self.market_size and self._human_due():
+                target = waiting[self.market_size]
+                for pid in (*bettors, target):
+                    del self._waiting[pid]
+                self.human_rooms += 1
+                decisions.append(MarketGame(bettors, None, target=target))
+                continue
+            if full and self._human_due() and now - self._waiting[waiting[0]] < self.timeout:
+                break  # a person is due as the target: wait a while for one more
             for pid in bettors:
                 del self._waiting[pid]
             self.bot_rooms += 1

@@ -169,14 +169,14 @@ class LiveRoom:
             self.server.record(
                 "typing_started", {"chat": chat.number}, room=self.id, participant=chat.witness
             )
-            self.server.deliver(self.record.interrogator, typing_frame(True, chat.number))
+            self.to_interrogators(typing_frame(True, chat.number))
         chat.typing_until = trio.current_time() + TYPING_IDLE
         self.wake()
 
     def _typing_off(self, chat: Chat) -> None:
         if chat.typing_until is not None:
             self.server.record("typing_stopped", {"chat": chat.number}, room=self.id)
-            self.server.deliver(self.record.interrogator, typing_frame(False, chat.number))
+            self.to_interrogators(typing_frame(False, chat.number))
         chat.typing_until = None
 
     def end(self, reason: str) -> None:

@@ -319,10 +319,10 @@ class StudyServer:
         room = Room(
             id=f"room-{uuid.uuid4().hex[:12]}",
             mode="market",
-            witness="bot",
+            witness="bot" if game.target is None else "human",
             condition=game.condition,
             interrogator=game.bettors[0],
-            witness_pid=None,
+            witness_pid=game.target,
             state="live",
             end_reason=None,
             created=self.wall_iso(),
@@ -341,8 +341,8 @@ class StudyServer:
             spec=self.study.spec.market,
         )
         self._rooms[room.id] = live
-        for pid in game.bettors:
-            self.store.update_participant(pid, state="chat", role="interrogator", room=room.id)
+        for pid, role in live.members().items():
+            self.store.update_participant(pid, state="chat", role=role, room=room.id)
             self._send_state(pid)
         assert self._nursery is not None
         self._nursery.start_soon(self._run_room, live)
@@ -356,6 +356,8 @@ class StudyServer:
         self.store.update_room(live.id, state="done", end_reason=reason, ended=self.wall_iso())
         self.record("room_ended", {"reason": reason}, room=live.id)
         note = {"model_error": "partner_error", "ended_by_admin": "ended"}.get(reason, reason)
+        if live.record.witness_pid is not None:
+            self._finish(live.record.witness_pid, note)
         for pid in live.bettors:
             if reason == "finished" and games_played(self.store, pid) < live.spec.games:
                 self._enter_lobby(pid)
@@ -515,7 +517,10 @@ class StudyServer:
             frames.append(
                 {"type": "history", "messages": [market.frame_for(m, pid) for m in messages]}
             )
-            frames.append(market.state_frame(pid))
+            if pid in market.bettors:
+                frames.append(market.state_frame(pid))
+            else:
+                frame["market"] = False  # the target answers; it does not trade
             return frames
         if participant.state in ("chat", "verdict") and participant.room is not None:
             frames.append(
@@ -672,7 +677,7 @@ class StudyServer:
                 raise Refused("This chat has ended.")
             if role == "interrogator" and live.answered(chat) >= live.turns:
                 raise Refused("That was the last turn: wait for your partner to finish.")
-            if isinstance(live, MarketRoom):
+            if isinstance(live, MarketRoom) and role == "interrogator":
                 await live.ask(pid, frame.text)
             else:
                 await live.post(chat, role, frame.text)

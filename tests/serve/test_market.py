@@ -172,3 +172,47 @@ async def test_a_trade_outside_a_market_is_refused(tmp_path: Path, autojump_cloc
         await browser.wait(lambda: bool(browser.of("refused")))
         nursery.cancel_scope.cancel()
     assert browser.of("refused")[0]["message"] == "There is no market to trade in."
+
+
+async def test_a_person_as_the_target(tmp_path: Path, autojump_clock: object) -> None:
+    spec = market_spec(tmp_path)
+    spec.write_text(
+        spec.read_text()
+        .replace("human_witness_share = 0.0", "human_witness_share = 1.0")
+        .replace("bettors = 3", "bettors = 2")
+    )
+    server = make_server(spec)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        ann, bob, tia = (Browser(server, pid) for pid in ("ann", "bob", "tia"))
+        for browser in (ann, bob, tia):
+            await browser.open(nursery)
+            await browser.say({"type": "consent"})
+        for browser in (ann, bob, tia):
+            await browser.wait_phase("chat")
+        assert tia.of("phase")[-1]["role"] == "witness" and not tia.of("market")
+        await ann.say({"type": "send", "text": "are you a person?"})
+        await tia.wait(lambda: tia.texts("them") == ["are you a person?"])
+        await tia.say({"type": "typing"})
+        await tia.say({"type": "send", "text": "yes, very much so"})
+        for bettor in (ann, bob):
+            await bettor.wait(lambda b=bettor: b.texts("them") == ["yes, very much so"])
+        assert bob.of("typing")[0]["on"] is True
+        await ann.say({"type": "trade", "kind": "human", "side": "buy", "count": 2})
+        await ann.wait(lambda: account(ann)["count"] == 2)
+        for bettor in (ann, bob):
+            await bettor.say({"type": "done_buying"})
+        for browser in (ann, bob, tia):
+            await browser.wait_phase("done")
+        nursery.cancel_scope.cancel()
+    assert ann.of("reveal")[0] == {
+        "type": "reveal",
+        "human": True,
+        "paid": 200,
+        "points": 1000 - 51 - 52 + 200,
+    }
+    assert not tia.of("reveal")
+    [room] = server.store.rooms()
+    assert (room.witness, room.witness_pid, room.condition) == ("human", "tia", None)
+    before = "\n".join(r for r in bob.raw if '"reveal"' not in r)
+    assert '"human":' not in before
