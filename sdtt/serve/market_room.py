@@ -218,6 +218,10 @@ class MarketRoom(LiveRoom):
             raise TradeRefused(f"trade at most {self.spec.max_trade} securities at once.")
         if side == "buy" and pid in self.done_buying:
             raise TradeRefused("you said you are done buying.")
+        account = self.market.accounts[pid]
+        held = account.count if account.kind == kind else 0
+        if side == "sell" and held < count:
+            raise TradeRefused(f"you hold {held} {kind} securities, so you cannot sell {count}.")
         made = self.market.trade(
             pid,
             kind,

@@ -47,6 +47,14 @@ async def test_matchmaker_forms_market_games_of_the_set_size() -> None:
     assert lobby.step(5) == [MarketGame(("a", "b", "c"), 0)]
     assert lobby.step(30) == []
     assert lobby.step(63) == [MarketGame(("d",), 1, timed_out=True)]
+    people = Matchmaker(conditions=1, timeout=60, market_size=2, human_share=1.0)
+    for index, pid in enumerate(["a", "b", "c"]):
+        people.arrive(pid, float(index))
+    assert people.step(5) == [MarketGame(("a", "b"), None, target="c")]
+    people.arrive("d", 10)
+    people.arrive("e", 11)
+    assert people.step(20) == []  # a person target is due: wait for a third
+    assert people.step(70) == [MarketGame(("d", "e"), 0)]
 
 
 async def test_three_bettors_trade_then_reveal_and_payouts(
@@ -87,7 +95,9 @@ async def test_three_bettors_trade_then_reveal_and_payouts(
         assert "costs 1110 points; you have 1000" in cy.of("refused")[-1]["message"]
         await cy.say({"type": "trade", "kind": "human", "side": "sell", "count": 1})
         await cy.wait(lambda: len(cy.of("refused")) == 2)
-        assert "you hold 0" in cy.of("refused")[-1]["message"]
+        assert cy.of("refused")[-1]["message"] == (
+            "Trade refused: you hold 0 human securities, so you cannot sell 1."
+        )
         await cy.say({"type": "trade", "kind": "human", "side": "buy", "count": 10})
         await cy.wait(lambda: account(cy)["count"] == 10)
         await bob.say({"type": "trade", "kind": "human", "side": "buy", "count": 0})
