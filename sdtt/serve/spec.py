@@ -177,6 +177,11 @@ class StudySpec(_Section):
             values = getattr(self.conditions, name)
             if len(set(values)) != len(values):
                 raise ValueError(f"conditions.{name} lists a value twice")
+        if self.study.mode == "market" and self.storage.url:
+            # A market's book lives in the process that runs its room.
+            raise ValueError(
+                "a market study runs in one server process: leave storage.url empty (SQLite)"
+            )
         return self
 
 

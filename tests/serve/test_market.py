@@ -226,3 +226,12 @@ async def test_a_person_as_the_target(tmp_path: Path, autojump_clock: object) ->
     assert (room.witness, room.witness_pid, room.condition) == ("human", "tia", None)
     before = "\n".join(r for r in bob.raw if '"reveal"' not in r)
     assert '"human":' not in before
+
+
+async def test_a_market_study_refuses_a_shared_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = market_spec(tmp_path)
+    spec.write_text(spec.read_text() + '\n[storage]\nurl = "postgresql://localhost/x"\n')
+    assert main(["serve", str(spec)]) == 2
+    assert "a market study runs in one server process" in capsys.readouterr().err.replace("\n", " ")
