@@ -68,17 +68,18 @@ def games_played(store: StudyStore, pid: str) -> int:
 def price_points(events: list[dict[str, Any]], opening: float) -> list[BeliefPoint]:
     """A market room's price history from its stored events, as belief points (source
     'price'; ``turn`` = turns answered and ``message`` = target messages sent at the trade,
-    ``time_s`` = seconds since the game started)."""
+    ``time_s`` = seconds since the game started), closed by the price held at the end."""
     points = [BeliefPoint(turn=0, message=0, time_s=0.0, belief=opening, source="price")]
     for event in events:
-        if event["kind"] == "trade":
-            data = event["data"]
+        data = event["data"]
+        if event["kind"] in ("trade", "market_settled"):
+            price = data["price_after" if event["kind"] == "trade" else "price"]
             points.append(
                 BeliefPoint(
                     turn=data["turn"],
                     message=data["message"],
                     time_s=data["time_s"],
-                    belief=min(100.0, max(0.0, data["price_after"])),
+                    belief=min(100.0, max(0.0, price)),
                     source="price",
                 )
             )
@@ -271,7 +272,13 @@ class MarketRoom(LiveRoom):
             self.server.record("payout", {"paid": paid}, room=self.id, participant=pid)
         self.server.record(
             "market_settled",
-            {"target_human": target_human, "price": self.market.maker.price},
+            {
+                "target_human": target_human,
+                "price": self.market.maker.price,
+                "turn": self.answered(self.chats[1]),
+                "message": self.answers,
+                "time_s": round(trio.current_time() - self.opened_at, 3),
+            },
             room=self.id,
         )
         for pid, paid in payouts.items():

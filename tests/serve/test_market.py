@@ -135,7 +135,7 @@ async def test_three_bettors_trade_then_reveal_and_payouts(
 
 
 async def test_points_carry_over_and_price_exports_as_a_trace(
-    tmp_path: Path, autojump_clock: object
+    tmp_path: Path, autojump_clock: object, capsys: pytest.CaptureFixture[str]
 ) -> None:
     spec = market_spec(tmp_path, turns=1, extra='games = 2\nmaker = "lmsr"\nliquidity = 10\n')
     server = make_server(spec)
@@ -152,7 +152,7 @@ async def test_points_carry_over_and_price_exports_as_a_trace(
         await ann.say({"type": "send", "text": "are you a person?"})
         for browser in browsers:  # the game ends after X = 1 turn, then the lobby again
             await browser.wait(lambda b=browser: bool(b.of("reveal")))
-            await browser.wait(lambda b=browser: len(b.of("market")) >= 2 and b.phase() == "chat")
+            await browser.wait(lambda b=browser: b.frames[-1]["type"] == "market")
         assert account(ann)["points"] == pytest.approx(after_trade)  # lost the bet, kept the rest
         assert account(ann)["prices"] == [50.0]  # a new market
         for browser in browsers:
@@ -168,6 +168,11 @@ async def test_points_carry_over_and_price_exports_as_a_trace(
     first = prices[0].points
     assert first[0].belief == 50 and first[1].belief is not None and first[1].belief > 50
     assert first[1].time_s is not None and first[1].message == 0
+    # A market gives no verdicts: score analyses its prices as beliefs.
+    capsys.readouterr()
+    assert main(["score", str(out / "beliefs.jsonl"), "--bootstrap", "0"]) == 0
+    scored = capsys.readouterr().out
+    assert "Beliefs: calibration of final beliefs" in scored and "market" in scored
 
 
 async def test_a_trade_outside_a_market_is_refused(tmp_path: Path, autojump_clock: object) -> None:
