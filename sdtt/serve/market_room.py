@@ -18,7 +18,7 @@ target's), prices are numbers, and accounts are their own.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
@@ -37,6 +37,9 @@ from sdtt.beliefs.traces import BeliefPoint, BeliefTrace
 from sdtt.serve.room import LiveRoom
 from sdtt.serve.spec import MarketSection, Study
 from sdtt.serve.store import Room, StoredMessage, StudyStore
+
+if TYPE_CHECKING:
+    from sdtt.serve.server import StudyServer
 
 PAYING_EVENTS = ("trade", "payout")
 
@@ -110,6 +113,22 @@ def price_trace(
         source=f"sdtt-serve:{study.name}",
         condition={**fields["condition"], "judge_kind": "market"},
     )
+
+
+def refund_game(server: StudyServer, room: str) -> None:
+    """Pay back what each bettor spent in a game that ended before its reveal (stored as
+    payouts, so carried points are as before the game); nothing once it was settled."""
+    events = server.store.events(room)
+    if any(e["kind"] in ("market_settled", "payout") for e in events):
+        return
+    spent: dict[str, float] = {}
+    for event in events:
+        if event["kind"] == "trade":
+            pid = event["participant"]
+            spent[pid] = spent.get(pid, 0.0) + event["data"]["cost"]
+    for pid, paid in spent.items():
+        if paid:
+            server.record("payout", {"paid": paid, "refund": True}, room=room, participant=pid)
 
 
 @dataclass(eq=False)
@@ -294,13 +313,6 @@ class MarketRoom(LiveRoom):
         return payouts
 
     def refund(self) -> None:
-        """A game cut short pays back what each bettor spent in it (stored as payouts)."""
-        spent: dict[str, float] = dict.fromkeys(self.bettors, 0.0)
-        for made in self.market.trades:
-            spent[made.bettor] += made.cost
-        for pid, paid in spent.items():
-            if paid:
-                self.server.record(
-                    "payout", {"paid": paid, "refund": True}, room=self.id, participant=pid
-                )
+        """A game cut short pays back what each bettor spent in it."""
+        refund_game(self.server, self.id)
         self.market.settled = True

@@ -33,7 +33,7 @@ from sdtt.models.registry import get_model
 from sdtt.personas.persona import Persona
 from sdtt.personas.store import find_persona
 from sdtt.personas.timing import persona_timing
-from sdtt.serve.market_room import MarketRoom, games_played
+from sdtt.serve.market_room import MarketRoom, games_played, refund_game
 from sdtt.serve.matchmaker import (
     BotRoom,
     Decision,
@@ -442,7 +442,8 @@ class StudyServer:
         self.record("room_ended", {"reason": reason}, room=room.id)
         note = {"model_error": "partner_error", "ended_by_admin": "ended"}.get(reason, reason)
         people = [room.interrogator, room.witness_pid]
-        if room.mode == "market":  # every bettor of a game a stop cut short
+        if room.mode == "market":  # every bettor of a game a stop cut short, paid back
+            refund_game(self, room.id)
             people += [p.pid for p in self.store.participants() if p.room == room.id]
         for pid in dict.fromkeys(people):
             if pid is not None:

@@ -11,6 +11,7 @@ import trio
 from sdtt.beliefs.market import LmsrMaker
 from sdtt.beliefs.traces import read_traces
 from sdtt.cli import main
+from sdtt.serve.market_room import carried_points
 from sdtt.serve.matchmaker import MarketGame, Matchmaker
 from sdtt.serve.server import StudyServer
 from tests.serve.helpers import PERSONA, Browser, make_server, write_spec
@@ -240,3 +241,28 @@ async def test_a_market_study_refuses_a_shared_database(
     spec.write_text(spec.read_text() + '\n[storage]\nurl = "postgresql://localhost/x"\n')
     assert main(["serve", str(spec)]) == 2
     assert "a market study runs in one server process" in capsys.readouterr().err.replace("\n", " ")
+
+
+async def test_a_restart_ends_a_market_game_and_pays_back_its_trades(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    spec = market_spec(tmp_path)
+    server = make_server(spec)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        ann = (await join_market(server, nursery, ["ann", "bob", "cy"]))[0]
+        await ann.say({"type": "trade", "kind": "human", "side": "buy", "count": 4})
+        await ann.wait(lambda: account(ann)["count"] == 4)
+        assert carried_points(server.store, "ann", 1000) == 1000 - 51 - 52 - 53 - 54
+        nursery.cancel_scope.cancel()  # the server stops mid-game
+    server.store.close()
+    server = make_server(spec)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        nursery.cancel_scope.cancel()
+    [room] = server.store.rooms()
+    assert (room.state, room.end_reason) == ("done", "restart")
+    for pid in ("ann", "bob", "cy"):
+        participant = server.store.participant(pid)
+        assert participant is not None and participant.outcome == "restart"
+        assert carried_points(server.store, pid, 1000) == 1000
