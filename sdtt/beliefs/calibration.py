@@ -112,10 +112,11 @@ def calibration(
 
 
 def judge_label(trace: BeliefTrace) -> str:
-    """``human`` or ``llm <model> (<belief source>)``: how traces are told apart."""
-    if trace.judge_type == "human":
-        return "human"
+    """``human``, ``market`` (a market's price) or ``llm <model> (<belief source>)``: how
+    traces are told apart."""
     source = trace.points[0].source if trace.points else "stated"
+    if trace.judge_type == "human":
+        return "market" if source == "price" else "human"
     return f"llm {trace.judge_model} ({source})"
 
 

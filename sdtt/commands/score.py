@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import pandas as pd
 from rich.console import Console
@@ -12,6 +13,7 @@ from sdtt.analysis.beliefs import belief_tables
 from sdtt.analysis.format import percent
 from sdtt.analysis.metrics import BREAKDOWNS, breakdown, condition_tables, expand_by, summarise
 from sdtt.analysis.table import judgement_table
+from sdtt.beliefs.traces import BeliefTrace, is_trace_file
 from sdtt.commands.scoring import (
     check_margin,
     print_summary,
@@ -27,6 +29,11 @@ def run(args: argparse.Namespace) -> int:
     """Score judgement files from parsed arguments."""
     check_margin(args.margin)
     console = Console(highlight=False)
+    traces = trace_inputs(args.judgements)
+    if traces and _verdictless(args.judgements, traces):
+        # Only traces that end in no verdict (a market's prices, live sliders): beliefs.
+        _print_belief_tables(console, traces)
+        return 0
     judgements = read_judgements(args.judgements)
     frame = judgement_table(judgements)
     names = [name.strip() for name in args.by.split(",") if name.strip()]
@@ -61,12 +68,26 @@ def run(args: argparse.Namespace) -> int:
         zip(frame["pair_kind"], frame["excluded"], frame["exclusion_reason"], strict=True)
     )
     console.print(escape(tally.line()), soft_wrap=True)
-    for table in belief_tables(trace_inputs(args.judgements)):
-        # Moments quote chat text: escaped so it cannot act as rich markup.
-        cells = [[escape(cell) for cell in row] for row in table.rows]
-        console.print(rich_table(table.title, table.header, cells))
-        console.print(f"[dim]{escape(table.note)}[/]")
+    _print_belief_tables(console, traces)
     from sdtt.commands.align import print_verdict_agreement
 
     print_verdict_agreement(console, judgements, reps=args.bootstrap)
     return 0
+
+
+def _verdictless(paths: list[Path], traces: list[BeliefTrace]) -> bool:
+    """True when every input is a trace file and no trace gives a pair verdict."""
+    return all(is_trace_file(path) for path in paths) and not any(
+        t.item_kind == "pair" for t in traces
+    )
+
+
+def _print_belief_tables(console: Console, traces: list[BeliefTrace]) -> None:
+    tables = belief_tables(traces)
+    if not tables:
+        console.print("[yellow]no beliefs to analyse.[/]")
+    for table in tables:
+        # Moments quote chat text: escaped so it cannot act as rich markup.
+        cells = [[escape(cell) for cell in row] for row in table.rows]
+        console.print(rich_table(table.title, table.header, cells))
+        console.print(f"[dim]{escape(table.note)}[/]")

@@ -93,10 +93,13 @@ def _export(study: object, out: Path) -> int:
     console = Console(highlight=False)
     console.print(
         f"Exported {summary.chats} chat(s), {summary.event_logs} event log(s), "
-        f"{summary.judgements} judgement(s) and {summary.beliefs} belief reading(s) to "
-        f"{escape(str(out))}"
+        f"{summary.judgements} judgement(s) and {summary.beliefs} belief reading(s) "
+        f"({summary.traces} belief trace(s)) to {escape(str(out))}"
     )
-    console.print(f"  score them: sdtt score {escape(str(summary.judgements_path))} --by turns")
+    inputs = escape(str(summary.judgements_path))
+    if summary.traces:
+        inputs += " " + escape(str(out / "beliefs.jsonl"))
+    console.print(f"  score them: sdtt score {inputs} --by turns")
     return 0
 
 

@@ -5,7 +5,9 @@ side B) and, for a bot room, ``chats/<room>.events.jsonl`` (the engine's event l
 ``sdtt chat`` writes it). Every verdict becomes a record of ``judgements.jsonl`` that
 ``sdtt score`` and ``sdtt report`` read with questionnaire judgements: a two-party
 verdict is a single-witness judgement (``witness``, ``verdict``), so the pass rate is
-the share of bot witnesses judged human. Belief slider readings go to ``beliefs.jsonl``.
+the share of bot witnesses judged human. Belief slider readings go to ``beliefs.jsonl`` as
+belief traces (:mod:`sdtt.serve.slider`), and a market room's price history as the room's
+trace (source 'price'); both commands read them too.
 """
 
 from __future__ import annotations
@@ -17,13 +19,15 @@ from typing import Any, Literal
 
 from pydantic import TypeAdapter
 
-from sdtt.dialogue.jsonl import JsonlWriter
+from sdtt.beliefs.traces import write_traces
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.store import write_transcripts
 from sdtt.dialogue.turn_index import turn_meta
 from sdtt.engine.events import Event, EventLog, SessionHeader
 from sdtt.engine.simulate import answered_turns
 from sdtt.questionnaires.judgements import Judgement, write_judgements
+from sdtt.serve.market_room import price_trace
+from sdtt.serve.slider import slider_traces
 from sdtt.serve.spec import Study
 from sdtt.serve.store import Room, StudyStore, Verdict
 
@@ -38,6 +42,7 @@ class ExportSummary:
     event_logs: int
     judgements: int
     beliefs: int
+    traces: int
     judgements_path: Path
 
 
@@ -77,27 +82,30 @@ def export_study(study: Study, store: StudyStore, out: Path) -> ExportSummary:
     ]
     judgements_path = out / "judgements.jsonl"
     write_judgements(judgements_path, judgements)
-    beliefs = store.beliefs()
-    partial = out / "beliefs.jsonl.partial"
-    partial.unlink(missing_ok=True)
-    with JsonlWriter(partial) as writer:
-        for belief in beliefs:
-            writer.write(
-                {
-                    "study": study.name,
-                    "participant": belief.participant,
-                    "room": belief.room,
-                    "after_message": belief.seq,
-                    "time": belief.time,
-                    "value": belief.value,
-                }
-            )
-    partial.replace(out / "beliefs.jsonl")
+    readings = store.beliefs()
+    traces = [
+        trace
+        for room in rooms.values()
+        for trace in slider_traces(
+            study.name,
+            room,
+            store.messages(room.id),
+            readings,
+            **_trace_fields(room, transcripts[room.id]),
+        )
+    ]
+    traces += [
+        price_trace(study, room, store.events(room.id), _trace_fields(room, transcripts[room.id]))
+        for room in rooms.values()
+        if room.mode == "market"
+    ]
+    write_traces(out / "beliefs.jsonl", traces)
     return ExportSummary(
         chats=sum(len(t) for t in transcripts.values()),
         event_logs=logs,
         judgements=len(judgements),
-        beliefs=len(beliefs),
+        beliefs=sum(len(t.points) for t in traces),
+        traces=len(traces),
         judgements_path=judgements_path,
     )
 
@@ -158,28 +166,17 @@ def _judgement(
     """A two-party verdict as a single-witness judgement; a three-party one as the
     judgement of a pair (chat 1 and 2 are conversations 1 and 2)."""
     bot_chat = room.bot_position or 1
-    bot_meta = chats[bot_chat].meta if room.witness != "human" else {}
-    live = min(answered_turns(t.messages) for t in chats.values())
-    pseudo = bot_meta.get("pseudo_turns", 0) if bot_meta else 0
-    condition: dict[str, Any] = {
-        "judge_kind": "live",
-        "view": "whole",
-        "confidence": verdict.confidence,
-    }
-    if bot_meta:
-        condition["bot_meta"] = {
-            key: bot_meta.get(key) for key in ("model", "persona", "mode", "pseudo", "condition")
-        }
-        condition["delays"] = bot_meta.get("settings", {}).get("delays")
-        condition["bot_id"] = chats[bot_chat].id
+    fields = _trace_fields(room, chats)
+    live, pseudo = fields["x_turns"], fields["pseudo_turns"]
+    condition: dict[str, Any] = {**fields["condition"], "confidence": verdict.confidence}
     common: dict[str, Any] = {
         "study": study.name,
         "judge_id": verdict.participant,
         "judge_type": "human",
         "pair_id": room.id,
         "x_turns": live,
-        "pseudo_turns": pseudo if isinstance(pseudo, int) else None,
-        "total_turns": pseudo + live if isinstance(pseudo, int) else None,
+        "pseudo_turns": pseudo,
+        "total_turns": None if pseudo is None else pseudo + live,
         "strategy": verdict.reason or None,
         "source": f"sdtt-serve:{study.name}",
     }
@@ -205,3 +202,23 @@ def _judgement(
         verdict=said,
         condition={**condition, "witness": witness},
     )
+
+
+def _trace_fields(room: Room, chats: dict[int, Transcript]) -> dict[str, Any]:
+    """What a room's judgements and traces share: live turns X, pseudo turns N and the
+    condition the analyses group by (the bot's model, persona, mode, delays)."""
+    bot_chat = room.bot_position or 1
+    bot_meta = chats[bot_chat].meta if room.witness != "human" else {}
+    pseudo = bot_meta.get("pseudo_turns", 0) if bot_meta else 0
+    condition: dict[str, Any] = {"judge_kind": "live", "view": "whole"}
+    if bot_meta:
+        condition["bot_meta"] = {
+            key: bot_meta.get(key) for key in ("model", "persona", "mode", "pseudo", "condition")
+        }
+        condition["delays"] = bot_meta.get("settings", {}).get("delays")
+        condition["bot_id"] = chats[bot_chat].id
+    return {
+        "x_turns": min(answered_turns(t.messages) for t in chats.values()),
+        "pseudo_turns": pseudo if isinstance(pseudo, int) else None,
+        "condition": condition,
+    }

@@ -15,6 +15,11 @@ Rules:
 - of two people paired, the one who waited longer is the interrogator. With an own
   person (``witness_only`` arrivals: the real person behind the persona, by private
   link) only they are ever the human witness, and they never time out;
+- market: a game forms as soon as ``market_size`` bettors wait; its target is the bot of
+  the condition with the fewest rooms, or, while person targets are due by
+  ``human_share``, one more participant (the latest to arrive); when the first has
+  waited ``timeout`` seconds, ``"bot"`` starts a bot game with whoever waits, ``"end"``
+  lets the first go;
 - someone waiting for a human partner gets up to ``timeout`` seconds; then ``on_timeout``
   decides: ``"bot"`` gives them a two-party bot room after all, ``"end"`` finishes them
   (with the completion code).
@@ -64,7 +69,18 @@ class TimedOut:
     pid: str
 
 
-Decision = BotRoom | HumanRoom | ThreeRoom | TimedOut
+@dataclass(frozen=True)
+class MarketGame:
+    """Form a market game: ``bettors`` question and trade on the bot of ``condition``, or
+    (``target`` set, ``condition`` None) on a person."""
+
+    bettors: tuple[str, ...]
+    condition: int | None
+    timed_out: bool = False
+    target: str | None = None
+
+
+Decision = BotRoom | HumanRoom | ThreeRoom | TimedOut | MarketGame
 
 
 @dataclass
@@ -82,6 +98,8 @@ class Matchmaker:
     human_rooms: int = 0
     bot_rooms: int = 0
     positions: list[int] = field(default_factory=lambda: [0, 0])
+    market_size: int = 0
+    """Bettors per market game (0: not a market study)."""
     _waiting: dict[str, float] = field(default_factory=dict)
     _witness_only: set[str] = field(default_factory=set)
 
@@ -152,6 +170,8 @@ class Matchmaker:
     def step(self, now: float) -> list[Decision]:
         """Rooms to form and participants to let go at ``now``, in lobby order."""
         decisions: list[Decision] = []
+        if self.market_size:
+            return self._market_step(now)
         while candidates := self._interrogators():
             first = candidates[0]
             if not self._human_due():
@@ -168,6 +188,32 @@ class Matchmaker:
                 decisions.append(TimedOut(first))
             else:
                 decisions.append(self._bot_room(first, timed_out=True))
+        return decisions
+
+    def _market_step(self, now: float) -> list[Decision]:
+        decisions: list[Decision] = []
+        while waiting := self._interrogators():
+            full = len(waiting) >= self.market_size
+            if not full and now - self._waiting[waiting[0]] < self.timeout:
+                break
+            if not full and self.on_timeout == "end":
+                del self._waiting[waiting[0]]
+                decisions.append(TimedOut(waiting[0]))
+                continue
+            bettors = tuple(waiting[: self.market_size])
+            if full and len(waiting) > self.market_size and self._human_due():
+                target = waiting[self.market_size]
+                for pid in (*bettors, target):
+                    del self._waiting[pid]
+                self.human_rooms += 1
+                decisions.append(MarketGame(bettors, None, target=target))
+                continue
+            if full and self._human_due() and now - self._waiting[waiting[0]] < self.timeout:
+                break  # a person is due as the target: wait a while for one more
+            for pid in bettors:
+                del self._waiting[pid]
+            self.bot_rooms += 1
+            decisions.append(MarketGame(bettors, self._condition(), timed_out=not full))
         return decisions
 
     def next_deadline(self) -> float | None:

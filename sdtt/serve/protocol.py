@@ -83,8 +83,24 @@ class VerdictFrame(_Frame):
     reason: str = Field(max_length=2000)
 
 
+class TradeFrame(_Frame):
+    """A market bettor buys or sells securities of one kind."""
+
+    type: Literal["trade"]
+    kind: Literal["human", "computer"]
+    side: Literal["buy", "sell"]
+    count: int = Field(ge=1, le=1000)
+
+
+class DoneBuying(_Frame):
+    """A market bettor will buy no more in this game."""
+
+    type: Literal["done_buying"]
+
+
 ClientFrame = Annotated[
-    Join | Consent | Send | Typing | BeliefFrame | VerdictFrame, Field(discriminator="type")
+    Join | Consent | Send | Typing | BeliefFrame | VerdictFrame | TradeFrame | DoneBuying,
+    Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
 

@@ -74,10 +74,7 @@ class Chat:
             "engine", {"chat": self.number, **event.model_dump(mode="json")}, room=room.id
         )
         if isinstance(event, TypingStarted | TypingStopped):
-            room.server.deliver(
-                room.record.interrogator,
-                typing_frame(isinstance(event, TypingStarted), self.number),
-            )
+            room.to_interrogators(typing_frame(isinstance(event, TypingStarted), self.number))
         elif isinstance(event, MessageSent):
             stored = room.server.store.add_message(
                 room.id, "witness", event.text, event.time.isoformat(), self.number
@@ -129,6 +126,10 @@ class LiveRoom:
             return self.chats.get(chat)
         return next((c for c in self.chats.values() if c.witness == pid), None)
 
+    def to_interrogators(self, frame: dict[str, Any]) -> None:
+        """Show a frame to whoever questions the witnesses (a market's bettors: all)."""
+        self.server.deliver(self.record.interrogator, frame)
+
     def wake(self) -> None:
         """Let the room's loop look again."""
         changed, self.changed = self.changed, trio.Event()
@@ -168,14 +169,14 @@ class LiveRoom:
             self.server.record(
                 "typing_started", {"chat": chat.number}, room=self.id, participant=chat.witness
             )
-            self.server.deliver(self.record.interrogator, typing_frame(True, chat.number))
+            self.to_interrogators(typing_frame(True, chat.number))
         chat.typing_until = trio.current_time() + TYPING_IDLE
         self.wake()
 
     def _typing_off(self, chat: Chat) -> None:
         if chat.typing_until is not None:
             self.server.record("typing_stopped", {"chat": chat.number}, room=self.id)
-            self.server.deliver(self.record.interrogator, typing_frame(False, chat.number))
+            self.to_interrogators(typing_frame(False, chat.number))
         chat.typing_until = None
 
     def end(self, reason: str) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 
 import trio
 
+from sdtt.beliefs.market import TradeRefused
 from sdtt.engine.session import SessionSettings
 from sdtt.engine.simulate import persona_bot
 from sdtt.errors import SdttError
@@ -32,14 +33,25 @@ from sdtt.models.registry import get_model
 from sdtt.personas.persona import Persona
 from sdtt.personas.store import find_persona
 from sdtt.personas.timing import persona_timing
-from sdtt.serve.matchmaker import BotRoom, Decision, HumanRoom, Matchmaker, ThreeRoom, TimedOut
+from sdtt.serve.market_room import MarketRoom, games_played, refund_game
+from sdtt.serve.matchmaker import (
+    BotRoom,
+    Decision,
+    HumanRoom,
+    MarketGame,
+    Matchmaker,
+    ThreeRoom,
+    TimedOut,
+)
 from sdtt.serve.protocol import (
     PID,
     BeliefFrame,
     Consent,
+    DoneBuying,
     FrameError,
     Join,
     Send,
+    TradeFrame,
     Typing,
     VerdictFrame,
     message_frame,
@@ -139,6 +151,7 @@ class StudyServer:
             on_timeout=spec.lobby.on_timeout,
             human_share=spec.study.human_witness_share,
             three_party=spec.study.mode == "three-party",
+            market_size=spec.market.bettors if spec.study.mode == "market" else 0,
             own_person=spec.study.own_person,
             seed=spec.chat.seed,
             rooms_per_condition=counts,
@@ -272,6 +285,9 @@ class StudyServer:
             self.record("lobby_timeout", {"outcome": "end"}, participant=decision.pid)
             self._finish(decision.pid, "timeout")
             return
+        if isinstance(decision, MarketGame):
+            self._start_market(decision)
+            return
         three = isinstance(decision, ThreeRoom)
         room = Room(
             id=f"room-{uuid.uuid4().hex[:12]}",
@@ -299,6 +315,56 @@ class StudyServer:
         assert self._nursery is not None
         self._nursery.start_soon(self._run_room, live)
 
+    def _start_market(self, game: MarketGame) -> None:
+        room = Room(
+            id=f"room-{uuid.uuid4().hex[:12]}",
+            mode="market",
+            witness="bot" if game.target is None else "human",
+            condition=game.condition,
+            interrogator=game.bettors[0],
+            witness_pid=game.target,
+            state="live",
+            end_reason=None,
+            created=self.wall_iso(),
+            ended=None,
+        )
+        self.store.add_room(room)
+        if game.timed_out:
+            self.record(
+                "lobby_timeout", {"outcome": "market", "bettors": len(game.bettors)}, room=room.id
+            )
+        live = MarketRoom(
+            record=room,
+            server=self,
+            turns=self.study.spec.study.turns,
+            bettors=game.bettors,
+            spec=self.study.spec.market,
+        )
+        self._rooms[room.id] = live
+        for pid, role in live.members().items():
+            self.store.update_participant(pid, state="chat", role=role, room=room.id)
+            self._send_state(pid)
+        assert self._nursery is not None
+        self._nursery.start_soon(self._run_room, live)
+
+    def _end_market(self, live: MarketRoom, reason: str) -> None:
+        """Reveal and pay out (or, cut short, refund); bettors play on or are done."""
+        if reason == "finished":
+            live.settle(target_human=live.record.witness == "human")
+        else:
+            live.refund()
+        self.store.update_room(live.id, state="done", end_reason=reason, ended=self.wall_iso())
+        self.record("room_ended", {"reason": reason}, room=live.id)
+        note = {"model_error": "partner_error", "ended_by_admin": "ended"}.get(reason, reason)
+        if live.record.witness_pid is not None:
+            self._finish(live.record.witness_pid, note)
+        for pid in live.bettors:
+            if reason == "finished" and games_played(self.store, pid) < live.spec.games:
+                self._enter_lobby(pid)
+                self._send_state(pid)
+            else:
+                self._finish(pid, note)
+
     async def _run_room(self, live: LiveRoom) -> None:
         try:
             if live.record.condition is None:
@@ -313,6 +379,9 @@ class StudyServer:
             live.end("model_error" if isinstance(error, SdttError) else "server_error")
         reason = live.end_reason or "finished"
         del self._rooms[live.id]
+        if isinstance(live, MarketRoom):
+            self._end_market(live, reason)
+            return
         if reason == "finished":
             self.store.update_room(live.id, state="verdict")
             self.record("chat_finished", {}, room=live.id)
@@ -372,7 +441,11 @@ class StudyServer:
         self.store.update_room(room.id, state="done", end_reason=reason, ended=self.wall_iso())
         self.record("room_ended", {"reason": reason}, room=room.id)
         note = {"model_error": "partner_error", "ended_by_admin": "ended"}.get(reason, reason)
-        for pid in (room.interrogator, room.witness_pid):
+        people = [room.interrogator, room.witness_pid]
+        if room.mode == "market":  # every bettor of a game a stop cut short, paid back
+            refund_game(self, room.id)
+            people += [p.pid for p in self.store.participants() if p.room == room.id]
+        for pid in dict.fromkeys(people):
             if pid is not None:
                 self._finish(pid, note)
                 self._release_own_person(pid)
@@ -438,6 +511,18 @@ class StudyServer:
             frame["url"] = spec.completion_url
             frame["note"] = NOTES.get(participant.outcome or "finished", NOTES["finished"])
         frames = [frame]
+        market = self._rooms.get(participant.room or "")
+        if participant.state == "chat" and isinstance(market, MarketRoom):
+            frame["market"] = True
+            messages = self.store.messages(market.id)
+            frames.append(
+                {"type": "history", "messages": [market.frame_for(m, pid) for m in messages]}
+            )
+            if pid in market.bettors:
+                frames.append(market.state_frame(pid))
+            else:
+                frame["market"] = False  # the target answers; it does not trade
+            return frames
         if participant.state in ("chat", "verdict") and participant.room is not None:
             frames.append(
                 {
@@ -593,7 +678,20 @@ class StudyServer:
                 raise Refused("This chat has ended.")
             if role == "interrogator" and live.answered(chat) >= live.turns:
                 raise Refused("That was the last turn: wait for your partner to finish.")
-            await live.post(chat, role, frame.text)
+            if isinstance(live, MarketRoom) and role == "interrogator":
+                await live.ask(pid, frame.text)
+            else:
+                await live.post(chat, role, frame.text)
+        elif isinstance(frame, TradeFrame | DoneBuying):
+            if not isinstance(live, MarketRoom) or pid not in live.bettors:
+                raise Refused("There is no market to trade in.")
+            if isinstance(frame, DoneBuying):
+                live.done(pid)
+                return
+            try:
+                live.trade(pid, frame.kind, frame.side, frame.count)
+            except TradeRefused as error:
+                raise Refused(f"Trade refused: {error}") from None
         elif isinstance(frame, Typing):
             chat = live.chat_of(pid, 1) if live is not None else None
             if chat is not None and participant.state == "chat":

@@ -24,7 +24,8 @@ from sdtt.files import load_settings_file
 SPEC_HINT = "See the 'sdtt serve' section of the README for the study spec format."
 STUDY_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 
-StudyMode = Literal["two-party", "three-party"]
+StudyMode = Literal["two-party", "three-party", "market"]
+MakerName = Literal["turing-trade", "lmsr"]
 OnTimeout = Literal["bot", "end"]
 _PAPER: list[PresetName] = ["paper"]
 
@@ -41,7 +42,7 @@ class StudySection(_Section):
     mode: StudyMode = Field(
         default="two-party",
         description="'two-party': one witness per room; 'three-party': a person and the bot "
-        "side by side.",
+        "side by side; 'market': several bettors question the bot and trade on it.",
     )
     own_person: bool = Field(
         default=False,
@@ -123,6 +124,23 @@ class ConditionsSection(_Section):
     delays: list[PresetName] = Field(default_factory=lambda: list(_PAPER))
 
 
+class MarketSection(_Section):
+    """A Turing Trade market game (``mode = "market"``)."""
+
+    bettors: int = Field(default=3, ge=1, le=20, description="Bettors per game.")
+    maker: MakerName = Field(
+        default="turing-trade",
+        description="'turing-trade': the price moves one point per security; 'lmsr': "
+        "Hanson's logarithmic market scoring rule with liquidity b.",
+    )
+    liquidity: float = Field(default=20.0, gt=0, description="LMSR's b, in securities.")
+    start_points: float = Field(default=1000.0, gt=0, description="Points of a new bettor.")
+    games: int = Field(
+        default=1, ge=1, le=20, description="Games per participant (points carry over)."
+    )
+    max_trade: int = Field(default=20, ge=1, description="Most securities in one trade.")
+
+
 class StorageSection(_Section):
     """Where the study is kept."""
 
@@ -151,6 +169,7 @@ class StudySpec(_Section):
     chat: ChatSection = ChatSection()
     conditions: ConditionsSection
     storage: StorageSection = StorageSection()
+    market: MarketSection = MarketSection()
 
     @model_validator(mode="after")
     def _duplicates(self) -> StudySpec:
@@ -158,6 +177,11 @@ class StudySpec(_Section):
             values = getattr(self.conditions, name)
             if len(set(values)) != len(values):
                 raise ValueError(f"conditions.{name} lists a value twice")
+        if self.study.mode == "market" and self.storage.url:
+            # A market's book lives in the process that runs its room.
+            raise ValueError(
+                "a market study runs in one server process: leave storage.url empty (SQLite)"
+            )
         return self
 
 

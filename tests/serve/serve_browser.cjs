@@ -3,6 +3,7 @@
 //   SCENARIO two-party: one participant plays a whole game with the bot, reloading the
 //   page mid-chat (a reconnect), then the admin page is read.
 //   SCENARIO three-party: an interrogator and a human witness in two browsers.
+//   SCENARIO market: three bettors question the bot, trade, say "done buying".
 // Uses the playwright-core and system Chromium installed for the questionnaire tests
 // (bash tests/questionnaires/js/install.sh).
 "use strict";
@@ -100,6 +101,34 @@ async function threeParty(browser, log) {
   log.code = await judge.locator("#done-code").textContent();
 }
 
+async function marketGame(browser, log) {
+  const pages = [];
+  for (const pid of ["A1", "A2", "A3"]) pages.push(await participant(browser, "pid=" + pid, log));
+  for (const page of pages) await page.locator("#consent-yes").click();
+  for (const page of pages) await page.locator("#market").waitFor({ state: "visible" });
+  const [ann, bob, cy] = pages;
+  log.startPoints = await ann.locator("#points").textContent();
+  await say(ann, 1, "hi all, <i>where</i> do you live?");
+  await bob.locator("li.other", { hasText: "do you live?" }).waitFor();
+  await cy.locator("li.them").first().waitFor();
+  await ann.locator("#trade-count").fill("3");
+  await ann.locator('.trade[data-kind="computer"][data-side="buy"]').click();
+  await ann.locator("#holding", { hasText: "3 computer" }).waitFor();
+  log.annPoints = await ann.locator("#points").textContent();
+  await bob.locator("#price", { hasText: "47" }).waitFor();
+  log.bobChart = await bob.locator("#chart polyline").getAttribute("points");
+  log.bobAnswerMarks = await bob.locator("#chart line.answer").count();
+  await cy.locator("#trade-count").fill("40");
+  await cy.locator('.trade[data-kind="human"][data-side="buy"]').click();
+  await cy.locator("#notice").waitFor({ state: "visible" });
+  log.cyRefused = await cy.locator("#notice").textContent();
+  for (const page of pages) await page.locator("#done-buying").click();
+  for (const page of pages) await page.locator("#done").waitFor({ state: "visible" });
+  log.reveal = await ann.locator("#reveal").textContent();
+  log.code = await cy.locator("#done-code").textContent();
+  log.italic = await bob.locator("li i").count();
+}
+
 (async () => {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -108,6 +137,7 @@ async function threeParty(browser, log) {
   const log = { errors: [], blocked: [], frames: [] };
   try {
     if (scenario === "two-party") await twoParty(browser, log);
+    else if (scenario === "market") await marketGame(browser, log);
     else await threeParty(browser, log);
   } catch (error) {
     console.error(error);

@@ -1,6 +1,7 @@
 """Whole games in headless Chromium against a real ``sdtt serve`` process on localhost:
-two-party with the bot and a reconnect, three-party with two browsers, and the admin
-page. The study clock runs 20 times faster, so the bot's human delays take moments."""
+two-party with the bot and a reconnect, three-party with two browsers, a three-bettor
+market game, and the admin page. The study clock runs 20 times faster, so the bot's
+human delays take moments."""
 
 from __future__ import annotations
 
@@ -96,3 +97,26 @@ def test_three_party_game_in_two_browsers(tmp_path: Path) -> None:
     bot = chats[1 - chats.index(person)]
     assert any(m["from"] == "them" for m in bot)  # type: ignore[union-attr]
     assert log["code"] == "CODE-123"
+
+
+def test_market_game_with_three_bettors(tmp_path: Path) -> None:
+    spec = _fast(write_spec(tmp_path, turns=3), 'mode = "market"')
+    spec.write_text(spec.read_text() + "\n[market]\nbettors = 3\nmax_trade = 100\n")
+    with serving(spec, "admin-secret") as base:
+        log = _play(base, "pilot", "market", "admin-secret")
+    assert log["errors"] == [] and log["blocked"] == []
+    assert log["startPoints"] == "1000"
+    assert log["annPoints"] == str(1000 - 51 - 52 - 53)
+    assert len(str(log["bobChart"]).split()) == 2  # the opening price and one trade
+    assert log["bobAnswerMarks"] >= 1  # type: ignore[operator]
+    assert "costs" in str(log["cyRefused"]) and "you have 1000" in str(log["cyRefused"])
+    assert log["reveal"] == (
+        "The chat partner was a computer program. Your securities paid 300 points; "
+        "you now have 1144 points."
+    )
+    assert log["code"] == "CODE-123"
+    assert log["italic"] == 0, "chat text is shown as text, never as HTML"
+    frames = [str(f) for f in log["frames"]]  # type: ignore[union-attr]
+    before = "\n".join(f for f in frames if '"reveal"' not in f).lower()
+    for secret in ("mock", "chatty", PERSONA, "bot", "model", "persona", "room-", '"human":'):
+        assert secret not in before, secret

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from sdtt.beliefs.traces import read_traces
 from sdtt.cli import main
 from sdtt.dialogue.store import read_transcripts
 from sdtt.engine.events import read_event_log
@@ -107,3 +108,40 @@ async def test_export_writes_files_that_score_and_report_read(
 async def test_export_refuses_a_study_never_served(tmp_path: Path) -> None:
     spec = write_spec(tmp_path)
     assert main(["serve", "export", str(spec), "--out", str(tmp_path / "x")]) == 2
+
+
+async def test_slider_readings_export_as_belief_traces_that_score_reads(
+    tmp_path: Path, autojump_clock: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = write_spec(tmp_path, turns=2)
+    await play_study(spec)
+    out = tmp_path / "export"
+    assert main(["serve", "export", str(spec), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out.replace("\n", "")  # rich wraps long lines
+    assert "(3 belief trace(s))" in printed and "export/beliefs.jsonl --by turns" in printed
+
+    traces = read_traces(out / "beliefs.jsonl")
+    assert len(traces) == 3  # the three bot games moved the slider; the fourth did not
+    for index, trace in enumerate(traces):
+        assert (trace.item_kind, trace.target, trace.judge_id) == ("single", "chat", f"B{index}")
+        assert trace.target_human is False and trace.x_turns == 2
+        assert [p.belief for p in trace.points] == [40, 41]
+        assert all(p.source == "slider" for p in trace.points)
+        assert [p.turn for p in trace.points] == [0, 1]  # replies seen when moved
+        first, second = trace.points
+        assert first.message is not None and second.message is not None
+        assert 1 <= first.message < second.message
+        assert first.time_s is not None and second.time_s is not None
+        assert 0 <= first.time_s < second.time_s
+        assert second.text  # the bot's reply seen between the two readings
+        assert trace.condition["bot_meta"]["model"] == "mock/chatty"
+
+    judgements = out / "judgements.jsonl"
+    assert main(["score", str(judgements), str(out / "beliefs.jsonl"), "--bootstrap", "0"]) == 0
+    scored = capsys.readouterr().out
+    assert "Beliefs: calibration of final beliefs" in scored
+    assert "66.7%" in scored  # the verdicts still score as before, not twice
+    report = tmp_path / "report"
+    args = ["report", str(judgements), str(out / "beliefs.jsonl"), "--bootstrap", "0"]
+    assert main([*args, "--out", str(report)]) == 0
+    assert "calibration" in (report / "report.html").read_text().lower()

@@ -20,6 +20,9 @@
   let lastTyping = 0;
   let slider = false;
   let maxChars = 500;
+  // A market game: the price history of a human security and where answers came.
+  const market = { on: false, prices: [], answers: [] };
+  const SVG = "http://www.w3.org/2000/svg";
 
   function show(name) {
     for (const s of sections) $(s).hidden = s !== name;
@@ -77,12 +80,16 @@
   function addMessage(m) {
     if (shown.has(m.id)) return;
     const li = document.createElement("li");
-    li.className = m.from === "you" ? "you" : "them";
+    li.className = m.from === "you" ? "you" : m.from === "other" ? "other" : "them";
     li.textContent = m.text;
     const entry = { id: m.id, chat: m.chat, li: li };
     shown.set(m.id, entry);
     place(entry);
     if (m.from === "them") setTyping(m.chat, false);
+    if (m.from === "them" && market.on && !m.old) {
+      market.answers.push(market.prices.length);
+      drawChart();
+    }
     if (slider && !$("belief").hidden) {
       send({ type: "belief", value: Number($("belief-value").value) });
     }
@@ -93,13 +100,55 @@
     if (pane) pane.querySelector(".typing").hidden = !on;
   }
 
+  function fmt(x) { return String(Math.round(x * 100) / 100); }
+
+  function showMarket(f) {
+    market.prices = f.prices.slice();
+    market.answers = f.answers.slice();
+    $("points").textContent = fmt(f.points);
+    $("holding").textContent = f.count ? f.count + " " + f.kind : "nothing";
+    $("trade-count").max = String(f.max_trade);
+    $("done-buying").disabled = !!f.done;
+    $("done-buying").textContent = f.done ? "Done buying (you can still sell)" : "Done buying";
+    for (const b of document.querySelectorAll(".trade[data-side=buy]")) b.disabled = !!f.done;
+    drawChart();
+  }
+
+  function svg(name, attrs) {
+    const el = document.createElementNS(SVG, name);
+    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+    return el;
+  }
+
+  // The price chart: x is the trade number, y the price 0-100; answers are dashed lines.
+  function drawChart() {
+    const chart = $("chart");
+    const n = Math.max(market.prices.length - 1, 1);
+    const x = (i) => 5 + (290 * i) / n;
+    const y = (p) => 115 - 1.1 * p;
+    const parts = [svg("line", { x1: 5, x2: 295, y1: y(50), y2: y(50), class: "mid" })];
+    for (const at of market.answers) {
+      const ax = x(Math.max(at - 0.5, 0));
+      parts.push(svg("line", { x1: ax, x2: ax, y1: 5, y2: 115, class: "answer" }));
+    }
+    const line = market.prices.map((p, i) => x(i) + "," + y(p)).join(" ");
+    parts.push(svg("polyline", { points: line, class: "price" }));
+    chart.replaceChildren(...parts);
+    const last = market.prices.length ? market.prices[market.prices.length - 1] : 50;
+    $("price").textContent = fmt(last);
+    $("price-computer").textContent = fmt(100 - last);
+  }
+
   function phase(f) {
     if (f.phase === "consent") show("consent");
     else if (f.phase === "lobby") show("lobby");
     else if (f.phase === "chat") {
       $("instructions").textContent = f.instructions || "";
       makePanes(f.chats || 1);
-      $("belief").hidden = !slider || f.role === "witness" || (f.chats || 1) > 1;
+      $("reveal").hidden = true;
+      market.on = !!f.market;
+      $("market").hidden = !market.on;
+      $("belief").hidden = market.on || !slider || f.role === "witness" || (f.chats || 1) > 1;
       show("chat");
     } else if (f.phase === "verdict") {
       const three = (f.chats || 1) > 1;
@@ -138,10 +187,18 @@
       // The room's whole history (after a reconnect, or a new room): start afresh.
       shown.clear();
       for (const pane of panes.values()) pane.querySelector(".messages").replaceChildren();
-      f.messages.forEach(addMessage);
+      f.messages.forEach((m) => addMessage(Object.assign({ old: true }, m)));
     }
     else if (f.type === "message") addMessage(f);
     else if (f.type === "typing") setTyping(f.chat, f.on);
+    else if (f.type === "market") showMarket(f);
+    else if (f.type === "price") { market.prices.push(f.price); drawChart(); }
+    else if (f.type === "reveal") {
+      $("reveal").hidden = false;
+      $("reveal").textContent = "The chat partner was " +
+        (f.human ? "a person" : "a computer program") + ". Your securities paid " +
+        fmt(f.paid) + " points; you now have " + fmt(f.points) + " points.";
+    }
     else if (f.type === "refused") {
       notice(f.message);
       if (f.fatal) { finished = true; status(""); $("status").hidden = true; }
@@ -164,6 +221,15 @@
   }
 
   $("consent-yes").addEventListener("click", () => send({ type: "consent" }));
+  for (const button of document.querySelectorAll(".trade")) {
+    button.addEventListener("click", () => {
+      const count = Math.floor(Number($("trade-count").value));
+      if (!(count >= 1)) { notice("Enter how many securities (1 or more)."); return; }
+      notice("");
+      send({ type: "trade", kind: button.dataset.kind, side: button.dataset.side, count: count });
+    });
+  }
+  $("done-buying").addEventListener("click", () => send({ type: "done_buying" }));
   $("belief-value").addEventListener("change", () => {
     $("belief-out").textContent = $("belief-value").value;
     send({ type: "belief", value: Number($("belief-value").value) });

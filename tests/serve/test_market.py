@@ -1,0 +1,268 @@
+"""Turing Trade market games in ``sdtt serve``, on trio's virtual clock."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from sdtt.beliefs.market import LmsrMaker
+from sdtt.beliefs.traces import read_traces
+from sdtt.cli import main
+from sdtt.serve.market_room import carried_points
+from sdtt.serve.matchmaker import MarketGame, Matchmaker
+from sdtt.serve.server import StudyServer
+from tests.serve.helpers import PERSONA, Browser, make_server, write_spec
+
+pytestmark = pytest.mark.trio
+
+
+def market_spec(folder: Path, *, turns: int = 2, extra: str = "") -> Path:
+    spec = write_spec(folder, turns=turns)
+    text = spec.read_text().replace('title = "Chat study"', 'title = "Chat study"\nmode = "market"')
+    spec.write_text(text + "\n[market]\nbettors = 3\n" + extra)
+    return spec
+
+
+async def join_market(server: StudyServer, nursery: trio.Nursery, pids: list[str]) -> list[Browser]:
+    browsers = [Browser(server, pid) for pid in pids]
+    for browser in browsers:
+        await browser.open(nursery)
+        await browser.say({"type": "consent"})
+    for browser in browsers:
+        await browser.wait_phase("chat")
+        await browser.wait(lambda b=browser: bool(b.of("market")))
+    return browsers
+
+
+def account(browser: Browser) -> dict[str, Any]:
+    return browser.of("market")[-1]
+
+
+async def test_matchmaker_forms_market_games_of_the_set_size() -> None:
+    lobby = Matchmaker(conditions=2, timeout=60, market_size=3)
+    for index, pid in enumerate(["a", "b", "c", "d"]):
+        lobby.arrive(pid, float(index))
+    assert lobby.step(5) == [MarketGame(("a", "b", "c"), 0)]
+    assert lobby.step(30) == []
+    assert lobby.step(63) == [MarketGame(("d",), 1, timed_out=True)]
+    people = Matchmaker(conditions=1, timeout=60, market_size=2, human_share=1.0)
+    for index, pid in enumerate(["a", "b", "c"]):
+        people.arrive(pid, float(index))
+    assert people.step(5) == [MarketGame(("a", "b"), None, target="c")]
+    people.arrive("d", 10)
+    people.arrive("e", 11)
+    assert people.step(20) == []  # a person target is due: wait for a third
+    assert people.step(70) == [MarketGame(("d", "e"), 0)]
+
+
+async def test_three_bettors_trade_then_reveal_and_payouts(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    server = make_server(market_spec(tmp_path))
+    stored_before_ack: list[bool] = []
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        ann, bob, cy = await join_market(server, nursery, ["ann", "bob", "cy"])
+
+        def check(frame: dict[str, Any]) -> None:
+            if frame["type"] == "market" and frame["prices"][1:]:
+                trades = [e for e in server.store.events() if e["kind"] == "trade"]
+                stored_before_ack.append(len(trades) >= len(frame["prices"]) - 1)
+
+        ann.on_frame = check
+        assert account(ann)["prices"] == [50.0] and account(ann)["points"] == 1000
+        await ann.say({"type": "send", "text": "what did you have for breakfast?"})
+        await bob.wait(lambda: bob.texts("them") != [])
+        # Everyone sees the question (as another bettor's) and the public answer.
+        assert bob.of("message")[0]["from"] == "other"
+        assert ann.of("message")[0]["from"] == "you"
+
+        await ann.say({"type": "trade", "kind": "computer", "side": "buy", "count": 5})
+        await ann.wait(lambda: account(ann)["count"] == 5)
+        assert account(ann)["kind"] == "computer"
+        assert account(ann)["points"] == 1000 - sum(range(51, 56))  # 51 + 52 + ... + 55
+        await bob.wait(lambda: bool(bob.of("price")))
+        assert bob.of("price")[-1]["price"] == 45
+
+        # Refusals: the other kind while holding one, too many points, malformed.
+        await ann.say({"type": "trade", "kind": "human", "side": "buy", "count": 1})
+        await ann.wait(lambda: len(ann.of("refused")) == 1)
+        assert "sell your computer securities" in ann.of("refused")[-1]["message"]
+        await cy.say({"type": "trade", "kind": "human", "side": "buy", "count": 20})
+        await cy.wait(lambda: len(cy.of("refused")) == 1)
+        assert "costs 1110 points; you have 1000" in cy.of("refused")[-1]["message"]
+        await cy.say({"type": "trade", "kind": "human", "side": "sell", "count": 1})
+        await cy.wait(lambda: len(cy.of("refused")) == 2)
+        assert cy.of("refused")[-1]["message"] == (
+            "Trade refused: you hold 0 human securities, so you cannot sell 1."
+        )
+        await cy.say({"type": "trade", "kind": "human", "side": "buy", "count": 10})
+        await cy.wait(lambda: account(cy)["count"] == 10)
+        await bob.say({"type": "trade", "kind": "human", "side": "buy", "count": 0})
+        await bob.say({"type": "trade", "kind": "cat", "side": "buy", "count": 1})
+        await bob.wait(lambda: len(bob.of("refused")) == 2)
+        assert all(f["message"].startswith("Bad frame") for f in bob.of("refused"))
+
+        for browser in (ann, bob, cy):
+            await browser.say({"type": "done_buying"})
+        for browser in (ann, bob, cy):
+            await browser.wait_phase("done")
+        nursery.cancel_scope.cancel()
+
+    assert stored_before_ack and all(stored_before_ack)
+    [reveal] = ann.of("reveal")
+    assert reveal["human"] is False and reveal["paid"] == 500
+    assert reveal["points"] == 1000 - sum(range(51, 56)) + 500
+    cy_points = 1000 - sum(range(46, 56))  # bought at 46..55 after ann's trade moved it
+    assert cy.of("reveal")[0] == {"type": "reveal", "human": False, "paid": 0, "points": cy_points}
+    [room] = server.store.rooms()
+    assert (room.mode, room.state, room.end_reason) == ("market", "done", "finished")
+    trades = [e for e in server.store.events(room.id) if e["kind"] == "trade"]
+    assert [(e["participant"], e["data"]["count"]) for e in trades] == [("ann", 5), ("cy", 10)]
+    assert all(e["time"] for e in trades)
+
+    # The browser never learns what the target is before the reveal.
+    for browser in (ann, bob, cy):
+        before = browser.raw[: next(i for i, r in enumerate(browser.raw) if '"reveal"' in r)]
+        sent = "\n".join(before).lower()
+        for secret in (
+            *("mock", "chatty", PERSONA, "bot", "model", "persona"),
+            *("witness", "condition", "room", "target", '"human":'),
+        ):
+            assert secret.lower() not in sent, secret
+
+
+async def test_points_carry_over_and_price_exports_as_a_trace(
+    tmp_path: Path, autojump_clock: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = market_spec(tmp_path, turns=1, extra='games = 2\nmaker = "lmsr"\nliquidity = 10\n')
+    server = make_server(spec)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        browsers = await join_market(server, nursery, ["ann", "bob", "cy"])
+        ann = browsers[0]
+        await ann.say({"type": "trade", "kind": "human", "side": "buy", "count": 3})
+        await ann.wait(lambda: account(ann)["count"] == 3)
+        after_trade = account(ann)["points"]
+        assert after_trade == pytest.approx(
+            1000 - LmsrMaker(b=10).cost("human", "buy", 3), abs=0.01
+        )
+        await ann.say({"type": "send", "text": "are you a person?"})
+        for browser in browsers:  # the game ends after X = 1 turn, then the lobby again
+            await browser.wait(lambda b=browser: bool(b.of("reveal")))
+            await browser.wait(lambda b=browser: b.frames[-1]["type"] == "market")
+        assert account(ann)["points"] == pytest.approx(after_trade)  # lost the bet, kept the rest
+        assert account(ann)["prices"] == [50.0]  # a new market
+        for browser in browsers:
+            await browser.say({"type": "done_buying"})
+        for browser in browsers:
+            await browser.wait_phase("done")
+        nursery.cancel_scope.cancel()
+    out = tmp_path / "export"
+    assert main(["serve", "export", str(spec), "--out", str(out)]) == 0
+    traces = read_traces(out / "beliefs.jsonl")
+    prices = [t for t in traces if t.points and t.points[0].source == "price"]
+    assert len(prices) == 2 and all(t.item_kind == "room" and not t.target_human for t in prices)
+    first = prices[0].points
+    assert first[0].belief == 50 and first[1].belief is not None and first[1].belief > 50
+    assert first[1].time_s is not None and first[1].message == 0
+    # A market gives no verdicts: score analyses its prices as beliefs.
+    capsys.readouterr()
+    assert main(["score", str(out / "beliefs.jsonl"), "--bootstrap", "0"]) == 0
+    scored = capsys.readouterr().out
+    assert "Beliefs: calibration of final beliefs" in scored and "market" in scored
+
+
+async def test_a_trade_outside_a_market_is_refused(tmp_path: Path, autojump_clock: object) -> None:
+    server = make_server(write_spec(tmp_path))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        browser = Browser(server, "P1")
+        await browser.open(nursery)
+        await browser.say({"type": "consent"})
+        await browser.wait_phase("chat")
+        await browser.say({"type": "trade", "kind": "human", "side": "buy", "count": 1})
+        await browser.wait(lambda: bool(browser.of("refused")))
+        nursery.cancel_scope.cancel()
+    assert browser.of("refused")[0]["message"] == "There is no market to trade in."
+
+
+async def test_a_person_as_the_target(tmp_path: Path, autojump_clock: object) -> None:
+    spec = market_spec(tmp_path)
+    spec.write_text(
+        spec.read_text()
+        .replace("human_witness_share = 0.0", "human_witness_share = 1.0")
+        .replace("bettors = 3", "bettors = 2")
+    )
+    server = make_server(spec)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        ann, bob, tia = (Browser(server, pid) for pid in ("ann", "bob", "tia"))
+        for browser in (ann, bob, tia):
+            await browser.open(nursery)
+            await browser.say({"type": "consent"})
+        for browser in (ann, bob, tia):
+            await browser.wait_phase("chat")
+        assert tia.of("phase")[-1]["role"] == "witness" and not tia.of("market")
+        await ann.say({"type": "send", "text": "are you a person?"})
+        await tia.wait(lambda: tia.texts("them") == ["are you a person?"])
+        await tia.say({"type": "typing"})
+        await tia.say({"type": "send", "text": "yes, very much so"})
+        for bettor in (ann, bob):
+            await bettor.wait(lambda b=bettor: b.texts("them") == ["yes, very much so"])
+        assert bob.of("typing")[0]["on"] is True
+        await ann.say({"type": "trade", "kind": "human", "side": "buy", "count": 2})
+        await ann.wait(lambda: account(ann)["count"] == 2)
+        for bettor in (ann, bob):
+            await bettor.say({"type": "done_buying"})
+        for browser in (ann, bob, tia):
+            await browser.wait_phase("done")
+        nursery.cancel_scope.cancel()
+    assert ann.of("reveal")[0] == {
+        "type": "reveal",
+        "human": True,
+        "paid": 200,
+        "points": 1000 - 51 - 52 + 200,
+    }
+    assert not tia.of("reveal")
+    [room] = server.store.rooms()
+    assert (room.witness, room.witness_pid, room.condition) == ("human", "tia", None)
+    before = "\n".join(r for r in bob.raw if '"reveal"' not in r)
+    assert '"human":' not in before
+
+
+async def test_a_market_study_refuses_a_shared_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = market_spec(tmp_path)
+    spec.write_text(spec.read_text() + '\n[storage]\nurl = "postgresql://localhost/x"\n')
+    assert main(["serve", str(spec)]) == 2
+    assert "a market study runs in one server process" in capsys.readouterr().err.replace("\n", " ")
+
+
+async def test_a_restart_ends_a_market_game_and_pays_back_its_trades(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    spec = market_spec(tmp_path)
+    server = make_server(spec)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        ann = (await join_market(server, nursery, ["ann", "bob", "cy"]))[0]
+        await ann.say({"type": "trade", "kind": "human", "side": "buy", "count": 4})
+        await ann.wait(lambda: account(ann)["count"] == 4)
+        assert carried_points(server.store, "ann", 1000) == 1000 - 51 - 52 - 53 - 54
+        nursery.cancel_scope.cancel()  # the server stops mid-game
+    server.store.close()
+    server = make_server(spec)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        nursery.cancel_scope.cancel()
+    [room] = server.store.rooms()
+    assert (room.state, room.end_reason) == ("done", "restart")
+    for pid in ("ann", "bob", "cy"):
+        participant = server.store.participant(pid)
+        assert participant is not None and participant.outcome == "restart"
+        assert carried_points(server.store, pid, 1000) == 1000
