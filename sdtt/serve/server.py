@@ -32,6 +32,7 @@ from sdtt.models.registry import get_model
 from sdtt.personas.persona import Persona
 from sdtt.personas.store import find_persona
 from sdtt.personas.timing import persona_timing
+from sdtt.serve.lease import Lease, LeaseStore, has_leases
 from sdtt.serve.matchmaker import BotRoom, Decision, HumanRoom, Matchmaker, ThreeRoom, TimedOut
 from sdtt.serve.protocol import (
     PID,
@@ -71,6 +72,8 @@ NOTES = {
     "still get the completion code.",
     "ended": "The researcher ended this chat. You still get the completion code.",
     "restart": "The chat was interrupted by a server restart. You still get the completion code.",
+    "server_lost": "The chat was interrupted because one of our servers stopped. You "
+    "still get the completion code.",
 }
 
 
@@ -114,6 +117,9 @@ class StudyServer:
         self._last_send: dict[str, float] = {}
         self._lobby_changed = trio.Event()
         self._nursery: trio.Nursery | None = None
+        self.lease: Lease | None = None
+        """This process's lease on a shared store (None with SQLite)."""
+        self._held: list[str] | None = None
         self.matchmaker = self._restore()
 
     # ---------------------------------------------------------------- setup
@@ -195,10 +201,18 @@ class StudyServer:
             for room in self.store.rooms():
                 if room.state == "live":
                     self._finish_room(room, "restart")
+        if has_leases(self.store):
+            self.lease = Lease(
+                self.store,  # type: ignore[arg-type]
+                lambda: self.wall().timestamp(),
+                seconds=self.study.spec.storage.lease,
+            )
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             if listen is not None:
                 nursery.start_soon(self._listen, listen)
+            if self.lease is not None:
+                nursery.start_soon(self.lease.keep, self._check_lease)
             task_status.started()
             await self._lobby()
 
@@ -287,6 +301,8 @@ class StudyServer:
             bot_position=decision.bot_position if isinstance(decision, ThreeRoom) else None,
         )
         self.store.add_room(room)
+        if self.lease is not None:  # in the lobby's transaction: never a room without owner
+            self._lease_store().own_room(room.id, self.lease.server)
         if isinstance(decision, BotRoom) and decision.timed_out:
             self.record(
                 "lobby_timeout", {"outcome": "bot"}, room=room.id, participant=decision.interrogator
@@ -324,7 +340,41 @@ class StudyServer:
         else:
             room = self.store.room(live.id)
             assert room is not None
-            self._finish_room(room, reason)
+            if room.state == "live":  # else another process has ended it already
+                self._finish_room(room, reason)
+
+    # ---------------------------------------------------------------- leases
+
+    def _lease_store(self) -> LeaseStore:
+        assert has_leases(self.store)
+        return self.store  # type: ignore[return-value]
+
+    def _check_lease(self) -> None:
+        """Renew this process's lease and end the rooms of processes that lost theirs;
+        their people are told once the ending is committed."""
+        assert self.lease is not None
+        self._held = []
+        try:
+            self.lease.check(self._end_lost_rooms, self._lease_lost)
+        finally:
+            held, self._held = self._held, None
+        for pid in dict.fromkeys(held):
+            self._send_state(pid)
+
+    def _end_lost_rooms(self, room_ids: list[str]) -> None:
+        for room_id in room_ids:
+            room = self.store.room(room_id)
+            if room is not None and room.state == "live":
+                self._finish_room(room, "server_lost")
+
+    def _lease_lost(self) -> None:
+        """This process was too slow and was taken for dead: the rooms the others ended
+        stop here too (nothing more is written to them)."""
+        self.record("lease_lost", {"server": self.lease.server if self.lease else None})
+        for live in list(self._rooms.values()):
+            room = self.store.room(live.id)
+            if room is None or room.state != "live":
+                live.end("server_lost")
 
     async def _run_bot(self, live: LiveRoom) -> None:
         assert live.record.condition is not None
@@ -455,6 +505,9 @@ class StudyServer:
         return spec.witness_instructions if role == "witness" else spec.instructions
 
     def _send_state(self, pid: str) -> None:
+        if self._held is not None:  # inside a transaction: sent once it is committed
+            self._held.append(pid)
+            return
         if pid not in self._connections:
             self.store.publish({"state": pid})  # connected to another process, maybe
             return
