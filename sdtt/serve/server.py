@@ -130,15 +130,15 @@ class StudyServer:
         counts = [0] * len(self.study.conditions)
         human = bot = 0
         positions = [0, 0]
-        for room in self.store.rooms():
-            if room.witness != "bot":
-                human += 1
+        for tally in self.store.room_tally():
+            if tally.witness != "bot":
+                human += tally.count
             else:
-                bot += 1
-            if room.condition is not None and room.condition < len(counts):
-                counts[room.condition] += 1
-            if room.bot_position in (1, 2):
-                positions[room.bot_position - 1] += 1
+                bot += tally.count
+            if tally.condition is not None and tally.condition < len(counts):
+                counts[tally.condition] += tally.count
+            if tally.bot_position in (1, 2):
+                positions[tally.bot_position - 1] += tally.count
         return Matchmaker(
             conditions=len(counts),
             timeout=spec.lobby.timeout,
@@ -223,11 +223,10 @@ class StudyServer:
             now = self.wall().timestamp()
             with self.store.lobby_lock():
                 self.matchmaker = self._restore()
-                for p in self.store.participants():
-                    if p.state == "lobby":
-                        since = now if p.waiting_since is None else p.waiting_since
-                        own = p.platform_study == OWN_PERSON
-                        self.matchmaker.arrive(p.pid, since, witness_only=own)
+                for p in self.store.participants("lobby"):
+                    since = now if p.waiting_since is None else p.waiting_since
+                    own = p.platform_study == OWN_PERSON
+                    self.matchmaker.arrive(p.pid, since, witness_only=own)
                 for decision in self.matchmaker.step(now):
                     self._apply(decision)
             deadline = self.matchmaker.next_deadline()
@@ -383,7 +382,7 @@ class StudyServer:
         persona = self._persona(condition.persona)
         pseudo_path = self.study.pseudo_path(condition)
         pseudo = load_pseudo_messages(pseudo_path) if pseudo_path is not None else []
-        number = len(self.store.rooms())
+        number = self.store.room_count()
         model = self._open_model(condition, spec.chat.seed + number)
         try:
             bot = persona_bot(

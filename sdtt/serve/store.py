@@ -129,16 +129,28 @@ class Belief:
     value: int
 
 
+@dataclass(frozen=True)
+class RoomTally:
+    """How many rooms share a witness kind, condition and bot position."""
+
+    witness: str
+    condition: int | None
+    bot_position: int | None
+    count: int
+
+
 class StudyStore(Protocol):
     """What the server keeps; each method is durable when it returns."""
 
     def add_participant(self, participant: Participant) -> None: ...
     def participant(self, pid: str) -> Participant | None: ...
-    def participants(self) -> list[Participant]: ...
+    def participants(self, state: ParticipantState | None = None) -> list[Participant]: ...
     def update_participant(self, pid: str, **fields: Any) -> None: ...
     def add_room(self, room: Room) -> None: ...
     def room(self, room_id: str) -> Room | None: ...
     def rooms(self) -> list[Room]: ...
+    def room_count(self) -> int: ...
+    def room_tally(self) -> list[RoomTally]: ...
     def update_room(self, room_id: str, **fields: Any) -> None: ...
     def add_message(
         self, room: str, sender: Sender, text: str, time: str, chat: int = 1
@@ -230,9 +242,10 @@ class _SqlStore:
         rows = self._run("SELECT * FROM participants WHERE pid = ?", (pid,))
         return _fields(Participant, rows[0]) if rows else None
 
-    def participants(self) -> list[Participant]:
-        """Every participant, in the order they joined."""
-        rows = self._run(f"SELECT * FROM participants ORDER BY {self.ORDER}")
+    def participants(self, state: ParticipantState | None = None) -> list[Participant]:
+        """Every participant (or those in ``state``), in the order they joined."""
+        where, args = (" WHERE state = ?", (state,)) if state else ("", ())
+        rows = self._run(f"SELECT * FROM participants{where} ORDER BY {self.ORDER}", args)
         return [_fields(Participant, r) for r in rows]
 
     def update_participant(self, pid: str, **fields: Any) -> None:
@@ -268,6 +281,19 @@ class _SqlStore:
     def rooms(self) -> list[Room]:
         """Every room, oldest first."""
         return [_fields(Room, r) for r in self._run(f"SELECT * FROM rooms ORDER BY {self.ORDER}")]
+
+    def room_count(self) -> int:
+        """How many rooms there are (counted in the database: it runs once per room)."""
+        return int(self._run("SELECT COUNT(*) AS n FROM rooms")[0]["n"])
+
+    def room_tally(self) -> list[RoomTally]:
+        """The rooms counted by witness kind, condition and bot position (the lobby needs
+        only these, on every arrival: never every room)."""
+        rows = self._run(
+            "SELECT witness, condition, bot_position, COUNT(*) AS count FROM rooms "
+            "GROUP BY witness, condition, bot_position"
+        )
+        return [_fields(RoomTally, r) for r in rows]
 
     def update_room(self, room_id: str, **fields: Any) -> None:
         """Change some fields of a room."""
