@@ -15,20 +15,22 @@ import secrets
 import threading
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import trio
 
 from sdtt.engine.session import SessionSettings
-from sdtt.engine.simulate import persona_bot
+from sdtt.engine.simulate import for_virtual_clock, persona_bot
 from sdtt.errors import SdttError
 from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.models.base import GenerateConfig
 from sdtt.models.model import Model
 from sdtt.models.registry import get_model
+from sdtt.personas.bot import PersonaBot
 from sdtt.personas.persona import Persona
 from sdtt.personas.store import find_persona
 from sdtt.personas.timing import persona_timing
@@ -112,6 +114,8 @@ class StudyServer:
         self._open_model = open_model or _open_model
         self._virtual_clock = virtual_clock
         self._personas: dict[str, Persona] = {}
+        self._bots: dict[int, PersonaBot] = {}
+        self._turns: dict[Path, int] = {}
         self._connections: dict[str, _Connection] = {}
         self._rooms: dict[str, LiveRoom] = {}
         self._last_send: dict[str, float] = {}
@@ -381,18 +385,10 @@ class StudyServer:
         spec = self.study.spec
         persona = self._persona(condition.persona)
         pseudo_path = self.study.pseudo_path(condition)
-        pseudo = load_pseudo_messages(pseudo_path) if pseudo_path is not None else []
         number = self.store.room_count()
         model = self._open_model(condition, spec.chat.seed + number)
         try:
-            bot = persona_bot(
-                model,
-                persona,
-                mode="burst",
-                pseudo=pseudo,
-                max_messages=spec.chat.max_messages,
-                virtual_clock=self._virtual_clock,
-            )
+            bot = self._bot(condition, persona, model)
             settings = SessionSettings(
                 mode="burst",
                 t1=spec.chat.t1,
@@ -406,7 +402,7 @@ class StudyServer:
                 "model": condition.model,
                 "interrogator": "human",
                 "pseudo": condition.pseudo or None,
-                "pseudo_turns": count_pseudo_turns(pseudo_path) if pseudo_path else 0,
+                "pseudo_turns": self._pseudo_turns(pseudo_path),
                 "live_turns": spec.study.turns,
                 "condition": condition.index,
                 "study": self.study.name,
@@ -415,6 +411,30 @@ class StudyServer:
         finally:
             with trio.CancelScope(shield=True):
                 await model.aclose()
+
+    def _bot(self, condition: Condition, persona: Persona, model: Model) -> PersonaBot:
+        """The condition's persona bot speaking through ``model``. Its prompt (the
+        persona's history and pseudo-dialogue) is built once per condition: building it
+        takes long enough to hold up every other room's delivery."""
+        template = self._bots.get(condition.index)
+        if template is None:
+            pseudo_path = self.study.pseudo_path(condition)
+            template = persona_bot(
+                model,
+                persona,
+                mode="burst",
+                pseudo=load_pseudo_messages(pseudo_path) if pseudo_path is not None else [],
+                max_messages=self.study.spec.chat.max_messages,
+            )
+            self._bots[condition.index] = template
+        return replace(template, model=for_virtual_clock(model) if self._virtual_clock else model)
+
+    def _pseudo_turns(self, path: Path | None) -> int:
+        if path is None:
+            return 0
+        if path not in self._turns:
+            self._turns[path] = count_pseudo_turns(path)
+        return self._turns[path]
 
     def _finish_room(self, room: Room, reason: str) -> None:
         """End a room early; its people are told and get the completion code."""
