@@ -78,16 +78,22 @@ class PostgresStore(_SqlStore):
             # One process creates the tables; the others wait for it.
             self._db.execute("SELECT pg_advisory_xact_lock(hashtext('sdtt-serve-schema'))")
             self._db.execute(SCHEMA)
+        self._pending = []
 
-    def _run(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    def _execute(self, sql: str, args: Sequence[Any]) -> list[dict[str, Any]]:
         cursor = self._db.execute(sql.replace("?", "%s"), tuple(args))
         return list(cursor.fetchall()) if cursor.description else []
+
+    def _insert_events(self, events: list[tuple[Any, ...]]) -> None:
+        with self._db.transaction(), self._db.cursor() as cursor:
+            cursor.executemany(self.EVENT_INSERT.replace("?", "%s"), events)
 
     def add_message(
         self, room: str, sender: Sender, text: str, time: str, chat: int = 1
     ) -> StoredMessage:
         """Append a message to ``room``'s chat ``chat``; returns it with its sequence
         number (counted over the room)."""
+        self.flush()
         with self._db.transaction():
             self._db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (room,))
             row = self._db.execute(
@@ -111,6 +117,7 @@ class PostgresStore(_SqlStore):
 
     def publish(self, message: dict[str, Any]) -> None:
         """Send ``message`` to every process of the study (LISTEN/NOTIFY)."""
+        self.flush()
         self._db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, json.dumps(message)))
 
     def listen(self, deliver: Callable[[dict[str, Any]], None], stop: threading.Event) -> None:
@@ -162,7 +169,8 @@ class PostgresStore(_SqlStore):
             self._run("DELETE FROM servers WHERE id = ANY(?)", (dead,))
 
     def close(self) -> None:
-        """Close the connection."""
+        """Commit what is queued and close the connection."""
+        self.flush()
         self._db.close()
 
 

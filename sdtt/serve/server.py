@@ -124,6 +124,7 @@ class StudyServer:
         self.lease: Lease | None = None
         """This process's lease on a shared store (None with SQLite)."""
         self._held: list[str] | None = None
+        self._recorded = trio.Event()
         self.matchmaker = self._restore()
 
     # ---------------------------------------------------------------- setup
@@ -188,8 +189,10 @@ class StudyServer:
         room: str | None = None,
         participant: str | None = None,
     ) -> None:
-        """Write an event to the store."""
+        """Write an event to the store (committed before the next frame leaves, and at
+        the latest once the loop has run what else was ready)."""
         self.store.add_event(kind, data, self.wall_iso(), room=room, participant=participant)
+        self._recorded.set()
 
     # ---------------------------------------------------------------- running
 
@@ -217,8 +220,21 @@ class StudyServer:
                 nursery.start_soon(self._listen, listen)
             if self.lease is not None:
                 nursery.start_soon(self.lease.keep, self._check_lease)
+            nursery.start_soon(self._commit_events)
             task_status.started()
-            await self._lobby()
+            try:
+                await self._lobby()
+            finally:
+                self.store.flush()
+
+    async def _commit_events(self) -> None:
+        """Commit queued events in batches: after the tasks that were ready have run,
+        so one commit takes all the events they recorded."""
+        while True:
+            await self._recorded.wait()
+            self._recorded = trio.Event()
+            await trio.lowlevel.cancel_shielded_checkpoint()
+            self.store.flush()
 
     async def _lobby(self) -> None:
         """Form rooms from everyone waiting in the store (all processes of the study),
@@ -547,9 +563,10 @@ class StudyServer:
         except trio.TooSlowError:
             return
         except (FrameError, Refused) as error:
+            self.store.flush()
             await send(refusal(str(error)) | {"fatal": True})
             return
-        participant = self.store.participant(pid)
+        participant = self.store.participant(pid)  # (this commits the join's events)
         assert participant is not None
         spec = self.study.spec.study
         await send(
@@ -573,7 +590,9 @@ class StudyServer:
         try:
             with connection.cancel:
                 async with trio.open_nursery() as nursery:
-                    nursery.start_soon(_pump, outbox_recv, send, nursery.cancel_scope)
+                    nursery.start_soon(
+                        _pump, outbox_recv, send, nursery.cancel_scope, self.store.flush
+                    )
                     while True:
                         raw = await receive()
                         if raw is None:
@@ -769,11 +788,16 @@ class StudyServer:
 
 
 async def _pump(
-    outbox: trio.MemoryReceiveChannel[dict[str, Any]], send: SendFrame, scope: trio.CancelScope
+    outbox: trio.MemoryReceiveChannel[dict[str, Any]],
+    send: SendFrame,
+    scope: trio.CancelScope,
+    flush: Callable[[], None],
 ) -> None:
-    """Send queued frames to the browser in order; a failed send ends the connection."""
+    """Send queued frames to the browser in order, each once every event recorded so
+    far is committed; a failed send ends the connection."""
     try:
         async for frame in outbox:
+            flush()
             await send(frame)
     except Exception:
         scope.cancel()
