@@ -388,7 +388,7 @@ class StudyServer:
 
     def _lease_lost(self) -> None:
         """This process was too slow and was taken for dead: the rooms the others ended
-        stop here too (nothing more is written to them)."""
+        stop here too (they are not ended a second time)."""
         self.record("lease_lost", {"server": self.lease.server if self.lease else None})
         for live in list(self._rooms.values()):
             room = self.store.room(live.id)
