@@ -47,6 +47,12 @@ CREATE TABLE IF NOT EXISTS verdicts (
     confidence INTEGER NOT NULL, reason TEXT NOT NULL, time TEXT NOT NULL,
     PRIMARY KEY (room, participant)
 );
+CREATE TABLE IF NOT EXISTS servers (
+    id TEXT PRIMARY KEY, heartbeat DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE IF NOT EXISTS room_servers (
+    room TEXT PRIMARY KEY, server TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS beliefs (
     ord BIGSERIAL, participant TEXT NOT NULL, room TEXT NOT NULL, seq INTEGER NOT NULL,
     time TEXT NOT NULL, value INTEGER NOT NULL
@@ -72,16 +78,22 @@ class PostgresStore(_SqlStore):
             # One process creates the tables; the others wait for it.
             self._db.execute("SELECT pg_advisory_xact_lock(hashtext('sdtt-serve-schema'))")
             self._db.execute(SCHEMA)
+        self._pending = []
 
-    def _run(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    def _execute(self, sql: str, args: Sequence[Any]) -> list[dict[str, Any]]:
         cursor = self._db.execute(sql.replace("?", "%s"), tuple(args))
         return list(cursor.fetchall()) if cursor.description else []
+
+    def _insert_events(self, events: list[tuple[Any, ...]]) -> None:
+        with self._db.transaction(), self._db.cursor() as cursor:
+            cursor.executemany(self.EVENT_INSERT.replace("?", "%s"), events)
 
     def add_message(
         self, room: str, sender: Sender, text: str, time: str, chat: int = 1
     ) -> StoredMessage:
         """Append a message to ``room``'s chat ``chat``; returns it with its sequence
         number (counted over the room)."""
+        self.flush()
         with self._db.transaction():
             self._db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (room,))
             row = self._db.execute(
@@ -105,6 +117,7 @@ class PostgresStore(_SqlStore):
 
     def publish(self, message: dict[str, Any]) -> None:
         """Send ``message`` to every process of the study (LISTEN/NOTIFY)."""
+        self.flush()
         self._db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, json.dumps(message)))
 
     def listen(self, deliver: Callable[[dict[str, Any]], None], stop: threading.Event) -> None:
@@ -115,8 +128,49 @@ class PostgresStore(_SqlStore):
                 for note in listener.notifies(timeout=0.2):
                     deliver(json.loads(note.payload))
 
+    def beat(self, server: str, now: float) -> bool:
+        """Renew ``server``'s lease (see :mod:`sdtt.serve.lease`); False if it had none
+        (new, or taken for dead by another process), and it has one now."""
+        renewed = self._run(
+            "UPDATE servers SET heartbeat = ? WHERE id = ? RETURNING id", (now, server)
+        )
+        if not renewed:
+            self._run("INSERT INTO servers (id, heartbeat) VALUES (?, ?)", (server, now))
+        return bool(renewed)
+
+    def own_room(self, room: str, server: str) -> None:
+        """Record that ``server`` runs ``room`` (call it in the transaction that adds it)."""
+        self._run("INSERT INTO room_servers (room, server) VALUES (?, ?)", (room, server))
+
+    @contextlib.contextmanager
+    def lost_rooms(self, before: float) -> Iterator[list[str]]:
+        """Live rooms of the processes whose last heartbeat is older than ``before``.
+
+        One transaction: the dead processes' lease rows are locked (another process
+        checking at once skips them) and deleted at the end, together with whatever the
+        block wrote, so a crash half-way leaves the rooms for the next check."""
+        with self._db.transaction():
+            dead = [
+                row["id"]
+                for row in self._run(
+                    "SELECT id FROM servers WHERE heartbeat < ? FOR UPDATE SKIP LOCKED",
+                    (before,),
+                )
+            ]
+            if not dead:
+                yield []
+                return
+            rows = self._run(
+                "SELECT rooms.id FROM rooms JOIN room_servers ON room_servers.room = rooms.id "
+                "WHERE room_servers.server = ANY(?) AND rooms.state = 'live' ORDER BY rooms.ord",
+                (dead,),
+            )
+            yield [row["id"] for row in rows]
+            self._run("DELETE FROM servers WHERE id = ANY(?)", (dead,))
+
     def close(self) -> None:
-        """Close the connection."""
+        """Commit what is queued and close the connection."""
+        self.flush()
         self._db.close()
 
 

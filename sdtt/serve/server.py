@@ -15,24 +15,27 @@ import secrets
 import threading
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import trio
 
 from sdtt.beliefs.market import TradeRefused
 from sdtt.engine.session import SessionSettings
-from sdtt.engine.simulate import persona_bot
+from sdtt.engine.simulate import for_virtual_clock, persona_bot
 from sdtt.errors import SdttError
 from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.models.base import GenerateConfig
 from sdtt.models.model import Model
 from sdtt.models.registry import get_model
+from sdtt.personas.bot import PersonaBot
 from sdtt.personas.persona import Persona
 from sdtt.personas.store import find_persona
 from sdtt.personas.timing import persona_timing
+from sdtt.serve.lease import Lease, LeaseStore, has_leases
 from sdtt.serve.market_room import MarketRoom, games_played, refund_game
 from sdtt.serve.matchmaker import (
     BotRoom,
@@ -83,6 +86,8 @@ NOTES = {
     "still get the completion code.",
     "ended": "The researcher ended this chat. You still get the completion code.",
     "restart": "The chat was interrupted by a server restart. You still get the completion code.",
+    "server_lost": "The chat was interrupted because one of our servers stopped. You "
+    "still get the completion code.",
 }
 
 
@@ -121,11 +126,17 @@ class StudyServer:
         self._open_model = open_model or _open_model
         self._virtual_clock = virtual_clock
         self._personas: dict[str, Persona] = {}
+        self._bots: dict[int, PersonaBot] = {}
+        self._turns: dict[Path, int] = {}
         self._connections: dict[str, _Connection] = {}
         self._rooms: dict[str, LiveRoom] = {}
         self._last_send: dict[str, float] = {}
         self._lobby_changed = trio.Event()
         self._nursery: trio.Nursery | None = None
+        self.lease: Lease | None = None
+        """This process's lease on a shared store (None with SQLite)."""
+        self._held: list[str] | None = None
+        self._recorded = trio.Event()
         self.matchmaker = self._restore()
 
     # ---------------------------------------------------------------- setup
@@ -136,15 +147,15 @@ class StudyServer:
         counts = [0] * len(self.study.conditions)
         human = bot = 0
         positions = [0, 0]
-        for room in self.store.rooms():
-            if room.witness != "bot":
-                human += 1
+        for tally in self.store.room_tally():
+            if tally.witness != "bot":
+                human += tally.count
             else:
-                bot += 1
-            if room.condition is not None and room.condition < len(counts):
-                counts[room.condition] += 1
-            if room.bot_position in (1, 2):
-                positions[room.bot_position - 1] += 1
+                bot += tally.count
+            if tally.condition is not None and tally.condition < len(counts):
+                counts[tally.condition] += tally.count
+            if tally.bot_position in (1, 2):
+                positions[tally.bot_position - 1] += tally.count
         return Matchmaker(
             conditions=len(counts),
             timeout=spec.lobby.timeout,
@@ -191,8 +202,10 @@ class StudyServer:
         room: str | None = None,
         participant: str | None = None,
     ) -> None:
-        """Write an event to the store."""
+        """Write an event to the store (committed before the next frame leaves, and at
+        the latest once the loop has run what else was ready)."""
         self.store.add_event(kind, data, self.wall_iso(), room=room, participant=participant)
+        self._recorded.set()
 
     # ---------------------------------------------------------------- running
 
@@ -208,12 +221,33 @@ class StudyServer:
             for room in self.store.rooms():
                 if room.state == "live":
                     self._finish_room(room, "restart")
+        if has_leases(self.store):
+            self.lease = Lease(
+                self.store,  # type: ignore[arg-type]
+                lambda: self.wall().timestamp(),
+                seconds=self.study.spec.storage.lease,
+            )
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             if listen is not None:
                 nursery.start_soon(self._listen, listen)
+            if self.lease is not None:
+                nursery.start_soon(self.lease.keep, self._check_lease)
+            nursery.start_soon(self._commit_events)
             task_status.started()
-            await self._lobby()
+            try:
+                await self._lobby()
+            finally:
+                self.store.flush()
+
+    async def _commit_events(self) -> None:
+        """Commit queued events in batches: after the tasks that were ready have run,
+        so one commit takes all the events they recorded."""
+        while True:
+            await self._recorded.wait()
+            self._recorded = trio.Event()
+            await trio.lowlevel.cancel_shielded_checkpoint()
+            self.store.flush()
 
     async def _lobby(self) -> None:
         """Form rooms from everyone waiting in the store (all processes of the study),
@@ -222,11 +256,10 @@ class StudyServer:
             now = self.wall().timestamp()
             with self.store.lobby_lock():
                 self.matchmaker = self._restore()
-                for p in self.store.participants():
-                    if p.state == "lobby":
-                        since = now if p.waiting_since is None else p.waiting_since
-                        own = p.platform_study == OWN_PERSON
-                        self.matchmaker.arrive(p.pid, since, witness_only=own)
+                for p in self.store.participants("lobby"):
+                    since = now if p.waiting_since is None else p.waiting_since
+                    own = p.platform_study == OWN_PERSON
+                    self.matchmaker.arrive(p.pid, since, witness_only=own)
                 for decision in self.matchmaker.step(now):
                     self._apply(decision)
             deadline = self.matchmaker.next_deadline()
@@ -303,6 +336,8 @@ class StudyServer:
             bot_position=decision.bot_position if isinstance(decision, ThreeRoom) else None,
         )
         self.store.add_room(room)
+        if self.lease is not None:  # in the lobby's transaction: never a room without owner
+            self._lease_store().own_room(room.id, self.lease.server)
         if isinstance(decision, BotRoom) and decision.timed_out:
             self.record(
                 "lobby_timeout", {"outcome": "bot"}, room=room.id, participant=decision.interrogator
@@ -393,7 +428,41 @@ class StudyServer:
         else:
             room = self.store.room(live.id)
             assert room is not None
-            self._finish_room(room, reason)
+            if room.state == "live":  # else another process has ended it already
+                self._finish_room(room, reason)
+
+    # ---------------------------------------------------------------- leases
+
+    def _lease_store(self) -> LeaseStore:
+        assert has_leases(self.store)
+        return self.store  # type: ignore[return-value]
+
+    def _check_lease(self) -> None:
+        """Renew this process's lease and end the rooms of processes that lost theirs;
+        their people are told once the ending is committed."""
+        assert self.lease is not None
+        self._held = []
+        try:
+            self.lease.check(self._end_lost_rooms, self._lease_lost)
+        finally:
+            held, self._held = self._held, None
+        for pid in dict.fromkeys(held):
+            self._send_state(pid)
+
+    def _end_lost_rooms(self, room_ids: list[str]) -> None:
+        for room_id in room_ids:
+            room = self.store.room(room_id)
+            if room is not None and room.state == "live":
+                self._finish_room(room, "server_lost")
+
+    def _lease_lost(self) -> None:
+        """This process was too slow and was taken for dead: the rooms the others ended
+        stop here too (they are not ended a second time)."""
+        self.record("lease_lost", {"server": self.lease.server if self.lease else None})
+        for live in list(self._rooms.values()):
+            room = self.store.room(live.id)
+            if room is None or room.state != "live":
+                live.end("server_lost")
 
     async def _run_bot(self, live: LiveRoom) -> None:
         assert live.record.condition is not None
@@ -401,18 +470,10 @@ class StudyServer:
         spec = self.study.spec
         persona = self._persona(condition.persona)
         pseudo_path = self.study.pseudo_path(condition)
-        pseudo = load_pseudo_messages(pseudo_path) if pseudo_path is not None else []
-        number = len(self.store.rooms())
+        number = self.store.room_count()
         model = self._open_model(condition, spec.chat.seed + number)
         try:
-            bot = persona_bot(
-                model,
-                persona,
-                mode="burst",
-                pseudo=pseudo,
-                max_messages=spec.chat.max_messages,
-                virtual_clock=self._virtual_clock,
-            )
+            bot = self._bot(condition, persona, model)
             settings = SessionSettings(
                 mode="burst",
                 t1=spec.chat.t1,
@@ -426,7 +487,7 @@ class StudyServer:
                 "model": condition.model,
                 "interrogator": "human",
                 "pseudo": condition.pseudo or None,
-                "pseudo_turns": count_pseudo_turns(pseudo_path) if pseudo_path else 0,
+                "pseudo_turns": self._pseudo_turns(pseudo_path),
                 "live_turns": spec.study.turns,
                 "condition": condition.index,
                 "study": self.study.name,
@@ -435,6 +496,30 @@ class StudyServer:
         finally:
             with trio.CancelScope(shield=True):
                 await model.aclose()
+
+    def _bot(self, condition: Condition, persona: Persona, model: Model) -> PersonaBot:
+        """The condition's persona bot speaking through ``model``. Its prompt (the
+        persona's history and pseudo-dialogue) is built once per condition: building it
+        takes long enough to hold up every other room's delivery."""
+        template = self._bots.get(condition.index)
+        if template is None:
+            pseudo_path = self.study.pseudo_path(condition)
+            template = persona_bot(
+                model,
+                persona,
+                mode="burst",
+                pseudo=load_pseudo_messages(pseudo_path) if pseudo_path is not None else [],
+                max_messages=self.study.spec.chat.max_messages,
+            )
+            self._bots[condition.index] = template
+        return replace(template, model=for_virtual_clock(model) if self._virtual_clock else model)
+
+    def _pseudo_turns(self, path: Path | None) -> int:
+        if path is None:
+            return 0
+        if path not in self._turns:
+            self._turns[path] = count_pseudo_turns(path)
+        return self._turns[path]
 
     def _finish_room(self, room: Room, reason: str) -> None:
         """End a room early; its people are told and get the completion code."""
@@ -540,6 +625,9 @@ class StudyServer:
         return spec.witness_instructions if role == "witness" else spec.instructions
 
     def _send_state(self, pid: str) -> None:
+        if self._held is not None:  # inside a transaction: sent once it is committed
+            self._held.append(pid)
+            return
         if pid not in self._connections:
             self.store.publish({"state": pid})  # connected to another process, maybe
             return
@@ -560,9 +648,10 @@ class StudyServer:
         except trio.TooSlowError:
             return
         except (FrameError, Refused) as error:
+            self.store.flush()
             await send(refusal(str(error)) | {"fatal": True})
             return
-        participant = self.store.participant(pid)
+        participant = self.store.participant(pid)  # (this commits the join's events)
         assert participant is not None
         spec = self.study.spec.study
         await send(
@@ -586,7 +675,9 @@ class StudyServer:
         try:
             with connection.cancel:
                 async with trio.open_nursery() as nursery:
-                    nursery.start_soon(_pump, outbox_recv, send, nursery.cancel_scope)
+                    nursery.start_soon(
+                        _pump, outbox_recv, send, nursery.cancel_scope, self.store.flush
+                    )
                     while True:
                         raw = await receive()
                         if raw is None:
@@ -795,11 +886,16 @@ class StudyServer:
 
 
 async def _pump(
-    outbox: trio.MemoryReceiveChannel[dict[str, Any]], send: SendFrame, scope: trio.CancelScope
+    outbox: trio.MemoryReceiveChannel[dict[str, Any]],
+    send: SendFrame,
+    scope: trio.CancelScope,
+    flush: Callable[[], None],
 ) -> None:
-    """Send queued frames to the browser in order; a failed send ends the connection."""
+    """Send queued frames to the browser in order, each once every event recorded so
+    far is committed; a failed send ends the connection."""
     try:
         async for frame in outbox:
+            flush()
             await send(frame)
     except Exception:
         scope.cancel()

@@ -20,6 +20,7 @@ from sdtt.dialogue.store import validate_record
 from sdtt.engine.schedule import PresetName
 from sdtt.errors import InputError
 from sdtt.files import load_settings_file
+from sdtt.serve.lease import LEASE
 
 SPEC_HINT = "See the 'sdtt serve' section of the README for the study spec format."
 STUDY_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
@@ -151,6 +152,12 @@ class StorageSection(_Section):
         default="",
         description="A postgresql:// URL instead of the SQLite file, so several server "
         "processes can share the study.",
+    )
+    lease: float = Field(
+        default=LEASE,
+        gt=0,
+        description="With a url: seconds a server process may go silent before the "
+        "others take it for dead and end its rooms (reason server_lost).",
     )
 
     @field_validator("url")

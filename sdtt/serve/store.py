@@ -3,7 +3,10 @@
 :class:`StudyStore` is the small interface the server uses; :class:`SqliteStore` keeps it
 in one SQLite file in the study folder. Every call commits before it returns, so the
 server writes a message or an event first and delivers it after: whatever a participant
-saw is in the store even if the process is killed right then.
+saw is in the store even if the process is killed right then. Events are the exception
+that keeps this cheap: :meth:`add_event` queues them, and they are committed together by
+the next call that touches the database, by :meth:`flush` (which the server calls before
+any frame leaves and soon after every event), or by :meth:`close`.
 """
 
 from __future__ import annotations
@@ -129,16 +132,28 @@ class Belief:
     value: int
 
 
+@dataclass(frozen=True)
+class RoomTally:
+    """How many rooms share a witness kind, condition and bot position."""
+
+    witness: str
+    condition: int | None
+    bot_position: int | None
+    count: int
+
+
 class StudyStore(Protocol):
     """What the server keeps; each method is durable when it returns."""
 
     def add_participant(self, participant: Participant) -> None: ...
     def participant(self, pid: str) -> Participant | None: ...
-    def participants(self) -> list[Participant]: ...
+    def participants(self, state: ParticipantState | None = None) -> list[Participant]: ...
     def update_participant(self, pid: str, **fields: Any) -> None: ...
     def add_room(self, room: Room) -> None: ...
     def room(self, room_id: str) -> Room | None: ...
     def rooms(self) -> list[Room]: ...
+    def room_count(self) -> int: ...
+    def room_tally(self) -> list[RoomTally]: ...
     def update_room(self, room_id: str, **fields: Any) -> None: ...
     def add_message(
         self, room: str, sender: Sender, text: str, time: str, chat: int = 1
@@ -154,6 +169,7 @@ class StudyStore(Protocol):
         participant: str | None = None,
     ) -> None: ...
     def events(self, room: str | None = None) -> list[dict[str, Any]]: ...
+    def flush(self) -> None: ...
     def add_verdict(self, verdict: Verdict) -> None: ...
     def verdicts(self) -> list[Verdict]: ...
     def add_belief(self, belief: Belief) -> None: ...
@@ -196,8 +212,28 @@ class _SqlStore:
     def publish(self, message: dict[str, Any]) -> None:
         """Tell the study's other server processes something (one process: nobody)."""
 
+    _pending: list[tuple[Any, ...]]
+    """Events queued by :meth:`add_event`, not yet committed."""
+
+    EVENT_INSERT = "INSERT INTO events (room, participant, kind, data, time) VALUES (?,?,?,?,?)"
+
     def _run(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """Run one statement (queued events first, so everything stays in order)."""
+        if self._pending:
+            self.flush()
+        return self._execute(sql, args)
+
+    def _execute(self, sql: str, args: Sequence[Any]) -> list[dict[str, Any]]:
         raise NotImplementedError
+
+    def _insert_events(self, events: list[tuple[Any, ...]]) -> None:
+        raise NotImplementedError
+
+    def flush(self) -> None:
+        """Commit the queued events (one transaction for all of them)."""
+        events, self._pending = self._pending, []
+        if events:
+            self._insert_events(events)
 
     def add_message(
         self, room: str, sender: Sender, text: str, time: str, chat: int = 1
@@ -230,9 +266,10 @@ class _SqlStore:
         rows = self._run("SELECT * FROM participants WHERE pid = ?", (pid,))
         return _fields(Participant, rows[0]) if rows else None
 
-    def participants(self) -> list[Participant]:
-        """Every participant, in the order they joined."""
-        rows = self._run(f"SELECT * FROM participants ORDER BY {self.ORDER}")
+    def participants(self, state: ParticipantState | None = None) -> list[Participant]:
+        """Every participant (or those in ``state``), in the order they joined."""
+        where, args = (" WHERE state = ?", (state,)) if state else ("", ())
+        rows = self._run(f"SELECT * FROM participants{where} ORDER BY {self.ORDER}", args)
         return [_fields(Participant, r) for r in rows]
 
     def update_participant(self, pid: str, **fields: Any) -> None:
@@ -269,6 +306,19 @@ class _SqlStore:
         """Every room, oldest first."""
         return [_fields(Room, r) for r in self._run(f"SELECT * FROM rooms ORDER BY {self.ORDER}")]
 
+    def room_count(self) -> int:
+        """How many rooms there are (counted in the database: it runs once per room)."""
+        return int(self._run("SELECT COUNT(*) AS n FROM rooms")[0]["n"])
+
+    def room_tally(self) -> list[RoomTally]:
+        """The rooms counted by witness kind, condition and bot position (the lobby needs
+        only these, on every arrival: never every room)."""
+        rows = self._run(
+            "SELECT witness, condition, bot_position, COUNT(*) AS count FROM rooms "
+            "GROUP BY witness, condition, bot_position"
+        )
+        return [_fields(RoomTally, r) for r in rows]
+
     def update_room(self, room_id: str, **fields: Any) -> None:
         """Change some fields of a room."""
         self._update("rooms", "id", room_id, fields, _ROOM_FIELDS)
@@ -287,11 +337,9 @@ class _SqlStore:
         room: str | None = None,
         participant: str | None = None,
     ) -> None:
-        """Record an event (``data`` must be JSON-serialisable)."""
-        self._run(
-            "INSERT INTO events (room, participant, kind, data, time) VALUES (?,?,?,?,?)",
-            (room, participant, kind, json.dumps(data, default=str), time),
-        )
+        """Record an event (``data`` must be JSON-serialisable); it is committed with
+        the next write or :meth:`flush`, so call that before showing anyone the event."""
+        self._pending.append((room, participant, kind, json.dumps(data, default=str), time))
 
     def events(self, room: str | None = None) -> list[dict[str, Any]]:
         """Recorded events (of one room, or all), oldest first."""
@@ -355,17 +403,25 @@ class SqliteStore(_SqlStore):
                 hint="Give another [storage] path, or move the damaged file away.",
             ) from None
         self._db.row_factory = sqlite3.Row
+        self._pending = []
 
-    def _run(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    def _execute(self, sql: str, args: Sequence[Any]) -> list[dict[str, Any]]:
         return [dict(row) for row in self._db.execute(sql, args).fetchall()]
+
+    def _insert_events(self, events: list[tuple[Any, ...]]) -> None:
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany(self.EVENT_INSERT, events)
 
     def add_message(
         self, room: str, sender: Sender, text: str, time: str, chat: int = 1
     ) -> StoredMessage:
         """Append a message to ``room``'s chat ``chat``; returns it with its sequence
         number (counted over the room)."""
+        events, self._pending = self._pending, []
         with self._db:
-            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute("BEGIN IMMEDIATE")  # queued events go in the same commit
+            self._db.executemany(self.EVENT_INSERT, events)
             row = self._db.execute(
                 "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE room = ?", (room,)
             ).fetchone()
@@ -377,7 +433,8 @@ class SqliteStore(_SqlStore):
         return StoredMessage(room=room, seq=seq, sender=sender, text=text, time=time, chat=chat)
 
     def close(self) -> None:
-        """Close the file."""
+        """Commit what is queued and close the file."""
+        self.flush()
         self._db.close()
 
 

@@ -1,0 +1,72 @@
+"""Events are committed in batches, yet never after a frame that shows them: what a
+browser got is in the study file, read by another connection at that very moment."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from tests.serve.helpers import Browser, make_server, write_spec
+
+pytestmark = pytest.mark.trio
+
+
+def committed_engine_events(path: Path) -> list[str]:
+    """The engine event types another process would read from the file now."""
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT data FROM events WHERE kind = 'engine' ORDER BY id")
+        return [json.loads(data)["type"] for (data,) in rows]
+
+
+async def test_a_frame_leaves_only_after_the_events_behind_it_are_committed(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    server = make_server(write_spec(tmp_path, turns=3))
+    path = server.study.store_path
+    typing_on = replies = 0
+    behind: list[str] = []
+
+    def check(frame: dict[str, Any]) -> None:
+        nonlocal typing_on, replies
+        if frame["type"] == "typing" and frame["on"]:
+            typing_on += 1
+        elif frame["type"] == "message" and frame["from"] == "them":
+            replies += 1
+        else:
+            return
+        kinds = committed_engine_events(path)
+        if kinds.count("typing_started") < typing_on or kinds.count("message_sent") < replies:
+            behind.append(frame["type"])
+
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        browser = Browser(server, "P1")
+        browser.on_frame = check
+        await browser.open(nursery)
+        await browser.say({"type": "consent"})
+        await browser.wait_phase("chat")
+        for turn in range(3):
+            await browser.say({"type": "send", "text": f"question {turn}?"})
+            await browser.wait(lambda t=turn: len(browser.texts("them")) > t)
+            await trio.sleep(30)
+        nursery.cancel_scope.cancel()
+    assert replies >= 3 and typing_on >= 3
+    assert behind == []
+
+
+async def test_an_event_nobody_sees_is_committed_soon_all_the_same(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    server = make_server(write_spec(tmp_path))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        server.record("note", {"text": "nothing follows this"})
+        await trio.sleep(0.001)
+        with sqlite3.connect(server.study.store_path) as db:
+            assert [row[0] for row in db.execute("SELECT kind FROM events")] == ["note"]
+        nursery.cancel_scope.cancel()
