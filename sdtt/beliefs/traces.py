@@ -138,10 +138,10 @@ def verdict(belief: float | None) -> bool | None:
 def to_judgement(trace: BeliefTrace) -> Judgement:
     """The ordinary pair judgement a pair's trace ends in (its last belief).
 
-    Only pairs have a judgement record today; single chats and rooms raise ValueError.
+    Only pair traces convert; single chats and rooms raise ValueError: their verdict is
+    recorded on its own (a live game's verdict is a single-witness judgement), so a
+    trace of one would count the same judge twice.
     """
-    # TODO(single-witness): convert single-chat traces once the judgement table has
-    # single-witness records (being added with `sdtt serve`).
     if trace.item_kind != "pair" or trace.bot_position is None:
         raise ValueError(f"a {trace.item_kind} trace has no pair judgement")
     human = verdict(trace.final_belief)
