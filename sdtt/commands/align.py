@@ -375,17 +375,9 @@ def run_score(args: argparse.Namespace) -> int:
 
 def print_table(console: Console, table: Any) -> None:
     """A :class:`sdtt.align.report.Table` as a rich table with its note under it."""
-    from rich.markup import escape
-    from rich.table import Table
+    from sdtt.commands.scoring import print_escaped_table
 
-    shown = Table(title=escape(table.title), title_justify="left")
-    for index, name in enumerate(table.header):
-        shown.add_column(escape(name), justify="left" if index == 0 else "right", overflow="fold")
-    for row in table.rows:
-        shown.add_row(*(escape(cell) for cell in row))
-    console.print(shown)
-    if table.note:
-        console.print(f"[dim]{escape(table.note)}[/]")
+    print_escaped_table(console, table.title, table.header, table.rows, table.note)
 
 
 def print_verdict_agreement(console: Console, judgements: list[Judgement], reps: int) -> None:

@@ -16,9 +16,9 @@ from sdtt.analysis.table import judgement_table
 from sdtt.beliefs.traces import BeliefTrace, is_trace_file
 from sdtt.commands.scoring import (
     check_margin,
+    print_escaped_table,
     print_summary,
     read_judgements,
-    rich_table,
     trace_inputs,
 )
 from sdtt.errors import InputError
@@ -87,7 +87,4 @@ def _print_belief_tables(console: Console, traces: list[BeliefTrace]) -> None:
     if not tables:
         console.print("[yellow]no beliefs to analyse.[/]")
     for table in tables:
-        # Moments quote chat text: escaped so it cannot act as rich markup.
-        cells = [[escape(cell) for cell in row] for row in table.rows]
-        console.print(rich_table(table.title, table.header, cells))
-        console.print(f"[dim]{escape(table.note)}[/]")
+        print_escaped_table(console, table.title, table.header, table.rows, table.note)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from sdtt.analysis.format import RATE_COLUMNS, TEST_COLUMNS, format_table
@@ -67,3 +68,14 @@ def rich_table(title: str, header: list[str], rows: list[list[str]]) -> Table:
     for row in rows:
         table.add_row(*row)
     return table
+
+
+def print_escaped_table(
+    console: Console, title: str, header: list[str], rows: list[list[str]], note: str = ""
+) -> None:
+    """A table whose cells may quote chat text (escaped, so none acts as Rich markup),
+    with its note under it."""
+    cells = [[escape(cell) for cell in row] for row in rows]
+    console.print(rich_table(escape(title), [escape(name) for name in header], cells))
+    if note:
+        console.print(f"[dim]{escape(note)}[/]")
