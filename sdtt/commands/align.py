@@ -239,6 +239,7 @@ def run_judge(args: argparse.Namespace) -> int:
     from sdtt.align.ratings import Rating, is_model_error, read_ratings, settled_rating_keys
     from sdtt.align.task import load_rating_key, load_rating_task
     from sdtt.commands.common import check_base_url
+    from sdtt.commands.failures_last import FailuresLast
     from sdtt.dialogue.jsonl import JsonlWriter
     from sdtt.lock import output_lock
     from sdtt.models.registry import get_model
@@ -255,23 +256,15 @@ def run_judge(args: argparse.Namespace) -> int:
     out = _ratings_path(args)
     console = _console()
     existed = out.exists()
-    made: list[Rating] = []
     with output_lock(out):
         settled = settled_rating_keys(read_ratings(out)) if existed else set()
-        errors: list[Rating] = []
         with (
             JsonlWriter(out) as writer,
             Progress(
                 TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=console
             ) as progress,
         ):
-
-            def record(rating: Rating) -> None:
-                made.append(rating)
-                if is_model_error(rating):
-                    errors.append(rating)
-                else:
-                    writer.write(rating)
+            answers = FailuresLast[Rating](writer, is_model_error)
 
             for cohort in cohorts:
                 bar = progress.add_task(escape(cohort.name), total=None)
@@ -291,17 +284,16 @@ def run_judge(args: argparse.Namespace) -> int:
                             attempts=args.attempts,
                             concurrency=args.concurrency,
                             settled=settled,
-                            on_rating=record,
+                            on_rating=answers.record,
                             on_done=done,
                         )
 
                 trio.run(main)
                 progress.update(bar, completed=progress.tasks[-1].total or 0)
-            worked = any(not is_model_error(r) for r in made)
-            if worked:
-                for rating in errors:
-                    writer.write(rating)
-    if made and not worked:
+            if not answers.every_failed:
+                answers.write_held()
+    made, errors = answers.made, answers.errors
+    if answers.every_failed:
         if not existed:
             out.unlink(missing_ok=True)
         reasons = dict.fromkeys(

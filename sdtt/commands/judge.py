@@ -17,6 +17,7 @@ from sdtt.commands.common import (
     add_out_argument,
     check_base_url,
 )
+from sdtt.commands.failures_last import FailuresLast
 from sdtt.commands.judge_reveal import DEFAULT_TRACES, run_reveal
 from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.errors import InputError
@@ -250,17 +251,8 @@ def run(args: argparse.Namespace) -> int:
     existed = out.exists()
     with output_lock(out):
         earlier = read_judgements(out) if existed else []
-        errors: list[Judgement] = []
-
-        def record(judgement: Judgement) -> None:
-            # Failed calls are written last, and only when some call worked: a run whose
-            # every call failed leaves the file as it was, ready for a rerun.
-            if is_model_error(judgement):
-                errors.append(judgement)
-            else:
-                writer.write(judgement)
-
         with JsonlWriter(out) as writer, console.status(f"{args.model} is judging..."):
+            answers = FailuresLast[Judgement](writer, is_model_error)
             judgements = judge_study(
                 args.study,
                 args.model,
@@ -273,12 +265,11 @@ def run(args: argparse.Namespace) -> int:
                 base_url=args.base_url,
                 api_key_env=args.api_key_env,
                 settled=settled_keys(earlier),
-                on_judgement=record,
+                on_judgement=answers.record,
             )
             failed = all_failed(judgements)
             if failed is None:
-                for judgement in errors:
-                    writer.write(judgement)
+                answers.write_held()
         if failed is not None:
             if not existed:
                 out.unlink(missing_ok=True)

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from sdtt.beliefs.traces import BeliefTrace, read_traces
+from sdtt.commands.failures_last import FailuresLast
 from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.errors import InputError
 from sdtt.files import output_file
@@ -40,16 +41,6 @@ def run_reveal(args: argparse.Namespace) -> int:
     existed = out.exists()
     with output_lock(out):
         earlier = read_traces(out) if existed else []
-        errors: list[BeliefTrace] = []
-        made: list[BeliefTrace] = []
-
-        def record(trace: BeliefTrace) -> None:
-            # As in 'sdtt judge': failed calls are written last, and only when some worked.
-            made.append(trace)
-            if is_model_error(trace):
-                errors.append(trace)
-            else:
-                writer.write(trace)
 
         async def main() -> list[BeliefTrace]:
             async with get_model(
@@ -64,22 +55,23 @@ def run_reveal(args: argparse.Namespace) -> int:
                     concurrency=args.concurrency,
                     logprobs=args.logprobs,
                     settled=settled_trace_keys(earlier),
-                    on_trace=record,
+                    on_trace=answers.record,
                 )
 
         with JsonlWriter(out) as writer, console.status(f"{args.model} is judging turn by turn..."):
+            answers = FailuresLast[BeliefTrace](writer, is_model_error)
             trio.run(main)
-            every_failed = bool(made) and len(errors) == len(made)
-            if not every_failed:
-                for trace in errors:
-                    writer.write(trace)
-        if every_failed:
+            if not answers.every_failed:
+                answers.write_held()
+        made = answers.made
+        if answers.every_failed:
+            said = (answers.errors[0].exclusion_reason or "").removeprefix("model_error: ")
             if not existed:
                 out.unlink(missing_ok=True)
             Console(stderr=True, highlight=False).print(
                 f"[bold red]error:[/] every judge call failed, so nothing was written to "
                 f"{escape(str(out))}. The provider said: "
-                f"{escape((errors[0].exclusion_reason or '').removeprefix('model_error: '))}"
+                f"{escape(said)}"
             )
             return EXIT_NOTHING_USABLE
     kept = len(settled_trace_keys(earlier))
