@@ -4,18 +4,22 @@ Starts ``sdtt serve`` on localhost (a temporary study with the ``mock/chatty`` b
 the paper delays), plays ``--rooms`` rooms at once (``--human-share`` of them with two
 participants, the rest with the bot), and prints:
 
+- how many rooms were live at once at the peak (each from its creation to its verdict);
 - delivery lateness, p50/p99: for bot messages the engine's planned vs actual send
-  (``message_sent.lateness``); for human witness messages the server's receipt to the
-  interrogator's receipt; beside the floor of a bare ``trio.sleep_until`` loop measured
-  in the same run, on the same machine;
+  (``message_sent.lateness``); for human witness messages the server's receipt (the time
+  it stored the message) to the interrogator's receipt, and, stricter, the witness's send
+  to the interrogator's receipt (both ends in this process); beside the floor of a bare
+  ``trio.sleep_until`` loop measured in the same run, on the same machine;
 - the server's CPU seconds per room-minute of chat;
 - lost and duplicated messages (every stored message against what each browser got;
   both must be 0).
 
-Bounded and self-stopping: every participant finishes after ``--turns`` turns, and the
-whole run is cut at ``--limit`` seconds. Only 127.0.0.1 is contacted.
+Participants open the study link spread evenly over ``--arrival-seconds`` (as they do
+when a study is published; 0 sends everyone at once, a join stampede rather than a
+delivery test). Bounded and self-stopping: every participant finishes after ``--turns``
+turns, and the whole run is cut at ``--limit`` seconds. Only 127.0.0.1 is contacted.
 
-Usage: python benchmarks/serve_load.py [--rooms 300] [--turns 2]
+Usage: python benchmarks/serve_load.py [--rooms 300] [--turns 3] [--arrival-seconds 15]
 """
 
 from __future__ import annotations
@@ -71,6 +75,8 @@ class Seen:
     role: str = ""
     ids: list[int] = field(default_factory=list)
     arrivals: dict[int, float] = field(default_factory=dict)
+    sent: dict[str, float] = field(default_factory=dict)
+    """Text of each message this participant sent → when it was sent."""
     done: bool = False
 
 
@@ -114,17 +120,32 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
+def peak(spans: list[tuple[float, float]]) -> int:
+    """The most intervals open at one moment."""
+    edges = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans])
+    live = most = 0
+    for _, step in edges:
+        live += step
+        most = max(most, live)
+    return most
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def participant(port: int, pid: str, seen: Seen, rng: random.Random) -> None:
+async def participant(port: int, pid: str, seen: Seen, rng: random.Random, turns: int) -> None:
     client = await WebSocketClient.connect("127.0.0.1", port, "/ws/load")
     await client.send({"type": "join", "pid": pid})
     turn = 0
     awaiting = False
+
+    async def say(text: str) -> None:
+        seen.sent[text] = time.time()
+        await client.send({"type": "send", "text": text})
+
     try:
         while True:
             frame = await client.receive()
@@ -136,7 +157,8 @@ async def participant(port: int, pid: str, seen: Seen, rng: random.Random) -> No
             elif kind == "phase" and frame["phase"] == "chat":
                 seen.role = frame["role"]
                 if seen.role == "interrogator":
-                    await client.send({"type": "send", "text": f"hi from {pid}, turn {turn}"})
+                    turn = 1
+                    await say(f"hi from {pid}, turn {turn}")
                     awaiting = True
             elif kind == "message":
                 seen.ids.append(frame["id"])
@@ -144,13 +166,13 @@ async def participant(port: int, pid: str, seen: Seen, rng: random.Random) -> No
                 if frame["from"] == "them":
                     if seen.role == "witness":
                         await trio.sleep(rng.uniform(0.5, 1.5))
-                        await client.send({"type": "send", "text": f"reply {frame['id']}"})
-                    elif seen.role == "interrogator" and awaiting:
+                        await say(f"reply {frame['id']} from {pid}")
+                    elif seen.role == "interrogator" and awaiting and turn < turns:
                         # The first message of each answer starts the next turn.
                         awaiting = False
                         turn += 1
                         await trio.sleep(rng.uniform(1.0, 2.0))
-                        await client.send({"type": "send", "text": f"next {turn} from {pid}"})
+                        await say(f"next {turn} from {pid}")
                         awaiting = True
             elif kind == "phase" and frame["phase"] == "verdict":
                 await client.send(
@@ -172,8 +194,11 @@ async def floor(lateness: list[float], stop: trio.Event) -> None:
         lateness.append(trio.current_time() - due)
 
 
-async def play(port: int, participants: int, limit: float) -> tuple[list[Seen], list[float], float]:
+async def play(
+    port: int, participants: int, turns: int, arrival: float, limit: float
+) -> tuple[list[Seen], list[float], float]:
     seen = [Seen(f"L{i:04d}") for i in range(participants)]
+    gap = arrival / participants
     floor_lateness: list[float] = []
     stop = trio.Event()
     started = time.monotonic()
@@ -182,8 +207,9 @@ async def play(port: int, participants: int, limit: float) -> tuple[list[Seen], 
             nursery.start_soon(floor, floor_lateness, stop)
             async with trio.open_nursery() as players:
                 for index, one in enumerate(seen):
-                    players.start_soon(participant, port, one.pid, one, random.Random(index))
-                    await trio.sleep(0.005)  # arrivals spread over a moment, as in a study
+                    rng = random.Random(index)
+                    players.start_soon(participant, port, one.pid, one, rng, turns)
+                    await trio.sleep(gap)
             stop.set()
     return seen, floor_lateness, time.monotonic() - started
 
@@ -191,7 +217,13 @@ async def play(port: int, participants: int, limit: float) -> tuple[list[Seen], 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rooms", type=int, default=300)
-    parser.add_argument("--turns", type=int, default=2)
+    parser.add_argument("--turns", type=int, default=3, help="turns per chat (default 3)")
+    parser.add_argument(
+        "--arrival-seconds",
+        type=float,
+        default=15.0,
+        help="participants open the link spread over this many seconds (default 15)",
+    )
     parser.add_argument("--human-share", type=float, default=0.2)
     parser.add_argument("--limit", type=float, default=600.0, help="seconds at most")
     args = parser.parse_args()
@@ -204,7 +236,9 @@ def main() -> None:
     server = start_server(spec, port)
     try:
         cpu_before = cpu_seconds(server.pid)
-        seen, floor_lateness, wall = trio.run(play, port, participants, args.limit)
+        seen, floor_lateness, wall = trio.run(
+            play, port, participants, args.turns, args.arrival_seconds, args.limit
+        )
         cpu = cpu_seconds(server.pid) - cpu_before
     finally:
         stop_server(server)
@@ -214,29 +248,36 @@ def main() -> None:
         row[0]: row
         for row in db.execute("SELECT id, witness, interrogator, witness_pid FROM rooms")
     }
+    spans = [
+        (datetime.fromisoformat(created).timestamp(), datetime.fromisoformat(ended).timestamp())
+        for created, ended in db.execute("SELECT created, ended FROM rooms WHERE ended NOT NULL")
+    ]
     by_pid = {one.pid: one for one in seen}
     lost = duplicated = 0
     human_lateness: list[float] = []
+    human_end_to_end: list[float] = []
     chat_minutes = 0.0
     for room_id, witness, interrogator, witness_pid in rooms.values():
         stored = list(
             db.execute(
-                "SELECT seq, sender, time FROM messages WHERE room = ? ORDER BY seq", (room_id,)
+                "SELECT seq, sender, text, time FROM messages WHERE room = ? ORDER BY seq",
+                (room_id,),
             )
         )
         people = [interrogator] + ([witness_pid] if witness_pid else [])
         for pid in people:
             got = by_pid[pid].ids
             duplicated += len(got) - len(set(got))
-            lost += len({seq for seq, _, _ in stored} - set(got))
-        for seq, sender, stamp in stored:
+            lost += len({row[0] for row in stored} - set(got))
+        for seq, sender, text, stamp in stored:
             if witness == "human" and sender == "witness":
                 arrival = by_pid[interrogator].arrivals.get(seq)
                 if arrival is not None:
                     human_lateness.append(arrival - datetime.fromisoformat(stamp).timestamp())
+                    human_end_to_end.append(arrival - by_pid[witness_pid].sent[text])
         if stored:
-            first = datetime.fromisoformat(stored[0][2]).timestamp()
-            last = datetime.fromisoformat(stored[-1][2]).timestamp()
+            first = datetime.fromisoformat(stored[0][3]).timestamp()
+            last = datetime.fromisoformat(stored[-1][3]).timestamp()
             chat_minutes += (last - first) / 60
     bot_lateness = [
         json.loads(data)["lateness"]
@@ -249,6 +290,7 @@ def main() -> None:
         f"rooms {len(rooms)} ({humans} with a human witness), participants {participants}, "
         f"finished {finished}, wall {wall:.1f} s"
     )
+    print(f"rooms live at once: {peak(spans)} at the peak")
     floor_p50, floor_p99 = percentile(floor_lateness, 50), percentile(floor_lateness, 99)
     print(
         f"floor (bare trio.sleep_until, same run): p50 {floor_p50 * ms:.2f} ms, "
@@ -262,6 +304,11 @@ def main() -> None:
     print(
         f"human messages, server receipt to partner: p50 {human_p50 * ms:.2f} ms, "
         f"p99 {human_p99 * ms:.2f} ms (n={len(human_lateness)})"
+    )
+    e2e_p50, e2e_p99 = percentile(human_end_to_end, 50), percentile(human_end_to_end, 99)
+    print(
+        f"human messages, witness's send to partner: p50 {e2e_p50 * ms:.2f} ms, "
+        f"p99 {e2e_p99 * ms:.2f} ms"
     )
     print(
         f"server CPU: {cpu:.1f} s for {chat_minutes:.1f} room-minutes = "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 from pathlib import Path
 
@@ -122,6 +123,10 @@ async def _serve(study: object, host: str, port: int) -> None:
         own_key=os.environ.get(OWN_KEY_ENV),
     )
     server.check()
+    # What exists now (modules, personas, the app) lives as long as the server: keep it out
+    # of the cyclic collector's full scans, each of which pauses every room's loop.
+    gc.collect()
+    gc.freeze()
     config = Config()
     config.bind = [f"{host}:{port}"]
     config.websocket_max_message_size = MAX_FRAME * 4

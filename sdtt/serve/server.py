@@ -74,6 +74,8 @@ OUTBOX = 256
 """Frames that may wait for a slow browser before its connection is dropped (it can
 reconnect and get everything again)."""
 JOIN_TIMEOUT = 30.0
+CHECKPOINT_EVERY = 2.0
+"""Seconds between copies of the SQLite log into the database file (in a worker thread)."""
 OWN_PERSON = "own-person"
 """Marks the real person behind the persona (joined by the private link) in the store."""
 
@@ -234,6 +236,9 @@ class StudyServer:
             if self.lease is not None:
                 nursery.start_soon(self.lease.keep, self._check_lease)
             nursery.start_soon(self._commit_events)
+            take_over = getattr(self.store, "background_checkpoints", None)
+            if take_over is not None:
+                nursery.start_soon(self._checkpoint_wal, take_over())
             task_status.started()
             try:
                 await self._lobby()
@@ -248,6 +253,12 @@ class StudyServer:
             self._recorded = trio.Event()
             await trio.lowlevel.cancel_shielded_checkpoint()
             self.store.flush()
+
+    async def _checkpoint_wal(self, checkpoint: Callable[[], None]) -> None:
+        """Copy the SQLite log into the database file every few seconds, off the loop."""
+        while True:
+            await trio.sleep(CHECKPOINT_EVERY)
+            await trio.to_thread.run_sync(checkpoint)
 
     async def _lobby(self) -> None:
         """Form rooms from everyone waiting in the store (all processes of the study),

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -404,6 +404,27 @@ class SqliteStore(_SqlStore):
             ) from None
         self._db.row_factory = sqlite3.Row
         self._pending = []
+        self._checkpointer: sqlite3.Connection | None = None
+
+    def background_checkpoints(self) -> Callable[[], None]:
+        """Take over copying the write-ahead log into the database file.
+
+        SQLite otherwise does it inside a commit every thousand pages, syncing the file to
+        disk while the caller waits: on the server's event loop, a pause of tens of
+        milliseconds for every room. After this call it never does; the server runs the
+        returned function now and then in a worker thread (it uses a connection of its
+        own, so commits go on meanwhile). Call on the thread that uses the store."""
+        if self._checkpointer is None:
+            self._db.execute("PRAGMA wal_autocheckpoint=0")
+            self._checkpointer = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False
+            )
+        checkpointer = self._checkpointer
+
+        def checkpoint() -> None:
+            checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
+        return checkpoint
 
     def _execute(self, sql: str, args: Sequence[Any]) -> list[dict[str, Any]]:
         return [dict(row) for row in self._db.execute(sql, args).fetchall()]
@@ -435,6 +456,8 @@ class SqliteStore(_SqlStore):
     def close(self) -> None:
         """Commit what is queued and close the file."""
         self.flush()
+        if self._checkpointer is not None:
+            self._checkpointer.close()
         self._db.close()
 
 

@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 import trio
 
+import sdtt.serve.server as server_module
+from sdtt.serve.store import SqliteStore
 from tests.serve.helpers import Browser, make_server, write_spec
 
 pytestmark = pytest.mark.trio
@@ -69,4 +71,40 @@ async def test_an_event_nobody_sees_is_committed_soon_all_the_same(
         await trio.sleep(0.001)
         with sqlite3.connect(server.study.store_path) as db:
             assert [row[0] for row in db.execute("SELECT kind FROM events")] == ["note"]
+        nursery.cancel_scope.cancel()
+
+
+def messages_in_file_alone(path: Path, copy: Path) -> int:
+    """Messages a copy of the study file holds without its write-ahead log (what a
+    researcher who copies just that file gets)."""
+    copy.write_bytes(path.read_bytes())
+    with sqlite3.connect(copy) as db:
+        if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'messages'").fetchone():
+            return 0  # even the tables are still only in the log
+        return int(db.execute("SELECT COUNT(*) FROM messages").fetchone()[0])
+
+
+async def test_checkpoints_taken_over_copy_the_log_only_when_asked(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "study.sqlite3")
+    checkpoint = store.background_checkpoints()
+    text = "x" * 4000
+    for _ in range(1500):  # past the 1,000 pages after which SQLite would copy itself
+        store.add_message("room", "witness", text, "2026-01-01T00:00:00")
+    assert messages_in_file_alone(store.path, tmp_path / "before.sqlite3") == 0
+    checkpoint()
+    assert messages_in_file_alone(store.path, tmp_path / "after.sqlite3") == 1500
+    store.close()
+
+
+async def test_a_running_server_copies_the_log_into_the_study_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(server_module, "CHECKPOINT_EVERY", 0.01)
+    server = make_server(write_spec(tmp_path))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        server.store.add_message("room", "witness", "hello", "2026-01-01T00:00:00")
+        with trio.fail_after(10):  # real time: the copy runs in a worker thread
+            while not messages_in_file_alone(server.study.store_path, tmp_path / "copy"):
+                await trio.sleep(0.01)
         nursery.cancel_scope.cancel()
