@@ -42,8 +42,9 @@ TYPING_IDLE = 3.0
 
 
 class RoomHost(Protocol):
-    """What a room uses of the server that runs it (the server's clock, its event log,
-    its store and its delivery to browsers)."""
+    """What a room uses of the server that runs it: the study, its store, the server's
+    clock and event log, and delivery to browsers (the server's other parts that need
+    these take the same)."""
 
     @property
     def study(self) -> Study:

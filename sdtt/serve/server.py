@@ -16,7 +16,7 @@ import threading
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -61,6 +61,7 @@ from sdtt.serve.protocol import (
     parse_frame,
     refusal,
 )
+from sdtt.serve.records import Records
 from sdtt.serve.room import BotSetup, LiveRoom
 from sdtt.serve.spec import Condition, Study
 from sdtt.serve.store import Belief, Participant, Room, Sender, StudyStore, Verdict
@@ -74,8 +75,6 @@ OUTBOX = 256
 """Frames that may wait for a slow browser before its connection is dropped (it can
 reconnect and get everything again)."""
 JOIN_TIMEOUT = 30.0
-CHECKPOINT_EVERY = 2.0
-"""Seconds between copies of the SQLite log into the database file (in a worker thread)."""
 OWN_PERSON = "own-person"
 """Marks the real person behind the persona (joined by the private link) in the store."""
 
@@ -119,12 +118,10 @@ class StudyServer:
     ) -> None:
         self.study = study
         self.store = store
-        self.started = started or datetime.now(UTC)
-        self._fixed_start = started is not None
+        self.records = Records(store, started)
         self.admin_token = admin_token or secrets.token_urlsafe(18)
         self.own_key = own_key or secrets.token_urlsafe(18)
         """Key of the own person's private link (own-person studies)."""
-        self._origin = 0.0
         self._open_model = open_model or _open_model
         self._virtual_clock = virtual_clock
         self._personas: dict[str, Persona] = {}
@@ -138,8 +135,12 @@ class StudyServer:
         self.lease: Lease | None = None
         """This process's lease on a shared store (None with SQLite)."""
         self._held: list[str] | None = None
-        self._recorded = trio.Event()
         self.matchmaker = self._restore()
+
+    @property
+    def started(self) -> datetime:
+        """The wall time at trio's clock 0 (when :meth:`run` started, unless given)."""
+        return self.records.started
 
     # ---------------------------------------------------------------- setup
 
@@ -190,11 +191,11 @@ class StudyServer:
 
     def wall(self) -> datetime:
         """Now, as wall time (trio's clock since the server started, on ``started``)."""
-        return self.started + timedelta(seconds=trio.current_time() - self._origin)
+        return self.records.wall()
 
     def wall_iso(self) -> str:
         """:meth:`wall` as ISO 8601 text, to the millisecond."""
-        return self.wall().isoformat(timespec="milliseconds")
+        return self.records.wall_iso()
 
     def record(
         self,
@@ -206,16 +207,13 @@ class StudyServer:
     ) -> None:
         """Write an event to the store (committed before the next frame leaves, and at
         the latest once the loop has run what else was ready)."""
-        self.store.add_event(kind, data, self.wall_iso(), room=room, participant=participant)
-        self._recorded.set()
+        self.records.record(kind, data, room=room, participant=participant)
 
     # ---------------------------------------------------------------- running
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Run the lobby and the rooms until cancelled."""
-        self._origin = trio.current_time()
-        if not self._fixed_start:
-            self.started = datetime.now(UTC)  # clock 0 is now, not when it was built
+        self.records.start()
         listen = getattr(self.store, "listen", None)
         if listen is None:
             # The only process of the study: a room still live was cut short by a stop.
@@ -235,30 +233,15 @@ class StudyServer:
                 nursery.start_soon(self._listen, listen)
             if self.lease is not None:
                 nursery.start_soon(self.lease.keep, self._check_lease)
-            nursery.start_soon(self._commit_events)
+            nursery.start_soon(self.records.commit_events)
             take_over = getattr(self.store, "background_checkpoints", None)
             if take_over is not None:
-                nursery.start_soon(self._checkpoint_wal, take_over())
+                nursery.start_soon(self.records.checkpoint_wal, take_over())
             task_status.started()
             try:
                 await self._lobby()
             finally:
                 self.store.flush()
-
-    async def _commit_events(self) -> None:
-        """Commit queued events in batches: after the tasks that were ready have run,
-        so one commit takes all the events they recorded."""
-        while True:
-            await self._recorded.wait()
-            self._recorded = trio.Event()
-            await trio.lowlevel.cancel_shielded_checkpoint()
-            self.store.flush()
-
-    async def _checkpoint_wal(self, checkpoint: Callable[[], None]) -> None:
-        """Copy the SQLite log into the database file every few seconds, off the loop."""
-        while True:
-            await trio.sleep(CHECKPOINT_EVERY)
-            await trio.to_thread.run_sync(checkpoint)
 
     async def _lobby(self) -> None:
         """Form rooms from everyone waiting in the store (all processes of the study),
