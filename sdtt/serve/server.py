@@ -9,13 +9,12 @@ started at, so under ``autojump_clock`` a whole study runs in milliseconds.
 
 from __future__ import annotations
 
-import json
 import math
 import secrets
 import threading
 import uuid
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from functools import partial
 from pathlib import Path
@@ -23,7 +22,6 @@ from typing import Any
 
 import trio
 
-from sdtt.beliefs.market import TradeRefused
 from sdtt.engine.session import SessionSettings
 from sdtt.engine.simulate import for_virtual_clock, persona_bot
 from sdtt.errors import SdttError
@@ -35,6 +33,8 @@ from sdtt.personas.bot import PersonaBot
 from sdtt.personas.persona import Persona
 from sdtt.personas.store import find_persona
 from sdtt.personas.timing import persona_timing
+from sdtt.serve.connections import Connections, Receive, SendFrame
+from sdtt.serve.handling import FrameHandler
 from sdtt.serve.lease import Lease, LeaseStore, has_leases
 from sdtt.serve.market_room import MarketRoom, games_played, refund_game
 from sdtt.serve.matchmaker import (
@@ -46,60 +46,14 @@ from sdtt.serve.matchmaker import (
     ThreeRoom,
     TimedOut,
 )
-from sdtt.serve.protocol import (
-    PID,
-    BeliefFrame,
-    Consent,
-    DoneBuying,
-    FrameError,
-    Join,
-    Send,
-    TradeFrame,
-    Typing,
-    VerdictFrame,
-    message_frame,
-    parse_frame,
-    refusal,
-)
+from sdtt.serve.participants import OWN_PERSON, Participants
 from sdtt.serve.records import Records
 from sdtt.serve.room import BotSetup, LiveRoom
 from sdtt.serve.spec import Condition, Study
-from sdtt.serve.store import Belief, Participant, Room, Sender, StudyStore, Verdict
+from sdtt.serve.state import state_frames
+from sdtt.serve.store import Room, StudyStore
 
-Receive = Callable[[], Awaitable[str | bytes | None]]
-"""Waits for the next frame of a connection; None when it closed."""
-SendFrame = Callable[[dict[str, Any]], Awaitable[None]]
 ModelFactory = Callable[[Condition, int], Model]
-
-OUTBOX = 256
-"""Frames that may wait for a slow browser before its connection is dropped (it can
-reconnect and get everything again)."""
-JOIN_TIMEOUT = 30.0
-OWN_PERSON = "own-person"
-"""Marks the real person behind the persona (joined by the private link) in the store."""
-
-NOTES = {
-    "finished": "Thank you, you have finished the study.",
-    "timeout": "No chat partner could be found in time. Thank you for waiting.",
-    "partner_error": "Your chat partner could not continue, so the chat ended early. "
-    "You still get the completion code.",
-    "server_error": "Something went wrong on our side, so the chat ended early. You "
-    "still get the completion code.",
-    "ended": "The researcher ended this chat. You still get the completion code.",
-    "restart": "The chat was interrupted by a server restart. You still get the completion code.",
-    "server_lost": "The chat was interrupted because one of our servers stopped. You "
-    "still get the completion code.",
-}
-
-
-class Refused(Exception):
-    """A connection the server turns away, with a message for the participant."""
-
-
-@dataclass
-class _Connection:
-    send: trio.MemorySendChannel[dict[str, Any]]
-    cancel: trio.CancelScope = field(default_factory=trio.CancelScope)
 
 
 class StudyServer:
@@ -127,15 +81,19 @@ class StudyServer:
         self._personas: dict[str, Persona] = {}
         self._bots: dict[int, PersonaBot] = {}
         self._turns: dict[Path, int] = {}
-        self._connections: dict[str, _Connection] = {}
         self._rooms: dict[str, LiveRoom] = {}
-        self._last_send: dict[str, float] = {}
         self._lobby_changed = trio.Event()
         self._nursery: trio.Nursery | None = None
         self.lease: Lease | None = None
         """This process's lease on a shared store (None with SQLite)."""
-        self._held: list[str] | None = None
         self.matchmaker = self._restore()
+        self.connections = Connections(
+            study, store, partial(state_frames, study, store, self._rooms)
+        )
+        self.participants = Participants(self, self.connections.send_state, self._wake_lobby)
+        self.handler = FrameHandler(
+            self, self._rooms, self.participants, self.connections.send_state, self.own_key
+        )
 
     @property
     def started(self) -> datetime:
@@ -262,12 +220,8 @@ class StudyServer:
                 await self._lobby_changed.wait()
             self._lobby_changed = trio.Event()
 
-    def _enter_lobby(self, pid: str) -> None:
-        self.store.update_participant(
-            pid, state="lobby", room=None, outcome=None, waiting_since=self.wall().timestamp()
-        )
+    def _wake_lobby(self) -> None:
         self._lobby_changed.set()
-        self.store.publish({"lobby": True})
 
     async def _listen(self, listen: Callable[..., None]) -> None:
         """Take what other processes of the study publish (a thread reads the database)."""
@@ -293,9 +247,9 @@ class StudyServer:
             self._lobby_changed.set()
         elif "end" in message and message["end"] in self._rooms:
             self._rooms[message["end"]].end("ended_by_admin")
-        elif "state" in message and message["state"] in self._connections:
-            self._send_state(message["state"])
-        elif "to" in message and message["to"] in self._connections:
+        elif "state" in message and message["state"] in self.connections:
+            self.connections.send_state(message["state"])
+        elif "to" in message and message["to"] in self.connections:
             self.deliver(message["to"], message["frame"])
         elif "room" in message and message["room"] in self._rooms:
             live = self._rooms[message["room"]]
@@ -310,7 +264,7 @@ class StudyServer:
     def _apply(self, decision: Decision) -> None:
         if isinstance(decision, TimedOut):
             self.record("lobby_timeout", {"outcome": "end"}, participant=decision.pid)
-            self._finish(decision.pid, "timeout")
+            self.participants.finish(decision.pid, "timeout")
             return
         if isinstance(decision, MarketGame):
             self._start_market(decision)
@@ -340,7 +294,7 @@ class StudyServer:
         self._rooms[room.id] = live
         for pid, role in live.members().items():
             self.store.update_participant(pid, state="chat", role=role, room=room.id)
-            self._send_state(pid)
+            self.connections.send_state(pid)
         assert self._nursery is not None
         self._nursery.start_soon(self._run_room, live)
 
@@ -372,7 +326,7 @@ class StudyServer:
         self._rooms[room.id] = live
         for pid, role in live.members().items():
             self.store.update_participant(pid, state="chat", role=role, room=room.id)
-            self._send_state(pid)
+            self.connections.send_state(pid)
         assert self._nursery is not None
         self._nursery.start_soon(self._run_room, live)
 
@@ -386,13 +340,13 @@ class StudyServer:
         self.record("room_ended", {"reason": reason}, room=live.id)
         note = {"model_error": "partner_error", "ended_by_admin": "ended"}.get(reason, reason)
         if live.record.witness_pid is not None:
-            self._finish(live.record.witness_pid, note)
+            self.participants.finish(live.record.witness_pid, note)
         for pid in live.bettors:
             if reason == "finished" and games_played(self.store, pid) < live.spec.games:
-                self._enter_lobby(pid)
-                self._send_state(pid)
+                self.participants.enter_lobby(pid)
+                self.connections.send_state(pid)
             else:
-                self._finish(pid, note)
+                self.participants.finish(pid, note)
 
     async def _run_room(self, live: LiveRoom) -> None:
         try:
@@ -415,10 +369,10 @@ class StudyServer:
             self.store.update_room(live.id, state="verdict")
             self.record("chat_finished", {}, room=live.id)
             self.store.update_participant(live.record.interrogator, state="verdict")
-            self._send_state(live.record.interrogator)
+            self.connections.send_state(live.record.interrogator)
             if live.record.witness_pid is not None:
-                self._finish(live.record.witness_pid, "finished")
-                self._release_own_person(live.record.witness_pid)
+                self.participants.finish(live.record.witness_pid, "finished")
+                self.participants.release_own_person(live.record.witness_pid)
         else:
             room = self.store.room(live.id)
             assert room is not None
@@ -435,13 +389,8 @@ class StudyServer:
         """Renew this process's lease and end the rooms of processes that lost theirs;
         their people are told once the ending is committed."""
         assert self.lease is not None
-        self._held = []
-        try:
+        with self.connections.holding():
             self.lease.check(self._end_lost_rooms, self._lease_lost)
-        finally:
-            held, self._held = self._held, None
-        for pid in dict.fromkeys(held):
-            self._send_state(pid)
 
     def _end_lost_rooms(self, room_ids: list[str]) -> None:
         for room_id in room_ids:
@@ -526,24 +475,8 @@ class StudyServer:
             people += [p.pid for p in self.store.participants() if p.room == room.id]
         for pid in dict.fromkeys(people):
             if pid is not None:
-                self._finish(pid, note)
-                self._release_own_person(pid)
-
-    def _finish(self, pid: str, outcome: str) -> None:
-        self.store.update_participant(pid, state="done", outcome=outcome)
-        self.record("participant_done", {"outcome": outcome}, participant=pid)
-        self._send_state(pid)
-
-    def _is_own_person(self, pid: str) -> bool:
-        participant = self.store.participant(pid)
-        return participant is not None and participant.platform_study == OWN_PERSON
-
-    def _release_own_person(self, pid: str) -> None:
-        """The own person goes back to the lobby for the next interrogator."""
-        if not self._is_own_person(pid):
-            return
-        self._enter_lobby(pid)
-        self._send_state(pid)
+                self.participants.finish(pid, note)
+                self.participants.release_own_person(pid)
 
     def end_room(self, room_id: str) -> bool:
         """End a live room now (the admin page's button); False if it is not live."""
@@ -557,285 +490,15 @@ class StudyServer:
         live.end("ended_by_admin")
         return True
 
-    # ---------------------------------------------------------------- delivery
-
-    def deliver(self, pid: str, frame: dict[str, Any]) -> None:
-        """Queue a frame for ``pid``'s browser, if connected (the store has it anyway)."""
-        connection = self._connections.get(pid)
-        if connection is None:
-            self.store.publish({"to": pid, "frame": frame})
-            return
-        try:
-            connection.send.send_nowait(frame)
-        except (trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
-            # Too slow or gone: drop the connection; a reconnect shows everything again.
-            connection.cancel.cancel()
-
-    def _state_frames(self, pid: str) -> list[dict[str, Any]]:
-        participant = self.store.participant(pid)
-        assert participant is not None
-        frame: dict[str, Any] = {"type": "phase", "phase": participant.state}
-        if participant.state == "chat":
-            frame["role"] = participant.role
-            frame["instructions"] = self._instructions(participant.role)
-            room = self.store.room(participant.room or "")
-            three = room is not None and room.witness == "both"
-            frame["chats"] = 2 if three and participant.role == "interrogator" else 1
-        if participant.state == "verdict":
-            room = self.store.room(participant.room or "")
-            frame["chats"] = 2 if room is not None and room.witness == "both" else 1
-        if participant.state == "done":
-            spec = self.study.spec.study
-            frame["code"] = spec.completion_code
-            frame["url"] = spec.completion_url
-            frame["note"] = NOTES.get(participant.outcome or "finished", NOTES["finished"])
-        frames = [frame]
-        market = self._rooms.get(participant.room or "")
-        if participant.state == "chat" and isinstance(market, MarketRoom):
-            frame["market"] = True
-            messages = self.store.messages(market.id)
-            frames.append(
-                {"type": "history", "messages": [market.frame_for(m, pid) for m in messages]}
-            )
-            if pid in market.bettors:
-                frames.append(market.state_frame(pid))
-            else:
-                frame["market"] = False  # the target answers; it does not trade
-            return frames
-        if participant.state in ("chat", "verdict") and participant.room is not None:
-            frames.append(
-                {
-                    "type": "history",
-                    "messages": [
-                        message_frame(m, participant.role or "interrogator")
-                        for m in self.store.messages(participant.room)
-                    ],
-                }
-            )
-        return frames
-
-    def _instructions(self, role: str | None) -> str:
-        spec = self.study.spec.study
-        return spec.witness_instructions if role == "witness" else spec.instructions
-
-    def _send_state(self, pid: str) -> None:
-        if self._held is not None:  # inside a transaction: sent once it is committed
-            self._held.append(pid)
-            return
-        if pid not in self._connections:
-            self.store.publish({"state": pid})  # connected to another process, maybe
-            return
-        for frame in self._state_frames(pid):
-            self.deliver(pid, frame)
-
     # ---------------------------------------------------------------- connections
 
     async def attend(self, receive: Receive, send: SendFrame) -> None:
         """Serve one websocket until it closes (refusals are sent, never raised)."""
-        try:
-            with trio.fail_after(JOIN_TIMEOUT):
-                first = await receive()
-            join = parse_frame(first)
-            if not isinstance(join, Join):
-                raise Refused("Open the study from its link first.")
-            pid = self._join(join)
-        except trio.TooSlowError:
-            return
-        except (FrameError, Refused) as error:
-            self.store.flush()
-            await send(refusal(str(error)) | {"fatal": True})
-            return
-        participant = self.store.participant(pid)  # (this commits the join's events)
-        assert participant is not None
-        spec = self.study.spec.study
-        await send(
-            {
-                "type": "joined",
-                "token": participant.token,
-                "title": spec.title,
-                "consent": spec.consent,
-                "slider": spec.belief_slider,
-                "max_chars": self.study.spec.chat.max_chars,
-            }
-        )
-        outbox_send, outbox_recv = trio.open_memory_channel[dict[str, Any]](OUTBOX)
-        connection = _Connection(send=outbox_send)
-        previous = self._connections.get(pid)
-        if previous is not None:
-            self.deliver(pid, refusal("The study was opened in another window.") | {"fatal": True})
-            previous.cancel.cancel()
-        self._connections[pid] = connection
-        self._send_state(pid)
-        try:
-            with connection.cancel:
-                async with trio.open_nursery() as nursery:
-                    nursery.start_soon(
-                        _pump, outbox_recv, send, nursery.cancel_scope, self.store.flush
-                    )
-                    while True:
-                        raw = await receive()
-                        if raw is None:
-                            break
-                        try:
-                            await self._handle(pid, parse_frame(raw))
-                        except (FrameError, Refused) as error:
-                            outbox_send.send_nowait(refusal(str(error)))
-                    nursery.cancel_scope.cancel()
-        finally:
-            if self._connections.get(pid) is connection:
-                del self._connections[pid]
-            outbox_send.close()
+        await self.connections.attend(receive, send, self.handler)
 
-    def _join(self, join: Join) -> str:
-        if not PID.match(join.pid):
-            raise Refused("This study link has no valid participant id.")
-        for value in (join.study_id, join.session_id):
-            if value is not None and not PID.match(value):
-                raise Refused("This study link is malformed.")
-        existing = self.store.participant(join.pid)
-        own = join.key is not None
-        if own and not (
-            self.study.spec.study.own_person
-            and secrets.compare_digest(join.key or "", self.own_key)
-        ):
-            raise Refused("This private link is not valid.")
-        if existing is None:
-            self.store.add_participant(
-                Participant(
-                    pid=join.pid,
-                    token=secrets.token_urlsafe(18),
-                    state="consent",
-                    role=None,
-                    room=None,
-                    outcome=None,
-                    joined=self.wall_iso(),
-                    platform_study=OWN_PERSON if own else join.study_id,
-                    platform_session=join.session_id,
-                )
-            )
-            self.record("joined", {}, participant=join.pid)
-            return join.pid
-        if own and existing.platform_study == OWN_PERSON:
-            self.record("reconnected", {}, participant=join.pid)
-            return join.pid
-        if join.token is not None and secrets.compare_digest(join.token, existing.token):
-            self.record("reconnected", {}, participant=join.pid)
-            return join.pid
-        if existing.state == "done":
-            raise Refused("This participant id has already taken part in this study.")
-        raise Refused(
-            "This participant id is already in use. Continue in the browser where you "
-            "started the study."
-        )
-
-    async def _handle(self, pid: str, frame: Any) -> None:
-        participant = self.store.participant(pid)
-        assert participant is not None
-        if isinstance(frame, Join):
-            raise Refused("Already joined.")
-        if isinstance(frame, Consent):
-            if participant.state != "consent":
-                return
-            self._enter_lobby(pid)
-            self.record("consented", {}, participant=pid)
-            self._send_state(pid)
-            return
-        live = self._rooms.get(participant.room or "")
-        role: Sender = participant.role or "interrogator"
-        if isinstance(frame, Send | Typing) and live is None and participant.state == "chat":
-            # The room runs in another process of the study: pass the message on.
-            if isinstance(frame, Send):
-                self._check_send(pid, frame.text, participant)
-            text = frame.text if isinstance(frame, Send) else None
-            number = frame.chat if isinstance(frame, Send) else 1
-            self.store.publish(
-                {"room": participant.room, "pid": pid, "role": role, "chat": number, "text": text}
-            )
-            return
-        if isinstance(frame, Send):
-            if live is None:
-                raise Refused("The chat is not open.")
-            self._check_send(pid, frame.text, participant)
-            chat = live.chat_of(pid, frame.chat)
-            if chat is None:
-                raise Refused("There is no such chat.")
-            if chat.done:
-                raise Refused("This chat has ended.")
-            if role == "interrogator" and live.answered(chat) >= live.turns:
-                raise Refused("That was the last turn: wait for your partner to finish.")
-            if isinstance(live, MarketRoom) and role == "interrogator":
-                await live.ask(pid, frame.text)
-            else:
-                await live.post(chat, role, frame.text)
-        elif isinstance(frame, TradeFrame | DoneBuying):
-            if not isinstance(live, MarketRoom) or pid not in live.bettors:
-                raise Refused("There is no market to trade in.")
-            if isinstance(frame, DoneBuying):
-                live.done(pid)
-                return
-            try:
-                live.trade(pid, frame.kind, frame.side, frame.count)
-            except TradeRefused as error:
-                raise Refused(f"Trade refused: {error}") from None
-        elif isinstance(frame, Typing):
-            chat = live.chat_of(pid, 1) if live is not None else None
-            if chat is not None and participant.state == "chat":
-                live.keystroke(chat, role)  # type: ignore[union-attr]
-        elif isinstance(frame, BeliefFrame):
-            if participant.room is None or participant.state not in ("chat", "verdict"):
-                raise Refused("There is no chat to give a belief about.")
-            seq = live.last_seq if live is not None else len(self.store.messages(participant.room))
-            self.store.add_belief(
-                Belief(
-                    participant=pid,
-                    room=participant.room,
-                    seq=seq,
-                    time=self.wall_iso(),
-                    value=frame.value,
-                )
-            )
-        elif isinstance(frame, VerdictFrame):
-            if participant.state != "verdict" or participant.room is None:
-                raise Refused("A verdict can only be given when the chat has ended.")
-            room = self.store.room(participant.room)
-            three = room is not None and room.witness == "both"
-            if three != (frame.human in ("1", "2")):
-                raise Refused(
-                    "Answer "
-                    + (
-                        "which chat is the person (1 or 2)."
-                        if three
-                        else "whether your partner is a person (yes or no)."
-                    )
-                )
-            self.store.add_verdict(
-                Verdict(
-                    room=participant.room,
-                    participant=pid,
-                    human=frame.human,
-                    confidence=frame.confidence,
-                    reason=frame.reason,
-                    time=self.wall_iso(),
-                )
-            )
-            self.store.update_room(
-                participant.room, state="done", end_reason="finished", ended=self.wall_iso()
-            )
-            self._finish(pid, "finished")
-
-    def _check_send(self, pid: str, text: str, participant: Participant) -> None:
-        if participant.state != "chat":
-            raise Refused("The chat is not open.")
-        if not text.strip():
-            raise Refused("A message must not be empty.")
-        limit = self.study.spec.chat.max_chars
-        if len(text) > limit:
-            raise Refused(f"That message is too long (at most {limit} characters).")
-        now = trio.current_time()
-        last = self._last_send.get(pid)
-        if last is not None and now - last < self.study.spec.chat.min_interval:
-            raise Refused("You are sending messages too quickly; wait a moment.")
-        self._last_send[pid] = now
+    def deliver(self, pid: str, frame: dict[str, Any]) -> None:
+        """Queue a frame for ``pid``'s browser, if connected (the store has it anyway)."""
+        self.connections.deliver(pid, frame)
 
     # ---------------------------------------------------------------- admin view
 
@@ -879,26 +542,5 @@ class StudyServer:
         return f"three-party: {label}" if room.witness == "both" else label
 
 
-async def _pump(
-    outbox: trio.MemoryReceiveChannel[dict[str, Any]],
-    send: SendFrame,
-    scope: trio.CancelScope,
-    flush: Callable[[], None],
-) -> None:
-    """Send queued frames to the browser in order, each once every event recorded so
-    far is committed; a failed send ends the connection."""
-    try:
-        async for frame in outbox:
-            flush()
-            await send(frame)
-    except Exception:
-        scope.cancel()
-
-
 def _open_model(condition: Condition, seed: int) -> Model:
     return get_model(condition.model, config=GenerateConfig(stop=("\nUser:",)), seed=seed)
-
-
-def dumps(frame: dict[str, Any]) -> str:
-    """A frame as compact JSON text."""
-    return json.dumps(frame, separators=(",", ":"), ensure_ascii=False)
