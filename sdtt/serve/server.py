@@ -5,14 +5,19 @@ The web layer (:mod:`sdtt.serve.app`) hands each websocket to :meth:`StudyServer
 as two callables (receive a frame, send a frame), so everything here runs and is tested
 without a network. Times come from trio's clock, mapped onto the wall time the server
 started at, so under ``autojump_clock`` a whole study runs in milliseconds.
+
+The server joins parts that each do one job: :mod:`~sdtt.serve.records` (clock and event
+log), :mod:`~sdtt.serve.connections` (websockets and delivery), :mod:`~sdtt.serve.state`
+(what a browser is shown on (re)connecting), :mod:`~sdtt.serve.handling` (each frame a
+browser sends), :mod:`~sdtt.serve.lobby`, :mod:`~sdtt.serve.lifecycle` (rooms from
+opening to end, leases), :mod:`~sdtt.serve.bots`, :mod:`~sdtt.serve.participants`,
+:mod:`~sdtt.serve.relay` (messages from other processes) and
+:mod:`~sdtt.serve.overview` (the admin page's figures).
 """
 
 from __future__ import annotations
 
-import math
 import secrets
-import threading
-from collections.abc import Callable
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -24,11 +29,12 @@ from sdtt.serve.connections import Connections, Receive, SendFrame
 from sdtt.serve.handling import FrameHandler
 from sdtt.serve.lease import Lease, has_leases
 from sdtt.serve.lifecycle import Rooms
-from sdtt.serve.matchmaker import (
-    Matchmaker,
-)
-from sdtt.serve.participants import OWN_PERSON, Participants
+from sdtt.serve.lobby import Lobby
+from sdtt.serve.matchmaker import Matchmaker
+from sdtt.serve.overview import condition_label, overview
+from sdtt.serve.participants import Participants
 from sdtt.serve.records import Records
+from sdtt.serve.relay import Relay
 from sdtt.serve.room import LiveRoom
 from sdtt.serve.spec import Study
 from sdtt.serve.state import state_frames
@@ -57,19 +63,19 @@ class StudyServer:
         """Key of the own person's private link (own-person studies)."""
         self._rooms: dict[str, LiveRoom] = {}
         """The live rooms this process runs, by id (see :class:`Rooms`)."""
-        self._lobby_changed = trio.Event()
-        self.matchmaker = self._restore()
         self.connections = Connections(
             study, store, partial(state_frames, study, store, self._rooms)
         )
-        self.participants = Participants(self, self.connections.send_state, self._wake_lobby)
-        self.handler = FrameHandler(
-            self, self._rooms, self.participants, self.connections.send_state, self.own_key
-        )
+        self.lobby = Lobby(study, store, self.wall)
+        self.participants = Participants(self, self.connections.send_state, self.lobby.wake)
         self.bots = Bots(study, store, open_model=open_model, virtual_clock=virtual_clock)
         self.rooms = Rooms(
             self, self._rooms, self.participants, self.connections.send_state, self.bots
         )
+        self.handler = FrameHandler(
+            self, self._rooms, self.participants, self.connections.send_state, self.own_key
+        )
+        self.relay = Relay(self.lobby.wake, self._rooms, self.connections)
 
     @property
     def started(self) -> datetime:
@@ -77,41 +83,14 @@ class StudyServer:
         return self.records.started
 
     @property
+    def matchmaker(self) -> Matchmaker:
+        """The lobby's matchmaker, as the store last left it."""
+        return self.lobby.matchmaker
+
+    @property
     def lease(self) -> Lease | None:
         """This process's lease on a shared store (None with SQLite)."""
         return self.rooms.lease
-
-    # ---------------------------------------------------------------- setup
-
-    def _restore(self) -> Matchmaker:
-        """The lobby as the store left it; rooms a stop cut short are ended."""
-        spec = self.study.spec
-        counts = [0] * len(self.study.conditions)
-        human = bot = 0
-        positions = [0, 0]
-        for tally in self.store.room_tally():
-            if tally.witness != "bot":
-                human += tally.count
-            else:
-                bot += tally.count
-            if tally.condition is not None and tally.condition < len(counts):
-                counts[tally.condition] += tally.count
-            if tally.bot_position in (1, 2):
-                positions[tally.bot_position - 1] += tally.count
-        return Matchmaker(
-            conditions=len(counts),
-            timeout=spec.lobby.timeout,
-            on_timeout=spec.lobby.on_timeout,
-            human_share=spec.study.human_witness_share,
-            three_party=spec.study.mode == "three-party",
-            market_size=spec.market.bettors if spec.study.mode == "market" else 0,
-            own_person=spec.study.own_person,
-            seed=spec.chat.seed,
-            rooms_per_condition=counts,
-            human_rooms=human,
-            bot_rooms=bot,
-            positions=positions,
-        )
 
     def check(self) -> None:
         """Load every persona and pseudo-dialogue now, so a bad spec fails at start."""
@@ -160,7 +139,7 @@ class StudyServer:
         async with trio.open_nursery() as nursery:
             self.rooms.nursery = nursery
             if listen is not None:
-                nursery.start_soon(self._listen, listen)
+                nursery.start_soon(self.relay.listen, listen)
             if self.lease is not None:
                 nursery.start_soon(self.lease.keep, self._check_lease)
             nursery.start_soon(self.records.commit_events)
@@ -169,69 +148,9 @@ class StudyServer:
                 nursery.start_soon(self.records.checkpoint_wal, take_over())
             task_status.started()
             try:
-                await self._lobby()
+                await self.lobby.run(self.rooms.apply)
             finally:
                 self.store.flush()
-
-    async def _lobby(self) -> None:
-        """Form rooms from everyone waiting in the store (all processes of the study),
-        holding the lobby so two processes never take the same participant."""
-        while True:
-            now = self.wall().timestamp()
-            with self.store.lobby_lock():
-                self.matchmaker = self._restore()
-                for p in self.store.participants("lobby"):
-                    since = now if p.waiting_since is None else p.waiting_since
-                    own = p.platform_study == OWN_PERSON
-                    self.matchmaker.arrive(p.pid, since, witness_only=own)
-                for decision in self.matchmaker.step(now):
-                    self.rooms.apply(decision)
-            deadline = self.matchmaker.next_deadline()
-            wait = math.inf if deadline is None else trio.current_time() + deadline - now
-            with trio.move_on_at(wait):
-                await self._lobby_changed.wait()
-            self._lobby_changed = trio.Event()
-
-    def _wake_lobby(self) -> None:
-        self._lobby_changed.set()
-
-    async def _listen(self, listen: Callable[..., None]) -> None:
-        """Take what other processes of the study publish (a thread reads the database)."""
-        inbox_send, inbox_recv = trio.open_memory_channel[dict[str, Any]](math.inf)
-        stop = threading.Event()
-        token = trio.lowlevel.current_trio_token()
-
-        def deliver(message: dict[str, Any]) -> None:
-            trio.from_thread.run_sync(inbox_send.send_nowait, message, trio_token=token)
-
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(
-                partial(trio.to_thread.run_sync, listen, deliver, stop, abandon_on_cancel=True)
-            )
-            try:
-                async for message in inbox_recv:
-                    await self._from_elsewhere(message)
-            finally:
-                stop.set()
-
-    async def _from_elsewhere(self, message: dict[str, Any]) -> None:
-        if message.get("lobby"):
-            self._lobby_changed.set()
-        elif "end" in message and message["end"] in self._rooms:
-            self._rooms[message["end"]].end("ended_by_admin")
-        elif "state" in message and message["state"] in self.connections:
-            self.connections.send_state(message["state"])
-        elif "to" in message and message["to"] in self.connections:
-            self.deliver(message["to"], message["frame"])
-        elif "room" in message and message["room"] in self._rooms:
-            live = self._rooms[message["room"]]
-            chat = live.chat_of(message["pid"], message.get("chat", 1))
-            if chat is None or chat.done:
-                return
-            if message.get("text") is not None:
-                await live.post(chat, message["role"], message["text"])
-            else:
-                live.keystroke(chat, message["role"])
 
     def _check_lease(self) -> None:
         """Renew this process's lease and end the rooms of processes that lost theirs;
@@ -258,39 +177,8 @@ class StudyServer:
 
     def overview(self) -> dict[str, Any]:
         """What the admin page shows (server-side only; never sent to participants)."""
-        participants = self.store.participants()
-        rooms = self.store.rooms()
-        finished: dict[str, int] = {}
-        for room in rooms:
-            if room.state != "live" and room.end_reason == "finished":
-                label = self.condition_label(room)
-                finished[label] = finished.get(label, 0) + 1
-        live = [
-            {
-                "id": room.id,
-                "condition": self.condition_label(room),
-                "interrogator": room.interrogator,
-                "witness": room.witness_pid,
-                "messages": len(self.store.messages(room.id)),
-                "created": room.created,
-            }
-            for room in rooms
-            if room.state == "live"
-        ]
-        return {
-            "waiting": self.matchmaker.waiting,
-            "live": live,
-            "finished": finished,
-            "excluded": [
-                {"pid": p.pid, "outcome": p.outcome}
-                for p in participants
-                if p.state == "done" and p.outcome not in (None, "finished")
-            ],
-        }
+        return overview(self.study, self.store, self.matchmaker)
 
     def condition_label(self, room: Room) -> str:
         """What a room tests, for the researcher."""
-        if room.condition is None:
-            return "human witness"
-        label = self.study.conditions[room.condition].label()
-        return f"three-party: {label}" if room.witness == "both" else label
+        return condition_label(self.study, room)
