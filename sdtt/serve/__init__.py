@@ -9,6 +9,17 @@
   human witness relayed;
 - :mod:`sdtt.serve.market_room`: a Turing Trade market game (bettors trade on a target);
 - :mod:`sdtt.serve.slider`: belief slider readings as belief traces (for the export);
-- :mod:`sdtt.serve.server`: the study server that joins them on one trio loop;
+- :mod:`sdtt.serve.server`: the study server that joins these parts on one trio loop:
+  - :mod:`sdtt.serve.records`: its clock and event log (committed in batches);
+  - :mod:`sdtt.serve.connections`: websockets and the frames delivered to them;
+  - :mod:`sdtt.serve.state`: what a (re)connecting browser is shown;
+  - :mod:`sdtt.serve.handling`: each frame a browser sends (join, consent, send, trade,
+    typing, belief, verdict);
+  - :mod:`sdtt.serve.participants`: participants into the lobby and done;
+  - :mod:`sdtt.serve.lobby`: the waiting participants handed to the matchmaker;
+  - :mod:`sdtt.serve.lifecycle`: rooms opened, run and ended (leases on a shared store);
+  - :mod:`sdtt.serve.bots`: the conditions' persona bots run in bot rooms;
+  - :mod:`sdtt.serve.relay`: what other processes of the study publish;
+  - :mod:`sdtt.serve.overview`: the admin page's figures;
 - :mod:`sdtt.serve.app`: the ASGI app (Starlette) with the pages and the websocket.
 """

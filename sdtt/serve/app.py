@@ -22,7 +22,8 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from sdtt.serve.admin import admin_page
-from sdtt.serve.server import StudyServer, dumps
+from sdtt.serve.protocol import dumps
+from sdtt.serve.server import StudyServer
 
 SECURITY_HEADERS = {
     "Content-Security-Policy": (

@@ -18,7 +18,7 @@ target's), prices are numbers, and accounts are their own.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import trio
 
@@ -34,12 +34,9 @@ from sdtt.beliefs.market import (
     TuringTradeMaker,
 )
 from sdtt.beliefs.traces import BeliefPoint, BeliefTrace
-from sdtt.serve.room import LiveRoom
+from sdtt.serve.room import LiveRoom, RoomHost
 from sdtt.serve.spec import MarketSection, Study
 from sdtt.serve.store import Room, StoredMessage, StudyStore
-
-if TYPE_CHECKING:
-    from sdtt.serve.server import StudyServer
 
 PAYING_EVENTS = ("trade", "payout")
 
@@ -115,7 +112,7 @@ def price_trace(
     )
 
 
-def refund_game(server: StudyServer, room: str) -> None:
+def refund_game(server: RoomHost, room: str) -> None:
     """Pay back what each bettor spent in a game that ended before its reveal (stored as
     payouts, so carried points are as before the game); nothing once it was settled."""
     events = server.store.events(room)

@@ -30,6 +30,10 @@ class FrameError(Exception):
     """A frame the server refuses; the message says why, for the participant."""
 
 
+class Refused(Exception):
+    """A connection the server turns away, with a message for the participant."""
+
+
 class _Frame(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -141,3 +145,8 @@ def typing_frame(on: bool, chat: int = 1) -> dict[str, Any]:
 def refusal(text: str) -> dict[str, Any]:
     """A frame the server refused, and why (the connection stays open)."""
     return {"type": "refused", "message": text}
+
+
+def dumps(frame: dict[str, Any]) -> str:
+    """A frame as compact JSON text."""
+    return json.dumps(frame, separators=(",", ":"), ensure_ascii=False)

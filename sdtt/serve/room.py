@@ -17,7 +17,7 @@ import contextlib
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import trio
 
@@ -32,15 +32,52 @@ from sdtt.engine.session import (
 )
 from sdtt.engine.simulate import answered_turns
 from sdtt.serve.protocol import message_frame, typing_frame
-from sdtt.serve.store import Room, Sender, StoredMessage
-
-if TYPE_CHECKING:
-    from sdtt.serve.server import StudyServer
+from sdtt.serve.spec import Study
+from sdtt.serve.store import Room, Sender, StoredMessage, StudyStore
 
 HUMAN_GRACE = 8.0
 """Seconds a human witness may add to their answer of the last turn."""
 TYPING_IDLE = 3.0
 """Seconds after a person's last keystroke when their typing indicator goes off."""
+
+
+class RoomHost(Protocol):
+    """What a room uses of the server that runs it: the study, its store, the server's
+    clock and event log, and delivery to browsers (the server's other parts that need
+    these take the same)."""
+
+    @property
+    def study(self) -> Study:
+        """The study the room belongs to."""
+        ...
+
+    @property
+    def store(self) -> StudyStore:
+        """Where the room's messages and events are kept."""
+        ...
+
+    def wall(self) -> datetime:
+        """Now, as wall time."""
+        ...
+
+    def wall_iso(self) -> str:
+        """Now, as ISO 8601 text."""
+        ...
+
+    def record(
+        self,
+        kind: str,
+        data: dict[str, Any],
+        *,
+        room: str | None = None,
+        participant: str | None = None,
+    ) -> None:
+        """Write an event to the store."""
+        ...
+
+    def deliver(self, pid: str, frame: dict[str, Any]) -> None:
+        """Queue a frame for ``pid``'s browser."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -92,7 +129,7 @@ class LiveRoom:
     """A room while its chats run (the stored :class:`Room` is its record)."""
 
     record: Room
-    server: StudyServer
+    server: RoomHost
     turns: int
     ended: trio.Event = field(default_factory=trio.Event)
     end_reason: str | None = None

@@ -5,102 +5,40 @@ The web layer (:mod:`sdtt.serve.app`) hands each websocket to :meth:`StudyServer
 as two callables (receive a frame, send a frame), so everything here runs and is tested
 without a network. Times come from trio's clock, mapped onto the wall time the server
 started at, so under ``autojump_clock`` a whole study runs in milliseconds.
+
+The server joins parts that each do one job: :mod:`~sdtt.serve.records` (clock and event
+log), :mod:`~sdtt.serve.connections` (websockets and delivery), :mod:`~sdtt.serve.state`
+(what a browser is shown on (re)connecting), :mod:`~sdtt.serve.handling` (each frame a
+browser sends), :mod:`~sdtt.serve.lobby`, :mod:`~sdtt.serve.lifecycle` (rooms from
+opening to end, leases), :mod:`~sdtt.serve.bots`, :mod:`~sdtt.serve.participants`,
+:mod:`~sdtt.serve.relay` (messages from other processes) and
+:mod:`~sdtt.serve.overview` (the admin page's figures).
 """
 
 from __future__ import annotations
 
-import json
-import math
 import secrets
-import threading
-import uuid
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import trio
 
-from sdtt.beliefs.market import TradeRefused
-from sdtt.engine.session import SessionSettings
-from sdtt.engine.simulate import for_virtual_clock, persona_bot
-from sdtt.errors import SdttError
-from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
-from sdtt.models.base import GenerateConfig
-from sdtt.models.model import Model
-from sdtt.models.registry import get_model
-from sdtt.personas.bot import PersonaBot
-from sdtt.personas.persona import Persona
-from sdtt.personas.store import find_persona
-from sdtt.personas.timing import persona_timing
-from sdtt.serve.lease import Lease, LeaseStore, has_leases
-from sdtt.serve.market_room import MarketRoom, games_played, refund_game
-from sdtt.serve.matchmaker import (
-    BotRoom,
-    Decision,
-    HumanRoom,
-    MarketGame,
-    Matchmaker,
-    ThreeRoom,
-    TimedOut,
-)
-from sdtt.serve.protocol import (
-    PID,
-    BeliefFrame,
-    Consent,
-    DoneBuying,
-    FrameError,
-    Join,
-    Send,
-    TradeFrame,
-    Typing,
-    VerdictFrame,
-    message_frame,
-    parse_frame,
-    refusal,
-)
-from sdtt.serve.room import BotSetup, LiveRoom
-from sdtt.serve.spec import Condition, Study
-from sdtt.serve.store import Belief, Participant, Room, Sender, StudyStore, Verdict
-
-Receive = Callable[[], Awaitable[str | bytes | None]]
-"""Waits for the next frame of a connection; None when it closed."""
-SendFrame = Callable[[dict[str, Any]], Awaitable[None]]
-ModelFactory = Callable[[Condition, int], Model]
-
-OUTBOX = 256
-"""Frames that may wait for a slow browser before its connection is dropped (it can
-reconnect and get everything again)."""
-JOIN_TIMEOUT = 30.0
-CHECKPOINT_EVERY = 2.0
-"""Seconds between copies of the SQLite log into the database file (in a worker thread)."""
-OWN_PERSON = "own-person"
-"""Marks the real person behind the persona (joined by the private link) in the store."""
-
-NOTES = {
-    "finished": "Thank you, you have finished the study.",
-    "timeout": "No chat partner could be found in time. Thank you for waiting.",
-    "partner_error": "Your chat partner could not continue, so the chat ended early. "
-    "You still get the completion code.",
-    "server_error": "Something went wrong on our side, so the chat ended early. You "
-    "still get the completion code.",
-    "ended": "The researcher ended this chat. You still get the completion code.",
-    "restart": "The chat was interrupted by a server restart. You still get the completion code.",
-    "server_lost": "The chat was interrupted because one of our servers stopped. You "
-    "still get the completion code.",
-}
-
-
-class Refused(Exception):
-    """A connection the server turns away, with a message for the participant."""
-
-
-@dataclass
-class _Connection:
-    send: trio.MemorySendChannel[dict[str, Any]]
-    cancel: trio.CancelScope = field(default_factory=trio.CancelScope)
+from sdtt.serve.bots import Bots, ModelFactory
+from sdtt.serve.connections import Connections, Receive, SendFrame
+from sdtt.serve.handling import FrameHandler
+from sdtt.serve.lease import Lease, has_leases
+from sdtt.serve.lifecycle import Rooms
+from sdtt.serve.lobby import Lobby
+from sdtt.serve.matchmaker import Matchmaker
+from sdtt.serve.overview import condition_label, overview
+from sdtt.serve.participants import Participants
+from sdtt.serve.records import Records
+from sdtt.serve.relay import Relay
+from sdtt.serve.room import LiveRoom
+from sdtt.serve.spec import Study
+from sdtt.serve.state import state_frames
+from sdtt.serve.store import Room, StudyStore
 
 
 class StudyServer:
@@ -119,82 +57,54 @@ class StudyServer:
     ) -> None:
         self.study = study
         self.store = store
-        self.started = started or datetime.now(UTC)
-        self._fixed_start = started is not None
+        self.records = Records(store, started)
         self.admin_token = admin_token or secrets.token_urlsafe(18)
         self.own_key = own_key or secrets.token_urlsafe(18)
         """Key of the own person's private link (own-person studies)."""
-        self._origin = 0.0
-        self._open_model = open_model or _open_model
-        self._virtual_clock = virtual_clock
-        self._personas: dict[str, Persona] = {}
-        self._bots: dict[int, PersonaBot] = {}
-        self._turns: dict[Path, int] = {}
-        self._connections: dict[str, _Connection] = {}
         self._rooms: dict[str, LiveRoom] = {}
-        self._last_send: dict[str, float] = {}
-        self._lobby_changed = trio.Event()
-        self._nursery: trio.Nursery | None = None
-        self.lease: Lease | None = None
-        """This process's lease on a shared store (None with SQLite)."""
-        self._held: list[str] | None = None
-        self._recorded = trio.Event()
-        self.matchmaker = self._restore()
-
-    # ---------------------------------------------------------------- setup
-
-    def _restore(self) -> Matchmaker:
-        """The lobby as the store left it; rooms a stop cut short are ended."""
-        spec = self.study.spec
-        counts = [0] * len(self.study.conditions)
-        human = bot = 0
-        positions = [0, 0]
-        for tally in self.store.room_tally():
-            if tally.witness != "bot":
-                human += tally.count
-            else:
-                bot += tally.count
-            if tally.condition is not None and tally.condition < len(counts):
-                counts[tally.condition] += tally.count
-            if tally.bot_position in (1, 2):
-                positions[tally.bot_position - 1] += tally.count
-        return Matchmaker(
-            conditions=len(counts),
-            timeout=spec.lobby.timeout,
-            on_timeout=spec.lobby.on_timeout,
-            human_share=spec.study.human_witness_share,
-            three_party=spec.study.mode == "three-party",
-            market_size=spec.market.bettors if spec.study.mode == "market" else 0,
-            own_person=spec.study.own_person,
-            seed=spec.chat.seed,
-            rooms_per_condition=counts,
-            human_rooms=human,
-            bot_rooms=bot,
-            positions=positions,
+        """The live rooms this process runs, by id (see :class:`Rooms`)."""
+        self.connections = Connections(
+            study, store, partial(state_frames, study, store, self._rooms)
         )
+        self.lobby = Lobby(study, store, self.wall)
+        self.participants = Participants(self, self.connections.send_state, self.lobby.wake)
+        self.bots = Bots(study, store, open_model=open_model, virtual_clock=virtual_clock)
+        self.rooms = Rooms(
+            self, self._rooms, self.participants, self.connections.send_state, self.bots
+        )
+        self.handler = FrameHandler(
+            self, self._rooms, self.participants, self.connections.send_state, self.own_key
+        )
+        self.relay = Relay(self.lobby.wake, self._rooms, self.connections)
+
+    @property
+    def started(self) -> datetime:
+        """The wall time at trio's clock 0 (when :meth:`run` started, unless given)."""
+        return self.records.started
+
+    @property
+    def matchmaker(self) -> Matchmaker:
+        """The lobby's matchmaker, as the store last left it."""
+        return self.lobby.matchmaker
+
+    @property
+    def lease(self) -> Lease | None:
+        """This process's lease on a shared store (None with SQLite)."""
+        return self.rooms.lease
 
     def check(self) -> None:
         """Load every persona and pseudo-dialogue now, so a bad spec fails at start."""
-        for condition in self.study.conditions:
-            self._persona(condition.persona)
-            pseudo = self.study.pseudo_path(condition)
-            if pseudo is not None:
-                load_pseudo_messages(pseudo)
-
-    def _persona(self, name: str) -> Persona:
-        if name not in self._personas:
-            self._personas[name] = find_persona(name)
-        return self._personas[name]
+        self.bots.check()
 
     # ---------------------------------------------------------------- clocks and records
 
     def wall(self) -> datetime:
         """Now, as wall time (trio's clock since the server started, on ``started``)."""
-        return self.started + timedelta(seconds=trio.current_time() - self._origin)
+        return self.records.wall()
 
     def wall_iso(self) -> str:
         """:meth:`wall` as ISO 8601 text, to the millisecond."""
-        return self.wall().isoformat(timespec="milliseconds")
+        return self.records.wall_iso()
 
     def record(
         self,
@@ -206,716 +116,69 @@ class StudyServer:
     ) -> None:
         """Write an event to the store (committed before the next frame leaves, and at
         the latest once the loop has run what else was ready)."""
-        self.store.add_event(kind, data, self.wall_iso(), room=room, participant=participant)
-        self._recorded.set()
+        self.records.record(kind, data, room=room, participant=participant)
 
     # ---------------------------------------------------------------- running
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Run the lobby and the rooms until cancelled."""
-        self._origin = trio.current_time()
-        if not self._fixed_start:
-            self.started = datetime.now(UTC)  # clock 0 is now, not when it was built
+        self.records.start()
         listen = getattr(self.store, "listen", None)
         if listen is None:
             # The only process of the study: a room still live was cut short by a stop.
             # (With a shared database other processes' rooms are live; left alone.)
             for room in self.store.rooms():
                 if room.state == "live":
-                    self._finish_room(room, "restart")
+                    self.rooms.finish_room(room, "restart")
         if has_leases(self.store):
-            self.lease = Lease(
+            self.rooms.lease = Lease(
                 self.store,  # type: ignore[arg-type]
                 lambda: self.wall().timestamp(),
                 seconds=self.study.spec.storage.lease,
             )
         async with trio.open_nursery() as nursery:
-            self._nursery = nursery
+            self.rooms.nursery = nursery
             if listen is not None:
-                nursery.start_soon(self._listen, listen)
+                nursery.start_soon(self.relay.listen, listen)
             if self.lease is not None:
                 nursery.start_soon(self.lease.keep, self._check_lease)
-            nursery.start_soon(self._commit_events)
+            nursery.start_soon(self.records.commit_events)
             take_over = getattr(self.store, "background_checkpoints", None)
             if take_over is not None:
-                nursery.start_soon(self._checkpoint_wal, take_over())
+                nursery.start_soon(self.records.checkpoint_wal, take_over())
             task_status.started()
             try:
-                await self._lobby()
+                await self.lobby.run(self.rooms.apply)
             finally:
                 self.store.flush()
-
-    async def _commit_events(self) -> None:
-        """Commit queued events in batches: after the tasks that were ready have run,
-        so one commit takes all the events they recorded."""
-        while True:
-            await self._recorded.wait()
-            self._recorded = trio.Event()
-            await trio.lowlevel.cancel_shielded_checkpoint()
-            self.store.flush()
-
-    async def _checkpoint_wal(self, checkpoint: Callable[[], None]) -> None:
-        """Copy the SQLite log into the database file every few seconds, off the loop."""
-        while True:
-            await trio.sleep(CHECKPOINT_EVERY)
-            await trio.to_thread.run_sync(checkpoint)
-
-    async def _lobby(self) -> None:
-        """Form rooms from everyone waiting in the store (all processes of the study),
-        holding the lobby so two processes never take the same participant."""
-        while True:
-            now = self.wall().timestamp()
-            with self.store.lobby_lock():
-                self.matchmaker = self._restore()
-                for p in self.store.participants("lobby"):
-                    since = now if p.waiting_since is None else p.waiting_since
-                    own = p.platform_study == OWN_PERSON
-                    self.matchmaker.arrive(p.pid, since, witness_only=own)
-                for decision in self.matchmaker.step(now):
-                    self._apply(decision)
-            deadline = self.matchmaker.next_deadline()
-            wait = math.inf if deadline is None else trio.current_time() + deadline - now
-            with trio.move_on_at(wait):
-                await self._lobby_changed.wait()
-            self._lobby_changed = trio.Event()
-
-    def _enter_lobby(self, pid: str) -> None:
-        self.store.update_participant(
-            pid, state="lobby", room=None, outcome=None, waiting_since=self.wall().timestamp()
-        )
-        self._lobby_changed.set()
-        self.store.publish({"lobby": True})
-
-    async def _listen(self, listen: Callable[..., None]) -> None:
-        """Take what other processes of the study publish (a thread reads the database)."""
-        inbox_send, inbox_recv = trio.open_memory_channel[dict[str, Any]](math.inf)
-        stop = threading.Event()
-        token = trio.lowlevel.current_trio_token()
-
-        def deliver(message: dict[str, Any]) -> None:
-            trio.from_thread.run_sync(inbox_send.send_nowait, message, trio_token=token)
-
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(
-                partial(trio.to_thread.run_sync, listen, deliver, stop, abandon_on_cancel=True)
-            )
-            try:
-                async for message in inbox_recv:
-                    await self._from_elsewhere(message)
-            finally:
-                stop.set()
-
-    async def _from_elsewhere(self, message: dict[str, Any]) -> None:
-        if message.get("lobby"):
-            self._lobby_changed.set()
-        elif "end" in message and message["end"] in self._rooms:
-            self._rooms[message["end"]].end("ended_by_admin")
-        elif "state" in message and message["state"] in self._connections:
-            self._send_state(message["state"])
-        elif "to" in message and message["to"] in self._connections:
-            self.deliver(message["to"], message["frame"])
-        elif "room" in message and message["room"] in self._rooms:
-            live = self._rooms[message["room"]]
-            chat = live.chat_of(message["pid"], message.get("chat", 1))
-            if chat is None or chat.done:
-                return
-            if message.get("text") is not None:
-                await live.post(chat, message["role"], message["text"])
-            else:
-                live.keystroke(chat, message["role"])
-
-    def _apply(self, decision: Decision) -> None:
-        if isinstance(decision, TimedOut):
-            self.record("lobby_timeout", {"outcome": "end"}, participant=decision.pid)
-            self._finish(decision.pid, "timeout")
-            return
-        if isinstance(decision, MarketGame):
-            self._start_market(decision)
-            return
-        three = isinstance(decision, ThreeRoom)
-        room = Room(
-            id=f"room-{uuid.uuid4().hex[:12]}",
-            mode="three-party" if three else "two-party",
-            witness="bot" if isinstance(decision, BotRoom) else "both" if three else "human",
-            condition=None if isinstance(decision, HumanRoom) else decision.condition,
-            interrogator=decision.interrogator,
-            witness_pid=None if isinstance(decision, BotRoom) else decision.witness,
-            state="live",
-            end_reason=None,
-            created=self.wall_iso(),
-            ended=None,
-            bot_position=decision.bot_position if isinstance(decision, ThreeRoom) else None,
-        )
-        self.store.add_room(room)
-        if self.lease is not None:  # in the lobby's transaction: never a room without owner
-            self._lease_store().own_room(room.id, self.lease.server)
-        if isinstance(decision, BotRoom) and decision.timed_out:
-            self.record(
-                "lobby_timeout", {"outcome": "bot"}, room=room.id, participant=decision.interrogator
-            )
-        live = LiveRoom(record=room, server=self, turns=self.study.spec.study.turns)
-        self._rooms[room.id] = live
-        for pid, role in live.members().items():
-            self.store.update_participant(pid, state="chat", role=role, room=room.id)
-            self._send_state(pid)
-        assert self._nursery is not None
-        self._nursery.start_soon(self._run_room, live)
-
-    def _start_market(self, game: MarketGame) -> None:
-        room = Room(
-            id=f"room-{uuid.uuid4().hex[:12]}",
-            mode="market",
-            witness="bot" if game.target is None else "human",
-            condition=game.condition,
-            interrogator=game.bettors[0],
-            witness_pid=game.target,
-            state="live",
-            end_reason=None,
-            created=self.wall_iso(),
-            ended=None,
-        )
-        self.store.add_room(room)
-        if game.timed_out:
-            self.record(
-                "lobby_timeout", {"outcome": "market", "bettors": len(game.bettors)}, room=room.id
-            )
-        live = MarketRoom(
-            record=room,
-            server=self,
-            turns=self.study.spec.study.turns,
-            bettors=game.bettors,
-            spec=self.study.spec.market,
-        )
-        self._rooms[room.id] = live
-        for pid, role in live.members().items():
-            self.store.update_participant(pid, state="chat", role=role, room=room.id)
-            self._send_state(pid)
-        assert self._nursery is not None
-        self._nursery.start_soon(self._run_room, live)
-
-    def _end_market(self, live: MarketRoom, reason: str) -> None:
-        """Reveal and pay out (or, cut short, refund); bettors play on or are done."""
-        if reason == "finished":
-            live.settle(target_human=live.record.witness == "human")
-        else:
-            live.refund()
-        self.store.update_room(live.id, state="done", end_reason=reason, ended=self.wall_iso())
-        self.record("room_ended", {"reason": reason}, room=live.id)
-        note = {"model_error": "partner_error", "ended_by_admin": "ended"}.get(reason, reason)
-        if live.record.witness_pid is not None:
-            self._finish(live.record.witness_pid, note)
-        for pid in live.bettors:
-            if reason == "finished" and games_played(self.store, pid) < live.spec.games:
-                self._enter_lobby(pid)
-                self._send_state(pid)
-            else:
-                self._finish(pid, note)
-
-    async def _run_room(self, live: LiveRoom) -> None:
-        try:
-            if live.record.condition is None:
-                await live.run(None)
-            else:
-                await self._run_bot(live)
-        except Exception as error:
-            # One room's failure never takes the others down: it ends, told and recorded.
-            self.record(
-                "room_error", {"error": type(error).__name__, "message": str(error)}, room=live.id
-            )
-            live.end("model_error" if isinstance(error, SdttError) else "server_error")
-        reason = live.end_reason or "finished"
-        del self._rooms[live.id]
-        if isinstance(live, MarketRoom):
-            self._end_market(live, reason)
-            return
-        if reason == "finished":
-            self.store.update_room(live.id, state="verdict")
-            self.record("chat_finished", {}, room=live.id)
-            self.store.update_participant(live.record.interrogator, state="verdict")
-            self._send_state(live.record.interrogator)
-            if live.record.witness_pid is not None:
-                self._finish(live.record.witness_pid, "finished")
-                self._release_own_person(live.record.witness_pid)
-        else:
-            room = self.store.room(live.id)
-            assert room is not None
-            if room.state == "live":  # else another process has ended it already
-                self._finish_room(room, reason)
-
-    # ---------------------------------------------------------------- leases
-
-    def _lease_store(self) -> LeaseStore:
-        assert has_leases(self.store)
-        return self.store  # type: ignore[return-value]
 
     def _check_lease(self) -> None:
         """Renew this process's lease and end the rooms of processes that lost theirs;
         their people are told once the ending is committed."""
         assert self.lease is not None
-        self._held = []
-        try:
-            self.lease.check(self._end_lost_rooms, self._lease_lost)
-        finally:
-            held, self._held = self._held, None
-        for pid in dict.fromkeys(held):
-            self._send_state(pid)
-
-    def _end_lost_rooms(self, room_ids: list[str]) -> None:
-        for room_id in room_ids:
-            room = self.store.room(room_id)
-            if room is not None and room.state == "live":
-                self._finish_room(room, "server_lost")
-
-    def _lease_lost(self) -> None:
-        """This process was too slow and was taken for dead: the rooms the others ended
-        stop here too (they are not ended a second time)."""
-        self.record("lease_lost", {"server": self.lease.server if self.lease else None})
-        for live in list(self._rooms.values()):
-            room = self.store.room(live.id)
-            if room is None or room.state != "live":
-                live.end("server_lost")
-
-    async def _run_bot(self, live: LiveRoom) -> None:
-        assert live.record.condition is not None
-        condition = self.study.conditions[live.record.condition]
-        spec = self.study.spec
-        persona = self._persona(condition.persona)
-        pseudo_path = self.study.pseudo_path(condition)
-        number = self.store.room_count()
-        model = self._open_model(condition, spec.chat.seed + number)
-        try:
-            bot = self._bot(condition, persona, model)
-            settings = SessionSettings(
-                mode="burst",
-                t1=spec.chat.t1,
-                delays=condition.delays,
-                timing=persona_timing(persona) if condition.delays == "fitted" else None,
-                max_messages=spec.chat.max_messages,
-                seed=spec.chat.seed + number,
-            )
-            meta = {
-                "persona": condition.persona,
-                "model": condition.model,
-                "interrogator": "human",
-                "pseudo": condition.pseudo or None,
-                "pseudo_turns": self._pseudo_turns(pseudo_path),
-                "live_turns": spec.study.turns,
-                "condition": condition.index,
-                "study": self.study.name,
-            }
-            await live.run(BotSetup(bot, settings, meta))
-        finally:
-            with trio.CancelScope(shield=True):
-                await model.aclose()
-
-    def _bot(self, condition: Condition, persona: Persona, model: Model) -> PersonaBot:
-        """The condition's persona bot speaking through ``model``. Its prompt (the
-        persona's history and pseudo-dialogue) is built once per condition: building it
-        takes long enough to hold up every other room's delivery."""
-        template = self._bots.get(condition.index)
-        if template is None:
-            pseudo_path = self.study.pseudo_path(condition)
-            template = persona_bot(
-                model,
-                persona,
-                mode="burst",
-                pseudo=load_pseudo_messages(pseudo_path) if pseudo_path is not None else [],
-                max_messages=self.study.spec.chat.max_messages,
-            )
-            self._bots[condition.index] = template
-        return replace(template, model=for_virtual_clock(model) if self._virtual_clock else model)
-
-    def _pseudo_turns(self, path: Path | None) -> int:
-        if path is None:
-            return 0
-        if path not in self._turns:
-            self._turns[path] = count_pseudo_turns(path)
-        return self._turns[path]
-
-    def _finish_room(self, room: Room, reason: str) -> None:
-        """End a room early; its people are told and get the completion code."""
-        self.store.update_room(room.id, state="done", end_reason=reason, ended=self.wall_iso())
-        self.record("room_ended", {"reason": reason}, room=room.id)
-        note = {"model_error": "partner_error", "ended_by_admin": "ended"}.get(reason, reason)
-        people = [room.interrogator, room.witness_pid]
-        if room.mode == "market":  # every bettor of a game a stop cut short, paid back
-            refund_game(self, room.id)
-            people += [p.pid for p in self.store.participants() if p.room == room.id]
-        for pid in dict.fromkeys(people):
-            if pid is not None:
-                self._finish(pid, note)
-                self._release_own_person(pid)
-
-    def _finish(self, pid: str, outcome: str) -> None:
-        self.store.update_participant(pid, state="done", outcome=outcome)
-        self.record("participant_done", {"outcome": outcome}, participant=pid)
-        self._send_state(pid)
-
-    def _is_own_person(self, pid: str) -> bool:
-        participant = self.store.participant(pid)
-        return participant is not None and participant.platform_study == OWN_PERSON
-
-    def _release_own_person(self, pid: str) -> None:
-        """The own person goes back to the lobby for the next interrogator."""
-        if not self._is_own_person(pid):
-            return
-        self._enter_lobby(pid)
-        self._send_state(pid)
+        with self.connections.holding():
+            self.lease.check(self.rooms.end_lost_rooms, self.rooms.lease_lost)
 
     def end_room(self, room_id: str) -> bool:
         """End a live room now (the admin page's button); False if it is not live."""
-        live = self._rooms.get(room_id)
-        if live is None:
-            room = self.store.room(room_id)
-            if room is None or room.state != "live":
-                return False
-            self.store.publish({"end": room_id})  # it runs in another process
-            return True
-        live.end("ended_by_admin")
-        return True
-
-    # ---------------------------------------------------------------- delivery
-
-    def deliver(self, pid: str, frame: dict[str, Any]) -> None:
-        """Queue a frame for ``pid``'s browser, if connected (the store has it anyway)."""
-        connection = self._connections.get(pid)
-        if connection is None:
-            self.store.publish({"to": pid, "frame": frame})
-            return
-        try:
-            connection.send.send_nowait(frame)
-        except (trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
-            # Too slow or gone: drop the connection; a reconnect shows everything again.
-            connection.cancel.cancel()
-
-    def _state_frames(self, pid: str) -> list[dict[str, Any]]:
-        participant = self.store.participant(pid)
-        assert participant is not None
-        frame: dict[str, Any] = {"type": "phase", "phase": participant.state}
-        if participant.state == "chat":
-            frame["role"] = participant.role
-            frame["instructions"] = self._instructions(participant.role)
-            room = self.store.room(participant.room or "")
-            three = room is not None and room.witness == "both"
-            frame["chats"] = 2 if three and participant.role == "interrogator" else 1
-        if participant.state == "verdict":
-            room = self.store.room(participant.room or "")
-            frame["chats"] = 2 if room is not None and room.witness == "both" else 1
-        if participant.state == "done":
-            spec = self.study.spec.study
-            frame["code"] = spec.completion_code
-            frame["url"] = spec.completion_url
-            frame["note"] = NOTES.get(participant.outcome or "finished", NOTES["finished"])
-        frames = [frame]
-        market = self._rooms.get(participant.room or "")
-        if participant.state == "chat" and isinstance(market, MarketRoom):
-            frame["market"] = True
-            messages = self.store.messages(market.id)
-            frames.append(
-                {"type": "history", "messages": [market.frame_for(m, pid) for m in messages]}
-            )
-            if pid in market.bettors:
-                frames.append(market.state_frame(pid))
-            else:
-                frame["market"] = False  # the target answers; it does not trade
-            return frames
-        if participant.state in ("chat", "verdict") and participant.room is not None:
-            frames.append(
-                {
-                    "type": "history",
-                    "messages": [
-                        message_frame(m, participant.role or "interrogator")
-                        for m in self.store.messages(participant.room)
-                    ],
-                }
-            )
-        return frames
-
-    def _instructions(self, role: str | None) -> str:
-        spec = self.study.spec.study
-        return spec.witness_instructions if role == "witness" else spec.instructions
-
-    def _send_state(self, pid: str) -> None:
-        if self._held is not None:  # inside a transaction: sent once it is committed
-            self._held.append(pid)
-            return
-        if pid not in self._connections:
-            self.store.publish({"state": pid})  # connected to another process, maybe
-            return
-        for frame in self._state_frames(pid):
-            self.deliver(pid, frame)
+        return self.rooms.end_room(room_id)
 
     # ---------------------------------------------------------------- connections
 
     async def attend(self, receive: Receive, send: SendFrame) -> None:
         """Serve one websocket until it closes (refusals are sent, never raised)."""
-        try:
-            with trio.fail_after(JOIN_TIMEOUT):
-                first = await receive()
-            join = parse_frame(first)
-            if not isinstance(join, Join):
-                raise Refused("Open the study from its link first.")
-            pid = self._join(join)
-        except trio.TooSlowError:
-            return
-        except (FrameError, Refused) as error:
-            self.store.flush()
-            await send(refusal(str(error)) | {"fatal": True})
-            return
-        participant = self.store.participant(pid)  # (this commits the join's events)
-        assert participant is not None
-        spec = self.study.spec.study
-        await send(
-            {
-                "type": "joined",
-                "token": participant.token,
-                "title": spec.title,
-                "consent": spec.consent,
-                "slider": spec.belief_slider,
-                "max_chars": self.study.spec.chat.max_chars,
-            }
-        )
-        outbox_send, outbox_recv = trio.open_memory_channel[dict[str, Any]](OUTBOX)
-        connection = _Connection(send=outbox_send)
-        previous = self._connections.get(pid)
-        if previous is not None:
-            self.deliver(pid, refusal("The study was opened in another window.") | {"fatal": True})
-            previous.cancel.cancel()
-        self._connections[pid] = connection
-        self._send_state(pid)
-        try:
-            with connection.cancel:
-                async with trio.open_nursery() as nursery:
-                    nursery.start_soon(
-                        _pump, outbox_recv, send, nursery.cancel_scope, self.store.flush
-                    )
-                    while True:
-                        raw = await receive()
-                        if raw is None:
-                            break
-                        try:
-                            await self._handle(pid, parse_frame(raw))
-                        except (FrameError, Refused) as error:
-                            outbox_send.send_nowait(refusal(str(error)))
-                    nursery.cancel_scope.cancel()
-        finally:
-            if self._connections.get(pid) is connection:
-                del self._connections[pid]
-            outbox_send.close()
+        await self.connections.attend(receive, send, self.handler)
 
-    def _join(self, join: Join) -> str:
-        if not PID.match(join.pid):
-            raise Refused("This study link has no valid participant id.")
-        for value in (join.study_id, join.session_id):
-            if value is not None and not PID.match(value):
-                raise Refused("This study link is malformed.")
-        existing = self.store.participant(join.pid)
-        own = join.key is not None
-        if own and not (
-            self.study.spec.study.own_person
-            and secrets.compare_digest(join.key or "", self.own_key)
-        ):
-            raise Refused("This private link is not valid.")
-        if existing is None:
-            self.store.add_participant(
-                Participant(
-                    pid=join.pid,
-                    token=secrets.token_urlsafe(18),
-                    state="consent",
-                    role=None,
-                    room=None,
-                    outcome=None,
-                    joined=self.wall_iso(),
-                    platform_study=OWN_PERSON if own else join.study_id,
-                    platform_session=join.session_id,
-                )
-            )
-            self.record("joined", {}, participant=join.pid)
-            return join.pid
-        if own and existing.platform_study == OWN_PERSON:
-            self.record("reconnected", {}, participant=join.pid)
-            return join.pid
-        if join.token is not None and secrets.compare_digest(join.token, existing.token):
-            self.record("reconnected", {}, participant=join.pid)
-            return join.pid
-        if existing.state == "done":
-            raise Refused("This participant id has already taken part in this study.")
-        raise Refused(
-            "This participant id is already in use. Continue in the browser where you "
-            "started the study."
-        )
-
-    async def _handle(self, pid: str, frame: Any) -> None:
-        participant = self.store.participant(pid)
-        assert participant is not None
-        if isinstance(frame, Join):
-            raise Refused("Already joined.")
-        if isinstance(frame, Consent):
-            if participant.state != "consent":
-                return
-            self._enter_lobby(pid)
-            self.record("consented", {}, participant=pid)
-            self._send_state(pid)
-            return
-        live = self._rooms.get(participant.room or "")
-        role: Sender = participant.role or "interrogator"
-        if isinstance(frame, Send | Typing) and live is None and participant.state == "chat":
-            # The room runs in another process of the study: pass the message on.
-            if isinstance(frame, Send):
-                self._check_send(pid, frame.text, participant)
-            text = frame.text if isinstance(frame, Send) else None
-            number = frame.chat if isinstance(frame, Send) else 1
-            self.store.publish(
-                {"room": participant.room, "pid": pid, "role": role, "chat": number, "text": text}
-            )
-            return
-        if isinstance(frame, Send):
-            if live is None:
-                raise Refused("The chat is not open.")
-            self._check_send(pid, frame.text, participant)
-            chat = live.chat_of(pid, frame.chat)
-            if chat is None:
-                raise Refused("There is no such chat.")
-            if chat.done:
-                raise Refused("This chat has ended.")
-            if role == "interrogator" and live.answered(chat) >= live.turns:
-                raise Refused("That was the last turn: wait for your partner to finish.")
-            if isinstance(live, MarketRoom) and role == "interrogator":
-                await live.ask(pid, frame.text)
-            else:
-                await live.post(chat, role, frame.text)
-        elif isinstance(frame, TradeFrame | DoneBuying):
-            if not isinstance(live, MarketRoom) or pid not in live.bettors:
-                raise Refused("There is no market to trade in.")
-            if isinstance(frame, DoneBuying):
-                live.done(pid)
-                return
-            try:
-                live.trade(pid, frame.kind, frame.side, frame.count)
-            except TradeRefused as error:
-                raise Refused(f"Trade refused: {error}") from None
-        elif isinstance(frame, Typing):
-            chat = live.chat_of(pid, 1) if live is not None else None
-            if chat is not None and participant.state == "chat":
-                live.keystroke(chat, role)  # type: ignore[union-attr]
-        elif isinstance(frame, BeliefFrame):
-            if participant.room is None or participant.state not in ("chat", "verdict"):
-                raise Refused("There is no chat to give a belief about.")
-            seq = live.last_seq if live is not None else len(self.store.messages(participant.room))
-            self.store.add_belief(
-                Belief(
-                    participant=pid,
-                    room=participant.room,
-                    seq=seq,
-                    time=self.wall_iso(),
-                    value=frame.value,
-                )
-            )
-        elif isinstance(frame, VerdictFrame):
-            if participant.state != "verdict" or participant.room is None:
-                raise Refused("A verdict can only be given when the chat has ended.")
-            room = self.store.room(participant.room)
-            three = room is not None and room.witness == "both"
-            if three != (frame.human in ("1", "2")):
-                raise Refused(
-                    "Answer "
-                    + (
-                        "which chat is the person (1 or 2)."
-                        if three
-                        else "whether your partner is a person (yes or no)."
-                    )
-                )
-            self.store.add_verdict(
-                Verdict(
-                    room=participant.room,
-                    participant=pid,
-                    human=frame.human,
-                    confidence=frame.confidence,
-                    reason=frame.reason,
-                    time=self.wall_iso(),
-                )
-            )
-            self.store.update_room(
-                participant.room, state="done", end_reason="finished", ended=self.wall_iso()
-            )
-            self._finish(pid, "finished")
-
-    def _check_send(self, pid: str, text: str, participant: Participant) -> None:
-        if participant.state != "chat":
-            raise Refused("The chat is not open.")
-        if not text.strip():
-            raise Refused("A message must not be empty.")
-        limit = self.study.spec.chat.max_chars
-        if len(text) > limit:
-            raise Refused(f"That message is too long (at most {limit} characters).")
-        now = trio.current_time()
-        last = self._last_send.get(pid)
-        if last is not None and now - last < self.study.spec.chat.min_interval:
-            raise Refused("You are sending messages too quickly; wait a moment.")
-        self._last_send[pid] = now
+    def deliver(self, pid: str, frame: dict[str, Any]) -> None:
+        """Queue a frame for ``pid``'s browser, if connected (the store has it anyway)."""
+        self.connections.deliver(pid, frame)
 
     # ---------------------------------------------------------------- admin view
 
     def overview(self) -> dict[str, Any]:
         """What the admin page shows (server-side only; never sent to participants)."""
-        participants = self.store.participants()
-        rooms = self.store.rooms()
-        finished: dict[str, int] = {}
-        for room in rooms:
-            if room.state != "live" and room.end_reason == "finished":
-                label = self.condition_label(room)
-                finished[label] = finished.get(label, 0) + 1
-        live = [
-            {
-                "id": room.id,
-                "condition": self.condition_label(room),
-                "interrogator": room.interrogator,
-                "witness": room.witness_pid,
-                "messages": len(self.store.messages(room.id)),
-                "created": room.created,
-            }
-            for room in rooms
-            if room.state == "live"
-        ]
-        return {
-            "waiting": self.matchmaker.waiting,
-            "live": live,
-            "finished": finished,
-            "excluded": [
-                {"pid": p.pid, "outcome": p.outcome}
-                for p in participants
-                if p.state == "done" and p.outcome not in (None, "finished")
-            ],
-        }
+        return overview(self.study, self.store, self.matchmaker)
 
     def condition_label(self, room: Room) -> str:
         """What a room tests, for the researcher."""
-        if room.condition is None:
-            return "human witness"
-        label = self.study.conditions[room.condition].label()
-        return f"three-party: {label}" if room.witness == "both" else label
-
-
-async def _pump(
-    outbox: trio.MemoryReceiveChannel[dict[str, Any]],
-    send: SendFrame,
-    scope: trio.CancelScope,
-    flush: Callable[[], None],
-) -> None:
-    """Send queued frames to the browser in order, each once every event recorded so
-    far is committed; a failed send ends the connection."""
-    try:
-        async for frame in outbox:
-            flush()
-            await send(frame)
-    except Exception:
-        scope.cancel()
-
-
-def _open_model(condition: Condition, seed: int) -> Model:
-    return get_model(condition.model, config=GenerateConfig(stop=("\nUser:",)), seed=seed)
-
-
-def dumps(frame: dict[str, Any]) -> str:
-    """A frame as compact JSON text."""
-    return json.dumps(frame, separators=(",", ":"), ensure_ascii=False)
+        return condition_label(self.study, room)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import trio
 
-import sdtt.serve.server as server_module
+import sdtt.serve.records as records_module
 from sdtt.serve.store import SqliteStore
 from tests.serve.helpers import Browser, make_server, write_spec
 
@@ -99,7 +99,7 @@ async def test_checkpoints_taken_over_copy_the_log_only_when_asked(tmp_path: Pat
 async def test_a_running_server_copies_the_log_into_the_study_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(server_module, "CHECKPOINT_EVERY", 0.01)
+    monkeypatch.setattr(records_module, "CHECKPOINT_EVERY", 0.01)
     server = make_server(write_spec(tmp_path))
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)

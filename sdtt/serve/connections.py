@@ -1,0 +1,175 @@
+"""Participants' websockets: the join, one bounded outbox per browser, and the frames
+delivered to it.
+
+The web layer hands each websocket over as two callables (receive a frame, send a frame),
+so all of this runs and is tested without a network. A frame leaves only once every event
+recorded before it is committed. A browser too slow to keep up is dropped; it can
+reconnect and is sent its whole state again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import trio
+
+from sdtt.serve.protocol import FrameError, Join, Refused, parse_frame, refusal
+from sdtt.serve.spec import Study
+from sdtt.serve.store import StudyStore
+
+Receive = Callable[[], Awaitable[str | bytes | None]]
+"""Waits for the next frame of a connection; None when it closed."""
+SendFrame = Callable[[dict[str, Any]], Awaitable[None]]
+
+OUTBOX = 256
+"""Frames that may wait for a slow browser before its connection is dropped (it can
+reconnect and get everything again)."""
+JOIN_TIMEOUT = 30.0
+
+
+class Handler(Protocol):
+    """What a connection does with the frames it receives."""
+
+    def join(self, join: Join) -> str:
+        """The participant id a join frame lets in; raises :class:`Refused`."""
+        ...
+
+    async def handle(self, pid: str, frame: Any) -> None:
+        """Act on one of ``pid``'s frames; raises :class:`Refused`."""
+        ...
+
+
+@dataclass
+class _Connection:
+    send: trio.MemorySendChannel[dict[str, Any]]
+    cancel: trio.CancelScope = field(default_factory=trio.CancelScope)
+
+
+class Connections:
+    """The browsers connected to this process, by participant id."""
+
+    def __init__(
+        self,
+        study: Study,
+        store: StudyStore,
+        state_frames: Callable[[str], list[dict[str, Any]]],
+    ) -> None:
+        self.study = study
+        self.store = store
+        self._state_frames = state_frames
+        """The frames that show a participant where they are (see :mod:`sdtt.serve.state`)."""
+        self._open: dict[str, _Connection] = {}
+        self._held: list[str] | None = None
+
+    def __contains__(self, pid: object) -> bool:
+        return pid in self._open
+
+    async def attend(self, receive: Receive, send: SendFrame, handler: Handler) -> None:
+        """Serve one websocket until it closes (refusals are sent, never raised)."""
+        try:
+            with trio.fail_after(JOIN_TIMEOUT):
+                first = await receive()
+            join = parse_frame(first)
+            if not isinstance(join, Join):
+                raise Refused("Open the study from its link first.")
+            pid = handler.join(join)
+        except trio.TooSlowError:
+            return
+        except (FrameError, Refused) as error:
+            self.store.flush()
+            await send(refusal(str(error)) | {"fatal": True})
+            return
+        participant = self.store.participant(pid)  # (this commits the join's events)
+        assert participant is not None
+        spec = self.study.spec.study
+        await send(
+            {
+                "type": "joined",
+                "token": participant.token,
+                "title": spec.title,
+                "consent": spec.consent,
+                "slider": spec.belief_slider,
+                "max_chars": self.study.spec.chat.max_chars,
+            }
+        )
+        outbox_send, outbox_recv = trio.open_memory_channel[dict[str, Any]](OUTBOX)
+        connection = _Connection(send=outbox_send)
+        previous = self._open.get(pid)
+        if previous is not None:
+            self.deliver(pid, refusal("The study was opened in another window.") | {"fatal": True})
+            previous.cancel.cancel()
+        self._open[pid] = connection
+        self.send_state(pid)
+        try:
+            with connection.cancel:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(
+                        _pump, outbox_recv, send, nursery.cancel_scope, self.store.flush
+                    )
+                    while True:
+                        raw = await receive()
+                        if raw is None:
+                            break
+                        try:
+                            await handler.handle(pid, parse_frame(raw))
+                        except (FrameError, Refused) as error:
+                            outbox_send.send_nowait(refusal(str(error)))
+                    nursery.cancel_scope.cancel()
+        finally:
+            if self._open.get(pid) is connection:
+                del self._open[pid]
+            outbox_send.close()
+
+    def deliver(self, pid: str, frame: dict[str, Any]) -> None:
+        """Queue a frame for ``pid``'s browser, if connected (the store has it anyway)."""
+        connection = self._open.get(pid)
+        if connection is None:
+            self.store.publish({"to": pid, "frame": frame})
+            return
+        try:
+            connection.send.send_nowait(frame)
+        except (trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
+            # Too slow or gone: drop the connection; a reconnect shows everything again.
+            connection.cancel.cancel()
+
+    def send_state(self, pid: str) -> None:
+        """Show ``pid`` where they are now (see :mod:`sdtt.serve.state`)."""
+        if self._held is not None:  # inside a transaction: sent once it is committed
+            self._held.append(pid)
+            return
+        if pid not in self._open:
+            self.store.publish({"state": pid})  # connected to another process, maybe
+            return
+        for frame in self._state_frames(pid):
+            self.deliver(pid, frame)
+
+    @contextlib.contextmanager
+    def holding(self) -> Iterator[None]:
+        """Hold back the state frames asked for in the block (a transaction whose
+        changes they show) and send them once it ended without an error."""
+        self._held = []
+        try:
+            yield
+        finally:
+            held, self._held = self._held, None
+        for pid in dict.fromkeys(held):
+            self.send_state(pid)
+
+
+async def _pump(
+    outbox: trio.MemoryReceiveChannel[dict[str, Any]],
+    send: SendFrame,
+    scope: trio.CancelScope,
+    flush: Callable[[], None],
+) -> None:
+    """Send queued frames to the browser in order, each once every event recorded so
+    far is committed; a failed send ends the connection."""
+    try:
+        async for frame in outbox:
+            flush()
+            await send(frame)
+    except Exception:
+        scope.cancel()

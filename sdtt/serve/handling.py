@@ -1,0 +1,207 @@
+"""What the server does with each frame a participant's browser sends: the join (new
+participant, reconnect or refusal), consent, chat messages and typing, trades, belief
+slider readings and the verdict. Whatever is not allowed now raises :class:`Refused`
+with a message for the participant."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import trio
+
+from sdtt.beliefs.market import TradeRefused
+from sdtt.serve.market_room import MarketRoom
+from sdtt.serve.participants import OWN_PERSON, Participants
+from sdtt.serve.protocol import (
+    PID,
+    BeliefFrame,
+    Consent,
+    DoneBuying,
+    Join,
+    Refused,
+    Send,
+    TradeFrame,
+    Typing,
+    VerdictFrame,
+)
+from sdtt.serve.room import LiveRoom, RoomHost
+from sdtt.serve.store import Belief, Participant, Sender, Verdict
+
+
+class FrameHandler:
+    """Checks and acts on participants' frames (see :class:`~sdtt.serve.connections.Handler`)."""
+
+    def __init__(
+        self,
+        host: RoomHost,
+        rooms: Mapping[str, LiveRoom],
+        participants: Participants,
+        send_state: Callable[[str], None],
+        own_key: str,
+    ) -> None:
+        self.host = host
+        """The server's study, store, clock and event log."""
+        self.rooms = rooms
+        """The live rooms this process runs, by id."""
+        self.participants = participants
+        self.send_state = send_state
+        self.own_key = own_key
+        self._last_send: dict[str, float] = {}
+
+    def join(self, join: Join) -> str:
+        """The participant a join frame lets in: new, or back with their token (or the
+        own person's key); raises :class:`Refused` otherwise."""
+        store = self.host.store
+        if not PID.match(join.pid):
+            raise Refused("This study link has no valid participant id.")
+        for value in (join.study_id, join.session_id):
+            if value is not None and not PID.match(value):
+                raise Refused("This study link is malformed.")
+        existing = store.participant(join.pid)
+        own = join.key is not None
+        if own and not (
+            self.host.study.spec.study.own_person
+            and secrets.compare_digest(join.key or "", self.own_key)
+        ):
+            raise Refused("This private link is not valid.")
+        if existing is None:
+            store.add_participant(
+                Participant(
+                    pid=join.pid,
+                    token=secrets.token_urlsafe(18),
+                    state="consent",
+                    role=None,
+                    room=None,
+                    outcome=None,
+                    joined=self.host.wall_iso(),
+                    platform_study=OWN_PERSON if own else join.study_id,
+                    platform_session=join.session_id,
+                )
+            )
+            self.host.record("joined", {}, participant=join.pid)
+            return join.pid
+        if own and existing.platform_study == OWN_PERSON:
+            self.host.record("reconnected", {}, participant=join.pid)
+            return join.pid
+        if join.token is not None and secrets.compare_digest(join.token, existing.token):
+            self.host.record("reconnected", {}, participant=join.pid)
+            return join.pid
+        if existing.state == "done":
+            raise Refused("This participant id has already taken part in this study.")
+        raise Refused(
+            "This participant id is already in use. Continue in the browser where you "
+            "started the study."
+        )
+
+    async def handle(self, pid: str, frame: Any) -> None:
+        """Act on one frame from ``pid`` (already joined)."""
+        store = self.host.store
+        participant = store.participant(pid)
+        assert participant is not None
+        if isinstance(frame, Join):
+            raise Refused("Already joined.")
+        if isinstance(frame, Consent):
+            if participant.state != "consent":
+                return
+            self.participants.enter_lobby(pid)
+            self.host.record("consented", {}, participant=pid)
+            self.send_state(pid)
+            return
+        live = self.rooms.get(participant.room or "")
+        role: Sender = participant.role or "interrogator"
+        if isinstance(frame, Send | Typing) and live is None and participant.state == "chat":
+            # The room runs in another process of the study: pass the message on.
+            if isinstance(frame, Send):
+                self._check_send(pid, frame.text, participant)
+            text = frame.text if isinstance(frame, Send) else None
+            number = frame.chat if isinstance(frame, Send) else 1
+            store.publish(
+                {"room": participant.room, "pid": pid, "role": role, "chat": number, "text": text}
+            )
+            return
+        if isinstance(frame, Send):
+            if live is None:
+                raise Refused("The chat is not open.")
+            self._check_send(pid, frame.text, participant)
+            chat = live.chat_of(pid, frame.chat)
+            if chat is None:
+                raise Refused("There is no such chat.")
+            if chat.done:
+                raise Refused("This chat has ended.")
+            if role == "interrogator" and live.answered(chat) >= live.turns:
+                raise Refused("That was the last turn: wait for your partner to finish.")
+            if isinstance(live, MarketRoom) and role == "interrogator":
+                await live.ask(pid, frame.text)
+            else:
+                await live.post(chat, role, frame.text)
+        elif isinstance(frame, TradeFrame | DoneBuying):
+            if not isinstance(live, MarketRoom) or pid not in live.bettors:
+                raise Refused("There is no market to trade in.")
+            if isinstance(frame, DoneBuying):
+                live.done(pid)
+                return
+            try:
+                live.trade(pid, frame.kind, frame.side, frame.count)
+            except TradeRefused as error:
+                raise Refused(f"Trade refused: {error}") from None
+        elif isinstance(frame, Typing):
+            chat = live.chat_of(pid, 1) if live is not None else None
+            if chat is not None and participant.state == "chat":
+                live.keystroke(chat, role)  # type: ignore[union-attr]
+        elif isinstance(frame, BeliefFrame):
+            if participant.room is None or participant.state not in ("chat", "verdict"):
+                raise Refused("There is no chat to give a belief about.")
+            seq = live.last_seq if live is not None else len(store.messages(participant.room))
+            store.add_belief(
+                Belief(
+                    participant=pid,
+                    room=participant.room,
+                    seq=seq,
+                    time=self.host.wall_iso(),
+                    value=frame.value,
+                )
+            )
+        elif isinstance(frame, VerdictFrame):
+            if participant.state != "verdict" or participant.room is None:
+                raise Refused("A verdict can only be given when the chat has ended.")
+            room = store.room(participant.room)
+            three = room is not None and room.witness == "both"
+            if three != (frame.human in ("1", "2")):
+                raise Refused(
+                    "Answer "
+                    + (
+                        "which chat is the person (1 or 2)."
+                        if three
+                        else "whether your partner is a person (yes or no)."
+                    )
+                )
+            store.add_verdict(
+                Verdict(
+                    room=participant.room,
+                    participant=pid,
+                    human=frame.human,
+                    confidence=frame.confidence,
+                    reason=frame.reason,
+                    time=self.host.wall_iso(),
+                )
+            )
+            store.update_room(
+                participant.room, state="done", end_reason="finished", ended=self.host.wall_iso()
+            )
+            self.participants.finish(pid, "finished")
+
+    def _check_send(self, pid: str, text: str, participant: Participant) -> None:
+        if participant.state != "chat":
+            raise Refused("The chat is not open.")
+        if not text.strip():
+            raise Refused("A message must not be empty.")
+        limit = self.host.study.spec.chat.max_chars
+        if len(text) > limit:
+            raise Refused(f"That message is too long (at most {limit} characters).")
+        now = trio.current_time()
+        last = self._last_send.get(pid)
+        if last is not None and now - last < self.host.study.spec.chat.min_interval:
+            raise Refused("You are sending messages too quickly; wait a moment.")
+        self._last_send[pid] = now

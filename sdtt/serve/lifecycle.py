@@ -1,0 +1,225 @@
+"""Rooms from opening to end: a room for each of the lobby's decisions (a bot, human,
+three-party or market room), run in the server's nursery, then ended as it finished or was
+cut short. One room's failure never takes the others down.
+
+On a shared store (PostgreSQL) each room is owned by this process's lease; the rooms of a
+process whose lease ran out are ended here (``server_lost``), and if this process was the
+one taken for dead, its rooms that the others ended stop too.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+
+import trio
+
+from sdtt.errors import SdttError
+from sdtt.serve.bots import Bots
+from sdtt.serve.lease import Lease, LeaseStore, has_leases
+from sdtt.serve.market_room import MarketRoom, games_played, refund_game
+from sdtt.serve.matchmaker import BotRoom, Decision, HumanRoom, MarketGame, ThreeRoom, TimedOut
+from sdtt.serve.participants import Participants
+from sdtt.serve.room import LiveRoom, RoomHost
+from sdtt.serve.store import Room
+
+OUTCOMES = {"model_error": "partner_error", "ended_by_admin": "ended"}
+"""A participant's outcome for a room's end reason, where the two differ."""
+
+
+class Rooms:
+    """Opens, runs and ends this process's rooms."""
+
+    def __init__(
+        self,
+        host: RoomHost,
+        live: dict[str, LiveRoom],
+        participants: Participants,
+        send_state: Callable[[str], None],
+        bots: Bots,
+    ) -> None:
+        self.host = host
+        """The server the rooms run on (its study, store, clock, log and delivery)."""
+        self.live = live
+        """The live rooms this process runs, by id (added and removed only here)."""
+        self.participants = participants
+        self.send_state = send_state
+        self.bots = bots
+        self.nursery: trio.Nursery | None = None
+        """Where rooms run (the server's, once it runs)."""
+        self.lease: Lease | None = None
+        """This process's lease on a shared store (None with SQLite)."""
+
+    # ---------------------------------------------------------------- opening
+
+    def apply(self, decision: Decision) -> None:
+        """Carry out one of the lobby's decisions (called inside the lobby's lock)."""
+        if isinstance(decision, TimedOut):
+            self.host.record("lobby_timeout", {"outcome": "end"}, participant=decision.pid)
+            self.participants.finish(decision.pid, "timeout")
+            return
+        if isinstance(decision, MarketGame):
+            self._start_market(decision)
+            return
+        three = isinstance(decision, ThreeRoom)
+        room = Room(
+            id=f"room-{uuid.uuid4().hex[:12]}",
+            mode="three-party" if three else "two-party",
+            witness="bot" if isinstance(decision, BotRoom) else "both" if three else "human",
+            condition=None if isinstance(decision, HumanRoom) else decision.condition,
+            interrogator=decision.interrogator,
+            witness_pid=None if isinstance(decision, BotRoom) else decision.witness,
+            state="live",
+            end_reason=None,
+            created=self.host.wall_iso(),
+            ended=None,
+            bot_position=decision.bot_position if isinstance(decision, ThreeRoom) else None,
+        )
+        self.host.store.add_room(room)
+        if self.lease is not None:  # in the lobby's transaction: never a room without owner
+            self._lease_store().own_room(room.id, self.lease.server)
+        if isinstance(decision, BotRoom) and decision.timed_out:
+            self.host.record(
+                "lobby_timeout", {"outcome": "bot"}, room=room.id, participant=decision.interrogator
+            )
+        self._open(LiveRoom(record=room, server=self.host, turns=self.host.study.spec.study.turns))
+
+    def _start_market(self, game: MarketGame) -> None:
+        room = Room(
+            id=f"room-{uuid.uuid4().hex[:12]}",
+            mode="market",
+            witness="bot" if game.target is None else "human",
+            condition=game.condition,
+            interrogator=game.bettors[0],
+            witness_pid=game.target,
+            state="live",
+            end_reason=None,
+            created=self.host.wall_iso(),
+            ended=None,
+        )
+        self.host.store.add_room(room)
+        if game.timed_out:
+            self.host.record(
+                "lobby_timeout", {"outcome": "market", "bettors": len(game.bettors)}, room=room.id
+            )
+        spec = self.host.study.spec
+        self._open(
+            MarketRoom(
+                record=room,
+                server=self.host,
+                turns=spec.study.turns,
+                bettors=game.bettors,
+                spec=spec.market,
+            )
+        )
+
+    def _open(self, live: LiveRoom) -> None:
+        """Move the room's people into it and start running it."""
+        self.live[live.id] = live
+        for pid, role in live.members().items():
+            self.host.store.update_participant(pid, state="chat", role=role, room=live.id)
+            self.send_state(pid)
+        assert self.nursery is not None
+        self.nursery.start_soon(self._run, live)
+
+    # ---------------------------------------------------------------- running and ending
+
+    async def _run(self, live: LiveRoom) -> None:
+        try:
+            if live.record.condition is None:
+                await live.run(None)
+            else:
+                await self.bots.run(live)
+        except Exception as error:
+            # One room's failure never takes the others down: it ends, told and recorded.
+            self.host.record(
+                "room_error", {"error": type(error).__name__, "message": str(error)}, room=live.id
+            )
+            live.end("model_error" if isinstance(error, SdttError) else "server_error")
+        reason = live.end_reason or "finished"
+        del self.live[live.id]
+        if isinstance(live, MarketRoom):
+            self._end_market(live, reason)
+            return
+        store = self.host.store
+        if reason == "finished":
+            store.update_room(live.id, state="verdict")
+            self.host.record("chat_finished", {}, room=live.id)
+            store.update_participant(live.record.interrogator, state="verdict")
+            self.send_state(live.record.interrogator)
+            if live.record.witness_pid is not None:
+                self.participants.finish(live.record.witness_pid, "finished")
+                self.participants.release_own_person(live.record.witness_pid)
+        else:
+            room = store.room(live.id)
+            assert room is not None
+            if room.state == "live":  # else another process has ended it already
+                self.finish_room(room, reason)
+
+    def _end_market(self, live: MarketRoom, reason: str) -> None:
+        """Reveal and pay out (or, cut short, refund); bettors play on or are done."""
+        if reason == "finished":
+            live.settle(target_human=live.record.witness == "human")
+        else:
+            live.refund()
+        store = self.host.store
+        store.update_room(live.id, state="done", end_reason=reason, ended=self.host.wall_iso())
+        self.host.record("room_ended", {"reason": reason}, room=live.id)
+        note = OUTCOMES.get(reason, reason)
+        if live.record.witness_pid is not None:
+            self.participants.finish(live.record.witness_pid, note)
+        for pid in live.bettors:
+            if reason == "finished" and games_played(store, pid) < live.spec.games:
+                self.participants.enter_lobby(pid)
+                self.send_state(pid)
+            else:
+                self.participants.finish(pid, note)
+
+    def finish_room(self, room: Room, reason: str) -> None:
+        """End a room early; its people are told and get the completion code."""
+        store = self.host.store
+        store.update_room(room.id, state="done", end_reason=reason, ended=self.host.wall_iso())
+        self.host.record("room_ended", {"reason": reason}, room=room.id)
+        note = OUTCOMES.get(reason, reason)
+        people = [room.interrogator, room.witness_pid]
+        if room.mode == "market":  # every bettor of a game a stop cut short, paid back
+            refund_game(self.host, room.id)
+            people += [p.pid for p in store.participants() if p.room == room.id]
+        for pid in dict.fromkeys(people):
+            if pid is not None:
+                self.participants.finish(pid, note)
+                self.participants.release_own_person(pid)
+
+    def end_room(self, room_id: str) -> bool:
+        """End a live room now (the admin page's button); False if it is not live."""
+        live = self.live.get(room_id)
+        if live is None:
+            room = self.host.store.room(room_id)
+            if room is None or room.state != "live":
+                return False
+            self.host.store.publish({"end": room_id})  # it runs in another process
+            return True
+        live.end("ended_by_admin")
+        return True
+
+    # ---------------------------------------------------------------- leases
+
+    def _lease_store(self) -> LeaseStore:
+        assert has_leases(self.host.store)
+        return self.host.store  # type: ignore[return-value]
+
+    def end_lost_rooms(self, room_ids: list[str]) -> None:
+        """End the rooms of processes whose lease ran out."""
+        for room_id in room_ids:
+            room = self.host.store.room(room_id)
+            if room is not None and room.state == "live":
+                self.finish_room(room, "server_lost")
+
+    def lease_lost(self) -> None:
+        """This process was too slow and was taken for dead: the rooms the others ended
+        stop here too (they are not ended a second time)."""
+        self.host.record("lease_lost", {"server": self.lease.server if self.lease else None})
+        for live in list(self.live.values()):
+            room = self.host.store.room(live.id)
+            if room is None or room.state != "live":
+                live.end("server_lost")

@@ -1,0 +1,81 @@
+"""The lobby: everyone waiting in the store (all processes of the study) handed to the
+matchmaker (:mod:`sdtt.serve.matchmaker`, pure), whose decisions open rooms. The lobby is
+held while it is read and the rooms are formed, so two processes never take the same
+participant."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from datetime import datetime
+
+import trio
+
+from sdtt.serve.matchmaker import Decision, Matchmaker
+from sdtt.serve.participants import OWN_PERSON
+from sdtt.serve.spec import Study
+from sdtt.serve.store import StudyStore
+
+
+class Lobby:
+    """Forms rooms whenever someone arrives or a wait runs out."""
+
+    def __init__(self, study: Study, store: StudyStore, wall: Callable[[], datetime]) -> None:
+        self.study = study
+        self.store = store
+        self.wall = wall
+        """Now, as wall time (the server's clock)."""
+        self._changed = trio.Event()
+        self.matchmaker = self.restore()
+
+    def wake(self) -> None:
+        """Someone arrived (here or in another process): look at the lobby again."""
+        self._changed.set()
+
+    def restore(self) -> Matchmaker:
+        """The lobby as the store left it (the rooms formed so far kept in balance)."""
+        spec = self.study.spec
+        counts = [0] * len(self.study.conditions)
+        human = bot = 0
+        positions = [0, 0]
+        for tally in self.store.room_tally():
+            if tally.witness != "bot":
+                human += tally.count
+            else:
+                bot += tally.count
+            if tally.condition is not None and tally.condition < len(counts):
+                counts[tally.condition] += tally.count
+            if tally.bot_position in (1, 2):
+                positions[tally.bot_position - 1] += tally.count
+        return Matchmaker(
+            conditions=len(counts),
+            timeout=spec.lobby.timeout,
+            on_timeout=spec.lobby.on_timeout,
+            human_share=spec.study.human_witness_share,
+            three_party=spec.study.mode == "three-party",
+            market_size=spec.market.bettors if spec.study.mode == "market" else 0,
+            own_person=spec.study.own_person,
+            seed=spec.chat.seed,
+            rooms_per_condition=counts,
+            human_rooms=human,
+            bot_rooms=bot,
+            positions=positions,
+        )
+
+    async def run(self, apply: Callable[[Decision], None]) -> None:
+        """Hand the matchmaker's decisions to ``apply`` until cancelled."""
+        while True:
+            now = self.wall().timestamp()
+            with self.store.lobby_lock():
+                self.matchmaker = self.restore()
+                for p in self.store.participants("lobby"):
+                    since = now if p.waiting_since is None else p.waiting_since
+                    own = p.platform_study == OWN_PERSON
+                    self.matchmaker.arrive(p.pid, since, witness_only=own)
+                for decision in self.matchmaker.step(now):
+                    apply(decision)
+            deadline = self.matchmaker.next_deadline()
+            wait = math.inf if deadline is None else trio.current_time() + deadline - now
+            with trio.move_on_at(wait):
+                await self._changed.wait()
+            self._changed = trio.Event()

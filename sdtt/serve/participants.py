@@ -1,0 +1,54 @@
+"""Moving participants between the study's phases: into the lobby, and done (with the
+outcome their completion page explains). The own person (the real person behind the
+persona, in own-person studies) goes back to the lobby after each chat instead."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sdtt.serve.room import RoomHost
+
+OWN_PERSON = "own-person"
+"""Marks the real person behind the persona (joined by the private link) in the store."""
+
+
+class Participants:
+    """Changes participants' phases in the store and has their browsers shown it."""
+
+    def __init__(
+        self,
+        host: RoomHost,
+        send_state: Callable[[str], None],
+        wake_lobby: Callable[[], None],
+    ) -> None:
+        self.host = host
+        """The server's store, clock and event log."""
+        self.send_state = send_state
+        self.wake_lobby = wake_lobby
+
+    def enter_lobby(self, pid: str) -> None:
+        """``pid`` waits for a room from now (their browser is not told here)."""
+        store = self.host.store
+        store.update_participant(
+            pid, state="lobby", room=None, outcome=None, waiting_since=self.host.wall().timestamp()
+        )
+        self.wake_lobby()
+        store.publish({"lobby": True})
+
+    def finish(self, pid: str, outcome: str) -> None:
+        """``pid`` is done with the study (``outcome`` says why), and is shown so."""
+        self.host.store.update_participant(pid, state="done", outcome=outcome)
+        self.host.record("participant_done", {"outcome": outcome}, participant=pid)
+        self.send_state(pid)
+
+    def is_own_person(self, pid: str) -> bool:
+        """Whether ``pid`` joined by the own person's private link."""
+        participant = self.host.store.participant(pid)
+        return participant is not None and participant.platform_study == OWN_PERSON
+
+    def release_own_person(self, pid: str) -> None:
+        """The own person goes back to the lobby for the next interrogator."""
+        if not self.is_own_person(pid):
+            return
+        self.enter_lobby(pid)
+        self.send_state(pid)
