@@ -161,8 +161,9 @@ async def test_timeout_raises_a_timeout_error(server: FakeOpenAIServer) -> None:
 
 @pytest.mark.trio
 async def test_a_timeout_is_retried_by_the_model(make: MakeModel, server: FakeOpenAIServer) -> None:
-    server.enqueue(ScriptedReply(body={"late": True}, delay=3.0))
-    output = await make().generate(PROMPT, GenerateConfig(timeout=0.3))
+    # A second apart, so a loaded machine answering the retry slowly is not a timeout too.
+    server.enqueue(ScriptedReply(body={"late": True}, delay=10.0))
+    output = await make().generate(PROMPT, GenerateConfig(timeout=1.0))
     assert output.attempts == 2
     assert output.text.endswith("hi!")
 
