@@ -84,7 +84,7 @@ def _export(study: object, out: Path) -> int:
     from sdtt.files import output_folder
     from sdtt.serve.export import export_study
     from sdtt.serve.spec import Study
-    from sdtt.serve.store import open_store
+    from sdtt.serve.storage import open_store
 
     assert isinstance(study, Study)
     if not study.spec.storage.url and not study.store_path.exists():
@@ -115,7 +115,7 @@ async def _serve(study: object, host: str, port: int) -> None:
     from sdtt.serve.app import build_app
     from sdtt.serve.server import StudyServer
     from sdtt.serve.spec import Study
-    from sdtt.serve.store import describe_store, open_store
+    from sdtt.serve.storage import describe_store, open_store
 
     assert isinstance(study, Study)
     server = StudyServer(

@@ -3,6 +3,8 @@
 - :mod:`sdtt.serve.spec`: the study spec (TOML) and its conditions;
 - :mod:`sdtt.serve.store`: where participants, rooms, messages and verdicts are kept
   (SQLite in the study folder), each written before it is delivered;
+- :mod:`sdtt.serve.pgstore`: the same store in PostgreSQL, for several server processes;
+- :mod:`sdtt.serve.storage`: which of the two a study uses;
 - :mod:`sdtt.serve.matchmaker`: the lobby as a pure state machine (no I/O, no clock);
 - :mod:`sdtt.serve.protocol`: the websocket frames, checked;
 - :mod:`sdtt.serve.room`: one chat, with the persona bot run by the engine's session or a

@@ -17,12 +17,9 @@ import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from sdtt.errors import InputError
-
-if TYPE_CHECKING:
-    from sdtt.serve.spec import Study
 
 ParticipantState = Literal["consent", "lobby", "chat", "verdict", "done"]
 RoomState = Literal["live", "verdict", "done"]
@@ -459,21 +456,3 @@ class SqliteStore(_SqlStore):
         if self._checkpointer is not None:
             self._checkpointer.close()
         self._db.close()
-
-
-def open_store(study: Study) -> StudyStore:
-    """The study's store: its PostgreSQL database when ``[storage] url`` is set, else the
-    SQLite file in the study folder."""
-    if study.spec.storage.url:
-        from sdtt.serve.pgstore import PostgresStore
-
-        return PostgresStore(study.spec.storage.url)
-    return SqliteStore(study.store_path)
-
-
-def describe_store(study: Study) -> str:
-    """Where the store is, for the terminal (a database URL without its credentials)."""
-    url = study.spec.storage.url
-    if not url:
-        return str(study.store_path)
-    return "PostgreSQL " + url.split("@")[-1] if "@" in url else "PostgreSQL database"
