@@ -19,7 +19,7 @@ when a study is published; 0 sends everyone at once, a join stampede rather than
 delivery test). Bounded and self-stopping: every participant finishes after ``--turns``
 turns, and the whole run is cut at ``--limit`` seconds. Only 127.0.0.1 is contacted.
 
-Usage: python benchmarks/serve_load.py [--rooms 300] [--turns 3] [--arrival-seconds 15]
+Usage: python benchmarks/serve_load.py [--rooms 300] [--turns 4] [--arrival-seconds 15]
 """
 
 from __future__ import annotations
@@ -217,7 +217,7 @@ async def play(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rooms", type=int, default=300)
-    parser.add_argument("--turns", type=int, default=3, help="turns per chat (default 3)")
+    parser.add_argument("--turns", type=int, default=4, help="turns per chat (default 4)")
     parser.add_argument(
         "--arrival-seconds",
         type=float,
