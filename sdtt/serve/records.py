@@ -8,6 +8,7 @@ log is copied into the study file off the loop by :meth:`Records.checkpoint_wal`
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -68,7 +69,13 @@ class Records:
             self.store.flush()
 
     async def checkpoint_wal(self, checkpoint: Callable[[], None]) -> None:
-        """Copy the SQLite log into the database file every few seconds, off the loop."""
+        """Copy the SQLite log into the database file every few seconds, off the loop.
+
+        A failed copy loses nothing (the log keeps every commit) and must not end the
+        live rooms: it is recorded as a ``store_checkpoint_failed`` event and tried again."""
         while True:
             await trio.sleep(CHECKPOINT_EVERY)
-            await trio.to_thread.run_sync(checkpoint)
+            try:
+                await trio.to_thread.run_sync(checkpoint)
+            except sqlite3.Error as error:
+                self.record("store_checkpoint_failed", {"error": str(error)})

@@ -1,10 +1,13 @@
 """Events are committed in batches, yet never after a frame that shows them: what a
-browser got is in the study file, read by another connection at that very moment."""
+browser got is in the study file, read by another connection at that very moment. The
+SQLite log is copied into the study file off the event loop, and a failed copy loses
+nothing and stops no room."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +15,10 @@ import pytest
 import trio
 
 import sdtt.serve.records as records_module
+from sdtt.serve.server import StudyServer
+from sdtt.serve.spec import read_study
 from sdtt.serve.store import SqliteStore
-from tests.serve.helpers import Browser, make_server, write_spec
+from tests.serve.helpers import START, Browser, make_server, write_spec
 
 pytestmark = pytest.mark.trio
 
@@ -108,3 +113,33 @@ async def test_a_running_server_copies_the_log_into_the_study_file(
             while not messages_in_file_alone(server.study.store_path, tmp_path / "copy"):
                 await trio.sleep(0.01)
         nursery.cancel_scope.cancel()
+
+
+class FailingCheckpoints(SqliteStore):
+    """A study file whose log cannot be copied (as on a disk that fails now and then)."""
+
+    def background_checkpoints(self) -> Callable[[], None]:
+        def checkpoint() -> None:
+            raise sqlite3.OperationalError("disk I/O error")
+
+        return checkpoint
+
+
+async def test_a_failed_log_copy_is_recorded_and_the_study_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(records_module, "CHECKPOINT_EVERY", 0.01)
+    study = read_study(write_spec(tmp_path))
+    server = StudyServer(study, FailingCheckpoints(study.store_path), started=START)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        with trio.fail_after(10):  # real time: the copy runs in a worker thread
+            while not any(e["kind"] == "store_checkpoint_failed" for e in server.store.events()):
+                await trio.sleep(0.01)
+        browser = Browser(server, "P1")
+        await browser.open(nursery)
+        with trio.fail_after(10):
+            await browser.wait_phase("consent")
+        nursery.cancel_scope.cancel()
+    failures = [e for e in server.store.events() if e["kind"] == "store_checkpoint_failed"]
+    assert "disk I/O error" in failures[0]["data"]["error"]
