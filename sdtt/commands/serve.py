@@ -125,7 +125,7 @@ async def _serve(study: object, host: str, port: int) -> None:
         own_key=os.environ.get(OWN_KEY_ENV),
     )
     server.check()
-    # What exists now (modules, personas, the app) lives as long as the server: keep it out
+    # What exists now (modules, the study's personas) lives as long as the server: keep it out
     # of the cyclic collector's full scans, each of which pauses every room's loop.
     gc.collect()
     gc.freeze()
