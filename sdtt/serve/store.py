@@ -12,6 +12,7 @@ any frame leaves and soon after every event), or by :meth:`close`.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
@@ -241,22 +242,7 @@ class _SqlStore:
 
     def add_participant(self, participant: Participant) -> None:
         """Add a new participant id (its pid must be new)."""
-        p = participant
-        self._run(
-            "INSERT INTO participants (pid, token, platform_study, platform_session, state, "
-            "role, room, outcome, joined) VALUES (?,?,?,?,?,?,?,?,?)",
-            (
-                p.pid,
-                p.token,
-                p.platform_study,
-                p.platform_session,
-                p.state,
-                p.role,
-                p.room,
-                p.outcome,
-                p.joined,
-            ),
-        )
+        self._insert("participants", participant)
 
     def participant(self, pid: str) -> Participant | None:
         """The participant ``pid``, if it has joined."""
@@ -275,24 +261,7 @@ class _SqlStore:
 
     def add_room(self, room: Room) -> None:
         """Add a new room."""
-        r = room
-        self._run(
-            "INSERT INTO rooms (id, mode, witness, condition, interrogator, witness_pid, state, "
-            "end_reason, created, ended, bot_position) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                r.id,
-                r.mode,
-                r.witness,
-                r.condition,
-                r.interrogator,
-                r.witness_pid,
-                r.state,
-                r.end_reason,
-                r.created,
-                r.ended,
-                r.bot_position,
-            ),
-        )
+        self._insert("rooms", room)
 
     def room(self, room_id: str) -> Room | None:
         """The room ``room_id``, if any."""
@@ -346,12 +315,7 @@ class _SqlStore:
 
     def add_verdict(self, verdict: Verdict) -> None:
         """Record a verdict (one per participant and room)."""
-        v = verdict
-        self._run(
-            "INSERT INTO verdicts (room, participant, human, confidence, reason, time) "
-            "VALUES (?,?,?,?,?,?)",
-            (v.room, v.participant, v.human, v.confidence, v.reason, v.time),
-        )
+        self._insert("verdicts", verdict)
 
     def verdicts(self) -> list[Verdict]:
         """Every verdict, oldest first."""
@@ -360,16 +324,20 @@ class _SqlStore:
 
     def add_belief(self, belief: Belief) -> None:
         """Record a belief slider reading."""
-        b = belief
-        self._run(
-            "INSERT INTO beliefs (participant, room, seq, time, value) VALUES (?,?,?,?,?)",
-            (b.participant, b.room, b.seq, b.time, b.value),
-        )
+        self._insert("beliefs", belief)
 
     def beliefs(self) -> list[Belief]:
         """Every belief reading, oldest first."""
         rows = self._run(f"SELECT * FROM beliefs ORDER BY {self.ORDER}")
         return [_fields(Belief, r) for r in rows]
+
+    def _insert(self, table: str, record: Any) -> None:
+        """Insert a record dataclass as a row (its fields are the table's columns)."""
+        names = [field.name for field in dataclasses.fields(record)]
+        self._run(
+            f"INSERT INTO {table} ({', '.join(names)}) VALUES ({','.join('?' * len(names))})",
+            tuple(getattr(record, name) for name in names),
+        )
 
     def _update(
         self, table: str, key: str, value: str, fields: dict[str, Any], allowed: frozenset[str]
