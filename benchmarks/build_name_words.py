@@ -7,7 +7,9 @@ chat text: a listed name that chitchat-dataset writers type in lower case at lea
 ``--min-lower`` times and at least ``--ratio`` times as often as with a capital letter
 mid-sentence is an everyday word. The output is sorted, one word a line.
 
-Usage: PYTHONPATH=. python benchmarks/build_name_words.py [--min-lower 3] [--ratio 1.0]
+Usage: PYTHONPATH=. python benchmarks/build_name_words.py [--min-lower 3] [--ratio 1.0] [--check]
+(``--check`` writes nothing and fails when the committed file differs from a rebuild; the
+list depends on Faker's name lists, so rebuild it when constraints.txt moves Faker.)
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections import Counter
 from pathlib import Path
 
 import chitchat_dataset
+from _quick import add_quick
 
 from sdtt.personas.pii_names import OUTPUT_WORDS, listed_names
 
@@ -28,10 +31,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--min-lower", type=int, default=3)
     parser.add_argument("--ratio", type=float, default=1.0)
+    parser.add_argument(
+        "--check", action="store_true", help="compare with the committed file, write nothing"
+    )
+    parser.add_argument("--out", type=Path, default=Path(OUTPUT_WORDS), help="file to write")
+    parser.add_argument("--chats", type=int, help="read only the first N corpus chats")
+    add_quick(parser, out=Path("name_words.txt"), chats=300)
     args = parser.parse_args()
     lower: Counter[str] = Counter()
     capital: Counter[str] = Counter()
-    for chat in chitchat_dataset.Dataset().values():
+    chats = list(chitchat_dataset.Dataset().values())[: args.chats]
+    for chat in chats:
         for burst in chat["messages"]:
             for message in burst:
                 for match in _TOKEN.finditer(message["text"]):
@@ -47,8 +57,19 @@ def main() -> None:
         for word in {name.casefold() for name in first | last}
         if lower[word] >= args.min_lower and lower[word] >= args.ratio * capital[word]
     )
-    Path(OUTPUT_WORDS).write_text("".join(f"{word}\n" for word in words), encoding="utf-8")
-    print(f"{len(words)} everyday words written to {OUTPUT_WORDS}")
+    text = "".join(f"{word}\n" for word in words)
+    if args.check:
+        committed = args.out.read_text(encoding="utf-8").splitlines()
+        added, dropped = sorted(set(words) - set(committed)), sorted(set(committed) - set(words))
+        if added or dropped:
+            raise SystemExit(
+                f"{args.out} is out of date: a rebuild adds {added[:10]} and drops "
+                f"{dropped[:10]}; run this script without --check to rewrite it"
+            )
+        print(f"{args.out} is up to date ({len(words)} everyday words)")
+        return
+    args.out.write_text(text, encoding="utf-8")
+    print(f"{len(words)} everyday words written to {args.out}")
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ import subprocess
 import sys
 import time
 
+from _quick import add_quick
+
 BASELINE = ("import trio, rich, pydantic",)
 COMMANDS: tuple[tuple[str, ...], ...] = (
     ("--version",),
@@ -37,6 +39,7 @@ def best_time(argv: list[str], runs: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="runs per command (default 7)")
+    add_quick(parser, runs=1)
     args = parser.parse_args()
     python = sys.executable
     baseline = best_time([python, "-c", *BASELINE], args.runs)

@@ -36,6 +36,8 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _quick import add_quick
+
 from sdtt.engine.events import Event, MessageSent
 from sdtt.engine.latency import low_latency_gc
 from sdtt.engine.schedule import preset_decides
@@ -150,6 +152,7 @@ def main() -> None:
         action="store_true",
         help="skip the extra run of the largest size with low_latency_gc()",
     )
+    add_quick(parser, sizes=[10], seconds=6.0, latency=0.2)
     args = parser.parse_args()
     print(
         f"burst engine timing, real clock: {args.seconds:g} s of chat per size, model latency "

@@ -46,6 +46,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import trio
+from _quick import add_quick
 
 from sdtt.errors import SdttError
 from sdtt.generate.chainfile import read_chain
@@ -377,6 +378,7 @@ def main() -> None:
         "--sequential", action="store_true", help="also run one call at a time, for real"
     )
     parser.add_argument("--skip-local", action="store_true", help="skip the embedded model")
+    add_quick(parser, chains=2, turns_per_topic=1, latency=0.05)
     args = parser.parse_args()
     persona = find_persona(DEFAULT_PERSONA)
     concurrency_part(args, persona)

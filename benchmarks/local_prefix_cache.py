@@ -30,6 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import trio
+from _quick import add_quick
 
 from sdtt.dialogue.message import RESPONSE, USER, Message
 from sdtt.dialogue.parse import parse_reply
@@ -256,6 +257,7 @@ def parse_arguments() -> Any:
     parser.add_argument("--replies", type=int, default=10, help="consecutive replies")
     parser.add_argument("--max-tokens", type=int, default=16, help="tokens per reply")
     parser.add_argument("--n-ctx", type=int, default=None, help="context size (model default)")
+    add_quick(parser, turns=5, replies=2, max_tokens=4, n_ctx=2048)
     return parser.parse_args()
 
 

@@ -16,6 +16,7 @@ from collections import defaultdict
 
 import numpy as np
 import pandas as pd
+from _quick import add_quick
 
 from sdtt.analysis.metrics import breakdown, summarise
 
@@ -69,6 +70,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--bootstrap", type=int, default=200)
+    add_quick(parser, rows=5000, bootstrap=20)
     args = parser.parse_args()
     frame = synthetic(args.rows)
     started = time.perf_counter()

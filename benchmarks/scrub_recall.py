@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 
+from _quick import add_quick
+
 from sdtt.personas.scrub import KINDS
 from tests.personas.pii_sets import SETS, Scores, score
 
@@ -40,6 +42,7 @@ def report(title: str, scores: Scores, show_misses: bool) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show-misses", action="store_true", help="list misses and mistakes")
+    add_quick(parser)
     args = parser.parse_args()
     for title, path in SETS.items():
         report(f"{title} set ({path.name})", score(path), args.show_misses)

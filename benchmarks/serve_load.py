@@ -40,6 +40,7 @@ from datetime import datetime
 from pathlib import Path
 
 import trio
+from _quick import add_quick
 
 from sdtt.serve.wsclient import WebSocketClient
 
@@ -226,6 +227,7 @@ def main() -> None:
     )
     parser.add_argument("--human-share", type=float, default=0.2)
     parser.add_argument("--limit", type=float, default=600.0, help="seconds at most")
+    add_quick(parser, rooms=6, turns=2, arrival_seconds=0.0, limit=120.0)
     args = parser.parse_args()
     humans = round(args.rooms * args.human_share)
     participants = args.rooms + humans

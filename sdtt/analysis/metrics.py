@@ -19,7 +19,7 @@ import pandas as pd
 from sdtt.analysis import stats
 from sdtt.analysis.defaults import BREAKDOWNS as BREAKDOWNS  # kept importable from here
 from sdtt.analysis.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MARGIN
-from sdtt.analysis.table import demographic_columns, usable
+from sdtt.analysis.table import demographic_columns, usable, with_base_columns
 from sdtt.questionnaires.judgements import reason_category
 
 NAN = float("nan")
@@ -156,6 +156,7 @@ def summarise(
     alpha: float = 0.05,
 ) -> Summary:
     """All numbers for the judgements in ``frame`` (excluded and catch rows are skipped)."""
+    frame = with_base_columns(frame)
     used = usable(frame)
     test = frame.loc[frame["pair_kind"] == "test"]
     n = len(used)

@@ -39,6 +39,8 @@ def pass_rate_plot(
     so 3, 10 and 110 turns sit evenly apart as in the paper.
     """
     plt = _pyplot()
+    from matplotlib import ticker
+
     figure, axes = plt.subplots(figsize=(6.4, 4.2), dpi=100)
     if log:
         axes.set_xscale("log")
@@ -52,9 +54,12 @@ def pass_rate_plot(
         axes.errorbar(x, y, yerr=[below, above], marker="o", capsize=4, label=name)
     shown = sorted({float(x) for rows in curves.values() for x in pd.to_numeric(rows[column])})
     if shown:
-        axes.set_xticks(shown, [f"{x:g}" for x in shown])
-        axes.minorticks_off()
+        # Limits first, then ticks that cannot move them: set_xticks widens the view to
+        # its ticks, and one tick made low == high, which newer matplotlib warns about.
         axes.set_xlim(*x_limits(shown, log=log))
+        axes.xaxis.set_major_locator(ticker.FixedLocator(shown))
+        axes.xaxis.set_major_formatter(ticker.FixedFormatter([f"{x:g}" for x in shown]))
+        axes.minorticks_off()
     axes.axhline(50, color="grey", linestyle="--", linewidth=1, label="chance (50 %)")
     axes.set_xlabel(xlabel)
     axes.set_ylabel("X-Turn Pass Rate (%)")

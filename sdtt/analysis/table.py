@@ -105,10 +105,20 @@ def demographic_columns(frame: pd.DataFrame) -> list[str]:
     return [column for column in frame.columns if str(column).startswith("demo.")]
 
 
+def with_base_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every column of :func:`judgement_table` present: a table built by
+    hand (a notebook, a benchmark) may leave out the ones it has no values for."""
+    missing = [column for column in BASE_COLUMNS if column not in frame.columns]
+    if not missing:
+        return frame
+    return frame.assign(**{column: None for column in missing})
+
+
 def usable(frame: pd.DataFrame) -> pd.DataFrame:
     """Rows that count for the pass rate: test pairs, not excluded, with an answer (of
     single-witness verdicts, those on bot witnesses: the pass rate is the share of bots
     judged human)."""
+    frame = with_base_columns(frame)
     mask = (frame["pair_kind"] == "test") & ~frame["excluded"] & frame["correct"].notna()
     mask &= frame["witness"].fillna("bot") == "bot"
     return frame.loc[mask]

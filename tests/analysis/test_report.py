@@ -7,9 +7,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
-from sdtt.analysis.plots import x_limits
+from sdtt.analysis.plots import pass_rate_plot, x_limits
 from sdtt.analysis.report import build_report, write_report
 from sdtt.analysis.table import judgement_table
 from sdtt.analysis.tells import TellRow
@@ -108,3 +109,23 @@ def test_a_single_condition_is_drawn_inside_the_frame(log: bool) -> None:
     assert low < 9.0 < high
     low, high = x_limits([3.0, 10.0, 110.0], log=log)
     assert low < 3.0 and high > 110.0
+
+
+@pytest.mark.parametrize("log", [True, False])
+@pytest.mark.parametrize("turns", [[10], [3, 10, 110]])
+def test_the_pass_rate_figure_draws_one_or_many_turn_counts_without_a_warning(
+    tmp_path: Path, log: bool, turns: list[int]
+) -> None:
+    # The suite turns warnings into errors: one x value once made matplotlib warn about
+    # identical axis limits, which failed the suite on a machine with a newer matplotlib.
+    rows = pd.DataFrame(
+        {
+            "turns": turns,
+            "pass_rate": [0.4] * len(turns),
+            "boot_low": [float("nan")] * len(turns),
+            "boot_high": [float("nan")] * len(turns),
+        }
+    )
+    curves = {"model": rows, "other": rows}
+    path = pass_rate_plot(curves, tmp_path / "f.png", column="turns", log=log)
+    assert path.read_bytes()[:4] == b"\x89PNG"
