@@ -1,10 +1,10 @@
 """The whole alignment analysis of a rating task: cohorts, matrices and comparisons.
 
 The human cohort is the reference: each LLM cohort's group matrix is compared with the
-human group matrix (Spearman, permutation p, Bonferroni over the LLM cohorts), read
-against the human noise ceiling; within every cohort the spread of participant-to-
-participant alignment and the ICC say how much individuals differ; every LLM participant
-is also compared with every human one.
+human group matrix (Spearman, permutation p, Bonferroni over the LLM cohorts), and with
+each human's matrix, averaged, which is what the human noise ceiling bounds; within
+every cohort the spread of participant-to-participant alignment and the ICC say how
+much individuals differ; every LLM participant is also compared with every human one.
 """
 
 from __future__ import annotations
@@ -52,6 +52,9 @@ class Comparison:
     rho: float
     p: float
     p_bonferroni: float
+    to_humans: float
+    """Mean alignment of its group matrix with each human's matrix: the figure the human
+    noise ceiling bounds (``rho`` is group against group, which the ceiling does not)."""
     individual_mean: float
     """Mean alignment of its participants with individual humans."""
     individual: rsa.Matrix
@@ -125,6 +128,7 @@ def analyse(
                     rho=rsa.matrix_alignment(human.group, cohort.group),
                     p=p,
                     p_bonferroni=rsa.bonferroni(p, len(models)),
+                    to_humans=rsa.mean_alignment(cohort.group, human.matrices),
                     individual_mean=float(kept.mean()) if kept.size else rsa.NAN,
                     individual=individual,
                 )

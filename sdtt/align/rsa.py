@@ -118,25 +118,55 @@ def bonferroni(p: float, comparisons: int) -> float:
 
 @dataclass(frozen=True)
 class NoiseCeiling:
-    """What a perfect model of the group could reach, given how much people differ."""
+    """What a perfect model of the group could reach, given how much people differ: the
+    range in which the true model's mean alignment with the individual matrices lies."""
 
     lower: float
-    """Mean alignment of each participant with the mean of the others."""
+    """Mean alignment of each participant with the mean of the others' ranked matrices."""
     upper: float
-    """Mean alignment of each participant with the group mean that includes them."""
+    """Mean alignment of each participant with the mean of all ranked matrices
+    (themselves included)."""
+
+
+def ranked(matrix: Matrix) -> Matrix:
+    """``matrix`` with its upper triangle replaced by its ranks (average ranks for ties,
+    NaN kept), mirrored; zero on the diagonal."""
+    values = upper(matrix)
+    kept = ~np.isnan(values)
+    ranks = np.full(values.shape, np.nan)
+    ranks[kept] = stats.rankdata(values[kept])
+    out = np.zeros_like(matrix, dtype=float)
+    rows, cols = np.triu_indices(matrix.shape[0], k=1)
+    out[rows, cols] = ranks
+    out[cols, rows] = ranks
+    return out
 
 
 def noise_ceiling(matrices: Sequence[Matrix]) -> NoiseCeiling:
-    """Leave-one-participant-out bounds (Nili et al. 2014) over ``matrices``."""
+    """Leave-one-participant-out bounds of Nili et al. (2014) for Spearman correlation.
+
+    The best model for Spearman is the mean of the participants' *rank-transformed*
+    matrices (as rsatoolbox pools for 'spearman'), so the bounds average ranks, not raw
+    dissimilarities. The bounds are of the mean alignment of one matrix with each
+    participant's: compare them with :func:`mean_alignment`, not with a group-to-group
+    correlation, which is higher because averaging removes individual noise.
+    """
     if len(matrices) < 2:
         return NoiseCeiling(NAN, NAN)
-    whole = group_matrix(matrices)
+    ranks = [ranked(m) for m in matrices]
+    whole = group_matrix(ranks)
     lows, highs = [], []
     for index, matrix in enumerate(matrices):
-        others = group_matrix([m for n, m in enumerate(matrices) if n != index])
+        others = group_matrix([m for n, m in enumerate(ranks) if n != index])
         lows.append(matrix_alignment(matrix, others))
         highs.append(matrix_alignment(matrix, whole))
     return NoiseCeiling(_mean(lows), _mean(highs))
+
+
+def mean_alignment(model: Matrix, matrices: Sequence[Matrix]) -> float:
+    """Mean alignment of ``model`` with each of ``matrices``: the figure a noise ceiling
+    of those matrices bounds."""
+    return _mean([matrix_alignment(model, m) for m in matrices])
 
 
 def _mean(values: Sequence[float]) -> float:

@@ -12,7 +12,7 @@ from scipy import stats
 from sdtt.align import rsa
 from sdtt.align.analysis import analyse
 from sdtt.align.ratings import Rating
-from sdtt.align.report import build_alignment_report, render_html
+from sdtt.align.report import build_alignment_report, comparison_table, render_html
 from sdtt.align.task import RatingItem, RatingPair, RatingTask
 from sdtt.align.verdicts import cohen_kappa, verdict_agreement
 from sdtt.questionnaires.judgements import Judgement
@@ -245,3 +245,58 @@ def test_report_page_escapes_names(tmp_path: Path) -> None:
     report = build_alignment_report(result, tmp_path)
     page = render_html(report)
     assert "<script>" not in page and "&lt;script&gt;x()" in page
+
+
+def _rounded(size: int, rng: np.random.Generator, noise: float) -> rsa.Matrix:
+    """A clustered matrix on a coarse scale, so its values tie as ratings do."""
+    return np.round(_clustered(size, rng, noise) * 3) / 3
+
+
+def test_noise_ceiling_matches_rsatoolbox_for_spearman() -> None:
+    from rsatoolbox.inference.noise_ceiling import boot_noise_ceiling
+    from rsatoolbox.rdm import RDMs
+
+    rng = np.random.default_rng(11)
+    for people in (2, 5, 9):
+        matrices = [_rounded(10, rng, 0.8) for _ in range(people)]
+        data = RDMs(np.stack([rsa.upper(m) for m in matrices]))
+        low, high = boot_noise_ceiling(data, method="spearman")
+        ceiling = rsa.noise_ceiling(matrices)
+        assert ceiling.lower == pytest.approx(low, abs=1e-12)
+        assert ceiling.upper == pytest.approx(high, abs=1e-12)
+
+
+def test_mean_alignment_with_each_human_matches_rsatoolbox() -> None:
+    from rsatoolbox.rdm import RDMs, compare
+
+    rng = np.random.default_rng(12)
+    humans = [_rounded(9, rng, 0.7) for _ in range(6)]
+    model = _rounded(9, rng, 0.4)
+    expected = compare(
+        RDMs(rsa.upper(model)[None]), RDMs(np.stack([rsa.upper(m) for m in humans])), "spearman"
+    ).mean()
+    assert rsa.mean_alignment(model, humans) == pytest.approx(expected, abs=1e-12)
+
+
+def test_an_llm_cohort_like_the_humans_sits_in_the_ceiling_not_above_it(tmp_path: Path) -> None:
+    # LLM participants drawn exactly as the humans are: a perfect model of the humans.
+    # Its group-to-group rho beats the ceiling (averaging removes noise on both sides),
+    # but the figure the ceiling bounds, its group matrix against each human, does not.
+    task = _task(12)
+    rng = np.random.default_rng(13)
+    ratings: list[Rating] = []
+    for n in range(8):
+        ratings += _ratings(task, _clustered(12, rng, 0.9), f"h{n}", "human")
+        ratings += _ratings(task, _clustered(12, rng, 0.9), f"m{n}", "like")
+    result = analyse(task, ratings, permutations=20)
+    human = result.cohort("human")
+    assert human is not None
+    (like,) = result.comparisons
+    assert like.rho > human.ceiling.upper
+    assert like.to_humans < human.ceiling.upper
+    assert like.to_humans / human.ceiling.lower == pytest.approx(1, abs=0.15)
+    row = comparison_table(result).rows[0]
+    assert row[4] == f"{like.to_humans:.2f}"
+    assert row[5] == f"{100 * like.to_humans / human.ceiling.lower:.0f}%"
+    page = render_html(build_alignment_report(result, tmp_path))
+    assert "not comparable with the ceiling" in page
