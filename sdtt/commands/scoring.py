@@ -19,14 +19,15 @@ from sdtt.errors import InputError
 from sdtt.questionnaires.judgements import Judgement, load_judgements
 
 
-def read_judgements(paths: Sequence[Path]) -> list[Judgement]:
+def read_judgements(paths: Sequence[Path], *, allow_empty: bool = False) -> list[Judgement]:
     """Read judgement and belief-trace files (a trace scores by its last belief),
-    repeated answers left out (with a warning); refuses an empty set."""
+    repeated answers left out (with a warning); refuses an empty set unless
+    ``allow_empty`` (beliefs without verdicts, such as a market's prices)."""
     traces = [path for path in paths if is_trace_file(path)]
     judgements = load_judgements([path for path in paths if path not in traces])
     # A belief trace's last belief is its verdict: traces score as judgements.
     judgements += judgements_from_traces(load_traces(traces))
-    if not judgements:
+    if not judgements and not allow_empty:
         raise InputError("no judgements to score.", path=paths[0] if len(paths) == 1 else None)
     return judgements
 

@@ -136,8 +136,12 @@ async def test_three_bettors_trade_then_reveal_and_payouts(
 
 
 async def test_points_carry_over_and_price_exports_as_a_trace(
-    tmp_path: Path, autojump_clock: object, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    autojump_clock: object,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv("COLUMNS", "1000")  # the printed command on one line
     spec = market_spec(tmp_path, turns=1, extra='games = 2\nmaker = "lmsr"\nliquidity = 10\n')
     server = make_server(spec)
     async with trio.open_nursery() as nursery:
@@ -162,18 +166,25 @@ async def test_points_carry_over_and_price_exports_as_a_trace(
             await browser.wait_phase("done")
         nursery.cancel_scope.cancel()
     out = tmp_path / "export"
+    capsys.readouterr()
     assert main(["serve", "export", str(spec), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
     traces = read_traces(out / "beliefs.jsonl")
     prices = [t for t in traces if t.points and t.points[0].source == "price"]
     assert len(prices) == 2 and all(t.item_kind == "room" and not t.target_human for t in prices)
     first = prices[0].points
     assert first[0].belief == 50 and first[1].belief is not None and first[1].belief > 50
     assert first[1].time_s is not None and first[1].message == 0
-    # A market gives no verdicts: score analyses its prices as beliefs.
-    capsys.readouterr()
-    assert main(["score", str(out / "beliefs.jsonl"), "--bootstrap", "0"]) == 0
+    # A market gives no verdicts: the scoring command the export printed (an empty
+    # judgement file beside the prices) analyses its prices as beliefs. The second game
+    # ended before its first answer and still counts.
+    command = printed.split("score them: sdtt ")[1].split()
+    assert main([*command, "--bootstrap", "0"]) == 0
     scored = capsys.readouterr().out
-    assert "Beliefs: calibration of final beliefs" in scored and "market" in scored
+    assert "Beliefs: calibration of final beliefs" in scored
+    calibration = scored.split("Beliefs: calibration")[1].split("Beliefs: pass rate")[0]
+    [market_row] = [line for line in calibration.splitlines() if "market" in line]
+    assert market_row.split("\u2502")[4].strip() == "2"  # beliefs: both games
 
 
 async def test_a_trade_outside_a_market_is_refused(tmp_path: Path, autojump_clock: object) -> None:
