@@ -135,8 +135,11 @@ def verdict_table(found: VerdictAgreement) -> Table:
         "Turing verdicts: LLM judges against human judges",
         ["LLM judge", "pairs", "Cohen's kappa [95%]", "r of per-pair fooled rates [95%]"],
         rows,
-        f"Human-human kappa (the ceiling): {interval(found.human_kappa)}, "
-        f"{found.humans} human judge(s), {found.pairs} pair(s); intervals: bootstrap over pairs.",
+        f"Human-human Fleiss' kappa (the ceiling): {interval(found.human_kappa)}, "
+        f"{found.humans} human judge(s), {found.pairs} pair(s). Cohen's kappa pairs each of "
+        "the LLM judge's verdicts with each human verdict on the same pair; Fleiss' kappa "
+        "takes the human judges of a pair as interchangeable raters. Intervals: percentile "
+        "bootstrap over pairs.",
     )
 
 

@@ -14,7 +14,7 @@ from sdtt.align.analysis import analyse
 from sdtt.align.ratings import Rating
 from sdtt.align.report import build_alignment_report, comparison_table, render_html
 from sdtt.align.task import RatingItem, RatingPair, RatingTask
-from sdtt.align.verdicts import cohen_kappa, verdict_agreement
+from sdtt.align.verdicts import cohen_kappa, fleiss_kappa, verdict_agreement
 from sdtt.questionnaires.judgements import Judgement
 from sdtt.questionnaires.questionnaire import Line
 
@@ -300,3 +300,40 @@ def test_an_llm_cohort_like_the_humans_sits_in_the_ceiling_not_above_it(tmp_path
     assert row[5] == f"{100 * like.to_humans / human.ceiling.lower:.0f}%"
     page = render_html(build_alignment_report(result, tmp_path))
     assert "not comparable with the ceiling" in page
+
+
+def test_fleiss_kappa_matches_statsmodels() -> None:
+    from statsmodels.stats.inter_rater import fleiss_kappa as reference
+
+    rng = np.random.default_rng(21)
+    for raters in (2, 3, 5):
+        items = [list(rng.random(raters) < rng.uniform(0.1, 0.9)) for _ in range(40)]
+        table = np.array([[sum(i), raters - sum(i)] for i in items])
+        assert fleiss_kappa(items) == pytest.approx(reference(table), abs=1e-12)
+    assert math.isnan(fleiss_kappa([[True, True], [True, True]]))
+
+
+def test_verdict_kappas_match_statsmodels_and_sklearn() -> None:
+    from sklearn.metrics import cohen_kappa_score
+    from statsmodels.stats.inter_rater import fleiss_kappa as reference
+
+    rng = np.random.default_rng(22)
+    judgements = []
+    truth: dict[int, list[bool]] = {}
+    llm: dict[int, bool] = {}
+    for pair in range(25):
+        easy = rng.random() < 0.5
+        truth[pair] = [bool(easy or rng.random() < 0.3) for _ in range(3)]
+        llm[pair] = bool(easy or rng.random() < 0.5)
+        for number, found in enumerate(truth[pair]):
+            judgements.append(_judgement(f"h{number}", pair, found))
+        judgements.append(_judgement("llm", pair, llm[pair]))
+    found = verdict_agreement(judgements, reps=20)
+    # Three human judges on every pair: Fleiss' kappa over the pairs, not Cohen's kappa
+    # of both orderings of every two judges pooled.
+    table = np.array([[sum(v), 3 - sum(v)] for v in truth.values()])
+    assert found.human_kappa.value == pytest.approx(reference(table), abs=1e-12)
+    mine = [llm[p] for p in truth for _ in truth[p]]
+    theirs = [v for p in truth for v in truth[p]]
+    expected = cohen_kappa_score(mine, theirs)
+    assert found.judges[0].kappa.value == pytest.approx(expected, abs=1e-12)
