@@ -74,9 +74,32 @@ def spearman(a: NDArray[np.float64], b: NDArray[np.float64]) -> float:
     return float(np.corrcoef(ra, rb)[0, 1])
 
 
-def matrix_alignment(x: Matrix, y: Matrix) -> float:
-    """Spearman correlation of two matrices' upper triangles."""
-    return spearman(upper(x), upper(y))
+def matrix_alignment(x: Matrix, y: Matrix, pairs: NDArray[np.bool_] | None = None) -> float:
+    """Spearman correlation of two matrices' upper triangles (only the item pairs where
+    ``pairs``, an upper-triangle mask, is true, when given)."""
+    if pairs is None:
+        return spearman(upper(x), upper(y))
+    return spearman(upper(x)[pairs], upper(y)[pairs])
+
+
+def category_pairs(categories: Sequence[str]) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """Upper-triangle masks of the item pairs within one category and across two."""
+    rows, cols = np.triu_indices(len(categories), k=1)
+    labels = np.asarray(categories, dtype=object)
+    within: NDArray[np.bool_] = labels[rows] == labels[cols]
+    return within, ~within
+
+
+def rank_sum(first: Sequence[float], second: Sequence[float]) -> tuple[float, float]:
+    """Two-sided Wilcoxon rank-sum test: ``W`` (as R's ``wilcox.test`` reports it, the
+    Mann-Whitney U of ``first``) and its p (exact for small samples without ties).
+    NaN values are left out; NaN when either side is empty."""
+    a = [v for v in first if not math.isnan(v)]
+    b = [v for v in second if not math.isnan(v)]
+    if not a or not b:
+        return NAN, NAN
+    found = stats.mannwhitneyu(a, b, alternative="two-sided")
+    return float(found.statistic), float(found.pvalue)
 
 
 def permutation_p(x: Matrix, y: Matrix, *, permutations: int = 1000, seed: int = 0) -> float:
@@ -246,6 +269,27 @@ def classical_mds(distances: Matrix, dimensions: int = 2) -> Matrix:
             coords[:, axis] = -column
     if coords.shape[1] < dimensions:
         coords = np.hstack([coords, np.zeros((size, dimensions - coords.shape[1]))])
+    return coords
+
+
+def participant_tsne(matrices: Sequence[Matrix], *, seed: int = 0) -> Matrix:
+    """2-D t-SNE of participants' flattened matrices, as Ogg et al. drew them (PCA
+    start, perplexity 30, or less when there are fewer participants than t-SNE needs);
+    an unrated pair counts as the middle of the scale (0.5), as theirs did."""
+    size = len(matrices)
+    if size < 3:
+        return np.zeros((size, 2))
+    from sklearn.manifold import TSNE
+
+    vectors = np.nan_to_num(np.stack([upper(m) for m in matrices]), nan=0.5)
+    perplexity = min(30.0, (size - 1) / 3)
+    # Exact gradients for a study's few hundred participants: more faithful than the
+    # Barnes-Hut approximation and, at this size, many times faster.
+    method = "exact" if size <= 300 else "barnes_hut"
+    found = TSNE(
+        2, perplexity=perplexity, init="pca", method=method, random_state=seed
+    ).fit_transform(vectors)
+    coords: Matrix = np.asarray(found, dtype=float)
     return coords
 
 

@@ -348,14 +348,20 @@ def _analyse(args: argparse.Namespace) -> tuple[AlignmentResult, VerdictAgreemen
 
 def run_score(args: argparse.Namespace) -> int:
     """``sdtt align score``: the tables in the terminal."""
-    from sdtt.align.report import cohort_table, comparison_table, verdict_table
+    from sdtt.align.report import (
+        category_table,
+        cohort_table,
+        comparison_table,
+        individual_table,
+        verdict_table,
+    )
 
     console = _console()
     with console.status("comparing matrices..."):
         result, verdicts = _analyse(args)
     tables = [cohort_table(result)]
     if result.comparisons:
-        tables.append(comparison_table(result))
+        tables += [comparison_table(result), category_table(result), individual_table(result)]
     elif result.cohort("human") is None:
         console.print("[yellow]no human ratings: nothing to align the LLM cohorts with.[/]")
     if verdicts is not None:

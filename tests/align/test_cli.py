@@ -97,7 +97,9 @@ def test_build_export_import_judge_score_report(
         "alignment-mds.png",
         "alignment-spread.png",
         "alignment-bars.png",
+        "alignment-individuals.png",
     }
+    assert "Within- and between-category alignment" in page and "t-SNE" in page
 
 
 def test_a_spec_without_a_rating_section_is_refused(

@@ -12,7 +12,12 @@ from scipy import stats
 from sdtt.align import rsa
 from sdtt.align.analysis import analyse
 from sdtt.align.ratings import Rating
-from sdtt.align.report import build_alignment_report, comparison_table, render_html
+from sdtt.align.report import (
+    build_alignment_report,
+    comparison_table,
+    individual_table,
+    render_html,
+)
 from sdtt.align.task import RatingItem, RatingPair, RatingTask
 from sdtt.align.verdicts import cohen_kappa, fleiss_kappa, verdict_agreement
 from sdtt.questionnaires.judgements import Judgement
@@ -337,3 +342,106 @@ def test_verdict_kappas_match_statsmodels_and_sklearn() -> None:
     theirs = [v for p in truth for v in truth[p]]
     expected = cohen_kappa_score(mine, theirs)
     assert found.judges[0].kappa.value == pytest.approx(expected, abs=1e-12)
+
+
+def _sided(size: int, rng: np.random.Generator, between_noise: float) -> rsa.Matrix:
+    """Items 0..size/2 are 'bot', the rest 'human': a clustered matrix whose pairs across
+    the two sides carry extra noise (people and models disagree there most)."""
+    matrix = _clustered(size, rng, 0.2)
+    half = size // 2
+    jitter = rng.normal(0, between_noise, (half, size - half))
+    matrix[:half, half:] += jitter
+    matrix[half:, :half] += jitter.T
+    return matrix
+
+
+def test_within_and_between_category_alignment_and_their_rank_sum_tests() -> None:
+    task = _task(10)
+    sides = {item.id: ("bot" if n < 5 else "human") for n, item in enumerate(task.items)}
+    rng = np.random.default_rng(31)
+    ratings: list[Rating] = []
+    for n in range(6):
+        ratings += _ratings(task, _sided(10, rng, 0.0), f"h{n}", "human")
+        ratings += _ratings(task, _sided(10, rng, 3.0), f"a{n}", "noisy across")
+        ratings += _ratings(task, _sided(10, rng, 3.0), f"b{n}", "also noisy across")
+    result = analyse(task, ratings, item_sides=sides, permutations=10)
+    human = result.cohort("human")
+    assert human is not None
+    rows, cols = np.triu_indices(10, k=1)
+    within = (rows < 5) == (cols < 5)
+    for comparison in result.comparisons:
+        cohort = result.cohort(comparison.cohort)
+        assert cohort is not None
+        expected = stats.spearmanr(rsa.upper(human.group)[within], rsa.upper(cohort.group)[within])
+        assert comparison.within_rho == pytest.approx(expected.statistic, abs=1e-12)
+        assert comparison.within_rho > comparison.between_rho
+        # The participant-level test: W by its definition, p by scipy's rank-sum.
+        ins = [rsa.matrix_alignment(m, human.group, within) for m in cohort.matrices]
+        outs = [rsa.matrix_alignment(m, human.group, ~within) for m in cohort.matrices]
+        assert comparison.within_w == sum((a > b) + 0.5 * (a == b) for a in ins for b in outs)
+        assert comparison.within_p < 0.05
+    # Across the two cohorts: W = 4 (both within values above both between values) and
+    # the exact two-sided p of 2 against 2 is 2 / C(4, 2).
+    assert (result.category_w, result.category_p) == (4.0, pytest.approx(2 / 6))
+
+
+def test_rank_sum_p_matches_the_exact_permutation_distribution() -> None:
+    import itertools
+
+    a, b = [0.81, 0.62, 0.77, 0.9], [0.31, 0.52, 0.65, 0.2, 0.44]
+    w, p = rsa.rank_sum(a, b)
+    assert w == sum(x > y for x in a for y in b)
+    pooled = a + b
+    ws = [
+        sum(pooled[i] > pooled[j] for i in chosen for j in range(9) if j not in chosen)
+        for chosen in itertools.combinations(range(9), 4)
+    ]
+    centre = 4 * 5 / 2
+    exact = np.mean([abs(x - centre) >= abs(w - centre) for x in ws])
+    assert p == pytest.approx(exact, abs=1e-12)
+
+
+def test_the_individual_level_table_finds_the_best_match_and_the_human_range(
+    tmp_path: Path,
+) -> None:
+    task = _task(8)
+    rng = np.random.default_rng(32)
+    ratings: list[Rating] = []
+    for n in range(4):
+        ratings += _ratings(task, _clustered(8, rng, 0.6), f"h{n}", "human")
+        ratings += _ratings(task, _clustered(8, rng, 0.6), f"m{n}", "model")
+    result = analyse(task, ratings, permutations=10)
+    human, model = result.cohort("human"), result.cohort("model")
+    assert human is not None and model is not None
+    # By hand with scipy: every model participant against every human.
+    values = np.array(
+        [
+            [stats.spearmanr(rsa.upper(m), rsa.upper(h)).statistic for h in human.matrices]
+            for m in model.matrices
+        ]
+    )
+    (comparison,) = result.comparisons
+    assert comparison.individual == pytest.approx(values, abs=1e-12)
+    i, j = np.unravel_index(np.argmax(values), values.shape)
+    spread = [
+        stats.spearmanr(rsa.upper(x), rsa.upper(y)).statistic
+        for n, x in enumerate(human.matrices)
+        for y in human.matrices[n + 1 :]
+    ]
+    (row,) = individual_table(result).rows
+    assert row[3] == f"{values[i, j]:.2f} ({model.participants[i]} x {human.participants[j]})"
+    inside = np.mean((values >= min(spread)) & (values <= max(spread)))
+    assert row[4] == f"{100 * inside:.0f}%"
+    assert row[5] == f"{min(spread):.2f} - {max(spread):.2f}"
+
+
+def test_tsne_keeps_two_distinct_cohorts_apart() -> None:
+    rng = np.random.default_rng(33)
+    first = [_clustered(8, rng, 0.1) for _ in range(12)]
+    second = [_noise(8, rng) for _ in range(12)]
+    coords = rsa.participant_tsne(first + second)
+    distances = np.linalg.norm(coords[:, None] - coords[None, :], axis=2)
+    np.fill_diagonal(distances, np.inf)
+    nearest = distances.argmin(axis=1)
+    assert all((n < 12) == (i < 12) for i, n in enumerate(nearest))
+    assert rsa.participant_tsne(first[:2]).shape == (2, 2)
