@@ -106,6 +106,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="prompt variant: plain, participant or style (repeatable; default plain)",
     )
     judge.add_argument("--seed", type=int, default=0, help="participant i samples with seed+i")
+    judge.add_argument(
+        "--identities",
+        action="store_true",
+        help="address each participant by a surname and honorific (Ogg et al.; at most 24)",
+    )
+    judge.add_argument(
+        "--orders",
+        choices=("shown", "both"),
+        default="shown",
+        help="rate each pair as shown, or in both orders as Ogg et al.'s LLMs did (default shown)",
+    )
     judge.add_argument("--attempts", type=int, default=3, help="asks per rating (default 3)")
     judge.add_argument("--concurrency", type=int, default=4, help="ratings asked at once")
     add_out_argument(judge, folder=False, help=f"file of ratings (default TASK/{RATINGS_FILE})")
@@ -248,7 +259,15 @@ def run_judge(args: argparse.Namespace) -> int:
     task = load_rating_task(args.task)
     key = load_rating_key(args.task, task)
     cohorts = [
-        Cohort(model, args.participants, temperature, prompt, args.seed)
+        Cohort(
+            model,
+            args.participants,
+            temperature,
+            prompt,
+            args.seed,
+            identities=args.identities,
+            orders=args.orders,
+        )
         for model in args.model
         for temperature in args.temperature or [1.0]
         for prompt in args.prompt or ["plain"]
