@@ -289,7 +289,8 @@ def by_turn(frame: pd.DataFrame, by: Sequence[str] = GROUP_COLUMNS) -> pd.DataFr
 
 def moments(traces: Iterable[BeliefTrace], top: int = 5) -> pd.DataFrame:
     """Per bot model, the ``top`` steps that moved belief most (from 50 before the first
-    belief), with ``toward_truth`` > 0 when the step moved belief toward the truth."""
+    belief; steps that moved nothing are left out), with ``toward_truth`` > 0 when the
+    step moved belief toward the truth."""
     rows = []
     for trace in usable_traces(traces):
         before = UNDECIDED
@@ -297,6 +298,8 @@ def moments(traces: Iterable[BeliefTrace], top: int = 5) -> pd.DataFrame:
             if point.belief is None:
                 continue
             shift = point.belief - before
+            if shift == 0:
+                continue  # a reading that moved nothing (a market's opening or close)
             toward = shift if trace.target_human else -shift
             rows.append(
                 {

@@ -236,3 +236,9 @@ def test_a_market_that_traded_before_the_first_answer_still_counts() -> None:
     assert list(frame["p"]) == [0.35] * 3 and list(frame["final"]) == [False, False, True]
     titles = [t.title for t in belief_tables([market])]
     assert "Beliefs: calibration of final beliefs" in titles
+
+
+def test_steps_that_moved_nothing_are_not_moments() -> None:
+    still = trace([50, 50, 70, 70], judge_id="a")
+    found = moments([still], top=5)
+    assert list(found["after"]) == [70]
