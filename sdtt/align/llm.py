@@ -5,10 +5,10 @@ temperature and a named prompt variant); each participant has its own seed, so w
 temperature above zero they answer like different people would, and its own shuffled
 order of trials. As in Ogg et al. (after Aher et al.), participants may be given an
 identity, a surname and an honorific (8 x 3 = 24 of them), and may rate every pair in
-both orders. Each participant reads
-what a human judge reads (the items' plain text, no ids or names) and answers with one
-number. An answer that is not exactly one number on the scale is asked again (at most
-``attempts`` times in all) and then recorded as missing: a rating is never guessed.
+both orders. Each participant reads what a human judge reads (the items' plain text, no
+ids or names) and answers with one number. An answer that is not exactly one number on
+the scale is asked again (at most ``attempts`` times in all) and then recorded as
+missing: a rating is never guessed.
 """
 
 from __future__ import annotations

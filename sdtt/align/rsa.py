@@ -274,7 +274,7 @@ def classical_mds(distances: Matrix, dimensions: int = 2) -> Matrix:
 
 def participant_tsne(matrices: Sequence[Matrix], *, seed: int = 0) -> Matrix:
     """2-D t-SNE of participants' flattened matrices, as Ogg et al. drew them (PCA
-    start, perplexity 30, or less when there are fewer participants than t-SNE needs);
+    start, perplexity 30, or (n - 1) / 3 for fewer than 91 participants, as t-SNE needs);
     an unrated pair counts as the middle of the scale (0.5), as theirs did."""
     size = len(matrices)
     if size < 3:
