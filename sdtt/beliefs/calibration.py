@@ -73,7 +73,7 @@ class Calibration:
     bins: pd.DataFrame = field(default_factory=pd.DataFrame)
     """Per bin: ``low``, ``high``, ``n``, ``mean_p``, ``observed`` (for the diagram)."""
     binning: str = ""
-    """How the forecasts were binned, for a table note."""
+    """How the forecasts were binned (one bin per distinct belief, or equal widths)."""
 
 
 def check_beliefs(forecasts: np.ndarray, outcomes: np.ndarray) -> None:
@@ -251,7 +251,6 @@ def calibration_table(
                 "ece": found.ece,
                 "sharpness": found.sharpness,
                 "residual": found.within_bin,
-                "binning": found.binning,
             }
         )
     return pd.DataFrame(rows)
