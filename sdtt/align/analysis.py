@@ -1,10 +1,13 @@
 """The whole alignment analysis of a rating task: cohorts, matrices and comparisons.
 
 The human cohort is the reference: each LLM cohort's group matrix is compared with the
-human group matrix (Spearman, permutation p, Bonferroni over the LLM cohorts), read
-against the human noise ceiling; within every cohort the spread of participant-to-
-participant alignment and the ICC say how much individuals differ; every LLM participant
-is also compared with every human one.
+human group matrix (Spearman, permutation p, Bonferroni over the LLM cohorts), and with
+each human's matrix, averaged, which is what the human noise ceiling bounds; within
+every cohort the spread of participant-to-participant alignment and the ICC say how
+much individuals differ; every LLM participant is also compared with every human one.
+As Ogg et al. do, alignment is also split into item pairs within one category and
+across categories (the rating key's bot and human sides) with Wilcoxon rank-sum tests,
+and participants are mapped by MDS and by t-SNE.
 """
 
 from __future__ import annotations
@@ -52,10 +55,21 @@ class Comparison:
     rho: float
     p: float
     p_bonferroni: float
+    to_humans: float
+    """Mean alignment of its group matrix with each human's matrix: the figure the human
+    noise ceiling bounds (``rho`` is group against group, which the ceiling does not)."""
     individual_mean: float
     """Mean alignment of its participants with individual humans."""
     individual: rsa.Matrix
     """Its participants (rows) against each human (columns)."""
+    within_rho: float = rsa.NAN
+    """Group x human group over the item pairs of one category (bot-bot, human-human)."""
+    between_rho: float = rsa.NAN
+    """Group x human group over the item pairs across categories (bot-human)."""
+    within_w: float = rsa.NAN
+    within_p: float = rsa.NAN
+    """Wilcoxon rank-sum test of its participants' within- against their between-category
+    alignment with the human group (W is the Mann-Whitney U of the within side)."""
 
 
 @dataclass
@@ -69,6 +83,12 @@ class AlignmentResult:
     map_labels: list[tuple[str, str]] = field(default_factory=list)
     """(cohort, participant) of each row of ``map_coords``."""
     map_coords: rsa.Matrix = field(default_factory=lambda: np.zeros((0, 2)))
+    tsne_coords: rsa.Matrix = field(default_factory=lambda: np.zeros((0, 2)))
+    """t-SNE of the same participants (rows as ``map_labels``)."""
+    category_w: float = rsa.NAN
+    category_p: float = rsa.NAN
+    """Ogg et al.'s test across LLM cohorts: Wilcoxon rank-sum of the cohorts' within-
+    against their between-category group alignment (needs two cohorts or more)."""
     permutations: int = 0
 
     def cohort(self, name: str) -> CohortResult | None:
@@ -112,6 +132,8 @@ def analyse(
     result = AlignmentResult(items, dict(item_sides or {}), cohorts, permutations=permutations)
     human = result.cohort(HUMAN)
     models = [c for c in cohorts if c.name != HUMAN]
+    categories = [result.item_sides.get(item, "?") for item in items]
+    within, between = rsa.category_pairs(categories)
     if human is not None:
         for number, cohort in enumerate(models):
             p = rsa.permutation_p(
@@ -119,17 +141,32 @@ def analyse(
             )
             individual = rsa.cross_alignment(cohort.matrices, human.matrices)
             kept = individual[~np.isnan(individual)]
+            w, w_p = rsa.rank_sum(
+                [rsa.matrix_alignment(m, human.group, within) for m in cohort.matrices],
+                [rsa.matrix_alignment(m, human.group, between) for m in cohort.matrices],
+            )
             result.comparisons.append(
                 Comparison(
                     cohort=cohort.name,
                     rho=rsa.matrix_alignment(human.group, cohort.group),
                     p=p,
                     p_bonferroni=rsa.bonferroni(p, len(models)),
+                    to_humans=rsa.mean_alignment(cohort.group, human.matrices),
                     individual_mean=float(kept.mean()) if kept.size else rsa.NAN,
                     individual=individual,
+                    within_rho=rsa.matrix_alignment(human.group, cohort.group, within),
+                    between_rho=rsa.matrix_alignment(human.group, cohort.group, between),
+                    within_w=w,
+                    within_p=w_p,
                 )
             )
+    if len(result.comparisons) >= 2:
+        result.category_w, result.category_p = rsa.rank_sum(
+            [c.within_rho for c in result.comparisons],
+            [c.between_rho for c in result.comparisons],
+        )
     everyone = [m for c in cohorts for m in c.matrices]
     result.map_labels = [(c.name, p) for c in cohorts for p in c.participants]
     result.map_coords = rsa.participant_map(everyone)
+    result.tsne_coords = rsa.participant_tsne(everyone, seed=seed)
     return result

@@ -2,16 +2,20 @@
 
 A cohort is ``n`` participants of one model under one set of hyperparameters (sampling
 temperature and a named prompt variant); each participant has its own seed, so with a
-temperature above zero they answer like different people would. Each participant reads
-what a human judge reads (the items' plain text, no ids or names) and answers with one
-number. An answer that is not exactly one number on the scale is asked again (at most
-``attempts`` times in all) and then recorded as missing: a rating is never guessed.
+temperature above zero they answer like different people would, and its own shuffled
+order of trials. As in Ogg et al. (after Aher et al.), participants may be given an
+identity, a surname and an honorific (8 x 3 = 24 of them), and may rate every pair in
+both orders. Each participant reads what a human judge reads (the items' plain text, no
+ids or names) and answers with one number. An answer that is not exactly one number on
+the scale is asked again (at most ``attempts`` times in all) and then recorded as
+missing: a rating is never guessed.
 """
 
 from __future__ import annotations
 
+import random
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -46,6 +50,12 @@ PROMPTS: dict[str, str] = {
 """Named prompt variants (the instructions a participant reads before the items)."""
 TEMPERATURES: tuple[float, ...] = (0.01, 0.7, 1.0, 1.5)
 """The temperatures Ogg et al. swept."""
+SURNAMES = ("Snyder", "Smalls", "Rodriguez", "Olson", "Nguyen", "Kim", "Jeanbaptiste", "Garcia")
+HONORIFICS = ("Ms.", "Mr.", "Dr.")
+IDENTITIES: tuple[str, ...] = tuple(f"{h} {s}" for s in SURNAMES for h in HONORIFICS)
+"""Ogg et al.'s participant identities: each surname crossed with each honorific."""
+ORDERS = ("shown", "both")
+"""Each pair as the task shows it, or in both orders (Ogg et al.'s LLM participants)."""
 RETRY_NOTE = "Your previous reply could not be read. Reply with one whole number only."
 MAX_TOKENS = 8
 
@@ -60,10 +70,24 @@ class Cohort:
     prompt: str = "plain"
     seed: int = 0
     """Participant i (from 1) samples with seed ``seed + i``."""
+    identities: bool = False
+    """Address participant i as :data:`IDENTITIES` [i - 1] (at most 24 participants)."""
+    orders: str = "shown"
+    """``shown`` or ``both``: see :data:`ORDERS`."""
 
     def __post_init__(self) -> None:
         if self.participants < 1:
             raise InputError("a cohort needs at least one participant.", field="--participants")
+        if self.identities and self.participants > len(IDENTITIES):
+            raise InputError(
+                f"with identities a cohort has at most {len(IDENTITIES)} participants "
+                f"({len(SURNAMES)} surnames x {len(HONORIFICS)} honorifics).",
+                field="--participants",
+            )
+        if self.orders not in ORDERS:
+            raise InputError(
+                f"unknown order {self.orders!r}.", field="--orders", hint="Use shown or both."
+            )
         if self.prompt not in PROMPTS:
             raise InputError(
                 f"unknown prompt variant {self.prompt!r}.",
@@ -76,11 +100,28 @@ class Cohort:
     @property
     def name(self) -> str:
         """The cohort label ratings carry: model and hyperparameters."""
-        return f"{self.model} t={self.temperature:g} prompt={self.prompt}"
+        name = f"{self.model} t={self.temperature:g} prompt={self.prompt}"
+        if self.identities:
+            name += " identities"
+        return name + (" both orders" if self.orders == "both" else "")
 
     def judge_id(self, participant: int) -> str:
         """Participant ``participant``'s judge id."""
-        return f"llm:{self.model}:t{self.temperature:g}:{self.prompt}:s{self.seed}:p{participant}"
+        base = f"llm:{self.model}:t{self.temperature:g}:{self.prompt}:s{self.seed}"
+        return base + (":ids" if self.identities else "") + f":p{participant}"
+
+    def identity(self, participant: int) -> str | None:
+        """Participant ``participant``'s surname and honorific, with identities."""
+        return IDENTITIES[participant - 1] if self.identities else None
+
+    def trials(self, pairs: Sequence[RatingPair], participant: int) -> list[RatingPair]:
+        """The participant's own order of trials: every pair (and with ``both`` orders
+        its mirror), shuffled with the participant's seed."""
+        shown = list(pairs)
+        if self.orders == "both":
+            shown += [p.model_copy(update={"first": p.second, "second": p.first}) for p in pairs]
+        random.Random(f"{self.seed + participant}:trials").shuffle(shown)
+        return shown
 
 
 def rating_task_text(task: RatingTask) -> str:
@@ -93,15 +134,26 @@ def rating_task_text(task: RatingTask) -> str:
     )
 
 
-def rating_prompt(task: RatingTask, pair: RatingPair, variant: str, attempt: int = 1) -> Prompt:
-    """What a participant reads for one pair (items in the order humans see them)."""
+def rating_prompt(
+    task: RatingTask,
+    pair: RatingPair,
+    variant: str,
+    attempt: int = 1,
+    *,
+    identity: str | None = None,
+) -> Prompt:
+    """What a participant reads for one pair (items in ``pair``'s order), addressed by
+    ``identity`` when given."""
     first, second = task.item(pair.first), task.item(pair.second)
     dialogue = f"Excerpt 1:\n{chat_text(first.lines)}\n\nExcerpt 2:\n{chat_text(second.lines)}"
     question = rating_task_text(task)
     if attempt > 1:
         question = f"{question}\n\n{RETRY_NOTE}"
+    instructions = PROMPTS[variant]
+    if identity is not None:
+        instructions = f"You are {identity}. {instructions}"
     return Prompt(
-        instructions=PROMPTS[variant],
+        instructions=instructions,
         dialogue=dialogue,
         task=question,
         continue_with=completion_cue(question),
@@ -138,8 +190,10 @@ async def rate_pair(
     participant: int,
     *,
     attempts: int = DEFAULT_ATTEMPTS,
+    trial: int | None = None,
 ) -> Rating:
-    """One participant's rating of one pair (a missing rating when none could be read)."""
+    """One participant's rating of one pair, items in ``pair``'s order (a missing rating
+    when none could be read); ``trial`` is its place in the participant's order."""
     seed = cohort.seed + participant
     config = GenerateConfig(max_tokens=MAX_TOKENS, temperature=cohort.temperature, seed=seed)
 
@@ -149,7 +203,7 @@ async def rate_pair(
 
     asked = await ask(
         model,
-        partial(rating_prompt, task, pair, cohort.prompt),
+        partial(rating_prompt, task, pair, cohort.prompt, identity=cohort.identity(participant)),
         parse,
         attempts=attempts,
         config=config,
@@ -161,6 +215,10 @@ async def rate_pair(
         "seed": seed,
         "participant": participant,
     }
+    if cohort.identities:
+        condition["identity"] = cohort.identity(participant)
+    if trial is not None:
+        condition["trial"] = trial
     if asked.error is not None:
         reason = f"model_error: {asked.error}"
     elif asked.answer is None:
@@ -198,35 +256,36 @@ async def run_cohort(
     on_rating: Callable[[Rating], None] | None = None,
     on_done: Callable[[int, int], None] | None = None,
 ) -> list[Rating]:
-    """Every participant of ``cohort`` rates every pair not in ``settled`` yet.
+    """Every participant of ``cohort`` rates every pair (in both orders, with ``both``)
+    not in ``settled`` yet, in the participant's own shuffled order.
 
     ``on_rating`` receives each rating as soon as it is made (to write it at once);
     ``on_done(done, total)`` follows progress. Records come back participant by
-    participant, pairs in task order.
+    participant, each in its order of trials.
     """
     if attempts < 1:
         raise InputError("attempts must be at least 1.", field="--attempts")
     todo = [
-        (participant, pair)
+        (participant, trial, pair)
         for participant in range(1, cohort.participants + 1)
-        for pair in task.pairs
-        if (task.id, cohort.judge_id(participant), pair.id) not in settled
+        for trial, pair in enumerate(cohort.trials(task.pairs, participant), start=1)
+        if (task.id, cohort.judge_id(participant), pair.id, pair.first) not in settled
     ]
-    results: dict[tuple[int, str], Rating] = {}
+    results: dict[tuple[int, int], Rating] = {}
     limiter = trio.CapacityLimiter(max(1, concurrency))
 
-    async def one(participant: int, pair: RatingPair) -> None:
+    async def one(participant: int, trial: int, pair: RatingPair) -> None:
         async with limiter:
             rating = await rate_pair(
-                model, task, task_key, pair, cohort, participant, attempts=attempts
+                model, task, task_key, pair, cohort, participant, attempts=attempts, trial=trial
             )
-            results[(participant, pair.id)] = rating
+            results[(participant, trial)] = rating
             if on_rating is not None:
                 on_rating(rating)
             if on_done is not None:
                 on_done(len(results), len(todo))
 
     async with trio.open_nursery() as nursery:
-        for participant, pair in todo:
-            nursery.start_soon(one, participant, pair)
-    return [results[(participant, pair.id)] for participant, pair in todo]
+        for participant, trial, pair in todo:
+            nursery.start_soon(one, participant, trial, pair)
+    return [results[(participant, trial)] for participant, trial, _ in todo]

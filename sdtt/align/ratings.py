@@ -3,7 +3,7 @@
 Human answers (imported from a survey tool) and LLM participants' answers share the
 format. A rating that could not be read is kept with ``rating: null`` and an exclusion
 reason, never guessed. Like judgement files, a file may be appended to by resumed runs;
-:func:`load_ratings` keeps the first usable answer per (task, judge, pair).
+:func:`load_ratings` keeps the first usable answer per (task, judge, pair, order).
 """
 
 from __future__ import annotations
@@ -64,13 +64,14 @@ class Rating(BaseModel):
         return self
 
 
-RatingKey = tuple[str, str, str]
-"""(task id, judge id, pair id): what one rating answers."""
+RatingKey = tuple[str, str, str, str]
+"""(task id, judge id, pair id, item shown first): what one rating answers. An LLM
+participant may rate a pair in both orders, as Ogg et al.'s did."""
 
 
 def rating_key(rating: Rating) -> RatingKey:
     """The question one record answers."""
-    return (rating.task_id, rating.judge_id, rating.pair_id)
+    return (rating.task_id, rating.judge_id, rating.pair_id, rating.first)
 
 
 def is_model_error(rating: Rating) -> bool:
@@ -100,7 +101,8 @@ class RepeatedRatingWarning(UserWarning):
 
 
 def load_ratings(paths: Sequence[str | Path]) -> list[Rating]:
-    """Usable ratings of several files: one per (task, judge, pair), the first given.
+    """Usable ratings of several files: one per (task, judge, pair, order), the first
+    given.
 
     Excluded records (no readable rating) are left out: a missing rating is missing.
     Repeats (a file imported twice by hand, say) are left out with a warning.

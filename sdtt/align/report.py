@@ -77,7 +77,9 @@ def cohort_table(result: AlignmentResult) -> Table:
         rows,
         "pairwise rho: Spearman of two participants' dissimilarity matrices; ICC: two-way, "
         "absolute agreement (Shrout & Fleiss), over pairs every participant rated; noise "
-        "ceiling: leave-one-participant-out lower and upper bounds.",
+        "ceiling: bounds on the mean Spearman rho of a model matrix with each participant's "
+        "(Nili et al. 2014: each participant against the mean rank-transformed matrix of the "
+        "others, lower, or of all, upper).",
     )
 
 
@@ -88,32 +90,118 @@ def comparison_table(result: AlignmentResult) -> Table:
     pairwise = human.pairwise_median if human is not None else math.nan
     rows = []
     for c in result.comparisons:
-        share = c.rho / ceiling.lower if ceiling and ceiling.lower > 0 else math.nan
+        share = c.to_humans / ceiling.lower if ceiling and ceiling.lower > 0 else math.nan
         rows.append(
             [
                 c.cohort,
                 number(c.rho),
                 p_value(c.p),
                 p_value(c.p_bonferroni),
+                number(c.to_humans),
                 "\u2014" if math.isnan(share) else f"{100 * share:.0f}%",
                 number(c.individual_mean),
                 number(pairwise),
             ]
         )
+    low = number(ceiling.lower) if ceiling else "\u2014"
+    high = number(ceiling.upper) if ceiling else "\u2014"
     return Table(
-        "Alignment with the human group",
+        "Alignment with the humans",
         [
             "cohort",
-            "group rho",
+            "group x human group rho",
             "p",
             "p (Bonferroni)",
+            "group x each human, mean rho",
             "of lower ceiling",
-            "mean rho with each human",
+            "each participant x each human, mean rho",
             "human-human median rho",
         ],
         rows,
-        f"p: share of {result.permutations} item-label permutations aligning at least as "
-        f"well; Bonferroni over {len(result.comparisons)} comparison(s).",
+        "group x human group: Spearman of the cohort's mean matrix with the humans' mean "
+        f"matrix; p: share of {result.permutations} item-label permutations aligning at least "
+        f"as well; Bonferroni over {len(result.comparisons)} comparison(s). group x each "
+        "human: the cohort's mean matrix against each human's matrix, averaged; this is what "
+        f"the human noise ceiling ({low} - {high}, Nili et al. 2014) bounds, so 'of lower "
+        "ceiling' divides it by the lower bound. A group-to-group rho is higher than either "
+        "(averaging removes individual noise) and is not comparable with the ceiling.",
+    )
+
+
+def category_table(result: AlignmentResult) -> Table:
+    """Alignment with the human group within one category of items and across two."""
+    rows = [
+        [
+            c.cohort,
+            number(c.within_rho),
+            number(c.between_rho),
+            number(c.within_w, 0),
+            p_value(c.within_p),
+        ]
+        for c in result.comparisons
+    ]
+    note = (
+        "Categories: the rating key's sides (bot, human). within: Spearman of the group "
+        "matrices over item pairs of one category (bot-bot, human-human); between: over "
+        "bot-human pairs. W, p: two-sided Wilcoxon rank-sum test of the cohort's "
+        "participants' within- against their between-category alignment with the human "
+        "group (W = Mann-Whitney U of the within side, as R reports it)."
+    )
+    if not math.isnan(result.category_p):
+        note += (
+            f" Across the {len(result.comparisons)} LLM cohorts (Ogg et al.'s test): "
+            f"W = {number(result.category_w, 1)}, p = {p_value(result.category_p)}."
+        )
+    return Table(
+        "Within- and between-category alignment with the human group",
+        ["cohort", "within rho", "between rho", "W", "p"],
+        rows,
+        note,
+    )
+
+
+def individual_table(result: AlignmentResult) -> Table:
+    """Every LLM participant against every human, summarised per cohort, read against
+    how far apart the humans are from one another."""
+    human = result.cohort(HUMAN)
+    spread = [v for v in (human.pairwise if human else []) if not math.isnan(v)]
+    low, high = (min(spread), max(spread)) if spread else (math.nan, math.nan)
+    cohorts = {c.name: c for c in result.cohorts}
+    rows = []
+    for c in result.comparisons:
+        values = c.individual
+        rated = ~np.isnan(values)
+        if not rated.any() or human is None:
+            rows.append([c.cohort, "0", "\u2014", "\u2014", "\u2014", "\u2014"])
+            continue
+        best = np.unravel_index(np.nanargmax(values), values.shape)
+        kept = values[rated]
+        inside = float(np.mean((kept >= low) & (kept <= high))) if spread else math.nan
+        rows.append(
+            [
+                c.cohort,
+                str(int(rated.sum())),
+                number(float(np.median(kept))),
+                f"{number(float(values[best]))} ({cohorts[c.cohort].participants[best[0]]} x "
+                f"{human.participants[best[1]]})",
+                "\u2014" if math.isnan(inside) else f"{100 * inside:.0f}%",
+                f"{number(low)} - {number(high)}",
+            ]
+        )
+    return Table(
+        "Individual level: each LLM participant against each human",
+        [
+            "cohort",
+            "pairs of participants",
+            "median rho",
+            "best rho (LLM x human)",
+            "within human-human range",
+            "human-human range",
+        ],
+        rows,
+        "Spearman rho of one LLM participant's matrix with one human's; the human-human "
+        "range is the lowest and highest rho between two humans. The figure shows every "
+        "value.",
     )
 
 
@@ -124,8 +212,11 @@ def verdict_table(found: VerdictAgreement) -> Table:
         "Turing verdicts: LLM judges against human judges",
         ["LLM judge", "pairs", "Cohen's kappa [95%]", "r of per-pair fooled rates [95%]"],
         rows,
-        f"Human-human kappa (the ceiling): {interval(found.human_kappa)}, "
-        f"{found.humans} human judge(s), {found.pairs} pair(s); intervals: bootstrap over pairs.",
+        f"Human-human Fleiss' kappa (the ceiling): {interval(found.human_kappa)}, "
+        f"{found.humans} human judge(s), {found.pairs} pair(s). Cohen's kappa pairs each of "
+        "the LLM judge's verdicts with each human verdict on the same pair; Fleiss' kappa "
+        "takes the human judges of a pair as interchangeable raters. Intervals: percentile "
+        "bootstrap over pairs.",
     )
 
 
@@ -150,16 +241,46 @@ def _matrices_figure(result: AlignmentResult, path: Path) -> Path:
 
 
 def _map_figure(result: AlignmentResult, path: Path) -> Path:
+    """Participants in two dimensions: classical MDS of 1 - alignment, and t-SNE of their
+    flattened matrices (Ogg et al.'s map)."""
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(5.5, 4.5))
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.5))
     names = [c.name for c in result.cohorts]
-    for name in names:
-        rows = [i for i, (cohort, _) in enumerate(result.map_labels) if cohort == name]
-        ax.scatter(result.map_coords[rows, 0], result.map_coords[rows, 1], label=name, s=24)
-    ax.set_xlabel("MDS 1")
-    ax.set_ylabel("MDS 2")
-    ax.set_title("Participants (distance = 1 - alignment)", fontsize=9)
-    ax.legend(fontsize=7)
+    maps = (
+        (result.map_coords, "MDS (distance = 1 - alignment)", "MDS"),
+        (result.tsne_coords, "t-SNE (PCA start, perplexity 30 or (n - 1) / 3)", "t-SNE"),
+    )
+    for ax, (coords, title, axis) in zip(axes, maps, strict=True):
+        for name in names:
+            rows = [i for i, (cohort, _) in enumerate(result.map_labels) if cohort == name]
+            if len(coords) == len(result.map_labels):
+                ax.scatter(coords[rows, 0], coords[rows, 1], label=name, s=24)
+        ax.set_xlabel(f"{axis} 1")
+        ax.set_ylabel(f"{axis} 2")
+        ax.set_title(title, fontsize=9)
+    axes[0].legend(fontsize=7)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def _individual_figure(result: AlignmentResult, path: Path) -> Path:
+    """Every LLM participant (rows, by cohort) against every human (columns)."""
+    plt = _pyplot()
+    human = result.cohort(HUMAN)
+    stacked = np.vstack([c.individual for c in result.comparisons])
+    labels = [
+        f"{c.cohort} #{n + 1}" for c in result.comparisons for n in range(c.individual.shape[0])
+    ]
+    fig, ax = plt.subplots(
+        figsize=(max(4.0, 0.3 * stacked.shape[1] + 3), max(3.0, 0.18 * len(labels) + 1.5))
+    )
+    image = ax.imshow(stacked, vmin=-1, vmax=1, cmap="RdBu_r", aspect="auto")
+    ax.set_yticks(range(len(labels)), labels, fontsize=5)
+    columns = human.participants if human else []
+    ax.set_xticks(range(len(columns)), columns, rotation=90, fontsize=5)
+    ax.set_xlabel("human participant")
+    fig.colorbar(image, ax=ax, label="Spearman rho")
     fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
     return path
@@ -191,16 +312,31 @@ def _spread_figure(result: AlignmentResult, path: Path) -> Path:
 
 
 def _bars_figure(result: AlignmentResult, path: Path) -> Path:
+    """The figure the noise ceiling bounds (group x each human) as bars inside the band;
+    the group-to-group rho as a separate marker, labelled as not bounded by it."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(max(4.0, 1.2 * len(result.comparisons) + 2), 3.8))
     names = [c.cohort for c in result.comparisons]
-    ax.bar(range(len(names)), [c.rho for c in result.comparisons], color="#4c72b0", label="group")
+    ax.bar(
+        range(len(names)),
+        [c.to_humans for c in result.comparisons],
+        color="#4c72b0",
+        label="group x each human (mean)",
+    )
     ax.scatter(
         range(len(names)),
         [c.individual_mean for c in result.comparisons],
         color="#dd8452",
         zorder=3,
-        label="mean with each human",
+        label="each participant x each human (mean)",
+    )
+    ax.scatter(
+        range(len(names)),
+        [c.rho for c in result.comparisons],
+        color="black",
+        marker="x",
+        zorder=3,
+        label="group x human group (not bounded by the ceiling)",
     )
     human = result.cohort(HUMAN)
     if human is not None and not math.isnan(human.ceiling.lower):
@@ -209,7 +345,7 @@ def _bars_figure(result: AlignmentResult, path: Path) -> Path:
             human.ceiling.upper,
             color="#999",
             alpha=0.3,
-            label="human noise ceiling",
+            label="human noise ceiling (of group x each human)",
         )
     ax.set_xticks(range(len(names)), names, rotation=20, ha="right", fontsize=7)
     ax.set_ylabel("Spearman rho with humans")
@@ -239,7 +375,11 @@ def build_alignment_report(
     """Tables and figures (PNGs written into ``out``)."""
     report = AlignmentReport(title, [cohort_table(result)])
     if result.comparisons:
-        report.tables.append(comparison_table(result))
+        report.tables += [
+            comparison_table(result),
+            category_table(result),
+            individual_table(result),
+        ]
     if verdicts is not None:
         report.tables.append(verdict_table(verdicts))
     if result.cohorts:
@@ -250,7 +390,10 @@ def build_alignment_report(
             )
         )
         report.figures.append(
-            ("MDS map of all participants", _map_figure(result, out / "alignment-mds.png"))
+            (
+                "All participants mapped by MDS and by t-SNE",
+                _map_figure(result, out / "alignment-mds.png"),
+            )
         )
         report.figures.append(
             (
@@ -261,8 +404,14 @@ def build_alignment_report(
     if result.comparisons:
         report.figures.append(
             (
-                "Alignment with the human group, against the noise ceiling",
+                "Alignment with each human, against the human noise ceiling",
                 _bars_figure(result, out / "alignment-bars.png"),
+            )
+        )
+        report.figures.append(
+            (
+                "Individual level: each LLM participant (rows) against each human",
+                _individual_figure(result, out / "alignment-individuals.png"),
             )
         )
     return report

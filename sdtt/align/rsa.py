@@ -74,9 +74,32 @@ def spearman(a: NDArray[np.float64], b: NDArray[np.float64]) -> float:
     return float(np.corrcoef(ra, rb)[0, 1])
 
 
-def matrix_alignment(x: Matrix, y: Matrix) -> float:
-    """Spearman correlation of two matrices' upper triangles."""
-    return spearman(upper(x), upper(y))
+def matrix_alignment(x: Matrix, y: Matrix, pairs: NDArray[np.bool_] | None = None) -> float:
+    """Spearman correlation of two matrices' upper triangles (only the item pairs where
+    ``pairs``, an upper-triangle mask, is true, when given)."""
+    if pairs is None:
+        return spearman(upper(x), upper(y))
+    return spearman(upper(x)[pairs], upper(y)[pairs])
+
+
+def category_pairs(categories: Sequence[str]) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """Upper-triangle masks of the item pairs within one category and across two."""
+    rows, cols = np.triu_indices(len(categories), k=1)
+    labels = np.asarray(categories, dtype=object)
+    within: NDArray[np.bool_] = labels[rows] == labels[cols]
+    return within, ~within
+
+
+def rank_sum(first: Sequence[float], second: Sequence[float]) -> tuple[float, float]:
+    """Two-sided Wilcoxon rank-sum test: ``W`` (as R's ``wilcox.test`` reports it, the
+    Mann-Whitney U of ``first``) and its p (exact for small samples without ties).
+    NaN values are left out; NaN when either side is empty."""
+    a = [v for v in first if not math.isnan(v)]
+    b = [v for v in second if not math.isnan(v)]
+    if not a or not b:
+        return NAN, NAN
+    found = stats.mannwhitneyu(a, b, alternative="two-sided")
+    return float(found.statistic), float(found.pvalue)
 
 
 def permutation_p(x: Matrix, y: Matrix, *, permutations: int = 1000, seed: int = 0) -> float:
@@ -118,25 +141,55 @@ def bonferroni(p: float, comparisons: int) -> float:
 
 @dataclass(frozen=True)
 class NoiseCeiling:
-    """What a perfect model of the group could reach, given how much people differ."""
+    """What a perfect model of the group could reach, given how much people differ: the
+    range in which the true model's mean alignment with the individual matrices lies."""
 
     lower: float
-    """Mean alignment of each participant with the mean of the others."""
+    """Mean alignment of each participant with the mean of the others' ranked matrices."""
     upper: float
-    """Mean alignment of each participant with the group mean that includes them."""
+    """Mean alignment of each participant with the mean of all ranked matrices
+    (themselves included)."""
+
+
+def ranked(matrix: Matrix) -> Matrix:
+    """``matrix`` with its upper triangle replaced by its ranks (average ranks for ties,
+    NaN kept), mirrored; zero on the diagonal."""
+    values = upper(matrix)
+    kept = ~np.isnan(values)
+    ranks = np.full(values.shape, np.nan)
+    ranks[kept] = stats.rankdata(values[kept])
+    out = np.zeros_like(matrix, dtype=float)
+    rows, cols = np.triu_indices(matrix.shape[0], k=1)
+    out[rows, cols] = ranks
+    out[cols, rows] = ranks
+    return out
 
 
 def noise_ceiling(matrices: Sequence[Matrix]) -> NoiseCeiling:
-    """Leave-one-participant-out bounds (Nili et al. 2014) over ``matrices``."""
+    """Leave-one-participant-out bounds of Nili et al. (2014) for Spearman correlation.
+
+    The best model for Spearman is the mean of the participants' *rank-transformed*
+    matrices (as rsatoolbox pools for 'spearman'), so the bounds average ranks, not raw
+    dissimilarities. The bounds are of the mean alignment of one matrix with each
+    participant's: compare them with :func:`mean_alignment`, not with a group-to-group
+    correlation, which is higher because averaging removes individual noise.
+    """
     if len(matrices) < 2:
         return NoiseCeiling(NAN, NAN)
-    whole = group_matrix(matrices)
+    ranks = [ranked(m) for m in matrices]
+    whole = group_matrix(ranks)
     lows, highs = [], []
     for index, matrix in enumerate(matrices):
-        others = group_matrix([m for n, m in enumerate(matrices) if n != index])
+        others = group_matrix([m for n, m in enumerate(ranks) if n != index])
         lows.append(matrix_alignment(matrix, others))
         highs.append(matrix_alignment(matrix, whole))
     return NoiseCeiling(_mean(lows), _mean(highs))
+
+
+def mean_alignment(model: Matrix, matrices: Sequence[Matrix]) -> float:
+    """Mean alignment of ``model`` with each of ``matrices``: the figure a noise ceiling
+    of those matrices bounds."""
+    return _mean([matrix_alignment(model, m) for m in matrices])
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -216,6 +269,27 @@ def classical_mds(distances: Matrix, dimensions: int = 2) -> Matrix:
             coords[:, axis] = -column
     if coords.shape[1] < dimensions:
         coords = np.hstack([coords, np.zeros((size, dimensions - coords.shape[1]))])
+    return coords
+
+
+def participant_tsne(matrices: Sequence[Matrix], *, seed: int = 0) -> Matrix:
+    """2-D t-SNE of participants' flattened matrices, as Ogg et al. drew them (PCA
+    start, perplexity 30, or (n - 1) / 3 for fewer than 91 participants, as t-SNE needs);
+    an unrated pair counts as the middle of the scale (0.5), as theirs did."""
+    size = len(matrices)
+    if size < 3:
+        return np.zeros((size, 2))
+    from sklearn.manifold import TSNE
+
+    vectors = np.nan_to_num(np.stack([upper(m) for m in matrices]), nan=0.5)
+    perplexity = min(30.0, (size - 1) / 3)
+    # Exact gradients for a study's few hundred participants: more faithful than the
+    # Barnes-Hut approximation and, at this size, many times faster.
+    method = "exact" if size <= 300 else "barnes_hut"
+    found = TSNE(
+        2, perplexity=perplexity, init="pca", method=method, random_state=seed
+    ).fit_transform(vectors)
+    coords: Matrix = np.asarray(found, dtype=float)
     return coords
 
 

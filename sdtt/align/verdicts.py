@@ -2,14 +2,16 @@
 
 From a judgement table (``sdtt judge`` and imported human answers): for each LLM judge,
 Cohen's kappa between its verdicts (found the bot, or was fooled) and human judges'
-verdicts on the same pair, and the correlation across pairs of its fooled rate with the
-humans' fooled rate; both with percentile intervals from a bootstrap over pairs. The
-kappa between two human judges on the same pair is the ceiling to read them against.
+verdicts on the same pair (every LLM verdict against every human one), and the
+correlation across pairs of its fooled rate with the humans' fooled rate; both with
+percentile intervals from a bootstrap over pairs. The human judges' agreement among
+themselves, the ceiling to read them against, is Fleiss' kappa over the pairs two or
+more of them judged: human raters are interchangeable (no judge is "rater 1"), which is
+what Fleiss' kappa assumes and a two-rater Cohen's kappa does not.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 from collections.abc import Callable, Sequence
@@ -47,6 +49,29 @@ def cohen_kappa(pairs: Sequence[tuple[bool, bool]]) -> float:
     return (observed - expected) / (1 - expected)
 
 
+def fleiss_kappa(items: Sequence[Sequence[bool]]) -> float:
+    """Fleiss' kappa (1971) of binary labels, one sequence of raters' labels per item.
+
+    Items may have different numbers of raters (items with fewer than two are left
+    out): ``P_i`` is the share of agreeing rater pairs within item i, ``P = mean P_i``,
+    ``P_e = sum_j p_j^2`` with ``p_j`` the share of all labels in category j, and
+    kappa ``(P - P_e) / (1 - P_e)``. With equal raters per item it is the usual
+    Fleiss' kappa. NaN when nothing is left or every label is the same.
+    """
+    rated = [list(labels) for labels in items if len(labels) >= 2]
+    if not rated:
+        return NAN
+    yes = np.array([sum(labels) for labels in rated], dtype=float)
+    n = np.array([len(labels) for labels in rated], dtype=float)
+    no = n - yes
+    agreement = float(np.mean((yes * (yes - 1) + no * (no - 1)) / (n * (n - 1))))
+    share = float(yes.sum() / n.sum())
+    expected = share**2 + (1 - share) ** 2
+    if expected == 1:
+        return NAN
+    return (agreement - expected) / (1 - expected)
+
+
 def _human_verdicts(verdicts: Verdicts, key: str, humans: set[str]) -> list[bool]:
     return [v for j, vs in verdicts.get(key, {}).items() if j in humans for v in vs]
 
@@ -58,17 +83,6 @@ def _llm_human_pairs(
     for key in keys:
         mine = verdicts.get(key, {}).get(judge, [])
         out += [(m, h) for m in mine for h in _human_verdicts(verdicts, key, humans)]
-    return out
-
-
-def _human_human_pairs(
-    verdicts: Verdicts, humans: set[str], keys: Sequence[str]
-) -> list[tuple[bool, bool]]:
-    out: list[tuple[bool, bool]] = []
-    for key in keys:
-        found = _human_verdicts(verdicts, key, humans)
-        for x, y in itertools.combinations(found, 2):
-            out += [(x, y), (y, x)]
     return out
 
 
@@ -108,10 +122,11 @@ class JudgeAgreement:
 
 @dataclass(frozen=True)
 class VerdictAgreement:
-    """Every LLM judge, and the human-human kappa ceiling."""
+    """Every LLM judge, and the human-human (Fleiss') kappa ceiling."""
 
     judges: list[JudgeAgreement]
     human_kappa: Estimate
+    """Fleiss' kappa of the human judges over the pairs two or more of them judged."""
     humans: int
     pairs: int
 
@@ -142,7 +157,10 @@ def verdict_agreement(
         (humans if j.judge_type == "human" else llms).add(j.judge_id)
     human_keys = [k for k in verdicts if len(_human_verdicts(verdicts, k, humans)) >= 2]
     human_kappa = _bootstrap(
-        human_keys, lambda ks: cohen_kappa(_human_human_pairs(verdicts, humans, ks)), reps, seed
+        human_keys,
+        lambda ks: fleiss_kappa([_human_verdicts(verdicts, k, humans) for k in ks]),
+        reps,
+        seed,
     )
     results = []
     for number, judge in enumerate(sorted(llms), start=1):

@@ -18,6 +18,8 @@ from sdtt.analysis.metrics import is_baseline
 from sdtt.analysis.plots import _pyplot
 from sdtt.analysis.report import Report, Section
 from sdtt.beliefs.calibration import (
+    DISTINCT_BINS,
+    TENTHS,
     by_turn,
     calibration,
     calibration_table,
@@ -71,6 +73,7 @@ def belief_tables(traces: Sequence[BeliefTrace], *, top: int = 5) -> list[Belief
                 "REL",
                 "RES",
                 "UNC",
+                "resid.",
                 "log",
                 "ECE",
                 "sharp",
@@ -85,15 +88,20 @@ def belief_tables(traces: Sequence[BeliefTrace], *, top: int = 5) -> list[Belief
                     _num(r["reliability"]),
                     _num(r["resolution"]),
                     _num(r["uncertainty"]),
+                    _num(r["residual"]),
                     _num(r["log_score"]),
                     _num(r["ece"]),
                     percent(r["sharpness"]),
                 ]
                 for r in cal.to_dict("records")
             ],
-            note="Brier = REL - RES + UNC (Murphy; exact when beliefs within a tenth are "
-            "equal). log: mean -ln p(truth), p clipped to [0.01, 0.99]. sharp: share of "
-            "beliefs <= 10 or >= 90. Lower Brier, log, REL and ECE are better.",
+            note="Brier = REL - RES + UNC + resid. (Murphy). REL, RES and ECE use one bin per "
+            f"distinct belief when a row has at most {DISTINCT_BINS}, else tenths (0-9, ..., "
+            "90-100); resid. is the within-bin variance of beliefs minus their within-bin "
+            "covariance with the truth (Stephenson et al. 2008): 0 with one bin per belief, "
+            "and it can be negative. log: mean -ln p(truth), p clipped to [0.01, 0.99]. "
+            "sharp: share of beliefs in the 0-9 or 90-100 bins (Turing Trade). Lower Brier, "
+            "log, REL and ECE are better.",
         )
     )
     turns = by_turn(frame)
@@ -106,6 +114,7 @@ def belief_tables(traces: Sequence[BeliefTrace], *, top: int = 5) -> list[Belief
                 "mode",
                 "turn",
                 "judges",
+                "items",
                 "wrong side",
                 "undecided",
                 "belief in truth",
@@ -118,6 +127,7 @@ def belief_tables(traces: Sequence[BeliefTrace], *, top: int = 5) -> list[Belief
                     r["mode"],
                     str(r["turn"]),
                     str(r["judges"]),
+                    str(r["items"]),
                     percent(r["wrong_side"]),
                     str(r["undecided"]),
                     percent(r["belief_in_truth"]),
@@ -125,8 +135,11 @@ def belief_tables(traces: Sequence[BeliefTrace], *, top: int = 5) -> list[Belief
                 ]
                 for r in turns.to_dict("records")
             ],
-            note="At turn t each judge's belief is the last given by then; 'wrong side' "
-            "leaves out beliefs of exactly 50 (undecided).",
+            note="At turn t each judge's belief is the last given by then, carried forward "
+            "to the end of the reveal (X). 'wrong side' is the share of judges on the wrong "
+            "side of each item (pair, chat or room), averaged over items as the pass rate "
+            "averages over pairs, leaving out beliefs of exactly 50 (undecided); belief in "
+            "truth and Brier are means over judges.",
         )
     )
     moved = moments(traces, top=top)
@@ -174,7 +187,7 @@ def reliability_plot(traces: Sequence[BeliefTrace], path: Path) -> Path:
         axes.plot(
             bins["mean_p"], bins["observed"], marker="o", label=f"{judge} (Brier {found.brier:.3f})"
         )
-        hist.hist(part["p"], bins=10, range=(0, 1), alpha=0.6, label=str(judge))
+        hist.hist(part["p"], bins=TENTHS, alpha=0.6, label=str(judge))
     axes.set_ylabel("share of targets that were human")
     # A little room beyond 0 and 1, so points at the edges (common: a judge sure of
     # itself) are drawn whole.

@@ -14,9 +14,17 @@ RATE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("judgements", "used"),
     ("excluded", "excl."),
     ("pass_rate", "pass rate"),
+    ("boot", "its 95% CI"),
     ("pass_rate_pooled", "pooled"),
-    ("wilson", "Wilson 95%"),
-    ("boot", "bootstrap 95%"),
+    ("wilson", "pooled 95% CI"),
+)
+"""Each interval sits right of the rate it is of (see :data:`INTERVAL_NOTE`)."""
+INTERVAL_NOTE = (
+    "pass rate: 1 - the mean over pairs of each pair's share correct; its 95% CI: "
+    "percentile two-way cluster bootstrap over pairs and judges (Wilson over pairs when "
+    "every judgement agrees, where a bootstrap has nothing to resample). pooled: 1 - the "
+    "share of all used judgements correct; its 95% CI: Wilson, judgements taken as "
+    "independent."
 )
 TEST_COLUMNS: tuple[tuple[str, str], ...] = (
     ("judgements", "used"),

@@ -64,8 +64,11 @@ class Summary:
     pass_rate_pooled: float
     wilson_low: float
     wilson_high: float
+    """Wilson interval of ``pass_rate_pooled`` (judgements as independent trials)."""
     boot_low: float
     boot_high: float
+    """Interval of ``pass_rate`` (the pair-averaged rate): percentile two-way cluster
+    bootstrap, or Wilson over pairs when every judgement agrees."""
     binomial_p: float
     tost_p: float
     margin: float
@@ -166,14 +169,20 @@ def summarise(
     k = int(correct_values.sum())
     pc_pair = stats.pair_averaged_pc(pair_codes, correct_values)
     pc_pooled = k / n if n else NAN
-    low, high = stats.wilson(n - k, n)
+    low, high = stats.wilson(n - k, n, 1 - alpha)
     averaged, _ = stats.cluster_bootstrap(
         pair_codes, judge_codes, correct_values, reps=reps, seed=seed
     )
     boot_low_pc, boot_high_pc = stats.percentile_interval(averaged, 1 - alpha)
+    pairs = int(used["pair_id"].nunique())
+    if reps > 0 and pc_pair in (0.0, 1.0):
+        # Every judgement agrees, so every replicate does and the percentile interval
+        # is the point ([0%, 0%] at 100% correct). Say what the pairs can: Wilson's
+        # interval with the pairs as the trials (the clusters, not the judgements).
+        boot_low_pc, boot_high_pc = stats.wilson(pc_pair * pairs, pairs, 1 - alpha)
     tost = stats.tost_p(k, n, margin)
     return Summary(
-        pairs=int(used["pair_id"].nunique()),
+        pairs=pairs,
         judges=int(used["judge_id"].nunique()),
         judgements=n,
         excluded=int(test["excluded"].sum()),

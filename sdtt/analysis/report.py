@@ -19,7 +19,7 @@ import pandas as pd
 
 from sdtt.analysis import plots
 from sdtt.analysis.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MARGIN
-from sdtt.analysis.format import format_table, interval, number, percent
+from sdtt.analysis.format import INTERVAL_NOTE, format_table, interval, number, percent
 from sdtt.analysis.metrics import (
     NONE,
     Confusion,
@@ -165,12 +165,10 @@ def build_report(
     out_dir.mkdir(parents=True, exist_ok=True)
     report = Report(title=title)
     explained = (
-        "Pass rate = 1 - mean over pairs of the share of judges who found the bot "
-        "(pair-averaged); pooled = 1 - all correct / all judgements. Wilson interval "
-        "on the pooled rate; bootstrap interval resamples pairs and judges. Binomial "
-        "p tests proportion correct = 0.5; TOST p tests equivalence to 0.5 within "
-        f"+-{margin:g} (small = indistinguishable). Turn = total turn index N + X "
-        "(pseudo-dialogue turns + the last live turn shown). Catch pairs never count."
+        f"{INTERVAL_NOTE} Binomial p tests proportion correct = 0.5; TOST p tests "
+        f"equivalence to 0.5 within +-{margin:g} (small = indistinguishable). Turn = total "
+        "turn index N + X (pseudo-dialogue turns + the last live turn shown). Catch pairs "
+        "never count."
     )
     for index, (section_title, table) in enumerate(
         condition_tables(frame, reps=reps, margin=margin)

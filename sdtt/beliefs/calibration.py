@@ -4,18 +4,24 @@ Everything here is pure (pandas and numpy, no I/O). A belief ``p`` is the judge'
 probability (0-1) that the target is human and ``y`` the truth (1 human, 0 AI).
 
 - **Brier score** ``mean((p - y)^2)`` and Murphy's decomposition over forecast bins:
-  ``BS = REL - RES + UNC`` with reliability ``REL = sum n_k (pbar_k - obar_k)^2 / N``,
-  resolution ``RES = sum n_k (obar_k - obar)^2 / N`` and uncertainty ``UNC = obar(1 -
-  obar)``. The identity is exact when forecasts within a bin are equal (e.g. sliders in
-  steps of 10 with 11 bins); otherwise it is off by the spread of forecasts within bins,
-  which :attr:`Calibration.within_bin` reports.
+  ``BS = REL - RES + UNC + residual`` with reliability ``REL = sum n_k (pbar_k -
+  obar_k)^2 / N``, resolution ``RES = sum n_k (obar_k - obar)^2 / N`` and uncertainty
+  ``UNC = obar(1 - obar)``. The residual is the within-bin variance of the forecasts
+  minus their within-bin covariance with the outcomes (WBV - WBC, Stephenson et al.
+  2008; it can be negative) and is zero when forecasts within each bin are equal, so
+  beliefs with few distinct values (at most :data:`DISTINCT_BINS`, e.g. sliders in steps
+  of 10 or 5) get one bin per value and the identity holds exactly;
+  :attr:`Calibration.within_bin` reports it either way.
 - **Log score** ``mean(-ln(p if y else 1 - p))``, with ``p`` clipped to
   [:data:`LOG_CLIP`, 1 - :data:`LOG_CLIP`] so a confident 0 or 100 costs a lot, not
   infinity.
-- **ECE** ``sum n_k |pbar_k - obar_k| / N`` and the **sharpness** share of beliefs at
-  most 0.1 or at least 0.9 (Turing Trade's Figures 7-8).
+- **ECE** ``sum n_k |pbar_k - obar_k| / N`` and the **sharpness**, the share of beliefs
+  in Turing Trade's outermost bins, 0-9 and 90-100 (its Figures 7-8; the sharpness
+  histogram uses the same tenths).
 - **Pass rate by turn**: at turn ``t`` the share of judges whose belief (the last given
-  by then) is on the wrong side of 50; beliefs of exactly 50 are counted as undecided.
+  by then, carried forward to the trace's X) is on the wrong side of 50, per item and
+  then averaged over items as the pass rate averages over pairs; beliefs of exactly 50
+  are counted as undecided and left out.
 - **Moments that moved belief**: the steps with the largest change of belief, signed
   toward the truth, with the text that had just been revealed.
 """
@@ -34,6 +40,15 @@ from sdtt.beliefs.traces import UNDECIDED, BeliefTrace
 
 LOG_CLIP = 0.01
 DEFAULT_BINS = 10
+"""Equal-width bins (tenths: 0-9, ..., 90-100) when beliefs take many values."""
+DISTINCT_BINS = 21
+"""At most this many distinct beliefs get one bin each (the decomposition is then exact)."""
+TENTHS = np.arange(DEFAULT_BINS + 1) / DEFAULT_BINS
+"""Edges of the tenths for histograms (``np.histogram(bins=TENTHS)``): exact k / 10, so
+a belief of 30 falls in 30-39 as the calibration bins put it (``bins=10, range=(0, 1)``
+puts it in 20-29)."""
+SHARP_LOW, SHARP_HIGH = TENTHS[1], TENTHS[-2]
+"""Sharp beliefs: below ``SHARP_LOW`` (the 0-9 bin) or at least ``SHARP_HIGH`` (90-100)."""
 GROUP_COLUMNS = ("judge", "model", "mode")
 """How belief analyses are broken down, as the scores are: judge (type, model, source),
 the bot's model and mode; turns are the rows of the by-turn tables."""
@@ -52,30 +67,80 @@ class Calibration:
     ece: float
     sharpness: float
     within_bin: float
-    """Brier - (REL - RES + UNC): zero when forecasts within each bin are equal."""
+    """The residual ``Brier - (REL - RES + UNC)``: within-bin variance of the forecasts
+    minus their within-bin covariance with the outcomes; zero when forecasts within each
+    bin are equal, and it can be negative."""
     bins: pd.DataFrame = field(default_factory=pd.DataFrame)
     """Per bin: ``low``, ``high``, ``n``, ``mean_p``, ``observed`` (for the diagram)."""
+    binning: str = ""
+    """How the forecasts were binned (one bin per distinct belief, or equal widths)."""
+
+
+def check_beliefs(forecasts: np.ndarray, outcomes: np.ndarray) -> None:
+    """Refuse what calibration cannot mean: a ValueError naming the first bad value."""
+    if forecasts.shape != outcomes.shape:
+        raise ValueError(
+            f"{len(forecasts)} beliefs but {len(outcomes)} outcomes: give one outcome per belief."
+        )
+    bad = np.flatnonzero(~((forecasts >= 0) & (forecasts <= 1)))
+    if bad.size:
+        raise ValueError(
+            f"belief {bad[0]} is {float(forecasts[bad[0]]):g}: beliefs are probabilities "
+            "from 0 to 1 (divide a 0-100 belief by 100)."
+        )
+    bad = np.flatnonzero((outcomes != 0) & (outcomes != 1))
+    if bad.size:
+        raise ValueError(
+            f"outcome {bad[0]} is {float(outcomes[bad[0]]):g}: outcomes are 1 (human) or 0 (AI)."
+        )
+
+
+def _bin_forecasts(
+    forecasts: np.ndarray, bins: int | None
+) -> tuple[np.ndarray, list[tuple[float, float]], str]:
+    """Each forecast's bin, the bins' (low, high) and a description.
+
+    ``bins=None`` picks one bin per distinct value when there are at most
+    :data:`DISTINCT_BINS` of them, else :data:`DEFAULT_BINS` tenths; a number asks for
+    that many equal-width bins (the last includes 1).
+    """
+    values = np.unique(forecasts)
+    if bins is None and len(values) <= DISTINCT_BINS:
+        index = np.searchsorted(values, forecasts)
+        return index, [(float(v), float(v)) for v in values], "one bin per distinct belief"
+    count = DEFAULT_BINS if bins is None else bins
+    # The nudge keeps an edge k / count in bin k despite rounding ((15 / 22) * 22 is
+    # 14.999999999999998).
+    index = np.minimum(np.floor(forecasts * count + 1e-9).astype(int), count - 1)
+    edges = [(k / count, (k + 1) / count) for k in range(count)]
+    return index, edges, f"{count} equal-width bins"
 
 
 def calibration(
-    p: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray, bins: int = DEFAULT_BINS
+    p: Sequence[float] | np.ndarray,
+    y: Sequence[float] | np.ndarray,
+    bins: int | None = None,
 ) -> Calibration:
     """Brier score and its decomposition, log score, ECE and sharpness of ``p`` vs ``y``.
 
-    ``bins`` equal-width forecast bins on [0, 1]; the last bin includes 1.
+    ``p`` are probabilities (0-1) that the target is human, ``y`` the truths (1 or 0); a
+    NaN, a belief outside 0-1 or an outcome other than 0 and 1 raises ValueError. Bins:
+    see :func:`_bin_forecasts` (``None``, the default, keeps the decomposition exact for
+    beliefs with few distinct values).
     """
     forecasts = np.asarray(p, dtype=float)
     outcomes = np.asarray(y, dtype=float)
+    check_beliefs(forecasts, outcomes)
     n = len(forecasts)
     if n == 0:
         nan = math.nan
         return Calibration(0, nan, nan, nan, nan, nan, nan, nan, nan)
     brier = float(np.mean((forecasts - outcomes) ** 2))
     base = float(np.mean(outcomes))
-    index = np.minimum((forecasts * bins).astype(int), bins - 1)
+    index, edges, binning = _bin_forecasts(forecasts, bins)
     rows = []
     reliability = resolution = ece = 0.0
-    for k in range(bins):
+    for k, (low, high) in enumerate(edges):
         mask = index == k
         count = int(mask.sum())
         mean_p = float(forecasts[mask].mean()) if count else math.nan
@@ -84,19 +149,11 @@ def calibration(
             reliability += count * (mean_p - observed) ** 2 / n
             resolution += count * (observed - base) ** 2 / n
             ece += count * abs(mean_p - observed) / n
-        rows.append(
-            {
-                "low": k / bins,
-                "high": (k + 1) / bins,
-                "n": count,
-                "mean_p": mean_p,
-                "observed": observed,
-            }
-        )
+        rows.append({"low": low, "high": high, "n": count, "mean_p": mean_p, "observed": observed})
     uncertainty = base * (1 - base)
     clipped = np.clip(forecasts, LOG_CLIP, 1 - LOG_CLIP)
     log_score = float(np.mean(-np.log(np.where(outcomes == 1, clipped, 1 - clipped))))
-    sharp = float(np.mean((forecasts <= 0.1) | (forecasts >= 0.9)))
+    sharp = float(np.mean((forecasts < SHARP_LOW) | (forecasts >= SHARP_HIGH)))
     return Calibration(
         n=n,
         brier=brier,
@@ -108,6 +165,7 @@ def calibration(
         sharpness=sharp,
         within_bin=brier - (reliability - resolution + uncertainty),
         bins=pd.DataFrame(rows),
+        binning=binning,
     )
 
 
@@ -143,18 +201,26 @@ def _condition(trace: BeliefTrace) -> dict[str, Any]:
 
 
 def held_beliefs(traces: Iterable[BeliefTrace]) -> pd.DataFrame:
-    """One row per usable trace and turn 1..its last: the belief held then (the last
-    given by that turn; none before the first), plus ``final`` for the last turn."""
+    """One row per usable trace and turn 1..its horizon: the belief held then (the last
+    given at or before that turn, carried forward; none before the first), plus
+    ``final`` on the last row.
+
+    The horizon is the later of the trace's last belief and its X (the turns revealed in
+    all), so a judge who stopped moving the slider, or a market whose every trade came
+    before the first answer (turn 0), still holds a belief at every turn up to X.
+    """
     rows = []
     for trace in usable_traces(traces):
-        turns = [p.turn for p in trace.points if p.turn is not None]
-        last = max(turns, default=0)
-        for turn in range(1, last + 1):
+        turns = [p.turn for p in trace.points if p.turn is not None and p.belief is not None]
+        if not turns:
+            continue
+        horizon = max(max(turns), trace.x_turns, 1)
+        for turn in range(1, horizon + 1):
             belief = trace.belief_at(turn)
             if belief is None:
                 continue
             rows.append(
-                {**_condition(trace), "turn": turn, "p": belief / 100, "final": turn == last}
+                {**_condition(trace), "turn": turn, "p": belief / 100, "final": turn == horizon}
             )
     columns = [*_condition_columns(), "turn", "p", "final"]
     return pd.DataFrame(rows, columns=columns)
@@ -165,7 +231,7 @@ def _condition_columns() -> list[str]:
 
 
 def calibration_table(
-    frame: pd.DataFrame, by: Sequence[str] = GROUP_COLUMNS, bins: int = DEFAULT_BINS
+    frame: pd.DataFrame, by: Sequence[str] = GROUP_COLUMNS, bins: int | None = None
 ) -> pd.DataFrame:
     """Calibration of final beliefs, one row per group."""
     final = frame.loc[frame["final"]]
@@ -184,26 +250,35 @@ def calibration_table(
                 "log_score": found.log_score,
                 "ece": found.ece,
                 "sharpness": found.sharpness,
+                "residual": found.within_bin,
             }
         )
     return pd.DataFrame(rows)
 
 
 def by_turn(frame: pd.DataFrame, by: Sequence[str] = GROUP_COLUMNS) -> pd.DataFrame:
-    """Per group and turn: judges, the share on the wrong side (the pass rate from
-    traces), undecided judges, mean belief in the truth and the Brier score."""
+    """Per group and turn: judges, the pass rate from traces (the share of judges on the
+    wrong side, averaged over items as the pass rate averages over pairs), undecided
+    judges, mean belief in the truth and the Brier score (both over judges)."""
     rows = []
     for key, part in frame.groupby([*by, "turn"], sort=True, dropna=False):
         values = key if isinstance(key, tuple) else (key,)
         p, y = part["p"].to_numpy(), part["y"].to_numpy()
         decided = p != UNDECIDED / 100
         wrong = ((p > 0.5) != (y == 1)) & decided
+        per_item = (
+            pd.DataFrame({"item": part["item"].to_numpy(), "wrong": wrong, "decided": decided})
+            .loc[decided]
+            .groupby("item")["wrong"]
+            .mean()
+        )
         rows.append(
             {
                 **dict(zip([*by, "turn"], values, strict=True)),
                 "judges": len(part),
+                "items": int(per_item.size),
                 "undecided": int((~decided).sum()),
-                "wrong_side": float(wrong.sum() / decided.sum()) if decided.any() else math.nan,
+                "wrong_side": float(per_item.mean()) if per_item.size else math.nan,
                 "belief_in_truth": float(np.mean(np.where(y == 1, p, 1 - p))),
                 "brier": float(np.mean((p - y) ** 2)),
             }
@@ -213,7 +288,8 @@ def by_turn(frame: pd.DataFrame, by: Sequence[str] = GROUP_COLUMNS) -> pd.DataFr
 
 def moments(traces: Iterable[BeliefTrace], top: int = 5) -> pd.DataFrame:
     """Per bot model, the ``top`` steps that moved belief most (from 50 before the first
-    belief), with ``toward_truth`` > 0 when the step moved belief toward the truth."""
+    belief; steps that moved nothing are left out), with ``toward_truth`` > 0 when the
+    step moved belief toward the truth."""
     rows = []
     for trace in usable_traces(traces):
         before = UNDECIDED
@@ -221,6 +297,8 @@ def moments(traces: Iterable[BeliefTrace], top: int = 5) -> pd.DataFrame:
             if point.belief is None:
                 continue
             shift = point.belief - before
+            if shift == 0:
+                continue  # a reading that moved nothing (a market's opening or close)
             toward = shift if trace.target_human else -shift
             rows.append(
                 {

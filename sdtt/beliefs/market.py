@@ -4,7 +4,7 @@ Bettors trade two securities about a target: *human* pays :data:`PAYOUT` points 
 target is revealed human, *computer* pays it if the target is a bot. The market's
 price, 0-100, is the price of *human* (that of *computer* is 100 minus it) and is the
 room's belief that the target is human; its history is a belief trace (source
-``price``, :meth:`Market.trace_points`).
+``price``; ``sdtt serve`` builds it from the stored trades).
 
 Two makers:
 
@@ -16,12 +16,14 @@ Two makers:
   where it started costs the trader nothing or more: no arbitrage through the spread.
 - :class:`LmsrMaker`, Hanson's logarithmic market scoring rule with liquidity ``b``:
   cost ``C(q) = b ln(exp(q_h / b) + exp(q_c / b))`` (times :data:`PAYOUT`), price
-  ``exp(q_h / b) / (exp(q_h / b) + exp(q_c / b))``. The maker loses at most
+  ``exp(q_h / b) / (exp(q_h / b) + exp(q_c / b))``, the logistic of ``(q_h - q_c) / b``
+  (both computed without overflow, however small ``b``). The maker loses at most
   ``PAYOUT * b ln 2``.
 
 A bettor holds one kind of security at a time (sell the one kind before buying the
 other), cannot spend more points than they have, and keeps their points from game to
-game (:class:`Account` outlives a :class:`Market`).
+game (:class:`Account` outlives a :class:`Market`). A trade is priced in full before
+anything changes, so it is applied whole or not at all.
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from sdtt.beliefs.traces import BeliefPoint
 from sdtt.errors import SdttError
 
 PAYOUT = 100
@@ -56,6 +57,10 @@ class Maker(Protocol):
 
     def cost(self, kind: Kind, side: Side, count: int) -> float:
         """Points the trader pays (negative: receives) for ``count`` securities."""
+        ...
+
+    def price_after(self, kind: Kind, side: Side, count: int) -> float:
+        """The human price the trade would leave (nothing changes)."""
         ...
 
     def apply(self, kind: Kind, side: Side, count: int) -> None:
@@ -100,6 +105,10 @@ class TuringTradeMaker:
             level += step
         return float(total)
 
+    def price_after(self, kind: Kind, side: Side, count: int) -> float:
+        """The level the trade would move the price to."""
+        return float(self.level + _direction(kind, side) * count)
+
     def apply(self, kind: Kind, side: Side, count: int) -> None:
         """Move the price one point per security."""
         self.level += _direction(kind, side) * count
@@ -123,10 +132,17 @@ class LmsrMaker:
         total = math.exp(q_human / self.b - top) + math.exp(q_computer / self.b - top)
         return PAYOUT * self.b * (top + math.log(total))
 
+    def _price(self, q_human: float, q_computer: float) -> float:
+        return PAYOUT * _logistic((q_human - q_computer) / self.b)
+
     @property
     def price(self) -> float:
         """The human security's price: 100 times its instantaneous probability."""
-        return PAYOUT / (1 + math.exp((self.q_computer - self.q_human) / self.b))
+        return self._price(self.q_human, self.q_computer)
+
+    def price_after(self, kind: Kind, side: Side, count: int) -> float:
+        """The price at the outstanding amounts the trade would leave."""
+        return self._price(*self._after(kind, side, count))
 
     def _after(self, kind: Kind, side: Side, count: int) -> tuple[float, float]:
         delta = count if side == "buy" else -count
@@ -142,6 +158,14 @@ class LmsrMaker:
     def apply(self, kind: Kind, side: Side, count: int) -> None:
         """Add the securities to the maker's outstanding amounts."""
         self.q_human, self.q_computer = self._after(kind, side, count)
+
+
+def _logistic(x: float) -> float:
+    """``1 / (1 + exp(-x))`` without overflow: exp is only taken of a non-positive number."""
+    if x >= 0:
+        return 1 / (1 + math.exp(-x))
+    small = math.exp(x)
+    return small / (1 + small)
 
 
 @dataclass
@@ -204,14 +228,22 @@ class Market:
             raise TradeRefused(f"sell your {account.kind} securities before buying {kind} ones.")
         if side == "sell" and (account.kind != kind or account.count < count):
             raise TradeRefused(f"you hold {account.count} {account.kind or 'no'} securities.")
-        cost = self.maker.cost(kind, side, count)
+        # Everything the trade needs is worked out before anything changes: a trade that
+        # cannot be priced leaves the maker, the account and the history as they were.
+        try:
+            cost = self.maker.cost(kind, side, count)
+            price = self.maker.price_after(kind, side, count)
+        except ArithmeticError:
+            cost = price = math.nan
+        if not (math.isfinite(cost) and math.isfinite(price)):
+            raise TradeRefused("the market maker cannot price that trade.")
         if cost > account.points + 1e-9:
             raise TradeRefused(f"that costs {cost:g} points; you have {account.points:g}.")
+        made = Trade(bettor, kind, side, count, cost, price, time_s, message)
         self.maker.apply(kind, side, count)
         account.points -= cost
         account.count += count if side == "buy" else -count
         account.kind = kind if account.count else None
-        made = Trade(bettor, kind, side, count, cost, self.maker.price, time_s, message)
         self.trades.append(made)
         return made
 
@@ -228,12 +260,3 @@ class Market:
             payouts[account.bettor] = paid
         self.settled = True
         return payouts
-
-    def trace_points(self, start: float = 50.0) -> list[BeliefPoint]:
-        """The price history as belief points (the opening price, then after each trade)."""
-        points = [BeliefPoint(message=0, time_s=0.0, belief=start, source="price")]
-        points += [
-            BeliefPoint(message=t.message, time_s=t.time_s, belief=t.price_after, source="price")
-            for t in self.trades
-        ]
-        return points

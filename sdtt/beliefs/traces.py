@@ -107,6 +107,18 @@ class BeliefTrace(BaseModel):
             raise ValueError("exclusion_reason is set but excluded is false")
         if self.item_kind == "pair" and self.bot_position is None:
             raise ValueError("a pair's trace needs bot_position")
+        if (
+            self.item_kind == "pair"
+            and self.target == "chat 1"
+            and self.target_human != (self.bot_position == 2)
+        ):
+            # Scoring reads bot_position and calibration reads target_human: they must
+            # tell the same truth, or one of them is wrong.
+            raise ValueError(
+                f"target_human is {str(self.target_human).lower()} but bot_position is "
+                f"{self.bot_position}: the target (chat 1) is human exactly when the bot is "
+                "in chat 2"
+            )
         return self
 
     @property

@@ -106,6 +106,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="prompt variant: plain, participant or style (repeatable; default plain)",
     )
     judge.add_argument("--seed", type=int, default=0, help="participant i samples with seed+i")
+    judge.add_argument(
+        "--identities",
+        action="store_true",
+        help="address each participant by a surname and honorific (Ogg et al.; at most 24)",
+    )
+    judge.add_argument(
+        "--orders",
+        choices=("shown", "both"),
+        default="shown",
+        help="rate each pair as shown, or in both orders as Ogg et al.'s LLMs did (default shown)",
+    )
     judge.add_argument("--attempts", type=int, default=3, help="asks per rating (default 3)")
     judge.add_argument("--concurrency", type=int, default=4, help="ratings asked at once")
     add_out_argument(judge, folder=False, help=f"file of ratings (default TASK/{RATINGS_FILE})")
@@ -248,7 +259,15 @@ def run_judge(args: argparse.Namespace) -> int:
     task = load_rating_task(args.task)
     key = load_rating_key(args.task, task)
     cohorts = [
-        Cohort(model, args.participants, temperature, prompt, args.seed)
+        Cohort(
+            model,
+            args.participants,
+            temperature,
+            prompt,
+            args.seed,
+            identities=args.identities,
+            orders=args.orders,
+        )
         for model in args.model
         for temperature in args.temperature or [1.0]
         for prompt in args.prompt or ["plain"]
@@ -348,14 +367,20 @@ def _analyse(args: argparse.Namespace) -> tuple[AlignmentResult, VerdictAgreemen
 
 def run_score(args: argparse.Namespace) -> int:
     """``sdtt align score``: the tables in the terminal."""
-    from sdtt.align.report import cohort_table, comparison_table, verdict_table
+    from sdtt.align.report import (
+        category_table,
+        cohort_table,
+        comparison_table,
+        individual_table,
+        verdict_table,
+    )
 
     console = _console()
     with console.status("comparing matrices..."):
         result, verdicts = _analyse(args)
     tables = [cohort_table(result)]
     if result.comparisons:
-        tables.append(comparison_table(result))
+        tables += [comparison_table(result), category_table(result), individual_table(result)]
     elif result.cohort("human") is None:
         console.print("[yellow]no human ratings: nothing to align the LLM cohorts with.[/]")
     if verdicts is not None:

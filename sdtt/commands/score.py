@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import pandas as pd
 from rich.console import Console
@@ -13,7 +12,7 @@ from sdtt.analysis.beliefs import belief_tables
 from sdtt.analysis.format import percent
 from sdtt.analysis.metrics import BREAKDOWNS, breakdown, condition_tables, expand_by, summarise
 from sdtt.analysis.table import judgement_table
-from sdtt.beliefs.traces import BeliefTrace, is_trace_file
+from sdtt.beliefs.traces import BeliefTrace
 from sdtt.commands.scoring import (
     check_margin,
     print_escaped_table,
@@ -30,11 +29,12 @@ def run(args: argparse.Namespace) -> int:
     check_margin(args.margin)
     console = Console(highlight=False)
     traces = trace_inputs(args.judgements)
-    if traces and _verdictless(args.judgements, traces):
-        # Only traces that end in no verdict (a market's prices, live sliders): beliefs.
+    judgements = read_judgements(args.judgements, allow_empty=bool(traces))
+    if not judgements:
+        # Only beliefs that end in no verdict (a market's prices, live sliders, beside an
+        # empty judgement file as `sdtt serve export` writes for a market study).
         _print_belief_tables(console, traces)
         return 0
-    judgements = read_judgements(args.judgements)
     frame = judgement_table(judgements)
     names = [name.strip() for name in args.by.split(",") if name.strip()]
     try:
@@ -73,13 +73,6 @@ def run(args: argparse.Namespace) -> int:
 
     print_verdict_agreement(console, judgements, reps=args.bootstrap)
     return 0
-
-
-def _verdictless(paths: list[Path], traces: list[BeliefTrace]) -> bool:
-    """True when every input is a trace file and no trace gives a pair verdict."""
-    return all(is_trace_file(path) for path in paths) and not any(
-        t.item_kind == "pair" for t in traces
-    )
 
 
 def _print_belief_tables(console: Console, traces: list[BeliefTrace]) -> None:

@@ -12,21 +12,22 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from sdtt.analysis.format import RATE_COLUMNS, TEST_COLUMNS, format_table
+from sdtt.analysis.format import INTERVAL_NOTE, RATE_COLUMNS, TEST_COLUMNS, format_table
 from sdtt.analysis.table import judgement_table
 from sdtt.beliefs.traces import BeliefTrace, is_trace_file, judgements_from_traces, load_traces
 from sdtt.errors import InputError
 from sdtt.questionnaires.judgements import Judgement, load_judgements
 
 
-def read_judgements(paths: Sequence[Path]) -> list[Judgement]:
+def read_judgements(paths: Sequence[Path], *, allow_empty: bool = False) -> list[Judgement]:
     """Read judgement and belief-trace files (a trace scores by its last belief),
-    repeated answers left out (with a warning); refuses an empty set."""
+    repeated answers left out (with a warning); refuses an empty set unless
+    ``allow_empty`` (beliefs without verdicts, such as a market's prices)."""
     traces = [path for path in paths if is_trace_file(path)]
     judgements = load_judgements([path for path in paths if path not in traces])
     # A belief trace's last belief is its verdict: traces score as judgements.
     judgements += judgements_from_traces(load_traces(traces))
-    if not judgements:
+    if not judgements and not allow_empty:
         raise InputError("no judgements to score.", path=paths[0] if len(paths) == 1 else None)
     return judgements
 
@@ -54,10 +55,13 @@ def check_margin(margin: float) -> None:
 def print_summary(
     console: Console, title: str, rows: pd.DataFrame, group: str | Sequence[str] | None
 ) -> None:
-    """Print summary rows as two tables, rates then tests, so they fit a terminal."""
+    """Print summary rows as two tables, rates then tests, so they fit a terminal; the
+    rates say what each interval is of."""
     for columns, part in ((RATE_COLUMNS, "pass rates"), (TEST_COLUMNS, "tests")):
         header, body = format_table(rows, group, columns)
         console.print(rich_table(f"{title}: {part}", header, body))
+        if columns is RATE_COLUMNS:
+            console.print(f"[dim]{INTERVAL_NOTE}[/]")
 
 
 def rich_table(title: str, header: list[str], rows: list[list[str]]) -> Table:

@@ -86,18 +86,20 @@ def test_build_export_import_judge_score_report(
 
     assert main(["align", "score", "task", "--permutations", "200"]) == 0
     out = capsys.readouterr().out
-    assert "Alignment with the human group" in out and "ICC(2,1)" in out
+    assert "Alignment with the humans" in out and "ICC(2,1)" in out
     assert "t=1.5" in out
 
     assert main(["align", "report", "task", "--out", "report", "--permutations", "50"]) == 0
     page = Path("report/alignment.html").read_text(encoding="utf-8")
-    assert "Alignment with the human group" in page and "data:image/png;base64," in page
+    assert "Alignment with the humans" in page and "data:image/png;base64," in page
     assert {p.name for p in Path("report").glob("*.png")} == {
         "alignment-matrices.png",
         "alignment-mds.png",
         "alignment-spread.png",
         "alignment-bars.png",
+        "alignment-individuals.png",
     }
+    assert "Within- and between-category alignment" in page and "t-SNE" in page
 
 
 def test_a_spec_without_a_rating_section_is_refused(
@@ -161,4 +163,4 @@ def test_report_has_a_section_on_llm_judges_against_human_judges(tmp_path: Path)
     assert main(["report", str(path), "--bootstrap", "50", "--out", str(out)]) == 0
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "Turing verdicts: LLM judges against human judges" in html
-    assert "Human-human kappa" in html
+    assert "Human-human Fleiss" in html

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from sdtt.align.llm import Cohort, parse_rating, rating_prompt, run_cohort
+from sdtt.align.llm import IDENTITIES, Cohort, parse_rating, rating_prompt, run_cohort
 from sdtt.align.ratings import Rating, settled_rating_keys
 from sdtt.align.task import RatingBuild
 from sdtt.errors import BadRequestError, InputError
@@ -108,3 +108,39 @@ def test_bad_hyperparameters_are_refused() -> None:
         Cohort("mock/chatty", prompt="nosuch")
     with pytest.raises(InputError, match="at least one participant"):
         Cohort("mock/chatty", participants=0)
+
+
+def test_participants_have_identities_and_their_own_order_of_both_orders(tmp_path: Path) -> None:
+    # Ogg et al.: 8 surnames x 3 honorifics = 24 participants, each rating every pair in
+    # both orders, in its own shuffled order of trials.
+    built = build(tmp_path, items_per_source=2)
+    cohort = Cohort("mock/chatty", participants=24, identities=True, orders="both")
+    assert len(set(IDENTITIES)) == 24 and "Dr. Jeanbaptiste" in IDENTITIES
+    ratings = _run(built, cohort)
+    pairs = built.task.pairs
+    assert len(ratings) == 24 * 2 * len(pairs)
+    by_participant: dict[int, list[Rating]] = {}
+    for rating in ratings:
+        by_participant.setdefault(rating.condition["participant"], []).append(rating)
+    assert {r[0].condition["identity"] for r in by_participant.values()} == set(IDENTITIES)
+    shown = {(p.id, p.first, p.second) for p in pairs}
+    mirrored = {(p.id, p.second, p.first) for p in pairs}
+    orders = set()
+    for own in by_participant.values():
+        own.sort(key=lambda r: r.condition["trial"])
+        assert {(r.pair_id, r.first, r.second) for r in own} == shown | mirrored
+        orders.add(tuple((r.pair_id, r.first) for r in own))
+    assert len(orders) == 24  # no two participants share an order of trials
+    prompt = rating_prompt(built.task, pairs[0], "plain", identity=cohort.identity(5))
+    assert prompt.instructions.startswith(f"You are {IDENTITIES[4]}.")
+    # Resuming asks nothing again: both orders of a pair are different questions.
+    settled = settled_rating_keys(ratings)
+    assert len(settled) == len(ratings)
+
+    async def resumed() -> list[Rating]:
+        async with get_model("mock/chatty") as model:
+            return await run_cohort(model, built.task, built.key, cohort, settled=settled)
+
+    assert trio.run(resumed) == []
+    with pytest.raises(InputError, match="at most 24 participants"):
+        Cohort("mock/chatty", participants=25, identities=True)

@@ -12,9 +12,14 @@ from scipy import stats
 from sdtt.align import rsa
 from sdtt.align.analysis import analyse
 from sdtt.align.ratings import Rating
-from sdtt.align.report import build_alignment_report, render_html
+from sdtt.align.report import (
+    build_alignment_report,
+    comparison_table,
+    individual_table,
+    render_html,
+)
 from sdtt.align.task import RatingItem, RatingPair, RatingTask
-from sdtt.align.verdicts import cohen_kappa, verdict_agreement
+from sdtt.align.verdicts import cohen_kappa, fleiss_kappa, verdict_agreement
 from sdtt.questionnaires.judgements import Judgement
 from sdtt.questionnaires.questionnaire import Line
 
@@ -245,3 +250,198 @@ def test_report_page_escapes_names(tmp_path: Path) -> None:
     report = build_alignment_report(result, tmp_path)
     page = render_html(report)
     assert "<script>" not in page and "&lt;script&gt;x()" in page
+
+
+def _rounded(size: int, rng: np.random.Generator, noise: float) -> rsa.Matrix:
+    """A clustered matrix on a coarse scale, so its values tie as ratings do."""
+    return np.round(_clustered(size, rng, noise) * 3) / 3
+
+
+def test_noise_ceiling_matches_rsatoolbox_for_spearman() -> None:
+    from rsatoolbox.inference.noise_ceiling import boot_noise_ceiling
+    from rsatoolbox.rdm import RDMs
+
+    rng = np.random.default_rng(11)
+    for people in (2, 5, 9):
+        matrices = [_rounded(10, rng, 0.8) for _ in range(people)]
+        data = RDMs(np.stack([rsa.upper(m) for m in matrices]))
+        low, high = boot_noise_ceiling(data, method="spearman")
+        ceiling = rsa.noise_ceiling(matrices)
+        assert ceiling.lower == pytest.approx(low, abs=1e-12)
+        assert ceiling.upper == pytest.approx(high, abs=1e-12)
+
+
+def test_mean_alignment_with_each_human_matches_rsatoolbox() -> None:
+    from rsatoolbox.rdm import RDMs, compare
+
+    rng = np.random.default_rng(12)
+    humans = [_rounded(9, rng, 0.7) for _ in range(6)]
+    model = _rounded(9, rng, 0.4)
+    expected = compare(
+        RDMs(rsa.upper(model)[None]), RDMs(np.stack([rsa.upper(m) for m in humans])), "spearman"
+    ).mean()
+    assert rsa.mean_alignment(model, humans) == pytest.approx(expected, abs=1e-12)
+
+
+def test_an_llm_cohort_like_the_humans_sits_in_the_ceiling_not_above_it(tmp_path: Path) -> None:
+    # LLM participants drawn exactly as the humans are: a perfect model of the humans.
+    # Its group-to-group rho beats the ceiling (averaging removes noise on both sides),
+    # but the figure the ceiling bounds, its group matrix against each human, does not.
+    task = _task(12)
+    rng = np.random.default_rng(13)
+    ratings: list[Rating] = []
+    for n in range(8):
+        ratings += _ratings(task, _clustered(12, rng, 0.9), f"h{n}", "human")
+        ratings += _ratings(task, _clustered(12, rng, 0.9), f"m{n}", "like")
+    result = analyse(task, ratings, permutations=20)
+    human = result.cohort("human")
+    assert human is not None
+    (like,) = result.comparisons
+    assert like.rho > human.ceiling.upper
+    assert like.to_humans < human.ceiling.upper
+    assert like.to_humans / human.ceiling.lower == pytest.approx(1, abs=0.15)
+    row = comparison_table(result).rows[0]
+    assert row[4] == f"{like.to_humans:.2f}"
+    assert row[5] == f"{100 * like.to_humans / human.ceiling.lower:.0f}%"
+    page = render_html(build_alignment_report(result, tmp_path))
+    assert "not comparable with the ceiling" in page
+
+
+def test_fleiss_kappa_matches_statsmodels() -> None:
+    from statsmodels.stats.inter_rater import fleiss_kappa as reference
+
+    rng = np.random.default_rng(21)
+    for raters in (2, 3, 5):
+        items = [list(rng.random(raters) < rng.uniform(0.1, 0.9)) for _ in range(40)]
+        table = np.array([[sum(i), raters - sum(i)] for i in items])
+        assert fleiss_kappa(items) == pytest.approx(reference(table), abs=1e-12)
+    assert math.isnan(fleiss_kappa([[True, True], [True, True]]))
+
+
+def test_verdict_kappas_match_statsmodels_and_sklearn() -> None:
+    from sklearn.metrics import cohen_kappa_score
+    from statsmodels.stats.inter_rater import fleiss_kappa as reference
+
+    rng = np.random.default_rng(22)
+    judgements = []
+    truth: dict[int, list[bool]] = {}
+    llm: dict[int, bool] = {}
+    for pair in range(25):
+        easy = rng.random() < 0.5
+        truth[pair] = [bool(easy or rng.random() < 0.3) for _ in range(3)]
+        llm[pair] = bool(easy or rng.random() < 0.5)
+        for number, found in enumerate(truth[pair]):
+            judgements.append(_judgement(f"h{number}", pair, found))
+        judgements.append(_judgement("llm", pair, llm[pair]))
+    found = verdict_agreement(judgements, reps=20)
+    # Three human judges on every pair: Fleiss' kappa over the pairs, not Cohen's kappa
+    # of both orderings of every two judges pooled.
+    table = np.array([[sum(v), 3 - sum(v)] for v in truth.values()])
+    assert found.human_kappa.value == pytest.approx(reference(table), abs=1e-12)
+    mine = [llm[p] for p in truth for _ in truth[p]]
+    theirs = [v for p in truth for v in truth[p]]
+    expected = cohen_kappa_score(mine, theirs)
+    assert found.judges[0].kappa.value == pytest.approx(expected, abs=1e-12)
+
+
+def _sided(size: int, rng: np.random.Generator, between_noise: float) -> rsa.Matrix:
+    """Items 0..size/2 are 'bot', the rest 'human': a clustered matrix whose pairs across
+    the two sides carry extra noise (people and models disagree there most)."""
+    matrix = _clustered(size, rng, 0.2)
+    half = size // 2
+    jitter = rng.normal(0, between_noise, (half, size - half))
+    matrix[:half, half:] += jitter
+    matrix[half:, :half] += jitter.T
+    return matrix
+
+
+def test_within_and_between_category_alignment_and_their_rank_sum_tests() -> None:
+    task = _task(10)
+    sides = {item.id: ("bot" if n < 5 else "human") for n, item in enumerate(task.items)}
+    rng = np.random.default_rng(31)
+    ratings: list[Rating] = []
+    for n in range(6):
+        ratings += _ratings(task, _sided(10, rng, 0.0), f"h{n}", "human")
+        ratings += _ratings(task, _sided(10, rng, 3.0), f"a{n}", "noisy across")
+        ratings += _ratings(task, _sided(10, rng, 3.0), f"b{n}", "also noisy across")
+    result = analyse(task, ratings, item_sides=sides, permutations=10)
+    human = result.cohort("human")
+    assert human is not None
+    rows, cols = np.triu_indices(10, k=1)
+    within = (rows < 5) == (cols < 5)
+    for comparison in result.comparisons:
+        cohort = result.cohort(comparison.cohort)
+        assert cohort is not None
+        expected = stats.spearmanr(rsa.upper(human.group)[within], rsa.upper(cohort.group)[within])
+        assert comparison.within_rho == pytest.approx(expected.statistic, abs=1e-12)
+        assert comparison.within_rho > comparison.between_rho
+        # The participant-level test: W by its definition, p by scipy's rank-sum.
+        ins = [rsa.matrix_alignment(m, human.group, within) for m in cohort.matrices]
+        outs = [rsa.matrix_alignment(m, human.group, ~within) for m in cohort.matrices]
+        assert comparison.within_w == sum((a > b) + 0.5 * (a == b) for a in ins for b in outs)
+        assert comparison.within_p < 0.05
+    # Across the two cohorts: W = 4 (both within values above both between values) and
+    # the exact two-sided p of 2 against 2 is 2 / C(4, 2).
+    assert (result.category_w, result.category_p) == (4.0, pytest.approx(2 / 6))
+
+
+def test_rank_sum_p_matches_the_exact_permutation_distribution() -> None:
+    import itertools
+
+    a, b = [0.81, 0.62, 0.77, 0.9], [0.31, 0.52, 0.65, 0.2, 0.44]
+    w, p = rsa.rank_sum(a, b)
+    assert w == sum(x > y for x in a for y in b)
+    pooled = a + b
+    ws = [
+        sum(pooled[i] > pooled[j] for i in chosen for j in range(9) if j not in chosen)
+        for chosen in itertools.combinations(range(9), 4)
+    ]
+    centre = 4 * 5 / 2
+    exact = np.mean([abs(x - centre) >= abs(w - centre) for x in ws])
+    assert p == pytest.approx(exact, abs=1e-12)
+
+
+def test_the_individual_level_table_finds_the_best_match_and_the_human_range(
+    tmp_path: Path,
+) -> None:
+    task = _task(8)
+    rng = np.random.default_rng(32)
+    ratings: list[Rating] = []
+    for n in range(4):
+        ratings += _ratings(task, _clustered(8, rng, 0.6), f"h{n}", "human")
+        ratings += _ratings(task, _clustered(8, rng, 0.6), f"m{n}", "model")
+    result = analyse(task, ratings, permutations=10)
+    human, model = result.cohort("human"), result.cohort("model")
+    assert human is not None and model is not None
+    # By hand with scipy: every model participant against every human.
+    values = np.array(
+        [
+            [stats.spearmanr(rsa.upper(m), rsa.upper(h)).statistic for h in human.matrices]
+            for m in model.matrices
+        ]
+    )
+    (comparison,) = result.comparisons
+    assert comparison.individual == pytest.approx(values, abs=1e-12)
+    i, j = np.unravel_index(np.argmax(values), values.shape)
+    spread = [
+        stats.spearmanr(rsa.upper(x), rsa.upper(y)).statistic
+        for n, x in enumerate(human.matrices)
+        for y in human.matrices[n + 1 :]
+    ]
+    (row,) = individual_table(result).rows
+    assert row[3] == f"{values[i, j]:.2f} ({model.participants[i]} x {human.participants[j]})"
+    inside = np.mean((values >= min(spread)) & (values <= max(spread)))
+    assert row[4] == f"{100 * inside:.0f}%"
+    assert row[5] == f"{min(spread):.2f} - {max(spread):.2f}"
+
+
+def test_tsne_keeps_two_distinct_cohorts_apart() -> None:
+    rng = np.random.default_rng(33)
+    first = [_clustered(8, rng, 0.1) for _ in range(12)]
+    second = [_noise(8, rng) for _ in range(12)]
+    coords = rsa.participant_tsne(first + second)
+    distances = np.linalg.norm(coords[:, None] - coords[None, :], axis=2)
+    np.fill_diagonal(distances, np.inf)
+    nearest = distances.argmin(axis=1)
+    assert all((n < 12) == (i < 12) for i, n in enumerate(nearest))
+    assert rsa.participant_tsne(first[:2]).shape == (2, 2)

@@ -1,14 +1,18 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from statsmodels.stats.proportion import proportion_confint
 
 from sdtt.analysis import stats
 from sdtt.analysis.metrics import breakdown, expand_by, summarise
 from sdtt.analysis.table import judgement_table
+from sdtt.cli import main
+from sdtt.questionnaires.judgements import write_judgements
 from tests.analysis.helpers import judgement
 
 
@@ -44,6 +48,8 @@ def test_tests_and_intervals_match_hand_values() -> None:
     # Wilson for 3 of 6 at z = 1.96: 0.5 -+ 0.31238.
     assert summary.wilson_low == pytest.approx(0.18762, abs=1e-4)
     assert summary.wilson_high == pytest.approx(0.81238, abs=1e-4)
+    low, high = proportion_confint(3, 6, alpha=0.05, method="wilson")
+    assert (summary.wilson_low, summary.wilson_high) == pytest.approx((low, high), abs=1e-12)
     assert summary.binomial_p == pytest.approx(1.0)
     # TOST at margin 0.1: P(X >= 3 | 0.4) = P(X <= 3 | 0.6) = 0.45568 for n = 6.
     assert summary.tost_p == pytest.approx(0.45568, abs=1e-5)
@@ -86,7 +92,11 @@ def test_zero_variance_and_empty_groups_do_not_crash() -> None:
     all_right = judgement_table([judgement(f"p{i}", f"j{i}", True) for i in range(5)])
     summary = summarise(all_right, reps=50)
     assert summary.pass_rate == 0.0
-    assert (summary.boot_low, summary.boot_high) == (0.0, 0.0)
+    # Every replicate of a bootstrap is 100% correct too, so its percentile interval
+    # was [0%, 0%]; the interval is Wilson's with the 5 pairs as trials instead.
+    low, high = proportion_confint(0, 5, alpha=0.05, method="wilson")
+    assert (summary.boot_low, summary.boot_high) == pytest.approx((low, high), abs=1e-12)
+    assert summary.boot_high > 0.4
     assert math.isfinite(summary.dprime)
     assert summary.binomial_p == pytest.approx(0.0625)
     nothing = judgement_table([judgement("p1", "j1", None, excluded="no answer")])
@@ -163,3 +173,29 @@ def test_bootstrap_of_unequal_pairs_weighs_pairs_not_judgements() -> None:
     # Point values 0.1 (pair-averaged) and 0.69 (pooled); the replicates centre near them.
     assert np.nanmean(averaged) < 0.25
     assert np.nanmean(pooled) > 2 * np.nanmean(averaged)
+
+
+def test_each_interval_in_the_terminal_sits_beside_the_rate_it_is_of(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Nine pairs with one judge each, all fooled; one pair with 30 judges, none fooled:
+    # pair-averaged pass rate 90%, pooled 9 of 39 = 23.1%.
+    records = [judgement(f"p{i}", f"j{i}", False) for i in range(9)]
+    records += [judgement("p9", f"k{i}", True) for i in range(30)]
+    path = tmp_path / "judgements.jsonl"
+    write_judgements(path, records)
+    monkeypatch.setenv("COLUMNS", "300")
+    assert main(["score", str(path), "--bootstrap", "300"]) == 0
+    out = capsys.readouterr().out
+    header, row = [
+        [cell.strip() for cell in line.split("\u2503" if "\u2503" in line else "\u2502")[1:-1]]
+        for line in out.splitlines()
+        if ("pass rate" in line and "\u2503" in line) or "90.0%" in line
+    ][:2]
+    shown = dict(zip(header, row, strict=True))
+    assert shown["pass rate"] == "90.0%" and shown["pooled"] == "23.1%"
+    low, high = (float(v.strip("%")) for v in shown["its 95% CI"].strip("[]").split(", "))
+    assert low <= 90.0 <= high
+    wilson = proportion_confint(9, 39, alpha=0.05, method="wilson")
+    assert shown["pooled 95% CI"] == f"[{100 * wilson[0]:.1f}%, {100 * wilson[1]:.1f}%]"
+    assert "its 95% CI: percentile two-way cluster bootstrap" in " ".join(out.split())

@@ -5,12 +5,25 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from sklearn.calibration import calibration_curve
+from sklearn.metrics import brier_score_loss, log_loss
 
-from sdtt.beliefs.calibration import by_turn, calibration, held_beliefs, moments
-from sdtt.beliefs.traces import BeliefPoint, write_traces
+from sdtt.analysis.beliefs import belief_tables
+from sdtt.analysis.metrics import summarise
+from sdtt.analysis.table import judgement_table
+from sdtt.beliefs.calibration import (
+    LOG_CLIP,
+    TENTHS,
+    by_turn,
+    calibration,
+    held_beliefs,
+    moments,
+)
+from sdtt.beliefs.traces import BeliefPoint, judgements_from_traces, write_traces
 from sdtt.cli import main
 from tests.beliefs.helpers import trace
 
@@ -103,3 +116,129 @@ def test_score_and_report_show_belief_analyses(
     assert "Calibration and sharpness" in html and "Belief traces" in html
     assert (report / "calibration.png").stat().st_size > 1000
     assert (report / "belief-traces.png").exists()
+
+
+def _wbv_minus_wbc(p: np.ndarray, y: np.ndarray, bins: np.ndarray) -> float:
+    """Stephenson et al. (2008): within-bin variance of forecasts minus twice their
+    within-bin covariance with the outcomes, over all forecasts."""
+    total = 0.0
+    for k in np.unique(bins):
+        pk, yk = p[bins == k], y[bins == k]
+        total += ((pk - pk.mean()) ** 2).sum() - 2 * ((pk - pk.mean()) * (yk - yk.mean())).sum()
+    return total / len(p)
+
+
+def test_sliders_in_tens_add_up_at_the_defaults_and_match_sklearn() -> None:
+    # The case the default of ten tenths got wrong: 90 and 100 shared the last bin.
+    rng = np.random.default_rng(5)
+    p = rng.integers(0, 11, 300) / 10
+    y = (rng.random(300) < 0.3 + 0.4 * p).astype(float)
+    found = calibration(p, y)
+    assert found.brier == pytest.approx(brier_score_loss(y, p), abs=1e-12)
+    assert found.reliability - found.resolution + found.uncertainty == pytest.approx(
+        found.brier, abs=1e-12
+    )
+    assert found.within_bin == pytest.approx(0, abs=1e-12)
+    assert len(found.bins) == len(np.unique(p))
+    expected_log = log_loss(y, np.clip(p, LOG_CLIP, 1 - LOG_CLIP))
+    assert found.log_score == pytest.approx(expected_log, abs=1e-12)
+
+
+def test_many_distinct_beliefs_use_tenths_and_report_the_residual() -> None:
+    rng = np.random.default_rng(6)
+    p = rng.uniform(0.001, 0.999, 400)
+    p = p[np.abs(p * 10 - np.round(p * 10)) > 1e-6]  # none on an edge (sklearn puts edges low)
+    y = (rng.random(len(p)) < p).astype(float)
+    found = calibration(p, y)
+    true, predicted = calibration_curve(y, p, n_bins=10, strategy="uniform")
+    used = found.bins.loc[found.bins["n"] > 0]
+    assert used["observed"].to_numpy() == pytest.approx(true, abs=1e-12)
+    assert used["mean_p"].to_numpy() == pytest.approx(predicted, abs=1e-12)
+    residual = _wbv_minus_wbc(p, y, np.floor(p * 10))
+    assert found.within_bin == pytest.approx(residual, abs=1e-12)
+    assert found.brier == pytest.approx(
+        found.reliability - found.resolution + found.uncertainty + found.within_bin, abs=1e-12
+    )
+
+
+def test_the_residual_can_be_negative() -> None:
+    # Within the 0.3 bin the higher forecast is the one that came true: WBC > WBV.
+    p, y = np.array([0.31, 0.39, 0.31, 0.39]), np.array([0.0, 1.0, 0.0, 1.0])
+    found = calibration(p, y, bins=10)
+    assert found.within_bin < 0
+    assert found.within_bin == pytest.approx(_wbv_minus_wbc(p, y, np.zeros(4)), abs=1e-12)
+
+
+def test_sharpness_uses_the_histograms_tenths() -> None:
+    # Turing Trade's bins: 0-9 and 90-100 are sharp; 10 is in 10-19.
+    beliefs = np.array([0, 9, 9.5, 10, 50, 89, 90, 100]) / 100
+    assert calibration(beliefs, np.ones(8)).sharpness == pytest.approx(5 / 8)
+    counts, _ = np.histogram(beliefs, bins=TENTHS)
+    assert (counts[0] + counts[-1]) / len(beliefs) == pytest.approx(5 / 8)
+    # Every belief k lands in the tenth floor(k / 10), as the calibration bins put it.
+    every = np.arange(101) / 100
+    assert list(np.histogram(every, bins=TENTHS)[0]) == [10] * 9 + [11]
+
+
+@pytest.mark.parametrize(
+    ("p", "y", "words"),
+    [
+        ([0.5, math.nan], [1, 0], "belief 1 is nan"),
+        ([1.5], [1], "belief 0 is 1.5"),
+        ([0.5], [0.5], "outcome 0 is 0.5"),
+        ([0.5, 0.5], [1], "2 beliefs but 1 outcomes"),
+    ],
+)
+def test_calibration_refuses_what_it_cannot_mean(
+    p: list[float], y: list[float], words: str
+) -> None:
+    with pytest.raises(ValueError, match=words):
+        calibration(p, y)
+
+
+def test_pass_rate_by_turn_carries_the_last_belief_and_averages_over_pairs() -> None:
+    # Pair one: three judges, two fooled (below 50 on a human target); judge a stops
+    # moving the slider after turn 1 of 3. Pair two: one judge, not fooled.
+    traces = [
+        trace([30, None, None], judge_id="a", item_id="pone234"),
+        trace([60, 40, 20], judge_id="b", item_id="pone234"),
+        trace([90, 80, 70], judge_id="c", item_id="pone234"),
+        trace([20, 80, 90], judge_id="d", item_id="ptwo234", target_human=True),
+    ]
+    traces[0] = traces[0].model_copy(update={"points": traces[0].points[:1]})
+    frame = held_beliefs(traces)
+    table = by_turn(frame, by=("model",)).set_index("turn")
+    assert list(table["judges"]) == [4, 4, 4]
+    # By hand: per pair the share fooled, then the mean over pairs.
+    assert table.loc[3, "wrong_side"] == pytest.approx((2 / 3 + 0) / 2)
+    assert table.loc[1, "wrong_side"] == pytest.approx((1 / 3 + 1) / 2)
+    # The last turn is the verdict each trace ends in: it equals the headline pass rate.
+    summary = summarise(judgement_table(judgements_from_traces(traces)), reps=0)
+    assert table.loc[3, "wrong_side"] == pytest.approx(summary.pass_rate)
+
+
+def test_a_market_that_traded_before_the_first_answer_still_counts() -> None:
+    market = trace(
+        [],
+        judge_id="room1",
+        item_id="room1",
+        item_kind="room",
+        target="target",
+        bot_position=None,
+        x_turns=3,
+        points=[
+            BeliefPoint(turn=0, message=0, belief=50, source="price"),
+            BeliefPoint(turn=0, message=0, belief=35, source="price"),
+        ],
+    )
+    frame = held_beliefs([market])
+    assert list(frame["turn"]) == [1, 2, 3]
+    assert list(frame["p"]) == [0.35] * 3 and list(frame["final"]) == [False, False, True]
+    titles = [t.title for t in belief_tables([market])]
+    assert "Beliefs: calibration of final beliefs" in titles
+
+
+def test_steps_that_moved_nothing_are_not_moments() -> None:
+    still = trace([50, 50, 70, 70], judge_id="a")
+    found = moments([still], top=5)
+    assert list(found["after"]) == [70]

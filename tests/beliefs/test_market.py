@@ -7,6 +7,7 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from scipy.special import expit, logsumexp
 
 from sdtt.beliefs.market import (
     PAYOUT,
@@ -98,17 +99,6 @@ def test_bettors_hold_one_kind_pay_with_their_points_and_keep_them() -> None:
     assert alice.points == 1097 - 51
 
 
-def test_the_price_history_is_a_belief_trace() -> None:
-    market = Market(TuringTradeMaker())
-    market.join(Account("a"))
-    market.trade("a", "human", "buy", 5, time_s=3.0, message=1)
-    market.trade("a", "human", "sell", 2, time_s=9.0, message=2)
-    points = market.trace_points()
-    assert [p.belief for p in points] == [50, 55, 53]
-    assert {p.source for p in points} == {"price"}
-    assert [p.message for p in points] == [0, 1, 2]
-
-
 def test_lmsr_prices_and_costs() -> None:
     maker = LmsrMaker(b=10)
     assert maker.price == pytest.approx(50)
@@ -133,7 +123,7 @@ def test_lmsr_identities(b: float, steps: list[tuple[str, str, int]]) -> None:
         cost = maker.cost(kind, side, count)  # type: ignore[arg-type]
         maker.apply(kind, side, count)  # type: ignore[arg-type]
         total += cost
-        assert 0 < maker.price < PAYOUT
+        assert 0 <= maker.price <= PAYOUT  # 100 * (1 - 1e-17) rounds to 100
         # Buying human (or selling computer) raises the human price, and vice versa.
         up = (kind == "human") == (side == "buy")
         assert (maker.price >= before) if up else (maker.price <= before)
@@ -153,3 +143,39 @@ def test_lmsr_identities(b: float, steps: list[tuple[str, str, int]]) -> None:
     # The maker's worst loss is bounded by PAYOUT * b ln 2.
     worst = max(maker.q_human, maker.q_computer) * PAYOUT - total
     assert worst <= PAYOUT * b * math.log(2) + 1e-6
+
+
+@given(st.floats(0.001, 50), st.integers(-1000, 1000), st.integers(-1000, 1000))
+def test_lmsr_price_and_cost_match_scipys_stable_functions(b: float, qh: int, qc: int) -> None:
+    maker = LmsrMaker(b=b, q_human=qh, q_computer=qc)
+    assert maker.price == pytest.approx(PAYOUT * expit((qh - qc) / b), rel=1e-12, abs=1e-300)
+    expected = PAYOUT * b * logsumexp([qh / b, qc / b])
+    assert maker.cost_function(qh, qc) == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_tiny_liquidity_prices_a_big_trade_without_overflow() -> None:
+    # b = 0.01 and 8 securities: exp(800) overflowed after the trade was applied.
+    market = Market(LmsrMaker(b=0.01))
+    market.join(Account("a"))
+    made = market.trade("a", "computer", "buy", 8)
+    assert made.price_after == market.maker.price == pytest.approx(0, abs=1e-300)
+    assert made.cost == pytest.approx(PAYOUT * 8 - PAYOUT * 0.01 * math.log(2), rel=1e-9)
+    sold = market.trade("a", "computer", "sell", 8)
+    assert sold.price_after == pytest.approx(50)
+    assert market.accounts["a"].points == pytest.approx(1000)
+
+
+class _Unpriceable(TuringTradeMaker):
+    """A maker whose price after a trade cannot be computed."""
+
+    def price_after(self, kind: str, side: str, count: int) -> float:
+        raise OverflowError("math range error")
+
+
+def test_a_trade_that_cannot_be_priced_changes_nothing() -> None:
+    market = Market(_Unpriceable())
+    market.join(Account("a"))
+    with pytest.raises(TradeRefused, match="cannot price that trade"):
+        market.trade("a", "human", "buy", 3)
+    assert market.maker.price == 50 and market.trades == []
+    assert (market.accounts["a"].points, market.accounts["a"].count) == (1000, 0)

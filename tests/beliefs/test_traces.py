@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,14 @@ def test_reveal_steps_grow_both_chats_turn_by_turn() -> None:
         for t in range(1, turns)
     )
     assert "chat 1:" in new_text(item, 1)
+
+
+def test_a_truth_that_contradicts_the_bot_position_is_refused_by_line(tmp_path: Path) -> None:
+    # Scoring would read bot_position (chat 1 is the bot) and calibration target_human.
+    with pytest.raises(ValidationError, match="target_human is true but bot_position is 1"):
+        trace([80], bot_position=1, target_human=True)
+    path = tmp_path / "traces.jsonl"
+    record = trace([80]).model_dump(mode="json") | {"bot_position": 1}
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"traces.jsonl:1.*the bot is in chat 2"):
+        read_traces(path)

@@ -7,11 +7,12 @@ from typing import Any
 
 import pytest
 import trio
+from scipy.special import expit
 
-from sdtt.beliefs.market import LmsrMaker
+from sdtt.beliefs.market import PAYOUT, LmsrMaker
 from sdtt.beliefs.traces import read_traces
 from sdtt.cli import main
-from sdtt.serve.market_room import carried_points
+from sdtt.serve.market_room import MarketRoom, carried_points
 from sdtt.serve.matchmaker import MarketGame, Matchmaker
 from sdtt.serve.server import StudyServer
 from tests.serve.helpers import PERSONA, Browser, make_server, write_spec
@@ -136,8 +137,12 @@ async def test_three_bettors_trade_then_reveal_and_payouts(
 
 
 async def test_points_carry_over_and_price_exports_as_a_trace(
-    tmp_path: Path, autojump_clock: object, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    autojump_clock: object,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv("COLUMNS", "1000")  # the printed command on one line
     spec = market_spec(tmp_path, turns=1, extra='games = 2\nmaker = "lmsr"\nliquidity = 10\n')
     server = make_server(spec)
     async with trio.open_nursery() as nursery:
@@ -162,18 +167,25 @@ async def test_points_carry_over_and_price_exports_as_a_trace(
             await browser.wait_phase("done")
         nursery.cancel_scope.cancel()
     out = tmp_path / "export"
+    capsys.readouterr()
     assert main(["serve", "export", str(spec), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
     traces = read_traces(out / "beliefs.jsonl")
     prices = [t for t in traces if t.points and t.points[0].source == "price"]
     assert len(prices) == 2 and all(t.item_kind == "room" and not t.target_human for t in prices)
     first = prices[0].points
     assert first[0].belief == 50 and first[1].belief is not None and first[1].belief > 50
     assert first[1].time_s is not None and first[1].message == 0
-    # A market gives no verdicts: score analyses its prices as beliefs.
-    capsys.readouterr()
-    assert main(["score", str(out / "beliefs.jsonl"), "--bootstrap", "0"]) == 0
+    # A market gives no verdicts: the scoring command the export printed (an empty
+    # judgement file beside the prices) analyses its prices as beliefs. The second game
+    # ended before its first answer and still counts.
+    command = printed.split("score them: sdtt ")[1].split()
+    assert main([*command, "--bootstrap", "0"]) == 0
     scored = capsys.readouterr().out
-    assert "Beliefs: calibration of final beliefs" in scored and "market" in scored
+    assert "Beliefs: calibration of final beliefs" in scored
+    calibration = scored.split("Beliefs: calibration")[1].split("Beliefs: pass rate")[0]
+    [market_row] = [line for line in calibration.splitlines() if "market" in line]
+    assert market_row.split("\u2502")[4].strip() == "2"  # beliefs: both games
 
 
 async def test_a_trade_outside_a_market_is_refused(tmp_path: Path, autojump_clock: object) -> None:
@@ -266,3 +278,36 @@ async def test_a_restart_ends_a_market_game_and_pays_back_its_trades(
         participant = server.store.participant(pid)
         assert participant is not None and participant.outcome == "restart"
         assert carried_points(server.store, pid, 1000) == 1000
+
+
+async def test_a_tiny_lmsr_liquidity_keeps_the_socket_and_the_store_in_step(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    # b = 0.01 and 8 securities: exp(800) overflowed after the trade was applied in memory
+    # but before it was stored, which closed the bettor's socket.
+    spec = market_spec(tmp_path, extra='maker = "lmsr"\nliquidity = 0.01\n')
+    server = make_server(spec)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        ann, bob, _ = await join_market(server, nursery, ["ann", "bob", "cy"])
+        await ann.say({"type": "trade", "kind": "computer", "side": "buy", "count": 8})
+        await ann.wait(lambda: account(ann)["count"] == 8)
+        await ann.say({"type": "trade", "kind": "computer", "side": "sell", "count": 3})
+        await ann.wait(lambda: account(ann)["count"] == 5)
+        await bob.say({"type": "trade", "kind": "human", "side": "buy", "count": 2})
+        await bob.wait(lambda: account(bob)["count"] == 2)
+        [room] = server.store.rooms()
+        live = server._rooms[room.id]
+        assert isinstance(live, MarketRoom)
+        market = live.market
+        stored = [e["data"] for e in server.store.events(room.id) if e["kind"] == "trade"]
+        assert [d["price_after"] for d in stored] == [t.price_after for t in market.trades]
+        assert [d["price_after"] for d in stored] == account(bob)["prices"][1:]
+        for browser in (ann, bob):
+            start = live.spec.start_points
+            assert carried_points(server.store, browser.pid, start) == pytest.approx(
+                market.accounts[browser.pid].points
+            )
+        assert market.maker.price == pytest.approx(PAYOUT * expit(-300), rel=1e-12)
+        assert not ann.gone.is_set() and not bob.gone.is_set()
+        nursery.cancel_scope.cancel()
