@@ -153,6 +153,8 @@ class FrameHandler:
         elif isinstance(frame, BeliefFrame):
             if participant.room is None or participant.state not in ("chat", "verdict"):
                 raise Refused("There is no chat to give a belief about.")
+            if not self._shows_slider(participant):
+                raise Refused("This chat has no belief slider.")
             seq = live.last_seq if live is not None else len(store.messages(participant.room))
             store.add_belief(
                 Belief(
@@ -191,6 +193,15 @@ class FrameHandler:
                 participant.room, state="done", end_reason="finished", ended=self.host.wall_iso()
             )
             self.participants.finish(pid, "finished")
+
+    def _shows_slider(self, participant: Participant) -> bool:
+        """Whether ``participant``'s page has the belief slider: only a two-party
+        interrogator's, and only in a study with ``belief_slider`` on (the page hides it
+        from witnesses, three-party interrogators and market bettors)."""
+        spec = self.host.study.spec.study
+        if not spec.belief_slider or spec.mode != "two-party":
+            return False
+        return participant.role == "interrogator"
 
     def _check_send(self, pid: str, text: str, participant: Participant) -> None:
         if participant.state != "chat":

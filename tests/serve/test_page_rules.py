@@ -1,0 +1,74 @@
+"""What the server lets each participant's page do and what it tells it: the belief
+slider only where the page shows it, declining consent, and the figures the page shows
+(turns, lobby wait), on the virtual clock."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+
+from tests.serve.helpers import Browser, make_server, write_spec
+
+pytestmark = pytest.mark.trio
+
+
+def _with(spec: Path, *lines: str) -> Path:
+    text = spec.read_text().replace(
+        'title = "Chat study"', "\n".join(('title = "Chat study"', *lines))
+    )
+    spec.write_text(text)
+    return spec
+
+
+async def _reading_refused(browser: Browser) -> str | None:
+    """Send a slider reading; the refusal it got, or None if it was stored."""
+    before = len(browser.of("refused"))
+    await browser.say({"type": "belief", "value": 70})
+    await trio.sleep(1)
+    refused = browser.of("refused")[before:]
+    return refused[0]["message"] if refused else None
+
+
+async def test_slider_readings_only_from_a_two_party_interrogator_of_a_slider_study(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    server = make_server(write_spec(tmp_path, share=1.0, turns=3))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        judge, witness = Browser(server, "J1"), Browser(server, "W1")
+        for browser in (judge, witness):
+            await browser.open(nursery)
+            await browser.say({"type": "consent"})
+        await judge.wait_phase("chat")
+        await witness.wait_phase("chat")
+        interrogator = judge if judge.of("phase")[-1]["role"] == "interrogator" else witness
+        other = witness if interrogator is judge else judge
+        assert await _reading_refused(interrogator) is None
+        assert await _reading_refused(other) == "This chat has no belief slider."
+        nursery.cancel_scope.cancel()
+    assert [(b.participant, b.value) for b in server.store.beliefs()] == [(interrogator.pid, 70)]
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [("belief_slider = false",), ('mode = "three-party"',)],
+    ids=["slider-off", "three-party"],
+)
+async def test_no_slider_readings_where_the_page_shows_no_slider(
+    tmp_path: Path, autojump_clock: object, lines: tuple[str, ...]
+) -> None:
+    spec = write_spec(tmp_path, turns=3)
+    spec.write_text(spec.read_text().replace("belief_slider = true\n", ""))
+    server = make_server(_with(spec, *lines))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        judge, witness = Browser(server, "J1"), Browser(server, "W1")
+        for browser in (judge, witness):
+            await browser.open(nursery)
+            await browser.say({"type": "consent"})
+        await judge.wait_phase("chat")
+        assert await _reading_refused(judge) == "This chat has no belief slider."
+        nursery.cancel_scope.cancel()
+    assert server.store.beliefs() == []
