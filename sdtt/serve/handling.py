@@ -18,6 +18,7 @@ from sdtt.serve.protocol import (
     PID,
     BeliefFrame,
     Consent,
+    Decline,
     DoneBuying,
     Join,
     Refused,
@@ -108,6 +109,11 @@ class FrameHandler:
             self.participants.enter_lobby(pid)
             self.host.record("consented", {}, participant=pid)
             self.send_state(pid)
+            return
+        if isinstance(frame, Decline):
+            if participant.state != "consent":
+                return
+            self.participants.finish(pid, "declined")
             return
         live = self.rooms.get(participant.room or "")
         role: Sender = participant.role or "interrogator"

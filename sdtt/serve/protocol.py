@@ -55,6 +55,12 @@ class Consent(_Frame):
     type: Literal["consent"]
 
 
+class Decline(_Frame):
+    """The participant does not agree to take part."""
+
+    type: Literal["decline"]
+
+
 class Send(_Frame):
     """A chat message."""
 
@@ -103,7 +109,7 @@ class DoneBuying(_Frame):
 
 
 ClientFrame = Annotated[
-    Join | Consent | Send | Typing | BeliefFrame | VerdictFrame | TradeFrame | DoneBuying,
+    Join | Consent | Decline | Send | Typing | BeliefFrame | VerdictFrame | TradeFrame | DoneBuying,
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)

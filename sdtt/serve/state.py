@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sdtt.serve.market_room import MarketRoom
+from sdtt.serve.participants import OWN_PERSON
 from sdtt.serve.protocol import message_frame
 from sdtt.serve.room import LiveRoom
 from sdtt.serve.spec import Study
@@ -24,6 +25,8 @@ NOTES = {
     "restart": "The chat was interrupted by a server restart. You still get the completion code.",
     "server_lost": "The chat was interrupted because one of our servers stopped. You "
     "still get the completion code.",
+    "declined": "You chose not to take part, so no data of yours will be used. Please "
+    "return the study on the platform you came from; you can close this page.",
 }
 """What a participant who is done reads, by their outcome."""
 
@@ -36,19 +39,25 @@ def state_frames(
     participant = store.participant(pid)
     assert participant is not None
     frame: dict[str, Any] = {"type": "phase", "phase": participant.state}
+    if participant.state == "lobby" and participant.platform_study != OWN_PERSON:
+        frame["wait"] = _lobby_wait(study)
     if participant.state == "chat":
         frame["role"] = participant.role
         frame["instructions"] = _instructions(study, participant.role)
+        frame["turns"] = study.spec.study.turns
         room = store.room(participant.room or "")
         three = room is not None and room.witness == "both"
         frame["chats"] = 2 if three and participant.role == "interrogator" else 1
+        if study.spec.study.belief_slider and participant.role == "interrogator":
+            frame["belief"] = _last_reading(store, pid, participant.room)
     if participant.state == "verdict":
         room = store.room(participant.room or "")
         frame["chats"] = 2 if room is not None and room.witness == "both" else 1
     if participant.state == "done":
         spec = study.spec.study
-        frame["code"] = spec.completion_code
-        frame["url"] = spec.completion_url
+        declined = participant.outcome == "declined"  # no code for who did not take part
+        frame["code"] = None if declined else spec.completion_code
+        frame["url"] = None if declined else spec.completion_url
         frame["note"] = NOTES.get(participant.outcome or "finished", NOTES["finished"])
     frames = [frame]
     market = rooms.get(participant.room or "")
@@ -72,6 +81,18 @@ def state_frames(
             }
         )
     return frames
+
+
+def _lobby_wait(study: Study) -> float:
+    """Real seconds the lobby waits at most (the page says roughly how long)."""
+    return study.spec.lobby.timeout / study.spec.chat.speed
+
+
+def _last_reading(store: StudyStore, pid: str, room: str | None) -> int | None:
+    """The slider reading ``pid`` last gave in ``room`` (a reload puts the slider
+    back there), None if none."""
+    mine = [b.value for b in store.beliefs() if b.participant == pid and b.room == room]
+    return mine[-1] if mine else None
 
 
 def _instructions(study: Study, role: str | None) -> str:

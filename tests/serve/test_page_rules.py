@@ -72,3 +72,62 @@ async def test_no_slider_readings_where_the_page_shows_no_slider(
         assert await _reading_refused(judge) == "This chat has no belief slider."
         nursery.cancel_scope.cancel()
     assert server.store.beliefs() == []
+
+
+async def test_declining_consent_ends_without_a_code_and_is_recorded(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    server = make_server(write_spec(tmp_path))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        browser = Browser(server, "P1")
+        await browser.open(nursery)
+        await browser.say({"type": "decline"})
+        await browser.wait_phase("done")
+        await browser.say({"type": "consent"})  # too late: stays done, no room
+        await trio.sleep(5)
+        nursery.cancel_scope.cancel()
+    done = browser.of("phase")[-1]
+    assert done["phase"] == "done" and done["code"] is None and done["url"] is None
+    assert "chose not to take part" in done["note"]
+    participant = server.store.participant("P1")
+    assert participant is not None and participant.outcome == "declined"
+    assert server.store.rooms() == []
+
+
+async def test_the_lobby_says_how_long_it_waits_at_most(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    spec = write_spec(tmp_path, share=1.0, timeout=90)
+    spec.write_text(spec.read_text().replace("[chat]\n", "[chat]\nspeed = 3\n"))
+    server = make_server(spec)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        browser = Browser(server, "P1")
+        await browser.open(nursery)
+        await browser.say({"type": "consent"})
+        await browser.wait_phase("lobby")
+        nursery.cancel_scope.cancel()
+    assert browser.of("phase")[-1]["wait"] == 30  # 90 s of a clock three times as fast
+
+
+async def test_a_reconnect_puts_the_slider_back_and_the_chat_says_its_turns(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    server = make_server(write_spec(tmp_path, turns=4))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        browser = Browser(server, "P1")
+        await browser.open(nursery)
+        await browser.say({"type": "consent"})
+        await browser.wait_phase("chat")
+        first = browser.of("phase")[-1]
+        for value in (30, 65):
+            await browser.say({"type": "belief", "value": value})
+            await trio.sleep(1)
+        again = Browser(server, "P1")
+        await again.open(nursery, token=browser.token)
+        await again.wait_phase("chat")
+        nursery.cancel_scope.cancel()
+    assert (first["turns"], first["belief"]) == (4, None)
+    assert again.of("phase")[-1]["belief"] == 65
