@@ -23,7 +23,8 @@ NODE_MODULES = HERE.parent / "questionnaires" / "js" / "node_modules" / "playwri
 OWN_KEY = "own-key-for-the-page-tests"
 CONSENT = (
     "You agree to chat for about five minutes.\\n\\n"
-    "Read more on [our study page](https://example.org/info) or write to us."
+    "Read more on [our study page](https://example.org/info) or write to us. "
+    "<b>Never bold</b>, [never a link](javascript:alert(1))."
 )
 
 

@@ -22,7 +22,7 @@ const SIZES = [
 // What each probe looks at, by name.
 const PARTS = {
   consent: "#consent", consentYes: "#consent-yes", consentNo: "#consent-no",
-  consentLink: "#consent-text a",
+  consentLink: "#consent-text a", consentMarkup: "#consent-text b",
   lobby: "#lobby", lobbyWait: "#lobby-wait",
   chat: "#chat", instructions: "#instructions", chatEnded: "#chat-ended",
   market: "#market", chart: "#chart", trade: ".trade", doneBuying: "#done-buying",

@@ -190,3 +190,9 @@ def test_three_party_on_a_phone_marks_the_other_chat_unread(walked: dict[str, An
 
 def test_a_reload_keeps_the_belief_slider_where_it_was(walked: dict[str, Any]) -> None:
     assert walked["sliderAfterReload"] == "80"
+
+
+def test_consent_has_paragraphs_and_safe_links_only(walked: dict[str, Any]) -> None:
+    parts = _probe(walked, "bot", "interrogator", "consent", "laptop")["parts"]
+    assert len(parts["consentLink"]) == 1  # the https link; never the javascript: one
+    assert parts["consentMarkup"] == []  # <b> is shown as text
