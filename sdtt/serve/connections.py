@@ -93,6 +93,8 @@ class Connections:
                 "consent": spec.consent,
                 "slider": spec.belief_slider,
                 "max_chars": self.study.spec.chat.max_chars,
+                "block_paste": self.study.spec.chat.block_paste,
+                "questions": [q.model_dump() for q in spec.questions],
             }
         )
         outbox_send, outbox_recv = trio.open_memory_channel[dict[str, Any]](OUTBOX)

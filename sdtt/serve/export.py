@@ -76,7 +76,7 @@ def export_study(study: Study, store: StudyStore, out: Path) -> ExportSummary:
             transcripts[room.id][number] = transcript
             write_transcripts(chats_dir / f"{name}.jsonl", [transcript])
     judgements = [
-        _judgement(study, rooms[v.room], transcripts[v.room], v)
+        _judgement(study, rooms[v.room], transcripts[v.room], v, _answers(store, v))
         for v in store.verdicts()
         if v.room in rooms
     ]
@@ -161,7 +161,11 @@ def _write_log(path: Path, name: str, header: dict[str, Any], events: list[dict[
 
 
 def _judgement(
-    study: Study, room: Room, chats: dict[int, Transcript], verdict: Verdict
+    study: Study,
+    room: Room,
+    chats: dict[int, Transcript],
+    verdict: Verdict,
+    answers: dict[str, str],
 ) -> Judgement:
     """A two-party verdict as a single-witness judgement; a three-party one as the
     judgement of a pair (chat 1 and 2 are conversations 1 and 2)."""
@@ -178,6 +182,7 @@ def _judgement(
         "pseudo_turns": pseudo,
         "total_turns": None if pseudo is None else pseudo + live,
         "strategy": verdict.reason or None,
+        "demographics": answers,
         "source": f"sdtt-serve:{study.name}",
     }
     if room.witness == "both":
@@ -202,6 +207,14 @@ def _judgement(
         verdict=said,
         condition={**condition, "witness": witness},
     )
+
+
+def _answers(store: StudyStore, verdict: Verdict) -> dict[str, str]:
+    """The answers to the spec's questions given with ``verdict`` (question id: answer)."""
+    for event in store.events(verdict.room):
+        if event["kind"] == "answers" and event["participant"] == verdict.participant:
+            return {str(k): str(v) for k, v in event["data"].items()}
+    return {}
 
 
 def _trace_fields(room: Room, chats: dict[int, Transcript]) -> dict[str, Any]:

@@ -91,6 +91,19 @@ class VerdictFrame(_Frame):
     )
     confidence: int = Field(ge=0, le=100)
     reason: str = Field(max_length=2000)
+    answers: dict[str, str] = Field(
+        default_factory=dict,
+        max_length=50,
+        description="Answers to the spec's questions, by question id.",
+    )
+
+
+class Report(_Frame):
+    """The participant reports their chat partner (recorded for the researcher)."""
+
+    type: Literal["report"]
+    chat: int = Field(default=1, ge=1, le=2)
+    reason: str = Field(default="", max_length=500)
 
 
 class TradeFrame(_Frame):
@@ -109,7 +122,16 @@ class DoneBuying(_Frame):
 
 
 ClientFrame = Annotated[
-    Join | Consent | Decline | Send | Typing | BeliefFrame | VerdictFrame | TradeFrame | DoneBuying,
+    Join
+    | Consent
+    | Decline
+    | Send
+    | Typing
+    | BeliefFrame
+    | VerdictFrame
+    | TradeFrame
+    | DoneBuying
+    | Report,
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)

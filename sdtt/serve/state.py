@@ -11,7 +11,7 @@ from sdtt.serve.market_room import MarketRoom
 from sdtt.serve.participants import OWN_PERSON
 from sdtt.serve.protocol import message_frame
 from sdtt.serve.room import LiveRoom
-from sdtt.serve.spec import Study
+from sdtt.serve.spec import Study, StudySection
 from sdtt.serve.store import StudyStore
 
 NOTES = {
@@ -56,8 +56,11 @@ def state_frames(
     if participant.state == "done":
         spec = study.spec.study
         declined = participant.outcome == "declined"  # no code for who did not take part
-        frame["code"] = None if declined else spec.completion_code
-        frame["url"] = None if declined else spec.completion_url
+        code = completion_code(study, participant.outcome)
+        frame["code"] = None if declined else code
+        frame["url"] = None if declined else _completion_url(spec.completion_url, code, spec)
+        if spec.feedback and participant.room is not None:
+            frame["right"] = _verdict_right(store, pid, participant.room)
         frame["note"] = NOTES.get(participant.outcome or "finished", NOTES["finished"])
     frames = [frame]
     market = rooms.get(participant.room or "")
@@ -81,6 +84,35 @@ def state_frames(
             }
         )
     return frames
+
+
+def completion_code(study: Study, outcome: str | None) -> str:
+    """The completion code of a participant done with ``outcome`` (the spec's
+    ``completion_codes`` entry for it, else ``completion_code``)."""
+    spec = study.spec.study
+    codes: dict[str, str] = {str(k): v for k, v in spec.completion_codes.items()}
+    return codes.get(outcome or "finished", spec.completion_code)
+
+
+def _completion_url(url: str | None, code: str, spec: StudySection) -> str | None:
+    """``completion_url`` with the outcome's code in place of the main one (Prolific's
+    URL carries the code)."""
+    if url is None or code == spec.completion_code:
+        return url
+    return url.replace(spec.completion_code, code)
+
+
+def _verdict_right(store: StudyStore, pid: str, room_id: str) -> bool | None:
+    """Whether ``pid``'s verdict in the room was right (None: no verdict there)."""
+    room = store.room(room_id)
+    verdict = next(
+        (v for v in store.verdicts() if v.participant == pid and v.room == room_id), None
+    )
+    if room is None or verdict is None:
+        return None
+    if room.witness == "both":
+        return verdict.human == str(3 - (room.bot_position or 1))
+    return (verdict.human == "yes") == (room.witness == "human")
 
 
 def _lobby_wait(study: Study) -> float:

@@ -58,12 +58,25 @@ def _spec(folder: Path, game: str) -> Path:
     text = spec.read_text().replace("[chat]\n", f"[chat]\nspeed = {speed}\n")
     text = text.replace('title = "Chat study"', "\n".join(['title = "Chat study"', *lines]))
     text = text.replace('"You agree to chat for about five minutes."', f'"{CONSENT}"')
+    if game == "bot":
+        text = text.replace("[lobby]", BOT_EXTRAS + "\n[lobby]")
     if game == "market":
         text += "\n[market]\nbettors = 1\nmax_trade = 100\n"
     spec.write_text(text)
     return spec
 
 
+BOT_EXTRAS = """feedback = true
+
+[[study.questions]]
+id = "ai_use"
+text = "How often do you use AI chatbots?"
+options = ["never", "monthly", "weekly", "daily"]
+
+[[study.questions]]
+id = "strategy"
+text = "What did you ask to find out?"
+"""
 GAMES = ("bot", "human", "three", "own", "market")
 
 

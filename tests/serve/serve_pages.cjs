@@ -30,7 +30,8 @@ const PARTS = {
   belief: "#belief", beliefSlider: "#belief-value",
   pane1: '.pane[data-chat="1"]', pane2: '.pane[data-chat="2"]',
   input1: '.pane[data-chat="1"] .send-text', input2: '.pane[data-chat="2"] .send-text',
-  send1: '.pane[data-chat="1"] .send-form button',
+  send1: '.pane[data-chat="1"] .send-form button', report1: '.pane[data-chat="1"] .report',
+  questions: "#questions select, #questions textarea", feedback: "#done-feedback",
   send2: '.pane[data-chat="2"] .send-form button',
   turns1: '.pane[data-chat="1"] .turns-left', turns2: '.pane[data-chat="2"] .turns-left',
   tabs: "#tabs", tab1: '#tabs .tab[data-chat="1"]', tab2: '#tabs .tab[data-chat="2"]',
@@ -150,10 +151,19 @@ async function botGame(browser, base, log) {
   await page.locator("li.them").first().waitFor();
   log.sliderAfterReload = await page.locator("#belief-value").inputValue();
   await probe(log, "bot", "interrogator", "chat", page);
+  log.pasteBlocked = await page.evaluate(() => {
+    const data = new DataTransfer();
+    data.setData("text/plain", "a pasted answer");
+    const paste = new ClipboardEvent("paste", { clipboardData: data, bubbles: true,
+      cancelable: true });
+    return !document.querySelector('.pane[data-chat="1"] .send-text').dispatchEvent(paste);
+  });
   await say(page, 1, "what did you do today?");
   await page.locator("#verdict").waitFor();
   await probe(log, "bot", "interrogator", "verdict", page);
   await page.locator('#verdict-two input[value="no"]').check();
+  await page.locator("#questions select").selectOption("weekly");
+  await page.locator("#questions textarea").fill("asked about the weather");
   await page.locator("#verdict-form button").click();
   await page.locator("#done").waitFor();
   await probe(log, "bot", "interrogator", "done", page);

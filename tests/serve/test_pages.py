@@ -23,16 +23,16 @@ PAGES: dict[tuple[str, str, str], tuple[set[str], set[str]]] = {
         {"lobby", "chat", "verdict", "done", "market", "belief", "notice"},
     ),
     ("bot", "interrogator", "chat"): (
-        {"chat", "pane1", "input1", "send1", "turns1", "belief", "beliefSlider"},
+        {"chat", "pane1", "input1", "send1", "turns1", "belief", "beliefSlider", "report1"},
         ALWAYS_HIDDEN | {"pane2", "tabs", "market", "chatEnded", "verdictTwo", "verdictThree"},
     ),
     ("bot", "interrogator", "verdict"): (
         {"verdict", "verdictTwo", "verdictChoice", "verdictSend", "confidence", "chat", "pane1"}
-        | {"chatEnded"},
-        {"verdictThree", "input1", "send1", "belief", "market", "notice", "done", "consent"},
+        | {"chatEnded", "questions"},
+        {"verdictThree", "input1", "send1", "report1", "belief", "market", "notice", "done"},
     ),
     ("bot", "interrogator", "done"): (
-        {"done", "code"},
+        {"done", "code", "feedback"},
         {"chat", "verdict", "market", "belief", "notice", "consent", "lobby"},
     ),
     ("bot", "declined", "done"): ({"done"}, {"code", "consent", "chat", "lobby", "verdict"}),
@@ -45,7 +45,7 @@ PAGES: dict[tuple[str, str, str], tuple[set[str], set[str]]] = {
         ALWAYS_HIDDEN | {"market", "pane2", "tabs", "verdictTwo"},
     ),
     ("human", "witness", "chat"): (
-        {"chat", "pane1", "input1", "send1", "turns1"},
+        {"chat", "pane1", "input1", "send1", "turns1", "report1"},
         ALWAYS_HIDDEN | {"belief", "market", "pane2", "tabs", "verdictTwo", "verdictThree"},
     ),
     ("human", "interrogator", "chat-refused"): (
@@ -56,7 +56,10 @@ PAGES: dict[tuple[str, str, str], tuple[set[str], set[str]]] = {
         {"verdict", "verdictTwo", "verdictSend", "pane1"},
         {"verdictThree", "notice", "belief", "send1"},
     ),
-    ("human", "witness", "done"): ({"done", "code"}, {"chat", "verdict", "belief", "notice"}),
+    ("human", "witness", "done"): (
+        {"done", "code"},
+        {"chat", "verdict", "belief", "notice", "feedback"},
+    ),
     ("three", "interrogator", "chat"): (
         {"chat", "pane1", "input1", "send1", "turns1"},
         ALWAYS_HIDDEN | {"belief", "market", "verdictThree"},
@@ -196,3 +199,7 @@ def test_consent_has_paragraphs_and_safe_links_only(walked: dict[str, Any]) -> N
     parts = _probe(walked, "bot", "interrogator", "consent", "laptop")["parts"]
     assert len(parts["consentLink"]) == 1  # the https link; never the javascript: one
     assert parts["consentMarkup"] == []  # <b> is shown as text
+
+
+def test_pasting_into_the_message_box_is_blocked(walked: dict[str, Any]) -> None:
+    assert walked["pasteBlocked"] is True

@@ -24,6 +24,7 @@
   let turns = 0;
   let activeChat = 1;
   let lobbyTimer = null;
+  let blockPaste = false;
   // A market game: the price history of a human security and where answers came.
   const market = { on: false, prices: [], answers: [] };
   const SVG = "http://www.w3.org/2000/svg";
@@ -92,6 +93,14 @@
         pane.pending = input.value;
         button.disabled = true;
         send({ type: "send", chat: n, text: input.value });
+      });
+      input.addEventListener("paste", (e) => {
+        if (!blockPaste) return;
+        e.preventDefault();
+        notice("Please type your messages: pasting is turned off in this study.");
+      });
+      pane.querySelector(".report").addEventListener("click", () => {
+        send({ type: "report", chat: n });
       });
       input.addEventListener("input", () => {
         const now = Date.now();
@@ -298,6 +307,9 @@
       $("done-note").textContent = f.note || "";
       $("done-code").textContent = f.code || "";
       $("done-code-line").hidden = !f.code;
+      $("done-feedback").hidden = typeof f.right !== "boolean";
+      $("done-feedback").textContent = f.right === true ? "Your answer was right." :
+        f.right === false ? "Your answer was not right this time." : "";
       show("done");
       if (key) return;  // the own person waits for the next chat
       finished = true;
@@ -309,6 +321,31 @@
         setTimeout(() => { location.href = f.url; }, 4000);
       }
     }
+  }
+
+  // The spec's questions under "Why?": a choice (select) or a free-text answer.
+  function makeQuestions(questions) {
+    const box = $("questions");
+    box.replaceChildren();
+    questions.forEach((q, i) => {
+      const label = document.createElement("label");
+      label.htmlFor = "question-" + i;
+      label.textContent = q.text;
+      let field;
+      if (q.options.length) {
+        field = document.createElement("select");
+        field.append(new Option("", ""));
+        for (const option of q.options) field.append(new Option(option, option));
+      } else {
+        field = document.createElement("textarea");
+        field.rows = 2;
+        field.maxLength = 2000;
+      }
+      field.id = "question-" + i;
+      field.dataset.question = q.id;
+      field.required = !!q.required;
+      box.append(label, field);
+    });
   }
 
   function duration(seconds) {
@@ -340,6 +377,8 @@
       paragraphs($("consent-text"), f.consent);
       maxChars = f.max_chars;
       slider = !!f.slider;
+      blockPaste = !!f.block_paste;
+      makeQuestions(f.questions || []);
       notice("");
       unblockSending();
     } else if (f.type === "phase") phase(f);
@@ -359,6 +398,7 @@
         (f.human ? "a person" : "a computer program") + ". Your securities paid " +
         fmt(f.paid) + " points; you now have " + fmt(f.points) + " points.";
     }
+    else if (f.type === "notice") notice(f.message);
     else if (f.type === "refused") {
       notice(f.message);
       unblockSending();
@@ -406,8 +446,12 @@
     e.preventDefault();
     const human = document.querySelector("fieldset:not([hidden]) input[name=human]:checked");
     if (!human) { notice("Please choose an answer."); return; }
+    const answers = {};
+    for (const field of $("questions").querySelectorAll("[data-question]")) {
+      if (field.value.trim()) answers[field.dataset.question] = field.value.trim();
+    }
     send({ type: "verdict", human: human.value, confidence: Number($("confidence").value),
-           reason: $("reason").value });
+           reason: $("reason").value, answers: answers });
   });
 
   if (!pid) {
