@@ -135,3 +135,54 @@ async def test_answers_to_the_questions_are_exported_and_feedback_says_if_right(
     [judgement] = read_judgements(out / "judgements.jsonl")
     assert judgement.demographics == {"ai_use": "weekly", "age": "34"}
     assert judgement.strategy == "warm"
+
+
+async def test_export_scrub_replaces_personal_data_in_participants_text(
+    tmp_path: Path, autojump_clock: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = write_spec(tmp_path, turns=1, share=0.5)
+    server = make_server(spec)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        # The first interrogator gets the bot, then two participants share a room.
+        pages = [Browser(server, pid) for pid in ("B1", "J1", "W1")]
+        for page in pages:
+            await page.open(nursery)
+            await page.say({"type": "consent"})
+            await page.wait(lambda p=page: p.phase() in ("chat", "lobby"))  # type: ignore[misc]
+        for page in pages:
+            await page.wait_phase("chat")
+        roles = {p.pid: p.of("phase")[-1]["role"] for p in pages}
+        for page in pages:
+            if roles[page.pid] == "interrogator":
+                await page.say({"type": "send", "text": "hi, I'm Anna, mail anna.b@example.org"})
+        witness = next(p for p in pages if roles[p.pid] == "witness")
+        await witness.wait(lambda: bool(witness.texts("them")))
+        await witness.say({"type": "send", "text": "call me on +44 20 7946 0958"})
+        judges = [p for p in pages if roles[p.pid] == "interrogator"]
+        for page in judges:
+            await page.wait_phase("verdict")
+            await page.say(
+                {
+                    "type": "verdict",
+                    "human": "yes",
+                    "confidence": 60,
+                    "reason": "ask anna.b@example.org",
+                }
+            )
+            await page.wait_phase("done")
+        nursery.cancel_scope.cancel()
+    out = tmp_path / "export"
+    assert main(["serve", "export", str(spec), "--out", str(out), "--scrub"]) == 0
+    # two interrogators' messages and reasons, the human witness's message
+    printed = capsys.readouterr().out
+    assert "scrubbed: 5 participant text(s) changed" in " ".join(printed.split()), printed
+    written = "".join(p.read_text() for p in (out / "chats").glob("*.jsonl"))
+    written += (out / "judgements.jsonl").read_text()
+    for secret in ("anna.b@example.org", "7946 0958", "Anna"):
+        assert secret not in written, secret
+    assert "[EMAIL_1]" in written and "[PHONE_1]" in written
+    assert list((out / "chats").glob("*.events.jsonl")) == []
+    bot_room = next(r for r in server.store.rooms() if r.witness == "bot")
+    bot_text = [m.text for m in server.store.messages(bot_room.id) if m.sender == "witness"]
+    assert bot_text and all(text in written for text in bot_text)  # the bot's, untouched
