@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import trio
 
-from sdtt.serve.protocol import FrameError, Join, Refused, parse_frame, refusal
+from sdtt.serve.protocol import FrameError, Join, MoveDevice, Refused, parse_frame, refusal
 from sdtt.serve.spec import Study
 from sdtt.serve.store import StudyStore
 
@@ -80,7 +80,10 @@ class Connections:
             return
         except (FrameError, Refused) as error:
             self.store.flush()
-            await send(refusal(str(error)) | {"fatal": True})
+            frame = refusal(str(error)) | {"fatal": True}
+            if isinstance(error, MoveDevice):
+                frame["move"] = True  # the page offers "Continue on this device"
+            await send(frame)
             return
         participant = self.store.participant(pid)  # (this commits the join's events)
         assert participant is not None

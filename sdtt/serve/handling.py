@@ -22,6 +22,7 @@ from sdtt.serve.protocol import (
     Decline,
     DoneBuying,
     Join,
+    MoveDevice,
     Refused,
     Report,
     Send,
@@ -89,6 +90,17 @@ class FrameHandler:
             self.host.record("joined", {}, participant=join.pid)
             return join.pid
         if own and existing.platform_study == OWN_PERSON:
+            # The link is bound to the device it was first opened on (its token); another
+            # device takes over only once the person confirms there.
+            same = join.token is not None and secrets.compare_digest(join.token, existing.token)
+            if not same and not join.move:
+                raise MoveDevice(
+                    "Your private link is open on another device. Continue here only if "
+                    "that device is yours: the chat moves here and the other one stops."
+                )
+            if not same:
+                store.update_participant(join.pid, token=secrets.token_urlsafe(18))
+                self.host.record("moved_device", {}, participant=join.pid)
             self.host.record("reconnected", {}, participant=join.pid)
             return join.pid
         if join.token is not None and secrets.compare_digest(join.token, existing.token):

@@ -34,6 +34,11 @@ class Refused(Exception):
     """A connection the server turns away, with a message for the participant."""
 
 
+class MoveDevice(Refused):
+    """The own person's link opened on a second device: the page asks the person to
+    confirm before it takes over from the first."""
+
+
 class _Frame(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -47,6 +52,10 @@ class Join(_Frame):
     session_id: str | None = Field(default=None, max_length=64)
     token: str | None = Field(default=None, max_length=64)
     key: str | None = Field(default=None, max_length=64, description="Own-person link key.")
+    move: bool = Field(
+        default=False,
+        description="Own person: continue on this device (the person confirmed it).",
+    )
 
 
 class Consent(_Frame):

@@ -40,6 +40,7 @@ const PARTS = {
   verdictChoice: "#verdict input[name=human]", confidence: "#confidence",
   verdictSend: '#verdict-form button[type="submit"]',
   done: "#done", code: "#done-code", reveal: "#reveal", notice: "#notice",
+  moveHere: "#move-here",
 };
 
 // Runs in the page: each part's visibility, box (page coordinates) and, for controls,
@@ -245,6 +246,15 @@ async function ownGame(browser, base, log) {
   await judge.locator("#verdict").waitFor();
   await own.locator("#lobby").waitFor();
   await probe(log, "own", "own-person", "lobby-again", own);
+  // The link opened on a second device: it asks before taking over from the first.
+  const phone = await open(browser, base, "pid=own-person&key=" + config.ownKey, log);
+  await phone.locator("#move-here").waitFor();
+  await probe(log, "own", "second-device", "move-prompt", phone);
+  await phone.locator("#move-here").click();
+  await phone.locator("#lobby").waitFor();
+  // The first device stops, told why (another window, or the link moved on).
+  await own.locator("#notice").waitFor();
+  log.firstDeviceTold = await own.locator("#notice").textContent();
 }
 
 // Market: a bettor (a refused trade, then done buying) and a person as the target.

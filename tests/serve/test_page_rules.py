@@ -131,3 +131,37 @@ async def test_a_reconnect_puts_the_slider_back_and_the_chat_says_its_turns(
         nursery.cancel_scope.cancel()
     assert (first["turns"], first["belief"]) == (4, None)
     assert again.of("phase")[-1]["belief"] == 65
+
+
+async def test_the_own_persons_link_stays_on_its_device_until_the_person_moves_it(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    spec = _with(write_spec(tmp_path, share=1.0), "own_person = true")
+    server = make_server(spec, own_key="secret-key")
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        first = Browser(server, "own-person", key="secret-key")
+        await first.open(nursery)
+        await first.say({"type": "consent"})
+        await first.wait_phase("lobby")
+        second = Browser(server, "own-person", key="secret-key")
+        await second.open(nursery)  # someone else's device, or the person's phone
+        await second.gone.wait()
+        await trio.sleep(5)
+        assert first.of("refused") == [] and not first.gone.is_set()  # not kicked
+        moved = Browser(server, "own-person", key="secret-key", move=True)  # type: ignore[arg-type]
+        await moved.open(nursery)
+        await moved.wait_phase("lobby")
+        await first.gone.wait()
+        back = Browser(server, "own-person", key="secret-key")
+        await back.open(nursery, token=first.token)  # the old token no longer lets in
+        await back.gone.wait()
+        nursery.cancel_scope.cancel()
+    [asked] = second.of("refused")
+    assert asked["fatal"] and asked["move"] and "another device" in asked["message"]
+    assert first.of("refused")[-1]["fatal"]
+    assert back.of("refused")[0]["move"]
+    assert moved.token != first.token
+    assert [e["kind"] for e in server.store.events() if e["kind"] == "moved_device"] == [
+        "moved_device"
+    ]

@@ -16,7 +16,7 @@ from tests.serve.pages import tools, walk_pages
 Probe = dict[str, Any]
 
 # (game, who, page) -> (parts that must be visible, parts that must not be)
-ALWAYS_HIDDEN = {"consent", "lobby", "done", "verdict", "notice"}
+ALWAYS_HIDDEN = {"consent", "lobby", "done", "verdict", "notice", "moveHere"}
 PAGES: dict[tuple[str, str, str], tuple[set[str], set[str]]] = {
     ("bot", "interrogator", "consent"): (
         {"consent", "consentYes", "consentNo", "consentLink"},
@@ -88,6 +88,10 @@ PAGES: dict[tuple[str, str, str], tuple[set[str], set[str]]] = {
     ("own", "own-person", "lobby-again"): (
         {"lobby"},
         {"chat", "done", "code", "verdict", "notice"},
+    ),
+    ("own", "second-device", "move-prompt"): (
+        {"notice", "moveHere"},
+        {"consent", "lobby", "chat", "done", "verdict"},
     ),
     ("market", "bettor", "chat"): (
         {"chat", "market", "chart", "trade", "tradeCount", "doneBuying", "input1", "send1"},

@@ -25,6 +25,7 @@
   let activeChat = 1;
   let lobbyTimer = null;
   let blockPaste = false;
+  let moveHere = false;  // the own person confirmed: this device takes over the link
   // A market game: the price history of a human security and where answers came.
   const market = { on: false, prices: [], answers: [] };
   const SVG = "http://www.w3.org/2000/svg";
@@ -372,6 +373,8 @@
     try { f = JSON.parse(event.data); } catch (e) { return; }
     if (f.type === "joined") {
       localStorage.setItem(tokenKey, f.token);
+      moveHere = false;
+      $("move-here").hidden = true;
       $("title").textContent = f.title;
       document.title = f.title;
       paragraphs($("consent-text"), f.consent);
@@ -402,6 +405,7 @@
     else if (f.type === "refused") {
       notice(f.message);
       unblockSending();
+      $("move-here").hidden = !f.move;
       if (f.fatal) { finished = true; status(""); $("status").hidden = true; }
     }
   }
@@ -411,7 +415,7 @@
     socket = new WebSocket(scheme + location.host + "/ws/" + encodeURIComponent(study));
     socket.onopen = () => {
       send({ type: "join", pid: pid, study_id: studyId, session_id: sessionId, key: key,
-             token: localStorage.getItem(tokenKey) });
+             token: localStorage.getItem(tokenKey), move: moveHere });
     };
     socket.onmessage = receive;
     socket.onclose = () => {
@@ -423,6 +427,13 @@
 
   $("consent-yes").addEventListener("click", () => send({ type: "consent" }));
   $("consent-no").addEventListener("click", () => send({ type: "decline" }));
+  $("move-here").addEventListener("click", () => {
+    moveHere = true;
+    finished = false;
+    notice("");
+    $("move-here").hidden = true;
+    connect();
+  });
   for (const button of document.querySelectorAll(".trade")) {
     button.addEventListener("click", () => {
       const count = Math.floor(Number($("trade-count").value));
