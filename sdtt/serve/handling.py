@@ -221,7 +221,7 @@ class FrameHandler:
             store.update_room(
                 participant.room, state="done", end_reason="finished", ended=self.host.wall_iso()
             )
-            self.participants.finish(pid, "finished")
+            self.participants.round_done(pid)
 
     def _answers(self, given: Mapping[str, str]) -> dict[str, str]:
         """The answers to the spec's questions (checked; raises :class:`Refused`)."""

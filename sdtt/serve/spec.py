@@ -74,6 +74,13 @@ class StudySection(_Section):
         "by the private link the server prints.",
     )
     turns: int = Field(default=5, ge=1, description="X: live burst turns per chat.")
+    rounds: int = Field(
+        default=1,
+        ge=1,
+        le=20,
+        description="Chats per participant (two- and three-party); paired with a person, "
+        "whoever interrogated last is the witness next.",
+    )
     human_witness_share: float = Field(
         default=0.0, ge=0, le=1, description="Share of rooms whose witness is a person."
     )
@@ -237,6 +244,8 @@ class StudySpec(_Section):
         ids = [q.id for q in self.study.questions]
         if len(set(ids)) != len(ids):
             raise ValueError("study.questions uses an id twice")
+        if self.study.mode == "market" and self.study.rounds > 1:
+            raise ValueError("a market study plays several games with [market] games, not rounds")
         if self.study.mode == "market" and self.storage.url:
             # A market's book lives in the process that runs its room.
             raise ValueError(

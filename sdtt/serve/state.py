@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sdtt.serve.market_room import MarketRoom
-from sdtt.serve.participants import OWN_PERSON
+from sdtt.serve.participants import OWN_PERSON, rounds_played
 from sdtt.serve.protocol import message_frame
 from sdtt.serve.room import LiveRoom
 from sdtt.serve.spec import Study, StudySection
@@ -45,6 +45,8 @@ def state_frames(
         frame["role"] = participant.role
         frame["instructions"] = _instructions(study, participant.role)
         frame["turns"] = study.spec.study.turns
+        if study.spec.study.rounds > 1 and participant.platform_study != OWN_PERSON:
+            frame["round"] = [rounds_played(store, pid), study.spec.study.rounds]
         room = store.room(participant.room or "")
         three = room is not None and room.witness == "both"
         frame["chats"] = 2 if three and participant.role == "interrogator" else 1

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from sdtt.serve.matchmaker import HumanRoom, Matchmaker
 from tests.serve.helpers import Browser, make_server, write_spec
 
 pytestmark = pytest.mark.trio
@@ -164,4 +165,58 @@ async def test_the_own_persons_link_stays_on_its_device_until_the_person_moves_i
     assert moved.token != first.token
     assert [e["kind"] for e in server.store.events() if e["kind"] == "moved_device"] == [
         "moved_device"
+    ]
+
+
+async def test_rounds_alternate_roles_and_end_with_the_code(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    spec = write_spec(tmp_path, share=1.0, turns=1)
+    spec.write_text(spec.read_text().replace("turns = 1\n", "turns = 1\nrounds = 3\n"))
+    server = make_server(spec)
+    roles: list[dict[str, str]] = []
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        ann, bob = Browser(server, "ann"), Browser(server, "bob")
+        for browser in (ann, bob):
+            await browser.open(nursery)
+            await browser.say({"type": "consent"})
+            await trio.sleep(1)
+        for played in range(1, 4):
+            for browser in (ann, bob):
+                await browser.wait(
+                    lambda b=browser, n=played: (  # type: ignore[misc]
+                        b.phase() == "chat" and b.of("phase")[-1]["round"] == [n, 3]
+                    )
+                )
+            now = {b.pid: b.of("phase")[-1]["role"] for b in (ann, bob)}
+            roles.append(now)
+            judge = ann if now["ann"] == "interrogator" else bob
+            witness = bob if judge is ann else ann
+            await judge.say({"type": "send", "text": f"round {played}: who are you?"})
+            await witness.wait(lambda w=witness: bool(w.texts("them")))  # type: ignore[misc]
+            await witness.say({"type": "send", "text": "a person, honest"})
+            await judge.wait_phase("verdict")
+            await judge.say({"type": "verdict", "human": "yes", "confidence": 80, "reason": ""})
+        for browser in (ann, bob):
+            await browser.wait_phase("done")
+        nursery.cancel_scope.cancel()
+    assert roles == [
+        {"ann": "interrogator", "bob": "witness"},
+        {"ann": "witness", "bob": "interrogator"},
+        {"ann": "interrogator", "bob": "witness"},
+    ]
+    assert len(server.store.rooms()) == 3 and len(server.store.verdicts()) == 3
+    assert ann.of("phase")[-1]["code"] == "CODE-123"
+
+
+async def test_whoever_interrogated_last_is_the_witness_next() -> None:
+    lobby = Matchmaker(conditions=1, timeout=60, human_share=1.0)
+    lobby.arrive("ann", 0.0, last_role="interrogator")  # waiting longest
+    lobby.arrive("bob", 1.0, last_role="witness")
+    lobby.arrive("cy", 2.0)
+    lobby.arrive("dan", 3.0, last_role="interrogator")
+    assert lobby.step(4.0) == [
+        HumanRoom(interrogator="bob", witness="ann"),
+        HumanRoom(interrogator="cy", witness="dan"),
     ]

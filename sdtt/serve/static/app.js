@@ -280,6 +280,12 @@
       waitingClock(Date.now());
       show("lobby");
     } else if (f.phase === "chat") {
+      $("round").hidden = !f.round;
+      $("round").textContent = f.round ? "Chat " + f.round[0] + " of " + f.round[1] : "";
+      if ($("chat").hidden) {  // a new chat: the questions start blank
+        $("verdict-form").reset();
+        $("confidence-out").textContent = $("confidence").value;
+      }
       paragraphs($("instructions"), f.instructions || "");
       role = f.role || "interrogator";
       turns = f.turns || 0;
