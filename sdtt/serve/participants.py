@@ -51,7 +51,7 @@ class Participants:
         """``pid`` finished a chat: back to the lobby for the next of the study's
         ``rounds``, or done (the own person's returns are :meth:`release_own_person`'s)."""
         rounds = self.host.study.spec.study.rounds
-        played = rounds_played(self.host.store, pid)
+        played = rounds_played(self.host.store, pid) if rounds > 1 else 1  # (reads every room)
         if played < rounds and not self.is_own_person(pid):
             self.host.record("round_done", {"round": played}, participant=pid)
             self.enter_lobby(pid)
