@@ -40,6 +40,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "and judgements for sdtt score and sdtt report",
     )
     add_out_argument(parser, folder=True, help="folder the export writes (sdtt serve export)")
+    parser.add_argument(
+        "--scrub",
+        action="store_true",
+        help="sdtt serve export: run the persona scrubber over participants' text (names, "
+        "emails, phone numbers... become placeholders) and leave out the bot's event logs",
+    )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.set_defaults(func=run)
@@ -62,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     if words[0] == "export":
         if len(words) != 2 or args.out is None:
             raise ConfigError("use: sdtt serve export STUDY.toml --out DIR")
-        return _export(read_study(words[1]), args.out)
+        return _export(read_study(words[1]), args.out, scrub=args.scrub)
     if len(words) != 1:
         raise ConfigError("use: sdtt serve STUDY.toml (or sdtt serve export STUDY.toml --out DIR)")
     study = read_study(words[0])
@@ -80,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _export(study: object, out: Path) -> int:
+def _export(study: object, out: Path, *, scrub: bool = False) -> int:
     from sdtt.files import output_folder
     from sdtt.serve.export import export_study
     from sdtt.serve.spec import Study
@@ -92,7 +98,7 @@ def _export(study: object, out: Path) -> int:
     output_folder(out)
     store = open_store(study)
     try:
-        summary = export_study(study, store, out)
+        summary = export_study(study, store, out, scrub=scrub)
     finally:
         store.close()
     console = Console(highlight=False)
@@ -101,6 +107,11 @@ def _export(study: object, out: Path) -> int:
         f"{summary.judgements} judgement(s) and {summary.beliefs} belief reading(s) "
         f"({summary.traces} belief trace(s)) to {escape(str(out))}"
     )
+    if summary.scrubbed is not None:
+        console.print(
+            f"  scrubbed: {summary.scrubbed} participant text(s) changed; "
+            "event logs left out (they repeat the conversation)"
+        )
     inputs = escape(str(summary.judgements_path))
     if summary.traces:
         inputs += " " + escape(str(out / "beliefs.jsonl"))

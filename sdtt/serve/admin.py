@@ -9,8 +9,9 @@ from typing import Any
 REFRESH_SECONDS = 5
 
 
-def admin_page(study: str, token: str, overview: dict[str, Any]) -> str:
-    """The page for ``overview`` (see :meth:`StudyServer.overview`)."""
+def admin_page(study: str, overview: dict[str, Any]) -> str:
+    """The page for ``overview`` (see :meth:`StudyServer.overview`); its forms are
+    authorised by the admin cookie, so the token is not in the page."""
     e = escape
     waiting = "".join(f"<li>{e(pid)}</li>" for pid in overview["waiting"]) or "<li>nobody</li>"
     live_rows = "".join(
@@ -19,7 +20,6 @@ def admin_page(study: str, token: str, overview: dict[str, Any]) -> str:
         f"<td>{e(room['interrogator'])}</td><td>{e(room['witness'] or '')}</td>"
         f"<td>{room['messages']}</td><td>{e(room['created'])}</td>"
         f'<td><form method="post" action="/admin/{e(study)}/end">'
-        f'<input type="hidden" name="token" value="{e(token)}">'
         f'<input type="hidden" name="room" value="{e(room["id"])}">'
         '<button type="submit">End room</button></form></td>'
         "</tr>"

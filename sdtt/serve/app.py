@@ -13,7 +13,7 @@ import secrets
 from collections.abc import MutableMapping
 from importlib import resources
 from typing import Any
-from urllib.parse import parse_qs, urlencode
+from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -41,6 +41,9 @@ ADMIN_HEADERS = {
         "frame-ancestors 'none'"
     ),
 }
+ADMIN_COOKIE = "sdtt_admin"
+"""Holds the admin token after the first visit (HttpOnly, SameSite=Strict, path
+/admin/<study>), so the token leaves the URL."""
 STATIC_TYPES = {
     "app.js": "text/javascript; charset=utf-8",
     "style.css": "text/css; charset=utf-8",
@@ -104,22 +107,38 @@ def build_app(server: StudyServer) -> Starlette:
 
     async def admin(request: Request) -> Response:
         token = request.query_params.get("token")
-        if not authorised(request, token):
+        if token is not None:
+            # The link with the token: the token moves into a cookie and out of the
+            # address bar, the history and the refreshes.
+            if not authorised(request, token):
+                return PlainTextResponse(
+                    "Wrong or missing admin token.", 403, headers=ADMIN_HEADERS
+                )
+            back = RedirectResponse(f"/admin/{study}", status_code=303, headers=ADMIN_HEADERS)
+            back.set_cookie(
+                ADMIN_COOKIE,
+                token,
+                max_age=12 * 3600,
+                path=f"/admin/{study}",
+                secure=request.url.scheme == "https",
+                httponly=True,
+                samesite="strict",
+            )
+            return back
+        if not authorised(request, request.cookies.get(ADMIN_COOKIE)):
             return PlainTextResponse("Wrong or missing admin token.", 403, headers=ADMIN_HEADERS)
-        page = admin_page(study, token or "", server.overview())
-        return HTMLResponse(page, headers=ADMIN_HEADERS)
+        return HTMLResponse(admin_page(study, server.overview()), headers=ADMIN_HEADERS)
 
     async def end_room(request: Request) -> Response:
         body = await request.body()
         form = parse_qs(body[:4096].decode("utf-8", "replace"))
-        token = form.get("token", [None])[0]
+        token = form.get("token", [request.cookies.get(ADMIN_COOKIE)])[0]
         if not authorised(request, token):
             return PlainTextResponse("Wrong or missing admin token.", 403, headers=ADMIN_HEADERS)
         room = form.get("room", [""])[0]
         if not server.end_room(room):
             return PlainTextResponse("That room is not live.", 404, headers=ADMIN_HEADERS)
-        back = f"/admin/{study}?{urlencode({'token': token})}"
-        return RedirectResponse(back, status_code=303, headers=ADMIN_HEADERS)
+        return RedirectResponse(f"/admin/{study}", status_code=303, headers=ADMIN_HEADERS)
 
     return Starlette(
         routes=[

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import trio
 
-from sdtt.serve.protocol import FrameError, Join, Refused, parse_frame, refusal
+from sdtt.serve.protocol import FrameError, Join, MoveDevice, Refused, parse_frame, refusal
 from sdtt.serve.spec import Study
 from sdtt.serve.store import StudyStore
 
@@ -80,7 +80,10 @@ class Connections:
             return
         except (FrameError, Refused) as error:
             self.store.flush()
-            await send(refusal(str(error)) | {"fatal": True})
+            frame = refusal(str(error)) | {"fatal": True}
+            if isinstance(error, MoveDevice):
+                frame["move"] = True  # the page offers "Continue on this device"
+            await send(frame)
             return
         participant = self.store.participant(pid)  # (this commits the join's events)
         assert participant is not None
@@ -93,6 +96,8 @@ class Connections:
                 "consent": spec.consent,
                 "slider": spec.belief_slider,
                 "max_chars": self.study.spec.chat.max_chars,
+                "block_paste": self.study.spec.chat.block_paste,
+                "questions": [q.model_dump() for q in spec.questions],
             }
         )
         outbox_send, outbox_recv = trio.open_memory_channel[dict[str, Any]](OUTBOX)

@@ -8,11 +8,18 @@ verdict is a single-witness judgement (``witness``, ``verdict``), so the pass ra
 the share of bot witnesses judged human. Belief slider readings go to ``beliefs.jsonl`` as
 belief traces (:mod:`sdtt.serve.slider`), and a market room's price history as the room's
 trace (source 'price'); both commands read them too.
+
+With ``scrub``, participants' own text (their messages, a human witness's too, the
+verdict's reason and free-text answers) goes through the persona scrubber
+(:mod:`sdtt.personas.scrub`, one per room so a name keeps its placeholder within a
+chat), and the bot's event logs, which repeat the conversation in every model call, are
+left out.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -25,11 +32,12 @@ from sdtt.dialogue.store import write_transcripts
 from sdtt.dialogue.turn_index import turn_meta
 from sdtt.engine.events import Event, EventLog, SessionHeader
 from sdtt.engine.simulate import answered_turns
+from sdtt.personas.scrub import Scrubber
 from sdtt.questionnaires.judgements import Judgement, write_judgements
 from sdtt.serve.market_room import price_trace
 from sdtt.serve.slider import slider_traces
 from sdtt.serve.spec import Study
-from sdtt.serve.store import Room, StudyStore, Verdict
+from sdtt.serve.store import Room, StoredMessage, StudyStore, Verdict
 
 _EVENTS: TypeAdapter[Event] = TypeAdapter(Event)
 
@@ -44,16 +52,25 @@ class ExportSummary:
     beliefs: int
     traces: int
     judgements_path: Path
+    scrubbed: int | None = None
+    """Participants' texts the scrubber changed (None: not scrubbed)."""
 
 
-def export_study(study: Study, store: StudyStore, out: Path) -> ExportSummary:
+def export_study(
+    study: Study, store: StudyStore, out: Path, *, scrub: bool = False
+) -> ExportSummary:
     """Write ``study``'s rooms, verdicts and beliefs under ``out`` (replacing an earlier
-    export there)."""
+    export there); ``scrub``: participants' text scrubbed, no event logs."""
     chats_dir = out / "chats"
     chats_dir.mkdir(parents=True, exist_ok=True)
     transcripts: dict[str, dict[int, Transcript]] = {}
     logs = 0
     rooms = {room.id: room for room in store.rooms()}
+    scrubbers = {room_id: _Scrub() if scrub else None for room_id in rooms}
+    messages = {
+        room.id: _scrubbed(room, store.messages(room.id), scrubbers[room.id])
+        for room in rooms.values()
+    }
     for room in rooms.values():
         events = store.events(room.id)
         headers = {
@@ -64,7 +81,7 @@ def export_study(study: Study, store: StudyStore, out: Path) -> ExportSummary:
         for number in numbers:
             name = room.id if len(numbers) == 1 else f"{room.id}-{number}"
             header = headers.get(number)
-            if header is not None:
+            if header is not None and not scrub:
                 chat_events = [
                     e
                     for e in events
@@ -72,11 +89,11 @@ def export_study(study: Study, store: StudyStore, out: Path) -> ExportSummary:
                 ]
                 _write_log(chats_dir / f"{name}.events.jsonl", name, header, chat_events)
                 logs += 1
-            transcript = _transcript(study, store, room, number, name, header)
+            transcript = _transcript(study, messages[room.id], room, number, name, header)
             transcripts[room.id][number] = transcript
             write_transcripts(chats_dir / f"{name}.jsonl", [transcript])
     judgements = [
-        _judgement(study, rooms[v.room], transcripts[v.room], v)
+        _judgement(study, rooms[v.room], transcripts[v.room], *_own_text(store, v, scrubbers))
         for v in store.verdicts()
         if v.room in rooms
     ]
@@ -89,7 +106,7 @@ def export_study(study: Study, store: StudyStore, out: Path) -> ExportSummary:
         for trace in slider_traces(
             study.name,
             room,
-            store.messages(room.id),
+            messages[room.id],
             readings,
             **_trace_fields(room, transcripts[room.id]),
         )
@@ -107,12 +124,57 @@ def export_study(study: Study, store: StudyStore, out: Path) -> ExportSummary:
         beliefs=sum(len(t.points) for t in traces),
         traces=len(traces),
         judgements_path=judgements_path,
+        scrubbed=sum(s.changed for s in scrubbers.values() if s is not None) if scrub else None,
+    )
+
+
+class _Scrub:
+    """One room's scrubber, counting the texts it changed."""
+
+    def __init__(self) -> None:
+        self.scrubber = Scrubber()
+        self.changed = 0
+
+    def __call__(self, text: str) -> str:
+        clean = self.scrubber.scrub(text)
+        self.changed += clean != text
+        return clean
+
+
+def _scrubbed(
+    room: Room, messages: Sequence[StoredMessage], scrub: _Scrub | None
+) -> list[StoredMessage]:
+    """``messages`` with the participants' ones scrubbed (the bot's are the persona's)."""
+    if scrub is None:
+        return list(messages)
+    return [replace(m, text=scrub(m.text)) if _by_a_person(room, m) else m for m in messages]
+
+
+def _by_a_person(room: Room, message: StoredMessage) -> bool:
+    if message.sender == "interrogator":
+        return True
+    if room.witness == "both":
+        return message.chat != (room.bot_position or 1)
+    return room.witness == "human"
+
+
+def _own_text(
+    store: StudyStore, verdict: Verdict, scrubbers: dict[str, _Scrub | None]
+) -> tuple[Verdict, dict[str, str]]:
+    """The verdict and its answers, the participant's free text scrubbed if asked."""
+    answers = _answers(store, verdict)
+    scrub = scrubbers.get(verdict.room)
+    if scrub is None:
+        return verdict, answers
+    return (
+        replace(verdict, reason=scrub(verdict.reason)),
+        {key: scrub(value) for key, value in answers.items()},
     )
 
 
 def _transcript(
     study: Study,
-    store: StudyStore,
+    stored: Sequence[StoredMessage],
     room: Room,
     number: int,
     name: str,
@@ -124,7 +186,7 @@ def _transcript(
             text=m.text,
             time=datetime.fromisoformat(m.time),
         )
-        for m in store.messages(room.id)
+        for m in stored
         if m.chat == number
     ]
     if header is not None:
@@ -161,7 +223,11 @@ def _write_log(path: Path, name: str, header: dict[str, Any], events: list[dict[
 
 
 def _judgement(
-    study: Study, room: Room, chats: dict[int, Transcript], verdict: Verdict
+    study: Study,
+    room: Room,
+    chats: dict[int, Transcript],
+    verdict: Verdict,
+    answers: dict[str, str],
 ) -> Judgement:
     """A two-party verdict as a single-witness judgement; a three-party one as the
     judgement of a pair (chat 1 and 2 are conversations 1 and 2)."""
@@ -178,6 +244,7 @@ def _judgement(
         "pseudo_turns": pseudo,
         "total_turns": None if pseudo is None else pseudo + live,
         "strategy": verdict.reason or None,
+        "demographics": answers,
         "source": f"sdtt-serve:{study.name}",
     }
     if room.witness == "both":
@@ -202,6 +269,14 @@ def _judgement(
         verdict=said,
         condition={**condition, "witness": witness},
     )
+
+
+def _answers(store: StudyStore, verdict: Verdict) -> dict[str, str]:
+    """The answers to the spec's questions given with ``verdict`` (question id: answer)."""
+    for event in store.events(verdict.room):
+        if event["kind"] == "answers" and event["participant"] == verdict.participant:
+            return {str(k): str(v) for k, v in event["data"].items()}
+    return {}
 
 
 def _trace_fields(room: Room, chats: dict[int, Transcript]) -> dict[str, Any]:

@@ -13,14 +13,18 @@ import trio
 
 from sdtt.beliefs.market import TradeRefused
 from sdtt.serve.market_room import MarketRoom
+from sdtt.serve.moderation import blocked_word
 from sdtt.serve.participants import OWN_PERSON, Participants
 from sdtt.serve.protocol import (
     PID,
     BeliefFrame,
     Consent,
+    Decline,
     DoneBuying,
     Join,
+    MoveDevice,
     Refused,
+    Report,
     Send,
     TradeFrame,
     Typing,
@@ -61,6 +65,9 @@ class FrameHandler:
                 raise Refused("This study link is malformed.")
         existing = store.participant(join.pid)
         own = join.key is not None
+        expected = self.host.study.spec.study.platform_study_id
+        if expected is not None and not own and join.study_id != expected:
+            raise Refused("This link belongs to another study. Please open the study's own link.")
         if own and not (
             self.host.study.spec.study.own_person
             and secrets.compare_digest(join.key or "", self.own_key)
@@ -83,6 +90,17 @@ class FrameHandler:
             self.host.record("joined", {}, participant=join.pid)
             return join.pid
         if own and existing.platform_study == OWN_PERSON:
+            # The link is bound to the device it was first opened on (its token); another
+            # device takes over only once the person confirms there.
+            same = join.token is not None and secrets.compare_digest(join.token, existing.token)
+            if not same and not join.move:
+                raise MoveDevice(
+                    "Your private link is open on another device. Continue here only if "
+                    "that device is yours: the chat moves here and the other one stops."
+                )
+            if not same:
+                store.update_participant(join.pid, token=secrets.token_urlsafe(18))
+                self.host.record("moved_device", {}, participant=join.pid)
             self.host.record("reconnected", {}, participant=join.pid)
             return join.pid
         if join.token is not None and secrets.compare_digest(join.token, existing.token):
@@ -108,6 +126,14 @@ class FrameHandler:
             self.participants.enter_lobby(pid)
             self.host.record("consented", {}, participant=pid)
             self.send_state(pid)
+            return
+        if isinstance(frame, Decline):
+            if participant.state != "consent":
+                return
+            self.participants.finish(pid, "declined")
+            return
+        if isinstance(frame, Report):
+            self._report(pid, participant, frame)
             return
         live = self.rooms.get(participant.room or "")
         role: Sender = participant.role or "interrogator"
@@ -153,6 +179,8 @@ class FrameHandler:
         elif isinstance(frame, BeliefFrame):
             if participant.room is None or participant.state not in ("chat", "verdict"):
                 raise Refused("There is no chat to give a belief about.")
+            if not self._shows_slider(participant):
+                raise Refused("This chat has no belief slider.")
             seq = live.last_seq if live is not None else len(store.messages(participant.room))
             store.add_belief(
                 Belief(
@@ -177,6 +205,9 @@ class FrameHandler:
                         else "whether your partner is a person (yes or no)."
                     )
                 )
+            answers = self._answers(frame.answers)
+            if answers:
+                self.host.record("answers", answers, room=participant.room, participant=pid)
             store.add_verdict(
                 Verdict(
                     room=participant.room,
@@ -190,7 +221,45 @@ class FrameHandler:
             store.update_room(
                 participant.room, state="done", end_reason="finished", ended=self.host.wall_iso()
             )
-            self.participants.finish(pid, "finished")
+            self.participants.round_done(pid)
+
+    def _answers(self, given: Mapping[str, str]) -> dict[str, str]:
+        """The answers to the spec's questions (checked; raises :class:`Refused`)."""
+        questions = {q.id: q for q in self.host.study.spec.study.questions}
+        answers = {}
+        for qid, question in questions.items():
+            answer = given.get(qid, "").strip()[:2000]
+            if question.options and answer and answer not in question.options:
+                raise Refused(f"Choose one of the answers to: {question.text}")
+            if question.required and not answer:
+                raise Refused(f"Please answer: {question.text}")
+            if answer:
+                answers[qid] = answer
+        return answers
+
+    def _report(self, pid: str, participant: Participant, frame: Report) -> None:
+        """A participant reports their partner: recorded for the researcher, thanked."""
+        if participant.room is None:
+            raise Refused("There is no chat partner to report.")
+        self.host.record(
+            "partner_reported",
+            {"chat": frame.chat, "reason": frame.reason},
+            room=participant.room,
+            participant=pid,
+        )
+        self.host.deliver(
+            pid,
+            {"type": "notice", "message": "Thank you: the researchers will look at this chat."},
+        )
+
+    def _shows_slider(self, participant: Participant) -> bool:
+        """Whether ``participant``'s page has the belief slider: only a two-party
+        interrogator's, and only in a study with ``belief_slider`` on (the page hides it
+        from witnesses, three-party interrogators and market bettors)."""
+        spec = self.host.study.spec.study
+        if not spec.belief_slider or spec.mode != "two-party":
+            return False
+        return participant.role == "interrogator"
 
     def _check_send(self, pid: str, text: str, participant: Participant) -> None:
         if participant.state != "chat":
@@ -200,6 +269,12 @@ class FrameHandler:
         limit = self.host.study.spec.chat.max_chars
         if len(text) > limit:
             raise Refused(f"That message is too long (at most {limit} characters).")
+        word = blocked_word(text, self.host.study.spec.chat.blocked_words)
+        if word is not None:
+            self.host.record(
+                "message_moderated", {"word": word}, room=participant.room, participant=pid
+            )
+            raise Refused("Please keep the chat friendly: that message was not sent.")
         now = trio.current_time()
         last = self._last_send.get(pid)
         if last is not None and now - last < self.host.study.spec.chat.min_interval:

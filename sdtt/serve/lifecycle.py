@@ -148,7 +148,7 @@ class Rooms:
             store.update_participant(live.record.interrogator, state="verdict")
             self.send_state(live.record.interrogator)
             if live.record.witness_pid is not None:
-                self.participants.finish(live.record.witness_pid, "finished")
+                self.participants.round_done(live.record.witness_pid)
                 self.participants.release_own_person(live.record.witness_pid)
         else:
             room = store.room(live.id)

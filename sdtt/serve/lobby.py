@@ -71,7 +71,7 @@ class Lobby:
                 for p in self.store.participants("lobby"):
                     since = now if p.waiting_since is None else p.waiting_since
                     own = p.platform_study == OWN_PERSON
-                    self.matchmaker.arrive(p.pid, since, witness_only=own)
+                    self.matchmaker.arrive(p.pid, since, witness_only=own, last_role=p.role)
                 for decision in self.matchmaker.step(now):
                     apply(decision)
             deadline = self.matchmaker.next_deadline()

@@ -102,6 +102,7 @@ class Matchmaker:
     """Bettors per market game (0: not a market study)."""
     _waiting: dict[str, float] = field(default_factory=dict)
     _witness_only: set[str] = field(default_factory=set)
+    _last_role: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.conditions < 1:
@@ -115,11 +116,16 @@ class Matchmaker:
         """Participants in the lobby, longest waiting first."""
         return list(self._waiting)
 
-    def arrive(self, pid: str, now: float, *, witness_only: bool = False) -> None:
-        """``pid`` entered the lobby at ``now`` (a second arrival keeps the first time)."""
+    def arrive(
+        self, pid: str, now: float, *, witness_only: bool = False, last_role: str | None = None
+    ) -> None:
+        """``pid`` entered the lobby at ``now`` (a second arrival keeps the first time);
+        ``last_role``: their role in their previous round, if any."""
         self._waiting.setdefault(pid, now)
         if witness_only:
             self._witness_only.add(pid)
+        if last_role is not None:
+            self._last_role[pid] = last_role
 
     def leave(self, pid: str) -> None:
         """``pid`` left the lobby without a room."""
@@ -153,6 +159,13 @@ class Matchmaker:
 
     def _pair(self, first: str, partner: str) -> Decision:
         del self._waiting[first], self._waiting[partner]
+        if (
+            partner not in self._witness_only
+            and self._last_role.get(first) == "interrogator"
+            and self._last_role.get(partner) != "interrogator"
+        ):
+            # Roles alternate over a participant's rounds: the last interrogator witnesses.
+            first, partner = partner, first
         self.human_rooms += 1
         if not self.three_party:
             return HumanRoom(interrogator=first, witness=partner)

@@ -7,9 +7,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from sdtt.serve.room import RoomHost
+from sdtt.serve.store import StudyStore
 
 OWN_PERSON = "own-person"
 """Marks the real person behind the persona (joined by the private link) in the store."""
+
+
+def rounds_played(store: StudyStore, pid: str) -> int:
+    """Rooms (chats) ``pid`` has been in, as interrogator or witness."""
+    return sum(1 for room in store.rooms() if pid in (room.interrogator, room.witness_pid))
 
 
 class Participants:
@@ -40,6 +46,18 @@ class Participants:
         self.host.store.update_participant(pid, state="done", outcome=outcome)
         self.host.record("participant_done", {"outcome": outcome}, participant=pid)
         self.send_state(pid)
+
+    def round_done(self, pid: str) -> None:
+        """``pid`` finished a chat: back to the lobby for the next of the study's
+        ``rounds``, or done (the own person's returns are :meth:`release_own_person`'s)."""
+        rounds = self.host.study.spec.study.rounds
+        played = rounds_played(self.host.store, pid) if rounds > 1 else 1  # (reads every room)
+        if played < rounds and not self.is_own_person(pid):
+            self.host.record("round_done", {"round": played}, participant=pid)
+            self.enter_lobby(pid)
+            self.send_state(pid)
+            return
+        self.finish(pid, "finished")
 
     def is_own_person(self, pid: str) -> bool:
         """Whether ``pid`` joined by the own person's private link."""

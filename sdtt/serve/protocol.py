@@ -34,6 +34,11 @@ class Refused(Exception):
     """A connection the server turns away, with a message for the participant."""
 
 
+class MoveDevice(Refused):
+    """The own person's link opened on a second device: the page asks the person to
+    confirm before it takes over from the first."""
+
+
 class _Frame(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -47,12 +52,22 @@ class Join(_Frame):
     session_id: str | None = Field(default=None, max_length=64)
     token: str | None = Field(default=None, max_length=64)
     key: str | None = Field(default=None, max_length=64, description="Own-person link key.")
+    move: bool = Field(
+        default=False,
+        description="Own person: continue on this device (the person confirmed it).",
+    )
 
 
 class Consent(_Frame):
     """The participant agreed to take part."""
 
     type: Literal["consent"]
+
+
+class Decline(_Frame):
+    """The participant does not agree to take part."""
+
+    type: Literal["decline"]
 
 
 class Send(_Frame):
@@ -85,6 +100,19 @@ class VerdictFrame(_Frame):
     )
     confidence: int = Field(ge=0, le=100)
     reason: str = Field(max_length=2000)
+    answers: dict[str, str] = Field(
+        default_factory=dict,
+        max_length=50,
+        description="Answers to the spec's questions, by question id.",
+    )
+
+
+class Report(_Frame):
+    """The participant reports their chat partner (recorded for the researcher)."""
+
+    type: Literal["report"]
+    chat: int = Field(default=1, ge=1, le=2)
+    reason: str = Field(default="", max_length=500)
 
 
 class TradeFrame(_Frame):
@@ -103,7 +131,16 @@ class DoneBuying(_Frame):
 
 
 ClientFrame = Annotated[
-    Join | Consent | Send | Typing | BeliefFrame | VerdictFrame | TradeFrame | DoneBuying,
+    Join
+    | Consent
+    | Decline
+    | Send
+    | Typing
+    | BeliefFrame
+    | VerdictFrame
+    | TradeFrame
+    | DoneBuying
+    | Report,
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)

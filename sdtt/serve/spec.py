@@ -28,11 +28,34 @@ STUDY_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 StudyMode = Literal["two-party", "three-party", "market"]
 MakerName = Literal["turing-trade", "lmsr"]
 OnTimeout = Literal["bot", "end"]
+Outcome = Literal[
+    "finished",
+    "timeout",
+    "partner_left",
+    "partner_error",
+    "server_error",
+    "ended",
+    "restart",
+    "server_lost",
+]
+"""Why a participant is done (their completion page explains it; ``declined`` gets no
+code)."""
 _PAPER: list[PresetName] = ["paper"]
 
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Question(_Section):
+    """One question asked on the verdict page after "why?"."""
+
+    id: str = Field(pattern=r"^[a-z0-9_]{1,40}$", description="Key of the answer in the export.")
+    text: str = Field(min_length=1, description="The question as shown.")
+    options: list[str] = Field(
+        default_factory=list, description="Choices to pick one of ([]: a free-text answer)."
+    )
+    required: bool = False
 
 
 class StudySection(_Section):
@@ -51,6 +74,13 @@ class StudySection(_Section):
         "by the private link the server prints.",
     )
     turns: int = Field(default=5, ge=1, description="X: live burst turns per chat.")
+    rounds: int = Field(
+        default=1,
+        ge=1,
+        le=20,
+        description="Chats per participant (two- and three-party); paired with a person, "
+        "whoever interrogated last is the witness next.",
+    )
     human_witness_share: float = Field(
         default=0.0, ge=0, le=1, description="Share of rooms whose witness is a person."
     )
@@ -64,7 +94,26 @@ class StudySection(_Section):
     completion_url: str | None = Field(
         default=None, description="Where participants are sent at the end (e.g. Prolific's)."
     )
+    completion_codes: dict[Outcome, str] = Field(
+        default_factory=dict,
+        description="A different completion code per outcome (e.g. timeout, partner_left); "
+        "outcomes not listed get completion_code.",
+    )
+    platform_study_id: str | None = Field(
+        default=None,
+        description="The platform's study id (Prolific's STUDY_ID): links that carry a "
+        "different one are refused.",
+    )
     belief_slider: bool = Field(default=False, description="Show the belief slider.")
+    feedback: bool = Field(
+        default=False,
+        description="Tell the interrogator on the done page whether their verdict was right.",
+    )
+    questions: list[Question] = Field(
+        default_factory=list,
+        description="Questions asked with the verdict (demographics, AI familiarity, "
+        "strategy...); answers are recorded with the verdict.",
+    )
 
     @field_validator("name")
     @classmethod
@@ -102,6 +151,14 @@ class ChatSection(_Section):
     )
     model_errors: int = Field(
         default=2, ge=1, description="Failed model calls in a row after which a room ends."
+    )
+    block_paste: bool = Field(
+        default=True, description="Refuse pasting into the message box (participants type)."
+    )
+    blocked_words: list[str] = Field(
+        default_factory=list,
+        description="A message containing one of these words (any case) is refused and "
+        "the attempt recorded (message_moderated).",
     )
     seed: int = 0
     speed: float = Field(
@@ -184,6 +241,11 @@ class StudySpec(_Section):
             values = getattr(self.conditions, name)
             if len(set(values)) != len(values):
                 raise ValueError(f"conditions.{name} lists a value twice")
+        ids = [q.id for q in self.study.questions]
+        if len(set(ids)) != len(ids):
+            raise ValueError("study.questions uses an id twice")
+        if self.study.mode == "market" and self.study.rounds > 1:
+            raise ValueError("a market study plays several games with [market] games, not rounds")
         if self.study.mode == "market" and self.storage.url:
             # A market's book lives in the process that runs its room.
             raise ValueError(

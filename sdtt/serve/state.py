@@ -8,9 +8,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from sdtt.serve.market_room import MarketRoom
+from sdtt.serve.participants import OWN_PERSON, rounds_played
 from sdtt.serve.protocol import message_frame
 from sdtt.serve.room import LiveRoom
-from sdtt.serve.spec import Study
+from sdtt.serve.spec import Study, StudySection
 from sdtt.serve.store import StudyStore
 
 NOTES = {
@@ -24,6 +25,8 @@ NOTES = {
     "restart": "The chat was interrupted by a server restart. You still get the completion code.",
     "server_lost": "The chat was interrupted because one of our servers stopped. You "
     "still get the completion code.",
+    "declined": "You chose not to take part, so no data of yours will be used. Please "
+    "return the study on the platform you came from; you can close this page.",
 }
 """What a participant who is done reads, by their outcome."""
 
@@ -36,19 +39,30 @@ def state_frames(
     participant = store.participant(pid)
     assert participant is not None
     frame: dict[str, Any] = {"type": "phase", "phase": participant.state}
+    if participant.state == "lobby" and participant.platform_study != OWN_PERSON:
+        frame["wait"] = _lobby_wait(study)
     if participant.state == "chat":
         frame["role"] = participant.role
         frame["instructions"] = _instructions(study, participant.role)
+        frame["turns"] = study.spec.study.turns
+        if study.spec.study.rounds > 1 and participant.platform_study != OWN_PERSON:
+            frame["round"] = [rounds_played(store, pid), study.spec.study.rounds]
         room = store.room(participant.room or "")
         three = room is not None and room.witness == "both"
         frame["chats"] = 2 if three and participant.role == "interrogator" else 1
+        if study.spec.study.belief_slider and participant.role == "interrogator":
+            frame["belief"] = _last_reading(store, pid, participant.room)
     if participant.state == "verdict":
         room = store.room(participant.room or "")
         frame["chats"] = 2 if room is not None and room.witness == "both" else 1
     if participant.state == "done":
         spec = study.spec.study
-        frame["code"] = spec.completion_code
-        frame["url"] = spec.completion_url
+        declined = participant.outcome == "declined"  # no code for who did not take part
+        code = completion_code(study, participant.outcome)
+        frame["code"] = None if declined else code
+        frame["url"] = None if declined else _completion_url(spec.completion_url, code, spec)
+        if spec.feedback and participant.room is not None:
+            frame["right"] = _verdict_right(store, pid, participant.room)
         frame["note"] = NOTES.get(participant.outcome or "finished", NOTES["finished"])
     frames = [frame]
     market = rooms.get(participant.room or "")
@@ -72,6 +86,47 @@ def state_frames(
             }
         )
     return frames
+
+
+def completion_code(study: Study, outcome: str | None) -> str:
+    """The completion code of a participant done with ``outcome`` (the spec's
+    ``completion_codes`` entry for it, else ``completion_code``)."""
+    spec = study.spec.study
+    codes: dict[str, str] = {str(k): v for k, v in spec.completion_codes.items()}
+    return codes.get(outcome or "finished", spec.completion_code)
+
+
+def _completion_url(url: str | None, code: str, spec: StudySection) -> str | None:
+    """``completion_url`` with the outcome's code in place of the main one (Prolific's
+    URL carries the code)."""
+    if url is None or code == spec.completion_code:
+        return url
+    return url.replace(spec.completion_code, code)
+
+
+def _verdict_right(store: StudyStore, pid: str, room_id: str) -> bool | None:
+    """Whether ``pid``'s verdict in the room was right (None: no verdict there)."""
+    room = store.room(room_id)
+    verdict = next(
+        (v for v in store.verdicts() if v.participant == pid and v.room == room_id), None
+    )
+    if room is None or verdict is None:
+        return None
+    if room.witness == "both":
+        return verdict.human == str(3 - (room.bot_position or 1))
+    return (verdict.human == "yes") == (room.witness == "human")
+
+
+def _lobby_wait(study: Study) -> float:
+    """Real seconds the lobby waits at most (the page says roughly how long)."""
+    return study.spec.lobby.timeout / study.spec.chat.speed
+
+
+def _last_reading(store: StudyStore, pid: str, room: str | None) -> int | None:
+    """The slider reading ``pid`` last gave in ``room`` (a reload puts the slider
+    back there), None if none."""
+    mine = [b.value for b in store.beliefs() if b.participant == pid and b.room == room]
+    return mine[-1] if mine else None
 
 
 def _instructions(study: Study, role: str | None) -> str:

@@ -37,6 +37,8 @@ async function consent(page) {
 }
 
 async function say(page, chat, text) {
+  const tab = page.locator('#tabs .tab[data-chat="' + chat + '"]');
+  if (await tab.isVisible()) await tab.click();  // a phone shows one chat at a time
   const pane = page.locator('.pane[data-chat="' + chat + '"]');
   await pane.locator(".send-text").fill(text);
   await pane.locator(".send-form button").click();

@@ -17,8 +17,10 @@ from tests.serve.helpers import make_server, write_spec
 pytestmark = pytest.mark.trio
 
 
-async def http_get(app: Any, path: str, query: bytes = b"") -> tuple[int, dict[str, str], str]:
-    """Status, headers and body of a GET through the ASGI app."""
+async def http_get(
+    app: Any, path: str, query: bytes = b"", cookie: str | None = None
+) -> tuple[int, dict[str, str], str]:
+    """Status, headers and body of a GET through the ASGI app (with a Cookie header)."""
     scope = {
         "type": "http",
         "asgi": {"version": "3.0"},
@@ -28,7 +30,7 @@ async def http_get(app: Any, path: str, query: bytes = b"") -> tuple[int, dict[s
         "path": path,
         "raw_path": path.encode(),
         "query_string": query,
-        "headers": [(b"host", b"study.test")],
+        "headers": [(b"host", b"study.test")] + ([(b"cookie", cookie.encode())] if cookie else []),
         "server": ("study.test", 80),
         "client": ("127.0.0.1", 5000),
         "root_path": "",

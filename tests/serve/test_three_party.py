@@ -125,12 +125,21 @@ async def test_admin_page_needs_the_token_and_ends_a_room(
         await browser.wait_phase("chat")
         assert (await http_get(app, "/admin/pilot"))[0] == 403
         assert (await http_get(app, "/admin/pilot", b"token=guess"))[0] == 403
-        status, headers, page = await http_get(app, "/admin/pilot", b"token=let-me-in")
-        assert status == 200 and "<script" not in page
+        status, headers, _ = await http_get(app, "/admin/pilot", b"token=let-me-in")
+        # The token moves from the link into a cookie, and out of the address bar.
+        assert (status, headers["location"]) == (303, "/admin/pilot")
+        cookie = headers["set-cookie"].split(";")[0]
+        assert cookie == "sdtt_admin=let-me-in"
+        for flag in ("HttpOnly", "SameSite=strict", "Path=/admin/pilot"):
+            assert flag in headers["set-cookie"]
+        assert (await http_get(app, "/admin/pilot", cookie="sdtt_admin=guess"))[0] == 403
+        status, headers, page = await http_get(app, "/admin/pilot", cookie=cookie)
+        assert status == 200 and "<script" not in page and "let-me-in" not in page
         assert "form-action 'self'" in headers["content-security-policy"]
         [room] = server.store.rooms()
         assert room.id in page and "mock/chatty" in page and "P1" in page
-        sent = await http_post(app, "/admin/pilot/end", f"token=let-me-in&room={room.id}")
+        assert (await http_post(app, "/admin/pilot/end", f"room={room.id}"))[0] == 403
+        sent = await http_post(app, "/admin/pilot/end", f"room={room.id}", cookie=cookie)
         assert sent[0] == 303
         await browser.wait_phase("done")
         nursery.cancel_scope.cancel()
@@ -139,8 +148,10 @@ async def test_admin_page_needs_the_token_and_ends_a_room(
     assert server.overview()["excluded"] == [{"pid": "P1", "outcome": "ended"}]
 
 
-async def http_post(app: Any, path: str, body: str) -> tuple[int, dict[str, str]]:
-    """Status and headers of a form POST through the ASGI app."""
+async def http_post(
+    app: Any, path: str, body: str, cookie: str | None = None
+) -> tuple[int, dict[str, str]]:
+    """Status and headers of a form POST through the ASGI app (with a Cookie header)."""
     scope = {
         "type": "http",
         "asgi": {"version": "3.0"},
@@ -153,6 +164,7 @@ async def http_post(app: Any, path: str, body: str) -> tuple[int, dict[str, str]
         "headers": [
             (b"host", b"study.test"),
             (b"content-type", b"application/x-www-form-urlencoded"),
+            *([(b"cookie", cookie.encode())] if cookie else []),
         ],
         "server": ("study.test", 80),
         "client": ("127.0.0.1", 5000),

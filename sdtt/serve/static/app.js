@@ -20,13 +20,44 @@
   let lastTyping = 0;
   let slider = false;
   let maxChars = 500;
+  let role = "interrogator";
+  let turns = 0;
+  let activeChat = 1;
+  let lobbyTimer = null;
+  let blockPaste = false;
+  let moveHere = false;  // the own person confirmed: this device takes over the link
   // A market game: the price history of a human security and where answers came.
   const market = { on: false, prices: [], answers: [] };
   const SVG = "http://www.w3.org/2000/svg";
 
-  function show(name) {
-    for (const s of sections) $(s).hidden = s !== name;
+  function show(...names) {
+    for (const s of sections) $(s).hidden = !names.includes(s);
     $("status").hidden = true;
+  }
+
+  // Texts from the study spec (consent, instructions) as paragraphs (blank lines
+  // between them) with links ([label](https://...) or a bare https:// address); every
+  // piece is a text node or an <a> with an http(s) address, never HTML.
+  const LINK = /\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)|(https?:\/\/[^\s<>"]*[^\s<>".,;:!?)\]])/g;
+  function paragraphs(el, text) {
+    el.replaceChildren();
+    for (const block of (text || "").split(/\n[ \t]*\n/)) {
+      if (!block.trim()) continue;
+      const p = document.createElement("p");
+      let at = 0;
+      for (const m of block.matchAll(LINK)) {
+        p.append(block.slice(at, m.index));
+        const a = document.createElement("a");
+        a.href = m[2] || m[3];
+        a.textContent = m[1] || m[3];
+        a.target = "_blank";
+        a.rel = "noopener noreferrer";
+        p.append(a);
+        at = m.index + m[0].length;
+      }
+      p.append(block.slice(at));
+      el.appendChild(p);
+    }
   }
 
   function status(text) {
@@ -47,17 +78,30 @@
     if (panes.size === count) return;
     $("panes").replaceChildren();
     panes.clear();
+    makeTabs(count);
     for (let n = 1; n <= count; n++) {
       const pane = $("pane-template").content.firstElementChild.cloneNode(true);
       pane.dataset.chat = String(n);
       pane.querySelector(".pane-title").textContent = count > 1 ? "Chat " + n : "";
       const input = pane.querySelector(".send-text");
+      const button = pane.querySelector(".send-form button");
       input.maxLength = maxChars;
+      // The text stays in the box until the server shows it sent (a refused message
+      // can be fixed and sent again); the button waits for that answer.
       pane.querySelector(".send-form").addEventListener("submit", (e) => {
         e.preventDefault();
-        if (!input.value.trim()) return;
+        if (!input.value.trim() || button.disabled) return;
+        pane.pending = input.value;
+        button.disabled = true;
         send({ type: "send", chat: n, text: input.value });
-        input.value = "";
+      });
+      input.addEventListener("paste", (e) => {
+        if (!blockPaste) return;
+        e.preventDefault();
+        notice("Please type your messages: pasting is turned off in this study.");
+      });
+      pane.querySelector(".report").addEventListener("click", () => {
+        send({ type: "report", chat: n });
       });
       input.addEventListener("input", () => {
         const now = Date.now();
@@ -67,6 +111,83 @@
       panes.set(n, pane);
     }
     for (const m of shown.values()) place(m);
+    selectChat(1);
+  }
+
+  // Three-party on a narrow screen: one chat at a time, chosen by tabs (style.css
+  // shows the tabs and hides the inactive chat only there); a tab marks unread answers.
+  function makeTabs(count) {
+    const tabs = $("tabs");
+    tabs.replaceChildren();
+    tabs.hidden = count < 2;
+    for (let n = 1; count > 1 && n <= count; n++) {
+      const tab = document.createElement("button");
+      tab.type = "button";
+      tab.className = "tab";
+      tab.setAttribute("role", "tab");
+      tab.dataset.chat = String(n);
+      const unread = document.createElement("span");
+      unread.className = "unread";
+      unread.hidden = true;
+      tab.append("Chat " + n, unread);
+      tab.addEventListener("click", () => selectChat(n));
+      tabs.appendChild(tab);
+    }
+  }
+
+  function selectChat(n) {
+    activeChat = n;
+    for (const [k, pane] of panes) {
+      pane.classList.toggle("inactive", k !== n);
+      pane.unread = k === n ? 0 : pane.unread || 0;
+    }
+    for (const tab of $("tabs").children) {
+      const on = tab.dataset.chat === String(n);
+      tab.setAttribute("aria-selected", String(on));
+      tab.classList.toggle("active", on);
+    }
+    showUnread();
+  }
+
+  function showUnread() {
+    for (const tab of $("tabs").children) {
+      const pane = panes.get(Number(tab.dataset.chat));
+      const mark = tab.querySelector(".unread");
+      mark.hidden = !(pane && pane.unread);
+      mark.textContent = pane && pane.unread ? pane.unread + " new" : "";
+    }
+  }
+
+  // "Turn k of N" above each chat, from the messages shown: a turn is answered once
+  // the witness writes after the interrogator's side.
+  function showTurns() {
+    for (const [n, pane] of panes) {
+      let answered = 0;
+      let asked = false;
+      for (const m of shown.values()) {
+        if ((m.chat || 1) !== n) continue;
+        const asker = role === "witness" ? m.from === "them" : m.from !== "them";
+        if (asker) asked = true;
+        else if (asked) { answered++; asked = false; }
+      }
+      pane.querySelector(".turns-left").textContent = !turns ? "" :
+        answered >= turns ? "Last turn answered: the chat ends soon" :
+        "Turn " + (answered + 1) + " of " + turns;
+    }
+  }
+
+  function sentShown(m) {
+    const pane = panes.get(m.chat || 1);
+    if (!pane || m.from !== "you" || pane.pending == null || m.text !== pane.pending) return;
+    const input = pane.querySelector(".send-text");
+    if (input.value === pane.pending) input.value = "";
+    pane.pending = null;
+    pane.querySelector(".send-form button").disabled = false;
+  }
+
+  // A refusal or a new connection: the messages waiting for an answer may be sent again.
+  function unblockSending() {
+    for (const pane of panes.values()) pane.querySelector(".send-form button").disabled = false;
   }
 
   function place(m) {
@@ -82,9 +203,16 @@
     const li = document.createElement("li");
     li.className = m.from === "you" ? "you" : m.from === "other" ? "other" : "them";
     li.textContent = m.text;
-    const entry = { id: m.id, chat: m.chat, li: li };
+    const entry = { id: m.id, chat: m.chat, from: m.from, li: li };
     shown.set(m.id, entry);
     place(entry);
+    sentShown(m);
+    showTurns();
+    const pane = panes.get(m.chat || 1);
+    if (m.from === "them" && !m.old && pane && panes.size > 1 && (m.chat || 1) !== activeChat) {
+      pane.unread = (pane.unread || 0) + 1;
+      showUnread();
+    }
     if (m.from === "them") setTyping(m.chat, false);
     if (m.from === "them" && market.on && !m.old) {
       market.answers.push(market.prices.length);
@@ -140,11 +268,34 @@
   }
 
   function phase(f) {
+    notice("");  // a notice belongs to the page it came on
+    unblockSending();
+    document.body.classList.toggle("ended", f.phase === "verdict");
+    $("chat-ended").hidden = f.phase !== "verdict";
+    if (f.phase !== "lobby") waitingClock(null);
     if (f.phase === "consent") show("consent");
-    else if (f.phase === "lobby") show("lobby");
-    else if (f.phase === "chat") {
-      $("instructions").textContent = f.instructions || "";
+    else if (f.phase === "lobby") {
+      $("lobby-wait").hidden = !f.wait;
+      $("lobby-wait").textContent = f.wait ? "This takes at most about " + duration(f.wait) + "." : "";
+      waitingClock(Date.now());
+      show("lobby");
+    } else if (f.phase === "chat") {
+      $("round").hidden = !f.round;
+      $("round").textContent = f.round ? "Chat " + f.round[0] + " of " + f.round[1] : "";
+      if ($("chat").hidden) {  // a new chat: the questions start blank
+        $("verdict-form").reset();
+        $("confidence-out").textContent = $("confidence").value;
+      }
+      paragraphs($("instructions"), f.instructions || "");
+      role = f.role || "interrogator";
+      turns = f.turns || 0;
       makePanes(f.chats || 1);
+      showTurns();
+      if (slider) {
+        const value = typeof f.belief === "number" ? f.belief : 50;
+        $("belief-value").value = String(value);
+        $("belief-out").textContent = String(value);
+      }
       $("reveal").hidden = true;
       market.on = !!f.market;
       $("market").hidden = !market.on;
@@ -154,10 +305,18 @@
       const three = (f.chats || 1) > 1;
       $("verdict-two").hidden = three;
       $("verdict-three").hidden = !three;
-      show("verdict");
+      makePanes(f.chats || 1);
+      $("market").hidden = true;
+      $("belief").hidden = true;
+      // The conversation stays in view above the questions: its last answer is seen.
+      show("chat", "verdict");
     } else if (f.phase === "done") {
       $("done-note").textContent = f.note || "";
       $("done-code").textContent = f.code || "";
+      $("done-code-line").hidden = !f.code;
+      $("done-feedback").hidden = typeof f.right !== "boolean";
+      $("done-feedback").textContent = f.right === true ? "Your answer was right." :
+        f.right === false ? "Your answer was not right this time." : "";
       show("done");
       if (key) return;  // the own person waits for the next chat
       finished = true;
@@ -171,17 +330,66 @@
     }
   }
 
+  // The spec's questions under "Why?": a choice (select) or a free-text answer.
+  function makeQuestions(questions) {
+    const box = $("questions");
+    box.replaceChildren();
+    questions.forEach((q, i) => {
+      const label = document.createElement("label");
+      label.htmlFor = "question-" + i;
+      label.textContent = q.text;
+      let field;
+      if (q.options.length) {
+        field = document.createElement("select");
+        field.append(new Option("", ""));
+        for (const option of q.options) field.append(new Option(option, option));
+      } else {
+        field = document.createElement("textarea");
+        field.rows = 2;
+        field.maxLength = 2000;
+      }
+      field.id = "question-" + i;
+      field.dataset.question = q.id;
+      field.required = !!q.required;
+      box.append(label, field);
+    });
+  }
+
+  function duration(seconds) {
+    if (seconds < 90) return Math.max(10, Math.round(seconds / 10) * 10) + " seconds";
+    return Math.round(seconds / 60) + " minutes";
+  }
+
+  // "You have waited m:ss" in the lobby, from ``since`` (null: stop).
+  function waitingClock(since) {
+    if (lobbyTimer !== null) clearInterval(lobbyTimer);
+    lobbyTimer = null;
+    if (since === null) return;
+    const tick = () => {
+      const s = Math.floor((Date.now() - since) / 1000);
+      $("lobby-waited").textContent = "You have waited " + Math.floor(s / 60) + ":" +
+        String(s % 60).padStart(2, "0") + ".";
+    };
+    tick();
+    lobbyTimer = setInterval(tick, 1000);
+  }
+
   function receive(event) {
     let f;
     try { f = JSON.parse(event.data); } catch (e) { return; }
     if (f.type === "joined") {
       localStorage.setItem(tokenKey, f.token);
+      moveHere = false;
+      $("move-here").hidden = true;
       $("title").textContent = f.title;
       document.title = f.title;
-      $("consent-text").textContent = f.consent;
+      paragraphs($("consent-text"), f.consent);
       maxChars = f.max_chars;
       slider = !!f.slider;
+      blockPaste = !!f.block_paste;
+      makeQuestions(f.questions || []);
       notice("");
+      unblockSending();
     } else if (f.type === "phase") phase(f);
     else if (f.type === "history") {
       // The room's whole history (after a reconnect, or a new room): start afresh.
@@ -199,8 +407,11 @@
         (f.human ? "a person" : "a computer program") + ". Your securities paid " +
         fmt(f.paid) + " points; you now have " + fmt(f.points) + " points.";
     }
+    else if (f.type === "notice") notice(f.message);
     else if (f.type === "refused") {
       notice(f.message);
+      unblockSending();
+      $("move-here").hidden = !f.move;
       if (f.fatal) { finished = true; status(""); $("status").hidden = true; }
     }
   }
@@ -210,7 +421,7 @@
     socket = new WebSocket(scheme + location.host + "/ws/" + encodeURIComponent(study));
     socket.onopen = () => {
       send({ type: "join", pid: pid, study_id: studyId, session_id: sessionId, key: key,
-             token: localStorage.getItem(tokenKey) });
+             token: localStorage.getItem(tokenKey), move: moveHere });
     };
     socket.onmessage = receive;
     socket.onclose = () => {
@@ -221,6 +432,14 @@
   }
 
   $("consent-yes").addEventListener("click", () => send({ type: "consent" }));
+  $("consent-no").addEventListener("click", () => send({ type: "decline" }));
+  $("move-here").addEventListener("click", () => {
+    moveHere = true;
+    finished = false;
+    notice("");
+    $("move-here").hidden = true;
+    connect();
+  });
   for (const button of document.querySelectorAll(".trade")) {
     button.addEventListener("click", () => {
       const count = Math.floor(Number($("trade-count").value));
@@ -244,8 +463,12 @@
     e.preventDefault();
     const human = document.querySelector("fieldset:not([hidden]) input[name=human]:checked");
     if (!human) { notice("Please choose an answer."); return; }
+    const answers = {};
+    for (const field of $("questions").querySelectorAll("[data-question]")) {
+      if (field.value.trim()) answers[field.dataset.question] = field.value.trim();
+    }
     send({ type: "verdict", human: human.value, confidence: Number($("confidence").value),
-           reason: $("reason").value });
+           reason: $("reason").value, answers: answers });
   });
 
   if (!pid) {
