@@ -4,6 +4,7 @@ simulated interrogator, run by the burst engine, saved under ``transcripts/``.""
 from __future__ import annotations
 
 import argparse
+import itertools
 from contextlib import nullcontext
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -242,6 +243,23 @@ def start_time(text: str | None) -> datetime:
     return start.replace(microsecond=0)
 
 
+def _session_id(args: argparse.Namespace, started: datetime, inputs: list[object]) -> str:
+    """A fresh id; with ``--start``, one that everything shaping the chat decides (so a
+    repeated run is byte-identical), numbered on when that transcript is already there."""
+    if args.start is None:
+        return new_session_id(started)
+    script = args.script.read_text(encoding="utf-8") if args.script else None
+    # Where the files go and what is printed do not change the chat.
+    shaping = sorted(set(vars(args)) - {"func", "out", "quiet"})
+    key = repr([vars(args)[name] for name in shaping])
+    key += repr([script, *inputs])
+    for attempt in itertools.count(1):
+        session_id = new_session_id(started, key if attempt == 1 else f"{key}#{attempt}")
+        if not (Path(args.out) / f"{session_id}.jsonl").exists():
+            return session_id
+    raise AssertionError("unreachable")
+
+
 def _check(args: argparse.Namespace) -> None:
     if args.turns < 1:
         raise ConfigError(f"--turns must be at least 1, not {args.turns}.")
@@ -325,7 +343,6 @@ def run(args: argparse.Namespace) -> int:
         )
     config = GenerateConfig(stop=("\nUser:",))
     started = start_time(args.start)
-    session_id = new_session_id(started)
     timing = persona_timing(persona) if args.delays == "fitted" else None
     bot_settings = SessionSettings(
         mode=args.mode,
@@ -351,6 +368,9 @@ def run(args: argparse.Namespace) -> int:
         **turn_meta(pseudo_turns, args.turns),
         "virtual_clock": args.virtual_clock,
     }
+    session_id = _session_id(
+        args, started, [meta, bot_settings, interrogator_settings, pseudo, max_duration]
+    )
     console.print(
         f"[bold]sdtt simulate[/] {session_id}: persona [bold]{terminal_text(persona.name)}[/] on "
         f"{escape(args.model)}, interrogator {escape(interrogator_name)}, {args.mode}, "
