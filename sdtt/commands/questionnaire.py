@@ -277,6 +277,8 @@ def run_build(args: argparse.Namespace) -> int:
             f"{2 * (k or 0)} times, half with the bot's chat first. Recruit a multiple of "
             f"{len(forms)} judges."
         )
+    for window in result.windows:
+        console.print(f"[dim]window:[/] {escape(window)}")
     for note in result.notes:
         console.print(f"[yellow]note:[/] {escape(note)}")
     for warning in result.warnings:

@@ -163,7 +163,7 @@ def test_pipeline_pairs_files_and_warns_about_repeated_conversations(tmp_path: P
 
 def test_pipeline_uses_the_corpus_topics_for_distractors(tmp_path: Path) -> None:
     write_transcripts(tmp_path / "bots.jsonl", bots()[:1])
-    corpus_talk = conversation("real-1", "What's your favorite smell?", 6, tag="r")
+    corpus_talk = conversation("real-1", "What's your favorite smell?", 14, tag="r")
     corpus = FakeCorpus([corpus_talk], {"real-1": "abc"})
     spec = StudySpec(
         name="t",
