@@ -23,9 +23,11 @@ from sdtt.analysis.table import demographic_columns, usable
 from sdtt.questionnaires.judgements import reason_category
 
 NAN = float("nan")
-CONDITION = ("model", "mode", "turns", "x")
-"""What makes a condition: one headline row per model x mode x total turns (and X, so
-the last 3 and the last 10 turns of one chat, both at the same turn index, stay apart)."""
+CONDITION = ("model", "mode", "interrogator", "turns", "n", "x")
+"""What makes a condition: one headline row per model x mode x interrogator x total
+turns, keyed by N and X too, so the last 3 and the last 10 turns of one chat (both at the
+same turn index) stay apart, and so do N=0 (live turns 8-10) and N=7 (live 1-3) at turn
+10."""
 NUMERIC = ("x", "n", "turns")
 NONE = "(none)"
 
@@ -308,13 +310,20 @@ def condition_tables(
 
 
 def condition_label(row: dict[str, Any]) -> str:
-    """``model, mode, turn 110 (X=10)``: a condition as people read it."""
+    """``model, mode, turn 110 (N=100, X=10)``: a condition as people read it; a chat
+    with a simulated interrogator (User A a model, not a person) says so."""
     turns = row.get("turns", NONE)
     shown = "?" if turns == NONE else turns
+    n = row.get("n", NONE)
     model = str(row.get("model", NONE))
     if is_baseline(model):
         model += " (baseline)"
-    return f"{model}, {row.get('mode', NONE)}, turn {shown} (X={row.get('x', NONE)})"
+    label = f"{model}, {row.get('mode', NONE)}, turn {shown} ("
+    label += f"N={'?' if n == NONE else n}, X={row.get('x', NONE)})"
+    interrogator = str(row.get("interrogator", NONE))
+    if interrogator not in (NONE, "human"):
+        label += f", simulated User A ({interrogator})"
+    return label
 
 
 BASELINE_PROVIDERS = ("eliza/",)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,7 +31,7 @@ from sdtt.analysis.metrics import (
     summarise,
 )
 from sdtt.analysis.table import demographic_columns
-from sdtt.analysis.tells import TellRow, tell_warnings
+from sdtt.analysis.tells import TellRow, condition_warnings
 from sdtt.files import write_text_atomic
 from sdtt.questionnaires.judgements import tally_exclusions
 from sdtt.questionnaires.layout import escape_markdown
@@ -152,7 +153,7 @@ def build_report(
     out_dir: Path,
     *,
     title: str = "sdtt report",
-    tells: list[TellRow] | None = None,
+    tells: Mapping[str, list[TellRow]] | None = None,
     reps: int = DEFAULT_BOOTSTRAP,
     margin: float = DEFAULT_MARGIN,
     pool: bool = False,
@@ -227,21 +228,30 @@ def build_report(
         ("Verdicts by truth", plots.confusion_plot(panels, out_dir / "confusion.png"))
     )
     if tells:
-        report.sections.append(
-            Section(
-                "Tells (bot minus human side B)",
-                ["tell", "bot", "human", "bot - human"],
-                [[t.label, number(t.bot), number(t.human), number(t.difference)] for t in tells],
-            )
-        )
-        warnings = tell_warnings(tells)
-        if warnings:
-            report.sections.append(
-                Section("Warning: tells outside the words", ["warning"], [[w] for w in warnings])
-            )
-        if any(not math.isnan(t.difference) for t in tells):
-            report.figures.append(("Tells", plots.tells_plot(tells, out_dir / "tells.png")))
+        _tell_sections(report, tells, out_dir)
     return report
+
+
+def _tell_sections(report: Report, tells: Mapping[str, list[TellRow]], out_dir: Path) -> None:
+    """The tells of both sides, one block of rows per condition, its warnings and figure."""
+    report.sections.append(
+        Section(
+            "Tells (bot chats minus human chats, per condition; side A = User A, B = User B)",
+            ["condition", "side", "tell", "bot", "human", "bot - human"],
+            [
+                [condition, t.side, t.label, number(t.bot), number(t.human), number(t.difference)]
+                for condition, rows in tells.items()
+                for t in rows
+            ],
+        )
+    )
+    warnings = condition_warnings(tells)
+    if warnings:
+        report.sections.append(
+            Section("Warning: tells outside the words", ["warning"], [[w] for w in warnings])
+        )
+    if any(not math.isnan(t.difference) for rows in tells.values() for t in rows):
+        report.figures.append(("Tells", plots.tells_plot(tells, out_dir / "tells.png")))
 
 
 def _points(title: str, curves: dict[str, pd.DataFrame], column: str) -> Section:

@@ -66,7 +66,7 @@ def test_score_leads_with_one_row_per_condition_humans_and_llms_apart(
     human_table, _, llm_table = out.partition("LLM judge mock/judge (paired)")
     assert human_table.startswith("Human judges, one row per condition")
     for turns, rate in (("turn 3", "75.0%"), ("turn 10", "50.0%"), ("turn 110", "25.0%")):
-        line = next(row for row in human_table.splitlines() if f"burst, {turns} (X=" in row)
+        line = next(row for row in human_table.splitlines() if f"burst, {turns} (N=" in row)
         assert rate in line
     assert "0.0%" in llm_table and "75.0%" not in llm_table
     assert "All test judgements, pooled" not in out
@@ -141,7 +141,7 @@ def test_the_last_3_and_last_10_turns_of_one_chat_stay_apart(
     last3 = at(10, "p3", "j1", False).model_copy(update={"x_turns": 3})
     write_judgements(tmp_path / "j.jsonl", [last10, last3])
     out = _score(capsys, str(tmp_path / "j.jsonl"))
-    assert "burst, turn 10 (X=3)" in out and "burst, turn 10 (X=10)" in out
+    assert "burst, turn 10 (N=0, X=3)" in out and "burst, turn 10 (N=0, X=10)" in out
     report = build_report(judgement_table([last10, last3]), tmp_path / "r", reps=0)
     points = render_markdown(report).split("the points")[1].split("##")[0]
     assert "(human judges), X=3" in points and "(human judges), X=10" in points
