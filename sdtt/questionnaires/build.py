@@ -136,6 +136,28 @@ def _closing_warning(entries: Sequence[_Entry]) -> str | None:
     )
 
 
+def _simulated_warning(entries: Sequence[_Entry]) -> str | None:
+    """A warning when bot chats with a simulated User A (a model or a script) are shown
+    beside human-human chats: User A is then no person in one chat of the pair."""
+    simulated = {
+        entry.bot.id: str(entry.bot.meta.get("interrogator"))
+        for entry in entries
+        if entry.kind == "test"
+        and entry.bot.meta.get("interrogator") not in (None, "", "human")
+        and entry.human.meta.get("interrogator") in (None, "", "human")
+    }
+    if not simulated:
+        return None
+    who = ", ".join(sorted(set(simulated.values())))
+    return (
+        f"{len(simulated)} bot chat(s) have a simulated User A ({who}) but are shown beside "
+        "human-human chats: User A is a person in only one chat of each such pair, so User "
+        "A's side can give the bot away (see side A of the tells table in 'sdtt report "
+        "--study'); the report labels these conditions 'simulated User A'. For judges "
+        "told both User A's are people, use live chats ('sdtt chat', 'sdtt serve')."
+    )
+
+
 @dataclass
 class _Entry:
     kind: Literal["test", "catch"]
@@ -504,11 +526,11 @@ def build_questionnaire(
         sensitive_terms=terms,
         problems=allowed,
     )
-    closing = _closing_warning(entries)
+    extra = [w for w in (_closing_warning(entries), _simulated_warning(entries)) if w]
     return BuildResult(
         questionnaire=questionnaire,
         key=key,
         notes=allowed,
-        warnings=warnings + leak_warnings + ([closing] if closing else []),
+        warnings=warnings + leak_warnings + extra,
         windows=window_lines(key),
     )
