@@ -283,23 +283,13 @@ def condition_tables(
     margin: float = DEFAULT_MARGIN,
 ) -> list[tuple[str, pd.DataFrame]]:
     """The headline: one row per condition (model x mode x total turns); human judges in
-    one table, each LLM judge (judge model and kind) in its own.
+    one table, each LLM judge (judge id, see :func:`judge_groups`) in its own.
 
     Returns ``(title, rows)`` per table; the rows carry the grouping columns and a
     readable ``condition`` label (see :func:`condition_label`).
     """
     tables = []
-    test = frame.loc[frame["pair_kind"] == "test"]
-    humans = test.loc[test["judge_type"] == "human"]
-    parts: list[tuple[str, pd.DataFrame]] = []
-    if len(humans):
-        parts.append(("Human judges", humans))
-    llm = test.loc[test["judge_type"] == "llm"]
-    if len(llm):
-        judges = group_keys(llm["judge_model"]) + " (" + group_keys(llm["judge_kind"]) + ")"
-        for judge in sorted(judges.unique()):
-            parts.append((f"LLM judge {judge}", llm.loc[judges == judge]))
-    for title, part in parts:
+    for title, part in judge_parts(frame.loc[frame["pair_kind"] == "test"]):
         rows = grouped(part, CONDITION, reps=reps, seed=seed, margin=margin)
         labels = [
             condition_label({str(k): v for k, v in row.items()}) for row in rows.to_dict("records")
@@ -307,6 +297,39 @@ def condition_tables(
         rows.insert(0, "condition", labels)
         tables.append((f"{title}, one row per condition", rows))
     return tables
+
+
+def judge_groups(frame: pd.DataFrame) -> pd.Series:
+    """Who judged each row, as the score tables keep judges apart: ``Human judges``, or
+    ``LLM judge <model> (<kind>)`` per LLM judge id, so that two runs of one judge model
+    (say one asking both orders of every pair, one asking a random order) are never
+    merged, where the first would weigh twice per pair; the judge id is named when one
+    model and kind has several."""
+    llm = frame["judge_type"] == "llm"
+    named = (
+        "LLM judge "
+        + group_keys(frame["judge_model"])
+        + " ("
+        + group_keys(frame["judge_kind"])
+        + ")"
+    )
+    runs = frame.loc[llm].groupby(named.loc[llm])["judge_id"].nunique()
+    several = named.isin(runs.index[runs > 1]) & llm
+    named = named.where(~several, named + ", judge id " + group_keys(frame["judge_id"]))
+    humans = frame["judge_type"].map(JUDGE_TYPE_TITLES).fillna("Judges")
+    return named.where(llm, humans)
+
+
+JUDGE_TYPE_TITLES = {"human": "Human judges", "llm": "LLM judges"}
+
+
+def judge_parts(frame: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """``frame`` split by :func:`judge_groups`: human judges first, then each LLM judge."""
+    if frame.empty:
+        return []
+    groups = judge_groups(frame)
+    order = sorted(groups.unique(), key=lambda name: (name != "Human judges", name))
+    return [(name, frame.loc[groups == name]) for name in order]
 
 
 def condition_label(row: dict[str, Any]) -> str:

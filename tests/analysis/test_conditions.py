@@ -78,10 +78,16 @@ def test_by_turns_n_and_x_sort_as_numbers(
 ) -> None:
     monkeypatch.setenv("COLUMNS", "200")
     out = _score(capsys, str(judged), "--by", "turns,n,x")
-    turns_part = out.split("By turns (all judges): pass rates")[1].split("By turns")[0]
+    human = "By turns: Human judges, bot openai/gpt-4o: pass rates"
+    turns_part = out.split(human)[1].split("By turns")[0]
     rows = [line.split("│")[1].strip() for line in turns_part.splitlines() if "│" in line]
     assert rows == ["3", "10", "110"]
-    assert "By n (all judges)" in out and "By x (all judges)" in out
+    assert "By turns: LLM judge mock/judge (paired), bot openai/gpt-4o" in out
+    assert "By n: Human judges" in out and "By x: Human judges" in out
+    # Human and LLM judges are never mixed in one breakdown unless asked, and then it says so.
+    assert "pooled over" not in out and "all judges" not in out
+    pooled = _score(capsys, str(judged), "--by", "turns", "--pool")
+    assert "By turns, pooled over every judge type and bot model (--pool)" in pooled
 
 
 def test_catch_pairs_never_enter_a_pass_rate(tmp_path: Path) -> None:
@@ -100,7 +106,7 @@ def test_report_figure_has_a_point_per_total_turn_and_a_log_axis(tmp_path: Path)
     markdown = render_markdown(report)
     assert "](pass-rate.png)" in markdown
     points = markdown.split("## Pass rate against turns: the points")[1].split("##")[0]
-    for curve in ("openai/gpt-4o (human judges)", "openai/gpt-4o (LLM judge mock/judge, paired)"):
+    for curve in ("openai/gpt-4o (human judges)", "openai/gpt-4o (LLM judge mock/judge (paired))"):
         shown = [row.split("|")[2].strip() for row in points.splitlines() if curve in row]
         assert shown == ["3", "10", "110"], curve
     assert "All judgements, pooled" not in markdown
