@@ -85,7 +85,9 @@ class Summary:
         out.pop("exclusions")
         for said, truth in (("H", "H"), ("M", "H"), ("H", "M"), ("M", "M")):
             out[f"p({said}|{truth})"] = self.confusion.rate(said, truth)
-        out["detectability"] = self.confusion.detectability
+        # With no usable judgement there is nothing to detect (excluded ties would
+        # otherwise read as a perfect imitator, 50%).
+        out["detectability"] = self.confusion.detectability if self.judgements else NAN
         return out
 
 
