@@ -212,8 +212,8 @@ def build_report(
             Section("Left out of pass rates", ["reason", "judgements"], rows, note=tally.line())
         )
     _turn_figures(report, frame, out_dir, reps, margin)
-    if not report.lead:
-        report.headline = report.headline or ["No test-pair judgements to score."]
+    if not report.headline:
+        report.headline = ["No test-pair judgements to score."]
     report.figures.append(
         ("Verdicts by truth", plots.confusion_plot(panels, out_dir / "confusion.png"))
     )
