@@ -23,9 +23,11 @@ from sdtt.analysis.table import demographic_columns, usable, with_base_columns
 from sdtt.questionnaires.judgements import reason_category
 
 NAN = float("nan")
-CONDITION = ("model", "mode", "turns", "x")
-"""What makes a condition: one headline row per model x mode x total turns (and X, so
-the last 3 and the last 10 turns of one chat, both at the same turn index, stay apart)."""
+CONDITION = ("model", "mode", "interrogator", "turns", "n", "x")
+"""What makes a condition: one headline row per model x mode x interrogator x total
+turns, keyed by N and X too, so the last 3 and the last 10 turns of one chat (both at the
+same turn index) stay apart, and so do N=0 (live turns 8-10) and N=7 (live 1-3) at turn
+10."""
 NUMERIC = ("x", "n", "turns")
 NONE = "(none)"
 
@@ -86,7 +88,9 @@ class Summary:
         out.pop("exclusions")
         for said, truth in (("H", "H"), ("M", "H"), ("H", "M"), ("M", "M")):
             out[f"p({said}|{truth})"] = self.confusion.rate(said, truth)
-        out["detectability"] = self.confusion.detectability
+        # With no usable judgement there is nothing to detect (excluded ties would
+        # otherwise read as a perfect imitator, 50%).
+        out["detectability"] = self.confusion.detectability if self.judgements else NAN
         return out
 
 
@@ -291,23 +295,13 @@ def condition_tables(
     margin: float = DEFAULT_MARGIN,
 ) -> list[tuple[str, pd.DataFrame]]:
     """The headline: one row per condition (model x mode x total turns); human judges in
-    one table, each LLM judge (judge model and kind) in its own.
+    one table, each LLM judge (judge id, see :func:`judge_groups`) in its own.
 
     Returns ``(title, rows)`` per table; the rows carry the grouping columns and a
     readable ``condition`` label (see :func:`condition_label`).
     """
     tables = []
-    test = frame.loc[frame["pair_kind"] == "test"]
-    humans = test.loc[test["judge_type"] == "human"]
-    parts: list[tuple[str, pd.DataFrame]] = []
-    if len(humans):
-        parts.append(("Human judges", humans))
-    llm = test.loc[test["judge_type"] == "llm"]
-    if len(llm):
-        judges = group_keys(llm["judge_model"]) + " (" + group_keys(llm["judge_kind"]) + ")"
-        for judge in sorted(judges.unique()):
-            parts.append((f"LLM judge {judge}", llm.loc[judges == judge]))
-    for title, part in parts:
+    for title, part in judge_parts(frame.loc[frame["pair_kind"] == "test"]):
         rows = grouped(part, CONDITION, reps=reps, seed=seed, margin=margin)
         labels = [
             condition_label({str(k): v for k, v in row.items()}) for row in rows.to_dict("records")
@@ -317,14 +311,54 @@ def condition_tables(
     return tables
 
 
+def judge_groups(frame: pd.DataFrame) -> pd.Series:
+    """Who judged each row, as the score tables keep judges apart: ``Human judges``, or
+    ``LLM judge <model> (<kind>)`` per LLM judge id, so that two runs of one judge model
+    (say one asking both orders of every pair, one asking a random order) are never
+    merged, where the first would weigh twice per pair; the judge id is named when one
+    model and kind has several."""
+    llm = frame["judge_type"] == "llm"
+    named = (
+        "LLM judge "
+        + group_keys(frame["judge_model"])
+        + " ("
+        + group_keys(frame["judge_kind"])
+        + ")"
+    )
+    runs = frame.loc[llm].groupby(named.loc[llm])["judge_id"].nunique()
+    several = named.isin(runs.index[runs > 1]) & llm
+    named = named.where(~several, named + ", judge id " + group_keys(frame["judge_id"]))
+    humans = frame["judge_type"].map(JUDGE_TYPE_TITLES).fillna("Judges")
+    return named.where(llm, humans)
+
+
+JUDGE_TYPE_TITLES = {"human": "Human judges", "llm": "LLM judges"}
+
+
+def judge_parts(frame: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """``frame`` split by :func:`judge_groups`: human judges first, then each LLM judge."""
+    if frame.empty:
+        return []
+    groups = judge_groups(frame)
+    order = sorted(groups.unique(), key=lambda name: (name != "Human judges", name))
+    return [(name, frame.loc[groups == name]) for name in order]
+
+
 def condition_label(row: dict[str, Any]) -> str:
-    """``model, mode, turn 110 (X=10)``: a condition as people read it."""
+    """``model, mode, turn 110 (N=100, X=10)``: a condition as people read it; a chat
+    with a simulated interrogator (User A a model, not a person) says so."""
     turns = row.get("turns", NONE)
     shown = "?" if turns == NONE else turns
+    n = row.get("n", NONE)
     model = str(row.get("model", NONE))
     if is_baseline(model):
         model += " (baseline)"
-    return f"{model}, {row.get('mode', NONE)}, turn {shown} (X={row.get('x', NONE)})"
+    label = f"{model}, {row.get('mode', NONE)}, turn {shown} ("
+    label += f"N={'?' if n == NONE else n}, X={row.get('x', NONE)})"
+    interrogator = str(row.get("interrogator", NONE))
+    if interrogator not in (NONE, "human"):
+        label += f", simulated User A ({interrogator})"
+    return label
 
 
 BASELINE_PROVIDERS = ("eliza/",)

@@ -4,7 +4,7 @@ backend, no display needed), so scoring never pays for it."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -111,17 +111,24 @@ def confusion_plot(
     return path
 
 
-def tells_plot(rows: Sequence[TellRow], path: Path) -> Path:
-    """Bars of bot minus human for every tell with a value."""
+def tells_plot(tells: Mapping[str, Sequence[TellRow]], path: Path) -> Path:
+    """Bars of bot minus human for every tell with a value, one panel per condition
+    (at most the first six), each bar named by its side."""
     plt = _pyplot()
-    kept = [row for row in rows if not math.isnan(row.difference)]
-    figure, axes = plt.subplots(figsize=(6.4, 3.8), dpi=100)
-    labels = [row.label for row in kept]
-    values = [row.difference for row in kept]
-    axes.barh(labels, values, color=["#c0504d" if v > 0 else "#4f81bd" for v in values])
-    axes.axvline(0, color="black", linewidth=0.8)
-    axes.set_xlabel("bot minus human")
-    axes.set_title("Tells")
+    panels = list(tells.items())[:6]
+    figure, axes_list = plt.subplots(
+        len(panels), 1, figsize=(6.4, 1.0 + 3.6 * len(panels)), dpi=100, squeeze=False
+    )
+    for (condition, rows), (axes,) in zip(panels, axes_list, strict=True):
+        kept = [row for row in rows if not math.isnan(row.difference)]
+        labels = [f"{row.side}: {row.label}" for row in kept]
+        values = [row.difference for row in kept]
+        axes.barh(labels, values, color=["#c0504d" if v > 0 else "#4f81bd" for v in values])
+        axes.axvline(0, color="black", linewidth=0.8)
+        axes.set_xlabel("bot minus human")
+        axes.set_title(condition, fontsize=9)
+        axes.tick_params(axis="y", labelsize=7)
+    figure.suptitle("Tells")
     figure.tight_layout()
     figure.savefig(path, format="png")
     plt.close(figure)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,12 +26,13 @@ from sdtt.analysis.metrics import (
     Confusion,
     breakdown,
     condition_tables,
-    expand_by,
     group_keys,
+    judge_groups,
     summarise,
 )
 from sdtt.analysis.table import demographic_columns
-from sdtt.analysis.tells import TellRow, tell_warnings
+from sdtt.analysis.tells import TellRow, condition_warnings
+from sdtt.analysis.within import breakdown_tables, within_parts
 from sdtt.files import write_text_atomic
 from sdtt.questionnaires.judgements import tally_exclusions
 from sdtt.questionnaires.layout import escape_markdown
@@ -58,9 +60,10 @@ class Report:
     sections: list[Section] = field(default_factory=list)
     figures: list[tuple[str, Path]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-
-
-JUDGE_TYPES = {"human": "human judges", "llm": "LLM judges"}
+    lead: list[tuple[str, Path]] = field(default_factory=list)
+    """Figures shown first, before any table (the pass rate against turns)."""
+    headline: list[str] = field(default_factory=list)
+    """One line per condition and judge group, shown under the lead figures."""
 
 
 def _curves(frame: pd.DataFrame, column: str, reps: int, margin: float) -> dict[str, pd.DataFrame]:
@@ -73,23 +76,13 @@ def _curves(frame: pd.DataFrame, column: str, reps: int, margin: float) -> dict[
     keys = models.astype(str)
     if several_modes:
         keys = keys + ", " + modes.astype(str)
-    llm = frame["judge_type"] == "llm"
-    judges = (
-        frame["judge_type"]
-        .map(JUDGE_TYPES)
-        .fillna("judges")
-        .where(
-            ~llm,
-            "LLM judge "
-            + group_keys(frame["judge_model"])
-            + ", "
-            + group_keys(frame["judge_kind"]),
-        )
-    )
-    keys = keys + " (" + judges + ")"
+    keys = keys + " (" + judge_groups(frame).str.replace("Human judges", "human judges") + ")"
     if column != "x" and (frame.groupby(column)["x"].nunique() > 1).any():
         # Several X at one turn index (the last 3 and last 10 of one chat): one curve each.
         keys = keys + ", X=" + group_keys(frame["x"])
+    if column != "n" and (frame.groupby(column)["n"].nunique() > 1).any():
+        # Several N at one turn index (N=0 live turns 8-10, N=7 live turns 1-3): apart too.
+        keys = keys + ", N=" + group_keys(frame["n"])
     curves = {}
     for name, group in frame.groupby(keys, sort=True):
         rows = breakdown(group, column, reps=reps, margin=margin)
@@ -116,7 +109,7 @@ def _turn_figures(
         xlabel, log, column = "X (live turns shown; N not recorded)", False, "x"
     if curves:
         report.sections.append(_points("Pass rate against turns: the points", curves, column))
-        report.figures.append(
+        report.lead.append(
             (
                 "Pass rate against turns",
                 plots.pass_rate_plot(
@@ -152,7 +145,7 @@ def build_report(
     out_dir: Path,
     *,
     title: str = "sdtt report",
-    tells: list[TellRow] | None = None,
+    tells: Mapping[str, list[TellRow]] | None = None,
     reps: int = DEFAULT_BOOTSTRAP,
     margin: float = DEFAULT_MARGIN,
     pool: bool = False,
@@ -168,7 +161,10 @@ def build_report(
         f"{INTERVAL_NOTE} Binomial p tests proportion correct = 0.5; TOST p tests "
         f"equivalence to 0.5 within +-{margin:g} (small = indistinguishable). Turn = total "
         "turn index N + X (pseudo-dialogue turns + the last live turn shown). Catch pairs "
-        "never count."
+        "never count. Every table keeps one judge group and one bot model: human judges "
+        "apart from LLM judges, and each LLM judge run (judge id) apart from the others, so "
+        "a judge run twice never counts twice for a pair; only --pool adds pooled tables, "
+        "titled so."
     )
     for index, (section_title, table) in enumerate(
         condition_tables(frame, reps=reps, margin=margin)
@@ -177,38 +173,30 @@ def build_report(
         report.sections.append(
             Section(section_title, header, cells, note=explained if index == 0 else "")
         )
+        report.headline += headline_lines(section_title, table)
     overall = summarise(frame, reps=reps, margin=margin)
     if pool:
         header, rows = format_table(pd.DataFrame([overall.row()]), None)
-        report.sections.append(Section("All judgements, pooled (--pool)", header, rows))
-    for name in (
-        "model",
-        "turns",
-        "n",
-        "x",
-        "view",
-        "judge_type",
-        "judge_kind",
-        "judge_model",
-        "mode",
-        "topic",
-        "persona",
-    ):
-        if frame[name].notna().any():
-            table = breakdown(frame, name, reps=reps, margin=margin)
-            header, rows = format_table(table, name)
-            report.sections.append(Section(f"By {name} (all judges)", header, rows))
-    for column in expand_by(frame, ["demographics"]) if demographic_columns(frame) else []:
-        table = breakdown(frame, column, reps=reps, margin=margin)
-        header, rows = format_table(table, column)
-        report.sections.append(Section(f"By {column.removeprefix('demo.')}", header, rows))
-    panels = {}
-    for judge_type, label in JUDGE_TYPES.items():
-        part = frame.loc[frame["judge_type"] == judge_type]
-        if len(part):
-            panels[label] = summarise(part, reps=0, margin=margin).confusion
+        report.sections.append(
+            Section(
+                "All judgements, pooled (--pool)",
+                header,
+                rows,
+                note="Pools every judge type, judge and bot model, on request.",
+            )
+        )
+    columns = [*BREAKDOWN_COLUMNS, *demographic_columns(frame)]
+    for column in columns:
+        tables = breakdown_tables(frame, column, reps=reps, margin=margin, pool=pool, min_values=2)
+        for title, table in tables:
+            header, rows = format_table(table, column)
+            report.sections.append(Section(title, header, rows))
+    panels = {
+        label: summarise(part, reps=0, margin=margin).confusion
+        for label, part in within_parts(frame)
+    }
     if pool or not panels:
-        panels["all judges, pooled"] = overall.confusion
+        panels["all judges and bots, pooled"] = overall.confusion
     for label, counts in panels.items():
         report.sections.append(_verdicts(f"Verdicts by truth, {label}", counts))
     tally = tally_exclusions(
@@ -221,25 +209,52 @@ def build_report(
             Section("Left out of pass rates", ["reason", "judgements"], rows, note=tally.line())
         )
     _turn_figures(report, frame, out_dir, reps, margin)
+    if not report.headline:
+        report.headline = ["No test-pair judgements to score."]
     report.figures.append(
         ("Verdicts by truth", plots.confusion_plot(panels, out_dir / "confusion.png"))
     )
     if tells:
-        report.sections.append(
-            Section(
-                "Tells (bot minus human side B)",
-                ["tell", "bot", "human", "bot - human"],
-                [[t.label, number(t.bot), number(t.human), number(t.difference)] for t in tells],
-            )
-        )
-        warnings = tell_warnings(tells)
-        if warnings:
-            report.sections.append(
-                Section("Warning: tells outside the words", ["warning"], [[w] for w in warnings])
-            )
-        if any(not math.isnan(t.difference) for t in tells):
-            report.figures.append(("Tells", plots.tells_plot(tells, out_dir / "tells.png")))
+        _tell_sections(report, tells, out_dir)
     return report
+
+
+def _tell_sections(report: Report, tells: Mapping[str, list[TellRow]], out_dir: Path) -> None:
+    """The tells of both sides, one block of rows per condition, its warnings and figure."""
+    report.sections.append(
+        Section(
+            "Tells (bot chats minus human chats, per condition; side A = User A, B = User B)",
+            ["condition", "side", "tell", "bot", "human", "bot - human"],
+            [
+                [condition, t.side, t.label, number(t.bot), number(t.human), number(t.difference)]
+                for condition, rows in tells.items()
+                for t in rows
+            ],
+        )
+    )
+    warnings = condition_warnings(tells)
+    if warnings:
+        report.sections.append(
+            Section("Warning: tells outside the words", ["warning"], [[w] for w in warnings])
+        )
+    if any(not math.isnan(t.difference) for rows in tells.values() for t in rows):
+        report.figures.append(("Tells", plots.tells_plot(tells, out_dir / "tells.png")))
+
+
+BREAKDOWN_COLUMNS = ("turns", "n", "x", "view", "mode", "topic", "persona")
+"""What the report breaks each judge group and bot model down by."""
+
+
+def headline_lines(title: str, rows: pd.DataFrame) -> list[str]:
+    """One line per condition of a condition table: its pass rate, the cluster-bootstrap
+    interval of that rate, and how many judgements of how many pairs it stands on."""
+    judges = title.removesuffix(", one row per condition")
+    return [
+        f"{row['condition']}, {judges}: pass rate {percent(row['pass_rate'])} "
+        f"(bootstrap 95% {interval(row['boot_low'], row['boot_high'])}), "
+        f"{int(row['judgements'])} judgement(s) of {int(row['pairs'])} pair(s)"
+        for row in rows.to_dict("records")
+    ]
 
 
 def _points(title: str, curves: dict[str, pd.DataFrame], column: str) -> Section:
@@ -276,12 +291,18 @@ def render_html(report: Report) -> str:
     """The report as a standalone HTML page (figures embedded)."""
     from sdtt.templates import render
 
-    figures = [
-        (caption, base64.b64encode(path.read_bytes()).decode("ascii"))
-        for caption, path in report.figures
-    ]
+    def embedded(figures: list[tuple[str, Path]]) -> list[tuple[str, str]]:
+        return [
+            (caption, base64.b64encode(path.read_bytes()).decode("ascii"))
+            for caption, path in figures
+        ]
+
     page = render(
-        "report.html", report=report, figures=figures, written=f"{datetime.now(UTC):%Y-%m-%d %H:%M}"
+        "report.html",
+        report=report,
+        lead=embedded(report.lead),
+        figures=embedded(report.figures),
+        written=f"{datetime.now(UTC):%Y-%m-%d %H:%M}",
     )
     return page.rstrip("\n")
 
@@ -296,6 +317,10 @@ def render_markdown(report: Report) -> str:
 
     lines = [f"# {cell(report.title)}", ""]
     lines += [f"_{cell(note)}_\n" for note in report.notes]
+    for caption, path in report.lead:
+        lines += [f"![{cell(caption)}]({path.name})", ""]
+    lines += [f"- {cell(line)}" for line in report.headline]
+    lines += [""] if report.headline else []
     for section in report.sections:
         lines += [f"## {cell(section.title)}", ""]
         lines.append("| " + " | ".join(cell(h) for h in section.header) + " |")
@@ -315,4 +340,4 @@ def write_report(report: Report, out_dir: Path) -> list[Path]:
     md_path = out_dir / REPORT_MD
     write_text_atomic(html_path, render_html(report))
     write_text_atomic(md_path, render_markdown(report))
-    return [html_path, md_path, *(path for _, path in report.figures)]
+    return [html_path, md_path, *(path for _, path in [*report.lead, *report.figures])]

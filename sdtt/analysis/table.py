@@ -8,7 +8,8 @@ live turn shown; NaN when unknown), ``view`` (last, whole, chunk), ``choice``,
 ``exclusion_reason``, ``order`` (paired LLM judges), ``label1``/``label2`` (single
 transcript judges: "human"/"ai"), ``witness``/``verdict`` (live single-witness verdicts:
 "bot"/"human" and "human"/"ai"), the bot conversation's condition (``model``,
-``persona``, ``mode``, ``topic``) and one ``demo.<question>`` column per demographic.
+``persona``, ``mode``, ``topic``, ``interrogator``: "human", a model, "script" or none)
+and one ``demo.<question>`` column per demographic.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import pandas as pd
 
 from sdtt.questionnaires.judgements import Judgement
 
-CONDITION_COLUMNS = ("model", "persona", "mode", "topic")
+CONDITION_COLUMNS = ("model", "persona", "mode", "topic", "interrogator")
 NUMERIC_COLUMNS = ("x", "n", "turns")
 """Turn counts: sorted as numbers in breakdowns."""
 BASE_COLUMNS = (

@@ -14,7 +14,7 @@ from rich.markup import escape
 from sdtt.analysis.beliefs import add_to_report
 from sdtt.analysis.report import build_report, write_report
 from sdtt.analysis.table import judgement_table
-from sdtt.analysis.tells import compare, study_sides
+from sdtt.analysis.tells import study_tells
 from sdtt.beliefs.traces import BeliefTrace, judgements_from_traces, write_traces
 from sdtt.judges.reveal import run_reveal_judge
 from sdtt.models.registry import get_model, provider_of
@@ -73,7 +73,7 @@ def stage_belief_traces(demo: DemoRun, *, number: int = 8, reps: int = 200) -> l
             judgement_table(judgements),
             out,
             title=f"sdtt demo: {demo.persona.name} on {demo.model_name}",
-            tells=compare(*study_sides(questionnaire, key)),
+            tells=study_tells(questionnaire, key),
             reps=reps,
         )
         add_to_report(report, traces, out)

@@ -18,7 +18,7 @@ from sdtt.analysis.format import number, percent
 from sdtt.analysis.metrics import summarise
 from sdtt.analysis.report import build_report, write_report
 from sdtt.analysis.table import judgement_table
-from sdtt.analysis.tells import compare, study_sides
+from sdtt.analysis.tells import study_tells
 from sdtt.commands.scoring import print_summary
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.store import read_transcripts, write_transcripts
@@ -343,7 +343,7 @@ def stage_report(demo: DemoRun, judgements: list[Judgement]) -> None:
         return
     folder = study_folder(demo)
     questionnaire = load_questionnaire(folder)
-    tells = compare(*study_sides(questionnaire, load_key(folder, questionnaire)))
+    tells = study_tells(questionnaire, load_key(folder, questionnaire))
     out = demo.out / f"{demo.stem}-report"
     with console.status("drawing figures..."):
         report = build_report(

@@ -278,7 +278,7 @@ def run(args: argparse.Namespace) -> int:
                 f"{escape(str(out))}. The provider said: {escape(failed)}"
             )
             return EXIT_NOTHING_USABLE
-    judge_id = judge_id_for(args.model, args.judge, args.run)
+    judge_id = judge_id_for(args.model, args.judge, args.run, args.orders)
     kept = sum(1 for j in earlier if j.judge_id == judge_id and not is_model_error(j))
     excluded = [j for j in judgements if j.excluded]
     answered = [j for j in judgements if j.correct is not None and j.pair_kind == "test"]

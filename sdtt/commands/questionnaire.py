@@ -13,6 +13,7 @@ from sdtt.errors import InputError
 from sdtt.files import output_folder
 from sdtt.lock import output_lock
 from sdtt.questionnaires.check import check_file
+from sdtt.questionnaires.design import repeat_share
 from sdtt.questionnaires.exporters import EXPORTERS, ExportOptions, export_files, export_text
 from sdtt.questionnaires.exporters.reveal import REVEAL_FORMATS, check_reveal_format
 from sdtt.questionnaires.fielded import check_replaceable
@@ -21,7 +22,9 @@ from sdtt.questionnaires.pipeline import EXPORT_FOLDER, build_study
 from sdtt.questionnaires.questionnaire import (
     KEY_FILE,
     QUESTIONNAIRE_FILE,
+    AnswerKey,
     KeyItem,
+    Questionnaire,
     load_key,
     load_questionnaire,
     save_study,
@@ -258,14 +261,17 @@ def run_build(args: argparse.Namespace) -> int:
         check_replaceable(args.out, force=args.force)
         files = save_study(args.out, result.questionnaire, result.key)
     items = result.key.items.values()
-    tests = [i for i in items if i.kind == "test"]
+    # Under a judge design a pair has two views (bot first, bot second): count pairs.
+    tests = [i for i in items if i.kind == "test" and not i.is_mirror]
     by_view: dict[tuple[str, str], int] = {}
     for item in tests:
         shown = _shown(item)
         by_view[shown] = by_view.get(shown, 0) + 1
     per_x = ", ".join(f"{label}: {n}" for (_, label), n in sorted(by_view.items()))
+    catches = sum(1 for i in items if i.kind == "catch")
+    views = " (two views each: the bot first, the bot second)" if result.questionnaire.forms else ""
     console.print(
-        f"[bold]{len(tests)} pair(s)[/] ({per_x}) and {len(items) - len(tests)} catch pair(s), "
+        f"[bold]{len(tests)} pair(s)[/]{views} ({per_x}) and {catches} catch pair(s), "
         f"{len(result.questionnaire.demographics)} demographic question(s), seed {spec.seed}."
     )
     forms = result.questionnaire.forms
@@ -277,6 +283,8 @@ def run_build(args: argparse.Namespace) -> int:
             f"{2 * (k or 0)} times, half with the bot's chat first. Recruit a multiple of "
             f"{len(forms)} judges."
         )
+    for window in result.windows:
+        console.print(f"[dim]window:[/] {escape(window)}")
     for note in result.notes:
         console.print(f"[yellow]note:[/] {escape(note)}")
     for warning in result.warnings:
@@ -319,6 +327,10 @@ def run_export(args: argparse.Namespace) -> int:
                 f"[yellow]warning:[/] the {name} export mentions {escape(', '.join(found))} "
                 "(in chat text); judges will see it."
             )
+    if (study_folder / KEY_FILE).exists() and "qualtrics" in formats:
+        warning = single_file_repeats(questionnaire, load_key(study_folder, questionnaire))
+        if warning is not None:
+            console.print(f"[yellow]warning:[/] {escape(warning)}")
     out = output_folder(args.out or study_folder / EXPORT_FOLDER)
     written = export_files(questionnaire, formats, out, options)
     for name, path in written.items():
@@ -326,6 +338,28 @@ def run_export(args: argparse.Namespace) -> int:
     if (out / QUESTIONNAIRE_FILE).exists() or (out / KEY_FILE).exists():
         console.print("[yellow]warning:[/] the export folder also holds study files.")
     return 0
+
+
+def single_file_repeats(questionnaire: Questionnaire, key: AnswerKey) -> str | None:
+    """What to tell a researcher whose single-file Qualtrics design would show judges a
+    conversation twice (its randomizer draws each judge's pairs without knowing which
+    share a conversation), or None when none would."""
+    if not questionnaire.forms:
+        return None
+    pairs: dict[str, set[str]] = {}
+    for item in key.items.values():
+        if item.kind == "test" and item.pair is not None:
+            pairs.setdefault(item.pair, set()).update((item.bot.id, item.human.id))
+    catches = sum(1 for item in key.items.values() if item.kind == "catch")
+    k = len(questionnaire.forms[0].items) - catches
+    share = repeat_share([frozenset(p) for p in pairs.values()], k, key.seed)
+    if share == 0:
+        return None
+    return (
+        f"the single-file qualtrics.qsf draws each judge's {k} pairs at random, and about "
+        f"{share:.0%} of judges would then read one conversation in two pairs; field the "
+        "per-form files (form-NN/qualtrics.qsf), which never do that."
+    )
 
 
 def run_check(args: argparse.Namespace) -> int:

@@ -10,7 +10,7 @@ from rich.markup import escape
 from sdtt.analysis.beliefs import add_to_report
 from sdtt.analysis.report import Section, build_report, write_report
 from sdtt.analysis.table import judgement_table
-from sdtt.analysis.tells import compare, study_sides, tell_warnings
+from sdtt.analysis.tells import condition_warnings, study_tells
 from sdtt.commands.scoring import check_margin, read_judgements, trace_inputs
 from sdtt.files import output_folder
 from sdtt.questionnaires.judgements import Judgement
@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     tells = None
     if args.study is not None:
         questionnaire = load_questionnaire(args.study)
-        tells = compare(*study_sides(questionnaire, load_key(args.study, questionnaire)))
+        tells = study_tells(questionnaire, load_key(args.study, questionnaire))
     with console.status("computing and drawing..."):
         report = build_report(
             frame,
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         if agreement is not None:
             report.sections.append(agreement)
         files = write_report(report, args.out)
-    for warning in tell_warnings(tells or []):
+    for warning in condition_warnings(tells or {}):
         console.print(f"[yellow]warning:[/] {escape(warning)}")
     for path in files:
         console.print(f"  {escape(str(path))}")

@@ -10,8 +10,9 @@ from rich.markup import escape
 
 from sdtt.analysis.beliefs import belief_tables
 from sdtt.analysis.format import percent
-from sdtt.analysis.metrics import BREAKDOWNS, breakdown, condition_tables, expand_by, summarise
+from sdtt.analysis.metrics import BREAKDOWNS, condition_tables, expand_by, summarise
 from sdtt.analysis.table import judgement_table
+from sdtt.analysis.within import breakdown_tables
 from sdtt.beliefs.traces import BeliefTrace
 from sdtt.commands.scoring import (
     check_margin,
@@ -51,8 +52,16 @@ def run(args: argparse.Namespace) -> int:
     if not tables:
         console.print("[yellow]no test-pair judgements to score.[/]")
     for column in columns:
-        rows = breakdown(frame, column, reps=args.bootstrap, margin=args.margin)
-        print_summary(console, f"By {column} (all judges)", rows, column)
+        tables = breakdown_tables(
+            frame, column, reps=args.bootstrap, margin=args.margin, pool=args.pool
+        )
+        for title, rows in tables:
+            print_summary(console, title, rows, column)
+        if not tables:
+            console.print(
+                f"[yellow]--by {escape(column)}: it is one value within each judge group "
+                "and bot model; --pool breaks everything down by it, pooled.[/]"
+            )
     if args.pool:
         overall = summarise(frame, reps=args.bootstrap, margin=args.margin)
         print_summary(console, "All test judgements, pooled", pd.DataFrame([overall.row()]), None)

@@ -35,8 +35,9 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pool",
         action="store_true",
-        help="also show one figure pooled over every condition and judge type (off by "
-        "default: conditions and human vs LLM judges are not comparable)",
+        help="also show figures and breakdowns pooled over every condition, judge type and "
+        "bot model, titled as pooled (off by default: conditions, human vs LLM judges and "
+        "a baseline vs the model under test are not comparable)",
     )
 
 
@@ -58,7 +59,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--by",
         default="",
         help=(
-            "comma-separated breakdowns over all judges: "
+            "comma-separated breakdowns, each within one judge group and bot model "
+            "(--pool adds one over all): "
             + ", ".join(BREAKDOWNS)
             + ", demographics or a demographic question name (turns: total turn index "
             "N+X; n: pseudo-dialogue turns; x: live turns shown)"

@@ -4,6 +4,7 @@ simulated interrogator, run by the burst engine, saved under ``transcripts/``.""
 from __future__ import annotations
 
 import argparse
+import itertools
 from contextlib import nullcontext
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -53,7 +54,7 @@ from sdtt.files import output_folder
 from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.models.base import GenerateConfig
 from sdtt.models.model import Model
-from sdtt.models.registry import DEFAULT_MODEL, base_url_for, get_model
+from sdtt.models.registry import DEFAULT_MODEL, base_url_for, get_model, provider_of
 from sdtt.personas.persona import Persona
 from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
@@ -131,7 +132,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     side.add_argument(
         "--interrogator",
         metavar="MODEL",
-        help="provider/model playing the human side (default: the same as --model)",
+        help="provider/model playing the human side (default: the same as --model; for a "
+        f"rule-based --model such as eliza/classic, {DEFAULT_MODEL})",
     )
     side.add_argument(
         "--script",
@@ -242,6 +244,30 @@ def start_time(text: str | None) -> datetime:
     return start.replace(microsecond=0)
 
 
+def _session_id(args: argparse.Namespace, started: datetime, inputs: list[object]) -> str:
+    """A fresh id; with ``--start``, one that everything shaping the chat decides (so a
+    repeated run is byte-identical), numbered on when that transcript is already there."""
+    if args.start is None:
+        return new_session_id(started)
+    script = args.script.read_text(encoding="utf-8") if args.script else None
+    # Where the files go and what is printed do not change the chat.
+    shaping = sorted(set(vars(args)) - {"func", "out", "quiet"})
+    key = repr([vars(args)[name] for name in shaping])
+    key += repr([script, *inputs])
+    for attempt in itertools.count(1):
+        session_id = new_session_id(started, key if attempt == 1 else f"{key}#{attempt}")
+        if not (Path(args.out) / f"{session_id}.jsonl").exists():
+            return session_id
+    raise AssertionError("unreachable")
+
+
+def default_interrogator(model: str) -> str:
+    """Who plays User A without ``--interrogator``: the bot's own model, unless that is
+    rule-based (ELIZA), which cannot lead a chat: then :data:`DEFAULT_MODEL`."""
+    provider = provider_of(model)
+    return DEFAULT_MODEL if provider is not None and provider.rule_based else model
+
+
 def _check(args: argparse.Namespace) -> None:
     if args.turns < 1:
         raise ConfigError(f"--turns must be at least 1, not {args.turns}.")
@@ -304,7 +330,9 @@ def run(args: argparse.Namespace) -> int:
     """Run ``sdtt simulate`` from parsed arguments; exit 1 when no turn could be answered."""
     _check(args)
     output_folder(args.out)
-    interrogator_model = [] if args.script else [args.interrogator or args.model]
+    if not args.script and args.interrogator is None:
+        args.interrogator = default_interrogator(args.model)
+    interrogator_model = [] if args.script else [args.interrogator]
     check_base_url(args.base_url, [args.model, *interrogator_model])
     errors = ErrorCollector()
     console = Console(highlight=False)
@@ -325,7 +353,6 @@ def run(args: argparse.Namespace) -> int:
         )
     config = GenerateConfig(stop=("\nUser:",))
     started = start_time(args.start)
-    session_id = new_session_id(started)
     timing = persona_timing(persona) if args.delays == "fitted" else None
     bot_settings = SessionSettings(
         mode=args.mode,
@@ -339,7 +366,7 @@ def run(args: argparse.Namespace) -> int:
         mode=args.mode, t1=args.t1, max_messages=4, seed=args.seed + 1
     )
     max_duration = 60.0 * (args.max_minutes if args.max_minutes is not None else 10 * args.turns)
-    interrogator_name = "script" if args.script else (args.interrogator or args.model)
+    interrogator_name = "script" if args.script else args.interrogator
     meta = {
         "persona": persona.name,
         "model": args.model,
@@ -351,6 +378,9 @@ def run(args: argparse.Namespace) -> int:
         **turn_meta(pseudo_turns, args.turns),
         "virtual_clock": args.virtual_clock,
     }
+    session_id = _session_id(
+        args, started, [meta, bot_settings, interrogator_settings, pseudo, max_duration]
+    )
     console.print(
         f"[bold]sdtt simulate[/] {session_id}: persona [bold]{terminal_text(persona.name)}[/] on "
         f"{escape(args.model)}, interrogator {escape(interrogator_name)}, {args.mode}, "
@@ -418,7 +448,7 @@ def _interrogator(
 ) -> Replier:
     if args.script is not None:
         return ScriptInterrogator(read_script(args.script))
-    name = args.interrogator or args.model
+    name = args.interrogator
     model = get_model(
         name,
         config=config,

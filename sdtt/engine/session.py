@@ -39,6 +39,7 @@ agree. A call in flight ends as a ``model_call_finished`` event with ``ok=False`
 
 from __future__ import annotations
 
+import hashlib
 import random
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -224,6 +225,17 @@ class Session:
             raise SessionClosedError("The chat session closed before the message was taken.")
         await trio.lowlevel.cancel_shielded_checkpoint()
 
+    def catch_up(self) -> None:
+        """Do now whatever is due by now, as the session's timer would.
+
+        Two sessions whose timers come due at the same instant run in an order trio
+        chooses at random; a caller acting on this session's state at that instant (the
+        simulator deciding whether a partner message still belongs to the chat) calls
+        this first, so it sees the same state whichever timer ran first.
+        """
+        if not self._state.closed:
+            self._perform(self._state.tick(trio.current_time()))
+
     async def wait_idle(self) -> None:
         """Wait until :attr:`is_idle`: every message answered and every reply sent."""
         while not self.is_idle:
@@ -305,9 +317,12 @@ class Session:
             self._writer.close()
 
 
-def new_session_id(started: datetime) -> str:
-    """A fresh, opaque session id that sorts by start time."""
-    return f"chat-{started:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:8]}"
+def new_session_id(started: datetime, key: str | None = None) -> str:
+    """An opaque session id that sorts by start time: fresh each call, or with ``key``
+    (whatever makes the run what it is) the same every time, so a repeated run is
+    byte-identical."""
+    tail = uuid.uuid4().hex if key is None else hashlib.sha256(key.encode()).hexdigest()
+    return f"chat-{started:%Y%m%d-%H%M%S}-{tail[:8]}"
 
 
 @asynccontextmanager

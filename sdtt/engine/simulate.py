@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal, TypeVar, TypeVarTuple, Unpack
 
@@ -106,9 +107,28 @@ class _Watcher:
         await self._event.wait()
 
 
-async def _relay(source: trio.MemoryReceiveChannel[str], target: Session, relay: _Relay) -> None:
+async def _relay(
+    source: trio.MemoryReceiveChannel[str],
+    target: Session,
+    relay: _Relay,
+    *,
+    limit: int | None = None,
+) -> None:
+    """Hand each message to ``target``; with ``limit``, close the relay (dropping the
+    message) once ``target`` has answered ``limit`` turns, as a message from now on would
+    open turn ``limit + 1``.
+
+    The check is made at the moment of delivery, after ``target`` did whatever was due
+    by then: a bot message and an interrogator message sent at the same instant count in
+    the order the burst rules give (the bot's own send first) and never in the order
+    trio happened to run the two sessions' timers.
+    """
     async for text in source:
         try:
+            if relay.open and limit is not None:
+                target.catch_up()
+                if answered_turns(target.messages) >= limit:
+                    relay.open = False
             if relay.open:
                 await target.send_user_message(text)
         finally:
@@ -184,7 +204,9 @@ async def run_simulated_chat(
             trio.open_nursery() as nursery,
         ):
             nursery.start_soon(_relay, from_bot, interrogator_session, bot_relay)
-            nursery.start_soon(_relay, from_interrogator, bot_session, interrogator_relay)
+            nursery.start_soon(
+                partial(_relay, limit=turns), from_interrogator, bot_session, interrogator_relay
+            )
             deadline = origin + max_duration if max_duration is not None else float("inf")
             with trio.move_on_at(deadline):
                 while True:

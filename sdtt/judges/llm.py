@@ -162,9 +162,17 @@ def orders_for(policy: OrderPolicy, pair_id: str, seed: int) -> tuple[Order, ...
     return (random.Random(f"{seed}:{pair_id}").choice(ORDERS),)
 
 
-def judge_id_for(model_name: str, kind: JudgeKind, run: str | None = None) -> str:
-    """The judge id LLM judgements carry: ``llm-<kind>:<model>[:<run>]``."""
-    return f"llm-{kind}:{model_name}" + (f":{run}" if run else "")
+def judge_id_for(
+    model_name: str, kind: JudgeKind, run: str | None = None, orders: OrderPolicy = "both"
+) -> str:
+    """The judge id LLM judgements carry: ``llm-<kind>:<model>[:random-order][:<run>]``.
+
+    A paired judge asked one random order per pair is named apart from one asked both:
+    scored together under one id, the first would weigh once per pair and the second
+    twice, so the score tables keep every judge id (run) in a table of its own.
+    """
+    policy = ":random-order" if kind == "paired" and orders == "random" else ""
+    return f"llm-{kind}:{model_name}{policy}" + (f":{run}" if run else "")
 
 
 async def judge_pair_paired(
@@ -291,7 +299,7 @@ async def run_llm_judge(
     """
     if attempts < 1:
         raise InputError("attempts must be at least 1.", field="attempts")
-    judge_id = judge_id_for(model.name, kind, run)
+    judge_id = judge_id_for(model.name, kind, run, orders)
     example = None
     skip: set[str] = set()
     if kind == "one-shot":

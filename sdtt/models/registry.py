@@ -66,6 +66,10 @@ class Provider:
     logprobs: bool = False
     """Whether its replies can carry token log-probabilities (``top_logprobs``), which a
     reveal-mode judge reads beliefs from."""
+    rule_based: bool = False
+    """Whether its replies come from rules that only reflect what they are told (ELIZA):
+    fine as a baseline bot, no use as a simulated interrogator (two of them talk in
+    circles), so ``sdtt simulate`` gives it :data:`DEFAULT_MODEL` as the interrogator."""
     install: str = ""
     """The command that installs what it needs, when loading it fails (default:
     ``pip install <name>``, its SDK)."""
@@ -126,6 +130,7 @@ PROVIDERS: dict[str, Provider] = {
             free=True,
             virtual_time=True,
             max_connections=100,
+            rule_based=True,
         ),
     )
 }

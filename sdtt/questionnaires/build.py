@@ -27,8 +27,8 @@ from sdtt.questionnaires.pairing import (
     PairProblem,
     check_length,
     complete_turns,
-    cut_first_turns,
     cut_last_turns,
+    cut_turns,
     normalise_topic,
 )
 from sdtt.questionnaires.questionnaire import (
@@ -83,6 +83,79 @@ class BuildResult:
     notes: list[str] = field(default_factory=list)
     """Problems that were allowed (pairs skipped or used despite them)."""
     warnings: list[str] = field(default_factory=list)
+    windows: list[str] = field(default_factory=list)
+    """How the shown turns of each kind of pair were chosen, one line each."""
+
+
+def window_lines(key: AnswerKey) -> list[str]:
+    """One line per window of the test pairs: which turns of the bot's live chat and of
+    the human chat are shown, and how many pairs show them."""
+    counts: dict[tuple[str, int, int, int, int], int] = {}
+    for item in key.items.values():
+        if item.kind != "test" or item.is_mirror:
+            continue
+        window = (
+            item.view,
+            item.live_from or 0,
+            item.live_to or 0,
+            item.human_from or 0,
+            item.human_to or 0,
+        )
+        counts[window] = counts.get(window, 0) + 1
+    lines = []
+    for (view, live_from, live_to, human_from, human_to), n in sorted(counts.items()):
+        place = "both from the opening" if live_from == human_from == 1 else "the same place"
+        why = {"chunk": "the first turns", "whole": "the whole live chat"}.get(
+            view, "the last live turns"
+        )
+        lines.append(
+            f"{n} pair(s): the bot's live turns {live_from}-{live_to} ({why}) beside the "
+            f"human chat's turns {human_from}-{human_to} ({place})"
+        )
+    return lines
+
+
+def _closing_warning(entries: Sequence[_Entry]) -> str | None:
+    """A warning naming human windows that run to their chat's end: the human side may
+    say goodbye there, which a bot's live chat, stopped at a turn count, never does."""
+    ending = sorted(
+        {
+            entry.human.id
+            for entry in entries
+            if entry.kind == "test"
+            and entry.human_window[1] >= len(complete_turns(entry.human.messages))
+        }
+    )
+    if not ending:
+        return None
+    named = ", ".join(repr(c) for c in ending[:5]) + (" ..." if len(ending) > 5 else "")
+    return (
+        f"{len(ending)} human conversation(s) are shown up to their last turn ({named}), "
+        "so they may end in a goodbye that the bot's live chat, stopped at a turn count, "
+        "lacks; pair them with longer human chats, or check the tells table's closings."
+    )
+
+
+def _simulated_warning(entries: Sequence[_Entry]) -> str | None:
+    """A warning when bot chats with a simulated User A (a model or a script) are shown
+    beside human-human chats: User A is then no person in one chat of the pair."""
+    simulated = {
+        entry.bot.id: str(entry.bot.meta.get("interrogator"))
+        for entry in entries
+        if entry.kind == "test"
+        and entry.bot.meta.get("interrogator") not in (None, "", "human")
+        and entry.human.meta.get("interrogator") in (None, "", "human")
+    }
+    if not simulated:
+        return None
+    who = ", ".join(sorted(set(simulated.values())))
+    return (
+        f"{len(simulated)} bot chat(s) have a simulated User A ({who}) but are shown beside "
+        "human-human chats: User A is a person in only one chat of each such pair, so User "
+        "A's side can give the bot away (see side A of the tells table in 'sdtt report "
+        "--study'); the report labels these conditions 'simulated User A'. For judges "
+        "told both User A's are people, use live chats ('sdtt chat', 'sdtt serve')."
+    )
 
 
 @dataclass
@@ -100,6 +173,8 @@ class _Entry:
     bot_messages: list[Message]
     human_messages: list[Message]
     notes: list[str]
+    human_window: tuple[int, int]
+    """First and last turn of the human conversation shown (1-based)."""
 
 
 def _fatal_message(problems: Sequence[PairProblem]) -> str:
@@ -254,13 +329,15 @@ def build_questionnaire(
             warnings.append(f"bot conversation {pairing.bot.id!r} {warning}.")
         live = len(complete_turns(pairing.bot.messages))
         for view, x in _views(spec, pseudo, live):
-            short = check_length(pairing, x)
+            # The human window sits where the bot's does: the same turn numbers of its
+            # chat, so both start at an opening (turns 1..X) or both are as far in.
+            live_to = x if view == "chunk" else live
+            short = check_length(pairing, x, live_to)
             if short is not None:
                 all_problems.append(short)
                 continue
-            cut = cut_first_turns if view == "chunk" else cut_last_turns
-            bot_messages = cut(pairing.bot.messages, x)
-            human_messages = cut(pairing.human.messages, x)
+            bot_messages = cut_turns(pairing.bot.messages, live_to - x + 1, live_to)
+            human_messages = cut_turns(pairing.human.messages, live_to - x + 1, live_to)
             assert bot_messages is not None and human_messages is not None
             unlike = comparability_problem(
                 pairing, x, bot_messages, human_messages, spec.timestamps
@@ -268,7 +345,6 @@ def build_questionnaire(
             if unlike is not None:
                 all_problems.append(unlike)
                 continue
-            live_to = x if view == "chunk" else live
             entries.append(
                 _Entry(
                     "test",
@@ -284,6 +360,7 @@ def build_questionnaire(
                     bot_messages,
                     human_messages,
                     list(topic_notes),
+                    (live_to - x + 1, live_to),
                 )
             )
     fatal = [
@@ -312,6 +389,7 @@ def build_questionnaire(
         bot_messages = cut_last_turns(machine.messages, x)
         human_messages = cut_last_turns(person.messages, x)
         assert bot_messages is not None and human_messages is not None
+        person_turns = len(complete_turns(person.messages))
         entries.append(
             _Entry(
                 "catch",
@@ -327,6 +405,7 @@ def build_questionnaire(
                 bot_messages,
                 human_messages,
                 [],
+                (person_turns - x + 1, person_turns),
             )
         )
 
@@ -383,6 +462,8 @@ def build_questionnaire(
             pseudo_turns=entry.pseudo_turns,
             live_from=entry.live_from,
             live_to=entry.live_to,
+            human_from=entry.human_window[0],
+            human_to=entry.human_window[1],
             total_turns=total_turns(entry.pseudo_turns, entry.live_to),
             bot_position=position,
             correct_choice="A" if position == 1 else "B",
@@ -445,6 +526,11 @@ def build_questionnaire(
         sensitive_terms=terms,
         problems=allowed,
     )
+    extra = [w for w in (_closing_warning(entries), _simulated_warning(entries)) if w]
     return BuildResult(
-        questionnaire=questionnaire, key=key, notes=allowed, warnings=warnings + leak_warnings
+        questionnaire=questionnaire,
+        key=key,
+        notes=allowed,
+        warnings=warnings + leak_warnings + extra,
+        windows=window_lines(key),
     )

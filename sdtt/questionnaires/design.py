@@ -119,3 +119,23 @@ def balanced_forms(
         forms.append(form)
         mirrors.append([Slot(s.pair, 2 if s.bot_position == 1 else 1) for s in form])
     return [form for pair in zip(forms, mirrors, strict=True) for form in pair]
+
+
+RANDOM_DRAWS = 4000
+"""Random judges drawn to estimate :func:`repeat_share`."""
+
+
+def repeat_share(pairs: Sequence[frozenset[str]], k: int, seed: int = 0) -> float:
+    """The share of judges who read one conversation in two pairs when each gets ``k`` of
+    ``pairs`` (each the conversations it shows) drawn at random, as a single-file survey
+    randomizer does (the balanced forms never let that happen). Estimated from a seeded
+    sample of draws, so the same study always gives the same figure."""
+    if k < 2 or len(pairs) < 2:
+        return 0.0
+    rng = random.Random(f"{seed}:repeats")
+    hits = 0
+    for _ in range(RANDOM_DRAWS):
+        drawn = rng.sample(list(pairs), min(k, len(pairs)))
+        seen = Counter(conversation for pair in drawn for conversation in pair)
+        hits += any(count > 1 for count in seen.values())
+    return hits / RANDOM_DRAWS

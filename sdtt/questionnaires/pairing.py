@@ -117,6 +117,15 @@ def cut_last_turns(messages: Sequence[Message], x_turns: int) -> list[Message] |
     return flatten_turns(turns[-x_turns:])
 
 
+def cut_turns(messages: Sequence[Message], first: int, last: int) -> list[Message] | None:
+    """The messages of complete turns ``first`` to ``last`` (1-based, both included), or
+    None when there are fewer than ``last``."""
+    turns = complete_turns(messages)
+    if len(turns) < last:
+        return None
+    return flatten_turns(turns[first - 1 : last])
+
+
 def cut_first_turns(messages: Sequence[Message], k_turns: int) -> list[Message] | None:
     """The messages of the first ``k_turns`` complete turns, or None when there are fewer."""
     turns = complete_turns(messages)
@@ -267,18 +276,22 @@ def _fitting(found: Sequence[Transcript], bot: Transcript, used: set[str]) -> li
 def _comparable_first(
     candidates: list[Transcript], bot: Transcript, turns: int, drop_meaningless: bool
 ) -> list[Transcript]:
-    """The candidates whose last ``turns`` turns look like the bot's (same turns, similar
-    message count, see :mod:`~sdtt.questionnaires.comparable`); all of them if none do."""
+    """The candidates best placed to be shown beside the bot's first ``turns`` turns:
+    those that go on past turn ``turns`` (so the human window, at the same place as the
+    bot's, stops short of the human chat's natural close, as the bot's live chat stops at
+    a turn count and not at a goodbye) and whose turns 1..``turns`` look like the bot's
+    (same turns, similar message count, see :mod:`~sdtt.questionnaires.comparable`);
+    failing that, the comparable ones; failing that, all of them."""
     # Imported here: the comparability rules build on this module's types.
     from sdtt.questionnaires.comparable import differences
 
-    shown_bot = cut_last_turns(bot.messages, turns)
+    shown_bot = cut_turns(bot.messages, 1, turns)
     if shown_bot is None:
         return candidates
-    good = []
+    good, longer = [], []
     for candidate in candidates:
         shown = in_bot_mode(bot, candidate, drop_meaningless=drop_meaningless)
-        cut = cut_last_turns(shown.messages, turns)
+        cut = cut_turns(shown.messages, 1, turns)
         if cut is not None and not differences(
             shown_bot,
             cut,
@@ -287,7 +300,9 @@ def _comparable_first(
             timestamps="hidden",
         ):
             good.append(candidate)
-    return good or candidates
+            if len(complete_turns(shown.messages)) > turns:
+                longer.append(candidate)
+    return longer or good or candidates
 
 
 def match_pairs(
@@ -387,17 +402,23 @@ def match_pairs(
     return pairings, problems
 
 
-def check_length(pairing: Pairing, x_turns: int) -> PairProblem | None:
-    """A problem when either conversation has fewer than ``x_turns`` complete turns."""
+def check_length(pairing: Pairing, x_turns: int, through: int | None = None) -> PairProblem | None:
+    """A problem when either conversation is too short for the window: the bot's needs
+    ``x_turns`` complete turns, the human's ``through`` (the last turn shown, which the
+    human window shares with the bot's; ``x_turns`` by default)."""
+    through = x_turns if through is None else through
+    needed = {"bot": x_turns, "human": through}
     short = [
-        f"{role} conversation {t.id!r} has {len(complete_turns(t.messages))}"
+        f"{role} conversation {t.id!r} has {len(complete_turns(t.messages))} complete "
+        f"turns, fewer than {needed[role]}"
         for role, t in (("bot", pairing.bot), ("human", pairing.human))
-        if len(complete_turns(t.messages)) < x_turns
+        if len(complete_turns(t.messages)) < needed[role]
     ]
     if not short:
         return None
-    return PairProblem(
-        "short",
-        f"X={x_turns}: " + " and ".join(short) + f" complete turns, fewer than {x_turns}.",
-        x_turns=x_turns,
+    why = (
+        f" (the human window sits at the bot's place, turns {through - x_turns + 1}-{through})"
+        if through != x_turns
+        else ""
     )
+    return PairProblem("short", f"X={x_turns}: " + " and ".join(short) + why + ".", x_turns=x_turns)

@@ -33,15 +33,18 @@ EXPORT_FOLDER = "export"
 
 
 def _needed_turns(bot: Transcript, spec: StudySpec) -> int:
-    """Turns the human conversation needs: the largest X the bot conversation can give.
+    """Turns the human conversation needs: as many as the last turn any window of the
+    bot conversation shows, since the human window sits at the same place (the last X
+    of L live turns are turns L-X+1..L of the human chat too).
 
-    When no X fits, any length, so that a partner is found and the problem reported is
-    the real one (the bot conversation is too short).
+    When no window fits, any length, so that a partner is found and the problem reported
+    is the real one (the bot conversation is too short).
     """
     available = len(complete_turns(bot.messages))
     wanted = [available] if spec.total_turns else list(spec.x_turns)
-    fitting = [x for x in [*wanted, *spec.chunk_turns] if x <= available]
-    return max(fitting) if fitting else 1
+    ends = [available for x in wanted if x <= available]
+    ends += [k for k in spec.chunk_turns if k <= available]
+    return max(ends) if ends else 1
 
 
 def repeated_conversations_warning(result: BuildResult) -> str | None:

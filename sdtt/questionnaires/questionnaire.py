@@ -220,6 +220,15 @@ class KeyItem(BaseModel):
         default=None, ge=1, description="First live turn shown (1-based)."
     )
     live_to: int | None = Field(default=None, ge=1, description="Last live turn shown (1-based).")
+    human_from: int | None = Field(
+        default=None,
+        ge=1,
+        description="First turn of the human conversation shown (1-based): for a test pair "
+        "the bot's live_from, so both windows sit at the same place in their chats.",
+    )
+    human_to: int | None = Field(
+        default=None, ge=1, description="Last turn of the human conversation shown (1-based)."
+    )
     total_turns: int | None = Field(
         default=None,
         ge=0,

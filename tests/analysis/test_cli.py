@@ -34,7 +34,8 @@ def test_score_prints_pass_rates_breakdowns_and_exclusions(
     out = capsys.readouterr().out
     assert "75.0%" in out  # pair-averaged: 1 - (1/2 + 0/1) / 2
     assert "66.7%" in out  # pooled: 1 - 1/3
-    assert "By x" in out and "By demo.age" in out
+    assert "By x: Human judges" in out and "By age: Human judges" in out
+    assert "By x, pooled over every judge type and bot model (--pool)" in out
     assert "no answer: 1" in out
 
 

@@ -66,7 +66,7 @@ def test_score_leads_with_one_row_per_condition_humans_and_llms_apart(
     human_table, _, llm_table = out.partition("LLM judge mock/judge (paired)")
     assert human_table.startswith("Human judges, one row per condition")
     for turns, rate in (("turn 3", "75.0%"), ("turn 10", "50.0%"), ("turn 110", "25.0%")):
-        line = next(row for row in human_table.splitlines() if f"burst, {turns} (X=" in row)
+        line = next(row for row in human_table.splitlines() if f"burst, {turns} (N=" in row)
         assert rate in line
     assert "0.0%" in llm_table and "75.0%" not in llm_table
     assert "All test judgements, pooled" not in out
@@ -78,10 +78,16 @@ def test_by_turns_n_and_x_sort_as_numbers(
 ) -> None:
     monkeypatch.setenv("COLUMNS", "200")
     out = _score(capsys, str(judged), "--by", "turns,n,x")
-    turns_part = out.split("By turns (all judges): pass rates")[1].split("By turns")[0]
+    human = "By turns: Human judges, bot openai/gpt-4o: pass rates"
+    turns_part = out.split(human)[1].split("By turns")[0]
     rows = [line.split("│")[1].strip() for line in turns_part.splitlines() if "│" in line]
     assert rows == ["3", "10", "110"]
-    assert "By n (all judges)" in out and "By x (all judges)" in out
+    assert "By turns: LLM judge mock/judge (paired), bot openai/gpt-4o" in out
+    assert "By n: Human judges" in out and "By x: Human judges" in out
+    # Human and LLM judges are never mixed in one breakdown unless asked, and then it says so.
+    assert "pooled over" not in out and "all judges" not in out
+    pooled = _score(capsys, str(judged), "--by", "turns", "--pool")
+    assert "By turns, pooled over every judge type and bot model (--pool)" in pooled
 
 
 def test_catch_pairs_never_enter_a_pass_rate(tmp_path: Path) -> None:
@@ -100,7 +106,7 @@ def test_report_figure_has_a_point_per_total_turn_and_a_log_axis(tmp_path: Path)
     markdown = render_markdown(report)
     assert "](pass-rate.png)" in markdown
     points = markdown.split("## Pass rate against turns: the points")[1].split("##")[0]
-    for curve in ("openai/gpt-4o (human judges)", "openai/gpt-4o (LLM judge mock/judge, paired)"):
+    for curve in ("openai/gpt-4o (human judges)", "openai/gpt-4o (LLM judge mock/judge (paired))"):
         shown = [row.split("|")[2].strip() for row in points.splitlines() if curve in row]
         assert shown == ["3", "10", "110"], curve
     assert "All judgements, pooled" not in markdown
@@ -141,7 +147,7 @@ def test_the_last_3_and_last_10_turns_of_one_chat_stay_apart(
     last3 = at(10, "p3", "j1", False).model_copy(update={"x_turns": 3})
     write_judgements(tmp_path / "j.jsonl", [last10, last3])
     out = _score(capsys, str(tmp_path / "j.jsonl"))
-    assert "burst, turn 10 (X=3)" in out and "burst, turn 10 (X=10)" in out
+    assert "burst, turn 10 (N=0, X=3)" in out and "burst, turn 10 (N=0, X=10)" in out
     report = build_report(judgement_table([last10, last3]), tmp_path / "r", reps=0)
     points = render_markdown(report).split("the points")[1].split("##")[0]
     assert "(human judges), X=3" in points and "(human judges), X=10" in points

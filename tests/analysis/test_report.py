@@ -43,7 +43,7 @@ def _records() -> list[Any]:
 @pytest.fixture(scope="module")
 def report_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     out = tmp_path_factory.mktemp("report")
-    tells = [TellRow("words", "words per message", 7.0, 4.5)]
+    tells = {"m, burst, turn 3 (N=0, X=3)": [TellRow("words", "words per message", 7.0, 4.5)]}
     report = build_report(judgement_table(_records()), out, tells=tells, reps=100)
     return write_report(report, out)
 

@@ -71,5 +71,8 @@ def test_report_prints_the_warning(tmp_path: Path, capsys: pytest.CaptureFixture
     args = ["report", str(path), "--study", study_dir, "--out", out_dir, "--bootstrap", "20"]
     assert main(args) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "warning: median reply latency (s): bot 0.0, human 40.0" in out
+    assert (
+        "warning: openai/gpt-4o-2024-08-06, burst, turn 12 (N=0, X=3), simulated User A "
+        "(anthropic/claude-sonnet-4-5), side B median reply latency (s): bot 0.0, human 40.0"
+    ) in out
     assert "tells outside the words" in (tmp_path / "r" / "report.md").read_text()

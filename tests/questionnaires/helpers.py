@@ -83,12 +83,13 @@ def bots() -> list[Transcript]:
 
 
 def humans() -> list[Transcript]:
-    """Human-human conversations on the same topics (one with a trailing question)."""
+    """Human-human conversations on the same topics (one with a trailing question), longer
+    than the bots' so that a window at the bots' place ends before their last turn."""
     return [
         conversation(
             f"human-conv-{n + 1}",
             topic.lower().rstrip("?"),
-            11,
+            13,
             tag=f"h{n}",
             start=START - timedelta(days=2000),
             planted_at={9},

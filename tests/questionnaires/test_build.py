@@ -163,7 +163,7 @@ def test_pipeline_pairs_files_and_warns_about_repeated_conversations(tmp_path: P
 
 def test_pipeline_uses_the_corpus_topics_for_distractors(tmp_path: Path) -> None:
     write_transcripts(tmp_path / "bots.jsonl", bots()[:1])
-    corpus_talk = conversation("real-1", "What's your favorite smell?", 6, tag="r")
+    corpus_talk = conversation("real-1", "What's your favorite smell?", 14, tag="r")
     corpus = FakeCorpus([corpus_talk], {"real-1": "abc"})
     spec = StudySpec(
         name="t",
@@ -192,7 +192,9 @@ def test_warning_says_why_conversations_repeat(tmp_path: Path) -> None:
     per_x = StudySpec(
         name="t", x_turns=[3, 10], pairs=[PairSpec(bot="bots.jsonl", human="humans.jsonl")]
     )
-    (warning,) = build_study(per_x, base=tmp_path).warnings
+    (warning,) = [
+        w for w in build_study(per_x, base=tmp_path).warnings if "more than one pair" in w
+    ]
     assert "4 conversation(s) appear in more than one pair" in warning
     assert "cut at several X" in warning and "--x" in warning
     assert "paired with several bot" not in warning
@@ -202,7 +204,8 @@ def test_warning_says_why_conversations_repeat(tmp_path: Path) -> None:
         x_turns=[3],
         pairs=[PairSpec(bot="bots.jsonl", human="humans.jsonl#human-conv-1")],
     )
-    (warning,) = build_study(shared, base=tmp_path, allow_topic_mismatch=True).warnings
+    built = build_study(shared, base=tmp_path, allow_topic_mismatch=True)
+    (warning,) = [w for w in built.warnings if "more than one pair" in w]
     assert "one per X" not in warning and "--x" not in warning
     assert "'human-conv-1' with 2" in warning
     assert "--pairs-per-judge" in warning

@@ -63,8 +63,11 @@ def test_a_pingpong_bot_chat_is_shown_next_to_a_pingpong_human_chat(tmp_path: Pa
     assert any("2 human conversation(s) converted to ping-pong" in note for note in built.notes)
     # The same humans next to burst bots keep their bursts.
     write_transcripts(tmp_path / "burst.jsonl", bots())
+    # (X=11: the window then holds turn 2, where both chats have a burst.)
     burst = build_study(
-        spec.model_copy(update={"pairs": [PairSpec(bot="burst.jsonl", human="humans.jsonl")]}),
+        spec.model_copy(
+            update={"pairs": [PairSpec(bot="burst.jsonl", human="humans.jsonl")], "x_turns": [11]}
+        ),
         base=tmp_path,
     )
     assert any(runs(chat) for item in burst.questionnaire.items for chat in item.chats)
@@ -106,7 +109,7 @@ def test_a_burst_bot_chat_is_never_paired_with_a_pingpong_human_chat(tmp_path: P
 def test_the_filter_of_meaningless_turns_is_reported_by_the_build_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    human = conversation("h", "What's your favorite smell?", 12, tag="h")
+    human = conversation("h", "What's your favorite smell?", 14, tag="h")
     messages = list(human.messages)
     messages[2] = messages[2].model_copy(update={"text": "??"})
     write_transcripts(tmp_path / "humans.jsonl", [human.model_copy(update={"messages": messages})])
@@ -197,7 +200,7 @@ def test_differences_beyond_the_words_are_found() -> None:
 def test_build_names_the_pair_that_is_not_comparable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    talky = conversation("talky-human", "What's your favorite smell?", 11, tag="h")
+    talky = conversation("talky-human", "What's your favorite smell?", 14, tag="h")
     messages = []
     for message in talky.messages:
         messages.append(message)
