@@ -41,7 +41,9 @@ def pass_rate_plot(
     plt = _pyplot()
     from matplotlib import ticker
 
-    figure, axes = plt.subplots(figsize=(6.4, 4.2), dpi=100)
+    # The legend goes below the axes, where it cannot cover a point at 0 % or 100 %.
+    height = 4.2 + 0.2 * (len(curves) + 1)
+    figure, axes = plt.subplots(figsize=(6.4, height), dpi=100)
     if log:
         axes.set_xscale("log")
     for name, rows in curves.items():
@@ -63,11 +65,12 @@ def pass_rate_plot(
     axes.axhline(50, color="grey", linestyle="--", linewidth=1, label="chance (50 %)")
     axes.set_xlabel(xlabel)
     axes.set_ylabel("X-Turn Pass Rate (%)")
-    axes.set_ylim(0, 100)
-    axes.legend(fontsize=8)
+    axes.set_ylim(-3, 103)
+    axes.set_yticks(range(0, 101, 20))
+    axes.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.15), frameon=False)
     axes.set_title(title)
     figure.tight_layout()
-    figure.savefig(path, format="png")
+    figure.savefig(path, format="png", bbox_inches="tight")
     plt.close(figure)
     return path
 
