@@ -9,6 +9,10 @@ when it is a complete JSON object (a record whose newline never got written) it 
 and a writer reopening the file adds the missing newline before appending; when it does
 not parse (a record cut off by a crash or a full disk) it is skipped, and the writer
 removes it.
+
+Line ends written by other tools are read too: ``\r\n`` and a lone ``\r`` (old Mac
+editors, some spreadsheet exports) end a line like ``\n`` does. JSON escapes both
+characters inside strings, so a raw one can only be a line end.
 """
 
 from __future__ import annotations
@@ -45,17 +49,25 @@ def is_complete_line(line: bytes) -> bool:
         return False
 
 
+_LINE_ENDS = (b"\n", b"\r")
+
+
+def _after_last_line_end(data: bytes) -> int:
+    """Offset just after the last line end (``\n`` or ``\r``) of ``data`` (0 if none)."""
+    return max(data.rfind(b"\n"), data.rfind(b"\r")) + 1
+
+
 def _last_line_start(handle: BinaryIO, size: int) -> int:
-    """Offset of the first byte after the last newline of an open file (0 if none)."""
+    """Offset of the first byte after the last line end of an open file (0 if none)."""
     position = size
     chunk = 65536
     while position > 0:
         start = max(0, position - chunk)
         handle.seek(start)
         data = handle.read(position - start)
-        cut = data.rfind(b"\n")
-        if cut != -1:
-            return start + cut + 1
+        cut = _after_last_line_end(data)
+        if cut:
+            return start + cut
         position = start
     return 0
 
@@ -72,7 +84,7 @@ def repair_tail(path: Path) -> None:
         return
     with path.open("rb+") as handle:
         handle.seek(size - 1)
-        if handle.read(1) == b"\n":
+        if handle.read(1) in _LINE_ENDS:
             return
         start = _last_line_start(handle, size)
         handle.seek(start)
@@ -147,6 +159,8 @@ def read_jsonl(
     """
     path = Path(path)
     raw = read_file_bytes(path)
+    if b"\r" in raw:
+        raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     if allow_partial_tail and raw and not raw.endswith(b"\n"):
         start = raw.rfind(b"\n") + 1
         if not is_complete_line(raw[start:]):

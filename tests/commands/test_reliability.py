@@ -256,3 +256,20 @@ def test_appending_keeps_a_last_record_that_lost_its_newline(tmp_path: Path, stu
     assert len(read_judgements(out)) == 9
     assert main([*imported, "-o", str(out), "--append"]) == 0
     assert len(read_judgements(out)) == 18
+
+
+@pytest.mark.parametrize("line_end", [b"\r", b"\r\n"])
+def test_appending_to_a_file_with_other_line_ends_keeps_every_record(
+    tmp_path: Path, study: Path, line_end: bytes
+) -> None:
+    answers = Path(__file__).parents[1] / "questionnaires" / "fixtures" / "generic-answers.csv"
+    out = tmp_path / "responses.jsonl"
+    imported = ["responses", "import", str(answers), "--study", str(study), "--format", "csv"]
+    assert main([*imported, "-o", str(out)]) == 0
+    out.write_bytes(out.read_bytes().replace(b"\n", line_end))  # as an old editor saves it
+    assert len(read_judgements(out)) == 9
+    assert main([*imported, "-o", str(out), "--append"]) == 0
+    assert len(read_judgements(out)) == 18
+    out.write_bytes(out.read_bytes().rstrip(b"\n").replace(b"\n", line_end).rstrip(line_end))
+    assert main([*imported, "-o", str(out), "--append"]) == 0
+    assert len(read_judgements(out)) == 27
