@@ -7,10 +7,12 @@ import os
 import re
 import sys
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from sdtt.errors import InputError
+from sdtt.errors import InputError, naming
 
 TRANSCRIPTS_DIR = Path("transcripts")
 """Where commands and the chat app write transcripts unless told otherwise."""
@@ -64,15 +66,30 @@ def load_settings_file(path: Path, *, what: str, toml_hint: str | None = None) -
         raise InputError(f"is not valid TOML ({error}).", path=path, hint=toml_hint) from None
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` (UTF-8) all at once.
+@contextmanager
+def replacing(path: Path) -> Iterator[Path]:
+    """Write ``<name>.partial`` next to ``path`` in the block, then rename it into place.
 
-    The text goes to ``<name>.partial`` next to it and is renamed into place, so a kill
-    leaves either the old file or the new one, never half of either.
+    A kill leaves the old file or the new one, never half of either; a failed write (disk
+    full) removes the partial file and raises the error naming ``path``.
     """
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, path)
+    try:
+        partial.unlink(missing_ok=True)
+        yield partial
+        os.replace(partial, path)
+    except BaseException as error:
+        with suppress(OSError):
+            partial.unlink()
+        if isinstance(error, OSError):
+            raise naming(error, path, instead_of=partial) from None
+        raise
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` (UTF-8) all at once (see :func:`replacing`)."""
+    with replacing(path) as partial:
+        partial.write_text(text, encoding="utf-8")
 
 
 MAX_DEPTH = 100

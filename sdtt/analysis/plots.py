@@ -12,6 +12,7 @@ import pandas as pd
 
 from sdtt.analysis.metrics import Confusion
 from sdtt.analysis.tells import TellRow
+from sdtt.files import replacing
 
 
 def _pyplot() -> Any:
@@ -62,7 +63,8 @@ def pass_rate_plot(
     axes.legend(fontsize=8)
     axes.set_title(title)
     figure.tight_layout()
-    figure.savefig(path, format="png")
+    with replacing(path) as partial:
+        figure.savefig(partial, format="png")
     plt.close(figure)
     return path
 
@@ -101,7 +103,8 @@ def confusion_plot(
         axes.set_ylabel("truth")
         axes.set_title(name)
     figure.tight_layout()
-    figure.savefig(path, format="png")
+    with replacing(path) as partial:
+        figure.savefig(partial, format="png")
     plt.close(figure)
     return path
 
@@ -118,6 +121,7 @@ def tells_plot(rows: Sequence[TellRow], path: Path) -> Path:
     axes.set_xlabel("bot minus human")
     axes.set_title("Tells")
     figure.tight_layout()
-    figure.savefig(path, format="png")
+    with replacing(path) as partial:
+        figure.savefig(partial, format="png")
     plt.close(figure)
     return path

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from sdtt.dialogue.render import fold_text
 from sdtt.errors import InputError, ModelOutputError
+from sdtt.files import write_text_atomic
 from sdtt.models.base import GenerateConfig, Generator, ModelOutput, Prompt
 
 TOPICS_DIR = Path("topics")
@@ -234,7 +235,5 @@ def write_topics(path: str | Path, topics: Sequence[str], *, source: str) -> Pat
     path.parent.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y-%m-%d")
     lines = [f"# {fold_text(source)}, {stamp}", *(fold_text(topic) for topic in topics)]
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    partial.replace(path)
+    write_text_atomic(path, "\n".join(lines) + "\n")
     return path
