@@ -35,6 +35,7 @@ from sdtt.judges.llm import (
 )
 from sdtt.lock import output_lock
 from sdtt.models.registry import get_model
+from sdtt.questionnaires.fielded import check_same_build, note_scored
 from sdtt.questionnaires.judgements import (
     Judgement,
     JudgementKey,
@@ -247,10 +248,13 @@ def run(args: argparse.Namespace) -> int:
         return run_reveal(args)
     console = Console(highlight=False)
     out: Path = output_file(args.out or args.study / DEFAULT_OUT)
-    load_key(args.study, load_questionnaire(args.study))  # a bad study fails before anything
+    key = load_key(args.study, load_questionnaire(args.study))  # a bad study fails first
     existed = out.exists()
     with output_lock(out):
         earlier = read_judgements(out) if existed else []
+        check_same_build(earlier, key, out)
+        # Before the first answer, so the study is never rebuilt under a judged file.
+        note_scored(args.study, out, command="sdtt judge")
         with JsonlWriter(out) as writer, console.status(f"{args.model} is judging..."):
             answers = FailuresLast[Judgement](writer, is_model_error)
             judgements = judge_study(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from contextlib import suppress
 from pathlib import Path
 
 from rich.console import Console
@@ -245,18 +246,26 @@ def run_build(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     spec, base = spec_from_args(args)
     check_replaceable(args.out, force=args.force)
-    with console.status("pairing conversations..."):
-        result = build_study(
-            spec,
-            base=base,
-            allow_topic_mismatch=args.allow_topic_mismatch,
-            skip_invalid=args.skip_invalid,
-        )
-    # Created only now, so a build that fails leaves no empty study folder behind.
+    created = not Path(args.out).exists()
     output_folder(args.out)
-    with output_lock(args.out, folder=True):
-        check_replaceable(args.out, force=args.force)
-        files = save_study(args.out, result.questionnaire, result.key)
+    try:
+        # Held for the whole build, so a second build is refused at once, not after
+        # pairing for seconds.
+        with output_lock(args.out, folder=True):
+            check_replaceable(args.out, force=args.force)
+            with console.status("pairing conversations..."):
+                result = build_study(
+                    spec,
+                    base=base,
+                    allow_topic_mismatch=args.allow_topic_mismatch,
+                    skip_invalid=args.skip_invalid,
+                )
+            files = save_study(args.out, result.questionnaire, result.key)
+    except BaseException:
+        if created:  # a failed build leaves no empty study folder behind
+            with suppress(OSError):
+                Path(args.out).rmdir()
+        raise
     items = result.key.items.values()
     tests = [i for i in items if i.kind == "test"]
     by_view: dict[tuple[str, str], int] = {}

@@ -273,3 +273,80 @@ def test_appending_to_a_file_with_other_line_ends_keeps_every_record(
     out.write_bytes(out.read_bytes().rstrip(b"\n").replace(b"\n", line_end).rstrip(line_end))
     assert main([*imported, "-o", str(out), "--append"]) == 0
     assert len(read_judgements(out)) == 27
+
+
+def test_judge_notes_the_key_so_a_judged_study_is_never_rebuilt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    study = tmp_path / "study"
+    assert build(study) == 0
+    out = tmp_path / "judgements.jsonl"
+    assert main(["judge", str(study), "--model", "mock/chatty", "--out", str(out)]) == 0
+    judged = read_judgements(out)
+    capsys.readouterr()
+    assert build(study, "--seed", "12", "--force") == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "answer key scored 1 judgement file(s)" in err and "'sdtt judge'" in err
+    assert main(["judge", str(study), "--model", "mock/chatty", "--out", str(out)]) == 0
+    assert read_judgements(out) == judged
+
+
+def test_answers_to_two_builds_of_a_study_are_never_mixed_in_one_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    assert build(first) == 0 and build(second, "--seed", "12") == 0
+    out = tmp_path / "judgements.jsonl"
+    assert main(["judge", str(first), "--model", "mock/chatty", "--out", str(out)]) == 0
+    judged = out.read_bytes()
+    capsys.readouterr()
+    assert main(["judge", str(second), "--model", "mock/chatty", "--out", str(out)]) == 2
+    assert "another build of study 'fixture'" in " ".join(capsys.readouterr().err.split())
+    answers = Path(__file__).parents[1] / "questionnaires" / "fixtures" / "generic-answers.csv"
+    imported = ["responses", "import", str(answers), "--study", str(second), "--format", "csv"]
+    assert main([*imported, "-o", str(out), "--append"]) == 2
+    assert "another build of study 'fixture'" in " ".join(capsys.readouterr().err.split())
+    assert out.read_bytes() == judged
+
+
+def test_a_second_build_is_refused_before_it_pairs_anything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sdtt.commands.questionnaire as command
+
+    built: list[object] = []
+    real = command.build_study
+    monkeypatch.setattr(command, "build_study", lambda *a, **k: built.append(a) or real(*a, **k))
+    study = tmp_path / "study"
+    with output_lock(study, folder=True):
+        assert build(study) == 2
+    assert f"process {os.getpid()}" in " ".join(capsys.readouterr().err.split())
+    assert not built
+    assert build(study) == 0 and built
+
+
+def test_a_run_refused_while_the_holder_starts_waits_for_its_record(tmp_path: Path) -> None:
+    import json
+    import socket
+    import threading
+
+    from sdtt.lock import describe_holder
+
+    path = tmp_path / ".sdtt.lock"
+    path.write_text("")  # taken, record not written yet
+    holder = {"pid": os.getpid(), "host": socket.gethostname(), "since": "now", "command": "x"}
+    timer = threading.Timer(0.3, lambda: path.write_text(json.dumps(holder)))
+    timer.start()
+    try:
+        assert describe_holder(path).startswith(f"process {os.getpid()} on ")
+    finally:
+        timer.join()
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    path.write_text(json.dumps({**holder, "pid": int(dead.stdout)}))  # a killed run's record
+    timer = threading.Timer(0.3, lambda: path.write_text(json.dumps(holder)))
+    timer.start()
+    try:
+        assert describe_holder(path).startswith(f"process {os.getpid()} on ")
+    finally:
+        timer.join()
