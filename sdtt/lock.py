@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import socket
 import sys
 import time
@@ -23,11 +22,11 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from sdtt.errors import OutputInUseError, naming
+from sdtt.redact import redact_text
 
 FOLDER_LOCK = ".sdtt.lock"
 """The lock file inside a locked output folder."""
 
-_USERINFO = re.compile(r"(://)[^/@\s]+@")
 HOLDER_WAIT = 2.0
 """Seconds a refused run waits for the holder's record to appear in the lock file."""
 
@@ -45,7 +44,7 @@ def holder_record() -> dict[str, object]:
         "pid": os.getpid(),
         "host": socket.gethostname(),
         "since": datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
-        "command": _USERINFO.sub(r"\1***@", command),
+        "command": redact_text(command),
     }
 
 

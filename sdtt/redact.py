@@ -11,32 +11,45 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from urllib.parse import urlsplit, urlunsplit
 
 REDACTED = "***"
 """What credentials are replaced with."""
 
-# scheme://userinfo@ : the userinfo runs up to the last "@" before the host part ends.
-_USERINFO = re.compile(
-    r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^\s/?#@]+(?:@[^\s/?#@]+)*)@"
-)
+# scheme://userinfo@ and, without a scheme, user:password@host. A password may hold
+# "#", "/" or "?" that were not percent-encoded: the userinfo runs up to the last "@" of
+# the URL when a ":" comes before any "/" and is not a port's (user:pass...@), else up
+# to an "@" before the first "/", "?" or "#" (user@host; a path like /@name is no
+# userinfo). Without a scheme only the user:password form counts (user@host is an email).
+_WITH_SCHEME = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<rest>\S+)")
+_WITHOUT_SCHEME = re.compile(r"(?<![\w.+%/:@*-])[A-Za-z0-9][\w.~%!$&'*+,;-]*:[^\s/]\S*@\S+")
+_PLAIN_USERINFO = re.compile(r"[^/?#@]+(?:@[^/?#@]+)*(?=@)")
+_PORT = re.compile(r"\d+(?:[/?#]|$)")
+
+
+def _hide_userinfo(rest: str, *, plain: bool = True) -> str:
+    """``rest`` (a URL after ``scheme://``) with any userinfo replaced by ``***``;
+    ``plain``: a user name without a password counts too."""
+    cut = rest.rfind("@")
+    if cut == -1:
+        return rest
+    ends = [i for i in (rest.find("/"), rest.find("?"), rest.find("#")) if i != -1]
+    colon = rest.find(":", 0, min(ends, default=len(rest)))
+    if colon != -1 and not _PORT.match(rest, colon + 1):
+        return f"{REDACTED}{rest[cut:]}"
+    found = _PLAIN_USERINFO.match(rest) if plain else None
+    return f"{REDACTED}{rest[found.end() :]}" if found else rest
 
 
 def redact_url(url: str) -> str:
     """``url`` with any user name and password replaced by ``***``."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return redact_text(url)
-    if "@" not in parts.netloc:
-        return url
-    host = parts.netloc.rsplit("@", 1)[1]
-    return urlunsplit(parts._replace(netloc=f"{REDACTED}@{host}"))
+    return redact_text(url)
 
 
 def redact_text(text: str) -> str:
-    """``text`` with the credentials of every URL in it replaced by ``***``."""
-    return _USERINFO.sub(lambda match: f"{match['scheme']}{REDACTED}@", text)
+    """``text`` with the credentials of every URL in it replaced by ``***``, with or
+    without a scheme (``alice:pw@host/v1``)."""
+    text = _WITH_SCHEME.sub(lambda match: match["scheme"] + _hide_userinfo(match["rest"]), text)
+    return _WITHOUT_SCHEME.sub(lambda match: _hide_userinfo(match[0], plain=False), text)
 
 
 # Kept: newline and tab (layout). Dropped: every other C0 and C1 control (ESC starts the

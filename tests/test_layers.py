@@ -32,7 +32,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("personas",),
     ("dialogue",),
     ("models",),
-    ("__init__", "files", "lock", "redact", "spreadsheet", "templates"),
+    ("__init__", "files", "lock", "spreadsheet", "templates"),
+    ("redact",),
     ("errors",),
 )
 """The layers, top first. A module may import its own package and any package of a lower
