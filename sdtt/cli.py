@@ -117,7 +117,7 @@ def _chosen_command(argv: Sequence[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``sdtt`` console script."""
+    """Run ``sdtt`` with ``argv`` (the console script calls it through ``sdtt.__main__``)."""
     try:
         return _run(argv)
     except KeyboardInterrupt:

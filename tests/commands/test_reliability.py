@@ -350,3 +350,51 @@ def test_a_run_refused_while_the_holder_starts_waits_for_its_record(tmp_path: Pa
         assert describe_holder(path).startswith(f"process {os.getpid()} on ")
     finally:
         timer.join()
+
+
+CONSOLE = """
+import builtins, sys, time
+import sdtt.__main__ as entry
+case = sys.argv[1]
+if case == "import":  # Ctrl-C while the console script imports the command line
+    real_import = builtins.__import__
+    def importing(name, *args, **kwargs):
+        if name == "sdtt.cli":
+            raise KeyboardInterrupt
+        return real_import(name, *args, **kwargs)
+    builtins.__import__ = importing
+else:  # Ctrl-C landing in a __del__ method, which Python would ignore
+    import sdtt.cli
+    class Finalised:
+        def __del__(self):
+            raise KeyboardInterrupt
+    def command(argv=None):
+        Finalised()
+        time.sleep(30)
+        return 0
+    sdtt.cli.main = command
+sys.exit(entry.main())
+"""
+
+
+@pytest.mark.parametrize("case", ["import", "__del__"])
+def test_ctrl_c_at_any_moment_is_exit_130_and_the_one_line(case: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", CONSOLE, case],
+        capture_output=True,
+        text=True,
+        timeout=STARTUP,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
+    )
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.strip().splitlines() == [INTERRUPTED]
+
+
+def test_the_console_script_imports_the_command_line_inside_its_handler() -> None:
+    import tomllib
+
+    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    assert pyproject["project"]["scripts"]["sdtt"] == "sdtt.__main__:main"
+    source = (Path(__file__).parents[2] / "sdtt" / "__main__.py").read_text()
+    top = [line for line in source.splitlines() if line.startswith(("import ", "from "))]
+    assert all("sdtt" not in line for line in top), top
