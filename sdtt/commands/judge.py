@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import trio
@@ -235,6 +236,18 @@ def all_failed(judgements: list[Judgement]) -> str | None:
     return " | ".join(dict.fromkeys(reason.removeprefix(prefix) for reason in reasons))
 
 
+@contextmanager
+def _removed_if_empty(out: Path, *, keep: bool) -> Iterator[None]:
+    # A run stopped before its first answer (a hung server, Ctrl-C) leaves no empty file.
+    try:
+        yield
+    finally:
+        if not keep:
+            with suppress(OSError):
+                if out.stat().st_size == 0:
+                    out.unlink()
+
+
 def run(args: argparse.Namespace) -> int:
     """Judge a study from parsed arguments; exit 1 when every call failed."""
     if args.classifier:
@@ -255,7 +268,11 @@ def run(args: argparse.Namespace) -> int:
         check_same_build(earlier, key, out)
         # Before the first answer, so the study is never rebuilt under a judged file.
         note_scored(args.study, out, command="sdtt judge")
-        with JsonlWriter(out) as writer, console.status(f"{args.model} is judging..."):
+        with (
+            _removed_if_empty(out, keep=existed),
+            JsonlWriter(out) as writer,
+            console.status(f"{args.model} is judging..."),
+        ):
             answers = FailuresLast[Judgement](writer, is_model_error)
             judgements = judge_study(
                 args.study,
