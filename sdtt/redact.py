@@ -2,9 +2,12 @@
 
 A ``--base-url`` may carry a user name and password (``https://user:pass@host/v1``);
 :func:`redact_text` hides them wherever a URL appears in a message or a record.
-Chat text comes from models and from other people's exports, so before it reaches a
-terminal :func:`printable` drops the control characters that could retitle the window,
-clear the screen or move the cursor.
+Chat text, persona details, model and file names come from models, from other people's
+exports and from files anyone may have edited. One rule covers every such string on its
+way out: :func:`shown` for a Rich console (credentials hidden, control characters that
+could retitle the window, clear the screen or move the cursor dropped, Rich markup
+escaped so ``[/]`` is text, not a crash), :func:`plot_label` for a matplotlib figure
+(``$`` would start mathtext). :func:`printable` is the control-character part alone.
 """
 
 from __future__ import annotations
@@ -77,3 +80,18 @@ def printable(text: str, *, keep_newlines: bool = True) -> str:
         for char in _ESCAPE_SEQUENCE.sub("", text)
         if char in kept or (unicodedata.category(char) != "Cc" and char not in _BIDI_CONTROLS)
     )
+
+
+def shown(text: object) -> str:
+    """``text`` ready for a Rich console: credentials hidden, control characters dropped,
+    markup escaped. Every string sdtt did not write itself goes through it (or through
+    :func:`printable` when it is not printed with markup)."""
+    from rich.markup import escape  # here: the commands that print have Rich loaded
+
+    return escape(printable(redact_text(str(text))))
+
+
+def plot_label(text: object) -> str:
+    """``text`` ready for a matplotlib label or title: one line, no control characters,
+    and ``$`` (which starts mathtext, and crashes on an odd count) shown as itself."""
+    return printable(redact_text(str(text)), keep_newlines=False).replace("$", r"\$")

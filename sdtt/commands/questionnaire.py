@@ -28,6 +28,7 @@ from sdtt.questionnaires.questionnaire import (
     save_study,
 )
 from sdtt.questionnaires.study import TIMESTAMPS, PairSpec, StudySpec, load_study_spec
+from sdtt.redact import shown
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -338,16 +339,18 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    """Check survey files' structure."""
+    """Check survey files' structure: exit 1 when one has problems, 2 when one cannot be
+    read or checked at all."""
     console = Console(highlight=False)
-    failed = 0
+    errors = Console(stderr=True, highlight=False)
+    failed = unreadable = 0
     for path in args.files:
         try:
             problems = check_file(path)
         except InputError as error:
             # One unreadable or unsupported file does not stop the others being checked.
-            failed += 1
-            console.print(f"[red]{escape(str(error))}[/]")
+            unreadable += 1
+            errors.print(f"[bold red]error:[/] {shown(str(error))}")
             continue
         if problems:
             failed += 1
@@ -356,4 +359,4 @@ def run_check(args: argparse.Namespace) -> int:
                 console.print(f"  - {escape(problem)}")
         else:
             console.print(f"{escape(str(path))}: ok")
-    return 1 if failed else 0
+    return 2 if unreadable else 1 if failed else 0  # 2: the command line's user-error code

@@ -203,7 +203,7 @@ def locate_persona(
     """The file of a persona given by name (``chitchat-32b20fa3``) or by path."""
     text = str(name_or_path)
     candidate = Path(text)
-    if candidate.is_file():
+    if candidate.exists() and not candidate.is_dir():  # a device or pipe is refused on reading
         return candidate
     if isinstance(name_or_path, Path) or _looks_like_path(text):
         raise InputError("persona file not found.", path=candidate)
