@@ -13,6 +13,7 @@ import pandas as pd
 from sdtt.analysis.metrics import Confusion
 from sdtt.analysis.tells import TellRow
 from sdtt.files import replacing
+from sdtt.redact import plot_label
 
 
 def _pyplot() -> Any:
@@ -50,7 +51,7 @@ def pass_rate_plot(
         high = rows["boot_high"].to_numpy(dtype=float) * 100
         below = [0.0 if math.isnan(v) else v for v in y - low]
         above = [0.0 if math.isnan(v) else v for v in high - y]
-        axes.errorbar(x, y, yerr=[below, above], marker="o", capsize=4, label=name)
+        axes.errorbar(x, y, yerr=[below, above], marker="o", capsize=4, label=plot_label(name))
     shown = sorted({float(x) for rows in curves.values() for x in pd.to_numeric(rows[column])})
     if shown:
         axes.set_xticks(shown, [f"{x:g}" for x in shown])
@@ -61,7 +62,7 @@ def pass_rate_plot(
     axes.set_ylabel("X-Turn Pass Rate (%)")
     axes.set_ylim(0, 100)
     axes.legend(fontsize=8)
-    axes.set_title(title)
+    axes.set_title(plot_label(title))
     figure.tight_layout()
     with replacing(path) as partial:
         figure.savefig(partial, format="png")
@@ -101,7 +102,7 @@ def confusion_plot(
         axes.set_xticks([0, 1], ["said human", "said AI"])
         axes.set_yticks([0, 1], ["human", "AI"])
         axes.set_ylabel("truth")
-        axes.set_title(name)
+        axes.set_title(plot_label(name))
     figure.tight_layout()
     with replacing(path) as partial:
         figure.savefig(partial, format="png")

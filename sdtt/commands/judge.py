@@ -45,6 +45,7 @@ from sdtt.questionnaires.judgements import (
     settled_keys,
 )
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
+from sdtt.redact import shown
 
 DEFAULT_OUT = "judgements.jsonl"
 
@@ -271,7 +272,7 @@ def run(args: argparse.Namespace) -> int:
         with (
             _removed_if_empty(out, keep=existed),
             JsonlWriter(out) as writer,
-            console.status(f"{args.model} is judging..."),
+            console.status(f"{shown(args.model)} is judging..."),
         ):
             answers = FailuresLast[Judgement](writer, is_model_error)
             judgements = judge_study(

@@ -160,7 +160,7 @@ def test_redaction_hides_user_and_password_only() -> None:
         ("--base-url alice:pw-PLANTED@10.0.0.2:8/v1", "--base-url ***@10.0.0.2:8/v1"),
         ("(alice:pw-PLANTED@host)", "(***@host)"),
         ("http://localhost:8080/v1/x@y", "http://localhost:8080/v1/x@y"),
-        ("https://medium.com/@name and bob@example.org", "https://medium.com/@name and bob@example.org"),
+        ("https://medium.com/@name, bob@example.org", "https://medium.com/@name, bob@example.org"),
         ("at 12:30 in http://[::1]:8080/v1", "at 12:30 in http://[::1]:8080/v1"),
     ],
 )  # fmt: skip
@@ -238,3 +238,60 @@ def test_printable_keeps_text_and_layout() -> None:
     assert printable("über 😀\tok\nnext") == "über 😀\tok\nnext"
     assert printable("a\rb\x00c\x7fd\u202ee") == "abcde"
     assert printable("line\nbreak", keep_newlines=False) == "linebreak"
+
+
+HOSTILE_NAME = "x\x1b]0;owned\x07\x1b[2J\u202e[/] [bold]pick [a] or [b] $5 and $6"
+
+
+def hostile_persona(pristine_inputs: dict[str, Path]) -> Path:
+    lines = pristine_inputs["persona"].read_text(encoding="utf-8").splitlines()
+    import json
+
+    header = json.loads(lines[0])
+    for field in ("source", "license", "attribution", "description"):
+        header[field] = HOSTILE_NAME
+    path = Path("personas") / "hostile.jsonl"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    return path
+
+
+def hostile_judgements(pristine_inputs: dict[str, Path]) -> Path:
+    import json
+
+    records = []
+    for line in pristine_inputs["judgements"].read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        record["condition"] = {**record["condition"], "model": HOSTILE_NAME}
+        record["condition"]["topic"] = HOSTILE_NAME
+        records.append(json.dumps(record))
+    path = Path("hostile-judgements.jsonl")
+    path.write_text("\n".join(records) + "\n", encoding="utf-8")
+    return path
+
+
+def assert_inert(outcome_text: str) -> None:
+    assert "\x1b" not in outcome_text and "\x07" not in outcome_text
+    assert "\u202e" not in outcome_text
+
+
+def test_every_printed_field_from_files_is_shown_as_text(
+    pristine_inputs: dict[str, Path],
+) -> None:
+    persona = hostile_persona(pristine_inputs)
+    for argv in (["persona", "show", str(persona)], ["persona", "list"]):
+        outcome = run(*argv)
+        assert outcome.code == 0 and "Traceback" not in outcome.err, outcome.text
+        assert_inert(outcome.out + outcome.err)
+    shown = run("persona", "show", str(persona))
+    assert "pick [a] or [b]" in shown.text and "[/]" in shown.text
+    judgements = hostile_judgements(pristine_inputs)
+    scored = run("score", str(judgements), "--bootstrap", "0", "--by", "model,topic")
+    assert scored.code == 0 and "Traceback" not in scored.err, scored.text
+    assert_inert(scored.out + scored.err)
+    reported = run("report", str(judgements), "--bootstrap", "0", "--out", "report")
+    assert reported.code == 0 and "Traceback" not in reported.err, reported.text
+    with FakeOpenAIServer() as server:
+        simulated = run(*simulate("openai/\x1b[2Jllama $3 [/]", server.base_url))
+    assert "Traceback" not in simulated.err
+    assert_inert(simulated.out + simulated.err)
