@@ -18,6 +18,7 @@ written.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import sys
 import warnings
@@ -116,7 +117,7 @@ def _chosen_command(argv: Sequence[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``sdtt`` console script."""
+    """Run ``sdtt`` with ``argv`` (the console script calls it through ``sdtt.__main__``)."""
     try:
         return _run(argv)
     except KeyboardInterrupt:
@@ -146,20 +147,45 @@ def _run(argv: Sequence[str] | None) -> int:
             warnings.simplefilter("once", PrivacyWarning)
             warnings.simplefilter("once", RepeatedJudgementWarning)
             code: int = args.func(args)
-    except SdttError as error:
-        Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {_shown(str(error))}")
-        return EXIT_USER_ERROR
-    except OSError as error:
-        if error.filename is None:
+    except (SdttError, OSError, ExceptionGroup) as error:
+        # trio hands back what failed in its tasks as a group: several concurrent calls
+        # meeting the same full disk or dead server fail alike, so the first one says it.
+        found = _user_error(error)
+        if found is None:
             raise
-        # A file-system failure no check foresaw (disk full, permissions changed
-        # mid-run): say which file, not where in sdtt it happened.
-        reason = error.strerror or type(error).__name__
-        Console(stderr=True, highlight=False).print(
-            f"[bold red]error:[/] {_shown(str(error.filename))}: {escape(reason)}."
-        )
+        Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {_message(found)}")
         return EXIT_USER_ERROR
     return code
+
+
+def _user_error(error: BaseException) -> SdttError | OSError | None:
+    """The error to tell the user about: ``error`` itself or the first of its group
+    (None when the group holds something else too, a bug worth its traceback)."""
+    if isinstance(error, (SdttError, OSError)):
+        return error
+    if isinstance(error, BaseExceptionGroup):
+        found = [_user_error(inner) for inner in error.exceptions]
+        if found and all(inner is not None for inner in found):
+            return found[0]
+    return None
+
+
+def _message(error: SdttError | OSError) -> str:
+    if isinstance(error, SdttError):
+        return _shown(str(error))
+    # A file-system failure no check foresaw (disk full, permissions changed mid-run):
+    # say which file, not where in sdtt it happened. Writers name the file they were
+    # writing (sdtt.errors.naming).
+    reason = error.strerror or type(error).__name__
+    where = "" if error.filename is None else f"{_shown(str(error.filename))}: "
+    return f"{where}{escape(reason)}.{_OS_ERROR_HINTS.get(error.errno or 0, '')}"
+
+
+_FULL = (
+    " Make room (or raise the file-size limit) and run the same command again: what was "
+    "written before is kept, and generate and judge resume."
+)
+_OS_ERROR_HINTS = {errno.ENOSPC: _FULL, errno.EFBIG: _FULL, errno.EDQUOT: _FULL}
 
 
 def _interrupted() -> int:

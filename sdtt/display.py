@@ -5,24 +5,23 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from rich.console import Console
-from rich.markup import escape
 
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.render import format_time
 from sdtt.models.base import ModelOutput, Usage
-from sdtt.redact import printable
+from sdtt.redact import shown
 
 SIDE_STYLES = {"user": "bold cyan", "response": "bold magenta"}
 
 
 def terminal_text(text: str) -> str:
-    """``text`` made safe to print with Rich: no control characters, markup escaped.
+    """``text`` made safe to print with Rich (:func:`sdtt.redact.shown`, the one rule).
 
     For everything sdtt did not write itself (chat text, names, model output): escape
     sequences in it could otherwise retitle the terminal or clear it, and brackets would
     be read as Rich markup.
     """
-    return escape(printable(text))
+    return shown(text)
 
 
 def print_conversation(

@@ -9,6 +9,20 @@ from __future__ import annotations
 from pathlib import Path
 
 
+def naming(error: OSError, path: str | Path, *, instead_of: str | Path | None = None) -> OSError:
+    """``error`` with ``path`` as its file name when it has none (or names ``instead_of``).
+
+    A failed ``write`` on an open file (disk full, file-size limit) names no file; the
+    command line prints the file name, so the user learns which file could not be written
+    (the file they asked for, not the temporary one written first).
+    """
+    if error.filename is not None and (instead_of is None or error.filename != str(instead_of)):
+        return error
+    named = OSError(error.errno, error.strerror or type(error).__name__, str(path))
+    named.__cause__ = error
+    return named
+
+
 class SdttError(Exception):
     """Root of every error sdtt raises on purpose."""
 

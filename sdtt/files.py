@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import sys
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from sdtt.errors import InputError
+from sdtt.errors import InputError, naming
 
 TRANSCRIPTS_DIR = Path("transcripts")
 """Where commands and the chat app write transcripts unless told otherwise."""
@@ -23,11 +26,47 @@ def read_file_bytes(path: Path, *, what: str = "file") -> bytes:
     found.").
     """
     try:
+        # Checked before opening: opening a FIFO waits for a writer, and a device such
+        # as /dev/zero never ends.
+        if not stat.S_ISREG(path.stat().st_mode) and not path.is_dir():
+            raise InputError(
+                f"is a device, pipe or socket, not a regular file: it is not read as a {what}.",
+                path=path,
+                hint="Give a file saved on disk.",
+            )
         return path.read_bytes()
     except FileNotFoundError:
         raise InputError(f"{what} not found.", path=path) from None
     except OSError as error:
         raise InputError(f"cannot read the {what} ({error.strerror}).", path=path) from None
+
+
+def read_text_file(path: Path, *, what: str = "file") -> str:
+    """The UTF-8 text of ``path`` (a byte-order mark dropped), as :class:`InputError`s:
+    missing, unreadable, not a regular file, not UTF-8, or holding NUL characters.
+
+    NULs are refused because text never holds them: a file full of them was cut off by
+    a crash, and UTF-16 without a byte-order mark decodes as "valid" UTF-8 with a NUL
+    after every letter (``p\x00e\x00t\x00s``), which would reach models and judges.
+    """
+    raw = read_file_bytes(path, what=what)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(
+            "is not UTF-8 text.",
+            path=path,
+            line=raw[: error.start].count(b"\n") + 1,
+            hint="Re-save it as UTF-8.",
+        ) from None
+    if "\x00" in text:
+        raise InputError(
+            "holds NUL characters: it is UTF-16 text, or was filled with zeros by a crash.",
+            path=path,
+            line=text.count("\n", 0, text.index("\x00")) + 1,
+            hint="Re-save it as UTF-8 text.",
+        )
+    return text
 
 
 def parse_json(text: str, path: Path) -> Any:
@@ -64,15 +103,30 @@ def load_settings_file(path: Path, *, what: str, toml_hint: str | None = None) -
         raise InputError(f"is not valid TOML ({error}).", path=path, hint=toml_hint) from None
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` (UTF-8) all at once.
+@contextmanager
+def replacing(path: Path) -> Iterator[Path]:
+    """Write ``<name>.partial`` next to ``path`` in the block, then rename it into place.
 
-    The text goes to ``<name>.partial`` next to it and is renamed into place, so a kill
-    leaves either the old file or the new one, never half of either.
+    A kill leaves the old file or the new one, never half of either; a failed write (disk
+    full) removes the partial file and raises the error naming ``path``.
     """
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, path)
+    try:
+        partial.unlink(missing_ok=True)
+        yield partial
+        os.replace(partial, path)
+    except BaseException as error:
+        with suppress(OSError):
+            partial.unlink()
+        if isinstance(error, OSError):
+            raise naming(error, path, instead_of=partial) from None
+        raise
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` (UTF-8) all at once (see :func:`replacing`)."""
+    with replacing(path) as partial:
+        partial.write_text(text, encoding="utf-8")
 
 
 MAX_DEPTH = 100
@@ -126,9 +180,31 @@ def loads_json(text: str) -> Any:
     else:
         # Counting brackets is cheap and rules out deep nesting for almost every record.
         if text.count("[") + text.count("{") <= MAX_DEPTH or _depth(value) <= MAX_DEPTH:
+            if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+                return _without_lone_surrogates(value)
             return value
         problem, position = "nested too deeply", _deepest(text, _JSON_TOKEN)
     raise JsonTooComplexError(problem, text, position) from None
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_lone_surrogates(value: Any) -> Any:
+    """``value`` with every lone surrogate (``"\\ud800"`` in JSON, half of an emoji cut by
+    some tool) replaced by U+FFFD: no file could hold it as UTF-8, so writing it back
+    would fail. JSON has already joined the pairs that make a character."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_without_lone_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {
+            _without_lone_surrogates(key): _without_lone_surrogates(item)
+            for key, item in value.items()
+        }
+    return value
 
 
 def _depth(value: Any) -> int:
@@ -203,6 +279,12 @@ def output_file(path: str | Path, *, option: str = "--out") -> Path:
             f"is a folder, but {option} must be a file.",
             path=path,
             hint=f"Give {option} a file name.",
+        )
+    if path.exists() and not path.is_file():
+        raise InputError(
+            f"is a device, pipe or socket, not a regular file, which {option} must be.",
+            path=path,
+            hint=f"Give {option} the name of a file on disk.",
         )
     _make_folder(path.parent, f"cannot create the folder of {option}", path, option)
     return path

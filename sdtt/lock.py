@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import socket
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
@@ -21,12 +21,14 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from sdtt.errors import OutputInUseError
+from sdtt.errors import OutputInUseError, naming
+from sdtt.redact import redact_text
 
 FOLDER_LOCK = ".sdtt.lock"
 """The lock file inside a locked output folder."""
 
-_USERINFO = re.compile(r"(://)[^/@\s]+@")
+HOLDER_WAIT = 2.0
+"""Seconds a refused run waits for the holder's record to appear in the lock file."""
 
 
 def lock_file(output: Path, *, folder: bool) -> Path:
@@ -42,28 +44,52 @@ def holder_record() -> dict[str, object]:
         "pid": os.getpid(),
         "host": socket.gethostname(),
         "since": datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
-        "command": _USERINFO.sub(r"\1***@", command),
+        "command": redact_text(command),
     }
 
 
 def _write_holder(fd: int) -> None:
     # Through the lock's own descriptor: opening and closing another one on the same
-    # file would drop a POSIX lock.
-    os.ftruncate(fd, 0)
-    os.lseek(fd, 0, os.SEEK_SET)
-    os.write(fd, json.dumps(holder_record(), ensure_ascii=False).encode("utf-8"))
+    # file would drop a POSIX lock. One write at offset 0, then the length: a refused run
+    # reads the whole record, or whatever a killed holder left (see describe_holder).
+    record = json.dumps(holder_record(), ensure_ascii=False).encode("utf-8")
+    os.pwrite(fd, record, 0)
+    os.ftruncate(fd, len(record))
 
 
-def describe_holder(path: Path) -> str:
-    """Who holds the lock file ``path``, in words (vague when it cannot be read)."""
+def _holder_is_current(holder: dict[str, object]) -> bool:
+    """False when the record is a killed run's, left in the lock file it never removed."""
+    if holder.get("host") != socket.gethostname() or not isinstance(holder.get("pid"), int):
+        return True
     try:
-        holder = json.loads(path.read_text(encoding="utf-8"))
-        return (
-            f"process {holder['pid']} on {holder['host']} since {holder['since']} "
-            f"({holder['command']})"
-        )
-    except (OSError, ValueError, TypeError, KeyError):
-        return "another process (it is starting or ending)"
+        os.kill(int(holder["pid"]), 0)  # type: ignore[call-overload]
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def describe_holder(path: Path, *, wait: float = HOLDER_WAIT) -> str:
+    """Who holds the lock file ``path``, in words (vague when it cannot be read).
+
+    The holder writes its record just after taking the lock; a run refused in between
+    finds the file empty or a killed run's record, so it looks again for up to ``wait``
+    seconds.
+    """
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            holder = json.loads(path.read_text(encoding="utf-8"))
+            if _holder_is_current(holder) or time.monotonic() >= deadline:
+                return (
+                    f"process {holder['pid']} on {holder['host']} since {holder['since']} "
+                    f"({holder['command']})"
+                )
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            if time.monotonic() >= deadline:
+                return "another process (it is starting or ending)"
+        time.sleep(0.02)
 
 
 @contextmanager
@@ -76,7 +102,17 @@ def output_lock(output: str | Path, *, folder: bool = False, wait: float = 0) ->
     output = Path(output)
     path = lock_file(output, folder=folder)
     path.parent.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(path, timeout=wait, thread_local=False, on_acquired=_write_holder)
+
+    def on_acquired(fd: int) -> None:
+        try:
+            _write_holder(fd)
+        except OSError as error:
+            # Disk full: no lock file is left behind (removed while still held).
+            with suppress(OSError):
+                path.unlink()
+            raise naming(error, path) from None
+
+    lock = FileLock(path, timeout=wait, thread_local=False, on_acquired=on_acquired)
     try:
         lock.acquire()
     except Timeout:

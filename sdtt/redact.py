@@ -2,41 +2,57 @@
 
 A ``--base-url`` may carry a user name and password (``https://user:pass@host/v1``);
 :func:`redact_text` hides them wherever a URL appears in a message or a record.
-Chat text comes from models and from other people's exports, so before it reaches a
-terminal :func:`printable` drops the control characters that could retitle the window,
-clear the screen or move the cursor.
+Chat text, persona details, model and file names come from models, from other people's
+exports and from files anyone may have edited. One rule covers every such string on its
+way out: :func:`shown` for a Rich console (credentials hidden, control characters that
+could retitle the window, clear the screen or move the cursor dropped, Rich markup
+escaped so ``[/]`` is text, not a crash), :func:`plot_label` for a matplotlib figure
+(``$`` would start mathtext). :func:`printable` is the control-character part alone.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from urllib.parse import urlsplit, urlunsplit
 
 REDACTED = "***"
 """What credentials are replaced with."""
 
-# scheme://userinfo@ : the userinfo runs up to the last "@" before the host part ends.
-_USERINFO = re.compile(
-    r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^\s/?#@]+(?:@[^\s/?#@]+)*)@"
-)
+# scheme://userinfo@ and, without a scheme, user:password@host. A password may hold
+# "#", "/" or "?" that were not percent-encoded: the userinfo runs up to the last "@" of
+# the URL when a ":" comes before any "/" and is not a port's (user:pass...@), else up
+# to an "@" before the first "/", "?" or "#" (user@host; a path like /@name is no
+# userinfo). Without a scheme only the user:password form counts (user@host is an email).
+_WITH_SCHEME = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<rest>\S+)")
+_WITHOUT_SCHEME = re.compile(r"(?<![\w.+%/:@*-])[A-Za-z0-9][\w.~%!$&'*+,;-]*:[^\s/]\S*@\S+")
+_PLAIN_USERINFO = re.compile(r"[^/?#@]+(?:@[^/?#@]+)*(?=@)")
+_PORT = re.compile(r"\d+(?:[/?#]|$)")
+
+
+def _hide_userinfo(rest: str, *, plain: bool = True) -> str:
+    """``rest`` (a URL after ``scheme://``) with any userinfo replaced by ``***``;
+    ``plain``: a user name without a password counts too."""
+    cut = rest.rfind("@")
+    if cut == -1:
+        return rest
+    ends = [i for i in (rest.find("/"), rest.find("?"), rest.find("#")) if i != -1]
+    colon = rest.find(":", 0, min(ends, default=len(rest)))
+    if colon != -1 and not _PORT.match(rest, colon + 1):
+        return f"{REDACTED}{rest[cut:]}"
+    found = _PLAIN_USERINFO.match(rest) if plain else None
+    return f"{REDACTED}{rest[found.end() :]}" if found else rest
 
 
 def redact_url(url: str) -> str:
     """``url`` with any user name and password replaced by ``***``."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return redact_text(url)
-    if "@" not in parts.netloc:
-        return url
-    host = parts.netloc.rsplit("@", 1)[1]
-    return urlunsplit(parts._replace(netloc=f"{REDACTED}@{host}"))
+    return redact_text(url)
 
 
 def redact_text(text: str) -> str:
-    """``text`` with the credentials of every URL in it replaced by ``***``."""
-    return _USERINFO.sub(lambda match: f"{match['scheme']}{REDACTED}@", text)
+    """``text`` with the credentials of every URL in it replaced by ``***``, with or
+    without a scheme (``alice:pw@host/v1``)."""
+    text = _WITH_SCHEME.sub(lambda match: match["scheme"] + _hide_userinfo(match["rest"]), text)
+    return _WITHOUT_SCHEME.sub(lambda match: _hide_userinfo(match[0], plain=False), text)
 
 
 # Kept: newline and tab (layout). Dropped: every other C0 and C1 control (ESC starts the
@@ -64,3 +80,18 @@ def printable(text: str, *, keep_newlines: bool = True) -> str:
         for char in _ESCAPE_SEQUENCE.sub("", text)
         if char in kept or (unicodedata.category(char) != "Cc" and char not in _BIDI_CONTROLS)
     )
+
+
+def shown(text: object) -> str:
+    """``text`` ready for a Rich console: credentials hidden, control characters dropped,
+    markup escaped. Every string sdtt did not write itself goes through it (or through
+    :func:`printable` when it is not printed with markup)."""
+    from rich.markup import escape  # here: the commands that print have Rich loaded
+
+    return escape(printable(redact_text(str(text))))
+
+
+def plot_label(text: object) -> str:
+    """``text`` ready for a matplotlib label or title: one line, no control characters,
+    and ``$`` (which starts mathtext, and crashes on an odd count) shown as itself."""
+    return printable(redact_text(str(text)), keep_newlines=False).replace("$", r"\$")

@@ -18,6 +18,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "sdtt"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
+    ("__main__",),
     ("cli",),
     ("commands",),
     ("ui", "serve"),
@@ -32,7 +33,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("personas",),
     ("dialogue",),
     ("models",),
-    ("__init__", "files", "lock", "redact", "spreadsheet", "templates"),
+    ("__init__", "files", "lock", "spreadsheet", "templates"),
+    ("redact",),
     ("errors",),
 )
 """The layers, top first. A module may import its own package and any package of a lower
@@ -47,7 +49,7 @@ continues a pseudo-dialogue (engine over generate). ``display`` holds the comman
 renderings of dialogue and model usage, so only the command layer and the UI sit above it.
 """
 
-TERMINAL_OWNERS = frozenset({"cli", "commands", "ui"})
+TERMINAL_OWNERS = frozenset({"__main__", "cli", "commands", "ui"})
 """The packages that may parse a command line, run trio and build Rich consoles."""
 
 TERMINAL_CALLS = {"trio.run": "runs trio", "rich.console.Console": "builds a Rich console"}

@@ -17,7 +17,7 @@ import numpy as np
 from sdtt.align.analysis import HUMAN, AlignmentResult
 from sdtt.align.verdicts import Estimate, VerdictAgreement
 from sdtt.analysis.plots import _pyplot
-from sdtt.files import write_text_atomic
+from sdtt.files import replacing, write_text_atomic
 
 REPORT_HTML = "alignment.html"
 
@@ -235,7 +235,8 @@ def _matrices_figure(result: AlignmentResult, path: Path) -> Path:
         ax.set_xticks(range(len(labels)), labels, fontsize=6)
         ax.set_yticks(range(len(labels)), labels, fontsize=6)
     fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8, label="dissimilarity")
-    fig.savefig(path, dpi=120, bbox_inches="tight")
+    with replacing(path) as partial:
+        fig.savefig(partial, dpi=120, bbox_inches="tight", format="png")
     plt.close(fig)
     return path
 
@@ -259,7 +260,8 @@ def _map_figure(result: AlignmentResult, path: Path) -> Path:
         ax.set_ylabel(f"{axis} 2")
         ax.set_title(title, fontsize=9)
     axes[0].legend(fontsize=7)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
+    with replacing(path) as partial:
+        fig.savefig(partial, dpi=120, bbox_inches="tight", format="png")
     plt.close(fig)
     return path
 
@@ -281,7 +283,8 @@ def _individual_figure(result: AlignmentResult, path: Path) -> Path:
     ax.set_xticks(range(len(columns)), columns, rotation=90, fontsize=5)
     ax.set_xlabel("human participant")
     fig.colorbar(image, ax=ax, label="Spearman rho")
-    fig.savefig(path, dpi=120, bbox_inches="tight")
+    with replacing(path) as partial:
+        fig.savefig(partial, dpi=120, bbox_inches="tight", format="png")
     plt.close(fig)
     return path
 
@@ -306,7 +309,8 @@ def _spread_figure(result: AlignmentResult, path: Path) -> Path:
         )
     ax.set_ylabel("Spearman rho between two participants")
     ax.axhline(0, color="black", linewidth=0.6)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
+    with replacing(path) as partial:
+        fig.savefig(partial, dpi=120, bbox_inches="tight", format="png")
     plt.close(fig)
     return path
 
@@ -351,7 +355,8 @@ def _bars_figure(result: AlignmentResult, path: Path) -> Path:
     ax.set_ylabel("Spearman rho with humans")
     ax.axhline(0, color="black", linewidth=0.6)
     ax.legend(fontsize=7)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
+    with replacing(path) as partial:
+        fig.savefig(partial, dpi=120, bbox_inches="tight", format="png")
     plt.close(fig)
     return path
 

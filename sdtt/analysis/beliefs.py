@@ -27,6 +27,7 @@ from sdtt.beliefs.calibration import (
     moments,
 )
 from sdtt.beliefs.traces import BeliefTrace
+from sdtt.files import replacing
 
 MOMENT_TEXT = 160
 """Characters of revealed text shown per moment."""
@@ -198,7 +199,8 @@ def reliability_plot(traces: Sequence[BeliefTrace], path: Path) -> Path:
     hist.set_xlabel("belief that the target is human")
     hist.set_ylabel("beliefs")
     figure.tight_layout()
-    figure.savefig(path, format="png")
+    with replacing(path) as partial:
+        figure.savefig(partial, format="png")
     plt.close(figure)
     return path
 
@@ -222,7 +224,8 @@ def trace_plot(traces: Sequence[BeliefTrace], path: Path) -> Path:
     axes.set_title("Belief traces (below 50: on the wrong side)")
     axes.legend(fontsize=8)
     figure.tight_layout()
-    figure.savefig(path, format="png")
+    with replacing(path) as partial:
+        figure.savefig(partial, format="png")
     plt.close(figure)
     return path
 
@@ -247,7 +250,8 @@ def turn_pass_plot(traces: Sequence[BeliefTrace], path: Path) -> Path:
     axes.set_title("Pass rate by turn, from belief traces")
     axes.legend(fontsize=7)
     figure.tight_layout()
-    figure.savefig(path, format="png")
+    with replacing(path) as partial:
+        figure.savefig(partial, format="png")
     plt.close(figure)
     return path
 

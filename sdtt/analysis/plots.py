@@ -12,6 +12,8 @@ import pandas as pd
 
 from sdtt.analysis.metrics import Confusion
 from sdtt.analysis.tells import TellRow
+from sdtt.files import replacing
+from sdtt.redact import plot_label
 
 
 def _pyplot() -> Any:
@@ -53,7 +55,7 @@ def pass_rate_plot(
         high = rows["boot_high"].to_numpy(dtype=float) * 100
         below = [0.0 if math.isnan(v) else v for v in y - low]
         above = [0.0 if math.isnan(v) else v for v in high - y]
-        axes.errorbar(x, y, yerr=[below, above], marker="o", capsize=4, label=name)
+        axes.errorbar(x, y, yerr=[below, above], marker="o", capsize=4, label=plot_label(name))
     shown = sorted({float(x) for rows in curves.values() for x in pd.to_numeric(rows[column])})
     if shown:
         # Limits first, then ticks that cannot move them: set_xticks widens the view to
@@ -68,9 +70,10 @@ def pass_rate_plot(
     axes.set_ylim(-3, 103)
     axes.set_yticks(range(0, 101, 20))
     axes.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.15), frameon=False)
-    axes.set_title(title)
+    axes.set_title(plot_label(title))
     figure.tight_layout()
-    figure.savefig(path, format="png", bbox_inches="tight")
+    with replacing(path) as partial:
+        figure.savefig(partial, format="png", bbox_inches="tight")
     plt.close(figure)
     return path
 
@@ -107,9 +110,10 @@ def confusion_plot(
         axes.set_xticks([0, 1], ["said human", "said AI"])
         axes.set_yticks([0, 1], ["human", "AI"])
         axes.set_ylabel("truth")
-        axes.set_title(name)
+        axes.set_title(plot_label(name))
     figure.tight_layout()
-    figure.savefig(path, format="png")
+    with replacing(path) as partial:
+        figure.savefig(partial, format="png")
     plt.close(figure)
     return path
 
@@ -124,15 +128,16 @@ def tells_plot(tells: Mapping[str, Sequence[TellRow]], path: Path) -> Path:
     )
     for (condition, rows), (axes,) in zip(panels, axes_list, strict=True):
         kept = [row for row in rows if not math.isnan(row.difference)]
-        labels = [f"{row.side}: {row.label}" for row in kept]
+        labels = [plot_label(f"{row.side}: {row.label}") for row in kept]
         values = [row.difference for row in kept]
         axes.barh(labels, values, color=["#c0504d" if v > 0 else "#4f81bd" for v in values])
         axes.axvline(0, color="black", linewidth=0.8)
         axes.set_xlabel("bot minus human")
-        axes.set_title(condition, fontsize=9)
+        axes.set_title(plot_label(condition), fontsize=9)
         axes.tick_params(axis="y", labelsize=7)
     figure.suptitle("Tells")
     figure.tight_layout()
-    figure.savefig(path, format="png")
+    with replacing(path) as partial:
+        figure.savefig(partial, format="png")
     plt.close(figure)
     return path

@@ -214,11 +214,19 @@ def read_traces(path: str | Path) -> list[BeliefTrace]:
     )
 
 
+_FIRST_LINE_LIMIT = 1 << 24
+"""Characters of a first line read to tell traces from judgements (a file of one endless
+line, cut off or not JSONL at all, is then refused by the reader)."""
+
+
 def is_trace_file(path: str | Path) -> bool:
     """True when the first record of a JSONL file is a belief trace (not a judgement)."""
+    path = Path(path)
+    if not path.is_file():  # a device or pipe: the reader refuses it in one line
+        return False
     try:
-        with Path(path).open(encoding="utf-8") as handle:
-            first = handle.readline()
+        with path.open(encoding="utf-8") as handle:
+            first = handle.readline(_FIRST_LINE_LIMIT)
     except (OSError, UnicodeDecodeError):
         return False
     return '"points"' in first and '"item_id"' in first

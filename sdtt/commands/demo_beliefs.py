@@ -20,6 +20,7 @@ from sdtt.judges.reveal import run_reveal_judge
 from sdtt.models.registry import get_model, provider_of
 from sdtt.questionnaires.judgements import read_judgements
 from sdtt.questionnaires.questionnaire import KEY_FILE, load_key, load_questionnaire
+from sdtt.redact import shown
 
 if TYPE_CHECKING:
     from sdtt.commands.demo_stages import DemoRun
@@ -49,7 +50,7 @@ def stage_belief_traces(demo: DemoRun, *, number: int = 8, reps: int = 200) -> l
         ) as model:
             return await run_reveal_judge(model, questionnaire, key, logprobs=logprobs)
 
-    with console.status(f"{demo.model_name} is judging turn by turn..."):
+    with console.status(f"{shown(demo.model_name)} is judging turn by turn..."):
         traces = trio.run(judge)
     path = folder / TRACES_FILE
     write_traces(path, traces)

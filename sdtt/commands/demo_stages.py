@@ -40,6 +40,7 @@ from sdtt.personas.prompt import BotPromptBuilder, history_text
 from sdtt.questionnaires.judgements import Judgement, write_judgements
 from sdtt.questionnaires.pipeline import build_demo_questionnaire
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
+from sdtt.redact import shown
 
 OPENING = ("hey!! how's it going", "did you get up to anything fun this weekend?")
 PSEUDO_TOPICS = ("plans for the weekend", "a show or movie you saw lately")
@@ -125,7 +126,7 @@ async def stage_burst_reply(demo: DemoRun) -> None:
         for index, text in enumerate(OPENING)
     ]
     now = opening[-1].time + timedelta(seconds=2)
-    with console.status(f"loading {demo.model_name}..."):
+    with console.status(f"loading {shown(demo.model_name)}..."):
         model = get_model(demo.model_name, base_url=demo.base_url, api_key_env=demo.api_key_env)
     async with model:
         bot = PersonaBot(
@@ -300,7 +301,7 @@ def stage_llm_judge(demo: DemoRun) -> list[Judgement]:
         ) as model:
             return await run_llm_judge(model, questionnaire, key, kind="paired")
 
-    with console.status(f"{demo.model_name} is judging the pairs..."):
+    with console.status(f"{shown(demo.model_name)} is judging the pairs..."):
         judgements = trio.run(judge)
     path = folder / "judgements.jsonl"
     write_judgements(path, judgements)

@@ -44,6 +44,7 @@ from sdtt.models.registry import DEFAULT_MODEL, base_url_for, get_model
 from sdtt.models.retry import long_run_policy
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
 from sdtt.questionnaires.topics import live_topic
+from sdtt.redact import redact_url
 
 DEFAULT_OUT = TRANSCRIPTS_DIR / "pseudo"
 
@@ -264,8 +265,9 @@ def run(args: argparse.Namespace) -> int:
     if finished:
         first = finished[0]
         assert first.spec is not None
-        # The same server, or the suggested command would go to the provider's own API.
-        server = f"--base-url {shlex.quote(args.base_url)} " if args.base_url else ""
+        # The same server, or the suggested command would go to the provider's own API;
+        # any password in its URL stays hidden (the user types it back).
+        server = f"--base-url {shlex.quote(redact_url(args.base_url))} " if args.base_url else ""
         console.print(
             "Next, the live turns on top of a pseudo-dialogue, e.g.:\n"
             f"  sdtt simulate --persona {escape(first.spec.persona)} "

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import trio
@@ -35,6 +36,7 @@ from sdtt.judges.llm import (
 )
 from sdtt.lock import output_lock
 from sdtt.models.registry import get_model
+from sdtt.questionnaires.fielded import check_same_build, note_scored
 from sdtt.questionnaires.judgements import (
     Judgement,
     JudgementKey,
@@ -43,6 +45,7 @@ from sdtt.questionnaires.judgements import (
     settled_keys,
 )
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
+from sdtt.redact import shown
 
 DEFAULT_OUT = "judgements.jsonl"
 
@@ -234,6 +237,18 @@ def all_failed(judgements: list[Judgement]) -> str | None:
     return " | ".join(dict.fromkeys(reason.removeprefix(prefix) for reason in reasons))
 
 
+@contextmanager
+def _removed_if_empty(out: Path, *, keep: bool) -> Iterator[None]:
+    # A run stopped before its first answer (a hung server, Ctrl-C) leaves no empty file.
+    try:
+        yield
+    finally:
+        if not keep:
+            with suppress(OSError):
+                if out.stat().st_size == 0:
+                    out.unlink()
+
+
 def run(args: argparse.Namespace) -> int:
     """Judge a study from parsed arguments; exit 1 when every call failed."""
     if args.classifier:
@@ -247,11 +262,18 @@ def run(args: argparse.Namespace) -> int:
         return run_reveal(args)
     console = Console(highlight=False)
     out: Path = output_file(args.out or args.study / DEFAULT_OUT)
-    load_key(args.study, load_questionnaire(args.study))  # a bad study fails before anything
+    key = load_key(args.study, load_questionnaire(args.study))  # a bad study fails first
     existed = out.exists()
     with output_lock(out):
         earlier = read_judgements(out) if existed else []
-        with JsonlWriter(out) as writer, console.status(f"{args.model} is judging..."):
+        check_same_build(earlier, key, out)
+        # Before the first answer, so the study is never rebuilt under a judged file.
+        note_scored(args.study, out, command="sdtt judge")
+        with (
+            _removed_if_empty(out, keep=existed),
+            JsonlWriter(out) as writer,
+            console.status(f"{shown(args.model)} is judging..."),
+        ):
             answers = FailuresLast[Judgement](writer, is_model_error)
             judgements = judge_study(
                 args.study,

@@ -18,6 +18,7 @@ from sdtt.judges.reveal import is_model_error, run_reveal_judge, settled_trace_k
 from sdtt.lock import output_lock
 from sdtt.models.registry import get_model, provider_of
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
+from sdtt.redact import shown
 
 DEFAULT_TRACES = "traces.jsonl"
 EXIT_NOTHING_USABLE = 1
@@ -58,7 +59,8 @@ def run_reveal(args: argparse.Namespace) -> int:
                     on_trace=answers.record,
                 )
 
-        with JsonlWriter(out) as writer, console.status(f"{args.model} is judging turn by turn..."):
+        judging = console.status(f"{shown(args.model)} is judging turn by turn...")
+        with JsonlWriter(out) as writer, judging:
             answers = FailuresLast[BeliefTrace](writer, is_model_error)
             trio.run(main)
             if not answers.every_failed:

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from sdtt.commands.common import add_out_argument
@@ -28,6 +27,7 @@ from sdtt.personas.store import (
     save_persona,
 )
 from sdtt.personas.timing import TimingProfile, describe_timing, fit_timing_profile
+from sdtt.redact import shown
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -119,14 +119,14 @@ def run_list(args: argparse.Namespace) -> int:
     folders = dict(persona_dirs())
     if not entries:
         searched = " and ".join(str(folder) for folder in folders.values())
-        console.print(f"No personas in {escape(searched)}.")
+        console.print(f"No personas in {shown(searched)}.")
         console.print("Create some with 'sdtt persona import chitchat'.")
         return 0
     table = Table(
         title="Personas",
         box=box.SIMPLE_HEAD,
-        caption=f"* shipped with sdtt ({escape(str(folders['shipped']))}); "
-        f"the others are in {escape(str(folders['local']))}/",
+        caption=f"* shipped with sdtt ({shown(str(folders['shipped']))}); "
+        f"the others are in {shown(str(folders['local']))}/",
     )
     table.add_column("name", style="bold", no_wrap=True)
     table.add_column("source")
@@ -135,7 +135,7 @@ def run_list(args: argparse.Namespace) -> int:
     table.add_column("own", justify="right")
     table.add_column("scrubbed")
     for entry in entries:
-        name = escape(entry.name) + ("*" if entry.origin == "shipped" else "")
+        name = shown(entry.name) + ("*" if entry.origin == "shipped" else "")
         if entry.persona is None:
             table.add_row(name, "[red]unreadable (see below)[/]", "", "", "", "")
             continue
@@ -143,7 +143,7 @@ def run_list(args: argparse.Namespace) -> int:
         messages = persona.messages
         table.add_row(
             name,
-            escape(persona.info.source),
+            shown(persona.info.source),
             str(len(persona.conversations)),
             str(len(messages)),
             str(sum(message.side == "response" for message in messages)),
@@ -153,7 +153,7 @@ def run_list(args: argparse.Namespace) -> int:
     console.print("[dim]convs = conversations, msgs = messages, own = the persona's messages[/]")
     for entry in entries:
         if entry.error is not None:
-            console.print(f"[red]unreadable:[/] {escape(entry.error)}")
+            console.print(f"[red]unreadable:[/] {shown(entry.error)}")
     return 0
 
 
@@ -224,15 +224,15 @@ def run_show(args: argparse.Namespace) -> int:
     persona = load_persona(path)
     info = persona.info
     turns = sum(len(conversation.turns) for conversation in persona.conversations)
-    console.print(f"[bold]{escape(info.name)}[/]  [dim]{escape(str(path))}[/]")
+    console.print(f"[bold]{shown(info.name)}[/]  [dim]{shown(str(path))}[/]")
     console.print(
-        f"source {escape(info.source)} | licence {escape(info.license)} | "
+        f"source {shown(info.source)} | licence {shown(info.license)} | "
         f"scrubbed {'yes' if info.scrubbed else 'no'}"
         + (f" | built {info.created:%Y-%m-%d}" if info.created else "")
     )
-    console.print(f"[dim]{escape(info.attribution)}[/]")
+    console.print(f"[dim]{shown(info.attribution)}[/]")
     if info.description:
-        console.print(escape(info.description))
+        console.print(shown(info.description))
     console.print(
         f"History: {len(persona.conversations)} conversations, {turns} turns, "
         f"{len(persona.messages)} messages."
@@ -287,12 +287,12 @@ def run_import(args: argparse.Namespace) -> int:
         save_persona(persona, path)
         turns = sum(len(conversation.turns) for conversation in persona.conversations)
         table.add_row(
-            escape(persona.name),
+            shown(persona.name),
             str(len(persona.conversations)),
             str(turns),
             str(len(persona.messages)),
-            escape(str(path)),
+            shown(str(path)),
         )
     console.print(table)
-    console.print(f"See one with 'sdtt persona show {escape(personas[0].name)}'.")
+    console.print(f"See one with 'sdtt persona show {shown(personas[0].name)}'.")
     return 0

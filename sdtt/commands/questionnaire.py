@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from contextlib import suppress
 from pathlib import Path
 
 from rich.console import Console
@@ -30,6 +31,7 @@ from sdtt.questionnaires.questionnaire import (
     save_study,
 )
 from sdtt.questionnaires.study import TIMESTAMPS, PairSpec, StudySpec, load_study_spec
+from sdtt.redact import shown
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -248,18 +250,26 @@ def run_build(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     spec, base = spec_from_args(args)
     check_replaceable(args.out, force=args.force)
-    with console.status("pairing conversations..."):
-        result = build_study(
-            spec,
-            base=base,
-            allow_topic_mismatch=args.allow_topic_mismatch,
-            skip_invalid=args.skip_invalid,
-        )
-    # Created only now, so a build that fails leaves no empty study folder behind.
+    created = not Path(args.out).exists()
     output_folder(args.out)
-    with output_lock(args.out, folder=True):
-        check_replaceable(args.out, force=args.force)
-        files = save_study(args.out, result.questionnaire, result.key)
+    try:
+        # Held for the whole build, so a second build is refused at once, not after
+        # pairing for seconds.
+        with output_lock(args.out, folder=True):
+            check_replaceable(args.out, force=args.force)
+            with console.status("pairing conversations..."):
+                result = build_study(
+                    spec,
+                    base=base,
+                    allow_topic_mismatch=args.allow_topic_mismatch,
+                    skip_invalid=args.skip_invalid,
+                )
+            files = save_study(args.out, result.questionnaire, result.key)
+    except BaseException:
+        if created:  # a failed build leaves no empty study folder behind
+            with suppress(OSError):
+                Path(args.out).rmdir()
+        raise
     items = result.key.items.values()
     # Under a judge design a pair has two views (bot first, bot second): count pairs.
     tests = [i for i in items if i.kind == "test" and not i.is_mirror]
@@ -363,16 +373,18 @@ def single_file_repeats(questionnaire: Questionnaire, key: AnswerKey) -> str | N
 
 
 def run_check(args: argparse.Namespace) -> int:
-    """Check survey files' structure."""
+    """Check survey files' structure: exit 1 when one has problems, 2 when one cannot be
+    read or checked at all."""
     console = Console(highlight=False)
-    failed = 0
+    errors = Console(stderr=True, highlight=False)
+    failed = unreadable = 0
     for path in args.files:
         try:
             problems = check_file(path)
         except InputError as error:
             # One unreadable or unsupported file does not stop the others being checked.
-            failed += 1
-            console.print(f"[red]{escape(str(error))}[/]")
+            unreadable += 1
+            errors.print(f"[bold red]error:[/] {shown(str(error))}")
             continue
         if problems:
             failed += 1
@@ -381,4 +393,4 @@ def run_check(args: argparse.Namespace) -> int:
                 console.print(f"  - {escape(problem)}")
         else:
             console.print(f"{escape(str(path))}: ok")
-    return 1 if failed else 0
+    return 2 if unreadable else 1 if failed else 0  # 2: the command line's user-error code

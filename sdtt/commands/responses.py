@@ -14,7 +14,7 @@ from sdtt.commands.common import add_out_argument
 from sdtt.errors import InputError
 from sdtt.files import output_file
 from sdtt.lock import output_lock
-from sdtt.questionnaires.fielded import note_scored
+from sdtt.questionnaires.fielded import check_same_build, note_scored
 from sdtt.questionnaires.importers import READERS, import_responses
 from sdtt.questionnaires.judgements import (
     append_judgements,
@@ -114,7 +114,9 @@ def run_import(args: argparse.Namespace) -> int:
     with output_lock(args.out):
         known: set[str] = set()
         if args.append and args.out.exists():
-            known = {j.judge_id for j in read_judgements(args.out) if j.study == key.study}
+            earlier = read_judgements(args.out)
+            check_same_build(earlier, key, args.out)
+            known = {j.judge_id for j in earlier if j.study == key.study}
         result = import_responses(
             args.files, args.format_name, questionnaire, key, known_judges=known
         )

@@ -17,6 +17,7 @@ from sdtt.analysis.table import judgement_table
 from sdtt.beliefs.traces import BeliefTrace, is_trace_file, judgements_from_traces, load_traces
 from sdtt.errors import InputError
 from sdtt.questionnaires.judgements import Judgement, load_judgements
+from sdtt.redact import shown
 
 
 def read_judgements(paths: Sequence[Path], *, allow_empty: bool = False) -> list[Judgement]:
@@ -65,12 +66,13 @@ def print_summary(
 
 
 def rich_table(title: str, header: list[str], rows: list[list[str]]) -> Table:
-    """A rich table from display strings."""
-    table = Table(title=title, title_justify="left")
+    """A rich table from display strings, every one shown as text (topics, models and
+    personas come from files: no markup or control character of theirs acts)."""
+    table = Table(title=shown(title), title_justify="left")
     for index, name in enumerate(header):
-        table.add_column(name, justify="left" if index == 0 else "right", overflow="fold")
+        table.add_column(shown(name), justify="left" if index == 0 else "right", overflow="fold")
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*(shown(cell) for cell in row))
     return table
 
 
@@ -79,7 +81,6 @@ def print_escaped_table(
 ) -> None:
     """A table whose cells may quote chat text (escaped, so none acts as Rich markup),
     with its note under it."""
-    cells = [[escape(cell) for cell in row] for row in rows]
-    console.print(rich_table(escape(title), [escape(name) for name in header], cells))
+    console.print(rich_table(title, header, rows))
     if note:
         console.print(f"[dim]{escape(note)}[/]")

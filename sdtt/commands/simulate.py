@@ -60,6 +60,7 @@ from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
 from sdtt.personas.timing import persona_timing
 from sdtt.questionnaires.topics import in_pool, live_topic
+from sdtt.redact import shown
 
 
 class ConsoleSink:
@@ -383,14 +384,15 @@ def run(args: argparse.Namespace) -> int:
     )
     console.print(
         f"[bold]sdtt simulate[/] {session_id}: persona [bold]{terminal_text(persona.name)}[/] on "
-        f"{escape(args.model)}, interrogator {escape(interrogator_name)}, {args.mode}, "
+        f"{terminal_text(args.model)}, interrogator {terminal_text(interrogator_name)}, "
+        f"{args.mode}, "
         f"{args.turns} turn(s){', virtual clock' if args.virtual_clock else ''}"
     )
 
     async def main() -> SimulationResult:
         models: list[Model] = []
         try:
-            loading = console.status(f"loading {args.model}...")
+            loading = console.status(f"loading {shown(args.model)}...")
             with nullcontext() if args.quiet else loading:
                 bot_model = get_model(
                     args.model,

@@ -21,6 +21,7 @@ from sdtt.files import output_file
 from sdtt.generate.topics import DEFAULT_TOPIC_COUNT, TOPICS_DIR, generate_topics, write_topics
 from sdtt.models.base import ModelOutput
 from sdtt.models.registry import DEFAULT_MODEL, get_model
+from sdtt.redact import shown
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -78,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         async with get_model(
             args.model, base_url=args.base_url, api_key_env=args.api_key_env
         ) as model:
-            with console.status(f"asking {args.model} for {args.count} topics..."):
+            with console.status(f"asking {shown(args.model)} for {args.count} topics..."):
                 return await generate_topics(model, args.count, seed=args.seed, outputs=outputs)
 
     topics = trio.run(main)

@@ -9,6 +9,10 @@ when it is a complete JSON object (a record whose newline never got written) it 
 and a writer reopening the file adds the missing newline before appending; when it does
 not parse (a record cut off by a crash or a full disk) it is skipped, and the writer
 removes it.
+
+Line ends written by other tools are read too: ``\r\n`` and a lone ``\r`` (old Mac
+editors, some spreadsheet exports) end a line like ``\n`` does. JSON escapes both
+characters inside strings, so a raw one can only be a line end.
 """
 
 from __future__ import annotations
@@ -16,13 +20,14 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import suppress
 from pathlib import Path
 from types import TracebackType
-from typing import Any, BinaryIO, Self
+from typing import Any, Self
 
 from pydantic import BaseModel
 
-from sdtt.errors import InputError
+from sdtt.errors import InputError, naming
 from sdtt.files import loads_json, read_file_bytes
 
 Record = Mapping[str, Any]
@@ -45,17 +50,23 @@ def is_complete_line(line: bytes) -> bool:
         return False
 
 
-def _last_line_start(handle: BinaryIO, size: int) -> int:
-    """Offset of the first byte after the last newline of an open file (0 if none)."""
+_LINE_ENDS = (b"\n", b"\r")
+
+
+def _after_last_line_end(data: bytes) -> int:
+    """Offset just after the last line end (``\n`` or ``\r``) of ``data`` (0 if none)."""
+    return max(data.rfind(b"\n"), data.rfind(b"\r")) + 1
+
+
+def _last_line_start(fd: int, size: int) -> int:
+    """Offset of the first byte after the last line end of an open file (0 if none)."""
     position = size
     chunk = 65536
     while position > 0:
         start = max(0, position - chunk)
-        handle.seek(start)
-        data = handle.read(position - start)
-        cut = data.rfind(b"\n")
-        if cut != -1:
-            return start + cut + 1
+        cut = _after_last_line_end(os.pread(fd, position - start, start))
+        if cut:
+            return start + cut
         position = start
     return 0
 
@@ -72,9 +83,9 @@ def repair_tail(path: Path) -> None:
         return
     with path.open("rb+") as handle:
         handle.seek(size - 1)
-        if handle.read(1) == b"\n":
+        if handle.read(1) in _LINE_ENDS:
             return
-        start = _last_line_start(handle, size)
+        start = _last_line_start(handle.fileno(), size)
         handle.seek(start)
         if is_complete_line(handle.read(size - start)):
             handle.seek(size)
@@ -96,21 +107,36 @@ class JsonlWriter:
 
     def __init__(self, path: str | Path, *, fsync: bool = False) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self.path.exists():
-            repair_tail(self.path)
-        self._fd: int | None = os.open(
-            self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666
-        )
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self.path.exists():
+                repair_tail(self.path)
+            # Readable too, so a failed write can find the last line end it cuts back to.
+            flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+            self._fd: int | None = os.open(self.path, flags, 0o666)
+        except OSError as error:
+            raise naming(error, self.path) from None
         self._fsync = fsync
 
     def write(self, record: Record | BaseModel) -> None:
-        """Append one record; it reaches the operating system before this returns."""
+        """Append one record; it reaches the operating system before this returns.
+
+        A write that fails part way (disk full, file-size limit) takes back what it wrote,
+        so the file still ends on a whole record, and raises the error naming the file.
+        """
         if self._fd is None:
             raise ValueError(f"{self.path} is closed")
-        write_all(self._fd, encode_record(record))
-        if self._fsync:
-            os.fsync(self._fd)
+        try:
+            write_all(self._fd, encode_record(record))
+            if self._fsync:
+                os.fsync(self._fd)
+        except OSError as error:
+            # The record's newline is its last byte, so what reached the file of it ends
+            # after the last line end; an earlier record is never touched.
+            with suppress(OSError):
+                size = os.fstat(self._fd).st_size
+                os.ftruncate(self._fd, _last_line_start(self._fd, size))
+            raise naming(error, self.path) from None
 
     def close(self) -> None:
         """Close the file (safe to call twice)."""
@@ -147,6 +173,8 @@ def read_jsonl(
     """
     path = Path(path)
     raw = read_file_bytes(path)
+    if b"\r" in raw:
+        raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     if allow_partial_tail and raw and not raw.endswith(b"\n"):
         start = raw.rfind(b"\n") + 1
         if not is_complete_line(raw[start:]):

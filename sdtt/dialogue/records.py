@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
 from sdtt.dialogue.store import check_version, validate_record
 from sdtt.errors import IncompleteFileWarning
+from sdtt.files import replacing
 
 Record = TypeVar("Record", bound=BaseModel)
 
@@ -20,12 +21,8 @@ Record = TypeVar("Record", bound=BaseModel)
 def write_records(path: str | Path, records: Iterable[BaseModel]) -> int:
     """Write records to a new JSONL file that replaces ``path`` only when complete;
     returns how many."""
-    path = Path(path)
-    partial = path.with_name(path.name + ".partial")
-    partial.unlink(missing_ok=True)
-    count = append_records(partial, records)
-    partial.replace(path)
-    return count
+    with replacing(Path(path)) as partial:
+        return append_records(partial, records)
 
 
 def append_records(path: str | Path, records: Iterable[BaseModel]) -> int:

@@ -18,6 +18,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
 from sdtt.dialogue.message import SCHEMA_VERSION, Message, Transcript
 from sdtt.errors import InputError
+from sdtt.files import replacing
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
@@ -143,15 +144,11 @@ class TranscriptWriter:
 
 def write_transcripts(path: str | Path, transcripts: Iterable[Transcript]) -> None:
     """Write whole conversations to a new file (replacing any file at ``path``)."""
-    path = Path(path)
-    partial = path.with_name(path.name + ".partial")
-    partial.unlink(missing_ok=True)
-    with JsonlWriter(partial) as writer:
+    with replacing(Path(path)) as partial, JsonlWriter(partial) as writer:
         for transcript in transcripts:
             writer.write(transcript_header(transcript))
             for message in transcript.messages:
                 writer.write(message_record(transcript.id, message))
-    partial.replace(path)
 
 
 def transcripts_from_records(

@@ -19,6 +19,7 @@ import trio
 from sdtt.dialogue.message import RESPONSE, Message
 from sdtt.engine.schedule import preset_decides
 from sdtt.errors import InputError, ModelError
+from sdtt.files import read_text_file
 from sdtt.models.base import GenerateConfig, Generator, ModelOutput
 from sdtt.personas.bot import BotReply, PersonaBot
 from sdtt.personas.persona import Persona
@@ -154,12 +155,7 @@ def read_script(path: str | Path) -> list[list[str]]:
     Lines starting with ``#`` are comments.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("script file not found.", path=path) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read the script ({error}).", path=path) from None
+    text = read_text_file(path, what="script file")
     bursts: list[list[str]] = [[]]
     for line in text.splitlines():
         if line.lstrip().startswith("#"):

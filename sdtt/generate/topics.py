@@ -19,6 +19,7 @@ from pathlib import Path
 
 from sdtt.dialogue.render import fold_text
 from sdtt.errors import InputError, ModelOutputError
+from sdtt.files import read_text_file, write_text_atomic
 from sdtt.models.base import GenerateConfig, Generator, ModelOutput, Prompt
 
 TOPICS_DIR = Path("topics")
@@ -192,14 +193,7 @@ async def generate_topics(
 def read_topics(path: str | Path) -> list[str]:
     """The topics of a topic file (blank lines and ``#`` comments skipped)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError("topic file not found.", path=path) from None
-    except UnicodeDecodeError:
-        raise InputError("is not UTF-8 text.", path=path, hint="Re-save it as UTF-8.") from None
-    except OSError as error:
-        raise InputError(f"cannot read the file ({error.strerror}).", path=path) from None
+    text = read_text_file(path, what="topic file")
     topics = []
     for line in text.splitlines():
         stripped = line.strip()
@@ -215,7 +209,7 @@ def read_topics(path: str | Path) -> list[str]:
 def locate_topics(name_or_path: str | Path) -> Path:
     """A topic file given by path, or by name in ``./topics`` (``chitchat`` -> chitchat.txt)."""
     candidate = Path(name_or_path)
-    if candidate.is_file():
+    if candidate.exists() and not candidate.is_dir():  # devices and pipes: refused on reading
         return candidate
     named = TOPICS_DIR / f"{name_or_path}{SUFFIX}"
     if named.is_file():
@@ -234,7 +228,5 @@ def write_topics(path: str | Path, topics: Sequence[str], *, source: str) -> Pat
     path.parent.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y-%m-%d")
     lines = [f"# {fold_text(source)}, {stamp}", *(fold_text(topic) for topic in topics)]
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    partial.replace(path)
+    write_text_atomic(path, "\n".join(lines) + "\n")
     return path

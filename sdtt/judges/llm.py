@@ -17,7 +17,13 @@ from typing import Any, Literal
 
 import trio
 
-from sdtt.errors import InputError, ProviderError
+from sdtt.errors import (
+    InputError,
+    ModelError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderTimeoutError,
+)
 from sdtt.judges.parsing import parse_label, parse_option
 from sdtt.judges.prompts import paired_prompt, single_prompt
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
@@ -96,6 +102,21 @@ def _exclusion(asked: Asked, attempts: int) -> str | None:
         return f"model_error: {asked.error}"
     if asked.answer is None:
         return f"non_compliant: no readable answer in {attempts} attempt(s)"
+    return None
+
+
+_UNREACHABLE = tuple(
+    f"model_error: {kind.__name__}: " for kind in (ProviderTimeoutError, ProviderConnectionError)
+)
+
+
+def _unreachable(record: Judgement) -> str | None:
+    """The error of a judgement whose model call got no answer at all (timed out or
+    could not connect), else None."""
+    reason = record.exclusion_reason or ""
+    for prefix in _UNREACHABLE:
+        if reason.startswith(prefix):
+            return reason.removeprefix(prefix)
     return None
 
 
@@ -330,6 +351,23 @@ async def run_llm_judge(
         ]
     results: dict[str, list[Judgement]] = {}
     limiter = trio.CapacityLimiter(max(1, concurrency))
+    answered = False
+
+    def judged(record: Judgement) -> None:
+        # A server that never answers would cost every pair the full timeout and its
+        # retries: when the first calls get no answer at all, stop (what was judged is
+        # kept, and a rerun resumes), as simulate and topics do.
+        nonlocal answered
+        failure = _unreachable(record)
+        if failure is not None and not answered:
+            raise ModelError(
+                f"{failure} Stopped judging: no call has been answered, so the other "
+                f"pairs would fail alike. When {model.name} answers again, run the same "
+                "command again: it resumes."
+            )
+        answered = answered or failure is None
+        if on_judgement is not None:
+            on_judgement(record)
 
     async def one(item: PairItem) -> None:
         async with limiter:
@@ -343,7 +381,7 @@ async def run_llm_judge(
                     judge_id=judge_id,
                     attempts=attempts,
                     orders=[o for o in unsettled(item, orders_for(orders, item.id, seed)) if o],
-                    on_judgement=on_judgement,
+                    on_judgement=judged,
                 )
             else:
                 found = [
@@ -357,8 +395,7 @@ async def run_llm_judge(
                         attempts=attempts,
                     )
                 ]
-                if on_judgement is not None:
-                    on_judgement(found[0])
+                judged(found[0])
             results[item.id] = found
             if on_done is not None:
                 on_done(len(results), len(items))

@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 from urllib.parse import urlsplit
 
 from sdtt.errors import (
+    AuthenticationError,
     ConfigError,
     ProviderConnectionError,
     ProviderError,
@@ -97,6 +98,8 @@ class SdkAPI(ABC, Generic[ClientT]):
         self.name = f"{self.package}/{model}"
         self.model = model
         self.base_url = base_url or os.environ.get(self.base_url_env) or None
+        if self.base_url is not None:
+            check_url(self.base_url, self.name)
         self._key = self._choose_key(api_key_env)
         self._client: ClientT | None = None
         import_sdk(self.package)
@@ -104,6 +107,7 @@ class SdkAPI(ABC, Generic[ClientT]):
     def _choose_key(self, api_key_env: str | None) -> str:
         # The provider's key goes to the provider only: a --base-url elsewhere (a local
         # server, a colleague's proxy, a typo) gets the key the user named for it, or none.
+        self._key_env = api_key_env
         if api_key_env is not None:
             key = os.environ.get(api_key_env, "")
             if not key:
@@ -170,24 +174,39 @@ class SdkAPI(ABC, Generic[ClientT]):
             return await operation(client)
         except sdk.APITimeoutError:
             failure = ProviderTimeoutError(f"{self.name}: no answer within {timeout:g} s.")
-        except sdk.APIConnectionError:
+        except sdk.APIConnectionError as error:
             failure = ProviderConnectionError(
-                f"{self.name}: could not reach {self._where()}; check the network "
+                f"{self.name}: {self._where()} hung up before its answer was complete; "
+                "check the server's log (it may have crashed or hit a proxy's time limit)."
+                if _cut_off(error)
+                else f"{self.name}: could not reach {self._where()}; check the network "
                 "or that the server is running."
             )
         except sdk.APIStatusError as error:
-            failure = error_for_status(
-                error.status_code,
-                self.name,
-                scrub(provider_message(error.body), [self._key]),
-                key_env=self.key_env,
-                retry_after=parse_retry_after(error.response.headers),
-            )
+            if error.status_code in (401, 403) and self._key == NO_KEY:
+                failure = self._unauthorised(error.status_code)
+            else:
+                failure = error_for_status(
+                    error.status_code,
+                    self.name,
+                    scrub(provider_message(error.body), [self._key]),
+                    key_env=self._key_env or self.key_env,
+                    retry_after=parse_retry_after(error.response.headers),
+                )
         except (sdk.APIResponseValidationError, ValueError):
             failure = self._malformed("the body is not valid JSON")
         # Raised here, outside the except blocks, so the SDK's exception (whose text may
         # quote a response body) is not chained to ours.
         raise failure
+
+    def _unauthorised(self, status: int) -> ProviderError:
+        # No key went to this server (sdtt sends the provider's key to its own hosts
+        # only), so naming that key's variable would send the user the wrong way.
+        return AuthenticationError(
+            f"{self.name}: {self._where()} wants an API key (HTTP {status}), and none was "
+            f"sent ({self.key_env} goes only to {', '.join(sorted(self.own_hosts))}). Put "
+            "this server's key in an environment variable and name it with --api-key-env."
+        )
 
     def _malformed(self, why: str) -> ProviderError:
         return ProviderError(
@@ -203,6 +222,38 @@ class SdkAPI(ABC, Generic[ClientT]):
         if self._client is not None:
             await self._client.close()
             self._client = None
+
+
+def check_url(url: str, name: str) -> None:
+    """A :class:`ConfigError` unless ``url`` is an http(s) URL with a host and a numeric
+    port, said without the password (the HTTP library's own error would quote it)."""
+    problem = None
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError when the port is not a number
+    except ValueError:
+        problem = "its port is not a number"
+    else:
+        if parts.scheme.lower() not in ("http", "https"):
+            problem = "it does not start with http:// or https://"
+        elif not parts.hostname:
+            problem = "it names no host"
+        elif parts.fragment or (parts.username is None and "@" in url):
+            problem = "part of it was read as a fragment or a path"
+    if problem is not None:
+        raise ConfigError(
+            f"{name}: the server address {redact_url(url)} is not a usable URL ({problem}). "
+            "Write it as http(s)://host:port/path; a user name or password holding '#', "
+            "'/', '?', '@' or ':' must be percent-encoded (%23, %2F, %3F, %40, %3A)."
+        )
+
+
+def _cut_off(error: BaseException) -> bool:
+    """Whether a connection error is a server hanging up in the middle of its answer."""
+    cause = error.__cause__ or error.__context__
+    # httpx: "peer closed connection without sending complete message body (...)" or
+    # "... (incomplete chunked read)".
+    return type(cause).__name__ == "RemoteProtocolError" and "complete" in str(cause)
 
 
 def is_own_host(url: str, own_hosts: frozenset[str]) -> bool:

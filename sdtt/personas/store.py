@@ -23,6 +23,7 @@ from sdtt.dialogue.store import (
     validate_record,
 )
 from sdtt.errors import InputError
+from sdtt.files import replacing
 from sdtt.personas.persona import Persona, PersonaInfo
 from sdtt.personas.timing import TimingProfile
 
@@ -49,15 +50,12 @@ def save_persona(persona: Persona, path: str | Path) -> Path:
     interrupted write never leaves a half persona behind.
     """
     path = Path(path)
-    partial = path.with_name(path.name + ".partial")
-    partial.unlink(missing_ok=True)
-    with JsonlWriter(partial) as writer:
+    with replacing(path) as partial, JsonlWriter(partial) as writer:
         writer.write(persona_header(persona.info))
         for conversation in persona.conversations:
             writer.write(transcript_header(conversation))
             for message in conversation.messages:
                 writer.write(message_record(conversation.id, message))
-    partial.replace(path)
     return path
 
 
@@ -205,7 +203,7 @@ def locate_persona(
     """The file of a persona given by name (``chitchat-32b20fa3``) or by path."""
     text = str(name_or_path)
     candidate = Path(text)
-    if candidate.is_file():
+    if candidate.exists() and not candidate.is_dir():  # a device or pipe is refused on reading
         return candidate
     if isinstance(name_or_path, Path) or _looks_like_path(text):
         raise InputError("persona file not found.", path=candidate)

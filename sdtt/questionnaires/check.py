@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sdtt.errors import InputError
-from sdtt.files import loads_json
+from sdtt.files import loads_json, read_file_bytes
 
 QSF_ELEMENT_KINDS = {"BL", "FL", "SO", "SCO", "PROJ", "STAT", "QC", "SQ", "RS", "QO", "PL", "SV"}
 QSF_QUESTION_KINDS = {
@@ -309,11 +309,9 @@ def check_file(path: str | Path) -> list[str]:
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError("file not found.", path=path) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read the file ({error}).", path=path) from None
+        text = read_file_bytes(path).decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError("is not UTF-8 text.", path=path, hint="Re-save it as UTF-8.") from None
     suffix = path.suffix.lower()
     if suffix not in CHECKED_SUFFIXES:
         raise InputError(
@@ -323,7 +321,14 @@ def check_file(path: str | Path) -> list[str]:
             "printable exports are checked by sdtt's tests, not by this command).",
         )
     if suffix in (".txt", ".tsv"):
-        return check_limesurvey(text)
+        try:
+            return check_limesurvey(text)
+        except csv.Error as error:
+            raise InputError(
+                f"is not a valid tab-separated file ({error}).",
+                path=path,
+                hint="Export it from sdtt or LimeSurvey again.",
+            ) from None
     try:
         document = loads_json(text)
     except json.JSONDecodeError as error:

@@ -10,13 +10,15 @@ key listed there, even with ``--force``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
 from sdtt.errors import InputError
-from sdtt.questionnaires.questionnaire import KEY_FILE, QUESTIONNAIRE_FILE
+from sdtt.questionnaires.judgements import Judgement
+from sdtt.questionnaires.questionnaire import KEY_FILE, QUESTIONNAIRE_FILE, AnswerKey
 
 USES_FILE = "scored-with-this-key.jsonl"
 """The study folder's list of judgement files scored with its answer key."""
@@ -75,4 +77,22 @@ def check_replaceable(folder: str | Path, *, force: bool) -> None:
             f"already holds a study ({', '.join(existing)}).",
             path=folder,
             hint="Pass --force to replace it, or --out to build elsewhere.",
+        )
+
+
+def check_same_build(earlier: Iterable[Judgement], key: AnswerKey, path: str | Path) -> None:
+    """Refuse to add answers scored with ``key`` to a file holding another build's.
+
+    A rebuilt study keeps its name but gets new pair ids; answers to both builds in one
+    file would be scored together as if they were one questionnaire. Answers to other
+    studies (pooled on purpose) are fine.
+    """
+    foreign = {j.pair_id for j in earlier if j.study == key.study and j.pair_id not in key.items}
+    if foreign:
+        raise InputError(
+            f"holds answers to another build of study '{key.study}' ({len(foreign)} pair "
+            f"id(s) its answer key does not have, e.g. {min(foreign)}); adding this build's "
+            "would mix two questionnaires in one file.",
+            path=path,
+            hint="Write this build's answers to another --out.",
         )

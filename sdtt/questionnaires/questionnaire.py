@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sdtt.dialogue.store import check_version, validate_record
 from sdtt.errors import InputError
-from sdtt.files import parse_json, write_text_atomic
+from sdtt.files import parse_json, read_text_file, write_text_atomic
 from sdtt.questionnaires.study import QualitySpec
 
 QUESTIONNAIRE_VERSION = 1
@@ -314,17 +314,13 @@ def save_study(folder: str | Path, questionnaire: Questionnaire, key: AnswerKey)
 
 
 def _read_json(path: Path, what: str) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
+    if not path.exists():
         raise InputError(
             f"{what} not found.",
             path=path,
             hint="Build the study first with 'sdtt questionnaire build'.",
-        ) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read the {what} ({error}).", path=path) from None
-    return parse_json(text, path)
+        )
+    return parse_json(read_text_file(path, what=what), path)
 
 
 def _study_file(folder_or_file: str | Path, name: str) -> Path:

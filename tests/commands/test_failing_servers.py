@@ -114,3 +114,21 @@ def test_judge_prints_the_providers_message_when_every_call_fails(
     err = " ".join(capsys.readouterr().err.split())
     assert code == 1
     assert "HTTP 503" in err and "model overloaded, try later" in err
+
+
+def test_judge_against_a_hung_server_stops_after_the_first_calls_time_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SDTT_ATTEMPT_TIMEOUT", "0.3")
+    monkeypatch.setenv("SDTT_MAX_ATTEMPTS", "1")
+    study = fixture_study()
+    save_study(tmp_path / "study", study.questionnaire, study.key)
+    with FakeOpenAIServer() as server:
+        server.enqueue(*[ScriptedReply(delay=30)] * 100)  # never answers in time
+        code = main([*judge(tmp_path / "study", server.base_url), "--concurrency", "1"])
+        asked = len(server.requests)
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 2
+    assert "no answer within" in err and "run the same command again: it resumes" in err
+    assert asked == 1  # not every pair in turn
+    assert not (tmp_path / "study" / "judgements.jsonl").exists()

@@ -2,14 +2,17 @@
 
 Each target command gets the same kinds of damage, drawn from a seeded generator so every
 run checks the same cases: truncation, random bytes, deep nesting, huge integers, values
-of the wrong type, UTF-16 with a BOM, Latin-1, CR-only line ends, NULs, an empty file and
-shuffled lines. The command may succeed or refuse (exit 2 with one ``error:`` line); it
-may not raise.
+of the wrong type, UTF-16 with and without a BOM, Latin-1, CR-only line ends, NULs and
+NUL padding, lone surrogates, a field of 200 KB, an empty file and shuffled lines; and
+the file swapped for a device or a FIFO. The command may succeed or refuse (exit 2 with
+one ``error:`` line); it may not raise. A full disk is ``test_full_disk.py``'s, over
+every command that writes.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -109,6 +112,33 @@ def nuls(data: bytes, rng: random.Random) -> bytes:
     return bytes(changed)
 
 
+def utf16_without_bom(data: bytes, rng: random.Random) -> bytes:
+    return data.decode("utf-8", errors="replace").encode("utf-16-le")
+
+
+def nul_padding(data: bytes, rng: random.Random) -> bytes:
+    # What a crash on some file systems leaves: the file's size grew, its data did not.
+    return data + b"\0" * rng.choice([1, 512, 65_536])
+
+
+def lone_surrogates(data: bytes, rng: random.Random) -> bytes:
+    text = data.decode("utf-8", errors="replace")
+    quotes = [i for i, char in enumerate(text) if char == '"']
+    for _ in range(3):
+        if quotes:
+            at = rng.choice(quotes) + 1
+            text = text[:at] + rng.choice(["\\ud800", "\\udfff", "\\ud83d"]) + text[at:]
+    return text.encode("utf-8")
+
+
+def huge_field(data: bytes, rng: random.Random) -> bytes:
+    # Over the csv module's 128 KB field limit, quoted so it is one field.
+    lines = data.split(b"\n")
+    index = rng.randrange(len(lines))
+    lines[index] = lines[index] + b',"' + b"x" * 200_000 + b'"'
+    return b"\n".join(lines)
+
+
 def empty(data: bytes, rng: random.Random) -> bytes:
     return b""
 
@@ -121,7 +151,8 @@ def shuffle_lines(data: bytes, rng: random.Random) -> bytes:
 
 MUTATIONS: list[Mutation] = [
     truncate, random_bytes, flip_bytes, deep_nesting, huge_int, wrong_types, wrong_types,
-    utf16_bom, latin1, cr_only, nuls, empty, shuffle_lines,
+    utf16_bom, utf16_without_bom, latin1, cr_only, nuls, nul_padding, lone_surrogates,
+    huge_field, empty, shuffle_lines,
 ]  # fmt: skip
 
 Command = Callable[[dict[str, Path]], list[str]]
@@ -219,3 +250,20 @@ def test_hostile_files_never_cause_a_traceback(inputs: dict[str, Path], target: 
             ) from error
         assert acceptable(outcome), f"{target} on {mutation.__name__}: {outcome.text[:500]}"
     path.write_bytes(original)
+
+
+@pytest.mark.parametrize("source", ["/dev/zero", "FIFO"])
+@pytest.mark.parametrize("target", TARGETS)
+def test_devices_and_pipes_are_refused_in_one_line(
+    inputs: dict[str, Path], tmp_path: Path, target: str, source: str
+) -> None:
+    kind, command = TARGETS[target]
+    path = inputs[kind]
+    path.unlink()
+    if source == "FIFO":
+        os.mkfifo(path)  # opening it would wait for a writer forever
+    else:
+        path.symlink_to(source)  # reading it would never end
+    outcome = run(*command(inputs))
+    assert outcome.code == 2 and "Traceback" not in outcome.err, outcome.text
+    assert outcome.err.startswith("error: ") and "not a regular file" in outcome.text

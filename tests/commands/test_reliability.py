@@ -256,3 +256,145 @@ def test_appending_keeps_a_last_record_that_lost_its_newline(tmp_path: Path, stu
     assert len(read_judgements(out)) == 9
     assert main([*imported, "-o", str(out), "--append"]) == 0
     assert len(read_judgements(out)) == 18
+
+
+@pytest.mark.parametrize("line_end", [b"\r", b"\r\n"])
+def test_appending_to_a_file_with_other_line_ends_keeps_every_record(
+    tmp_path: Path, study: Path, line_end: bytes
+) -> None:
+    answers = Path(__file__).parents[1] / "questionnaires" / "fixtures" / "generic-answers.csv"
+    out = tmp_path / "responses.jsonl"
+    imported = ["responses", "import", str(answers), "--study", str(study), "--format", "csv"]
+    assert main([*imported, "-o", str(out)]) == 0
+    out.write_bytes(out.read_bytes().replace(b"\n", line_end))  # as an old editor saves it
+    assert len(read_judgements(out)) == 9
+    assert main([*imported, "-o", str(out), "--append"]) == 0
+    assert len(read_judgements(out)) == 18
+    out.write_bytes(out.read_bytes().rstrip(b"\n").replace(b"\n", line_end).rstrip(line_end))
+    assert main([*imported, "-o", str(out), "--append"]) == 0
+    assert len(read_judgements(out)) == 27
+
+
+def test_judge_notes_the_key_so_a_judged_study_is_never_rebuilt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    study = tmp_path / "study"
+    assert build(study) == 0
+    out = tmp_path / "judgements.jsonl"
+    assert main(["judge", str(study), "--model", "mock/chatty", "--out", str(out)]) == 0
+    judged = read_judgements(out)
+    capsys.readouterr()
+    assert build(study, "--seed", "12", "--force") == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "answer key scored 1 judgement file(s)" in err and "'sdtt judge'" in err
+    assert main(["judge", str(study), "--model", "mock/chatty", "--out", str(out)]) == 0
+    assert read_judgements(out) == judged
+
+
+def test_answers_to_two_builds_of_a_study_are_never_mixed_in_one_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    assert build(first) == 0 and build(second, "--seed", "12") == 0
+    out = tmp_path / "judgements.jsonl"
+    assert main(["judge", str(first), "--model", "mock/chatty", "--out", str(out)]) == 0
+    judged = out.read_bytes()
+    capsys.readouterr()
+    assert main(["judge", str(second), "--model", "mock/chatty", "--out", str(out)]) == 2
+    assert "another build of study 'fixture'" in " ".join(capsys.readouterr().err.split())
+    answers = Path(__file__).parents[1] / "questionnaires" / "fixtures" / "generic-answers.csv"
+    imported = ["responses", "import", str(answers), "--study", str(second), "--format", "csv"]
+    assert main([*imported, "-o", str(out), "--append"]) == 2
+    assert "another build of study 'fixture'" in " ".join(capsys.readouterr().err.split())
+    assert out.read_bytes() == judged
+
+
+def test_a_second_build_is_refused_before_it_pairs_anything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sdtt.commands.questionnaire as command
+
+    built: list[object] = []
+    real = command.build_study
+    monkeypatch.setattr(command, "build_study", lambda *a, **k: built.append(a) or real(*a, **k))
+    study = tmp_path / "study"
+    with output_lock(study, folder=True):
+        assert build(study) == 2
+    assert f"process {os.getpid()}" in " ".join(capsys.readouterr().err.split())
+    assert not built
+    assert build(study) == 0 and built
+
+
+def test_a_run_refused_while_the_holder_starts_waits_for_its_record(tmp_path: Path) -> None:
+    import json
+    import socket
+    import threading
+
+    from sdtt.lock import describe_holder
+
+    path = tmp_path / ".sdtt.lock"
+    path.write_text("")  # taken, record not written yet
+    holder = {"pid": os.getpid(), "host": socket.gethostname(), "since": "now", "command": "x"}
+    timer = threading.Timer(0.3, lambda: path.write_text(json.dumps(holder)))
+    timer.start()
+    try:
+        assert describe_holder(path).startswith(f"process {os.getpid()} on ")
+    finally:
+        timer.join()
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    path.write_text(json.dumps({**holder, "pid": int(dead.stdout)}))  # a killed run's record
+    timer = threading.Timer(0.3, lambda: path.write_text(json.dumps(holder)))
+    timer.start()
+    try:
+        assert describe_holder(path).startswith(f"process {os.getpid()} on ")
+    finally:
+        timer.join()
+
+
+CONSOLE = """
+import builtins, sys, time
+import sdtt.__main__ as entry
+case = sys.argv[1]
+if case == "import":  # Ctrl-C while the console script imports the command line
+    real_import = builtins.__import__
+    def importing(name, *args, **kwargs):
+        if name == "sdtt.cli":
+            raise KeyboardInterrupt
+        return real_import(name, *args, **kwargs)
+    builtins.__import__ = importing
+else:  # Ctrl-C landing in a __del__ method, which Python would ignore
+    import sdtt.cli
+    class Finalised:
+        def __del__(self):
+            raise KeyboardInterrupt
+    def command(argv=None):
+        Finalised()
+        time.sleep(30)
+        return 0
+    sdtt.cli.main = command
+sys.exit(entry.main())
+"""
+
+
+@pytest.mark.parametrize("case", ["import", "__del__"])
+def test_ctrl_c_at_any_moment_is_exit_130_and_the_one_line(case: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", CONSOLE, case],
+        capture_output=True,
+        text=True,
+        timeout=STARTUP,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
+    )
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.strip().splitlines() == [INTERRUPTED]
+
+
+def test_the_console_script_imports_the_command_line_inside_its_handler() -> None:
+    import tomllib
+
+    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    assert pyproject["project"]["scripts"]["sdtt"] == "sdtt.__main__:main"
+    source = (Path(__file__).parents[2] / "sdtt" / "__main__.py").read_text()
+    top = [line for line in source.splitlines() if line.startswith(("import ", "from "))]
+    assert all("sdtt" not in line for line in top), top

@@ -152,6 +152,74 @@ def test_redaction_hides_user_and_password_only() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("at https://alice:p#ss/w?rd@h.example/v1 now", "at https://***@h.example/v1 now"),
+        ("https://u:p@ss@h/v1", "https://***@h/v1"),
+        ("--base-url alice:pw-PLANTED@10.0.0.2:8/v1", "--base-url ***@10.0.0.2:8/v1"),
+        ("(alice:pw-PLANTED@host)", "(***@host)"),
+        ("http://localhost:8080/v1/x@y", "http://localhost:8080/v1/x@y"),
+        ("https://medium.com/@name, bob@example.org", "https://medium.com/@name, bob@example.org"),
+        ("at 12:30 in http://[::1]:8080/v1", "at 12:30 in http://[::1]:8080/v1"),
+    ],
+)  # fmt: skip
+def test_redaction_finds_passwords_with_odd_characters_and_without_a_scheme(
+    text: str, shown: str
+) -> None:
+    assert redact_text(text) == shown
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://alice:se#cret-PLANTED@127.0.0.1:9/v1",
+        "http://alice:se/cret-PLANTED@127.0.0.1:9/v1",
+        "http://alice:secret-PLANTED@127.0.0.1:9x/v1",
+        "alice:secret-PLANTED@127.0.0.1:9/v1",
+    ],
+)
+def test_a_malformed_base_url_is_one_line_without_the_password(url: str) -> None:
+    outcome = run(*simulate("openai/llama3", url))
+    assert outcome.code == 2 and "Traceback" not in outcome.err
+    assert outcome.err.startswith("error: ") and "not a usable URL" in outcome.text
+    assert "PLANTED" not in outcome.text
+
+
+def test_generate_suggests_the_next_command_without_the_password(
+    pristine_inputs: dict[str, Path],
+) -> None:
+    with FakeOpenAIServer() as server:
+        url = server.base_url.replace("http://", "http://alice:hunter2-PLANTED@")
+        outcome = run(
+            "generate", "--persona", str(pristine_inputs["persona"]), "--model", "openai/x",
+            "--base-url", url, "--turns", "2", "--turns-per-topic", "1",
+            "--topics", str(pristine_inputs["topics"]), "--out", "chains",
+        )  # fmt: skip
+    assert outcome.code == 0, outcome.text
+    assert "sdtt simulate" in outcome.text and "--base-url 'http://***@127.0.0.1" in outcome.text
+    assert "hunter2" not in outcome.text
+
+
+def test_a_401_from_a_server_that_got_no_key_says_so() -> None:
+    with FakeOpenAIServer() as server:
+        server.enqueue(*[ScriptedReply(status=401, body={"error": {"message": "no"}})] * 20)
+        outcome = run(*simulate("openai/llama3", server.base_url))
+    assert outcome.code != 0 and "Traceback" not in outcome.err
+    assert "none was sent" in outcome.text and "--api-key-env" in outcome.text
+    assert "Check that the OPENAI_API_KEY" not in outcome.text
+
+
+def test_an_answer_cut_off_midway_is_not_called_unreachable() -> None:
+    with FakeOpenAIServer() as server:
+        cut = ScriptedReply(status=200, body={"id": "x", "choices": [] * 100}, cut_after=5)
+        server.enqueue(*[cut] * 20)
+        outcome = run(*simulate("openai/llama3", server.base_url))
+    assert "Traceback" not in outcome.err
+    assert "hung up before its answer was complete" in outcome.text
+    assert "could not reach" not in outcome.text
+
+
 HOSTILE_LINE = "hi \x1b]0;pwned title\x07there\x1b[2J\x1b[H [bold red]not markup[/] \x9b31m!"
 
 
@@ -170,3 +238,60 @@ def test_printable_keeps_text_and_layout() -> None:
     assert printable("über 😀\tok\nnext") == "über 😀\tok\nnext"
     assert printable("a\rb\x00c\x7fd\u202ee") == "abcde"
     assert printable("line\nbreak", keep_newlines=False) == "linebreak"
+
+
+HOSTILE_NAME = "x\x1b]0;owned\x07\x1b[2J\u202e[/] [bold]pick [a] or [b] $5 and $6"
+
+
+def hostile_persona(pristine_inputs: dict[str, Path]) -> Path:
+    lines = pristine_inputs["persona"].read_text(encoding="utf-8").splitlines()
+    import json
+
+    header = json.loads(lines[0])
+    for field in ("source", "license", "attribution", "description"):
+        header[field] = HOSTILE_NAME
+    path = Path("personas") / "hostile.jsonl"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    return path
+
+
+def hostile_judgements(pristine_inputs: dict[str, Path]) -> Path:
+    import json
+
+    records = []
+    for line in pristine_inputs["judgements"].read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        record["condition"] = {**record["condition"], "model": HOSTILE_NAME}
+        record["condition"]["topic"] = HOSTILE_NAME
+        records.append(json.dumps(record))
+    path = Path("hostile-judgements.jsonl")
+    path.write_text("\n".join(records) + "\n", encoding="utf-8")
+    return path
+
+
+def assert_inert(outcome_text: str) -> None:
+    assert "\x1b" not in outcome_text and "\x07" not in outcome_text
+    assert "\u202e" not in outcome_text
+
+
+def test_every_printed_field_from_files_is_shown_as_text(
+    pristine_inputs: dict[str, Path],
+) -> None:
+    persona = hostile_persona(pristine_inputs)
+    for argv in (["persona", "show", str(persona)], ["persona", "list"]):
+        outcome = run(*argv)
+        assert outcome.code == 0 and "Traceback" not in outcome.err, outcome.text
+        assert_inert(outcome.out + outcome.err)
+    shown = run("persona", "show", str(persona))
+    assert "pick [a] or [b]" in shown.text and "[/]" in shown.text
+    judgements = hostile_judgements(pristine_inputs)
+    scored = run("score", str(judgements), "--bootstrap", "0", "--by", "model,topic")
+    assert scored.code == 0 and "Traceback" not in scored.err, scored.text
+    assert_inert(scored.out + scored.err)
+    reported = run("report", str(judgements), "--bootstrap", "0", "--out", "report")
+    assert reported.code == 0 and "Traceback" not in reported.err, reported.text
+    with FakeOpenAIServer() as server:
+        simulated = run(*simulate("openai/\x1b[2Jllama $3 [/]", server.base_url))
+    assert "Traceback" not in simulated.err
+    assert_inert(simulated.out + simulated.err)

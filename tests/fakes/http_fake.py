@@ -32,6 +32,8 @@ class ScriptedReply:
     headers: Mapping[str, str] = field(default_factory=dict)
     delay: float = 0.0
     """Seconds to wait before answering (on top of the server's latency)."""
+    cut_after: int | None = None
+    """Send only this many bytes of the body (announcing all of it), then hang up."""
 
     def encoded_body(self) -> tuple[bytes, str]:
         """The body as bytes and its content type."""
@@ -178,6 +180,10 @@ def _make_handler(server: FakeHTTPServer) -> type[BaseHTTPRequestHandler]:
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
                 self.end_headers()
+                if reply.cut_after is not None:
+                    self.wfile.write(payload[: reply.cut_after])
+                    self.close_connection = True
+                    return
                 self.wfile.write(payload)
             except (BrokenPipeError, ConnectionResetError):
                 # The client gave up (a timeout test): nothing to answer to.

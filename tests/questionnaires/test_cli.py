@@ -261,9 +261,11 @@ def test_check_names_the_file_types_it_checks(
     (workdir / "page.html").write_text("<html></html>", encoding="utf-8")
     (workdir / "survey.json").write_text('{"pages": []}', encoding="utf-8")
     files = ["answers.csv", "page.html", "survey.json"]
-    assert main(["questionnaire", "check", *files]) == 1
-    out = " ".join(capsys.readouterr().out.split())
-    assert "not valid JSON" not in out
-    assert "cannot check .csv files" in out and "cannot check .html files" in out
-    assert "It checks Qualtrics .qsf, SurveyJS .json and LimeSurvey .txt/.tsv files" in out
+    assert main(["questionnaire", "check", *files]) == 2  # files it cannot check: user error
+    printed = capsys.readouterr()
+    out, err = " ".join(printed.out.split()), " ".join(printed.err.split())
+    assert "not valid JSON" not in out + err
+    assert "error: answers.csv: 'questionnaire check' cannot check .csv files" in err
+    assert "cannot check .html files" in err
+    assert "It checks Qualtrics .qsf, SurveyJS .json and LimeSurvey .txt/.tsv files" in err
     assert "survey.json: ok" in out  # the other files are still checked

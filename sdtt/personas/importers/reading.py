@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from sdtt.errors import InputError
-from sdtt.files import loads_json
+from sdtt.files import loads_json, read_file_bytes
 
 MAX_FILE_BYTES = 1 << 30
 
@@ -19,7 +19,7 @@ def read_bytes(path: Path) -> bytes:
             raise InputError("is a folder, not a file.", path=path, hint="Give the export file.")
         if path.stat().st_size > MAX_FILE_BYTES:
             raise InputError("is larger than 1 GB; split the export first.", path=path)
-        return path.read_bytes()
+        return read_file_bytes(path, what="export")
     except FileNotFoundError:
         raise InputError("file not found.", path=path) from None
     except OSError as error:
