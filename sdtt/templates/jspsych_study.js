@@ -51,8 +51,8 @@ function runStudyPage(addPairs) {
   }
 
   // A form's pairs, stored XOR-ed with its own key stream (mulberry32 seeded with the
-  // FNV-1a hash of the key, as sdtt/questionnaires/exporters/jspsych.py writes them), so
-  // that no pair looks the same in two forms of the page source.
+  // FNV-1a hash of the key, as the exporter writes them), so that no pair looks the
+  // same in two forms of the page source.
   function unscramble(key, data) {
     let state = 2166136261;
     for (let i = 0; i < key.length; i++) {

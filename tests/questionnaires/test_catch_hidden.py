@@ -11,12 +11,16 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from sdtt.cli import main
+from sdtt.dialogue.store import write_transcripts
 from sdtt.questionnaires.build import BuildResult, build_questionnaire
 from sdtt.questionnaires.exporters import export_files
 from sdtt.questionnaires.exporters.qualtrics import qualtrics_id
 from sdtt.questionnaires.layout import escape_html
 from sdtt.questionnaires.study import DesignSpec, StudySpec
-from tests.questionnaires.helpers import pairings
+from tests.questionnaires.helpers import bots, humans, pairings
 
 JUDGES = 400
 
@@ -128,3 +132,20 @@ def test_the_single_qualtrics_flow_puts_the_catch_anywhere_and_no_pair_twice(
     assert sorted(places) == list(range(k + 1))
     assert min(places.values()) > JUDGES / (k + 1) / 2
     assert len(seen) == len({i.pair for i in questionnaire.items if i.pair})
+
+
+def test_export_still_warns_of_a_model_named_in_a_scrambled_chat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    chats = bots()
+    last = chats[0].messages[-1]
+    chats[0].messages[-1] = last.model_copy(update={"text": "i am not gpt-4o-2024-08-06"})
+    write_transcripts(tmp_path / "bots.jsonl", chats)
+    write_transcripts(tmp_path / "humans.jsonl", humans())
+    monkeypatch.chdir(tmp_path)
+    build = ["questionnaire", "build", "--bot", "bots.jsonl", "--human", "humans.jsonl"]
+    assert main([*build, "--x", "3", "--pairs-per-judge", "1", "--out", "s"]) == 0
+    capsys.readouterr()
+    assert main(["questionnaire", "export", "s", "--format", "jspsych"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "the jspsych export mentions gpt-4o-2024-08-06" in out

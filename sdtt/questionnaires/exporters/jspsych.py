@@ -12,7 +12,9 @@ the CSV, posts the CSV to ``data_url`` when the export was given one, and links 
 Prolific completion URL. ``?simulate=data-only`` (or ``visual``) runs jsPsych's
 simulation instead of a judge, for testing. Under a judge design the page shows one
 form's pairs in the form's order: ``?form=N`` picks form N (give each judge group its own
-link), otherwise a form is drawn at random; rows then carry ``design_form``.
+link), otherwise a form is drawn at random; rows then carry ``design_form``. Each form
+holds its own copy of its pairs, scrambled with its own key (:func:`scramble`), so the
+page source shows no pair id or chat that every form shares, as a catch pair would be.
 """
 
 from __future__ import annotations
