@@ -109,29 +109,44 @@ def test_the_single_qualtrics_flow_puts_the_catch_anywhere_and_no_pair_twice(
     tmp_path: Path,
 ) -> None:
     k = 2
-    study = _study(k=k)
-    questionnaire = study.questionnaire
-    export_files(questionnaire, ["qualtrics"], tmp_path)
-    qsf = json.loads((tmp_path / "qualtrics.qsf").read_text(encoding="utf-8"))
-    flow = next(e for e in qsf["SurveyElements"] if e["Element"] == "FL")["Payload"]
-    item_of = {qualtrics_id("BL_", f"{questionnaire.id}:{i.id}"): i.id for i in questionnaire.items}
-    catches = _catches(study)
-    places: Counter[int] = Counter()
-    seen: Counter[str] = Counter()
-    rng = random.Random(3)
-    for _ in range(JUDGES):
-        shown: list[str] = []
-        _play(flow, rng, {}, shown)
-        items = [item_of[block] for block in shown if block in item_of]
-        tests = [study.key.items[i] for i in items if i not in catches]
-        assert len(tests) == k and len({t.pair for t in tests}) == k  # k pairs, none twice
-        assert sum(i in catches for i in items) == 1
-        places[next(n for n, i in enumerate(items) if i in catches)] += 1
-        seen.update(t.pair or "" for t in tests)
-    # The catch is as likely at each place as a test pair (before: always last).
-    assert sorted(places) == list(range(k + 1))
-    assert min(places.values()) > JUDGES / (k + 1) / 2
-    assert len(seen) == len({i.pair for i in questionnaire.items if i.pair})
+    ranks: Counter[int] = Counter()
+    for seed in range(3):
+        study = _study(k=k, seed=seed)
+        questionnaire = study.questionnaire
+        folder = tmp_path / str(seed)
+        export_files(questionnaire, ["qualtrics"], folder)
+        qsf = json.loads((folder / "qualtrics.qsf").read_text(encoding="utf-8"))
+        flow = next(e for e in qsf["SurveyElements"] if e["Element"] == "FL")["Payload"]
+        blocks = next(e for e in qsf["SurveyElements"] if e["Element"] == "BL")["Payload"]
+        item_of = {
+            qualtrics_id("BL_", f"{questionnaire.id}:{i.id}"): i.id for i in questionnaire.items
+        }
+        first_qid = {
+            b["ID"]: int(b["BlockElements"][0]["QuestionID"][3:])
+            for b in blocks
+            if b["ID"] in item_of
+        }
+        catches = _catches(study)
+        places: Counter[int] = Counter()
+        seen: Counter[str] = Counter()
+        rng = random.Random(seed)
+        for _ in range(JUDGES):
+            shown: list[str] = []
+            _play(flow, rng, {}, shown)
+            items = [item_of[block] for block in shown if block in item_of]
+            tests = [study.key.items[i] for i in items if i not in catches]
+            assert len(tests) == k and len({t.pair for t in tests}) == k  # k pairs, none twice
+            assert sum(i in catches for i in items) == 1
+            places[next(n for n, i in enumerate(items) if i in catches)] += 1
+            seen.update(t.pair or "" for t in tests)
+            # Question ids show in the page's HTML: the catch's are not always the highest.
+            by_qid = sorted((b for b in shown if b in item_of), key=first_qid.__getitem__)
+            ranks[next(n for n, b in enumerate(by_qid) if item_of[b] in catches)] += 1
+        # The catch is as likely at each place as a test pair (before: always last).
+        assert sorted(places) == list(range(k + 1))
+        assert min(places.values()) > JUDGES / (k + 1) / 2
+        assert len(seen) == len({i.pair for i in questionnaire.items if i.pair})
+    assert sorted(ranks) == list(range(k + 1))
 
 
 def test_export_still_warns_of_a_model_named_in_a_scrambled_chat(

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 from typing import Any
 
 from sdtt.questionnaires.layout import escape_html, pair_html, paragraphs_html, plain_label
@@ -316,7 +317,12 @@ def survey_file(questionnaire: Questionnaire) -> dict[str, Any]:
 
     pair_blocks: list[str] = []
     block_of: dict[str, str] = {}
-    for number, item in enumerate(questionnaire.items, start=1):
+    items = list(questionnaire.items)
+    if questionnaire.forms:
+        # Question ids (QID1, QID2, ...) are in the survey page's HTML, and the catch pairs
+        # are built last: in item order their ids would always be a judge's highest.
+        random.Random(f"{questionnaire.id}:blocks").shuffle(items)
+    for number, item in enumerate(items, start=1):
         elements = [
             _q(builder.text(item.view_name, pair_html(item), f"Pair {number} chats")),
             _q(builder.question(item.judgement)),
