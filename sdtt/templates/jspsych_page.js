@@ -1,7 +1,7 @@
 // The ordinary questionnaire page: per pair the A/B judgement and the topic check.
 runStudyPage(({ study, jsPsych, timeline, shown, designed, button }) => {
   const values = {};
-  for (const item of study.items) {
+  for (const item of shown) {
     values[item.id] = item.judgement_codes;
     if (item.topic_codes) { values[item.id + "topic"] = item.topic_codes; }
   }

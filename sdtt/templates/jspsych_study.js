@@ -46,10 +46,27 @@ function runStudyPage(addPairs) {
     const asked = parseInt(params.get("form") || "", 10);
     const index = asked >= 1 && asked <= study.forms.length
       ? asked - 1 : Math.floor(Math.random() * study.forms.length);
-    const byId = {};
-    for (const item of study.items) { byId[item.id] = item; }
-    shown = study.forms[index].map((id) => byId[id]);
+    shown = unscramble(study.forms[index][0], study.forms[index][1]);
     jsPsych.data.addProperties({ design_form: index + 1 });
+  }
+
+  // A form's pairs, stored XOR-ed with its own key stream (mulberry32 seeded with the
+  // FNV-1a hash of the key, as the exporter writes them), so that no pair looks the
+  // same in two forms of the page source.
+  function unscramble(key, data) {
+    let state = 2166136261;
+    for (let i = 0; i < key.length; i++) {
+      state = Math.imul(state ^ key.charCodeAt(i), 16777619) >>> 0;
+    }
+    const raw = atob(data);
+    const bytes = new Uint8Array(raw.length);
+    for (let i = 0; i < raw.length; i++) {
+      state = (state + 0x6D2B79F5) >>> 0;
+      let t = Math.imul(state ^ (state >>> 15), state | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      bytes[i] = raw.charCodeAt(i) ^ ((t ^ (t >>> 14)) & 255);
+    }
+    return JSON.parse(new TextDecoder().decode(bytes));
   }
   addPairs({ study, jsPsych, timeline, shown, designed, button });
   if (study.strategy) {

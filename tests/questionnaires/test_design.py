@@ -139,13 +139,17 @@ def test_exports_one_survey_per_form_and_native_assignment(tmp_path: Path) -> No
     qsf = json.loads((tmp_path / "qualtrics.qsf").read_text(encoding="utf-8"))
     assert check_qsf(qsf) == []
     flow = next(e for e in qsf["SurveyElements"] if e["Element"] == "FL")["Payload"]["Flow"]
-    outer = next(node for node in flow if node["Type"] == "BlockRandomizer")
-    assert (outer["SubSet"], outer["EvenPresentation"], len(outer["Flow"])) == (2, True, 4)
-    for group in outer["Flow"]:
-        (inner,) = group["Flow"]
+    draw, order = [node for node in flow if node["Type"] == "BlockRandomizer"]
+    # k of the 4 pairs drawn evenly, then the drawn pairs and the catch in a random order.
+    assert (draw["SubSet"], draw["EvenPresentation"], len(draw["Flow"])) == (2, True, 4)
+    assert {node["Type"] for node in draw["Flow"]} == {"EmbeddedData"}
+    assert (order["SubSet"], len(order["Flow"])) == (5, 5)
+    for group in order["Flow"][:4]:
+        (branch,) = group["Flow"]
+        (inner,) = branch["Flow"]
         assert (inner["SubSet"], inner["EvenPresentation"], len(inner["Flow"])) == (1, True, 2)
     data = study_data(study.questionnaire)
-    assert data["forms"] == [form.items for form in forms]
+    assert len(data["forms"]) == len(forms) and data["items"] == []
 
 
 def _answers_csv(path: Path, answers: dict[str, list[str]], study: BuildResult) -> None:

@@ -5,11 +5,13 @@ pair (the chats as a descriptive-text question, the judgement and topic check as
 single-answer multiple-choice questions, and a page timer), and a final block with the
 strategy question. The survey flow captures Prolific's URL parameters as embedded data,
 then shows the pair blocks through a block randomizer (every judge gets every pair, in
-a random order) when the study randomises order. Under a judge design, an outer
-randomizer shows each judge ``k`` pairs (evenly presented) and an inner one per pair
-shows one of its two views (bot first or second, evenly); catch pairs follow. Qualtrics
-balances the counts as judges arrive; it cannot keep two pairs that share a conversation
-apart, which the per-form files (``form-NN/qualtrics.qsf``) do.
+a random order) when the study randomises order. Under a judge design, a randomizer
+draws ``k`` pairs per judge (evenly presented, recorded as embedded data ``<pair>show``)
+and a second one shows the drawn pairs and the catch pairs in a random order, each
+drawn pair as one of its two views (bot first or second, evenly); so a catch pair sits
+at a random place, like any pair. Qualtrics balances the counts as judges arrive; it
+cannot keep two pairs that share a conversation apart, which the per-form files
+(``form-NN/qualtrics.qsf``) do.
 
 Question export tags are sdtt's question names, so response columns are the pair ids;
 choice recode values are the option positions (1, 2, ...).
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 from typing import Any
 
 from sdtt.questionnaires.layout import escape_html, pair_html, paragraphs_html, plain_label
@@ -193,14 +196,41 @@ def _q(qid: str) -> dict[str, str]:
     return {"Type": "Question", "QuestionID": qid}
 
 
+def _shown_field(pair: str) -> str:
+    """Embedded data field that the draw sets to 1 for a pair a judge will see."""
+    return pair + "show"
+
+
+def _is_one(field: str) -> dict[str, Any]:
+    """Branch logic: embedded data ``field`` equals 1."""
+    return {
+        "0": {
+            "0": {
+                "LogicType": "EmbeddedField",
+                "LeftOperand": field,
+                "Operator": "EqualTo",
+                "RightOperand": "1",
+                "_HiddenExpression": False,
+                "Type": "Expression",
+                "Description": f"If {field} Is Equal to 1",
+            },
+            "Type": "If",
+        },
+        "Type": "BooleanExpression",
+    }
+
+
 def _design_flow(
     questionnaire: Questionnaire, nodes: dict[str, dict[str, Any]], builder: _Builder
 ) -> list[dict[str, Any]]:
     """Pair blocks under a judge design, assigned by Qualtrics itself.
 
-    An outer randomizer shows ``k`` pairs per judge, evenly presented; each pair is a
-    group holding a randomizer that shows one of its two views (bot first or second),
-    also evenly. Catch pairs, which every judge gets, follow.
+    First a randomizer draws ``k`` pairs per judge (evenly presented) by setting an
+    embedded data field per drawn pair. Then a second randomizer presents, in a random
+    order, every pair and the catch pairs: a pair is a group whose branch shows it only
+    when it was drawn, through a randomizer that picks one of its two views (bot first
+    or second, evenly). So each judge sees ``k`` pairs and the catch pairs, and a catch
+    pair is as likely at any place as a test pair; no block can be drawn twice.
     """
     views: dict[str, list[dict[str, Any]]] = {}
     catches: list[dict[str, Any]] = []
@@ -210,32 +240,64 @@ def _design_flow(
         else:
             views.setdefault(item.pair, []).append(nodes[item.id])
     per_judge = len(questionnaire.forms[0].items) - len(catches)
-    groups = []
-    for number, pair_views in enumerate(views.values(), start=1):
+    draws = [
+        {
+            "Type": "EmbeddedData",
+            "FlowID": builder.flow_id(),
+            "EmbeddedData": [
+                {
+                    "Description": _shown_field(pair),
+                    "Type": "Custom",
+                    "Field": _shown_field(pair),
+                    "VariableType": "String",
+                    "DataVisibility": [],
+                    "AnalyzeText": False,
+                    "Value": "1",
+                }
+            ],
+        }
+        for pair in views
+    ]
+    draw = {
+        "Type": "BlockRandomizer",
+        "FlowID": builder.flow_id(),
+        "SubSet": per_judge,
+        "EvenPresentation": True,
+        "Flow": draws,
+    }
+    groups: list[dict[str, Any]] = []
+    for number, (pair, pair_views) in enumerate(views.items(), start=1):
+        branch = {
+            "Type": "Branch",
+            "FlowID": builder.flow_id(),
+            "Description": "New Branch",
+            "BranchLogic": _is_one(_shown_field(pair)),
+            "Flow": [
+                {
+                    "Type": "BlockRandomizer",
+                    "FlowID": builder.flow_id(),
+                    "SubSet": 1,
+                    "EvenPresentation": True,
+                    "Flow": pair_views,
+                }
+            ],
+        }
         groups.append(
             {
                 "Type": "Group",
                 "FlowID": builder.flow_id(),
                 "Description": f"Pair {number}",
-                "Flow": [
-                    {
-                        "Type": "BlockRandomizer",
-                        "FlowID": builder.flow_id(),
-                        "SubSet": 1,
-                        "EvenPresentation": True,
-                        "Flow": pair_views,
-                    }
-                ],
+                "Flow": [branch],
             }
         )
-    outer = {
+    order = {
         "Type": "BlockRandomizer",
         "FlowID": builder.flow_id(),
-        "SubSet": per_judge,
+        "SubSet": len(groups) + len(catches),
         "EvenPresentation": True,
-        "Flow": groups,
+        "Flow": [*groups, *catches],
     }
-    return [outer, *catches]
+    return [draw, order]
 
 
 def survey_file(questionnaire: Questionnaire) -> dict[str, Any]:
@@ -255,7 +317,12 @@ def survey_file(questionnaire: Questionnaire) -> dict[str, Any]:
 
     pair_blocks: list[str] = []
     block_of: dict[str, str] = {}
-    for number, item in enumerate(questionnaire.items, start=1):
+    items = list(questionnaire.items)
+    if questionnaire.forms:
+        # Question ids (QID1, QID2, ...) are in the survey page's HTML, and the catch pairs
+        # are built last: in item order their ids would always be a judge's highest.
+        random.Random(f"{questionnaire.id}:blocks").shuffle(items)
+    for number, item in enumerate(items, start=1):
         elements = [
             _q(builder.text(item.view_name, pair_html(item), f"Pair {number} chats")),
             _q(builder.question(item.judgement)),

@@ -127,10 +127,9 @@ JSPSYCH_SCRIPTS = (*jspsych.SCRIPT_FILES, "plugin-html-slider-response.min.js")
 
 def jspsych_data(questionnaire: Questionnaire, data_url: str | None = None) -> dict[str, Any]:
     """What the reveal page's script reads: the ordinary study data plus each pair's steps."""
-    data = jspsych.study_data(questionnaire, data_url)
-    by_id = {item.id: item for item in questionnaire.items}
-    for entry in data["items"]:
-        item = by_id[entry["id"]]
+
+    def describe(item: PairItem) -> dict[str, Any]:
+        entry = jspsych.item_data(item)
         entry["steps"] = [
             {"turn": turn, "name": belief_name(item.id, turn), "view": html}
             for turn, html in _steps(item)
@@ -138,6 +137,9 @@ def jspsych_data(questionnaire: Questionnaire, data_url: str | None = None) -> d
         # The reveal page asks no A/B question and shows no whole pair.
         for name in ("view", "judgement_html", "judgement_labels", "judgement_codes"):
             del entry[name]
+        return entry
+
+    data = jspsych.study_data(questionnaire, data_url, describe)
     data["belief_html"] = escape_html(BELIEF_TEXT)
     data["labels"] = [escape_html(label) for label in SLIDER_LABELS]
     data["note_html"] = paragraphs_html(REVEAL_NOTE)
