@@ -128,10 +128,12 @@ class FrameHandler:
             chat = live.chat_of(pid, frame.chat)
             if chat is None:
                 raise Refused("There is no such chat.")
-            if chat.done:
-                raise Refused("This chat has ended.")
+            # The last-turn refusal comes first: a chat done already (a bot's, maybe) and
+            # one still in its grace period (a person's, maybe) refuse alike.
             if role == "interrogator" and live.answered(chat) >= live.turns:
                 raise Refused("That was the last turn: wait for your partner to finish.")
+            if chat.done:
+                raise Refused("This chat has ended.")
             if isinstance(live, MarketRoom) and role == "interrogator":
                 await live.ask(pid, frame.text)
             else:
