@@ -3,7 +3,7 @@ person rooms at speed 1 on a virtual clock; prints a classifier's cross-validate
 accuracy at telling them apart from what the interrogator's browser received (with its
 exact 95% interval, which should contain 50%) and each feature's mean by witness.
 
-Usage: python benchmarks/tell_audit.py [--people 400] [--turns 2] [--seed 0]
+Usage: python benchmarks/tell_audit.py [--people 200] [--turns 2] [--seed 0]
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from tests.serve.tell_audit import describe, play
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--people", type=int, default=400, help="participants (default 400)")
+    parser.add_argument("--people", type=int, default=200, help="participants (default 200)")
     parser.add_argument("--turns", type=int, default=2, help="turns per chat (default 2)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()

@@ -11,7 +11,7 @@ kept with its (virtual) arrival time, and each room becomes a row of features:
 
 - ``wait``: seconds from consent to the chat page (the lobby's wait);
 - ``typing_delay``/``typing_spread``: mean and spread of the time from the
-  interrogator's message to the next "typing on" frame;
+  interrogator's latest message to each "typing on" frame;
 - ``off_before``: share of answers whose "typing off" frame came just before the
   message (rather than after it);
 - ``typing_per_question``: typing frames per message of the interrogator;
@@ -26,6 +26,7 @@ should then be at chance: the exact binomial interval of its accuracy contains 5
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from dataclasses import dataclass, field
@@ -130,7 +131,11 @@ async def _interrogator(browser: Browser, seen: Seen, rng: random.Random, turns:
         await browser.say({"type": "send", "text": f"question {asked + 1}?"})
         asked += 1
         before = answers()
-        await browser.wait(lambda: answers() > before or browser.phase() != "chat")
+
+        def answered(before: int = before) -> bool:
+            return answers() > before or browser.phase() != "chat"
+
+        await browser.wait(answered)
     # One message too many, soon after the last answer: how is it refused?
     await trio.sleep(rng.uniform(0.5, 2.0))
     refusals = len(browser.of("refused"))
@@ -164,7 +169,11 @@ async def _witness(browser: Browser, rng: random.Random) -> None:
                 await browser.say({"type": "send", "text": f"answer {answered}.{part}"})
             continue
         count = len(browser.frames)
-        await browser.wait(lambda: len(browser.frames) > count)
+
+        def more(count: int = count) -> bool:
+            return len(browser.frames) > count
+
+        await browser.wait(more)
 
 
 async def _participant(
@@ -206,13 +215,13 @@ def features(seen: Seen, refusals: dict[str, int]) -> dict[str, float]:
     theirs = [(t, f) for t, f in frames if f["type"] == "message" and f["from"] == "them"]
     typing = [(t, f) for t, f in frames if f["type"] == "typing"]
     delays = []
-    for sent in seen.sent:
-        ons = [t for t, f in typing if f["on"] and t >= sent]
-        if ons:
-            delays.append(ons[0] - sent)
+    for at, frame in typing:
+        asked = [sent for sent in seen.sent if sent <= at]
+        if frame["on"] and asked:
+            delays.append(at - asked[-1])
     off_before = sum(
         1
-        for (_, frame), (_, after) in zip(frames, frames[1:], strict=False)
+        for (_, frame), (_, after) in itertools.pairwise(frames)
         if frame["type"] == "typing" and not frame["on"] and after.get("from") == "them"
     )
     return {
@@ -280,6 +289,9 @@ def describe(audit: Audit) -> str:
     for name in FEATURES:
         bots = [r[name] for r, b in zip(audit.rows, audit.bot, strict=True) if b]
         people = [r[name] for r, b in zip(audit.rows, audit.bot, strict=True) if not b]
-        mean = (lambda v: sum(v) / len(v) if v else math.nan)
-        lines.append(f"  {name:<20} bot {mean(bots):8.2f}   person {mean(people):8.2f}")
+        lines.append(f"  {name:<20} bot {_mean(bots):8.2f}   person {_mean(people):8.2f}")
     return "\n".join(lines)
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else math.nan

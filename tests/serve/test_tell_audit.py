@@ -27,6 +27,9 @@ async def test_a_classifier_cannot_tell_bot_rooms_from_what_the_browser_receives
     # The features are the ones that gave the bot away before, each now the same.
     for name in ("off_before", "end_gap", "refusal"):
         assert len({row[name] for row in audit.rows}) == 1, describe(audit)
+    # The indicator came 2 + U(0, 3) s after each question, with either witness.
+    delays = [row["typing_delay"] for row in audit.rows if row["typing_delay"] >= 0]
+    assert delays and all(2 <= d <= 5 for d in delays)
 
 
 async def test_the_two_chats_of_a_three_party_room_refuse_alike(
