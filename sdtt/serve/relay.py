@@ -55,7 +55,7 @@ class Relay:
         if message.get("lobby"):
             self.wake_lobby()
         elif "end" in message and message["end"] in self.rooms:
-            self.rooms[message["end"]].end("ended_by_admin")
+            self.rooms[message["end"]].end(message.get("reason", "ended_by_admin"))
         elif "state" in message and message["state"] in self.connections:
             self.connections.send_state(message["state"])
         elif "to" in message and message["to"] in self.connections:

@@ -164,6 +164,8 @@ class LiveRoom:
     changed: trio.Event = field(default_factory=trio.Event)
     last_seq: int = 0
     chats: dict[int, Chat] = field(default_factory=dict)
+    closes_at: float = math.inf
+    """When the study's time limit ends the chat (trio's clock)."""
 
     def __post_init__(self) -> None:
         r = self.record
@@ -286,7 +288,7 @@ class LiveRoom:
         """Run every chat until all are done (then 'finished'), the time limit is up
         (also 'finished': the interrogator gives the verdict) or the room ends."""
         limit = self.server.study.spec.chat.time_limit
-        closes_at = trio.current_time() + limit if limit else math.inf
+        self.closes_at = closes_at = trio.current_time() + limit if limit else math.inf
         async with trio.open_nursery() as nursery:
             for chat in self.chats.values():
                 if chat.witness is None:

@@ -17,6 +17,7 @@ opening to end, leases), :mod:`~sdtt.serve.bots`, :mod:`~sdtt.serve.participants
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from datetime import datetime
 from functools import partial
@@ -76,6 +77,7 @@ class StudyServer:
             self, self._rooms, self.participants, self.connections.send_state, self.own_key
         )
         self.relay = Relay(self.lobby.wake, self._rooms, self.connections)
+        self.connections.on_gone = self._gone
 
     @property
     def started(self) -> datetime:
@@ -151,6 +153,19 @@ class StudyServer:
                 await self.lobby.run(self.rooms.apply)
             finally:
                 self.store.flush()
+
+    def _gone(self, pid: str) -> None:
+        """``pid``'s browser went away: unless it is back within the grace period (a
+        reload), they have left (see :meth:`Rooms.left`)."""
+        if self.rooms.nursery is not None:
+            with contextlib.suppress(RuntimeError):  # the server is stopping
+                self.rooms.nursery.start_soon(self._wait_for_return, pid)
+
+    async def _wait_for_return(self, pid: str) -> None:
+        await trio.sleep(self.study.spec.chat.dropout_grace)
+        if pid not in self.connections:
+            with self.connections.holding():
+                self.rooms.left(pid)
 
     def _check_lease(self) -> None:
         """Renew this process's lease and end the rooms of processes that lost theirs;

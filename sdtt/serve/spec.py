@@ -120,6 +120,12 @@ class ChatSection(_Section):
     model_errors: int = Field(
         default=2, ge=1, description="Failed model calls in a row after which a room ends."
     )
+    dropout_grace: float = Field(
+        default=20.0,
+        gt=0,
+        description="Seconds a participant's browser may stay away (a reload, a lost "
+        "connection) before they count as gone: their partner's chat ends, with the code.",
+    )
     time_limit: float = Field(
         default=300.0,
         ge=0,

@@ -90,9 +90,6 @@
       market.answers.push(market.prices.length);
       drawChart();
     }
-    if (slider && !$("belief").hidden) {
-      send({ type: "belief", value: Number($("belief-value").value) });
-    }
   }
 
   function setTyping(chat, on) {
@@ -139,12 +136,30 @@
     $("price-computer").textContent = fmt(100 - last);
   }
 
+  // The chat's time limit as a clock counting down (the server ends the chat).
+  let clockTimer = null;
+  function startClock(seconds) {
+    clearInterval(clockTimer);
+    $("clock").hidden = seconds == null;
+    if (seconds == null) return;
+    const end = Date.now() + seconds * 1000;
+    const tick = () => {
+      const left = Math.max(0, Math.round((end - Date.now()) / 1000));
+      $("clock").textContent = "Time left: " + Math.floor(left / 60) + ":" +
+        String(left % 60).padStart(2, "0");
+    };
+    tick();
+    clockTimer = setInterval(tick, 1000);
+  }
+
   function phase(f) {
+    if (f.phase !== "chat") startClock(null);
     if (f.phase === "consent") show("consent");
     else if (f.phase === "lobby") show("lobby");
     else if (f.phase === "chat") {
       $("instructions").textContent = f.instructions || "";
       makePanes(f.chats || 1);
+      startClock(f.ends_in);
       $("reveal").hidden = true;
       market.on = !!f.market;
       $("market").hidden = !market.on;
