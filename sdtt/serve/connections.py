@@ -110,6 +110,7 @@ class Connections:
                 )
             previous.send.close()
         self._open[pid] = connection
+        self.store.publish({"back": pid})  # a process waiting for them to return stops
         self.send_state(pid)
         try:
             with connection.cancel:

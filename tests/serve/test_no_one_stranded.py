@@ -228,3 +228,41 @@ def test_one_server_per_sqlite_study_and_a_taken_port_is_one_line(tmp_path: Path
     assert f"127.0.0.1:{port}" in str(caught.value) and "\n" not in str(caught.value)
     config = hypercorn_config("127.0.0.1", port, 1.0, errorlog=tmp_path / "pilot.errors.log")
     assert config.errorlog == str(tmp_path / "pilot.errors.log")
+
+
+@pytest.mark.trio
+async def test_a_participant_back_on_another_process_has_not_left(
+    fresh_database: str, tmp_path: Path, mock_clock: trio.testing.MockClock
+) -> None:
+    from sdtt.serve.pgstore import PostgresStore
+    from sdtt.serve.server import StudyServer
+    from tests.serve.helpers import START
+    from tests.serve.test_postgres import postgres_spec
+
+    mock_clock.rate = 50  # real threads listen to the database: no jumps, just fast
+    spec = postgres_spec(tmp_path, fresh_database, turns=1, share=1.0, timeout=100_000)
+    spec.write_text(spec.read_text().replace("[chat]\n", "[chat]\ndropout_grace = 100\n"))
+    study = read_study(spec)
+    servers = [
+        StudyServer(study, PostgresStore(fresh_database), started=START, virtual_clock=True)
+        for _ in range(2)
+    ]
+    async with trio.open_nursery() as nursery:
+        for server in servers:
+            await nursery.start(server.run)
+        judge, witness = Browser(servers[0], "J1"), Browser(servers[1], "W1")
+        for browser in (judge, witness):
+            await browser.open(nursery)
+            await browser.say({"type": "consent"})
+            await browser.wait(lambda b=browser: "lobby" in [f["phase"] for f in b.of("phase")])
+        await witness.wait_phase("chat")
+        await witness.close()
+        back = Browser(servers[0], "W1")  # the reload reached the other process
+        await back.open(nursery, token=witness.token)
+        await back.wait_phase("chat")
+        await trio.sleep(150)  # past the grace period, before the time limit
+        nursery.cancel_scope.cancel()
+    [room] = servers[0].store.rooms()
+    assert room.state == "live" and judge.phase() == "chat"
+    for server in servers:
+        server.store.close()
