@@ -19,12 +19,20 @@ when a study is published; 0 sends everyone at once, a join stampede rather than
 delivery test). Bounded and self-stopping: every participant finishes after ``--turns``
 turns, and the whole run is cut at ``--limit`` seconds. Only 127.0.0.1 is contacted.
 
-Usage: python benchmarks/serve_load.py [--rooms 300] [--turns 4] [--arrival-seconds 15]
+``--store postgresql --processes 2`` measures the multi-process path: a temporary
+PostgreSQL server (Debian's binaries, as the tests use) holds the study, ``--processes``
+servers share it and participants open the link on each in turn, so a human witness and
+their interrogator are often on different processes. ``--quick`` is a small run for the
+test suite (tests/serve/test_serve_load.py); it exits 1 if a message was lost.
+
+Usage: PYTHONPATH=. python benchmarks/serve_load.py [--rooms 300] [--turns 4]
+  [--arrival-seconds 15] [--store sqlite|postgresql] [--processes 1] [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -38,6 +46,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import trio
 from _quick import add_quick
@@ -56,7 +65,7 @@ completion_code = "LOAD"
 [lobby]
 timeout = 30
 on_timeout = "bot"
-
+{storage}
 [chat]
 t1 = 1
 min_interval = 0.2
@@ -79,6 +88,23 @@ class Seen:
     sent: dict[str, float] = field(default_factory=dict)
     """Text of each message this participant sent → when it was sent."""
     done: bool = False
+
+
+def connect(url: str, path: Path) -> Any:
+    """The study's database, queried with ``?`` placeholders either way."""
+    if not url:
+        return sqlite3.connect(path)
+    import psycopg
+
+    class Postgres:
+        def __init__(self) -> None:
+            self.db = psycopg.connect(url, autocommit=True)
+
+        def execute(self, sql: str, args: tuple[Any, ...] = ()) -> Any:
+            sql = sql.replace("?", "%s").replace("NOT NULL", "IS NOT NULL")
+            return self.db.execute(sql, args).fetchall()
+
+    return Postgres()
 
 
 def free_port() -> int:
@@ -196,7 +222,7 @@ async def floor(lateness: list[float], stop: trio.Event) -> None:
 
 
 async def play(
-    port: int, participants: int, turns: int, arrival: float, limit: float
+    ports: list[int], participants: int, turns: int, arrival: float, limit: float
 ) -> tuple[list[Seen], list[float], float]:
     seen = [Seen(f"L{i:04d}") for i in range(participants)]
     gap = arrival / participants
@@ -209,6 +235,7 @@ async def play(
             async with trio.open_nursery() as players:
                 for index, one in enumerate(seen):
                     rng = random.Random(index)
+                    port = ports[index % len(ports)]  # each process in turn
                     players.start_soon(participant, port, one.pid, one, rng, turns)
                     await trio.sleep(gap)
             stop.set()
@@ -227,25 +254,44 @@ def main() -> None:
     )
     parser.add_argument("--human-share", type=float, default=0.2)
     parser.add_argument("--limit", type=float, default=600.0, help="seconds at most")
-    add_quick(parser, rooms=6, turns=2, arrival_seconds=0.0, limit=120.0)
+    parser.add_argument("--store", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument(
+        "--processes", type=int, default=1, help="server processes (postgresql only)"
+    )
+    add_quick(parser, rooms=10, turns=2, arrival_seconds=2.0, limit=120.0)
     args = parser.parse_args()
+    if args.processes > 1 and args.store != "postgresql":
+        parser.error("--processes above 1 needs --store postgresql")
+    with contextlib.ExitStack() as stack:
+        url = ""
+        if args.store == "postgresql":
+            from tests.serve.conftest import postgres_server
+
+            url = stack.enter_context(postgres_server())
+        run(args, url)
+
+
+def run(args: argparse.Namespace, url: str) -> None:
+    """Play the load and print the figures (``url``: a PostgreSQL study, else SQLite)."""
     humans = round(args.rooms * args.human_share)
     participants = args.rooms + humans
     folder = Path(tempfile.mkdtemp(prefix="sdtt-load-"))
     spec = folder / "load.toml"
-    spec.write_text(SPEC.format(turns=args.turns, share=args.human_share))
-    port = free_port()
-    server = start_server(spec, port)
+    storage = f'\n[storage]\nurl = "{url}"\n' if url else ""
+    spec.write_text(SPEC.format(turns=args.turns, share=args.human_share, storage=storage))
+    ports = [free_port() for _ in range(args.processes)]
+    servers = [start_server(spec, port) for port in ports]
     try:
-        cpu_before = cpu_seconds(server.pid)
+        cpu_before = sum(cpu_seconds(server.pid) for server in servers)
         seen, floor_lateness, wall = trio.run(
-            play, port, participants, args.turns, args.arrival_seconds, args.limit
+            play, ports, participants, args.turns, args.arrival_seconds, args.limit
         )
-        cpu = cpu_seconds(server.pid) - cpu_before
+        cpu = sum(cpu_seconds(server.pid) for server in servers) - cpu_before
     finally:
-        stop_server(server)
+        for server in servers:
+            stop_server(server)
 
-    db = sqlite3.connect(folder / "load.sqlite3")
+    db = connect(url, folder / "load.sqlite3")
     rooms = {
         row[0]: row
         for row in db.execute("SELECT id, witness, interrogator, witness_pid FROM rooms")
@@ -292,6 +338,7 @@ def main() -> None:
         f"rooms {len(rooms)} ({humans} with a human witness), participants {participants}, "
         f"finished {finished}, wall {wall:.1f} s"
     )
+    print(f"store {args.store}, {args.processes} server process(es)")
     print(f"rooms live at once: {peak(spans)} at the peak")
     floor_p50, floor_p99 = percentile(floor_lateness, 50), percentile(floor_lateness, 99)
     print(

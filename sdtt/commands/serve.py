@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -82,8 +84,49 @@ def run(args: argparse.Namespace) -> int:
         from trio.testing import MockClock
 
         clock = MockClock(rate=speed)
-    trio.run(_serve, study, args.host, args.port, clock=clock)
+    _check_port(args.host, args.port)
+    with _serving(study):
+        trio.run(_serve, study, args.host, args.port, clock=clock)
     return 0
+
+
+def _check_port(host: str, port: int) -> None:
+    """One clear line when the port is taken (Hypercorn's own was a long traceback)."""
+    import socket
+
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Hypercorn binds
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            raise ConfigError(
+                f"cannot listen on {host}:{port} ({error.strerror}): another program uses "
+                "that port; stop it or give another --port."
+            ) from None
+
+
+@contextlib.contextmanager
+def _serving(study: object) -> Iterator[None]:
+    """Hold the study's SQLite file for as long as this server runs: a second server on
+    it would end every live room of the first as cut short by a restart. (A PostgreSQL
+    study is meant for several server processes.)"""
+    from sdtt.errors import OutputInUseError
+    from sdtt.lock import describe_holder, lock_file, output_lock
+    from sdtt.serve.spec import Study
+
+    assert isinstance(study, Study)
+    if study.spec.storage.url:
+        yield
+        return
+    path = study.store_path
+    try:
+        with output_lock(path):
+            yield
+    except OutputInUseError:
+        raise ConfigError(
+            f"study '{study.name}' ({path}) is already being served by "
+            f"{describe_holder(lock_file(path, folder=False))}; stop that server first."
+        ) from None
 
 
 def _export(study: object, out: Path, *, scrub: bool = False) -> int:
@@ -140,7 +183,7 @@ async def _serve(study: object, host: str, port: int) -> None:
     # of the cyclic collector's full scans, each of which pauses every room's loop.
     gc.collect()
     gc.freeze()
-    config = hypercorn_config(host, port, study.spec.chat.speed)
+    config = hypercorn_config(host, port, study.spec.chat.speed, errorlog=error_log(study))
     console = Console(highlight=False)
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
@@ -157,8 +200,17 @@ async def _serve(study: object, host: str, port: int) -> None:
             console.print(f"  clock runs {study.spec.chat.speed:g}x faster than real time")
 
 
-def hypercorn_config(host: str, port: int, speed: float) -> Config:
-    """Hypercorn's settings for a study whose trio clock runs ``speed`` times real time."""
+def error_log(study: object) -> Path:
+    """The file beside the study spec where the web server logs its errors."""
+    from sdtt.serve.spec import Study
+
+    assert isinstance(study, Study)
+    return study.folder / f"{study.name}.errors.log"
+
+
+def hypercorn_config(host: str, port: int, speed: float, *, errorlog: Path | None = None) -> Config:
+    """Hypercorn's settings for a study whose trio clock runs ``speed`` times real time;
+    its errors (a failed websocket, a bad request) go to ``errorlog``, else nowhere."""
     from hypercorn.config import Config
 
     from sdtt.serve.protocol import MAX_FRAME
@@ -166,7 +218,7 @@ def hypercorn_config(host: str, port: int, speed: float) -> Config:
     config = Config()
     config.bind = [f"{host}:{port}"]
     config.websocket_max_message_size = MAX_FRAME * 4
-    config.errorlog = None
+    config.errorlog = str(errorlog) if errorlog is not None else None
     # Hypercorn times these on trio's clock, which the study's speed runs faster; they are
     # meant as real seconds. Unscaled, the 5 s keep-alive (also the time a new connection
     # gets to send its first request) was 0.25 s at speed 20: on a loaded machine Chromium's

@@ -9,6 +9,8 @@
 - :mod:`sdtt.serve.protocol`: the websocket frames, checked;
 - :mod:`sdtt.serve.room`: one chat, with the persona bot run by the engine's session or a
   human witness relayed;
+- :mod:`sdtt.serve.indicator`: the typing indicator, by one policy for every witness;
+- :mod:`sdtt.serve.phases`: the moves participants and rooms may make (one table);
 - :mod:`sdtt.serve.market_room`: a Turing Trade market game (bettors trade on a target);
 - :mod:`sdtt.serve.slider`: belief slider readings as belief traces (for the export);
 - :mod:`sdtt.serve.server`: the study server that joins these parts on one trio loop:

@@ -63,6 +63,9 @@ class Connections:
         """The frames that show a participant where they are (see :mod:`sdtt.serve.state`)."""
         self._open: dict[str, _Connection] = {}
         self._held: list[str] | None = None
+        self.on_gone: Callable[[str], None] | None = None
+        """Called with a participant id whose browser went away (not replaced by a new
+        connection): the server waits a grace period for a reload."""
 
     def __contains__(self, pid: object) -> bool:
         return pid in self._open
@@ -104,9 +107,15 @@ class Connections:
         connection = _Connection(send=outbox_send)
         previous = self._open.get(pid)
         if previous is not None:
-            self.deliver(pid, refusal("The study was opened in another window.") | {"fatal": True})
-            previous.cancel.cancel()
+            # Told, then closed once the refusal has gone out (its page stops
+            # reconnecting); cancelled at once, the refusal never left.
+            with contextlib.suppress(trio.WouldBlock, trio.BrokenResourceError):
+                previous.send.send_nowait(
+                    refusal("The study was opened in another window.") | {"fatal": True}
+                )
+            previous.send.close()
         self._open[pid] = connection
+        self.store.publish({"back": pid})  # a process waiting for them to return stops
         self.send_state(pid)
         try:
             with connection.cancel:
@@ -121,11 +130,13 @@ class Connections:
                         try:
                             await handler.handle(pid, parse_frame(raw))
                         except (FrameError, Refused) as error:
-                            outbox_send.send_nowait(refusal(str(error)))
+                            _refuse(outbox_send, str(error))
                     nursery.cancel_scope.cancel()
         finally:
             if self._open.get(pid) is connection:
                 del self._open[pid]
+                if self.on_gone is not None:
+                    self.on_gone(pid)
             outbox_send.close()
 
     def deliver(self, pid: str, frame: dict[str, Any]) -> None:
@@ -164,6 +175,16 @@ class Connections:
             self.send_state(pid)
 
 
+def _refuse(outbox: trio.MemorySendChannel[dict[str, Any]], text: str) -> None:
+    """Queue a refusal, unless the outbox is half full: a flood of bad frames is refused
+    while the browser keeps up, and the rest are dropped rather than the connection."""
+    if outbox.statistics().current_buffer_used < OUTBOX // 2:
+        with contextlib.suppress(
+            trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError
+        ):
+            outbox.send_nowait(refusal(text))
+
+
 async def _pump(
     outbox: trio.MemoryReceiveChannel[dict[str, Any]],
     send: SendFrame,
@@ -177,4 +198,7 @@ async def _pump(
             flush()
             await send(frame)
     except Exception:
-        scope.cancel()
+        pass
+    # Sent everything and the outbox was closed (another window took over), or a send
+    # failed: the connection ends.
+    scope.cancel()

@@ -15,6 +15,7 @@ from sdtt.beliefs.market import TradeRefused
 from sdtt.serve.market_room import MarketRoom
 from sdtt.serve.moderation import blocked_word
 from sdtt.serve.participants import OWN_PERSON, Participants
+from sdtt.serve.phases import move_room
 from sdtt.serve.protocol import (
     PID,
     BeliefFrame,
@@ -32,6 +33,11 @@ from sdtt.serve.protocol import (
 )
 from sdtt.serve.room import LiveRoom, RoomHost
 from sdtt.serve.store import Belief, Participant, Sender, Verdict
+
+READING_INTERVAL = 1.0
+"""Seconds in which one more belief slider reading of a participant is allowed..."""
+READING_BURST = 5.0
+"""...up to this many in a row."""
 
 
 class FrameHandler:
@@ -53,6 +59,9 @@ class FrameHandler:
         self.send_state = send_state
         self.own_key = own_key
         self._last_send: dict[str, float] = {}
+        self._last_reading: dict[str, tuple[str, int, float, float]] = {}
+        """A participant's last stored slider reading (room, value), their budget of
+        readings left and when it was counted."""
 
     def join(self, join: Join) -> str:
         """The participant a join frame lets in: new, or back with their token (or the
@@ -102,19 +111,38 @@ class FrameHandler:
                 store.update_participant(join.pid, token=secrets.token_urlsafe(18))
                 self.host.record("moved_device", {}, participant=join.pid)
             self.host.record("reconnected", {}, participant=join.pid)
+            if existing.state == "done":  # left, and back for the next interrogator
+                self.participants.enter_lobby(join.pid)
             return join.pid
         if join.token is not None and secrets.compare_digest(join.token, existing.token):
             self.host.record("reconnected", {}, participant=join.pid)
             return join.pid
         if existing.state == "done":
-            raise Refused("This participant id has already taken part in this study.")
+            # Back after finishing (the token is forgotten then): shown the completion
+            # page again, which is the same for every participant; nothing else is allowed.
+            self.host.record("reopened", {}, participant=join.pid)
+            return join.pid
         raise Refused(
             "This participant id is already in use. Continue in the browser where you "
             "started the study."
         )
 
     async def handle(self, pid: str, frame: Any) -> None:
-        """Act on one frame from ``pid`` (already joined)."""
+        """Act on one frame from ``pid`` (already joined); a frame the server fails on is
+        recorded and refused, and the connection stays (it was dropped, unlogged)."""
+        try:
+            await self._handle(pid, frame)
+        except Refused:
+            raise
+        except Exception as error:
+            self.host.record(
+                "frame_failed",
+                {"error": type(error).__name__, "message": str(error)[:500]},
+                participant=pid,
+            )
+            raise Refused("Something went wrong with that. Please try again.") from None
+
+    async def _handle(self, pid: str, frame: Any) -> None:
         store = self.host.store
         participant = store.participant(pid)
         assert participant is not None
@@ -154,10 +182,12 @@ class FrameHandler:
             chat = live.chat_of(pid, frame.chat)
             if chat is None:
                 raise Refused("There is no such chat.")
-            if chat.done:
-                raise Refused("This chat has ended.")
+            # The last-turn refusal comes first: a chat done already (a bot's, maybe) and
+            # one still in its grace period (a person's, maybe) refuse alike.
             if role == "interrogator" and live.answered(chat) >= live.turns:
                 raise Refused("That was the last turn: wait for your partner to finish.")
+            if chat.done:
+                raise Refused("This chat has ended.")
             if isinstance(live, MarketRoom) and role == "interrogator":
                 await live.ask(pid, frame.text)
             else:
@@ -181,6 +211,8 @@ class FrameHandler:
                 raise Refused("There is no chat to give a belief about.")
             if not self._shows_slider(participant):
                 raise Refused("This chat has no belief slider.")
+            if not self._new_reading(pid, participant.room, frame.value):
+                return
             seq = live.last_seq if live is not None else len(store.messages(participant.room))
             store.add_belief(
                 Belief(
@@ -218,8 +250,8 @@ class FrameHandler:
                     time=self.host.wall_iso(),
                 )
             )
-            store.update_room(
-                participant.room, state="done", end_reason="finished", ended=self.host.wall_iso()
+            move_room(
+                store, participant.room, "done", end_reason="finished", ended=self.host.wall_iso()
             )
             self.participants.round_done(pid)
 
@@ -260,6 +292,23 @@ class FrameHandler:
         if not spec.belief_slider or spec.mode != "two-party":
             return False
         return participant.role == "interrogator"
+
+    def _new_reading(self, pid: str, room: str, value: int) -> bool:
+        """Whether a slider reading is stored: not the same value again (a page that
+        resent its reading stored duplicates), and within a budget of
+        :data:`READING_BURST` readings refilled at one per :data:`READING_INTERVAL`
+        seconds (a person's moves all count; a script stored 3,000 in 3 s)."""
+        now = trio.current_time()
+        last_room, last_value, budget, since = self._last_reading.get(
+            pid, ("", -1, READING_BURST, now)
+        )
+        if last_room == room and last_value == value:
+            return False
+        budget = min(READING_BURST, budget + (now - since) / READING_INTERVAL)
+        if budget < 1:
+            return False
+        self._last_reading[pid] = (room, value, budget - 1, now)
+        return True
 
     def _check_send(self, pid: str, text: str, participant: Participant) -> None:
         if participant.state != "chat":

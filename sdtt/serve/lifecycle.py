@@ -20,6 +20,7 @@ from sdtt.serve.lease import Lease, LeaseStore, has_leases
 from sdtt.serve.market_room import MarketRoom, games_played, refund_game
 from sdtt.serve.matchmaker import BotRoom, Decision, HumanRoom, MarketGame, ThreeRoom, TimedOut
 from sdtt.serve.participants import Participants
+from sdtt.serve.phases import move_participant, move_room
 from sdtt.serve.room import LiveRoom, RoomHost
 from sdtt.serve.store import Room
 
@@ -117,7 +118,7 @@ class Rooms:
         """Move the room's people into it and start running it."""
         self.live[live.id] = live
         for pid, role in live.members().items():
-            self.host.store.update_participant(pid, state="chat", role=role, room=live.id)
+            move_participant(self.host.store, pid, "chat", role=role, room=live.id)
             self.send_state(pid)
         assert self.nursery is not None
         self.nursery.start_soon(self._run, live)
@@ -143,9 +144,9 @@ class Rooms:
             return
         store = self.host.store
         if reason == "finished":
-            store.update_room(live.id, state="verdict")
+            move_room(store, live.id, "verdict")
             self.host.record("chat_finished", {}, room=live.id)
-            store.update_participant(live.record.interrogator, state="verdict")
+            move_participant(store, live.record.interrogator, "verdict")
             self.send_state(live.record.interrogator)
             if live.record.witness_pid is not None:
                 self.participants.round_done(live.record.witness_pid)
@@ -163,7 +164,7 @@ class Rooms:
         else:
             live.refund()
         store = self.host.store
-        store.update_room(live.id, state="done", end_reason=reason, ended=self.host.wall_iso())
+        move_room(store, live.id, "done", end_reason=reason, ended=self.host.wall_iso())
         self.host.record("room_ended", {"reason": reason}, room=live.id)
         note = OUTCOMES.get(reason, reason)
         if live.record.witness_pid is not None:
@@ -178,7 +179,7 @@ class Rooms:
     def finish_room(self, room: Room, reason: str) -> None:
         """End a room early; its people are told and get the completion code."""
         store = self.host.store
-        store.update_room(room.id, state="done", end_reason=reason, ended=self.host.wall_iso())
+        move_room(store, room.id, "done", end_reason=reason, ended=self.host.wall_iso())
         self.host.record("room_ended", {"reason": reason}, room=room.id)
         note = OUTCOMES.get(reason, reason)
         people = [room.interrogator, room.witness_pid]
@@ -186,9 +187,28 @@ class Rooms:
             refund_game(self.host, room.id)
             people += [p.pid for p in store.participants() if p.room == room.id]
         for pid in dict.fromkeys(people):
-            if pid is not None:
-                self.participants.finish(pid, note)
-                self.participants.release_own_person(pid)
+            participant = store.participant(pid) if pid is not None else None
+            if participant is not None and participant.state != "done":  # (one who left is)
+                self.participants.finish(participant.pid, note)
+                self.participants.release_own_person(participant.pid)
+
+    def left(self, pid: str) -> None:
+        """``pid``'s browser stayed away past the grace period: they leave the lobby, or
+        their room ends (``partner_left``) and their partner gets the completion code."""
+        participant = self.host.store.participant(pid)
+        if participant is None or participant.state not in ("lobby", "chat"):
+            return  # nobody waits on them (consent, verdict or done)
+        self.host.record("participant_left", {"phase": participant.state}, participant=pid)
+        room = participant.room if participant.state == "chat" else None
+        self.participants.finish(pid, "left")
+        if room is None:
+            self.participants.wake_lobby()
+            return
+        live = self.live.get(room)
+        if live is not None:
+            live.end("partner_left")
+        else:  # it runs in another process
+            self.host.store.publish({"end": room, "reason": "partner_left"})
 
     def end_room(self, room_id: str) -> bool:
         """End a live room now (the admin page's button); False if it is not live."""
@@ -197,7 +217,7 @@ class Rooms:
             room = self.host.store.room(room_id)
             if room is None or room.state != "live":
                 return False
-            self.host.store.publish({"end": room_id})  # it runs in another process
+            self.host.store.publish({"end": room_id, "reason": "ended_by_admin"})  # elsewhere
             return True
         live.end("ended_by_admin")
         return True

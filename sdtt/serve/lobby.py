@@ -50,6 +50,8 @@ class Lobby:
         return Matchmaker(
             conditions=len(counts),
             timeout=spec.lobby.timeout,
+            timeout_sd=spec.lobby.timeout_sd,
+            human_waits=self._human_waits(),
             on_timeout=spec.lobby.on_timeout,
             human_share=spec.study.human_witness_share,
             three_party=spec.study.mode == "three-party",
@@ -61,6 +63,17 @@ class Lobby:
             bot_rooms=bot,
             positions=positions,
         )
+
+    def _human_waits(self) -> list[float]:
+        """The lobby waits a bot room's start is drawn from: those of the last human
+        rooms, where a study has both kinds of two-party room (elsewhere no start time
+        can tell the witness apart)."""
+        spec = self.study.spec
+        share = spec.study.human_witness_share
+        count = spec.lobby.match_waits
+        if spec.study.mode != "two-party" or not 0 < share < 1 or not count:
+            return []
+        return self.store.human_waits(count)
 
     async def run(self, apply: Callable[[Decision], None]) -> None:
         """Hand the matchmaker's decisions to ``apply`` until cancelled."""

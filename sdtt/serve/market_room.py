@@ -193,7 +193,7 @@ class MarketRoom(LiveRoom):
             self.answered_at.append(len(self.market.trades) + 1)
         for pid in self.members():
             self.server.deliver(pid, self.frame_for(message, pid))
-        self.wake()
+        self.delivered(message)
 
     def state_frame(self, pid: str) -> dict[str, Any]:
         """The market as ``pid`` sees it: the price history, answer markers, their account."""

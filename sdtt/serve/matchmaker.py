@@ -20,9 +20,15 @@ Rules:
   ``human_share``, one more participant (the latest to arrive); when the first has
   waited ``timeout`` seconds, ``"bot"`` starts a bot game with whoever waits, ``"end"``
   lets the first go;
-- someone waiting for a human partner gets up to ``timeout`` seconds; then ``on_timeout``
-  decides: ``"bot"`` gives them a two-party bot room after all, ``"end"`` finishes them
-  (with the completion code).
+- someone waiting for a human partner gets up to their own timeout, ``timeout`` plus a
+  normal draw of standard deviation ``timeout_sd`` (fixed per participant); then
+  ``on_timeout`` decides: ``"bot"`` gives them a two-party bot room after all, ``"end"``
+  finishes them (with the completion code);
+- a bot room is not formed before its interrogator waited as long as the interrogator
+  of one of the last human rooms did (``human_waits``, one drawn per participant), so
+  the lobby's wait has the same spread before either kind of room and an instant start
+  never means the bot. (Jones & Bergen waited the mean of the last 5 human games: equal
+  means, but a wait that never varies still gave the bot away.)
 """
 
 from __future__ import annotations
@@ -100,7 +106,11 @@ class Matchmaker:
     positions: list[int] = field(default_factory=lambda: [0, 0])
     market_size: int = 0
     """Bettors per market game (0: not a market study)."""
+    timeout_sd: float = 0.0
+    human_waits: list[float] = field(default_factory=list)
+    """Seconds the interrogators of the last human rooms waited (empty: bots at once)."""
     _waiting: dict[str, float] = field(default_factory=dict)
+    _timeouts: dict[str, float] = field(default_factory=dict)
     _witness_only: set[str] = field(default_factory=set)
     _last_role: dict[str, str] = field(default_factory=dict)
 
@@ -109,7 +119,6 @@ class Matchmaker:
             raise ValueError("a study needs at least one condition")
         if not self.rooms_per_condition:
             self.rooms_per_condition = [0] * self.conditions
-        self._rng = random.Random(self.seed)
 
     @property
     def waiting(self) -> list[str]:
@@ -122,6 +131,11 @@ class Matchmaker:
         """``pid`` entered the lobby at ``now`` (a second arrival keeps the first time);
         ``last_role``: their role in their previous round, if any."""
         self._waiting.setdefault(pid, now)
+        if pid not in self._timeouts:
+            # Drawn from the participant's id: the lobby is rebuilt on every step, and a
+            # participant's deadline must not move.
+            draw = random.Random(f"{self.seed}:{pid}").gauss(0.0, 1.0)
+            self._timeouts[pid] = max(0.0, self.timeout + self.timeout_sd * draw)
         if witness_only:
             self._witness_only.add(pid)
         if last_role is not None:
@@ -130,6 +144,11 @@ class Matchmaker:
     def leave(self, pid: str) -> None:
         """``pid`` left the lobby without a room."""
         self._waiting.pop(pid, None)
+
+    def _bot_wait(self, pid: str) -> float:
+        if not self.human_waits:
+            return 0.0
+        return random.Random(f"{self.seed}:{pid}:wait").choice(self.human_waits)
 
     def _human_due(self) -> bool:
         if self.three_party or self.human_share >= 1:
@@ -171,7 +190,10 @@ class Matchmaker:
             return HumanRoom(interrogator=first, witness=partner)
         low = min(self.positions)
         choices = [p for p in (1, 2) if self.positions[p - 1] == low]
-        position: Literal[1, 2] = 1 if self._rng.choice(choices) == 1 else 2
+        # Seeded by the room's number and interrogator: the lobby is rebuilt on every
+        # step, and one Random(seed) rebuilt each time made every tie the same choice.
+        rng = random.Random(f"{self.seed}:{sum(self.positions)}:{first}")
+        position: Literal[1, 2] = 1 if rng.choice(choices) == 1 else 2
         self.positions[position - 1] += 1
         return ThreeRoom(
             interrogator=first, witness=partner, condition=self._condition(), bot_position=position
@@ -188,13 +210,15 @@ class Matchmaker:
         while candidates := self._interrogators():
             first = candidates[0]
             if not self._human_due():
+                if now - self._waiting[first] < self._bot_wait(first):
+                    break
                 decisions.append(self._bot_room(first))
                 continue
             partner = self._partner(first)
             if partner is not None:
                 decisions.append(self._pair(first, partner))
                 continue
-            if now - self._waiting[first] < self.timeout:
+            if now - self._waiting[first] < self._timeouts[first]:
                 break
             if self.on_timeout == "end":
                 del self._waiting[first]
@@ -234,4 +258,9 @@ class Matchmaker:
         candidates = self._interrogators()
         if not candidates:
             return None
-        return self._waiting[candidates[0]] + self.timeout
+        first = candidates[0]
+        if self.market_size:
+            return self._waiting[first] + self.timeout
+        if not self._human_due():
+            return self._waiting[first] + self._bot_wait(first)
+        return self._waiting[first] + self._timeouts[first]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from sdtt.serve.phases import move_participant
 from sdtt.serve.room import RoomHost
 from sdtt.serve.store import StudyStore
 
@@ -35,15 +36,20 @@ class Participants:
     def enter_lobby(self, pid: str) -> None:
         """``pid`` waits for a room from now (their browser is not told here)."""
         store = self.host.store
-        store.update_participant(
-            pid, state="lobby", room=None, outcome=None, waiting_since=self.host.wall().timestamp()
+        move_participant(
+            store,
+            pid,
+            "lobby",
+            room=None,
+            outcome=None,
+            waiting_since=self.host.wall().timestamp(),
         )
         self.wake_lobby()
         store.publish({"lobby": True})
 
     def finish(self, pid: str, outcome: str) -> None:
         """``pid`` is done with the study (``outcome`` says why), and is shown so."""
-        self.host.store.update_participant(pid, state="done", outcome=outcome)
+        move_participant(self.host.store, pid, "done", outcome=outcome)
         self.host.record("participant_done", {"outcome": outcome}, participant=pid)
         self.send_state(pid)
 

@@ -158,6 +158,9 @@ def parse_frame(raw: str | bytes | None) -> ClientFrame:
         raise FrameError("That frame is not valid JSON.") from None
     if not isinstance(data, dict):
         raise FrameError("A frame must be a JSON object.")
+    if any(isinstance(value, str) and "\x00" in value for value in data.values()):
+        # PostgreSQL cannot store it (the connection used to drop); nobody types it.
+        raise FrameError("Text must not contain the character U+0000.")
     try:
         return _ADAPTER.validate_python(data)
     except ValidationError as error:

@@ -1,6 +1,7 @@
 """What other processes of a study publish on a shared store, taken here: someone
-entered the lobby, a room to end, a participant whose browser is connected here to be
-shown their state or sent a frame, and a message or keystroke for a room that runs here.
+entered the lobby, someone reconnected, a room to end, a participant whose browser is
+connected here to be shown their state or sent a frame, and a message or keystroke for a
+room that runs here.
 """
 
 from __future__ import annotations
@@ -25,8 +26,11 @@ class Relay:
         wake_lobby: Callable[[], None],
         rooms: Mapping[str, LiveRoom],
         connections: Connections,
+        came_back: Callable[[str], None] | None = None,
     ) -> None:
         self.wake_lobby = wake_lobby
+        self.came_back = came_back
+        """Called with a participant who reconnected to another process."""
         self.rooms = rooms
         """The live rooms this process runs, by id."""
         self.connections = connections
@@ -54,8 +58,11 @@ class Relay:
         """Act on one published message, if it concerns this process."""
         if message.get("lobby"):
             self.wake_lobby()
+        elif "back" in message:
+            if self.came_back is not None:
+                self.came_back(message["back"])
         elif "end" in message and message["end"] in self.rooms:
-            self.rooms[message["end"]].end("ended_by_admin")
+            self.rooms[message["end"]].end(message.get("reason", "ended_by_admin"))
         elif "state" in message and message["state"] in self.connections:
             self.connections.send_state(message["state"])
         elif "to" in message and message["to"] in self.connections:

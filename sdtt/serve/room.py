@@ -6,15 +6,20 @@ side by side, one of each. A bot witness is the persona bot run by the engine's
 A person's messages are relayed. Either way every message is written to the store first
 and delivered after, and witness messages reach the interrogator in the same frames.
 
-A chat is done after X answered burst turns: with the bot once its reply to turn X is
-fully sent, with a person once they answered turn X and were quiet for
-:data:`HUMAN_GRACE` seconds. The room's chat phase ends when every chat is done.
+One rule ends a chat whoever the witness is, so its end never tells the bot apart: a
+chat is done once its witness answered burst turn X and then sent nothing and composed
+nothing (the bot's session idle, a person not typing) for :data:`END_GRACE` seconds. The
+room's chat phase ends when every chat is done, or when the study's time limit is up.
+The interrogator sees the same frames in the same order from either witness: the typing
+indicator follows one policy (:mod:`sdtt.serve.indicator`), and a message comes before
+the indicator goes off.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
+import random
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -31,14 +36,15 @@ from sdtt.engine.session import (
     open_session,
 )
 from sdtt.engine.simulate import answered_turns
+from sdtt.serve.indicator import Indicator
 from sdtt.serve.protocol import message_frame, typing_frame
 from sdtt.serve.spec import Study
 from sdtt.serve.store import Room, Sender, StoredMessage, StudyStore
 
-HUMAN_GRACE = 8.0
-"""Seconds a human witness may add to their answer of the last turn."""
+END_GRACE = 8.0
+"""Seconds a witness (bot or person) may add to their answer of the last turn."""
 TYPING_IDLE = 3.0
-"""Seconds after a person's last keystroke when their typing indicator goes off."""
+"""Seconds after a person's last keystroke when they count as no longer typing."""
 
 
 class RoomHost(Protocol):
@@ -102,16 +108,38 @@ class Chat:
     done: bool = False
     failures: int = 0
     typing_until: float | None = None
+    """Until when a person witness counts as typing (their last keystroke + idle)."""
     quiet_since: float = 0.0
+    """When the witness last sent a message."""
+    indicator: Indicator = field(init=False)
+    answered_cache: int | None = None
+
+    def __post_init__(self) -> None:
+        room = self.room
+        seed = room.server.study.spec.chat.seed
+        rng = random.Random(f"{seed}:{room.record.interrogator}:{self.number}")
+        self.indicator = Indicator(rng, self._show_typing)
+
+    def _show_typing(self, on: bool) -> None:
+        self.room.server.record("indicator", {"chat": self.number, "on": on}, room=self.room.id)
+        self.room.to_interrogators(typing_frame(on, self.number))
+
+    def composing(self, now: float) -> bool:
+        """Whether the witness is still at work on a message (the bot's session busy, a
+        person typing)."""
+        if self.witness is None:
+            return self.session is not None and not self.session.is_idle
+        return self.typing_until is not None and now < self.typing_until
 
     def emit(self, event: Event) -> None:
-        """The bot's session sink: store the event, then show what the interrogator sees."""
+        """The bot's session sink: store the event, then show what the interrogator sees
+        (its typing only through the chat's indicator policy)."""
         room = self.room
         room.server.record(
             "engine", {"chat": self.number, **event.model_dump(mode="json")}, room=room.id
         )
         if isinstance(event, TypingStarted | TypingStopped):
-            room.to_interrogators(typing_frame(isinstance(event, TypingStarted), self.number))
+            pass  # recorded above; the interrogator sees the indicator policy instead
         elif isinstance(event, MessageSent):
             stored = room.server.store.add_message(
                 room.id, "witness", event.text, event.time.isoformat(), self.number
@@ -136,6 +164,8 @@ class LiveRoom:
     changed: trio.Event = field(default_factory=trio.Event)
     last_seq: int = 0
     chats: dict[int, Chat] = field(default_factory=dict)
+    closes_at: float = math.inf
+    """When the study's time limit ends the chat (trio's clock)."""
 
     def __post_init__(self) -> None:
         r = self.record
@@ -179,6 +209,19 @@ class LiveRoom:
         witness = self.chats[message.chat].witness
         if witness is not None:
             self.server.deliver(witness, message_frame(message, "witness"))
+        self.delivered(message)
+
+    def delivered(self, message: StoredMessage) -> None:
+        """After a message was shown: the same for either kind of witness (a question
+        schedules the typing indicator; an answer turns it off, after the message)."""
+        chat = self.chats.get(message.chat)
+        if chat is not None:
+            chat.answered_cache = None
+            if message.sender == "witness":
+                chat.quiet_since = trio.current_time()
+                chat.indicator.answered()
+            else:
+                chat.indicator.asked(trio.current_time())
         self.wake()
 
     async def post(self, chat: Chat, sender: Sender, text: str) -> None:
@@ -188,7 +231,6 @@ class LiveRoom:
         )
         self.deliver(message)
         if sender == "witness":
-            chat.quiet_since = trio.current_time()
             self._typing_off(chat)
         elif chat.witness is None:
             # The browser may write before the bot's session is open: wait for it.
@@ -198,22 +240,20 @@ class LiveRoom:
                     await chat.session.send_user_message(text)
 
     def keystroke(self, chat: Chat, sender: Sender) -> None:
-        """A person typed: the interrogator sees the witness typing (never the reverse)."""
+        """A person witness typed: recorded, and it holds the chat's end off; the
+        interrogator sees only the indicator policy (and the witness never the reverse)."""
         if sender != "witness":
             return
-        chat.quiet_since = trio.current_time()
         if chat.typing_until is None:
             self.server.record(
                 "typing_started", {"chat": chat.number}, room=self.id, participant=chat.witness
             )
-            self.to_interrogators(typing_frame(True, chat.number))
         chat.typing_until = trio.current_time() + TYPING_IDLE
         self.wake()
 
     def _typing_off(self, chat: Chat) -> None:
         if chat.typing_until is not None:
             self.server.record("typing_stopped", {"chat": chat.number}, room=self.id)
-            self.to_interrogators(typing_frame(False, chat.number))
         chat.typing_until = None
 
     def end(self, reason: str) -> None:
@@ -226,8 +266,11 @@ class LiveRoom:
         self.wake()
 
     def answered(self, chat: Chat) -> int:
-        """Burst turns the witness of ``chat`` has answered."""
-        return answered_turns(self.dialogue(chat.number))
+        """Burst turns the witness of ``chat`` has answered (counted again only after a
+        new message: the room's loop asks on every change)."""
+        if chat.answered_cache is None:
+            chat.answered_cache = answered_turns(self.dialogue(chat.number))
+        return chat.answered_cache
 
     def dialogue(self, chat: int) -> list[Message]:
         """Chat ``chat`` as a dialogue (interrogator: side A, witness: side B)."""
@@ -242,14 +285,21 @@ class LiveRoom:
         ]
 
     async def run(self, setup: BotSetup | None) -> None:
-        """Run every chat until all are done (then 'finished') or the room ends."""
+        """Run every chat until all are done (then 'finished'), the time limit is up
+        (also 'finished': the interrogator gives the verdict) or the room ends."""
+        limit = self.server.study.spec.chat.time_limit
+        self.closes_at = closes_at = trio.current_time() + limit if limit else math.inf
         async with trio.open_nursery() as nursery:
             for chat in self.chats.values():
                 if chat.witness is None:
                     assert setup is not None
                     nursery.start_soon(self._run_bot, chat, setup)
             while not self.ended.is_set():
-                wake_at = self._check_people()
+                wake_at = min(self._check_chats(), closes_at)
+                if trio.current_time() >= closes_at:
+                    self.server.record("time_limit", {"seconds": limit}, room=self.id)
+                    for chat in self.chats.values():
+                        self._chat_done(chat)
                 if all(chat.done for chat in self.chats.values()):
                     self.end("finished")
                     break
@@ -257,24 +307,32 @@ class LiveRoom:
                     await self.changed.wait()
             nursery.cancel_scope.cancel()
 
-    def _check_people(self) -> float:
-        """Turn off stale typing, mark people's chats done; when to look again."""
+    def _chat_done(self, chat: Chat) -> None:
+        if not chat.done:
+            chat.done = True
+            chat.indicator.answered()
+
+    def _check_chats(self) -> float:
+        """Show due typing indicators, let stale typing lapse and mark chats done by the
+        one end rule (see the module docstring); when to look again."""
         now = trio.current_time()
         wake_at = math.inf
         for chat in self.chats.values():
-            if chat.witness is None:
+            if chat.done:
                 continue
+            wake_at = min(wake_at, chat.indicator.tick(now))
             if chat.typing_until is not None:
                 if now >= chat.typing_until:
                     self._typing_off(chat)
                 else:
                     wake_at = min(wake_at, chat.typing_until)
-            if not chat.done and answered_turns(self.dialogue(chat.number)) >= self.turns:
-                done_at = max(chat.quiet_since + HUMAN_GRACE, chat.typing_until or 0.0)
-                if now >= done_at:
-                    chat.done = True
-                else:
-                    wake_at = min(wake_at, done_at)
+            if chat.composing(now) or self.answered(chat) < self.turns:
+                continue
+            done_at = chat.quiet_since + END_GRACE
+            if now >= done_at:
+                self._chat_done(chat)
+            else:
+                wake_at = min(wake_at, done_at)
         return wake_at
 
     async def _run_bot(self, chat: Chat, setup: BotSetup) -> None:
@@ -299,9 +357,6 @@ class LiveRoom:
         ) as session:
             chat.session = session
             chat.opened.set()
-            while True:
-                if answered_turns(session.messages) >= self.turns and session.is_idle:
-                    chat.done = True
-                    self.wake()
-                    await trio.sleep_forever()
+            while True:  # the room's loop applies the end rule; it looks on every change
                 await session.wait_changed()
+                self.wake()

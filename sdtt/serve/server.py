@@ -17,6 +17,7 @@ opening to end, leases), :mod:`~sdtt.serve.bots`, :mod:`~sdtt.serve.participants
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from datetime import datetime
 from functools import partial
@@ -75,7 +76,10 @@ class StudyServer:
         self.handler = FrameHandler(
             self, self._rooms, self.participants, self.connections.send_state, self.own_key
         )
-        self.relay = Relay(self.lobby.wake, self._rooms, self.connections)
+        self.relay = Relay(self.lobby.wake, self._rooms, self.connections, self._came_back)
+        self.connections.on_gone = self._gone
+        self._away: dict[str, trio.CancelScope] = {}
+        """Participants whose browser went away, each waited for in its scope."""
 
     @property
     def started(self) -> datetime:
@@ -151,6 +155,34 @@ class StudyServer:
                 await self.lobby.run(self.rooms.apply)
             finally:
                 self.store.flush()
+
+    def _gone(self, pid: str) -> None:
+        """``pid``'s browser went away: unless it is back within the grace period (a
+        reload), they have left (see :meth:`Rooms.left`)."""
+        if self.rooms.nursery is not None:
+            with contextlib.suppress(RuntimeError):  # the server is stopping
+                self.rooms.nursery.start_soon(self._wait_for_return, pid)
+
+    async def _wait_for_return(self, pid: str) -> None:
+        with trio.CancelScope() as scope:
+            previous = self._away.get(pid)
+            if previous is not None:
+                previous.cancel()
+            self._away[pid] = scope
+            try:
+                await trio.sleep(self.study.spec.chat.dropout_grace)
+            finally:
+                if self._away.get(pid) is scope:
+                    del self._away[pid]
+            if pid not in self.connections:
+                with self.connections.holding():
+                    self.rooms.left(pid)
+
+    def _came_back(self, pid: str) -> None:
+        """``pid`` reconnected to another process of the study: not gone after all."""
+        scope = self._away.get(pid)
+        if scope is not None:
+            scope.cancel()
 
     def _check_lease(self) -> None:
         """Renew this process's lease and end the rooms of processes that lost theirs;

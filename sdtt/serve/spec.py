@@ -133,7 +133,24 @@ class StudySection(_Section):
 class LobbySection(_Section):
     """How long a participant waits for a room, and what happens then."""
 
-    timeout: float = Field(default=120.0, gt=0, description="Seconds in the lobby at most.")
+    timeout: float = Field(
+        default=105.0,
+        gt=0,
+        description="Mean seconds a participant waits for a human partner (Jones & Bergen: "
+        "5 + 100).",
+    )
+    timeout_sd: float = Field(
+        default=7.0,
+        ge=0,
+        description="Standard deviation of each participant's timeout (a normal draw), so "
+        "the wait before a timed-out bot room is no fixed tell.",
+    )
+    match_waits: int = Field(
+        default=5,
+        ge=0,
+        description="A bot room opens after the lobby wait of one of this many last human "
+        "rooms, drawn at random (0: at once), so the wait never tells the bot apart.",
+    )
     on_timeout: OnTimeout = Field(
         default="bot",
         description="'bot': chat with the bot after all; 'end': finish with the completion code.",
@@ -159,6 +176,18 @@ class ChatSection(_Section):
         default_factory=list,
         description="A message containing one of these words (any case) is refused and "
         "the attempt recorded (message_moderated).",
+    )
+    dropout_grace: float = Field(
+        default=20.0,
+        gt=0,
+        description="Seconds a participant's browser may stay away (a reload, a lost "
+        "connection) before they count as gone: their partner's chat ends, with the code.",
+    )
+    time_limit: float = Field(
+        default=300.0,
+        ge=0,
+        description="Seconds a chat may last at most (shown as a clock); then the "
+        "interrogator gives the verdict. 0: no limit.",
     )
     seed: int = 0
     speed: float = Field(

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import trio
+
 from sdtt.serve.market_room import MarketRoom
 from sdtt.serve.participants import OWN_PERSON, rounds_played
 from sdtt.serve.protocol import message_frame
@@ -22,6 +24,9 @@ NOTES = {
     "server_error": "Something went wrong on our side, so the chat ended early. You "
     "still get the completion code.",
     "ended": "The researcher ended this chat. You still get the completion code.",
+    "partner_left": "Your chat partner left, so the chat ended early. You still get the "
+    "completion code.",
+    "left": "You left the chat, so it ended. You still get the completion code.",
     "restart": "The chat was interrupted by a server restart. You still get the completion code.",
     "server_lost": "The chat was interrupted because one of our servers stopped. You "
     "still get the completion code.",
@@ -52,6 +57,11 @@ def state_frames(
         frame["chats"] = 2 if three and participant.role == "interrogator" else 1
         if study.spec.study.belief_slider and participant.role == "interrogator":
             frame["belief"] = _last_reading(store, pid, participant.room)
+        live = rooms.get(participant.room or "")
+        limit = study.spec.chat.time_limit
+        if limit:  # seconds left on the chat's clock (the whole limit until it runs)
+            left = limit if live is None else live.closes_at - trio.current_time()
+            frame["ends_in"] = max(0, round(min(left, limit)))
     if participant.state == "verdict":
         room = store.room(participant.room or "")
         frame["chats"] = 2 if room is not None and room.witness == "both" else 1

@@ -17,6 +17,7 @@ import json
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -152,6 +153,7 @@ class StudyStore(Protocol):
     def rooms(self) -> list[Room]: ...
     def room_count(self) -> int: ...
     def room_tally(self) -> list[RoomTally]: ...
+    def human_waits(self, count: int) -> list[float]: ...
     def update_room(self, room_id: str, **fields: Any) -> None: ...
     def add_message(
         self, room: str, sender: Sender, text: str, time: str, chat: int = 1
@@ -284,6 +286,21 @@ class _SqlStore:
             "GROUP BY witness, condition, bot_position"
         )
         return [_fields(RoomTally, r) for r in rows]
+
+    def human_waits(self, count: int) -> list[float]:
+        """Seconds the interrogators of the last ``count`` two-party rooms with a person
+        witness waited in the lobby (newest first)."""
+        rows = self._run(
+            "SELECT r.created AS created, p.waiting_since AS since FROM rooms r "
+            "JOIN participants p ON p.pid = r.interrogator "
+            "WHERE r.witness = 'human' AND r.mode = 'two-party' AND p.waiting_since IS NOT NULL "
+            f"ORDER BY r.{self.ORDER} DESC LIMIT ?",
+            (count,),
+        )
+        return [
+            max(0.0, datetime.fromisoformat(r["created"]).timestamp() - float(r["since"]))
+            for r in rows
+        ]
 
     def update_room(self, room_id: str, **fields: Any) -> None:
         """Change some fields of a room."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -30,15 +31,22 @@ def _as_postgres(command: list[str]) -> list[str]:
         return command
     runuser = shutil.which("runuser")
     if runuser is None:
-        pytest.skip("running as root without runuser: cannot start PostgreSQL as 'postgres'")
+        raise PostgresUnavailable(
+            "running as root without runuser: cannot start PostgreSQL as 'postgres'"
+        )
     return [runuser, "-u", "postgres", "--", *command]
 
 
-@pytest.fixture(scope="session")
-def postgres_url() -> Iterator[str]:
-    """A URL of a fresh PostgreSQL server on a Unix socket (no TCP), stopped afterwards."""
+class PostgresUnavailable(RuntimeError):
+    """No PostgreSQL server can be started here (the reason says why)."""
+
+
+@contextlib.contextmanager
+def postgres_server() -> Iterator[str]:
+    """A fresh PostgreSQL server on a Unix socket (no TCP), stopped afterwards; yields its
+    URL. Used by the tests' fixture and by benchmarks/serve_load.py."""
     if not (PG_BIN / "initdb").exists():
-        pytest.skip(
+        raise PostgresUnavailable(
             f"PostgreSQL binaries not found in {PG_BIN}: install them with "
             "'apt-get install postgresql' (tests/serve/install_postgres.sh) or set PG_BIN"
         )
@@ -51,28 +59,28 @@ def postgres_url() -> Iterator[str]:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     run = {"check": True, "capture_output": True, "timeout": 120}
-    subprocess.run(
-        _as_postgres([str(PG_BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "sdtt"]),
-        **run,  # type: ignore[call-overload]
-    )
-    options = f"-k {folder} -p {port} -c listen_addresses='' -c fsync=off"
-    subprocess.run(
-        _as_postgres(
-            [
-                str(PG_BIN / "pg_ctl"),
-                "-D",
-                str(data),
-                "-o",
-                options,
-                "-l",
-                str(folder / "log"),
-                "-w",
-                "start",
-            ]
-        ),
-        **run,  # type: ignore[call-overload]
-    )
     try:
+        subprocess.run(
+            _as_postgres([str(PG_BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "sdtt"]),
+            **run,  # type: ignore[call-overload]
+        )
+        options = f"-k {folder} -p {port} -c listen_addresses='' -c fsync=off"
+        subprocess.run(
+            _as_postgres(
+                [
+                    str(PG_BIN / "pg_ctl"),
+                    "-D",
+                    str(data),
+                    "-o",
+                    options,
+                    "-l",
+                    str(folder / "log"),
+                    "-w",
+                    "start",
+                ]
+            ),
+            **run,  # type: ignore[call-overload]
+        )
         yield f"postgresql://sdtt@/postgres?host={folder}&port={port}"
     finally:
         subprocess.run(
@@ -81,6 +89,20 @@ def postgres_url() -> Iterator[str]:
             timeout=120,
         )
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A URL of a fresh PostgreSQL server for the session's tests (skipped without one)."""
+    try:
+        server = postgres_server()
+        url = server.__enter__()
+    except PostgresUnavailable as reason:
+        pytest.skip(str(reason))
+    try:
+        yield url
+    finally:
+        server.__exit__(None, None, None)
 
 
 @pytest.fixture

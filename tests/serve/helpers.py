@@ -33,6 +33,7 @@ belief_slider = true
 [lobby]
 timeout = {timeout}
 on_timeout = "{on_timeout}"
+timeout_sd = 0
 
 [chat]
 t1 = 2

@@ -90,7 +90,7 @@ async def test_reconnect_shows_everything_again_and_the_chat_goes_on(
         await first.say({"type": "send", "text": "hey, what's up"})
         await first.wait(lambda: len(first.texts()) >= 2)
         await first.close()
-        await trio.sleep(30)
+        await trio.sleep(15)  # back within the dropout grace period (20 s): a reload
         again = Browser(server, "P1")
         await again.open(nursery, token=first.token)
         await again.wait(lambda: bool(again.of("history")))

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import statistics
 from pathlib import Path
 
 import pytest
 
 from sdtt.errors import InputError
-from sdtt.serve.matchmaker import BotRoom, HumanRoom, Matchmaker, TimedOut
+from sdtt.serve.matchmaker import BotRoom, HumanRoom, Matchmaker, ThreeRoom, TimedOut
 from sdtt.serve.spec import read_study
 from tests.serve.helpers import write_spec
 
@@ -52,3 +53,55 @@ def test_the_readme_example_study_is_valid() -> None:
     study = read_study(Path(__file__).parents[2] / "examples" / "serve-study.toml")
     assert study.name == "pilot"
     assert [c.delays for c in study.conditions] == ["paper", "jones-bergen"]
+
+
+def test_a_bot_room_waits_as_long_as_a_human_room_did() -> None:
+    # Two-party with both kinds: a bot room never opens at once, it waits one of the
+    # last human rooms' waits (an instant start must not mean the bot).
+    lobby = Matchmaker(conditions=1, timeout=100, human_share=0.5, human_waits=[20.0, 40.0])
+    lobby.human_rooms = 1  # a bot room is due next
+    lobby.arrive("a", 0)
+    assert lobby.step(0) == []
+    due = lobby.next_deadline()
+    assert due in (20.0, 40.0)
+    assert lobby.step(due - 0.1) == []
+    assert lobby.step(due) == [BotRoom(interrogator="a", condition=0)]
+    waits = set()
+    for number in range(40):
+        other = Matchmaker(conditions=1, timeout=100, human_share=0.5, human_waits=[20.0, 40.0])
+        other.human_rooms = 1
+        other.arrive(f"p{number}", 0)
+        waits.add(other.next_deadline())
+    assert waits == {20.0, 40.0}
+
+
+def test_lobby_timeouts_are_drawn_per_participant_and_stay_put() -> None:
+    def deadline(pid: str) -> float | None:
+        lobby = Matchmaker(conditions=1, timeout=100, timeout_sd=7, human_share=1.0)
+        lobby.arrive(pid, 5)
+        return lobby.next_deadline()
+
+    deadlines = [deadline(f"p{n}") for n in range(200)]
+    assert deadline("p0") == deadlines[0]  # the lobby is rebuilt each step: no new draw
+    waits = [d - 5 for d in deadlines if d is not None]
+    assert len(set(waits)) == 200
+    assert 97 < statistics.mean(waits) < 103
+    assert 5.5 < statistics.stdev(waits) < 8.5
+
+
+def test_three_party_bot_positions_are_random_and_balanced() -> None:
+    positions = []
+    lobby = Matchmaker(conditions=1, timeout=60, three_party=True)
+    for number in range(40):
+        # Rebuilt each time, as the server's lobby is (from the rooms' tally).
+        lobby = Matchmaker(
+            conditions=1, timeout=60, three_party=True, positions=list(lobby.positions)
+        )
+        lobby.arrive(f"j{number}", 0)
+        lobby.arrive(f"w{number}", 0)
+        [room] = lobby.step(0)
+        assert isinstance(room, ThreeRoom)
+        positions.append(room.bot_position)
+    assert positions.count(1) == positions.count(2) == 20
+    pairs = [tuple(positions[i : i + 2]) for i in range(0, 40, 2)]
+    assert {(1, 2), (2, 1)} == set(pairs)  # each pair balanced, in either order

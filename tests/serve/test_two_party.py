@@ -16,7 +16,8 @@ pytestmark = pytest.mark.trio
 async def play_bot_game(
     server: StudyServer, nursery: trio.Nursery, pid: str, *, verdict: str = "no"
 ) -> Browser:
-    """Join, consent, chat until the verdict is asked, give it."""
+    """Join, consent, chat until the verdict is asked (a turn after the last is
+    refused and sends no belief reading), give it."""
     browser = Browser(server, pid, study_id="S1", session_id="X9")
     await browser.open(nursery)
     await browser.wait_phase("consent")
@@ -25,7 +26,11 @@ async def play_bot_game(
     for turn in range(5):
         if browser.phase() != "chat":
             break
+        refused = len(browser.of("refused"))
         await browser.say({"type": "send", "text": f"hello there, question {turn}"})
+        await trio.sleep(0.1)
+        if len(browser.of("refused")) > refused:
+            break
         await browser.say({"type": "belief", "value": 40 + turn})
         replies = len(browser.texts("them"))
         await browser.wait(

@@ -218,9 +218,6 @@
       market.answers.push(market.prices.length);
       drawChart();
     }
-    if (slider && !$("belief").hidden) {
-      send({ type: "belief", value: Number($("belief-value").value) });
-    }
   }
 
   function setTyping(chat, on) {
@@ -267,12 +264,29 @@
     $("price-computer").textContent = fmt(100 - last);
   }
 
+  // The chat's time limit as a clock counting down (the server ends the chat).
+  let clockTimer = null;
+  function startClock(seconds) {
+    clearInterval(clockTimer);
+    $("clock").hidden = seconds == null;
+    if (seconds == null) return;
+    const end = Date.now() + seconds * 1000;
+    const tick = () => {
+      const left = Math.max(0, Math.round((end - Date.now()) / 1000));
+      $("clock").textContent = "Time left: " + Math.floor(left / 60) + ":" +
+        String(left % 60).padStart(2, "0");
+    };
+    tick();
+    clockTimer = setInterval(tick, 1000);
+  }
+
   function phase(f) {
     notice("");  // a notice belongs to the page it came on
     unblockSending();
     document.body.classList.toggle("ended", f.phase === "verdict");
     $("chat-ended").hidden = f.phase !== "verdict";
     if (f.phase !== "lobby") waitingClock(null);
+    if (f.phase !== "chat") startClock(null);
     if (f.phase === "consent") show("consent");
     else if (f.phase === "lobby") {
       $("lobby-wait").hidden = !f.wait;
@@ -296,6 +310,7 @@
         $("belief-value").value = String(value);
         $("belief-out").textContent = String(value);
       }
+      startClock(f.ends_in);
       $("reveal").hidden = true;
       market.on = !!f.market;
       $("market").hidden = !market.on;

@@ -1,0 +1,64 @@
+"""Nothing the interrogator's browser receives tells the bot from a person: the tell
+audit (tests/serve/tell_audit.py) at chance, and the two chats of a three-party room
+refusing alike."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+
+from tests.serve.helpers import Browser, make_server, write_spec
+from tests.serve.tell_audit import describe, play
+from tests.serve.test_three_party import three_party
+
+pytestmark = pytest.mark.trio
+
+
+async def test_a_classifier_cannot_tell_bot_rooms_from_what_the_browser_receives(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    audit = await play(tmp_path, people=120)
+    bots = sum(audit.bot)
+    assert bots >= 30 and len(audit.bot) - bots >= 30, describe(audit)
+    low, high = audit.interval()
+    assert low <= 0.5 <= high, describe(audit)
+    # The features are the ones that gave the bot away before, each now the same.
+    for name in ("off_before", "end_gap", "refusal"):
+        assert len({row[name] for row in audit.rows}) == 1, describe(audit)
+    # The indicator came 2 + U(0, 3) s after each question, with either witness.
+    delays = [row["typing_delay"] for row in audit.rows if row["typing_delay"] >= 0]
+    assert delays and all(2 <= d <= 5 for d in delays)
+
+
+async def test_the_two_chats_of_a_three_party_room_refuse_alike(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    server = make_server(three_party(write_spec(tmp_path, turns=1)))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        judge, witness = Browser(server, "J1"), Browser(server, "W1")
+        for browser in (judge, witness):
+            await browser.open(nursery)
+            await browser.say({"type": "consent"})
+        await judge.wait_phase("chat")
+        [room] = server.store.rooms()
+        person = 3 - (room.bot_position or 0)
+        for chat in (1, 2):
+            await judge.say({"type": "send", "chat": chat, "text": f"hello chat {chat}"})
+            await trio.sleep(1)
+        bot = server._rooms[room.id].chats[3 - person]
+        while not (bot.session and bot.session.is_idle and judge.texts("them")):
+            await trio.sleep(0.5)  # the bot has answered its last turn in full
+        await witness.say({"type": "send", "text": "hi, I am here"})
+        await judge.wait(lambda: "hi, I am here" in judge.texts("them"))
+        # One more message to each chat: the bot's (done answering) and the person's
+        # (who may still add to their answer) are refused alike.
+        for chat in (3 - person, person):
+            await judge.say({"type": "send", "chat": chat, "text": "one more"})
+            await trio.sleep(1)
+        await judge.wait(lambda: len(judge.of("refused")) == 2)
+        nursery.cancel_scope.cancel()
+    first, second = (f["message"] for f in judge.of("refused"))
+    assert first == second
