@@ -29,7 +29,7 @@ from typing import Literal, get_args
 import phonenumbers
 
 from sdtt.personas import pii_patterns
-from sdtt.personas.pii_names import find_names
+from sdtt.personas.pii_names import everyday_word, find_names, lower_case_first_names
 
 Kind = Literal[
     "EMAIL",
@@ -39,6 +39,7 @@ Kind = Literal[
     "CARD",
     "MAC",
     "GPS",
+    "DOB",
     "ID",
     "ADDRESS",
     "POSTCODE",
@@ -57,6 +58,7 @@ KIND_LABELS: dict[Kind, tuple[str, str]] = {
     "CARD": ("card number", "card numbers"),
     "MAC": ("MAC address", "MAC addresses"),
     "GPS": ("GPS position", "GPS positions"),
+    "DOB": ("date of birth", "dates of birth"),
     "ID": ("identity number", "identity numbers"),
     "ADDRESS": ("street address", "street addresses"),
     "POSTCODE": ("postcode", "postcodes"),
@@ -64,7 +66,7 @@ KIND_LABELS: dict[Kind, tuple[str, str]] = {
     "NAME": ("name", "names"),
 }
 # Kinds that always hold a digit: skipped for the many messages with none.
-_DIGIT_KINDS = frozenset({"IBAN", "CARD", "GPS", "ID", "ADDRESS", "POSTCODE", "PHONE"})
+_DIGIT_KINDS = frozenset({"IBAN", "CARD", "GPS", "DOB", "ID", "ADDRESS", "POSTCODE", "PHONE"})
 # Local numbers are read as if dialled in these countries; "+" numbers need none.
 PHONE_REGIONS = ("US", "GB", "DE", "FR")
 
@@ -242,12 +244,16 @@ class ScrubReport:
     """Replacements made per kind."""
     distinct: Counter[str] = field(default_factory=Counter)
     """Different values found per kind."""
+    to_review: int = 0
+    """Lower-case words in the persona's own messages that are listed first names: left
+    in place (most are words, "will", "mark"), but worth a look before sharing."""
 
     def as_dict(self) -> dict[str, dict[str, int]]:
         """The report as plain JSON-able data."""
         return {
             "replacements": {kind: self.replacements[kind] for kind in KINDS},
             "distinct": {kind: self.distinct[kind] for kind in KINDS},
+            "to_review": {"lower-case first names": self.to_review},
         }
 
     def summary(self) -> str:
@@ -258,7 +264,15 @@ class ScrubReport:
             for kind in KINDS
             if self.replacements[kind]
         ]
-        return ", ".join(parts) if parts else "nothing found to replace"
+        text = ", ".join(parts) if parts else "nothing found to replace"
+        if self.to_review:
+            text += (
+                f"; {self.to_review} lower-case "
+                f"{'word' if self.to_review == 1 else 'words'} in the persona's messages "
+                f"{'is a first name' if self.to_review == 1 else 'are first names'}, "
+                "left as written: review them (--scrub-report lists them)"
+            )
+        return text
 
 
 @dataclass(frozen=True)
@@ -310,6 +324,7 @@ class Scrubber:
         self._originals: dict[str, str] = {}
         self._name_keys: dict[str, str] = {}
         self._name_pattern: re.Pattern[str] | None = None
+        self._review: Counter[str] = Counter()
         for index, names in enumerate(people):
             self.add_person(names, key=f"person-{index}")
 
@@ -346,6 +361,13 @@ class Scrubber:
             self._originals[self._placeholders[slot]] = original
         return self._placeholders[slot]
 
+    def to_review(self) -> dict[str, int]:
+        """Lower-case first names left in the persona's own messages, with how often.
+
+        Holds personal data: keep it local like :meth:`mapping`.
+        """
+        return dict(sorted(self._review.items()))
+
     def mapping(self) -> dict[str, str]:
         """Placeholder -> first original value seen. Holds personal data: keep it local."""
         return dict(self._originals)
@@ -357,7 +379,7 @@ class Scrubber:
                 for match in _EMAIL.finditer(text)
             ] + [
                 _Span(start, end, kind, key)
-                for start, end, key in pii_patterns.obfuscated_emails(text)
+                for start, end, key in pii_patterns.obfuscated_emails(text, _plain_word)
             ]
         if kind == "URL":
             found: list[_Span] = []
@@ -405,6 +427,18 @@ class Scrubber:
         ("@Ann Smith") is still found. Placeholders are never matched again.
         """
         return self.scrub_with_spans(text)[0]
+
+    def scrub_own(self, text: str) -> str:
+        """:meth:`scrub` for a message the persona wrote, noting lower-case first names.
+
+        Lower-case names are not replaced (too many are words), but in the persona's own
+        messages, which the bot imitates, each one left is counted for review.
+        """
+        scrubbed = self.scrub(text)
+        words = lower_case_first_names(_PLACEHOLDER.sub(" ", scrubbed))
+        self._review.update(words)
+        self.report.to_review += len(words)
+        return scrubbed
 
     def scrub_with_spans(self, text: str) -> tuple[str, list[Replacement]]:
         """Like :meth:`scrub`, also saying where each replaced value was in ``text``."""
@@ -457,6 +491,14 @@ class Replacement:
     end: int
     kind: Kind
     placeholder: str
+
+
+_EMAIL_LOCAL_WORDS = frozenset(["me", "him", "her", "us", "them", "it", "you", "one", "home"])
+
+
+def _plain_word(local: str) -> bool:
+    """Whether the word before a plain "at" is an everyday word rather than an address."""
+    return local.casefold() in _EMAIL_LOCAL_WORDS or everyday_word(local)
 
 
 def _phone_spans(text: str) -> list[_Span]:
