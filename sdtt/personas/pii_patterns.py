@@ -287,7 +287,7 @@ _EN_ONE_WORD = re.compile(r"(?<![\w.,])\d{1,5}[A-Za-z]?\s+[A-Z][a-z]+(?:way|gate
 # German streets named with a preposition: "Am Markt 4", "An der Alster 12", "Zum Hafen 3".
 _GERMAN_PREPOSITION = re.compile(
     r"(?<![\w])(?:Am|An\s+der|An\s+den|Auf\s+der|Auf\s+dem|Im|In\s+der|In\s+den|Zum|Zur"
-    r"|Unter\s+den|Hinter\s+der|Vor\s+dem)\s+[A-ZÄÖÜ][\wäöüß-]+\s+\d{1,3}[a-z]?(?![\w.,:])"
+    r"|Unter\s+den|Hinter\s+der|Vor\s+dem)\s+[A-ZÄÖÜ][\wäöüß-]+\s+\d{1,3}[a-z]?(?![\w:]|[.,]\d)"
 )
 # Polish streets after their abbreviation: "ul. Marszałkowska 84", "al. Jana Pawła II 15/3".
 _POLISH_ADDRESS = re.compile(
