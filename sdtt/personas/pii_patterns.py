@@ -63,9 +63,7 @@ _PLAIN_AT_EMAIL = re.compile(
 )
 
 
-def obfuscated_emails(
-    text: str, is_word: Callable[[str], bool] = lambda word: True
-) -> list[Found]:
+def obfuscated_emails(text: str, is_word: Callable[[str], bool] = lambda word: True) -> list[Found]:
     """Emails written to dodge scrapers: ``bob[at]example[dot]com``, ``bob at x dot org``.
 
     ``is_word`` says whether a local part is an everyday word: ``tom at example.org`` is an
@@ -349,8 +347,6 @@ def postcodes(text: str) -> list[Found]:
             group = "value" if "value" in pattern.groupindex else 0
             found.append((match.start(group), match.end(group), _compact(match.group(group))))
     return found
-
-
 
 
 # --- dates of birth -------------------------------------------------------------------------
