@@ -67,7 +67,7 @@ _EXTRA_WORDS = _words(
 # and German diminutives, and common Chinese, Indian and Arabic given names.
 _MORE_FIRST = _words(
     "kasia gosia basia ania asia ola ula zosia jola marta kuba bartek tomek wojtek maciek "
-    "janek staszek franek kacper sasha sasha masha dasha natasha katya kolya misha grisha "
+    "janek staszek franek kacper sasha masha dasha natasha katya kolya misha grisha "
     "vanya tanya olya seryozha lena sveta yulia bex becks becca jojo lulu mimi kiki "
     "mei ling wei xiao li jing yan hui min ming hong fang yun xin hao lan qing "
     "priyanka aditi ananya deepika kavya shreya pooja neha sneha divya rahul arjun rohit "

@@ -2,7 +2,7 @@
 
 Emails (also written as ``bob[at]example[dot]com``), phone numbers, URLs, @handles, IBANs,
 card numbers, identity numbers, MAC addresses, GPS positions, dates of birth, street
-addresses, postcodes and people's names become ``[EMAIL_1]``, ``[PHONE_2]``, ``[IBAN_1]``, ``[NAME_3]``...
+addresses, postcodes and people's names become ``[EMAIL_1]``, ``[PHONE_2]``, ``[NAME_3]``...
 Participants' names are given; other people's names are found by
 :mod:`sdtt.personas.pii_names`, the structured kinds by :mod:`sdtt.personas.pii_patterns`
 (checksums from python-stdnum) and phones also by phonenumbers. One :class:`Scrubber` is used for
@@ -13,9 +13,9 @@ person's name (full name, first name, last name, nickname) share one placeholder
 The detectors lean towards privacy: a long digit run is treated as a phone number unless
 it is clearly a date, a time, a year range, a decimal or an amount with thousands
 separators. Dates and times such as "at 10:30" or "2024" are left alone, unless a date
-sits beside a word such as "born" or "DOB". Name parts
-that are everyday words ("Will", "May", "Mom") are replaced only where they are written
-with a capital letter, and accent-less spellings ("Zoe" for "Zoë") count as the name.
+sits beside a word such as "born" or "DOB". Name parts that are everyday words ("Will",
+"May", "Mom") are replaced only where they are written with a capital letter, and
+accent-less spellings ("Zoe" for "Zoë") count as the name.
 """
 
 from __future__ import annotations
