@@ -167,23 +167,19 @@ def _lexicon() -> _Lexicon:
     )
 
 
-def everyday_word(word: str) -> bool:
-    """Whether ``word`` is an everyday English word (or a name that is one, "will")."""
+def listed_first_name(word: str) -> bool:
+    """Whether ``word`` is a listed first name that is no everyday word ("will")."""
     folded = _fold(word)
     lexicon = _lexicon()
-    return folded in lexicon.ambiguous or folded in lexicon.words
+    return folded in lexicon.first and folded not in lexicon.ambiguous
 
 
 def lower_case_first_names(text: str) -> list[str]:
     """Lower-case words of ``text`` that are listed first names and no everyday word."""
-    lexicon = _lexicon()
     return [
         match.group()
         for match in _TOKEN.finditer(text)
-        if match.group().islower()
-        and len(match.group()) >= 3
-        and _fold(match.group()) in lexicon.first
-        and _fold(match.group()) not in lexicon.ambiguous
+        if match.group().islower() and len(match.group()) >= 3 and listed_first_name(match.group())
     ]
 
 

@@ -57,21 +57,23 @@ _DOT_PART = re.compile(rf"{_BRACKET_DOT}|{_WORD_DOT}", re.IGNORECASE)
 
 
 # "tom at example.org": only a plain "at" and plain dots, so the caller checks the word
-# before "at" is no everyday word ("look at example.org" is a URL, not an address).
+# before "at" can be an address's local part ("we are at example.org" holds none).
 _PLAIN_AT_EMAIL = re.compile(
     rf"(?P<local>{_LOCAL})\s+at\s+{_LABEL}(?:\.{_LABEL})*\.(?:{_TLD})", re.IGNORECASE
 )
 
 
-def obfuscated_emails(text: str, is_word: Callable[[str], bool] = lambda word: True) -> list[Found]:
+def obfuscated_emails(
+    text: str, plain_local: Callable[[str], bool] = lambda word: False
+) -> list[Found]:
     """Emails written to dodge scrapers: ``bob[at]example[dot]com``, ``bob at x dot org``.
 
-    ``is_word`` says whether a local part is an everyday word: ``tom at example.org`` is an
-    email, ``look at example.org`` is not.
+    ``plain_local`` says whether a word before a plain "at" is a local part:
+    ``tom at example.org`` is an email, ``look at example.org`` is not.
     """
     found: list[Found] = []
     for match in _PLAIN_AT_EMAIL.finditer(text):
-        if not is_word(match.group("local")):
+        if plain_local(match.group("local")):
             local, domain = re.split(r"\s+at\s+", match.group(), maxsplit=1, flags=re.I)
             found.append((match.start(), match.end(), f"{local}@{domain}".casefold()))
     for match in _OBFUSCATED_EMAIL.finditer(text):
@@ -283,9 +285,16 @@ _GERMANIC_ADDRESS = re.compile(
 # One-word English streets: "221 Kingsway", "1560 Broadway", "12 Eastgate".
 _EN_ONE_WORD = re.compile(r"(?<![\w.,])\d{1,5}[A-Za-z]?\s+[A-Z][a-z]+(?:way|gate)\b")
 # German streets named with a preposition: "Am Markt 4", "An der Alster 12", "Zum Hafen 3".
+# Not times ("Am Montag 5", "Im Mai 12"), nor a count before a noun ("Zur Zeit 3 Leute").
+_GERMAN_NOT_STREET = (
+    r"Montag|Dienstag|Mittwoch|Donnerstag|Freitag|Samstag|Sonntag|Wochenende|Januar|Februar|"
+    r"März|April|Mai|Juni|Juli|August|September|Oktober|November|Dezember|Jahr|Moment|Zeit|"
+    r"Morgen|Abend|Anfang|Ende|Schnitt|Durchschnitt|Ganzen|Prinzip|Grunde|Endeffekt"
+)
 _GERMAN_PREPOSITION = re.compile(
     r"(?<![\w])(?:Am|An\s+der|An\s+den|Auf\s+der|Auf\s+dem|Im|In\s+der|In\s+den|Zum|Zur"
-    r"|Unter\s+den|Hinter\s+der|Vor\s+dem)\s+[A-ZÄÖÜ][\wäöüß-]+\s+\d{1,3}[a-z]?(?![\w:]|[.,]\d)"
+    rf"|Unter\s+den|Hinter\s+der|Vor\s+dem)\s+(?!(?:{_GERMAN_NOT_STREET})\b)[A-ZÄÖÜ][\wäöüß-]+"
+    r"\s+\d{1,3}[a-z]?(?![\w:]|[.,]\d|\s+[A-ZÄÖÜ][a-zäöüß])"
 )
 # Polish streets after their abbreviation: "ul. Marszałkowska 84", "al. Jana Pawła II 15/3".
 _POLISH_ADDRESS = re.compile(
@@ -382,7 +391,7 @@ _BIRTH_WORD = (
 _DOB = re.compile(
     rf"(?<![\w])(?i:{_BIRTH_WORD})(?![\w])[^\S\n]*[:=\-]?"
     # up to four short words between: "born on the", "nacido el", "geboren am", "is on"
-    rf"(?:[^\S\n]*(?i:on|the|is|was|in|am|le|el|il|em|op|w|dnia|du|del|de|my|her|his|:)){{0,4}}"
+    rf"(?:[^\S\n]*(?i:on|the|is|was|in|am|ist|le|el|il|em|op|w|dnia|du|del|de|my|her|his|:)){{0,4}}"
     rf"[^\S\n]*(?P<value>(?i:{_DATE}))(?![\w])"
 )
 

@@ -30,7 +30,7 @@ from typing import Literal, get_args
 import phonenumbers
 
 from sdtt.personas import pii_patterns
-from sdtt.personas.pii_names import everyday_word, find_names, lower_case_first_names
+from sdtt.personas.pii_names import find_names, listed_first_name, lower_case_first_names
 
 Kind = Literal[
     "EMAIL",
@@ -380,7 +380,7 @@ class Scrubber:
                 for match in _EMAIL.finditer(text)
             ] + [
                 _Span(start, end, kind, key)
-                for start, end, key in pii_patterns.obfuscated_emails(text, _plain_word)
+                for start, end, key in pii_patterns.obfuscated_emails(text, _plain_local)
             ]
         if kind == "URL":
             found: list[_Span] = []
@@ -494,12 +494,10 @@ class Replacement:
     placeholder: str
 
 
-_EMAIL_LOCAL_WORDS = frozenset(["me", "him", "her", "us", "them", "it", "you", "one", "home"])
-
-
-def _plain_word(local: str) -> bool:
-    """Whether the word before a plain "at" is an everyday word rather than an address."""
-    return local.casefold() in _EMAIL_LOCAL_WORDS or everyday_word(local)
+def _plain_local(local: str) -> bool:
+    """Whether the word before a plain "at" is an email's local part: a first name ("tom at
+    example.org") or a word no one writes in prose ("j.smith", "tom84")."""
+    return listed_first_name(local) or re.search(r"[\d._%+-]", local) is not None
 
 
 def _phone_spans(text: str) -> list[_Span]:

@@ -1,7 +1,7 @@
 """Recall and precision of scrubbing on the labelled message sets (see pii_sets.py).
 
 Thresholds sit just under what was measured when they were set (all sets pooled):
-100% for emails, URLs, handles, IBANs, cards, MACs, GPS, ids and phones; 84.6% for
+100% for emails, URLs, handles, IBANs, cards, MACs, GPS, ids and phones; 92.3% for
 dates of birth, 91.8% for street addresses, 92.3% for postcodes, 96.1% for other
 people's names; precision 99.5% overall and 98.4% for names; 2 replacements in the 97
 messages with no personal data. ``benchmarks/scrub_recall.py`` prints the full tables.
@@ -16,7 +16,7 @@ from sdtt.personas.scrub import KINDS
 from .pii_sets import SETS, Scores, messages, score
 
 RECALL_FLOOR = {kind: 0.95 for kind in KINDS} | {
-    "DOB": 0.80,
+    "DOB": 0.90,
     "ADDRESS": 0.90,
     "POSTCODE": 0.90,
     "NAME": 0.94,
