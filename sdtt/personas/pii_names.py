@@ -61,7 +61,19 @@ _EXTRA_WORDS = _words(
     "team group chat ai bot siri alexa google apple amazon netflix spotify uber tesla "
     "disney marvel star wars harry potter pokemon mario zelda queen king prince princess "
     "pope president dell ford chanel gucci prada dior america asia europe africa "
-    "australia antarctica"
+    "australia antarctica yesterday today tomorrow tonight then now also maybe"
+)
+# First names and pet forms people use in chat that Faker's lists lack: Polish, Russian
+# and German diminutives, and common Chinese, Indian and Arabic given names.
+_MORE_FIRST = _words(
+    "kasia gosia basia ania asia ola ula zosia jola marta kuba bartek tomek wojtek maciek "
+    "janek staszek franek kacper sasha masha dasha natasha katya kolya misha grisha "
+    "vanya tanya olya seryozha lena sveta yulia bex becks becca jojo lulu mimi kiki "
+    "mei ling wei xiao li jing yan hui min ming hong fang yun xin hao lan qing "
+    "priyanka aditi ananya deepika kavya shreya pooja neha sneha divya rahul arjun rohit "
+    "vikram aarav vivaan ishaan sanjay ravi suresh ramesh anil sunil "
+    "fatima aisha yusuf omar khalid hamza zainab layla noor amir tariq bilal "
+    "chidi ngozi chiamaka emeka tunde adebayo kwame kofi abena"
 )
 # Cities that the name lists also hold, too well known to be anyone's name in chat.
 _CITIES = _words(
@@ -145,12 +157,30 @@ def _lexicon() -> _Lexicon:
     never = frozenset(_fold(word) for word in _EXTRA_WORDS | _PARTICLES | _TITLES)
     places = _places() - never
     return _Lexicon(
-        first=frozenset(_fold(name) for name in first if len(name) >= 2) - never - places,
+        first=frozenset(_fold(name) for name in first | _MORE_FIRST if len(name) >= 2)
+        - never
+        - places,
         last=frozenset(_fold(name) for name in last if len(name) >= 2) - never - places,
         words=never,
         places=places,
         ambiguous=_everyday_words() - never - places,
     )
+
+
+def listed_first_name(word: str) -> bool:
+    """Whether ``word`` is a listed first name that is no everyday word ("will")."""
+    folded = _fold(word)
+    lexicon = _lexicon()
+    return folded in lexicon.first and folded not in lexicon.ambiguous
+
+
+def lower_case_first_names(text: str) -> list[str]:
+    """Lower-case words of ``text`` that are listed first names and no everyday word."""
+    return [
+        match.group()
+        for match in _TOKEN.finditer(text)
+        if match.group().islower() and len(match.group()) >= 3 and listed_first_name(match.group())
+    ]
 
 
 @dataclass(frozen=True)
@@ -215,6 +245,12 @@ def find_names(text: str) -> list[FoundName]:
             index += 1
             continue
         end_index = follows if follows > index else index
+        # An unlisted given name before a listed one joins it: "Priyanka Sharma".
+        if _unlisted_before(text, tokens, index, lexicon) and (
+            not found or found[-1].end <= tokens[index - 1].start()
+        ):
+            index -= 1
+            token = tokens[index]
         spellings = [text[token.start() : tokens[end_index].end()]]
         for member in tokens[index : end_index + 1]:
             member_folded = _fold(member.group())
@@ -227,6 +263,23 @@ def find_names(text: str) -> list[FoundName]:
         found.append(FoundName(token.start(), tokens[end_index].end(), tuple(spellings)))
         index = end_index + 1
     return found
+
+
+def _unlisted_before(text: str, tokens: list[re.Match[str]], index: int, lexicon: _Lexicon) -> bool:
+    """Whether the token before ``index`` is a capitalised unknown word right beside it."""
+    if index == 0:
+        return False
+    before = tokens[index - 1]
+    folded = _fold(before.group())
+    return (
+        _capitalised(before.group())
+        and text[before.end() : tokens[index].start()] == " "
+        and len(folded) >= 2
+        and not any(
+            folded in words
+            for words in (lexicon.words, lexicon.ambiguous, lexicon.places, _TITLES, _PARTICLES)
+        )
+    )
 
 
 def _joined(text: str, left: re.Match[str], right: re.Match[str]) -> bool:

@@ -56,9 +56,26 @@ _AT_PART = re.compile(rf"{_BRACKET_AT}|\s*@\s*|\s+at\s+", re.IGNORECASE)
 _DOT_PART = re.compile(rf"{_BRACKET_DOT}|{_WORD_DOT}", re.IGNORECASE)
 
 
-def obfuscated_emails(text: str) -> list[Found]:
-    """Emails written to dodge scrapers: ``bob[at]example[dot]com``, ``bob at x dot org``."""
+# "tom at example.org": only a plain "at" and plain dots, so the caller checks the word
+# before "at" can be an address's local part ("we are at example.org" holds none).
+_PLAIN_AT_EMAIL = re.compile(
+    rf"(?P<local>{_LOCAL})\s+at\s+{_LABEL}(?:\.{_LABEL})*\.(?:{_TLD})", re.IGNORECASE
+)
+
+
+def obfuscated_emails(
+    text: str, plain_local: Callable[[str], bool] = lambda word: False
+) -> list[Found]:
+    """Emails written to dodge scrapers: ``bob[at]example[dot]com``, ``bob at x dot org``.
+
+    ``plain_local`` says whether a word before a plain "at" is a local part:
+    ``tom at example.org`` is an email, ``look at example.org`` is not.
+    """
     found: list[Found] = []
+    for match in _PLAIN_AT_EMAIL.finditer(text):
+        if plain_local(match.group("local")):
+            local, domain = re.split(r"\s+at\s+", match.group(), maxsplit=1, flags=re.I)
+            found.append((match.start(), match.end(), f"{local}@{domain}".casefold()))
     for match in _OBFUSCATED_EMAIL.finditer(text):
         value = match.group()
         parts = _AT_PART.split(value, maxsplit=1)
@@ -102,8 +119,10 @@ def ibans(text: str) -> list[Found]:
     return found
 
 
-_CARD = re.compile(r"(?<![\d\-.])\d(?:[ \-.]?\d){12,18}(?![\d])")
-_GROUPED_16 = re.compile(r"\d{4}([ \-.]?)\d{4}\1\d{4}\1\d{4}")
+# A separator may be spaced out: "4111 - 1111 - 1111 - 1111".
+_CARD_GAP = r"(?: ?[\-.] ?| )?"
+_CARD = re.compile(rf"(?<![\d\-.])\d(?:{_CARD_GAP}\d){{12,18}}(?![\d])")
+_GROUPED_16 = re.compile(r"\d{4}( ?[\-.]? ?)\d{4}\1\d{4}\1\d{4}")
 
 
 def cards(text: str) -> list[Found]:
@@ -188,7 +207,10 @@ _ID_CHECKS: list[tuple[re.Pattern[str], tuple[ModuleType, ...]]] = [
 ]
 # Letters and at least five digits in one upper-case token: passports, licences, NINOs.
 _ALNUM_ID = re.compile(r"(?<![\w-])(?=[A-Z0-9]*[A-Z])(?=(?:[A-Z]*\d){5})[A-Z0-9]{6,18}(?![\w-])")
-_UK_NINO = re.compile(r"(?<![\w])[A-Z]{2}\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D](?![\w])")
+_UK_NINO = re.compile(
+    r"(?<![\w])(?:[A-Z]{2}\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]|[a-z]{2}\s?\d{2}\s?\d{2}\s?\d{2}\s?[a-d])"
+    r"(?![\w])"
+)
 _ID_KEYWORD = re.compile(
     r"(?i:passport|passeport|pasaporte|passaporto|reisepass|ausweis|personalausweis|"
     r"id\s?card|identity\s+card|id\s+(?:number|no)|national\s+id|ssn|social\s+security|"
@@ -228,7 +250,7 @@ _STOP = (
 )
 _EN_ADDRESS = re.compile(
     r"(?<![\w.,])\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?,?\s+"
-    rf"(?:(?!(?i:{_STOP})\b)[A-Za-z][\w'’.-]*\s+){{1,4}}"
+    rf"(?:(?!(?i:{_STOP})\b)(?:[A-Za-z]|\d{{1,3}}(?:st|nd|rd|th)\b)[\w'’.-]*\s+){{1,4}}"
     rf"(?:(?i:{_EN_STREET_ANY_CASE})\b\.?|(?:{_EN_STREET_CAPITAL})\b\.?)"
     r"(?:\s+(?:NW|NE|SW|SE|N|S|E|W)\b)?"
     r"(?:,?\s*(?i:apt|apartment|flat|unit|suite|ste|#)\.?\s*#?\w{1,5}\b)?"
@@ -260,10 +282,39 @@ _GERMANIC_ADDRESS = re.compile(
 )
 
 
+# One-word English streets: "221 Kingsway", "1560 Broadway", "12 Eastgate".
+_EN_ONE_WORD = re.compile(r"(?<![\w.,])\d{1,5}[A-Za-z]?\s+[A-Z][a-z]+(?:way|gate)\b")
+# German streets named with a preposition: "Am Markt 4", "An der Alster 12", "Zum Hafen 3".
+# Not times ("Am Montag 5", "Im Mai 12"), nor a count before a noun ("Zur Zeit 3 Leute").
+_GERMAN_NOT_STREET = (
+    r"Montag|Dienstag|Mittwoch|Donnerstag|Freitag|Samstag|Sonntag|Wochenende|Januar|Februar|"
+    r"März|April|Mai|Juni|Juli|August|September|Oktober|November|Dezember|Jahr|Moment|Zeit|"
+    r"Morgen|Abend|Anfang|Ende|Schnitt|Durchschnitt|Ganzen|Prinzip|Grunde|Endeffekt"
+)
+_GERMAN_PREPOSITION = re.compile(
+    r"(?<![\w])(?:Am|An\s+der|An\s+den|Auf\s+der|Auf\s+dem|Im|In\s+der|In\s+den|Zum|Zur"
+    rf"|Unter\s+den|Hinter\s+der|Vor\s+dem)\s+(?!(?:{_GERMAN_NOT_STREET})\b)[A-ZÄÖÜ][\wäöüß-]+"
+    r"\s+\d{1,3}[a-z]?(?![\w:]|[.,]\d|\s+[A-ZÄÖÜ][a-zäöüß])"
+)
+# Polish streets after their abbreviation: "ul. Marszałkowska 84", "al. Jana Pawła II 15/3".
+_POLISH_ADDRESS = re.compile(
+    r"(?<![\w])(?i:ul\.|ulica|al\.|aleja|pl\.|plac|os\.|osiedle)\s*"
+    r"(?:[A-ZĄĆĘŁŃÓŚŹŻ0-9][\wąćęłńóśźż.-]*\s+){1,4}\d{1,4}[a-zA-Z]?(?:/\d{1,4})?(?![\w])"
+)
+
+
 def street_addresses(text: str) -> list[Found]:
-    """Street addresses with a house number, in English, Romance and Germanic styles."""
+    """Street addresses with a house number, in English, Romance, Germanic, Polish styles."""
     found: list[Found] = []
-    for pattern in (_EN_ADDRESS, _ROMANCE_NUMBER_FIRST, _ROMANCE_NUMBER_LAST, _GERMANIC_ADDRESS):
+    for pattern in (
+        _EN_ADDRESS,
+        _EN_ONE_WORD,
+        _ROMANCE_NUMBER_FIRST,
+        _ROMANCE_NUMBER_LAST,
+        _GERMANIC_ADDRESS,
+        _GERMAN_PREPOSITION,
+        _POLISH_ADDRESS,
+    ):
         for match in pattern.finditer(text):
             value = match.group().rstrip(".,")
             found.append((match.start(), match.start() + len(value), value.casefold()))
@@ -307,11 +358,66 @@ def postcodes(text: str) -> list[Found]:
     return found
 
 
+# --- dates of birth -------------------------------------------------------------------------
+_MONTHS = (
+    # English, German, French, Spanish, Italian, Portuguese, Dutch, Polish (genitive)
+    r"jan(?:uary|\.)?|feb(?:ruary|\.)?|mar(?:ch|\.)?|apr(?:il|\.)?|may|june?|july?|"
+    r"aug(?:ust|\.)?|sept?(?:ember|\.)?|oct(?:ober|\.)?|nov(?:ember|\.)?|dec(?:ember|\.)?|"
+    r"januar|jänner|februar|märz|mai|juni|juli|oktober|dezember|"
+    r"janvier|février|fevrier|mars|avril|juin|juillet|août|aout|septembre|octobre|novembre|"
+    r"décembre|decembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|"
+    r"setiembre|octubre|noviembre|diciembre|gennaio|febbraio|aprile|maggio|giugno|luglio|"
+    r"settembre|ottobre|dicembre|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|"
+    r"novembro|dezembro|januari|februari|maart|mei|augustus|"
+    r"stycznia|lutego|marca|kwietnia|maja|czerwca|lipca|sierpnia|września|wrzesnia|"
+    r"października|pazdziernika|listopada|grudnia"
+)
+_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th|er|º|\.)?"
+_YEAR = r"(?:19|20)\d{2}"
+_DATE = (
+    rf"(?:{_YEAR}[-./]\d{{1,2}}[-./]\d{{1,2}}"
+    rf"|\d{{1,2}}[-./]\d{{1,2}}[-./](?:{_YEAR}|\d{{2}})"
+    rf"|{_DAY}\s*(?:(?:of|de|di)\s+)?(?:{_MONTHS})(?:,?\s*(?:(?:de|del)\s+)?'?{_YEAR}|'\d{{2}})?"
+    rf"|(?:{_MONTHS})\s+{_DAY}(?:,?\s*{_YEAR})?"
+    rf"|(?:{_MONTHS})\s+{_YEAR})"
+)
+_BIRTH_WORD = (
+    r"born|birthday|b-?day|birth\s?date|date\s+of\s+birth|d\.?o\.?b\.?|"
+    r"geboren|geb\.|geburtstag|geburtsdatum|née?|naissance|anniversaire|"
+    r"nacid[oa]|naci|nació|nacimiento|cumpleaños|cumple|"
+    r"urodzon[aey]|urodziłam|urodziłem|urodziny|urodzenia|"
+    r"nat[oa]|nascita|compleanno|nascid[oa]|aniversário|jarig|verjaardag"
+)
+_DOB = re.compile(
+    rf"(?<![\w])(?i:{_BIRTH_WORD})(?![\w])[^\S\n]*[:=\-]?"
+    # up to four short words between: "born on the", "nacido el", "geboren am", "is on"
+    rf"(?:[^\S\n]*(?i:on|the|is|was|in|am|ist|le|el|il|em|op|w|dnia|du|del|de|my|her|his|:)){{0,4}}"
+    rf"[^\S\n]*(?P<value>(?i:{_DATE}))(?![\w])"
+)
+
+
+# The date first: "am 3. März 1985 geboren", "12 maja 1990 urodzona", "1/2/1990 born".
+_DOB_BEFORE = re.compile(
+    rf"(?<![\w])(?P<value>(?i:{_DATE}))[^\S\n]+(?:\w+[^\S\n]+)?"
+    r"(?i:geboren|born|urodzon[aey]|urodziłam|urodziłem|nat[oa]|née?|nacid[oa])(?![\w])"
+)
+
+
+def dates_of_birth(text: str) -> list[Found]:
+    """A date written next to "born", "birthday", "DOB" and the like, in several languages."""
+    return [
+        (match.start("value"), match.end("value"), re.sub(r"\s", "", match["value"]).casefold())
+        for pattern in (_DOB, _DOB_BEFORE)
+        for match in pattern.finditer(text)
+    ]
+
+
 DETECTORS: dict[str, Callable[[str], list[Found]]] = {
     "IBAN": ibans,
     "CARD": cards,
     "MAC": macs,
     "GPS": coordinates,
+    "DOB": dates_of_birth,
     "ID": id_numbers,
     "ADDRESS": street_addresses,
     "POSTCODE": postcodes,

@@ -1,8 +1,8 @@
 """PII scrubbing: replace personal data in chat text by consistent placeholders.
 
 Emails (also written as ``bob[at]example[dot]com``), phone numbers, URLs, @handles, IBANs,
-card numbers, identity numbers, MAC addresses, GPS positions, street addresses, postcodes
-and people's names become ``[EMAIL_1]``, ``[PHONE_2]``, ``[IBAN_1]``, ``[NAME_3]``...
+card numbers, identity numbers, MAC addresses, GPS positions, dates of birth, street
+addresses, postcodes and people's names become ``[EMAIL_1]``, ``[PHONE_2]``, ``[NAME_3]``...
 Participants' names are given; other people's names are found by
 :mod:`sdtt.personas.pii_names`, the structured kinds by :mod:`sdtt.personas.pii_patterns`
 (checksums from python-stdnum) and phones also by phonenumbers. One :class:`Scrubber` is used for
@@ -12,9 +12,10 @@ person's name (full name, first name, last name, nickname) share one placeholder
 
 The detectors lean towards privacy: a long digit run is treated as a phone number unless
 it is clearly a date, a time, a year range, a decimal or an amount with thousands
-separators. Dates and times such as "at 10:30" or "2024" are never touched. Name parts
-that are everyday words ("Will", "May", "Mom") are replaced only where they are written
-with a capital letter, and accent-less spellings ("Zoe" for "Zoë") count as the name.
+separators. Dates and times such as "at 10:30" or "2024" are left alone, unless a date
+sits beside a word such as "born" or "DOB". Name parts that are everyday words ("Will",
+"May", "Mom") are replaced only where they are written with a capital letter, and
+accent-less spellings ("Zoe" for "Zoë") count as the name.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from typing import Literal, get_args
 import phonenumbers
 
 from sdtt.personas import pii_patterns
-from sdtt.personas.pii_names import find_names
+from sdtt.personas.pii_names import find_names, listed_first_name, lower_case_first_names
 
 Kind = Literal[
     "EMAIL",
@@ -39,6 +40,7 @@ Kind = Literal[
     "CARD",
     "MAC",
     "GPS",
+    "DOB",
     "ID",
     "ADDRESS",
     "POSTCODE",
@@ -57,6 +59,7 @@ KIND_LABELS: dict[Kind, tuple[str, str]] = {
     "CARD": ("card number", "card numbers"),
     "MAC": ("MAC address", "MAC addresses"),
     "GPS": ("GPS position", "GPS positions"),
+    "DOB": ("date of birth", "dates of birth"),
     "ID": ("identity number", "identity numbers"),
     "ADDRESS": ("street address", "street addresses"),
     "POSTCODE": ("postcode", "postcodes"),
@@ -64,7 +67,7 @@ KIND_LABELS: dict[Kind, tuple[str, str]] = {
     "NAME": ("name", "names"),
 }
 # Kinds that always hold a digit: skipped for the many messages with none.
-_DIGIT_KINDS = frozenset({"IBAN", "CARD", "GPS", "ID", "ADDRESS", "POSTCODE", "PHONE"})
+_DIGIT_KINDS = frozenset({"IBAN", "CARD", "GPS", "DOB", "ID", "ADDRESS", "POSTCODE", "PHONE"})
 # Local numbers are read as if dialled in these countries; "+" numbers need none.
 PHONE_REGIONS = ("US", "GB", "DE", "FR")
 
@@ -242,12 +245,16 @@ class ScrubReport:
     """Replacements made per kind."""
     distinct: Counter[str] = field(default_factory=Counter)
     """Different values found per kind."""
+    to_review: int = 0
+    """Lower-case words in the persona's own messages that are listed first names: left
+    in place (most are words, "will", "mark"), but worth a look before sharing."""
 
     def as_dict(self) -> dict[str, dict[str, int]]:
         """The report as plain JSON-able data."""
         return {
             "replacements": {kind: self.replacements[kind] for kind in KINDS},
             "distinct": {kind: self.distinct[kind] for kind in KINDS},
+            "to_review": {"lower-case first names": self.to_review},
         }
 
     def summary(self) -> str:
@@ -258,7 +265,15 @@ class ScrubReport:
             for kind in KINDS
             if self.replacements[kind]
         ]
-        return ", ".join(parts) if parts else "nothing found to replace"
+        text = ", ".join(parts) if parts else "nothing found to replace"
+        if self.to_review:
+            text += (
+                f"; {self.to_review} lower-case "
+                f"{'word' if self.to_review == 1 else 'words'} in the persona's messages "
+                f"{'is a first name' if self.to_review == 1 else 'are first names'}, "
+                "left as written: review them (--scrub-report lists them)"
+            )
+        return text
 
 
 @dataclass(frozen=True)
@@ -310,6 +325,7 @@ class Scrubber:
         self._originals: dict[str, str] = {}
         self._name_keys: dict[str, str] = {}
         self._name_pattern: re.Pattern[str] | None = None
+        self._review: Counter[str] = Counter()
         for index, names in enumerate(people):
             self.add_person(names, key=f"person-{index}")
 
@@ -346,6 +362,13 @@ class Scrubber:
             self._originals[self._placeholders[slot]] = original
         return self._placeholders[slot]
 
+    def to_review(self) -> dict[str, int]:
+        """Lower-case first names left in the persona's own messages, with how often.
+
+        Holds personal data: keep it local like :meth:`mapping`.
+        """
+        return dict(sorted(self._review.items()))
+
     def mapping(self) -> dict[str, str]:
         """Placeholder -> first original value seen. Holds personal data: keep it local."""
         return dict(self._originals)
@@ -357,7 +380,7 @@ class Scrubber:
                 for match in _EMAIL.finditer(text)
             ] + [
                 _Span(start, end, kind, key)
-                for start, end, key in pii_patterns.obfuscated_emails(text)
+                for start, end, key in pii_patterns.obfuscated_emails(text, _plain_local)
             ]
         if kind == "URL":
             found: list[_Span] = []
@@ -405,6 +428,18 @@ class Scrubber:
         ("@Ann Smith") is still found. Placeholders are never matched again.
         """
         return self.scrub_with_spans(text)[0]
+
+    def scrub_own(self, text: str) -> str:
+        """:meth:`scrub` for a message the persona wrote, noting lower-case first names.
+
+        Lower-case names are not replaced (too many are words), but in the persona's own
+        messages, which the bot imitates, each one left is counted for review.
+        """
+        scrubbed = self.scrub(text)
+        words = lower_case_first_names(_PLACEHOLDER.sub(" ", scrubbed))
+        self._review.update(words)
+        self.report.to_review += len(words)
+        return scrubbed
 
     def scrub_with_spans(self, text: str) -> tuple[str, list[Replacement]]:
         """Like :meth:`scrub`, also saying where each replaced value was in ``text``."""
@@ -457,6 +492,12 @@ class Replacement:
     end: int
     kind: Kind
     placeholder: str
+
+
+def _plain_local(local: str) -> bool:
+    """Whether the word before a plain "at" is an email's local part: a first name ("tom at
+    example.org") or a word no one writes in prose ("j.smith", "tom84")."""
+    return listed_first_name(local) or re.search(r"[\d._%+-]", local) is not None
 
 
 def _phone_spans(text: str) -> list[_Span]:

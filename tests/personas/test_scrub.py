@@ -213,3 +213,75 @@ def test_planted_numbers_never_survive(value: str, spaced: bool, before: str, af
     result = Scrubber().scrub(f"{before} {value} {after}")
     assert value not in result
     assert not any(group in result for group in value.split() if len(group) >= 4)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # street addresses: German "Am ...", Polish "ul. ...", one-word and numbered streets
+        ("we moved to Am Markt 4 last year", "we moved to [ADDRESS_1] last year"),
+        ("ul. Marszałkowska 84, Warszawa", "[ADDRESS_1], Warszawa"),
+        ("the flat at 221 Kingsway is tiny", "the flat at [ADDRESS_1] is tiny"),
+        ("office is 350 5th Ave, floor 3", "office is [ADDRESS_1], floor 3"),
+        # the whole obfuscated email goes, not just its domain
+        ("mail tom at example.org", "mail [EMAIL_1]"),
+        # whole names, also unlisted given names and pet forms
+        ("I met Mei Ling yesterday", "I met [NAME_1] yesterday"),
+        ("ask Kasia about it", "ask [NAME_1] about it"),
+        ("Priyanka Sharma called", "[NAME_1] called"),
+        # a card with spaced separators; a lower-case UK NI number
+        ("card 4111 - 1111 - 1111 - 1111 ok", "card [CARD_1] ok"),
+        ("my ni is ab 12 34 56 c", "my ni is [ID_1]"),
+    ],
+)
+def test_shapes_missed_before(text: str, expected: str) -> None:
+    assert scrub(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("she was born on 12/03/1990 in Leeds", "she was born on [DOB_1] in Leeds"),
+        ("DOB: 1990-02-01", "DOB: [DOB_1]"),
+        ("my birthday is on the 3rd of May", "my birthday is on the [DOB_1]"),
+        ("geboren am 3. März 1985", "geboren am [DOB_1]"),
+        ("ich bin am 3. März 1985 geboren", "ich bin am [DOB_1] geboren"),
+        ("née le 4 juillet 1979 à Lyon", "née le [DOB_1] à Lyon"),
+        ("nacido el 12 de marzo de 1990", "nacido el [DOB_1]"),
+        ("urodzony 5 maja 1988", "urodzony [DOB_1]"),
+        ("nato il 2 giugno 1975", "nato il [DOB_1]"),
+    ],
+)
+def test_dates_of_birth(text: str, expected: str) -> None:
+    assert scrub(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "look at example.org first",
+        "we are at example.org now",
+        "the meeting on 12/03/2024 at 10:30",
+        "Yesterday Sharma called",
+        "born to run, 3 times a week",
+        "Am Montag 5 Leute kommen",
+        "Zur Zeit 3 Leute",
+    ],
+)
+def test_new_detectors_leave_ordinary_text(text: str) -> None:
+    scrubbed = scrub(text)
+    for kind in ("DOB", "EMAIL", "ADDRESS"):
+        assert f"[{kind}_" not in scrubbed
+    assert "Yesterday" in scrubbed or "Yesterday" not in text
+
+
+def test_lower_case_first_names_in_own_messages_are_flagged_not_replaced() -> None:
+    scrubber = Scrubber()
+    assert scrubber.scrub_own("met emma and will at the pub") == "met emma and will at the pub"
+    assert scrubber.scrub("tell emma hi") == "tell emma hi"  # the other side: not counted
+    assert scrubber.report.to_review == 1
+    assert scrubber.to_review() == {"emma": 1}
+    assert "1 lower-case word in the persona's messages is a first name" in (
+        scrubber.report.summary()
+    )
+    assert "emma" not in scrubber.report.summary()

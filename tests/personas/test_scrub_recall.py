@@ -1,10 +1,10 @@
 """Recall and precision of scrubbing on the labelled message sets (see pii_sets.py).
 
 Thresholds sit just under what was measured when they were set (all sets pooled):
-100% for emails, URLs, handles, IBANs, cards, MACs, GPS, ids and phones; 90.2% for
-street addresses, 92.3% for postcodes, 92.6% for other people's names; precision
-99.4% overall and 98.3% for names; 2 replacements in the 95 messages with no personal
-data. ``benchmarks/scrub_recall.py`` prints the full tables.
+100% for emails, URLs, handles, IBANs, cards, MACs, GPS, ids and phones; 92.3% for
+dates of birth, 91.8% for street addresses, 92.3% for postcodes, 96.1% for other
+people's names; precision 99.5% overall and 98.4% for names; 2 replacements in the 97
+messages with no personal data. ``benchmarks/scrub_recall.py`` prints the full tables.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from sdtt.personas.scrub import KINDS
 from .pii_sets import SETS, Scores, messages, score
 
 RECALL_FLOOR = {kind: 0.95 for kind in KINDS} | {
-    "ADDRESS": 0.88,
+    "DOB": 0.90,
+    "ADDRESS": 0.90,
     "POSTCODE": 0.90,
-    "NAME": 0.90,
+    "NAME": 0.94,
 }
 
 

@@ -72,6 +72,8 @@ class ImportResult:
     report: ImportReport
     scrub_mapping: dict[str, str] = field(default_factory=dict, repr=False)
     """Placeholder -> original value. Personal data: only written on explicit request."""
+    scrub_review: dict[str, int] = field(default_factory=dict, repr=False)
+    """Lower-case first names left in the persona's messages, with counts (personal data)."""
 
 
 def add_message(
@@ -155,7 +157,13 @@ def build_persona(
         people += chat.people + [[name] for name in options.scrub_names]
         scrubber = Scrubber(people)
         sided_messages = [
-            message.model_copy(update={"text": scrubber.scrub(message.text)})
+            message.model_copy(
+                update={
+                    "text": scrubber.scrub_own(message.text)
+                    if message.side == RESPONSE
+                    else scrubber.scrub(message.text)
+                }
+            )
             for message in sided_messages
         ]
         file_label = scrubber.scrub(file_label)
@@ -225,4 +233,5 @@ def build_persona(
         persona=Persona(info=info, conversations=transcripts),
         report=report,
         scrub_mapping=scrubber.mapping() if scrubber is not None else {},
+        scrub_review=scrubber.to_review() if scrubber is not None else {},
     )

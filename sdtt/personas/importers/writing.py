@@ -22,6 +22,7 @@ def write_scrub_report(result: ImportResult, path: Path) -> None:
         "persona": result.persona.info.name,
         "counts": result.report.scrub.as_dict(),
         "placeholders": result.scrub_mapping,
+        "lower_case_first_names_to_review": result.scrub_review,
     }
     try:
         write_text_atomic(path, json.dumps(report, ensure_ascii=False, indent=2) + "\n")

@@ -122,3 +122,31 @@ def test_scrub_report_needs_scrubbing(tmp_path: Path) -> None:
     result = run_import("whatsapp", EU, "--me", "Ann", "--no-scrub")
     with pytest.raises(InputError, match="--scrub-report"):
         write_scrub_report(result, tmp_path / "m")
+
+
+def test_lower_case_first_names_by_the_persona_are_flagged_for_review(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    chat = tmp_path / "chat.txt"
+    chat.write_text(
+        "13.04.24, 09:05 - Bob Jones: did you see emma?\n"
+        "13.04.24, 09:06 - Ann Smith: yes, emma and oliver said hi\n"
+        "13.04.24, 09:07 - Ann Smith: she was born on 12/03/1990 btw\n",
+        encoding="utf-8",
+    )
+    code = main(
+        [
+            "persona", "import", "whatsapp", str(chat), "--me", "Ann Smith",
+            "--out", str(tmp_path), "--name", "ann", "--scrub-report", str(tmp_path / "map.json"),
+        ]
+    )  # fmt: skip
+    assert code == 0
+    err = " ".join(capsys.readouterr().err.split())  # the report is wrapped to the terminal
+    # Counted in the printed report (only Ann's own messages), never named there.
+    assert "2 lower-case words in the persona's messages are first names" in err
+    assert "emma" not in err and "oliver" not in err
+    assert "1 date of birth" in err
+    review = json.loads((tmp_path / "map.json").read_text(encoding="utf-8"))
+    assert review["lower_case_first_names_to_review"] == {"emma": 1, "oliver": 1}
+    texts = [m.text for m in load_persona(tmp_path / "ann.jsonl").messages]
+    assert "she was born on [DOB_1] btw" in texts
