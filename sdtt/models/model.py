@@ -203,7 +203,7 @@ class Model:
             seconds = min(timeout, deadline.remaining())
             with trio.move_on_after(seconds):
                 return await operation()
-            raise ProviderTimeoutError(f"{label}: no answer within {seconds:g} s.")
+            raise ProviderTimeoutError(f"{label}: {_no_answer(seconds, timeout)}")
 
         result, _ = await self._retrying(attempt, lambda attempts, error: None)
         return result
@@ -270,7 +270,7 @@ class Model:
         timeout = min(config.timeout, deadline.remaining())
         with trio.move_on_after(timeout):
             return await self.api.generate(prompt, config)
-        raise ProviderTimeoutError(f"{self.name}: no answer within {timeout:g} s.")
+        raise ProviderTimeoutError(f"{self.name}: {_no_answer(timeout, config.timeout)}")
 
     def _record(
         self, started: float, attempts: int, usage: Usage, error: BaseException | None
@@ -332,6 +332,25 @@ class _Deadline:
         return 0.0 if self.started is None else trio.current_time() - self.started
 
 
+def seconds_text(seconds: float) -> str:
+    """Seconds as people write them: whole when at least 10, else to a tenth ("0.2")."""
+    if seconds >= 10:
+        return f"{seconds:.0f}"
+    return f"{seconds:.1f}".removesuffix(".0") if seconds >= 0.1 else f"{seconds:.2g}"
+
+
+def _no_answer(waited: float, attempt_timeout: float) -> str:
+    """The timeout message of an attempt that waited ``waited`` of ``attempt_timeout`` s."""
+    text = f"no answer within {seconds_text(waited)} s"
+    if waited < attempt_timeout:
+        # Cut short by the call deadline: say so, or the figure looks arbitrary.
+        text += (
+            f", what was left of the call's deadline (an attempt may take "
+            f"{seconds_text(attempt_timeout)} s)"
+        )
+    return text + "."
+
+
 def _gave_up(
     error: ProviderError, attempts: int, policy: RetryPolicy, deadline: _Deadline | None = None
 ) -> ProviderError:
@@ -342,8 +361,11 @@ def _gave_up(
             f" in {deadline.elapsed():.0f} s: the call deadline of {deadline.seconds:g} s is "
             f"spent (set {policy.deadline_env} to allow more)"
         )
+    base = error.base_message.rstrip()
+    # The provider's own words may end without a full stop: keep the note apart from them.
+    separator = " " if base.endswith((".", "!", "?")) else ". "
     try:
-        again = type(error)(f"{error.base_message} {note}.")
+        again = type(error)(f"{base}{separator}{note}.")
     except TypeError:  # a subclass with another signature: keep the original
         error.attempts = attempts
         return error
