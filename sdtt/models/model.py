@@ -40,6 +40,11 @@ from sdtt.models.registry import Provider, provider_of
 from sdtt.models.retry import RetryPolicy, policy_from_env, retry_delay
 
 log = logging.getLogger("sdtt.models")
+status_log = logging.getLogger("sdtt.retries")
+"""One INFO line per retry (what failed, attempt k of n, the wait): the command line
+prints these while a run goes on, so an outage or a hung server shows at once."""
+STATUS_CHARS = 160
+"""Characters of the failure kept in a retry's status line (the final error has all)."""
 
 FALLBACK_MAX_CONCURRENCY = Provider.max_connections
 """Calls in flight to a provider missing from the registry (a test's own ``ModelAPI``)."""
@@ -232,12 +237,12 @@ class Model:
                         raise _gave_up(error, attempts, self.retry) from None
                     error.attempts = attempts
                     raise
-                log.info(
-                    "%s: %s on attempt %d, retrying in %.2f s",
-                    self.name,
-                    type(error).__name__,
+                status_log.info(
+                    "%s (attempt %d of %d failed; next try in %s s)",
+                    _short(error.base_message),
                     attempts,
-                    delay,
+                    self.retry.max_attempts,
+                    seconds_text(delay),
                 )
             except Exception as error:
                 failed(attempts, error)
@@ -337,6 +342,15 @@ def seconds_text(seconds: float) -> str:
     if seconds >= 10:
         return f"{seconds:.0f}"
     return f"{seconds:.1f}".removesuffix(".0") if seconds >= 0.1 else f"{seconds:.2g}"
+
+
+def _short(text: str) -> str:
+    """A failure's message for a status line: one line, at most ``STATUS_CHARS``, and
+    without the full stop that the bracketed attempt count follows."""
+    text = " ".join(text.split())
+    if len(text) > STATUS_CHARS:
+        return text[: STATUS_CHARS - 3] + "..."
+    return text if text.endswith("...") else text.removesuffix(".")
 
 
 def _no_answer(waited: float, attempt_timeout: float) -> str:
