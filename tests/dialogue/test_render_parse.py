@@ -169,6 +169,4 @@ def test_a_timestamp_cut_off_before_its_bracket_is_not_message_text(cut: str) ->
     reply = parse_reply(f"Response: [2018-10-19 04:38:00] yep\n{cut}", now=START)
     assert [m.text for m in reply] == ["yep"]
     # A bracketed aside that is not a date stays text.
-    assert [m.text for m in parse_reply("Response: [2018 was fun", now=START)] == [
-        "[2018 was fun"
-    ]
+    assert [m.text for m in parse_reply("Response: [2018 was fun", now=START)] == ["[2018 was fun"]
