@@ -234,11 +234,28 @@ def error_for_status(
         return ServerError(
             f"{model}: the provider failed (HTTP {status}).{said}", retry_after=retry_after
         )
+    if status == 400 and _CONTEXT_OVERFLOW.search(detail):
+        return BadRequestError(
+            f"{model}: the prompt is longer than the model's context (HTTP 400).{said} "
+            "Put fewer turns of persona history in the prompt (--history-turns N; on demo "
+            "and simulate, --context-tokens N cuts it to fit a context of N tokens), or "
+            "give the server a larger context (llama.cpp: -c / --n-ctx; Ollama: num_ctx)."
+        )
     if status == 404:
         return BadRequestError(
             f"{model}: not found (HTTP 404); check the model name and the base URL.{said}"
         )
     return BadRequestError(f"{model}: the request was rejected (HTTP {status}).{said}")
+
+
+_CONTEXT_OVERFLOW = re.compile(
+    r"context[ _-]?(length|window|size)|maximum context|exceeds? (the )?(available )?context"
+    r"|n_ctx|prompt is too long",
+    re.IGNORECASE,
+)
+"""How servers say a prompt does not fit (OpenAI, vLLM and llama-cpp-python: "maximum
+context length is"; llama.cpp: "exceeds the available context size"; Anthropic: "prompt
+is too long")."""
 
 
 def provider_message(body: object) -> str:
