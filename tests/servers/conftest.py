@@ -111,6 +111,8 @@ class LlamaServer:
                 cwd=REPO,
             )
         wait_until_up(f"{self.base_url}/models", self.process, self.log)
+        # The launcher says it is ready with the URL to pass as --base-url.
+        assert f"ready: {self.base_url} " in self.log.read_text(), self.log.read_text()[-2000:]
 
     def kill(self) -> None:
         """Kill the server as a crash would (SIGKILL)."""
