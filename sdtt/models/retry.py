@@ -241,6 +241,15 @@ def error_for_status(
             "and simulate, --context-tokens N cuts it to fit a context of N tokens), or "
             "give the server a larger context (llama.cpp: -c / --n-ctx; Ollama: num_ctx)."
         )
+    if status == 400 and "no connected db" in detail.lower():
+        # LiteLLM's proxy looks a key it does not know up in its database, which a local
+        # proxy has not got: the request carried no key, or the wrong one.
+        return AuthenticationError(
+            f"{model}: the server did not accept the request's key (HTTP 400).{said} "
+            "A LiteLLM proxy says this when a request carries no key or the wrong one: "
+            "name the environment variable holding its master key with --api-key-env "
+            "(e.g. --api-key-env LITELLM_MASTER_KEY)."
+        )
     if status == 404:
         return BadRequestError(
             f"{model}: not found (HTTP 404); check the model name and the base URL.{said}"
