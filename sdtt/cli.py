@@ -205,7 +205,6 @@ def _status_lines(*, verbose: bool) -> Iterator[None]:
     if verbose:
         # The retry lines would reach the "sdtt" logger's handler too: print them once.
         loggers[0][0].propagate = False
-    if verbose:
         quiet.setLevel(max(saved_quiet, logging.INFO))
     try:
         yield
