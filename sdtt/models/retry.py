@@ -228,6 +228,14 @@ def error_for_status(
             f"{model}: the API key was rejected (HTTP {status}). Check that the {key_env} "
             "environment variable holds a valid key with access to this model."
         )
+    if "logits_all=False" in detail:
+        # llama-cpp-python's server answers a request for log-probabilities so (HTTP 500)
+        # when started without them: no retry will change that.
+        return BadRequestError(
+            f"{model}: the server gives no token log-probabilities (HTTP {status}).{said} "
+            "Start it with them (python -m sdtt.models.llama_server --logprobs), or leave "
+            "out --logprobs."
+        )
     if status == 429:
         return RateLimitError(f"{model}: rate limited (HTTP 429).{said}", retry_after=retry_after)
     if is_retryable_status(status):

@@ -190,3 +190,11 @@ def test_litellms_no_connected_db_says_to_send_the_proxys_key() -> None:
     error = error_for_status(400, "anthropic/claude-gemma", said, key_env="ANTHROPIC_API_KEY")
     assert isinstance(error, AuthenticationError) and not error.retryable
     assert "--api-key-env LITELLM_MASTER_KEY" in str(error)
+
+
+def test_a_server_without_logprobs_is_not_asked_again_and_says_how_to_start_it() -> None:
+    # llama-cpp-python's server started without logits_all answers a logprobs request so.
+    said = "logprobs is not supported for models created with logits_all=False"
+    error = error_for_status(500, "openai/gemma", said, key_env="OPENAI_API_KEY")
+    assert not error.retryable
+    assert "llama_server --logprobs" in str(error)
