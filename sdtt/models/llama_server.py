@@ -126,11 +126,9 @@ def ready_line(args: argparse.Namespace) -> str:
     """The line printed once the server listens: where, and what to give sdtt."""
     host = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{host}:{args.port}/v1"
-    logprobs = "on" if args.logprobs else "off (--logprobs turns them on)"
-    return (
-        f"ready: {url} (token log-probabilities {logprobs}); "
-        f"use sdtt ... --model openai/gemma --base-url {url}"
-    )
+    logprobs = "on" if args.logprobs else "off, --logprobs for them"
+    use = f"sdtt ... --model openai/gemma --base-url {url}"
+    return f"ready: {url} (log-probabilities {logprobs}): {use}"
 
 
 if __name__ == "__main__":

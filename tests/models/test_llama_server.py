@@ -44,6 +44,6 @@ def test_the_ready_line_gives_the_url_for_base_url() -> None:
 
     line = ready_line(build_parser().parse_args(["--port", "8099"]))
     assert "--base-url http://127.0.0.1:8099/v1" in line and "\n" not in line
-    assert "log-probabilities off (--logprobs" in line
+    assert "log-probabilities off, --logprobs for them" in line
     on = ready_line(build_parser().parse_args(["--host", "::1", "--logprobs"]))
     assert "http://[::1]:8080/v1" in on and "log-probabilities on" in on
