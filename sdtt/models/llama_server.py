@@ -16,7 +16,8 @@ is ready, with the URL to give sdtt's ``--base-url``
 
 Token log-probabilities are off unless ``--logprobs`` is given: llama-cpp-python's
 server keeps the logits of every prompt position for them (``logits_all``), which took
-the embedded model from 0.6 GB to 5-7 GB resident and doubled the time of a long prompt.
+the embedded model from 0.6 GB to 4.6-7.1 GB resident and made a long uncached prompt
+take 2-3 times as long.
 ``sdtt judge --reveal --logprobs`` needs them.
 """
 
@@ -57,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--logprobs",
         action="store_true",
         help="answer requests for token log-probabilities (sdtt judge --logprobs); keeps "
-        "every prompt position's logits: about ten times the memory, twice the time",
+        "every prompt position's logits: 8-12 times the memory, 2-3 times the time",
     )
     return parser
 
