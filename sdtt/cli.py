@@ -18,11 +18,13 @@ written.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import importlib
+import logging
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple, TextIO
 
 from rich.console import Console
@@ -107,6 +109,12 @@ class _Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
     def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
         kwargs.setdefault("help", COMMANDS[name].help)
         parser: argparse.ArgumentParser = super().add_parser(name, **kwargs)
+        parser.add_argument(
+            "--verbose",
+            action="store_true",
+            help="also print every model call (tokens, latency, attempts) and other details "
+            "as the command goes (retried calls are always shown, one line each)",
+        )
         return parser
 
 
@@ -141,7 +149,7 @@ def _run(argv: Sequence[str] | None) -> int:
     from sdtt.questionnaires.judgements import RepeatedJudgementWarning
 
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _status_lines(verbose=args.verbose):
             warnings.showwarning = _print_warning
             # "once": the same warning from several stages of one command is said once.
             warnings.simplefilter("once", PrivacyWarning)
@@ -186,6 +194,52 @@ _FULL = (
     "written before is kept, and generate and judge resume."
 )
 _OS_ERROR_HINTS = {errno.ENOSPC: _FULL, errno.EFBIG: _FULL, errno.EDQUOT: _FULL}
+
+
+class _StatusHandler(logging.Handler):
+    """Prints log records as one line each on stderr while a command runs.
+
+    The console is looked up at each line, so a progress display that redirects stderr
+    (``generate``'s) prints the line above itself instead of being torn.
+    """
+
+    def emit(self, record: logging.LogRecord) -> None:
+        label = "retrying" if record.name == RETRY_LOGGER else record.levelname.lower()
+        text = _shown(record.getMessage())
+        # soft_wrap: one line, however narrow the terminal (it wraps it, not Rich).
+        Console(stderr=True, highlight=False).print(f"[yellow]{label}:[/] {text}", soft_wrap=True)
+
+
+RETRY_LOGGER = "sdtt.retries"
+"""``sdtt.models.model.status_log``'s name (not imported: it would load trio at start)."""
+
+
+@contextlib.contextmanager
+def _status_lines(*, verbose: bool) -> Iterator[None]:
+    # Retries are always shown (an outage or a hung server must not look like a silent
+    # run); --verbose adds sdtt's own debug log, without llama.cpp's chatter.
+    loggers = [(logging.getLogger(RETRY_LOGGER), logging.INFO)]
+    if verbose:
+        loggers.append((logging.getLogger("sdtt"), logging.DEBUG))
+    handler = _StatusHandler()
+    quiet = logging.getLogger("sdtt.models.local.llama_cpp")
+    saved = [(logger, logger.level, logger.propagate) for logger, _ in loggers]
+    saved_quiet = quiet.level
+    for logger, level in loggers:
+        logger.setLevel(level)
+        logger.addHandler(handler)
+    if verbose:
+        # The retry lines would reach the "sdtt" logger's handler too: print them once.
+        loggers[0][0].propagate = False
+        quiet.setLevel(max(saved_quiet, logging.INFO))
+    try:
+        yield
+    finally:
+        for logger, level, propagate in saved:
+            logger.removeHandler(handler)
+            logger.setLevel(level)
+            logger.propagate = propagate
+        quiet.setLevel(saved_quiet)
 
 
 def _interrupted() -> int:

@@ -22,7 +22,7 @@ from sdtt.commands.common import check_base_url
 from sdtt.commands.demo_stages import (
     DEMO_HISTORY_TURNS,
     DemoRun,
-    fitting_history_turns,
+    demo_history_turns,
     run_final_stages,
     stage_burst_reply,
     stage_pseudo_dialogue,
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
             title="sdtt demo",
         )
     )
-    demo.history_turns = fitting_history_turns(persona, args.context_tokens)
+    demo.history_turns = demo_history_turns(persona, args.context_tokens)
     if demo.history_turns < DEMO_HISTORY_TURNS:
         console.print(
             f"[yellow]note:[/] the persona history is cut from {DEMO_HISTORY_TURNS} to "

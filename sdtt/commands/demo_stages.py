@@ -36,7 +36,11 @@ from sdtt.models.registry import get_model
 from sdtt.personas.bot import PersonaBot
 from sdtt.personas.persona import Persona
 from sdtt.personas.privacy import warn_if_sent_remotely
-from sdtt.personas.prompt import BotPromptBuilder, history_text
+from sdtt.personas.prompt import (
+    PROMPT_RESERVE_TOKENS,
+    BotPromptBuilder,
+    fitting_history_turns,
+)
 from sdtt.questionnaires.judgements import Judgement, write_judgements
 from sdtt.questionnaires.pipeline import build_demo_questionnaire
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
@@ -53,23 +57,14 @@ DEMO_MAX_TOKENS = 400
 stops on its own would otherwise write up to 2048 tokens a call, minutes on a CPU."""
 DEMO_TIMEOUT = 120.0
 """Seconds per call attempt of the pseudo-dialogue."""
-CHARS_PER_TOKEN = 3.0
-"""A cautious estimate (English chat text averages about four characters a token)."""
-PROMPT_RESERVE_TOKENS = 2500
-"""Room kept for the instructions, the pseudo-dialogue and the live chat in a prompt."""
 DEMO_REPS = 200
 """Bootstrap replicates in the demo: a handful of judgements needs no more."""
 
 
-def fitting_history_turns(
-    persona: Persona, context_tokens: int, *, wanted: int = DEMO_HISTORY_TURNS
-) -> int:
-    """The most persona history turns (up to ``wanted``) whose prompts fit the context."""
-    budget = (context_tokens - DEMO_MAX_TOKENS - PROMPT_RESERVE_TOKENS) * CHARS_PER_TOKEN
-    turns = wanted
-    while turns > 0 and len(history_text(persona, turns)) > budget:
-        turns -= 1
-    return turns
+def demo_history_turns(persona: Persona, context_tokens: int) -> int:
+    """The most persona history turns (up to the demo's 30) whose prompts fit the context."""
+    tokens = context_tokens - DEMO_MAX_TOKENS - PROMPT_RESERVE_TOKENS
+    return fitting_history_turns(persona, tokens, wanted=DEMO_HISTORY_TURNS)
 
 
 def slug(text: str) -> str:

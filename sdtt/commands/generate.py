@@ -265,13 +265,14 @@ def run(args: argparse.Namespace) -> int:
     if finished:
         first = finished[0]
         assert first.spec is not None
+        key = f"--api-key-env {shlex.quote(args.api_key_env)} " if args.api_key_env else ""
         # The same server, or the suggested command would go to the provider's own API;
         # any password in its URL stays hidden (the user types it back).
         server = f"--base-url {shlex.quote(redact_url(args.base_url))} " if args.base_url else ""
         console.print(
             "Next, the live turns on top of a pseudo-dialogue, e.g.:\n"
             f"  sdtt simulate --persona {escape(first.spec.persona)} "
-            f"--model {escape(first.spec.model)} {escape(server)}--mode {first.spec.mode} "
+            f"--model {escape(first.spec.model)} {escape(server + key)}--mode {first.spec.mode} "
             f"--pseudo {escape(str(first.path))} --turns 10 "
             f"--topic {escape(shlex.quote(live_topic(first.spec.seed)))}\n"
             f"and the style drift: sdtt drift {escape(str(first.path))}"

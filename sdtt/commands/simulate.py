@@ -23,7 +23,7 @@ from sdtt.commands.common import (
 )
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.pingpong import convert_to_pingpong, has_runs
-from sdtt.dialogue.render import format_time
+from sdtt.dialogue.render import format_time, render_messages
 from sdtt.dialogue.turn_index import turn_meta
 from sdtt.display import SIDE_STYLES, terminal_text
 from sdtt.engine.events import (
@@ -56,7 +56,12 @@ from sdtt.models.base import GenerateConfig
 from sdtt.models.model import Model
 from sdtt.models.registry import DEFAULT_MODEL, base_url_for, get_model, provider_of
 from sdtt.personas.persona import Persona
-from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS
+from sdtt.personas.prompt import (
+    CHARS_PER_TOKEN,
+    DEFAULT_HISTORY_TURNS,
+    PROMPT_RESERVE_TOKENS,
+    fitting_history_turns,
+)
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
 from sdtt.personas.timing import persona_timing
 from sdtt.questionnaires.topics import in_pool, live_topic
@@ -199,6 +204,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=f"turns of the persona's history in the prompt (default {DEFAULT_HISTORY_TURNS})",
     )
     parser.add_argument(
+        "--context-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the model's context window: the persona history is cut to fit it, with a "
+        "note (default: no cut; llama.cpp servers often have 8192, too little for 100 turns)",
+    )
+    parser.add_argument(
         "--virtual-clock",
         action="store_true",
         help="run on a virtual clock: waiting and typing take no real time, model calls "
@@ -311,6 +324,28 @@ def _pseudo_messages(
     return done.messages, pseudo_turns - done.filtered_turns, report
 
 
+def _fitting_history(
+    args: argparse.Namespace,
+    persona: Persona,
+    pseudo: list[Message],
+    config: GenerateConfig,
+    console: Console,
+) -> int:
+    """``--history-turns``, cut (with a note) so the bot's prompt fits ``--context-tokens``
+    beside the pseudo-dialogue, the live chat and the reply."""
+    pseudo_tokens = len(render_messages(pseudo)) / CHARS_PER_TOKEN
+    room = args.context_tokens - config.max_tokens - PROMPT_RESERVE_TOKENS - pseudo_tokens
+    turns = fitting_history_turns(persona, room, wanted=args.history_turns, mode=args.mode)
+    if turns < args.history_turns:
+        beside = " beside the pseudo-dialogue" if pseudo else ""
+        console.print(
+            f"[yellow]note:[/] the persona history is cut from {args.history_turns} to "
+            f"{turns} turns so the prompts fit{beside} a context of {args.context_tokens} "
+            "tokens (--context-tokens)"
+        )
+    return turns
+
+
 class ErrorCollector:
     """An event sink that keeps the model errors' messages, distinct, in order."""
 
@@ -353,6 +388,8 @@ def run(args: argparse.Namespace) -> int:
             "pair it with --human FILE, or leave --topic out to get a corpus topic."
         )
     config = GenerateConfig(stop=("\nUser:",))
+    if args.context_tokens is not None:
+        args.history_turns = _fitting_history(args, persona, pseudo, config, console)
     started = start_time(args.start)
     timing = persona_timing(persona) if args.delays == "fitted" else None
     bot_settings = SessionSettings(

@@ -36,6 +36,9 @@ _LABELLED = re.compile(
     re.IGNORECASE,
 )
 _TIMESTAMP_ONLY = re.compile(r"^\s*\[(?P<time>[^\]\n]{0,40})\]\s*(?P<text>.*)$")
+# A timestamp cut off before its "]" (a reply that hit its token cap mid-line): "[" and
+# a date, then only more date and time characters to the end of the line.
+_CUT_TIMESTAMP = re.compile(r"^\[\d{2,4}[-/]\d{1,2}[-/\d :T.]*$")
 _TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M")
 
 
@@ -99,11 +102,15 @@ def scan_lines(text: str, zone_of: datetime) -> list[ParsedLine]:
             side = _LABELS[match["label"].lower()]
             raw_time = match["time"]
             time = parse_time(raw_time, zone_of) if raw_time else None
+            if _CUT_TIMESTAMP.match(match["text"].strip()):
+                # Not text the person wrote: the line holds no message.
+                found.append(ParsedLine(side, "", None, structured=True))
+                continue
         else:
             match = _TIMESTAMP_ONLY.match(raw_line)
             time = parse_time(match["time"], zone_of) if match is not None else None
             if match is None or time is None:
-                if raw_line.strip():
+                if raw_line.strip() and not _CUT_TIMESTAMP.match(raw_line.strip()):
                     found.append(ParsedLine(RESPONSE, raw_line.strip(), None, structured=False))
                 continue
             side = RESPONSE

@@ -367,9 +367,12 @@ class BurstState:
             self._awaiting_reply = False
         return self._advance(now)
 
-    def call_failed(self, now: float, call: int, kind: str, message: str) -> list[Action]:
-        """Call ``call`` failed with an error of class ``kind``; the session carries on
-        (``message`` must already be free of secrets)."""
+    def call_failed(
+        self, now: float, call: int, kind: str, message: str, *, attempts: int = 0
+    ) -> list[Action]:
+        """Call ``call`` failed with an error of class ``kind`` after ``attempts`` provider
+        calls (0: unknown); the session carries on (``message`` must already be free of
+        secrets)."""
         flight = self._finish_call(now, call)
         if flight is None:
             return []
@@ -378,7 +381,14 @@ class BurstState:
             self._awaiting_reply = False
         self._out.append(
             ModelCallFinished(
-                **self._stamp(now), call=call, ok=False, latency=now - flight.started, error=kind
+                **self._stamp(now),
+                call=call,
+                ok=False,
+                latency=now - flight.started,
+                attempts=attempts,
+                # A failed call reports no usage: what a cache served is unknown, not 0.
+                cached_input_tokens=None,
+                error=kind,
             )
         )
         self._out.append(ErrorEvent(**self._stamp(now), call=call, kind=kind, message=message))

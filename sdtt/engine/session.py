@@ -63,7 +63,7 @@ from sdtt.engine.events import (
     message_of,
 )
 from sdtt.engine.schedule import PresetName
-from sdtt.errors import InputError, ModelError
+from sdtt.errors import InputError, ModelError, ProviderError
 from sdtt.models.base import Usage
 from sdtt.personas.bot import DEFAULT_MAX_MESSAGES, BotReply
 from sdtt.personas.timing import TimingProfile
@@ -272,7 +272,10 @@ class Session:
         except ModelError as error:
             now = trio.current_time()
             kind, message = type(error).__name__, redact_text(str(error))
-            self._perform(self._state.call_failed(now, action.call, kind, message))
+            attempts = error.attempts if isinstance(error, ProviderError) else 0
+            self._perform(
+                self._state.call_failed(now, action.call, kind, message, attempts=attempts)
+            )
             return
         usage = sum((output.usage for output in reply.outputs), Usage())
         self.usage = self.usage + usage

@@ -9,9 +9,16 @@ uvicorn::
     python -m sdtt.models.llama_server --port 8080            # the embedded Gemma model
     python -m sdtt.models.llama_server --model my.gguf --chat-format chatml
 
-It listens on 127.0.0.1 unless ``--host`` says otherwise. Point sdtt at it with
-``--model openai/<anything> --base-url http://127.0.0.1:8080/v1``. Needs
+It listens on 127.0.0.1 unless ``--host`` says otherwise, and prints one line when it
+is ready, with the URL to give sdtt's ``--base-url``
+(``--model openai/<anything> --base-url http://127.0.0.1:8080/v1``). Needs
 ``pip install 'llama-cpp-python[server]'`` (and ``sdtt[local]`` for the embedded model).
+
+Token log-probabilities are off unless ``--logprobs`` is given: llama-cpp-python's
+server keeps the logits of every prompt position for them (``logits_all``), which took
+the embedded model from 0.6 GB to 4.6-7.1 GB resident and made a long uncached prompt
+take 2-3 times as long.
+``sdtt judge --reveal --logprobs`` needs them.
 """
 
 from __future__ import annotations
@@ -47,6 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
         "Avoid formats without a system role (such as gemma): they drop the persona.",
     )
     parser.add_argument("--n-threads", type=int, default=None, help="CPU threads")
+    parser.add_argument(
+        "--logprobs",
+        action="store_true",
+        help="answer requests for token log-probabilities (sdtt judge --logprobs); keeps "
+        "every prompt position's logits: 8-12 times the memory, 2-3 times the time",
+    )
     return parser
 
 
@@ -66,7 +79,13 @@ def server_app(args: argparse.Namespace) -> Any:
             "install it with: pip install 'llama-cpp-python[server]'"
         ) from None
     path = args.model or str(weights_path("gemma-3-270m"))
-    options: dict[str, Any] = {"model": path, "n_ctx": args.n_ctx, "verbose": False}
+    options: dict[str, Any] = {
+        "model": path,
+        "n_ctx": args.n_ctx,
+        "verbose": False,
+        # llama-cpp-python's server defaults to True, whatever the request asks.
+        "logits_all": args.logprobs,
+    }
     if args.chat_format:
         options["chat_format"] = args.chat_format
     if args.n_threads:
@@ -87,8 +106,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     import uvicorn
 
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    server = uvicorn.Server(
+        uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
+    )
+    listen = server.startup
+
+    async def startup(sockets: Any = None) -> None:
+        # Say so once it listens (a port in use ends it here instead): until then requests
+        # are refused, and the user needs the URL to pass on.
+        await listen(sockets=sockets)
+        if not server.should_exit:
+            print(ready_line(args), flush=True)
+
+    setattr(server, "startup", startup)  # noqa: B010 (mypy refuses assigning a method)
+    server.run()
     return 0
+
+
+def ready_line(args: argparse.Namespace) -> str:
+    """The line printed once the server listens: where, and what to give sdtt."""
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    url = f"http://{host}:{args.port}/v1"
+    logprobs = "on" if args.logprobs else "off, --logprobs for them"
+    use = f"sdtt ... --model openai/gemma --base-url {url}"
+    return f"ready: {url} (log-probabilities {logprobs}): {use}"
 
 
 if __name__ == "__main__":

@@ -40,6 +40,11 @@ from sdtt.models.registry import Provider, provider_of
 from sdtt.models.retry import RetryPolicy, policy_from_env, retry_delay
 
 log = logging.getLogger("sdtt.models")
+status_log = logging.getLogger("sdtt.retries")
+"""One INFO line per retry (what failed, attempt k of n, the wait): the command line
+prints these while a run goes on, so an outage or a hung server shows at once."""
+STATUS_CHARS = 160
+"""Characters of the failure kept in a retry's status line (the final error has all)."""
 
 FALLBACK_MAX_CONCURRENCY = Provider.max_connections
 """Calls in flight to a provider missing from the registry (a test's own ``ModelAPI``)."""
@@ -203,7 +208,7 @@ class Model:
             seconds = min(timeout, deadline.remaining())
             with trio.move_on_after(seconds):
                 return await operation()
-            raise ProviderTimeoutError(f"{label}: no answer within {seconds:g} s.")
+            raise ProviderTimeoutError(f"{label}: {_no_answer(seconds, timeout)}")
 
         result, _ = await self._retrying(attempt, lambda attempts, error: None)
         return result
@@ -232,12 +237,12 @@ class Model:
                         raise _gave_up(error, attempts, self.retry) from None
                     error.attempts = attempts
                     raise
-                log.info(
-                    "%s: %s on attempt %d, retrying in %.2f s",
-                    self.name,
-                    type(error).__name__,
+                status_log.info(
+                    "%s (attempt %d of %d failed; next try in %s s)",
+                    _short(error.base_message),
                     attempts,
-                    delay,
+                    self.retry.max_attempts,
+                    seconds_text(delay),
                 )
             except Exception as error:
                 failed(attempts, error)
@@ -270,7 +275,7 @@ class Model:
         timeout = min(config.timeout, deadline.remaining())
         with trio.move_on_after(timeout):
             return await self.api.generate(prompt, config)
-        raise ProviderTimeoutError(f"{self.name}: no answer within {timeout:g} s.")
+        raise ProviderTimeoutError(f"{self.name}: {_no_answer(timeout, config.timeout)}")
 
     def _record(
         self, started: float, attempts: int, usage: Usage, error: BaseException | None
@@ -332,6 +337,34 @@ class _Deadline:
         return 0.0 if self.started is None else trio.current_time() - self.started
 
 
+def seconds_text(seconds: float) -> str:
+    """Seconds as people write them: whole when at least 10, else to a tenth ("0.2")."""
+    if seconds >= 10:
+        return f"{seconds:.0f}"
+    return f"{seconds:.1f}".removesuffix(".0") if seconds >= 0.1 else f"{seconds:.2g}"
+
+
+def _short(text: str) -> str:
+    """A failure's message for a status line: one line, at most ``STATUS_CHARS``, and
+    without the full stop that the bracketed attempt count follows."""
+    text = " ".join(text.split())
+    if len(text) > STATUS_CHARS:
+        return text[: STATUS_CHARS - 3] + "..."
+    return text if text.endswith("...") else text.removesuffix(".")
+
+
+def _no_answer(waited: float, attempt_timeout: float) -> str:
+    """The timeout message of an attempt that waited ``waited`` of ``attempt_timeout`` s."""
+    text = f"no answer within {seconds_text(waited)} s"
+    if waited < attempt_timeout:
+        # Cut short by the call deadline: say so, or the figure looks arbitrary.
+        text += (
+            f", what was left of the call's deadline (an attempt may take "
+            f"{seconds_text(attempt_timeout)} s)"
+        )
+    return text + "."
+
+
 def _gave_up(
     error: ProviderError, attempts: int, policy: RetryPolicy, deadline: _Deadline | None = None
 ) -> ProviderError:
@@ -342,8 +375,11 @@ def _gave_up(
             f" in {deadline.elapsed():.0f} s: the call deadline of {deadline.seconds:g} s is "
             f"spent (set {policy.deadline_env} to allow more)"
         )
+    base = error.base_message.rstrip()
+    # The provider's own words may end without a full stop: keep the note apart from them.
+    separator = " " if base.endswith((".", "!", "?")) else ". "
     try:
-        again = type(error)(f"{error.base_message} {note}.")
+        again = type(error)(f"{base}{separator}{note}.")
     except TypeError:  # a subclass with another signature: keep the original
         error.attempts = attempts
         return error

@@ -228,17 +228,51 @@ def error_for_status(
             f"{model}: the API key was rejected (HTTP {status}). Check that the {key_env} "
             "environment variable holds a valid key with access to this model."
         )
+    if "logits_all=False" in detail:
+        # llama-cpp-python's server answers a request for log-probabilities so (HTTP 500)
+        # when started without them: no retry will change that.
+        return BadRequestError(
+            f"{model}: the server gives no token log-probabilities (HTTP {status}).{said} "
+            "Start it with them (python -m sdtt.models.llama_server --logprobs), or leave "
+            "out --logprobs."
+        )
     if status == 429:
         return RateLimitError(f"{model}: rate limited (HTTP 429).{said}", retry_after=retry_after)
     if is_retryable_status(status):
         return ServerError(
             f"{model}: the provider failed (HTTP {status}).{said}", retry_after=retry_after
         )
+    if status == 400 and _CONTEXT_OVERFLOW.search(detail):
+        return BadRequestError(
+            f"{model}: the prompt is longer than the model's context (HTTP 400).{said} "
+            "Put fewer turns of persona history in the prompt (--history-turns N; on demo "
+            "and simulate, --context-tokens N cuts it to fit a context of N tokens), or "
+            "give the server a larger context (llama.cpp: -c / --n-ctx; Ollama: num_ctx)."
+        )
+    if status == 400 and "no connected db" in detail.lower():
+        # LiteLLM's proxy looks a key it does not know up in its database, which a local
+        # proxy has not got: the request carried no key, or the wrong one.
+        return AuthenticationError(
+            f"{model}: the server did not accept the request's key (HTTP 400).{said} "
+            "A LiteLLM proxy says this when a request carries no key or the wrong one: "
+            "name the environment variable holding its master key with --api-key-env "
+            "(e.g. --api-key-env LITELLM_MASTER_KEY)."
+        )
     if status == 404:
         return BadRequestError(
             f"{model}: not found (HTTP 404); check the model name and the base URL.{said}"
         )
     return BadRequestError(f"{model}: the request was rejected (HTTP {status}).{said}")
+
+
+_CONTEXT_OVERFLOW = re.compile(
+    r"context[ _-]?(length|window|size)|maximum context|exceeds? (the )?(available )?context"
+    r"|n_ctx|prompt is too long",
+    re.IGNORECASE,
+)
+"""How servers say a prompt does not fit (OpenAI, vLLM and llama-cpp-python: "maximum
+context length is"; llama.cpp: "exceeds the available context size"; Anthropic: "prompt
+is too long")."""
 
 
 def provider_message(body: object) -> str:

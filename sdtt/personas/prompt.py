@@ -68,6 +68,26 @@ def history_text(persona: Persona, turns: int = DEFAULT_HISTORY_TURNS, mode: Mod
     return "\n\n".join(reversed(blocks))
 
 
+CHARS_PER_TOKEN = 2.0
+"""A cautious estimate of characters per token in a persona prompt. English prose
+averages about four, but each history line's timestamp costs a dozen tokens: Gemma's
+tokenizer counted about 11,400 tokens in the 22,400 characters of a 100-turn prompt."""
+PROMPT_RESERVE_TOKENS = 2500
+"""Room a prompt keeps beside the persona history: instructions, live chat, task."""
+
+
+def fitting_history_turns(
+    persona: Persona, tokens: float, *, wanted: int, mode: Mode = "burst"
+) -> int:
+    """The most turns of history (up to ``wanted``) whose text fits in ``tokens`` tokens,
+    counted at :data:`CHARS_PER_TOKEN` characters a token; 0 when none fits."""
+    budget = tokens * CHARS_PER_TOKEN
+    turns = wanted
+    while turns > 0 and len(history_text(persona, turns, mode)) > budget:
+        turns -= 1
+    return turns
+
+
 @dataclass(frozen=True)
 class BotPromptBuilder:
     """Builds the prompt for each reply of one persona bot session.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -249,3 +250,25 @@ def test_generates_suggested_next_command_keeps_the_base_url(
     assert code == 0
     assert "sdtt simulate --persona" in out
     assert f"--model openai/local-llm --base-url {server.base_url} --mode burst" in out
+
+
+def test_generates_suggested_next_command_runs_as_printed_against_a_server_with_a_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MY_SERVER_KEY", "sk-local-server-key-1")
+    topics = tmp_path / "topics.txt"
+    topics.write_text("pets\n")
+    reply = "User: [2024-05-01 10:00:00] hi\nResponse: [2024-05-01 10:00:09] hey there"
+    with FakeOpenAIServer(reply=reply, expected_key="sk-local-server-key-1") as server:
+        generate = ["generate", "--model", "openai/local-llm", "--base-url", server.base_url]
+        options = ["--turns", "1", "--turns-per-topic", "1", "--topics", str(topics)]
+        key = ["--api-key-env", "MY_SERVER_KEY"]
+        assert main([*generate, *options, *key, "--out", "chains"]) == 0
+        out = " ".join(capsys.readouterr().out.split())
+        printed = out[out.index("sdtt simulate") : out.index(" and the style drift")]
+        assert "--api-key-env MY_SERVER_KEY" in printed
+        server.reply = "Response: [2024-05-01 10:00:09] hey there"
+        (tmp_path / "script.txt").write_text("hi\n")
+        live = ["--turns", "1", "--script", "script.txt", "--virtual-clock", "--quiet"]
+        assert main([*shlex.split(printed)[1:], *live, "--out", "chats"]) == 0
+    assert list((tmp_path / "chats").glob("*.jsonl"))

@@ -158,3 +158,15 @@ def test_parse_dialogue_reads_both_sides_and_drops_chatter() -> None:
     assert messages[2].time > messages[1].time
     with pytest.raises(EmptyReplyError):
         parse_dialogue("no labelled lines here", start=START)
+
+
+@pytest.mark.parametrize("cut", ["[2018-10-19 4:39", "[2018-10-19", "[2018/10/19 04:39:0"])
+def test_a_timestamp_cut_off_before_its_bracket_is_not_message_text(cut: str) -> None:
+    # Seen in a real generated chain: the model's reply ended mid-timestamp.
+    text = f"User: [2018-10-19 04:38:00] you there?\nResponse: yep\nUser: {cut}\n"
+    messages = parse_dialogue(text, start=START)
+    assert [(m.side, m.text) for m in messages] == [("user", "you there?"), ("response", "yep")]
+    reply = parse_reply(f"Response: [2018-10-19 04:38:00] yep\n{cut}", now=START)
+    assert [m.text for m in reply] == ["yep"]
+    # A bracketed aside that is not a date stays text.
+    assert [m.text for m in parse_reply("Response: [2018 was fun", now=START)] == ["[2018 was fun"]

@@ -140,6 +140,8 @@ async def test_model_failure_mid_session_is_an_event_and_the_session_recovers(
     assert "Gave up after 2 attempts" in error.message
     finished = [e for e in sink.events if isinstance(e, ModelCallFinished)]
     assert [e.ok for e in finished] == [True, False, True]
+    # The failed call's record agrees with its error: 2 attempts, cache use unknown.
+    assert (finished[1].attempts, finished[1].cached_input_tokens) == (2, None)
     texts = [m.text for m in session.transcript.messages]
     assert texts == ["hi", "hello", "you there?", "hello??", "sorry, was away"]
     replay = read_event_log(log)

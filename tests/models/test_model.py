@@ -247,3 +247,29 @@ async def test_a_hanging_provider_request_times_out_and_is_retried(
     start = trio.current_time()
     assert await model.call(request, timeout=30.0, what="batch status") == "ok"
     assert trio.current_time() - start == pytest.approx(31.0)
+
+
+@pytest.mark.trio
+async def test_a_last_attempt_cut_short_by_the_deadline_says_so_in_round_figures(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    # Two full attempts of 60 s and a wait leave 35.8 s of the 160.9 s deadline: the
+    # message says so with a sensible precision, and what a full attempt may take.
+    policy = RetryPolicy(deadline=160.9, initial_backoff=1.7, jitter=0.0, max_attempts=5)
+    model = model_of([MockReply("late", delay=1000.0)] * 5, retry=policy)
+    with pytest.raises(ProviderTimeoutError) as caught:
+        await model.generate(PROMPT, GenerateConfig(timeout=60.0))
+    message = str(caught.value)
+    assert "no answer within 36 s, what was left of the call's deadline" in message
+    assert "(an attempt may take 60 s). Gave up after 3 attempts in 161 s" in message
+
+
+@pytest.mark.trio
+async def test_the_attempts_note_is_a_sentence_of_its_own(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    # Providers' own messages often end without a full stop.
+    model = model_of([ServerError("internal server error")] * 2, retry=RetryPolicy(max_attempts=2))
+    with pytest.raises(ServerError) as caught:
+        await model.generate(PROMPT)
+    assert str(caught.value) == "internal server error. Gave up after 2 attempts."

@@ -172,3 +172,29 @@ def test_provider_message_reads_both_error_shapes() -> None:
     assert provider_message("Bad Gateway") == "Bad Gateway"
     assert provider_message({"unexpected": 1}) == ""
     assert provider_message(None) == ""
+
+
+def test_a_prompt_longer_than_the_context_is_not_retried_and_says_what_to_change() -> None:
+    said = "This model's maximum context length is 8192 tokens. However, you requested 11432"
+    error = error_for_status(400, "openai/gemma", said, key_env="OPENAI_API_KEY")
+    assert not error.retryable
+    assert "longer than the model's context" in str(error) and said in str(error)
+    assert "--history-turns" in str(error) and "--context-tokens" in str(error)
+    other = error_for_status(400, "openai/gemma", "bad field", key_env="OPENAI_API_KEY")
+    assert "--history-turns" not in str(other)
+
+
+def test_litellms_no_connected_db_says_to_send_the_proxys_key() -> None:
+    # LiteLLM 1.108 answers a request without its master key so.
+    said = "No connected db."
+    error = error_for_status(400, "anthropic/claude-gemma", said, key_env="ANTHROPIC_API_KEY")
+    assert isinstance(error, AuthenticationError) and not error.retryable
+    assert "--api-key-env LITELLM_MASTER_KEY" in str(error)
+
+
+def test_a_server_without_logprobs_is_not_asked_again_and_says_how_to_start_it() -> None:
+    # llama-cpp-python's server started without logits_all answers a logprobs request so.
+    said = "logprobs is not supported for models created with logits_all=False"
+    error = error_for_status(500, "openai/gemma", said, key_env="OPENAI_API_KEY")
+    assert not error.retryable
+    assert "llama_server --logprobs" in str(error)

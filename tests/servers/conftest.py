@@ -30,9 +30,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 STARTUP_SECONDS = 120.0
 SERVED_MODEL = "gemma"
+"""The model name clients use; llama-cpp-python answers whatever name is asked."""
 PROXY_KEY = "sk-sdtt-test-proxy-key"
 """LiteLLM's proxy refuses to start without a master key; clients send this one."""
-"""The model name clients use; llama-cpp-python answers whatever name is asked."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -111,6 +111,8 @@ class LlamaServer:
                 cwd=REPO,
             )
         wait_until_up(f"{self.base_url}/models", self.process, self.log)
+        # The launcher says it is ready with the URL to pass as --base-url.
+        assert f"ready: {self.base_url} " in self.log.read_text(), self.log.read_text()[-2000:]
 
     def kill(self) -> None:
         """Kill the server as a crash would (SIGKILL)."""
@@ -162,17 +164,10 @@ def litellm_executable() -> str | None:
     return shutil.which("litellm")
 
 
-LITELLM_CONFIG = """\
-model_list:
-  - model_name: {name}
-    litellm_params:
-      model: openai/{served}
-      api_base: {base_url}
-      api_key: not-needed
-litellm_settings:
-  drop_params: true
-  use_chat_completions_url_for_anthropic_messages: true
-"""
+LITELLM_CONFIG = REPO / "examples" / "litellm.yaml"
+"""The configuration the README tells users to start LiteLLM with."""
+LITELLM_CONFIG_BASE_URL = "http://127.0.0.1:8080/v1"
+"""The llama server's address in that file (the tests' server has a port of its own)."""
 
 
 @pytest.fixture(scope="session")
@@ -181,19 +176,18 @@ def anthropic_proxy(
 ) -> Iterator[str]:
     """LiteLLM's proxy on loopback: Anthropic's Messages API in front of the llama server.
 
-    Yields the base URL to give ``--base-url`` with ``--model anthropic/claude-gemma``;
-    clients send :data:`PROXY_KEY` (named with ``--api-key-env``).
+    Started as the README says, with its ``examples/litellm.yaml``. Yields the base URL to
+    give ``--base-url`` with ``--model anthropic/claude-gemma``; clients send
+    :data:`PROXY_KEY` (as ``LITELLM_MASTER_KEY``, named with ``--api-key-env``).
     """
     executable = litellm_executable()
     if executable is None:
         pytest.skip("LiteLLM's proxy is not installed (bash tests/servers/install_litellm.sh)")
     folder = tmp_path_factory.mktemp("litellm")
     config = folder / "config.yaml"
-    config.write_text(
-        LITELLM_CONFIG.format(
-            name="claude-gemma", served=SERVED_MODEL, base_url=llama_server.base_url
-        )
-    )
+    documented = LITELLM_CONFIG.read_text()
+    assert LITELLM_CONFIG_BASE_URL in documented, "the README's config names the server"
+    config.write_text(documented.replace(LITELLM_CONFIG_BASE_URL, llama_server.base_url))
     port = free_port()
     log = folder / "litellm.log"
     environment = {
@@ -201,10 +195,9 @@ def anthropic_proxy(
         for key, value in os.environ.items()
         if not key.endswith("_API_KEY") and not key.endswith("_BASE_URL")
     }
-    # Offline: no telemetry, no fetching of the model price list.
-    environment.update(
-        LITELLM_LOCAL_MODEL_COST_MAP="True", LITELLM_TELEMETRY="False", LITELLM_MASTER_KEY=PROXY_KEY
-    )
+    # As the README starts it: the master key the config reads, and (offline) no fetching
+    # of the model price list.
+    environment.update(LITELLM_LOCAL_MODEL_COST_MAP="True", LITELLM_MASTER_KEY=PROXY_KEY)
     with log.open("ab") as out:
         process = subprocess.Popen(
             [executable, "--config", str(config), "--host", "127.0.0.1", "--port", str(port)],

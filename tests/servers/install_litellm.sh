@@ -8,5 +8,6 @@ here="$(cd "$(dirname "$0")/../.." && pwd)"
 venv="${1:-$here/.venv-litellm}"
 python3 -m venv "$venv"
 "$venv/bin/pip" install -q 'litellm[proxy]'
-"$venv/bin/litellm" --help >/dev/null
+# LITELLM_LOCAL_MODEL_COST_MAP: without it LiteLLM downloads its price list at every start.
+LITELLM_LOCAL_MODEL_COST_MAP=True "$venv/bin/litellm" --help >/dev/null
 echo "LiteLLM proxy installed: $venv/bin/litellm"

@@ -194,10 +194,10 @@ def test_the_anthropic_protocol_through_litellm(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # The proxy's key goes to it only when named: sdtt never sends ANTHROPIC_API_KEY to
-    # a host other than Anthropic's.
-    monkeypatch.setenv("LITELLM_PROXY_KEY", PROXY_KEY)
-    key = ["--api-key-env", "LITELLM_PROXY_KEY"]
+    # As the README says: the proxy's master key, named with --api-key-env (sdtt never
+    # sends ANTHROPIC_API_KEY to a host other than Anthropic's).
+    monkeypatch.setenv("LITELLM_MASTER_KEY", PROXY_KEY)
+    key = ["--api-key-env", "LITELLM_MASTER_KEY"]
     assert main([*simulate_args(ANTHROPIC_MODEL, anthropic_proxy), *key]) == 0
     chains = [
         *generate_args(ANTHROPIC_MODEL, anthropic_proxy, topic_file(tmp_path), "chains"),
