@@ -3,6 +3,7 @@ cannot drive the terminal."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -295,3 +296,44 @@ def test_every_printed_field_from_files_is_shown_as_text(
         simulated = run(*simulate("openai/\x1b[2Jllama $3 [/]", server.base_url))
     assert "Traceback" not in simulated.err
     assert_inert(simulated.out + simulated.err)
+
+
+HOSTILE_PATH = "o\x1b]0;owned\x07\x1b[2J\u202e[bold]pick [a] or [b] $5"
+"""A file or folder name that is legal on Linux and would drive a terminal if printed raw
+(no ``/``, so it stays one name)."""
+
+PRINTING_COMMANDS: dict[str, Callable[[dict[str, Path]], list[str]]] = {
+    "topics": lambda f: ["topics", "--model", "mock/chatty", "-n", "2", "--out", HOSTILE_PATH],
+    "generate": lambda f: [
+        "generate", "--persona", str(f["persona"]), "--model", "mock/chatty", "--turns", "2",
+        "--turns-per-topic", "1", "--topics", str(f["topics"]), "--out", HOSTILE_PATH,
+    ],
+    "questionnaire build": lambda f: [
+        "questionnaire", "build", "--bot", str(f["transcript"]), "--human", str(f["humans"]),
+        "--x", "3", "--catch", "0", "--out", HOSTILE_PATH,
+    ],
+    "questionnaire export": lambda f: [
+        "questionnaire", "export", str(f["study"]), "--format", "all", "--out", HOSTILE_PATH,
+    ],
+    "responses import": lambda f: [
+        "responses", "import", "--study", str(f["study"]), "--format", "csv",
+        str(f["responses_csv"]), "--out", HOSTILE_PATH,
+    ],
+    "judge": lambda f: ["judge", str(f["study"]), "--model", "mock/chatty", "--out", HOSTILE_PATH],
+    "simulate": lambda f: [
+        "simulate", "--persona", str(f["persona"]), "--model", "mock/chatty", "--turns", "2",
+        "--virtual-clock", "--quiet", "--out", HOSTILE_PATH,
+    ],
+    "report": lambda f: ["report", str(f["judgements"]), "--bootstrap", "0", "--out", HOSTILE_PATH],
+    "demo": lambda f: ["demo", "--model", "mock/chatty", "--out", HOSTILE_PATH],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("command", sorted(PRINTING_COMMANDS))
+def test_every_printed_path_is_shown_as_text(
+    command: str, pristine_inputs: dict[str, Path]
+) -> None:
+    outcome = run(*PRINTING_COMMANDS[command](pristine_inputs))
+    assert outcome.code == 0 and "Traceback" not in outcome.err, outcome.text
+    assert_inert(outcome.out + outcome.err)
+    assert "pick [a] or [b] $5" in outcome.text  # printed as text, not taken as markup
