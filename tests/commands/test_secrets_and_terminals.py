@@ -3,15 +3,18 @@ cannot drive the terminal."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from sdtt.cli import build_parser
+from sdtt.models import mock
 from sdtt.models.sdk import is_own_host
 from sdtt.redact import printable, redact_text, redact_url
-from tests.commands.inputs import run
+from tests.align.helpers import write_sources
+from tests.commands.inputs import Outcome, run
 from tests.fakes.anthropic_fake import FakeAnthropicServer
 from tests.fakes.http_fake import ScriptedReply
 from tests.fakes.openai_fake import FakeOpenAIServer
@@ -337,3 +340,66 @@ def test_every_printed_path_is_shown_as_text(
     assert outcome.code == 0 and "Traceback" not in outcome.err, outcome.text
     assert_inert(outcome.out + outcome.err)
     assert "pick [a] or [b] $5" in outcome.text  # printed as text, not taken as markup
+
+
+HOSTILE_MODEL = "mock/m\x1b]0;owned\x07\x1b[2J\u202e[bold]pick [a] or [b] $5"
+"""A mock model's name that would drive a terminal if printed raw."""
+
+
+@pytest.fixture
+def hostile_mock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``HOSTILE_MODEL`` answers as ``mock/chatty`` does."""
+    monkeypatch.setitem(mock.SCRIPTS, HOSTILE_MODEL.removeprefix("mock/"), mock.chatty_script)
+
+
+def assert_quiet(outcome: Outcome) -> None:
+    """Exit 0, no traceback, nothing that drives the terminal."""
+    assert outcome.code == 0 and "Traceback" not in outcome.err, outcome.text
+    assert_inert(outcome.out + outcome.err)
+
+
+def assert_shown(outcome: Outcome) -> None:
+    """As :func:`assert_quiet`, and the hostile name was printed as text, not as markup."""
+    assert_quiet(outcome)
+    assert "pick [a] or [b] $5" in outcome.text
+
+
+@pytest.mark.usefixtures("hostile_mock")
+def test_model_names_and_read_file_names_are_shown_as_text(
+    pristine_inputs: dict[str, Path],
+) -> None:
+    study = Path("study")
+    shutil.copytree(pristine_inputs["study"], study)
+    assert_shown(run("judge", str(study), "--model", HOSTILE_MODEL, "--out", "j.jsonl"))
+    assert_shown(run("judge", str(study), "--model", HOSTILE_MODEL, "--reveal", "--out", "t.jsonl"))
+    assert_quiet(run("topics", "--model", HOSTILE_MODEL, "-n", "2", "--out", "topics.txt"))
+    chain = Path(HOSTILE_PATH + ".jsonl")
+    shutil.copyfile(pristine_inputs["chain"], chain)
+    assert_quiet(run("drift", str(chain)))
+    survey = Path(HOSTILE_PATH + ".json")
+    run("questionnaire", "export", str(study), "--format", "surveyjs", "--out", "export")
+    (exported,) = Path("export").glob("*surveyjs*.json")
+    shutil.copyfile(exported, survey)
+    assert_shown(run("questionnaire", "check", str(survey)))
+
+
+def test_the_demo_shows_a_hostile_persona_as_text(pristine_inputs: dict[str, Path]) -> None:
+    persona = hostile_persona(pristine_inputs)
+    outcome = run("demo", "--model", "mock/chatty", "--persona", str(persona), "--out", "demo")
+    assert_shown(outcome)
+
+
+@pytest.mark.usefixtures("hostile_mock")
+def test_the_align_commands_show_paths_and_models_as_text(tmp_path: Path) -> None:
+    write_sources(tmp_path)
+    spec = 'name = "a"\nseed = 3\n[rating]\nquestion = "Alike?"\nunit = "burst"\n'
+    spec += "items_per_source = 2\n"
+    for path, side in (("bots.jsonl", "bot"), ("humans.jsonl", "human")):
+        spec += f'[[rating.sources]]\npath = "{path}"\nside = "{side}"\n'
+    Path("spec.toml").write_text(spec, encoding="utf-8")
+    task = HOSTILE_PATH
+    assert_shown(run("align", "build", "spec.toml", "--out", task))
+    assert_shown(run("align", "export", task))
+    assert_shown(run("align", "judge", task, "--model", HOSTILE_MODEL, "-n", "2"))
+    assert_quiet(run("align", "score", task))
+    assert_shown(run("align", "report", task, "--out", HOSTILE_PATH + "-report"))
