@@ -254,6 +254,7 @@ def hostile_persona(pristine_inputs: dict[str, Path]) -> Path:
     header = json.loads(lines[0])
     for field in ("source", "license", "attribution", "description"):
         header[field] = HOSTILE_NAME
+    header["timing"]["fallback"] = [HOSTILE_NAME]  # the reasons `persona show` lists
     path = Path("personas") / "hostile.jsonl"
     path.parent.mkdir(exist_ok=True)
     path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
