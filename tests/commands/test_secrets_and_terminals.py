@@ -404,3 +404,34 @@ def test_the_align_commands_show_paths_and_models_as_text(tmp_path: Path) -> Non
     assert_shown(run("align", "judge", task, "--model", HOSTILE_MODEL, "-n", "2"))
     assert_quiet(run("align", "score", task))
     assert_shown(run("align", "report", task, "--out", HOSTILE_PATH + "-report"))
+
+
+def test_hostile_judge_ids_answers_topics_and_base_urls_stay_inert(
+    pristine_inputs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers = pristine_inputs["responses_csv"].read_text(encoding="utf-8")
+    study = str(pristine_inputs["study"])
+    Path("answers.csv").write_text(answers.replace("Woman", HOSTILE_NAME), encoding="utf-8")
+    refused = run(
+        "responses", "import", "--study", study, "--format", "csv", "answers.csv", "--out", "r"
+    )
+    assert refused.code == 2 and "Traceback" not in refused.err, refused.text
+    assert_inert(refused.out + refused.err)  # the error quotes the answer
+    hostile = answers.replace("PID001", "P\x1b]0;owned\x07[/]")
+    Path("answers.csv").write_text(hostile, encoding="utf-8")
+    imported = run(
+        "responses", "import", "--study", study, "--format", "csv", "answers.csv",
+        "--out", "j.jsonl",
+    )  # fmt: skip
+    assert_quiet(imported)
+    assert_quiet(run("score", "j.jsonl", "--bootstrap", "0", "--by", "gender"))
+    Path("topics.txt").write_text(HOSTILE_NAME + "\npets\n", encoding="utf-8")
+    generated = run(
+        "generate", "--persona", str(hostile_persona(pristine_inputs)), "--model", "mock/chatty",
+        "--turns", "2", "--turns-per-topic", "1", "--topics", "topics.txt", "--out", "chains",
+    )  # fmt: skip
+    assert_quiet(generated)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://h\x1b[2J\u202e[/]x:pw-PLANTED@h.example/v1")
+    listed = run("models")
+    assert_quiet(listed)
+    assert "PLANTED" not in listed.text
