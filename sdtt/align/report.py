@@ -18,6 +18,7 @@ from sdtt.align.analysis import HUMAN, AlignmentResult
 from sdtt.align.verdicts import Estimate, VerdictAgreement
 from sdtt.analysis.plots import _pyplot
 from sdtt.files import replacing, write_text_atomic
+from sdtt.redact import plot_label
 
 REPORT_HTML = "alignment.html"
 
@@ -231,7 +232,7 @@ def _matrices_figure(result: AlignmentResult, path: Path) -> Path:
     for ax, cohort in zip(axes[0], result.cohorts, strict=True):
         shown = cohort.group[np.ix_(order, order)]
         image = ax.imshow(shown, vmin=0, vmax=1, cmap="viridis")
-        ax.set_title(cohort.name, fontsize=8)
+        ax.set_title(plot_label(cohort.name), fontsize=8)
         ax.set_xticks(range(len(labels)), labels, fontsize=6)
         ax.set_yticks(range(len(labels)), labels, fontsize=6)
     fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8, label="dissimilarity")
@@ -255,7 +256,7 @@ def _map_figure(result: AlignmentResult, path: Path) -> Path:
         for name in names:
             rows = [i for i, (cohort, _) in enumerate(result.map_labels) if cohort == name]
             if len(coords) == len(result.map_labels):
-                ax.scatter(coords[rows, 0], coords[rows, 1], label=name, s=24)
+                ax.scatter(coords[rows, 0], coords[rows, 1], label=plot_label(name), s=24)
         ax.set_xlabel(f"{axis} 1")
         ax.set_ylabel(f"{axis} 2")
         ax.set_title(title, fontsize=9)
@@ -272,14 +273,16 @@ def _individual_figure(result: AlignmentResult, path: Path) -> Path:
     human = result.cohort(HUMAN)
     stacked = np.vstack([c.individual for c in result.comparisons])
     labels = [
-        f"{c.cohort} #{n + 1}" for c in result.comparisons for n in range(c.individual.shape[0])
+        plot_label(f"{c.cohort} #{n + 1}")
+        for c in result.comparisons
+        for n in range(c.individual.shape[0])
     ]
     fig, ax = plt.subplots(
         figsize=(max(4.0, 0.3 * stacked.shape[1] + 3), max(3.0, 0.18 * len(labels) + 1.5))
     )
     image = ax.imshow(stacked, vmin=-1, vmax=1, cmap="RdBu_r", aspect="auto")
     ax.set_yticks(range(len(labels)), labels, fontsize=5)
-    columns = human.participants if human else []
+    columns = [plot_label(participant) for participant in human.participants] if human else []
     ax.set_xticks(range(len(columns)), columns, rotation=90, fontsize=5)
     ax.set_xlabel("human participant")
     fig.colorbar(image, ax=ax, label="Spearman rho")
@@ -305,7 +308,11 @@ def _spread_figure(result: AlignmentResult, path: Path) -> Path:
     if groups:
         ax.boxplot([values for _, values in groups])
         ax.set_xticks(
-            range(1, len(groups) + 1), [n for n, _ in groups], rotation=20, ha="right", fontsize=7
+            range(1, len(groups) + 1),
+            [plot_label(n) for n, _ in groups],
+            rotation=20,
+            ha="right",
+            fontsize=7,
         )
     ax.set_ylabel("Spearman rho between two participants")
     ax.axhline(0, color="black", linewidth=0.6)
@@ -351,7 +358,9 @@ def _bars_figure(result: AlignmentResult, path: Path) -> Path:
             alpha=0.3,
             label="human noise ceiling (of group x each human)",
         )
-    ax.set_xticks(range(len(names)), names, rotation=20, ha="right", fontsize=7)
+    ax.set_xticks(
+        range(len(names)), [plot_label(n) for n in names], rotation=20, ha="right", fontsize=7
+    )
     ax.set_ylabel("Spearman rho with humans")
     ax.axhline(0, color="black", linewidth=0.6)
     ax.legend(fontsize=7)

@@ -165,11 +165,10 @@ def run_build(args: argparse.Namespace) -> int:
     """``sdtt align build``."""
     from collections import Counter
 
-    from rich.markup import escape
-
     from sdtt.align.task import build_rating_task, save_rating_task
     from sdtt.files import output_folder
     from sdtt.questionnaires.study import load_study_spec
+    from sdtt.redact import shown
 
     spec = load_study_spec(args.spec)
     built = build_rating_task(spec, args.spec.parent)
@@ -184,25 +183,24 @@ def run_build(args: argparse.Namespace) -> int:
         + (f", {forms} forms" if forms else ", every judge rates every pair")
     )
     for warning in built.warnings:
-        console.print(f"[yellow]warning:[/] {escape(warning)}")
+        console.print(f"[yellow]warning:[/] {shown(warning)}")
     for path in files:
-        console.print(f"  {escape(str(path))}")
+        console.print(f"  {shown(str(path))}")
     return 0
 
 
 def run_export(args: argparse.Namespace) -> int:
     """``sdtt align export``."""
-    from rich.markup import escape
-
     from sdtt.align.export import FORMATS, export_task
     from sdtt.align.task import load_rating_task
+    from sdtt.redact import shown
 
     task = load_rating_task(args.task)
     out: Path = args.out or args.task / EXPORT_FOLDER
     console = _console()
     for fmt in args.format or FORMATS:
         for path in export_task(task, fmt, out):
-            console.print(f"  {escape(str(path))}")
+            console.print(f"  {shown(str(path))}")
     return 0
 
 
@@ -214,12 +212,11 @@ def _ratings_path(args: argparse.Namespace) -> Path:
 
 def run_import(args: argparse.Namespace) -> int:
     """``sdtt align import``."""
-    from rich.markup import escape
-
     from sdtt.align.importers import import_ratings
     from sdtt.align.ratings import append_ratings, rating_key, read_ratings
     from sdtt.align.task import load_rating_key, load_rating_task
     from sdtt.lock import output_lock
+    from sdtt.redact import shown
 
     task = load_rating_task(args.task)
     key = load_rating_key(args.task, task)
@@ -233,7 +230,7 @@ def run_import(args: argparse.Namespace) -> int:
     missing = sum(r.rating is None for r in fresh)
     console = _console()
     console.print(
-        f"{len(fresh)} rating(s) from {judges} judge(s) -> {escape(str(out))}"
+        f"{len(fresh)} rating(s) from {judges} judge(s) -> {shown(str(out))}"
         + (f"; {missing} off the scale, kept as missing" if missing else "")
         + (f"; {len(found) - len(fresh)} already there, skipped" if len(found) > len(fresh) else "")
     )
@@ -243,7 +240,6 @@ def run_import(args: argparse.Namespace) -> int:
 def run_judge(args: argparse.Namespace) -> int:
     """``sdtt align judge``: run the LLM cohorts with a progress bar."""
     import trio
-    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from sdtt.align.llm import Cohort, run_cohort
@@ -254,6 +250,7 @@ def run_judge(args: argparse.Namespace) -> int:
     from sdtt.dialogue.jsonl import JsonlWriter
     from sdtt.lock import output_lock
     from sdtt.models.registry import get_model
+    from sdtt.redact import shown
 
     check_base_url(args.base_url, args.model)
     task = load_rating_task(args.task)
@@ -286,7 +283,7 @@ def run_judge(args: argparse.Namespace) -> int:
             answers = FailuresLast[Rating](writer, is_model_error)
 
             for cohort in cohorts:
-                bar = progress.add_task(escape(cohort.name), total=None)
+                bar = progress.add_task(shown(cohort.name), total=None)
 
                 def done(count: int, total: int, bar: Any = bar) -> None:
                     progress.update(bar, completed=count, total=total)
@@ -320,12 +317,12 @@ def run_judge(args: argparse.Namespace) -> int:
         )
         console.print(
             f"[bold red]error:[/] every call failed, so nothing was written to "
-            f"{escape(str(out))}. The provider said: {escape(' | '.join(reasons))}"
+            f"{shown(str(out))}. The provider said: {shown(' | '.join(reasons))}"
         )
         return EXIT_NOTHING_USABLE
     missing = sum(r.rating is None for r in made)
     console.print(
-        f"{len(made)} rating(s) by {len(cohorts)} cohort(s) -> {escape(str(out))}"
+        f"{len(made)} rating(s) by {len(cohorts)} cohort(s) -> {shown(str(out))}"
         + (f"; {missing} without a readable rating, kept as missing" if missing else "")
         + (f"; {len(settled)} from an earlier run kept" if settled else "")
     )
@@ -408,10 +405,9 @@ def print_verdict_agreement(console: Console, judgements: list[Judgement], reps:
 
 def run_report(args: argparse.Namespace) -> int:
     """``sdtt align report``: alignment.html and its figures."""
-    from rich.markup import escape
-
     from sdtt.align.report import build_alignment_report, write_alignment_report
     from sdtt.files import output_folder
+    from sdtt.redact import shown
 
     console = _console()
     folder = output_folder(args.out)
@@ -420,5 +416,5 @@ def run_report(args: argparse.Namespace) -> int:
         report = build_alignment_report(result, folder, verdicts=verdicts, title=args.title)
         files = write_alignment_report(report, folder)
     for path in files:
-        console.print(f"  {escape(str(path))}")
+        console.print(f"  {shown(str(path))}")
     return 0

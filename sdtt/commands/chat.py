@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 
 from sdtt.commands.common import (
     TRANSCRIPTS_DIR,
@@ -20,6 +19,7 @@ from sdtt.engine.session import SessionSettings
 from sdtt.errors import SdttError
 from sdtt.files import output_folder
 from sdtt.personas.store import DEFAULT_PERSONA
+from sdtt.redact import shown
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -129,5 +129,5 @@ def run(args: argparse.Namespace) -> int:
     done = "finished" if outcome.finished else "ended"
     console.print(f"Chat {done}: {outcome.turns} turn(s), {outcome.messages} message(s).")
     for path in (outcome.transcript_path, outcome.log_path):
-        console.print(f"  {escape(str(path))}")
+        console.print(f"  {shown(str(path))}")
     return 0

@@ -33,6 +33,7 @@ from sdtt.engine.simulate import run_on_virtual_clock
 from sdtt.files import output_folder
 from sdtt.lock import output_lock
 from sdtt.personas.store import find_persona
+from sdtt.redact import shown
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,8 +53,9 @@ def run(args: argparse.Namespace) -> int:
     )
     console.print(
         Panel.fit(
-            f"persona [bold]{persona.name}[/] ({persona.info.source}, {persona.info.license})\n"
-            f"model   [bold]{args.model}[/]\nout     {args.out}/",
+            f"persona [bold]{shown(persona.name)}[/] "
+            f"({shown(persona.info.source)}, {shown(persona.info.license)})\n"
+            f"model   [bold]{shown(args.model)}[/]\nout     {shown(str(args.out))}/",
             title="sdtt demo",
         )
     )
@@ -73,5 +75,5 @@ def run(args: argparse.Namespace) -> int:
     console.print()
     console.print("[bold]Files written[/]")
     for path in demo.files:
-        console.print(f"  {path}")
+        console.print(f"  {shown(str(path))}")
     return 0

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import trio
-from rich.markup import escape
 
 from sdtt.analysis.beliefs import add_to_report
 from sdtt.analysis.report import build_report, write_report
@@ -79,6 +78,6 @@ def stage_belief_traces(demo: DemoRun, *, number: int = 8, reps: int = 200) -> l
         )
         add_to_report(report, traces, out)
         files = write_report(report, out)
-    console.print(f"the report now shows the belief traces: open {escape(str(files[0]))}")
+    console.print(f"the report now shows the belief traces: open {shown(str(files[0]))}")
     demo.files.extend(path for path in files if path not in demo.files)
     return traces

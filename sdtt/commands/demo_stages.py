@@ -12,7 +12,6 @@ from pathlib import Path
 import pandas as pd
 import trio
 from rich.console import Console
-from rich.markup import escape
 
 from sdtt.analysis.format import number, percent
 from sdtt.analysis.metrics import summarise
@@ -112,7 +111,7 @@ async def stage_burst_reply(demo: DemoRun) -> None:
         # A rerun: the reply of the earlier run stands.
         (earlier,) = read_transcripts(path)
         print_conversation(console, earlier.messages, bot_label=demo.persona.name)
-        console.print(f"[dim]kept from an earlier run: {escape(str(path))}[/]")
+        console.print(f"[dim]kept from an earlier run: {shown(str(path))}[/]")
         demo.files.append(path)
         return
     warn_if_sent_remotely(demo.persona, demo.model_name)
@@ -204,7 +203,7 @@ async def stage_simulated_chat(demo: DemoRun) -> None:
         print_conversation(
             console, demo.chat.messages, user_label="Interrogator", bot_label=demo.persona.name
         )
-        console.print(f"[dim]kept from an earlier run: {escape(str(transcript_path))}[/]")
+        console.print(f"[dim]kept from an earlier run: {shown(str(transcript_path))}[/]")
         demo.files.extend((transcript_path, log_path))
         return
     # An interrupted chat cannot be continued exactly: it starts again.
@@ -266,7 +265,7 @@ def stage_questionnaire(demo: DemoRun) -> None:
             demo.chat, demo.out / f"{demo.stem}-questionnaire", seed=demo.seed
         )
     for note in made.notes:
-        console.print(f"[yellow]note:[/] {escape(note)}")
+        console.print(f"[yellow]note:[/] {shown(note)}")
     console.print(
         f"last {made.x_turns} turn(s) of both chats, one catch pair; the answer key is "
         "kept apart from what judges get"
@@ -303,7 +302,7 @@ def stage_llm_judge(demo: DemoRun) -> list[Judgement]:
     for judgement in judgements:
         order = judgement.condition.get("order", "")
         if judgement.excluded:
-            verdict = f"[yellow]{escape(judgement.exclusion_reason or '')}[/]"
+            verdict = f"[yellow]{shown(judgement.exclusion_reason or '')}[/]"
         else:
             verdict = "[green]found the AI[/]" if judgement.correct else "[red]fooled[/]"
         console.print(
@@ -350,7 +349,7 @@ def stage_report(demo: DemoRun, judgements: list[Judgement]) -> None:
             reps=DEMO_REPS,
         )
         files = write_report(report, out)
-    console.print(f"open {escape(str(files[0]))} in a browser")
+    console.print(f"open {shown(str(files[0]))} in a browser")
     demo.files.extend(files)
 
 

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from sdtt.analysis.drift import DEFAULT_WINDOW, DriftReport, DriftRow, baseline_stats, drift_report
@@ -25,6 +24,7 @@ from sdtt.generate.chainfile import ChainFile, read_chain
 from sdtt.generate.prompts import Mode
 from sdtt.personas.stats import StyleStats
 from sdtt.personas.store import find_persona
+from sdtt.redact import shown
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -192,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
             print(_row_json(row, row.stats, row.label))
         print(_row_json(report.overall, report.overall.stats, "all"))
         return 0
-    console.print(drift_table(report, escape(fold_text(against))))
+    console.print(drift_table(report, shown(fold_text(against))))
     console.print(
         f"# Words (persona side minus the person, all turns): "
         f"[bold]{report.overall.words_delta:+.1f}[/] words per message"

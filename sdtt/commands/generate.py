@@ -15,7 +15,6 @@ from pathlib import Path
 
 import trio
 from rich.console import Console
-from rich.markup import escape
 
 from sdtt.commands.common import (
     TRANSCRIPTS_DIR,
@@ -44,7 +43,7 @@ from sdtt.models.registry import DEFAULT_MODEL, base_url_for, get_model
 from sdtt.models.retry import long_run_policy
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
 from sdtt.questionnaires.topics import live_topic
-from sdtt.redact import redact_url
+from sdtt.redact import redact_url, shown
 
 DEFAULT_OUT = TRANSCRIPTS_DIR / "pseudo"
 
@@ -206,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--concurrency must be at least 1, not {args.concurrency}.")
     if args.dry_run:
         for spec in specs:
-            console.print(f"{escape(str(chain_path(out, spec)))}  ({spec.total_turns} turns)")
+            console.print(f"{shown(str(chain_path(out, spec)))}  ({spec.total_turns} turns)")
         console.print(f"{len(specs)} chain(s); nothing was called (--dry-run).")
         return 0
     output_folder(out)
@@ -223,7 +222,7 @@ def run(args: argparse.Namespace) -> int:
 
     console.print(
         f"[bold]sdtt generate[/]: {len(specs)} chain(s), "
-        f"{sum(spec.total_turns for spec in specs)} turns, into {escape(str(out))}/"
+        f"{sum(spec.total_turns for spec in specs)} turns, into {shown(str(out))}/"
     )
 
     async def main() -> RunReport:
@@ -259,7 +258,7 @@ def run(args: argparse.Namespace) -> int:
             raise KeyboardInterrupt from None
         raise
     console.print(summary_table(report.chains, batch=args.batch))
-    console.print(f"chain files in {escape(str(out))}/ (one per chain, named by its id)")
+    console.print(f"chain files in {shown(str(out))}/ (one per chain, named by its id)")
     _print_failures(console, report.failed)
     finished = [chain for chain in report.chains if chain.status == "done" and chain.spec]
     if finished:
@@ -271,11 +270,11 @@ def run(args: argparse.Namespace) -> int:
         server = f"--base-url {shlex.quote(redact_url(args.base_url))} " if args.base_url else ""
         console.print(
             "Next, the live turns on top of a pseudo-dialogue, e.g.:\n"
-            f"  sdtt simulate --persona {escape(first.spec.persona)} "
-            f"--model {escape(first.spec.model)} {escape(server + key)}--mode {first.spec.mode} "
-            f"--pseudo {escape(str(first.path))} --turns 10 "
-            f"--topic {escape(shlex.quote(live_topic(first.spec.seed)))}\n"
-            f"and the style drift: sdtt drift {escape(str(first.path))}"
+            f"  sdtt simulate --persona {shown(first.spec.persona)} "
+            f"--model {shown(first.spec.model)} {shown(server + key)}--mode {first.spec.mode} "
+            f"--pseudo {shown(str(first.path))} --turns 10 "
+            f"--topic {shown(shlex.quote(live_topic(first.spec.seed)))}\n"
+            f"and the style drift: sdtt drift {shown(str(first.path))}"
         )
     return 1 if report.failed else 0
 
@@ -285,4 +284,4 @@ def _print_failures(console: Console, failed: list[ChainProgress]) -> None:
         return
     console.print(f"[bold red]{len(failed)} chain(s) failed[/] (rerun the command to resume):")
     for chain in failed:
-        console.print(f"  {escape(chain.label)}: {escape(chain.error or 'unknown error')}")
+        console.print(f"  {shown(chain.label)}: {shown(chain.error or 'unknown error')}")

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import trio
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from sdtt.commands.common import (
@@ -207,10 +206,10 @@ def run_classifier(args: argparse.Namespace) -> int:
         table.add_column(name, justify="left" if name == "features" else "right")
     console = Console(highlight=False)
     for features in [f.strip() for f in args.features.split(",") if f.strip()]:
-        with console.status(f"cross-validating {features}..."):
+        with console.status(f"cross-validating {shown(features)}..."):
             result = cross_validate(examples, features, level=args.level, folds=args.folds)
         table.add_row(
-            features,
+            shown(features),
             str(result.examples),
             str(result.groups),
             str(result.folds),
@@ -297,7 +296,7 @@ def run(args: argparse.Namespace) -> int:
                 out.unlink(missing_ok=True)
             Console(stderr=True, highlight=False).print(
                 f"[bold red]error:[/] every judge call failed, so nothing was written to "
-                f"{escape(str(out))}. The provider said: {escape(failed)}"
+                f"{shown(str(out))}. The provider said: {shown(failed)}"
             )
             return EXIT_NOTHING_USABLE
     judge_id = judge_id_for(args.model, args.judge, args.run, args.orders)
@@ -306,13 +305,12 @@ def run(args: argparse.Namespace) -> int:
     answered = [j for j in judgements if j.correct is not None and j.pair_kind == "test"]
     correct = sum(bool(j.correct) for j in answered)
     console.print(
-        f"{len(judgements)} judgement(s) by {escape(args.model)} ({args.judge}) -> "
-        f"{escape(str(out))}"
+        f"{len(judgements)} judgement(s) by {shown(args.model)} ({args.judge}) -> {shown(str(out))}"
     )
     if kept:
         console.print(f"  resumed: {kept} judgement(s) from an earlier run kept, not asked again")
     console.print(f"  test pairs answered: {len(answered)}, found the AI in {correct}")
     if excluded:
         console.print(f"  [yellow]excluded:[/] {len(excluded)} (non-compliant, errors or ties)")
-    console.print(f"Score them with: sdtt score {escape(str(out))}")
+    console.print(f"Score them with: sdtt score {shown(str(out))}")
     return 0

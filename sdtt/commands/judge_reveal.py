@@ -7,7 +7,6 @@ from pathlib import Path
 
 import trio
 from rich.console import Console
-from rich.markup import escape
 
 from sdtt.beliefs.traces import BeliefTrace, read_traces
 from sdtt.commands.failures_last import FailuresLast
@@ -72,16 +71,16 @@ def run_reveal(args: argparse.Namespace) -> int:
                 out.unlink(missing_ok=True)
             Console(stderr=True, highlight=False).print(
                 f"[bold red]error:[/] every judge call failed, so nothing was written to "
-                f"{escape(str(out))}. The provider said: "
-                f"{escape(said)}"
+                f"{shown(str(out))}. The provider said: "
+                f"{shown(said)}"
             )
             return EXIT_NOTHING_USABLE
     kept = len(settled_trace_keys(earlier))
     missing = sum(p.belief is None for t in made for p in t.points)
-    console.print(f"{len(made)} belief trace(s) by {escape(args.model)} -> {escape(str(out))}")
+    console.print(f"{len(made)} belief trace(s) by {shown(args.model)} -> {shown(str(out))}")
     if kept:
         console.print(f"  resumed: {kept} trace(s) from an earlier run kept, not asked again")
     if missing:
         console.print(f"  [yellow]missing:[/] {missing} belief(s) unreadable or not given")
-    console.print(f"Score them with: sdtt score {escape(str(out))}")
+    console.print(f"Score them with: sdtt score {shown(str(out))}")
     return 0

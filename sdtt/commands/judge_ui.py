@@ -8,13 +8,13 @@ import uuid
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 
 from sdtt.commands.common import add_out_argument
 from sdtt.errors import InputError
 from sdtt.files import output_file
 from sdtt.questionnaires.fielded import note_scored
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
+from sdtt.redact import shown
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -66,19 +66,19 @@ def run(args: argparse.Namespace) -> int:
                 f"--form {number}: the study has forms 1 to {len(forms)}.", field="--form"
             )
         questionnaire = questionnaire.form_questionnaire(forms[number - 1])
-        Console(highlight=False).print(f"Judge {escape(judge_id)} gets form {number}.")
+        Console(highlight=False).print(f"Judge {shown(judge_id)} gets form {number}.")
     result = JudgeApp(questionnaire, key, judge_id=judge_id, out=out).run()
     console = Console(highlight=False)
     if result is None:
         console.print(
-            f"Judge {escape(judge_id)} stopped before the end; the answers given so far are in "
-            f"{escape(str(out))}.answers.csv (import them with 'sdtt responses import "
+            f"Judge {shown(judge_id)} stopped before the end; the answers given so far are in "
+            f"{shown(str(out))}.answers.csv (import them with 'sdtt responses import "
             "--format csv')."
         )
         return 0
     note_scored(args.study, out, command="sdtt judge-ui")
     console.print(
-        f"Judge {escape(judge_id)}: {len(result.judgements)} judgement(s) appended to "
-        f"{escape(str(out))}."
+        f"Judge {shown(judge_id)}: {len(result.judgements)} judgement(s) appended to "
+        f"{shown(str(out))}."
     )
     return 0

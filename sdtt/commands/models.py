@@ -10,10 +10,10 @@ import argparse
 from collections.abc import Sequence
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from sdtt.models.registry import ProviderStatus, all_provider_status
+from sdtt.redact import shown
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,7 +41,7 @@ def status_table(statuses: Sequence[ProviderStatus]) -> Table:
             status.provider.name,
             status.provider.example,
             "[green]yes[/]" if status.usable else "[red]no[/]",
-            escape(status.reason),
+            shown(status.reason),
         )
     return table
 

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 
 from sdtt.personas.importers import CORPUS_FORMATS, Importer, chitchat, get_importer
 from sdtt.personas.importers.base import FileImporter
@@ -38,6 +37,7 @@ from sdtt.personas.importers.options import (
 from sdtt.personas.importers.report import ImportReport
 from sdtt.personas.importers.writing import write_scrub_report
 from sdtt.personas.persona import Persona
+from sdtt.redact import shown
 
 
 def add_import_arguments(parser: argparse.ArgumentParser, importer: Importer) -> None:
@@ -261,8 +261,8 @@ def chitchat_options(args: argparse.Namespace) -> ChitchatOptions:
 def print_import_report(report: ImportReport, console: Console) -> None:
     """Print the report, highlighting warnings and a missing scrub."""
     for line in report.lines():
-        flag = f"[bold yellow]{escape(line.flag)}[/]" if line.flag else ""
-        console.print(flag + escape(line.text))
+        flag = f"[bold yellow]{shown(line.flag)}[/]" if line.flag else ""
+        console.print(flag + shown(line.text))
 
 
 def build_personas(args: argparse.Namespace) -> list[Persona]:
@@ -273,7 +273,7 @@ def build_personas(args: argparse.Namespace) -> list[Persona]:
     if args.format in CORPUS_FORMATS:
         corpus = chitchat.load_corpus()  # through the module: tests put a small corpus there
         Console(highlight=False).print(
-            f"[dim]chitchat corpus: {escape(corpus.report.describe())}[/]"
+            f"[dim]chitchat corpus: {shown(corpus.report.describe())}[/]"
         )
         return import_chitchat(chitchat_options(args), corpus=corpus).personas
     importer = get_importer(args.format)

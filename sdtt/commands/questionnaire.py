@@ -7,7 +7,6 @@ from contextlib import suppress
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 
 from sdtt.commands.common import add_out_argument
 from sdtt.errors import InputError
@@ -275,8 +274,8 @@ def run_build(args: argparse.Namespace) -> int:
     tests = [i for i in items if i.kind == "test" and not i.is_mirror]
     by_view: dict[tuple[str, str], int] = {}
     for item in tests:
-        shown = _shown(item)
-        by_view[shown] = by_view.get(shown, 0) + 1
+        view = _shown(item)
+        by_view[view] = by_view.get(view, 0) + 1
     per_x = ", ".join(f"{label}: {n}" for (_, label), n in sorted(by_view.items()))
     catches = sum(1 for i in items if i.kind == "catch")
     views = " (two views each: the bot first, the bot second)" if result.questionnaire.forms else ""
@@ -294,14 +293,14 @@ def run_build(args: argparse.Namespace) -> int:
             f"{len(forms)} judges."
         )
     for window in result.windows:
-        console.print(f"[dim]window:[/] {escape(window)}")
+        console.print(f"[dim]window:[/] {shown(window)}")
     for note in result.notes:
-        console.print(f"[yellow]note:[/] {escape(note)}")
+        console.print(f"[yellow]note:[/] {shown(note)}")
     for warning in result.warnings:
-        console.print(f"[yellow]warning:[/] {escape(warning)}")
-    console.print(f"wrote {files[0]}  (for judges)")
-    console.print(f"wrote {files[1]}  [bold red](secret: never upload it)[/]")
-    console.print(f"next: sdtt questionnaire export {args.out}")
+        console.print(f"[yellow]warning:[/] {shown(warning)}")
+    console.print(f"wrote {shown(str(files[0]))}  (for judges)")
+    console.print(f"wrote {shown(str(files[1]))}  [bold red](secret: never upload it)[/]")
+    console.print(f"next: sdtt questionnaire export {shown(str(args.out))}")
     return 0
 
 
@@ -336,17 +335,17 @@ def run_export(args: argparse.Namespace) -> int:
         found = find_terms(export_text(readable, name, options), terms)
         if found:
             console.print(
-                f"[yellow]warning:[/] the {name} export mentions {escape(', '.join(found))} "
+                f"[yellow]warning:[/] the {name} export mentions {shown(', '.join(found))} "
                 "(in chat text); judges will see it."
             )
     if (study_folder / KEY_FILE).exists() and "qualtrics" in formats:
         warning = single_file_repeats(questionnaire, load_key(study_folder, questionnaire))
         if warning is not None:
-            console.print(f"[yellow]warning:[/] {escape(warning)}")
+            console.print(f"[yellow]warning:[/] {shown(warning)}")
     out = output_folder(args.out or study_folder / EXPORT_FOLDER)
     written = export_files(questionnaire, formats, out, options)
     for name, path in written.items():
-        console.print(f"{name:<11} {path}")
+        console.print(f"{name:<11} {shown(str(path))}")
     if (out / QUESTIONNAIRE_FILE).exists() or (out / KEY_FILE).exists():
         console.print("[yellow]warning:[/] the export folder also holds study files.")
     return 0
@@ -390,9 +389,9 @@ def run_check(args: argparse.Namespace) -> int:
             continue
         if problems:
             failed += 1
-            console.print(f"[red]{escape(str(path))}: {len(problems)} problem(s)[/]")
+            console.print(f"[red]{shown(str(path))}: {len(problems)} problem(s)[/]")
             for problem in problems:
-                console.print(f"  - {escape(problem)}")
+                console.print(f"  - {shown(problem)}")
         else:
-            console.print(f"{escape(str(path))}: ok")
+            console.print(f"{shown(str(path))}: ok")
     return 2 if unreadable else 1 if failed else 0  # 2: the command line's user-error code

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 
 from rich.console import Console
-from rich.markup import escape
 
 from sdtt.analysis.beliefs import add_to_report
 from sdtt.analysis.report import Section, build_report, write_report
@@ -15,6 +14,7 @@ from sdtt.commands.scoring import check_margin, read_judgements, trace_inputs
 from sdtt.files import output_folder
 from sdtt.questionnaires.judgements import Judgement
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
+from sdtt.redact import shown
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,9 +44,9 @@ def run(args: argparse.Namespace) -> int:
             report.sections.append(agreement)
         files = write_report(report, args.out)
     for warning in condition_warnings(tells or {}):
-        console.print(f"[yellow]warning:[/] {escape(warning)}")
+        console.print(f"[yellow]warning:[/] {shown(warning)}")
     for path in files:
-        console.print(f"  {escape(str(path))}")
+        console.print(f"  {shown(str(path))}")
     return 0
 
 

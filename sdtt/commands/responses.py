@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 
 from sdtt.beliefs.reveal_import import import_reveal
 from sdtt.beliefs.traces import append_traces, read_traces, write_traces
@@ -28,6 +27,7 @@ from sdtt.questionnaires.questionnaire import (
     load_key,
     load_questionnaire,
 )
+from sdtt.redact import shown
 
 FORMAT_HELP = {
     "surveyjs": "SurveyJS result JSON (object, array or JSON Lines)",
@@ -128,15 +128,15 @@ def run_import(args: argparse.Namespace) -> int:
     excluded_judges = len({j.judge_id for j in result.judgements if j.excluded})
     console.print(
         f"[bold]{result.judges} judge(s)[/], {count} judgement(s) written to "
-        f"{escape(str(args.out))}; {result.excluded} excluded "
+        f"{shown(str(args.out))}; {result.excluded} excluded "
         f"({excluded_judges} judge(s) with exclusions)."
     )
     tally = tally_exclusions(
         (j.pair_kind, j.excluded, j.exclusion_reason) for j in result.judgements
     )
-    console.print(f"  {escape(tally.line())}", soft_wrap=True)
+    console.print(f"  {shown(tally.line())}", soft_wrap=True)
     for reason, judges in sorted(result.excluded_judges.items()):
-        console.print(f"  excluded judges, {escape(reason)}: {judges}")
+        console.print(f"  excluded judges, {shown(reason)}: {judges}")
     kept = [j for j in result.judgements if not j.excluded and j.pair_kind == "test"]
     if kept:
         correct = sum(1 for j in kept if j.correct)
@@ -162,7 +162,7 @@ def _import_reveal(
     excluded = sum(t.excluded for t in traces)
     console.print(
         f"[bold]{judges} judge(s)[/], {count} belief trace(s) written to "
-        f"{escape(str(args.out))}; {excluded} excluded."
+        f"{shown(str(args.out))}; {excluded} excluded."
     )
-    console.print(f"Score them with: sdtt score {escape(str(args.out))}")
+    console.print(f"Score them with: sdtt score {shown(str(args.out))}")
     return 0

@@ -6,7 +6,6 @@ import argparse
 
 import pandas as pd
 from rich.console import Console
-from rich.markup import escape
 
 from sdtt.analysis.beliefs import belief_tables
 from sdtt.analysis.format import percent
@@ -23,6 +22,7 @@ from sdtt.commands.scoring import (
 )
 from sdtt.errors import InputError
 from sdtt.questionnaires.judgements import tally_exclusions
+from sdtt.redact import shown
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
             print_summary(console, title, rows, column)
         if not tables:
             console.print(
-                f"[yellow]--by {escape(column)}: it is one value within each judge group "
+                f"[yellow]--by {shown(column)}: it is one value within each judge group "
                 "and bot model; --pool breaks everything down by it, pooled.[/]"
             )
     if args.pool:
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     tally = tally_exclusions(
         zip(frame["pair_kind"], frame["excluded"], frame["exclusion_reason"], strict=True)
     )
-    console.print(escape(tally.line()), soft_wrap=True)
+    console.print(shown(tally.line()), soft_wrap=True)
     _print_belief_tables(console, traces)
     from sdtt.commands.align import print_verdict_agreement
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pandas as pd
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from sdtt.analysis.format import INTERVAL_NOTE, RATE_COLUMNS, TEST_COLUMNS, format_table
@@ -83,4 +82,4 @@ def print_escaped_table(
     with its note under it."""
     console.print(rich_table(title, header, rows))
     if note:
-        console.print(f"[dim]{escape(note)}[/]")
+        console.print(f"[dim]{shown(note)}[/]")

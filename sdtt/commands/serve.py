@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.markup import escape
 
 from sdtt.commands.common import add_out_argument
 from sdtt.errors import ConfigError
+from sdtt.redact import shown
 
 if TYPE_CHECKING:
     from hypercorn.config import Config
@@ -148,16 +148,16 @@ def _export(study: object, out: Path, *, scrub: bool = False) -> int:
     console.print(
         f"Exported {summary.chats} chat(s), {summary.event_logs} event log(s), "
         f"{summary.judgements} judgement(s) and {summary.beliefs} belief reading(s) "
-        f"({summary.traces} belief trace(s)) to {escape(str(out))}"
+        f"({summary.traces} belief trace(s)) to {shown(str(out))}"
     )
     if summary.scrubbed is not None:
         console.print(
             f"  scrubbed: {summary.scrubbed} participant text(s) changed; "
             "event logs left out (they repeat the conversation)"
         )
-    inputs = escape(str(summary.judgements_path))
+    inputs = shown(str(summary.judgements_path))
     if summary.traces:
-        inputs += " " + escape(str(out / "beliefs.jsonl"))
+        inputs += " " + shown(str(out / "beliefs.jsonl"))
     console.print(f"  score them: sdtt score {inputs} --by turns")
     return 0
 
@@ -188,14 +188,15 @@ async def _serve(study: object, host: str, port: int) -> None:
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
         await nursery.start(serve, build_app(server), config)
-        base = f"http://{host}:{port}"
-        console.print(f"Serving study '{escape(study.name)}' at {base}")
-        console.print(f"  participant link: {base}/s/{study.name}?PROLIFIC_PID=...")
-        console.print(f"  admin page:       {base}/admin/{study.name}?token={server.admin_token}")
+        base = shown(f"http://{host}:{port}")
+        name = shown(study.name)
+        console.print(f"Serving study '{name}' at {base}")
+        console.print(f"  participant link: {base}/s/{name}?PROLIFIC_PID=...")
+        console.print(f"  admin page:       {base}/admin/{name}?token={server.admin_token}")
         if study.spec.study.own_person:
-            own = f"{base}/s/{study.name}?pid=own-person&key={server.own_key}"
+            own = f"{base}/s/{name}?pid=own-person&key={server.own_key}"
             console.print(f"  own person's private link: {own}")
-        console.print(f"  store:            {escape(describe_store(study))}")
+        console.print(f"  store:            {shown(describe_store(study))}")
         if study.spec.chat.speed != 1:
             console.print(f"  clock runs {study.spec.chat.speed:g}x faster than real time")
 

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import trio
 from rich.console import Console
-from rich.markup import escape
 
 from sdtt.commands.common import (
     TRANSCRIPTS_DIR,
@@ -312,7 +311,7 @@ def _pseudo_messages(
         else "filtered for --drop-meaningless"
     )
     console.print(
-        f"[yellow]note:[/] {escape(str(path))} {what}: "
+        f"[yellow]note:[/] {shown(str(path))} {what}: "
         f"{len(done.messages)} of {len(messages)} messages kept{filtered}."
     )
     report = {
@@ -379,7 +378,7 @@ def run(args: argparse.Namespace) -> int:
     if args.topic is None:
         args.topic = live_topic(args.seed)
         console.print(
-            f"[dim]topic (from the chitchat corpus, --seed {args.seed}): {escape(args.topic)}[/]"
+            f"[dim]topic (from the chitchat corpus, --seed {args.seed}): {shown(args.topic)}[/]"
         )
     elif not in_pool(args.topic):
         console.print(
@@ -476,7 +475,7 @@ def run(args: argparse.Namespace) -> int:
         causes = " | ".join(errors.messages) or "model errors"
         Console(stderr=True, highlight=False).print(
             f"[bold red]error:[/] no turn was answered because the model calls failed. "
-            f"{escape(causes)}"
+            f"{shown(causes)}"
         )
         return EXIT_NOTHING_USABLE
     return 0
@@ -523,4 +522,4 @@ def _summary(console: Console, result: SimulationResult, *, scripted: bool) -> N
     )
     for path in (result.transcript_path, result.log_path):
         if path is not None:
-            console.print(f"  {path}")
+            console.print(f"  {shown(str(path))}")

@@ -13,7 +13,6 @@ from typing import Self
 
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -27,6 +26,7 @@ from rich.table import Table
 from sdtt.generate.pricing import estimate_cost, is_free
 from sdtt.generate.runner import ChainProgress
 from sdtt.models.base import Usage
+from sdtt.redact import shown
 
 MAX_ROWS = 12
 """With more chains than this, only running chains get a row."""
@@ -60,8 +60,8 @@ def format_cost(chains: Sequence[ChainProgress], *, batch: bool = False) -> str:
             total += cost
     if not priced:
         return "cost ?" if unknown else ""
-    shown = f"{total:.2f}" if total >= 0.1 else f"{total:.4f}"
-    return f"≈${shown}" + ("+?" if unknown else "")
+    amount = f"{total:.2f}" if total >= 0.1 else f"{total:.4f}"
+    return f"≈${amount}" + ("+?" if unknown else "")
 
 
 def short_tokens(usage: Usage) -> str:
@@ -109,7 +109,7 @@ class RichProgress:
     def chain_update(self, progress: ChainProgress) -> None:
         """Show a chain's new state and the new totals."""
         self._chains[progress.chain] = progress
-        label = escape(_clip(progress.label, LABEL_WIDTH))
+        label = shown(_clip(progress.label, LABEL_WIDTH))
         if progress.status == "failed":
             label = f"[red]{label} (failed)[/]"
         elif progress.status == "done":
@@ -159,7 +159,7 @@ def summary_table(chains: Sequence[ChainProgress], *, batch: bool = False) -> Ta
         usage = chain.usage
         cached = usage.cached_share()
         table.add_row(
-            escape(chain.label),
+            shown(chain.label),
             f"[{style}]{chain.status}[/]",
             f"{chain.turns_done}/{chain.turns_total}",
             str(chain.calls),

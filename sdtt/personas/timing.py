@@ -14,7 +14,6 @@ from collections import Counter
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from rich.markup import escape
 from rich.table import Table
 
 from sdtt.dialogue.message import RESPONSE, Message, Transcript
@@ -22,6 +21,7 @@ from sdtt.dialogue.store import validation_problem
 from sdtt.dialogue.turns import side_runs
 from sdtt.errors import InputError
 from sdtt.personas.persona import Persona
+from sdtt.redact import shown
 
 
 class LogNormal(BaseModel):
@@ -294,5 +294,5 @@ def describe_timing(profile: TimingProfile) -> Table:
     table.add_row("active hours", hours_text)
     table.add_row("fitted from", f"{profile.samples} persona messages")
     if profile.fallback:
-        table.add_row("defaults kept", "\n".join(escape(reason) for reason in profile.fallback))
+        table.add_row("defaults kept", "\n".join(shown(reason) for reason in profile.fallback))
     return table

@@ -3,14 +3,18 @@ cannot drive the terminal."""
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from sdtt.cli import build_parser
+from sdtt.models import mock
 from sdtt.models.sdk import is_own_host
 from sdtt.redact import printable, redact_text, redact_url
-from tests.commands.inputs import run
+from tests.align.helpers import write_sources
+from tests.commands.inputs import Outcome, run
 from tests.fakes.anthropic_fake import FakeAnthropicServer
 from tests.fakes.http_fake import ScriptedReply
 from tests.fakes.openai_fake import FakeOpenAIServer
@@ -250,6 +254,7 @@ def hostile_persona(pristine_inputs: dict[str, Path]) -> Path:
     header = json.loads(lines[0])
     for field in ("source", "license", "attribution", "description"):
         header[field] = HOSTILE_NAME
+    header["timing"]["fallback"] = [HOSTILE_NAME]  # the reasons `persona show` lists
     path = Path("personas") / "hostile.jsonl"
     path.parent.mkdir(exist_ok=True)
     path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
@@ -295,3 +300,138 @@ def test_every_printed_field_from_files_is_shown_as_text(
         simulated = run(*simulate("openai/\x1b[2Jllama $3 [/]", server.base_url))
     assert "Traceback" not in simulated.err
     assert_inert(simulated.out + simulated.err)
+
+
+HOSTILE_PATH = "o\x1b]0;owned\x07\x1b[2J\u202e[bold]pick [a] or [b] $5"
+"""A file or folder name that is legal on Linux and would drive a terminal if printed raw
+(no ``/``, so it stays one name)."""
+
+PRINTING_COMMANDS: dict[str, Callable[[dict[str, Path]], list[str]]] = {
+    "topics": lambda f: ["topics", "--model", "mock/chatty", "-n", "2", "--out", HOSTILE_PATH],
+    "generate": lambda f: [
+        "generate", "--persona", str(f["persona"]), "--model", "mock/chatty", "--turns", "2",
+        "--turns-per-topic", "1", "--topics", str(f["topics"]), "--out", HOSTILE_PATH,
+    ],
+    "questionnaire build": lambda f: [
+        "questionnaire", "build", "--bot", str(f["transcript"]), "--human", str(f["humans"]),
+        "--x", "3", "--catch", "0", "--out", HOSTILE_PATH,
+    ],
+    "questionnaire export": lambda f: [
+        "questionnaire", "export", str(f["study"]), "--format", "all", "--out", HOSTILE_PATH,
+    ],
+    "responses import": lambda f: [
+        "responses", "import", "--study", str(f["study"]), "--format", "csv",
+        str(f["responses_csv"]), "--out", HOSTILE_PATH,
+    ],
+    "judge": lambda f: ["judge", str(f["study"]), "--model", "mock/chatty", "--out", HOSTILE_PATH],
+    "simulate": lambda f: [
+        "simulate", "--persona", str(f["persona"]), "--model", "mock/chatty", "--turns", "2",
+        "--virtual-clock", "--quiet", "--out", HOSTILE_PATH,
+    ],
+    "report": lambda f: ["report", str(f["judgements"]), "--bootstrap", "0", "--out", HOSTILE_PATH],
+    "demo": lambda f: ["demo", "--model", "mock/chatty", "--out", HOSTILE_PATH],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("command", sorted(PRINTING_COMMANDS))
+def test_every_printed_path_is_shown_as_text(
+    command: str, pristine_inputs: dict[str, Path]
+) -> None:
+    outcome = run(*PRINTING_COMMANDS[command](pristine_inputs))
+    assert outcome.code == 0 and "Traceback" not in outcome.err, outcome.text
+    assert_inert(outcome.out + outcome.err)
+    assert "pick [a] or [b] $5" in outcome.text  # printed as text, not taken as markup
+
+
+HOSTILE_MODEL = "mock/m\x1b]0;owned\x07\x1b[2J\u202e[bold]pick [a] or [b] $5"
+"""A mock model's name that would drive a terminal if printed raw."""
+
+
+@pytest.fixture
+def hostile_mock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``HOSTILE_MODEL`` answers as ``mock/chatty`` does."""
+    monkeypatch.setitem(mock.SCRIPTS, HOSTILE_MODEL.removeprefix("mock/"), mock.chatty_script)
+
+
+def assert_quiet(outcome: Outcome) -> None:
+    """Exit 0, no traceback, nothing that drives the terminal."""
+    assert outcome.code == 0 and "Traceback" not in outcome.err, outcome.text
+    assert_inert(outcome.out + outcome.err)
+
+
+def assert_shown(outcome: Outcome) -> None:
+    """As :func:`assert_quiet`, and the hostile name was printed as text, not as markup."""
+    assert_quiet(outcome)
+    assert "pick [a] or [b] $5" in outcome.text
+
+
+@pytest.mark.usefixtures("hostile_mock")
+def test_model_names_and_read_file_names_are_shown_as_text(
+    pristine_inputs: dict[str, Path],
+) -> None:
+    study = Path("study")
+    shutil.copytree(pristine_inputs["study"], study)
+    assert_shown(run("judge", str(study), "--model", HOSTILE_MODEL, "--out", "j.jsonl"))
+    assert_shown(run("judge", str(study), "--model", HOSTILE_MODEL, "--reveal", "--out", "t.jsonl"))
+    assert_quiet(run("topics", "--model", HOSTILE_MODEL, "-n", "2", "--out", "topics.txt"))
+    chain = Path(HOSTILE_PATH + ".jsonl")
+    shutil.copyfile(pristine_inputs["chain"], chain)
+    assert_quiet(run("drift", str(chain)))
+    survey = Path(HOSTILE_PATH + ".json")
+    run("questionnaire", "export", str(study), "--format", "surveyjs", "--out", "export")
+    (exported,) = Path("export").glob("*surveyjs*.json")
+    shutil.copyfile(exported, survey)
+    assert_shown(run("questionnaire", "check", str(survey)))
+
+
+def test_the_demo_shows_a_hostile_persona_as_text(pristine_inputs: dict[str, Path]) -> None:
+    persona = hostile_persona(pristine_inputs)
+    outcome = run("demo", "--model", "mock/chatty", "--persona", str(persona), "--out", "demo")
+    assert_shown(outcome)
+
+
+@pytest.mark.usefixtures("hostile_mock")
+def test_the_align_commands_show_paths_and_models_as_text(tmp_path: Path) -> None:
+    write_sources(tmp_path)
+    spec = 'name = "a"\nseed = 3\n[rating]\nquestion = "Alike?"\nunit = "burst"\n'
+    spec += "items_per_source = 2\n"
+    for path, side in (("bots.jsonl", "bot"), ("humans.jsonl", "human")):
+        spec += f'[[rating.sources]]\npath = "{path}"\nside = "{side}"\n'
+    Path("spec.toml").write_text(spec, encoding="utf-8")
+    task = HOSTILE_PATH
+    assert_shown(run("align", "build", "spec.toml", "--out", task))
+    assert_shown(run("align", "export", task))
+    assert_shown(run("align", "judge", task, "--model", HOSTILE_MODEL, "-n", "2"))
+    assert_quiet(run("align", "score", task))
+    assert_shown(run("align", "report", task, "--out", HOSTILE_PATH + "-report"))
+
+
+def test_hostile_judge_ids_answers_topics_and_base_urls_stay_inert(
+    pristine_inputs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers = pristine_inputs["responses_csv"].read_text(encoding="utf-8")
+    study = str(pristine_inputs["study"])
+    Path("answers.csv").write_text(answers.replace("Woman", HOSTILE_NAME), encoding="utf-8")
+    refused = run(
+        "responses", "import", "--study", study, "--format", "csv", "answers.csv", "--out", "r"
+    )
+    assert refused.code == 2 and "Traceback" not in refused.err, refused.text
+    assert_inert(refused.out + refused.err)  # the error quotes the answer
+    hostile = answers.replace("PID001", "P\x1b]0;owned\x07[/]")
+    Path("answers.csv").write_text(hostile, encoding="utf-8")
+    imported = run(
+        "responses", "import", "--study", study, "--format", "csv", "answers.csv",
+        "--out", "j.jsonl",
+    )  # fmt: skip
+    assert_quiet(imported)
+    assert_quiet(run("score", "j.jsonl", "--bootstrap", "0", "--by", "gender"))
+    Path("topics.txt").write_text(HOSTILE_NAME + "\npets\n", encoding="utf-8")
+    generated = run(
+        "generate", "--persona", str(hostile_persona(pristine_inputs)), "--model", "mock/chatty",
+        "--turns", "2", "--turns-per-topic", "1", "--topics", "topics.txt", "--out", "chains",
+    )  # fmt: skip
+    assert_quiet(generated)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://h\x1b[2J\u202e[/]x:pw-PLANTED@h.example/v1")
+    listed = run("models")
+    assert_quiet(listed)
+    assert "PLANTED" not in listed.text
