@@ -6,8 +6,10 @@ so a slip shows at once instead of leaving someone stranded.
 Participants: ``consent`` → ``lobby`` → ``chat`` → ``verdict`` → ``done``, with these
 other moves: anyone who leaves (a dropout) or times out in the lobby is ``done``; a
 witness is ``done`` when the chat ends; a room cut short makes its people ``done``; a
-market bettor goes from a game back to the ``lobby`` for the next; the own person (the
-real person behind the persona) goes from ``done`` back to the ``lobby`` after each chat.
+market bettor goes from a game back to the ``lobby`` for the next; in a study of several
+``rounds`` a participant with rounds left goes back to the ``lobby`` after each chat (a
+witness from ``chat``, an interrogator from ``verdict``); the own person (the real person
+behind the persona) goes from ``done`` back to the ``lobby`` after each chat.
 
 Rooms: ``live`` → ``verdict`` (the chat finished) → ``done`` (the verdict given), or
 ``live`` → ``done`` (cut short, or a market settled).
@@ -23,7 +25,7 @@ PARTICIPANT_MOVES: dict[ParticipantState, frozenset[ParticipantState]] = {
     "consent": frozenset({"lobby", "done"}),
     "lobby": frozenset({"chat", "done"}),
     "chat": frozenset({"verdict", "done", "lobby"}),
-    "verdict": frozenset({"done"}),
+    "verdict": frozenset({"done", "lobby"}),
     "done": frozenset({"lobby"}),
 }
 """From each participant phase, the phases it may move to."""
