@@ -176,10 +176,10 @@ async def test_usage_is_tallied_and_every_call_recorded(
 
 @pytest.mark.trio
 async def test_calls_are_logged_without_prompt_text(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.DEBUG, logger="sdtt.models")
+    caplog.set_level(logging.DEBUG, logger="sdtt")
     secret_prompt = Prompt(instructions="private persona history xyzzy", dialogue="hi")
     await model_of([RateLimitError("x", retry_after=0.0), "ok"]).generate(secret_prompt)
-    assert "retrying" in caplog.text
+    assert "sdtt.retries" in caplog.text and "attempt 1 of" in caplog.text
     assert "model call" in caplog.text
     assert "xyzzy" not in caplog.text
 
