@@ -14,8 +14,7 @@ from sdtt.files import output_folder
 from sdtt.lock import output_lock
 from sdtt.questionnaires.check import check_file
 from sdtt.questionnaires.design import repeat_share
-from sdtt.questionnaires.exporters import EXPORTERS, ExportOptions, export_files, export_text
-from sdtt.questionnaires.exporters.reveal import REVEAL_FORMATS, check_reveal_format
+from sdtt.questionnaires.exports import export_files, export_text
 from sdtt.questionnaires.fielded import check_replaceable
 from sdtt.questionnaires.leaks import find_terms
 from sdtt.questionnaires.pipeline import EXPORT_FOLDER, build_study
@@ -30,6 +29,7 @@ from sdtt.questionnaires.questionnaire import (
     save_study,
 )
 from sdtt.questionnaires.study import TIMESTAMPS, PairSpec, StudySpec, load_study_spec
+from sdtt.questionnaires.tools import TOOLS, ExportOptions, reveal_export, reveal_tools
 from sdtt.redact import shown
 
 
@@ -156,7 +156,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "Write the questionnaire of STUDY (a folder from 'build') in the chosen formats "
             "into STUDY/export/ (or --out). Formats: "
-            + ", ".join(f"{name} ({e.description})" for name, e in EXPORTERS.items())
+            + ", ".join(f"{name} ({tool.description})" for name, tool in TOOLS.items())
             + ". When the answer key is beside the questionnaire, every export is scanned "
             "for model, persona and conversation names."
         ),
@@ -165,7 +165,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export.add_argument(
         "--format",
         action="append",
-        choices=[*EXPORTERS, "all"],
+        choices=[*TOOLS, "all"],
         dest="formats",
         help="format to write (repeatable; default all)",
     )
@@ -318,13 +318,13 @@ def run_export(args: argparse.Namespace) -> int:
     """Export a study's questionnaire."""
     console = Console(highlight=False)
     questionnaire = load_questionnaire(args.study)
-    every = list(REVEAL_FORMATS) if args.reveal else list(EXPORTERS)
+    every = reveal_tools() if args.reveal else list(TOOLS)
     formats = every if not args.formats or "all" in args.formats else args.formats
     formats = list(dict.fromkeys(formats))
     options = ExportOptions(data_url=args.data_url, reveal=args.reveal)
     if args.reveal:
         for name in formats:
-            check_reveal_format(name)
+            reveal_export(name)
     study_folder = args.study if args.study.is_dir() else args.study.parent
     terms: list[str] = []
     if (study_folder / KEY_FILE).exists():
