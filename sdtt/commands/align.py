@@ -24,12 +24,21 @@ if TYPE_CHECKING:
 
 RATINGS_FILE = "ratings.jsonl"
 EXPORT_FOLDER = "export"
-EXPORT_FORMATS = ("surveyjs", "jspsych", "csv", "qualtrics", "limesurvey", "html", "markdown")
 EXIT_NOTHING_USABLE = 1
+
+
+def _formats() -> list[str]:
+    """Every survey tool, those that can field a rating task first: the others are
+    accepted so that choosing one says it cannot (rather than that it does not exist)."""
+    from sdtt.questionnaires.tools import TOOLS, rating_tools
+
+    able = rating_tools()
+    return [*able, *(name for name in TOOLS if name not in able)]
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``sdtt align`` and its subcommands."""
+    formats = _formats()
     parser = subparsers.add_parser(
         "align",
         description=(
@@ -63,7 +72,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export.add_argument(
         "--format",
         action="append",
-        choices=EXPORT_FORMATS,
+        choices=formats,
         help="surveyjs, jspsych or csv (repeatable; default all three)",
     )
     add_out_argument(export, folder=True, help="folder for the exports (default TASK/export)")
@@ -77,7 +86,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     imp.add_argument("task", type=Path, help="task folder")
     imp.add_argument("files", type=Path, nargs="+", metavar="FILE", help="response files")
-    imp.add_argument("--format", required=True, choices=EXPORT_FORMATS, help="response format")
+    imp.add_argument("--format", required=True, choices=formats, help="response format")
     add_out_argument(imp, folder=False, help=f"file of ratings (default TASK/{RATINGS_FILE})")
     imp.set_defaults(func=run_import)
 
@@ -191,14 +200,15 @@ def run_build(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     """``sdtt align export``."""
-    from sdtt.align.export import FORMATS, export_task
+    from sdtt.align.export import export_task
     from sdtt.align.task import load_rating_task
+    from sdtt.questionnaires.tools import rating_tools
     from sdtt.redact import shown
 
     task = load_rating_task(args.task)
     out: Path = args.out or args.task / EXPORT_FOLDER
     console = _console()
-    for fmt in args.format or FORMATS:
+    for fmt in args.format or rating_tools():
         for path in export_task(task, fmt, out):
             console.print(f"  {shown(str(path))}")
     return 0

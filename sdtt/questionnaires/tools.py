@@ -2,19 +2,20 @@
 
 A record says everything the rest of sdtt asks of a tool: the file its export writes and
 how, how its answer files are read back, whether its single file carries a judge design
-itself, whether it can do reveal mode. ``sdtt questionnaire export`` and ``sdtt
-responses import`` take their ``--format`` choices and help text from :data:`TOOLS`,
-reveal mode and the belief-trace importer ask it which tools can reveal, so adding a
-tool is an exporter, a reader and one entry here.
+itself, whether it can do reveal mode, how it fields a rating task (``sdtt align``).
+``sdtt questionnaire export``, ``sdtt responses import`` and ``sdtt align export/import``
+take their ``--format`` choices and help text from :data:`TOOLS`; reveal mode, the
+belief-trace importer and the rating tasks ask it what a tool can do. Adding a tool is
+an exporter, a reader and one entry here (ARCHITECTURE.md, "Where to add").
 
 ==============  =====================================================================
-``surveyjs``    SurveyJS survey JSON; reveal mode; answers as SurveyJS results
+``surveyjs``    SurveyJS survey JSON; reveal mode, rating tasks; answers as its results
 ``qualtrics``   a Qualtrics ``.qsf`` that hands out a judge design itself; response CSV
-``jspsych``     a self-contained jsPsych page (design and reveal mode); its own CSV
+``jspsych``     a self-contained jsPsych page (design, reveal mode, rating tasks); its CSV
 ``limesurvey``  a LimeSurvey tab-separated import file; response CSV
 ``html``        a printable page (no answers come back)
 ``markdown``    printable Markdown (no answers come back)
-``csv``         a long CSV for other tools; answers as judge_id,question,answer
+``csv``         a long CSV for other tools (rating tasks too); judge_id,question,answer
 ==============  =====================================================================
 """
 
@@ -30,6 +31,7 @@ from sdtt.questionnaires.exporters import (
     limesurvey,
     printable,
     qualtrics,
+    rating,
     reveal,
     surveyjs,
 )
@@ -39,8 +41,15 @@ from sdtt.questionnaires.importers.generic import read_generic
 from sdtt.questionnaires.importers.jspsych import read_jspsych
 from sdtt.questionnaires.importers.limesurvey import read_limesurvey
 from sdtt.questionnaires.importers.qualtrics import read_qualtrics
+from sdtt.questionnaires.importers.rating import (
+    RatingAnswer,
+    read_csv_ratings,
+    read_jspsych_ratings,
+    read_surveyjs_ratings,
+)
 from sdtt.questionnaires.importers.surveyjs import read_surveyjs
 from sdtt.questionnaires.questionnaire import Questionnaire
+from sdtt.questionnaires.rating_task import RatingTask
 
 
 @dataclass(frozen=True)
@@ -70,6 +79,16 @@ class RevealExport:
 
 
 @dataclass(frozen=True)
+class RatingFormat:
+    """How a tool fields a rating task of ``sdtt align``: its files and its answers."""
+
+    write: Callable[[RatingTask], dict[str, str]]
+    """The task's files (never its key), by file name."""
+    read: Callable[[Path, RatingTask], list[RatingAnswer]]
+    """The answers in one response file."""
+
+
+@dataclass(frozen=True)
 class SurveyTool:
     """A survey tool: what its export is, how to write it and how its answers come back."""
 
@@ -90,6 +109,8 @@ class SurveyTool:
     files rather than replaced by them."""
     reveal: RevealExport | None = None
     """Its reveal-mode export (None: it cannot show a pair turn by turn with a slider)."""
+    rating: RatingFormat | None = None
+    """How it fields a rating task (None: ``sdtt align`` cannot use it)."""
 
     def __post_init__(self) -> None:
         if (self.read is None) != (not self.answers):
@@ -107,6 +128,7 @@ TOOLS: dict[str, SurveyTool] = {
             read=read_surveyjs,
             answers="SurveyJS result JSON (object, array or JSON Lines)",
             reveal=RevealExport(reveal.SURVEYJS_FILENAME, lambda q, o: reveal.export_surveyjs(q)),
+            rating=RatingFormat(rating.surveyjs_files, read_surveyjs_ratings),
         ),
         SurveyTool(
             "qualtrics",
@@ -129,6 +151,7 @@ TOOLS: dict[str, SurveyTool] = {
                 reveal.JSPSYCH_FILENAME,
                 lambda q, o: reveal.export_jspsych(q, data_url=o.data_url),
             ),
+            rating=RatingFormat(rating.jspsych_files, read_jspsych_ratings),
         ),
         SurveyTool(
             "limesurvey",
@@ -157,6 +180,7 @@ TOOLS: dict[str, SurveyTool] = {
             lambda q, o: csv_exporter.export(q),
             read=read_generic,
             answers="long CSV judge_id,question,answer[,seconds] from any other tool",
+            rating=RatingFormat(rating.csv_files, read_csv_ratings),
         ),
     )
 }
@@ -171,6 +195,11 @@ def readable_tools() -> list[SurveyTool]:
 def reveal_tools() -> list[str]:
     """The names of the tools that can do reveal mode."""
     return [tool.name for tool in TOOLS.values() if tool.reveal is not None]
+
+
+def rating_tools() -> list[str]:
+    """The names of the tools that can field a rating task."""
+    return [tool.name for tool in TOOLS.values() if tool.rating is not None]
 
 
 def reveal_export(format_name: str) -> RevealExport:
