@@ -27,18 +27,15 @@ EXPORT_FOLDER = "export"
 EXIT_NOTHING_USABLE = 1
 
 
-def _formats() -> list[str]:
-    """Every survey tool, those that can field a rating task first: the others are
-    accepted so that choosing one says it cannot (rather than that it does not exist)."""
-    from sdtt.questionnaires.tools import TOOLS, rating_tools
-
-    able = rating_tools()
-    return [*able, *(name for name in TOOLS if name not in able)]
-
-
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``sdtt align`` and its subcommands."""
-    formats = _formats()
+    from sdtt.questionnaires.tools import TOOLS, either, rating_tools
+
+    able = rating_tools()
+    unable = [name for name in TOOLS if name not in able]
+    # The tools that cannot field a rating task are choices too, so choosing one says
+    # that it cannot (rather than that it does not exist).
+    formats = [*able, *unable]
     parser = subparsers.add_parser(
         "align",
         description=(
@@ -64,23 +61,23 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     export = sub.add_parser(
         "export",
-        help="export a rating task for SurveyJS, jsPsych or as a long CSV",
+        help=f"export a rating task for {either(able)}",
         description="Write the task for survey tools (default: every supported format). "
-        "Qualtrics, LimeSurvey and the printable formats are not supported for rating tasks.",
+        f"The formats {either(unable, 'and')} are not supported for rating tasks.",
     )
     export.add_argument("task", type=Path, help="task folder")
     export.add_argument(
         "--format",
         action="append",
         choices=formats,
-        help="surveyjs, jspsych or csv (repeatable; default all three)",
+        help=f"{either(able)} (repeatable; default all of them)",
     )
     add_out_argument(export, folder=True, help="folder for the exports (default TASK/export)")
     export.set_defaults(func=run_export)
 
     imp = sub.add_parser(
         "import",
-        help="import human judges' ratings from SurveyJS, jsPsych or a long CSV",
+        help=f"import human judges' ratings from {either(able)}",
         description="Read response files into the rating table (appended; answers already "
         "there are skipped). An answer off the scale is kept as a missing rating.",
     )

@@ -29,7 +29,7 @@ from sdtt.questionnaires.questionnaire import (
     save_study,
 )
 from sdtt.questionnaires.study import TIMESTAMPS, PairSpec, StudySpec, load_study_spec
-from sdtt.questionnaires.tools import TOOLS, ExportOptions, reveal_export, reveal_tools
+from sdtt.questionnaires.tools import TOOLS, ExportOptions, either, reveal_export, reveal_tools
 from sdtt.redact import shown
 
 
@@ -177,7 +177,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--reveal",
         action="store_true",
         help="reveal mode: each pair shown turn by turn with a 0-100 belief slider after "
-        "every turn (surveyjs and jspsych only; default formats: those two)",
+        f"every turn ({either(reveal_tools(), 'and')} only, which are then the default formats)",
     )
     export.set_defaults(func=run_export)
 

@@ -27,7 +27,7 @@ from sdtt.questionnaires.questionnaire import (
     load_key,
     load_questionnaire,
 )
-from sdtt.questionnaires.tools import readable_tools
+from sdtt.questionnaires.tools import either, readable_tools, reveal_tools
 from sdtt.redact import shown
 
 
@@ -78,7 +78,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     importing.add_argument(
         "--reveal",
         action="store_true",
-        help="the answers come from a reveal-mode export (surveyjs or jspsych): write belief "
+        help=f"the answers come from a reveal-mode export ({either(reveal_tools())}): write belief "
         "traces (one per judge and pair, a belief after every turn) instead of judgements",
     )
     importing.set_defaults(func=run_import)

@@ -187,6 +187,13 @@ TOOLS: dict[str, SurveyTool] = {
 """Every survey tool by name, in the order help texts list them."""
 
 
+def either(names: list[str], last: str = "or") -> str:
+    """Tool names for a help text: ``surveyjs, jspsych or csv``."""
+    if len(names) < 2:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} {last} {names[-1]}"
+
+
 def readable_tools() -> list[SurveyTool]:
     """The tools whose answer files can be imported."""
     return [tool for tool in TOOLS.values() if tool.read is not None]
