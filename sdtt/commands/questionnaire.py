@@ -338,10 +338,12 @@ def run_export(args: argparse.Namespace) -> int:
                 f"[yellow]warning:[/] the {name} export mentions {shown(', '.join(found))} "
                 "(in chat text); judges will see it."
             )
-    if (study_folder / KEY_FILE).exists() and "qualtrics" in formats:
-        warning = single_file_repeats(questionnaire, load_key(study_folder, questionnaire))
-        if warning is not None:
-            console.print(f"[yellow]warning:[/] {shown(warning)}")
+    for name in formats:
+        if TOOLS[name].draws_blind and (study_folder / KEY_FILE).exists():
+            key = load_key(study_folder, questionnaire)
+            warning = single_file_repeats(questionnaire, key, TOOLS[name].filename)
+            if warning is not None:
+                console.print(f"[yellow]warning:[/] {shown(warning)}")
     out = output_folder(args.out or study_folder / EXPORT_FOLDER)
     written = export_files(questionnaire, formats, out, options)
     for name, path in written.items():
@@ -351,10 +353,10 @@ def run_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def single_file_repeats(questionnaire: Questionnaire, key: AnswerKey) -> str | None:
-    """What to tell a researcher whose single-file Qualtrics design would show judges a
-    conversation twice (its randomizer draws each judge's pairs without knowing which
-    share a conversation), or None when none would."""
+def single_file_repeats(questionnaire: Questionnaire, key: AnswerKey, filename: str) -> str | None:
+    """What to tell a researcher whose single-file design (``filename``, e.g. Qualtrics')
+    would show judges a conversation twice (its randomizer draws each judge's pairs
+    without knowing which share a conversation), or None when none would."""
     if not questionnaire.forms:
         return None
     pairs: dict[str, set[str]] = {}
@@ -367,9 +369,9 @@ def single_file_repeats(questionnaire: Questionnaire, key: AnswerKey) -> str | N
     if share == 0:
         return None
     return (
-        f"the single-file qualtrics.qsf draws each judge's {k} pairs at random, and about "
+        f"the single-file {filename} draws each judge's {k} pairs at random, and about "
         f"{share:.0%} of judges would then read one conversation in two pairs; field the "
-        "per-form files (form-NN/qualtrics.qsf), which never do that."
+        f"per-form files (form-NN/{filename}), which never do that."
     )
 
 

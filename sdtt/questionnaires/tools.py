@@ -107,6 +107,10 @@ class SurveyTool:
     """Whether its single file hands out a judge design's forms itself (Qualtrics'
     randomizers, the jsPsych page's ``?form=N``), so it is written beside the per-form
     files rather than replaced by them."""
+    draws_blind: bool = False
+    """Whether that single file draws each judge's pairs at random, blind to which pairs
+    share a conversation (Qualtrics' randomizer), so exporting it warns how many judges
+    would read one conversation twice."""
     reveal: RevealExport | None = None
     """Its reveal-mode export (None: it cannot show a pair turn by turn with a slider)."""
     rating: RatingFormat | None = None
@@ -138,6 +142,7 @@ TOOLS: dict[str, SurveyTool] = {
             read=read_qualtrics,
             answers="Qualtrics response CSV with its three header rows",
             design_native=True,
+            draws_blind=True,
         ),
         SurveyTool(
             "jspsych",
