@@ -1,10 +1,9 @@
 """The rating task for survey tools: each tool's files, written through the registry.
 
-Exports read only the task (never its key), so nothing secret reaches judges. The tools
-that can field a rating task say how in :attr:`sdtt.questionnaires.tools.SurveyTool.rating`
-(today SurveyJS, jsPsych and a long CSV; see :mod:`sdtt.questionnaires.exporters.rating`);
-the other questionnaire formats (Qualtrics, LimeSurvey, printable HTML and Markdown) are
-not written for rating tasks.
+Exports read only the task (never its key), so nothing secret reaches judges. Which
+tools can field a rating task, and how, is each tool's
+:attr:`sdtt.questionnaires.tools.SurveyTool.rating` (the writers are in
+:mod:`sdtt.questionnaires.exporters.rating`); the other tools are refused.
 """
 
 from __future__ import annotations

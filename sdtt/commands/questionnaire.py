@@ -324,11 +324,10 @@ def run_export(args: argparse.Namespace) -> int:
     options = ExportOptions(data_url=args.data_url, reveal=args.reveal)
     if args.reveal:
         for name in formats:
-            reveal_export(name)
+            reveal_export(name)  # refuses a tool without reveal mode before writing
     study_folder = args.study if args.study.is_dir() else args.study.parent
-    terms: list[str] = []
-    if (study_folder / KEY_FILE).exists():
-        terms = load_key(study_folder, questionnaire).sensitive_terms
+    key = load_key(study_folder, questionnaire) if (study_folder / KEY_FILE).exists() else None
+    terms = key.sensitive_terms if key is not None else []
     # Scanned without the design: the single jsPsych page holds its chats scrambled.
     readable = questionnaire.model_copy(update={"forms": []})
     for name in formats:
@@ -339,8 +338,7 @@ def run_export(args: argparse.Namespace) -> int:
                 "(in chat text); judges will see it."
             )
     for name in formats:
-        if TOOLS[name].draws_blind and (study_folder / KEY_FILE).exists():
-            key = load_key(study_folder, questionnaire)
+        if key is not None and TOOLS[name].draws_blind:
             warning = single_file_repeats(questionnaire, key, TOOLS[name].filename)
             if warning is not None:
                 console.print(f"[yellow]warning:[/] {shown(warning)}")
