@@ -20,7 +20,7 @@ import numpy as np
 
 from sdtt.align import rsa
 from sdtt.align.ratings import Rating
-from sdtt.align.task import RatingTask
+from sdtt.questionnaires.rating_task import RatingTask
 
 HUMAN = "human"
 

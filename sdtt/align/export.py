@@ -1,202 +1,35 @@
-"""The rating task for survey tools: SurveyJS, jsPsych and a long CSV table.
+"""The rating task for survey tools: each tool's files, written through the registry.
 
-Exports read only the task (never its key), so nothing secret reaches judges. Chat text
-is escaped for HTML wherever a tool renders HTML. With forms (a balanced incomplete
-design), SurveyJS gets one survey per form and the jsPsych page picks its form from
-``?form=N`` (or at random); the CSV lists every form. The other questionnaire formats
-(Qualtrics, LimeSurvey, printable HTML and Markdown) are not written for rating tasks.
+Exports read only the task (never its key), so nothing secret reaches judges. Which
+tools can field a rating task, and how, is each tool's
+:attr:`sdtt.questionnaires.tools.SurveyTool.rating` (the writers are in
+:mod:`sdtt.questionnaires.exporters.rating`); the other tools are refused.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from pathlib import Path
-from typing import Any
 
-from markupsafe import Markup
-
-from sdtt.align.task import RatingPair, RatingTask
 from sdtt.errors import InputError
 from sdtt.files import write_text_atomic
-from sdtt.questionnaires.exporters.jspsych import _script_safe, _vendor
-from sdtt.questionnaires.layout import chat_html, escape_html, paragraphs_html, plain_label
-from sdtt.spreadsheet import safe_cell
-
-FORMATS: tuple[str, ...] = ("surveyjs", "jspsych", "csv")
-UNSUPPORTED: tuple[str, ...] = ("qualtrics", "limesurvey", "html", "markdown")
-ITEM_TITLES = ("Chat excerpt 1", "Chat excerpt 2")
-PAGE_SUFFIX = "page"
-CSV_COLUMNS = ("form", "pair_id", "element", "position", "line", "speaker", "text", "options")
-
-
-def scale_labels(task: RatingTask) -> list[tuple[int, str]]:
-    """Every point of the scale with its label (the ends carry their descriptions)."""
-    labels = []
-    for value in task.scale():
-        if value == task.scale_min:
-            labels.append((value, f"{value} - {task.min_label}"))
-        elif value == task.scale_max:
-            labels.append((value, f"{value} - {task.max_label}"))
-        else:
-            labels.append((value, str(value)))
-    return labels
-
-
-def pair_view_html(task: RatingTask, pair: RatingPair) -> str:
-    """Both items of a pair as one escaped HTML fragment."""
-    items = (task.item(pair.first), task.item(pair.second))
-    return (
-        "<div>"
-        + "".join(
-            chat_html(title, item.lines) for title, item in zip(ITEM_TITLES, items, strict=True)
-        )
-        + "</div>"
-    )
-
-
-def surveyjs_definition(task: RatingTask, pair_ids: list[str]) -> dict[str, Any]:
-    """A SurveyJS survey rating ``pair_ids``: one panel (one screen) per pair."""
-    choices = [{"value": value, "text": plain_label(label)} for value, label in scale_labels(task)]
-    panels = []
-    for pair_id in pair_ids:
-        pair = task.pair(pair_id)
-        panels.append(
-            {
-                "type": "panel",
-                "name": pair.id + PAGE_SUFFIX,
-                "questionOrder": "initial",
-                "elements": [
-                    {"type": "html", "name": pair.id + "view", "html": pair_view_html(task, pair)},
-                    {
-                        "type": "radiogroup",
-                        "name": pair.id,
-                        "title": plain_label(task.question),
-                        "choices": choices,
-                        "isRequired": True,
-                    },
-                ],
-            }
-        )
-    return {
-        "title": plain_label(task.title),
-        "showQuestionNumbers": "off",
-        "showProgressBar": True,
-        "questionsOnPageMode": "questionPerPage",
-        "pages": [
-            {
-                "name": "intro",
-                "elements": [
-                    {"type": "html", "name": "introtext", "html": paragraphs_html(task.intro)}
-                ],
-            },
-            {"name": "pairs", "questionOrder": "random", "elements": panels},
-        ],
-        "completedHtml": paragraphs_html(task.end_text),
-    }
-
-
-SCRIPT_FILES = ("jspsych.min.js", "plugin-html-button-response.min.js")
-"""The jsPsych files the rating page inlines."""
-
-
-def jspsych_page(task: RatingTask) -> str:
-    """One self-contained jsPsych page (jsPsych and its button plugin inlined)."""
-    labels = scale_labels(task)
-    data = {
-        "id": task.id,
-        "title_html": escape_html(task.title),
-        "intro_html": paragraphs_html(task.intro),
-        "end_html": paragraphs_html(task.end_text),
-        "question_html": escape_html(task.question),
-        "labels": [escape_html(label) for _, label in labels],
-        "values": [value for value, _ in labels],
-        "pairs": [{"id": p.id, "view": pair_view_html(task, p)} for p in task.pairs],
-        "forms": task.forms,
-    }
-    from sdtt.templates import render
-
-    return render(
-        "rating_jspsych.html",
-        title=task.title,
-        vendor_css=Markup(_vendor("jspsych.css")),
-        scripts=[Markup(_script_safe(_vendor(name))) for name in SCRIPT_FILES],
-        task=data,
-    )
-
-
-def csv_table(task: RatingTask) -> str:
-    """The long CSV: the instructions, then per form and pair its lines and question.
-
-    Answers come back as ``judge_id,question,answer[,seconds]`` with the pair id as
-    question and the rating as answer.
-    """
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerow({"element": "title", "text": safe_cell(task.title)})
-    writer.writerow({"element": "instructions", "text": safe_cell(task.intro)})
-    options = "|".join(f"{value}={label}" for value, label in scale_labels(task))
-    forms = task.forms or [[p.id for p in task.pairs]]
-    for number, form in enumerate(forms, start=1):
-        for pair_id in form:
-            pair = task.pair(pair_id)
-            for position, item_id in enumerate((pair.first, pair.second), start=1):
-                for line in task.item(item_id).lines:
-                    writer.writerow(
-                        {
-                            "form": str(number),
-                            "pair_id": pair.id,
-                            "element": "chat_line",
-                            "position": str(position),
-                            "line": str(line.number),
-                            "speaker": line.speaker,
-                            "text": safe_cell(line.text),
-                        }
-                    )
-            writer.writerow(
-                {
-                    "form": str(number),
-                    "pair_id": pair.id,
-                    "element": "rating",
-                    "text": safe_cell(task.question),
-                    "options": safe_cell(options),
-                }
-            )
-    writer.writerow({"element": "end", "text": safe_cell(task.end_text)})
-    return out.getvalue()
+from sdtt.questionnaires.rating_task import RatingTask
+from sdtt.questionnaires.tools import TOOLS, rating_tools
 
 
 def export_task(task: RatingTask, format_name: str, folder: Path) -> list[Path]:
     """Write the task in ``format_name`` into ``folder``; returns the files written."""
-    if format_name in UNSUPPORTED:
+    tool = TOOLS.get(format_name)
+    if tool is None or tool.rating is None:
         raise InputError(
-            f"format {format_name!r} is not supported for rating tasks.",
+            f"unknown format {format_name!r}."
+            if tool is None
+            else f"format {format_name!r} is not supported for rating tasks.",
             field="--format",
-            hint=f"Use one of {', '.join(FORMATS)}.",
-        )
-    if format_name not in FORMATS:
-        raise InputError(
-            f"unknown format {format_name!r}.",
-            field="--format",
-            hint=f"Use one of {', '.join(FORMATS)}.",
+            hint=f"Use one of {', '.join(rating_tools())}.",
         )
     folder.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    if format_name == "surveyjs":
-        forms = task.forms or [[p.id for p in task.pairs]]
-        for number, form in enumerate(forms, start=1):
-            name = (
-                "rating-surveyjs.json" if len(forms) == 1 else f"rating-surveyjs-form-{number}.json"
-            )
-            text = json.dumps(surveyjs_definition(task, form), indent=2, ensure_ascii=False)
-            write_text_atomic(folder / name, text + "\n")
-            written.append(folder / name)
-    elif format_name == "jspsych":
-        write_text_atomic(folder / "rating-jspsych.html", jspsych_page(task))
-        written.append(folder / "rating-jspsych.html")
-    else:
-        write_text_atomic(folder / "rating-task.csv", csv_table(task))
-        written.append(folder / "rating-task.csv")
+    for name, text in tool.rating.write(task).items():
+        write_text_atomic(folder / name, text)
+        written.append(folder / name)
     return written

@@ -23,12 +23,12 @@ import trio
 
 from sdtt.align.ratings import Rating, RatingKey
 from sdtt.align.task import RatingKey as TaskKey
-from sdtt.align.task import RatingPair, RatingTask
 from sdtt.errors import InputError
 from sdtt.judges.llm import DEFAULT_ATTEMPTS, RAW_LIMIT, ask
 from sdtt.judges.prompts import chat_text, completion_cue
 from sdtt.models.base import GenerateConfig, Prompt
 from sdtt.models.model import Model
+from sdtt.questionnaires.rating_task import RatingPair, RatingTask
 
 PROMPTS: dict[str, str] = {
     "plain": (

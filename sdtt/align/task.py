@@ -28,72 +28,11 @@ from sdtt.questionnaires.ids import OpaqueIds
 from sdtt.questionnaires.leaks import GENERIC_TERMS, find_terms, meta_terms, unique_terms
 from sdtt.questionnaires.questionnaire import Line, SourceInfo, load_key, sha256_text
 from sdtt.questionnaires.rating_spec import RatingSource, RatingSpec, Side
+from sdtt.questionnaires.rating_task import TASK_VERSION, RatingItem, RatingPair, RatingTask
 from sdtt.questionnaires.study import StudySpec
 
-TASK_VERSION = 1
 TASK_FILE = "rating-task.json"
 KEY_FILE = "rating-key.json"
-
-
-class RatingItem(BaseModel):
-    """One item judges rate: a few numbered chat lines, no times, no names."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    id: str = Field(pattern=r"^[a-z][a-z0-9]{5,11}$", description="Opaque item id.")
-    lines: list[Line] = Field(min_length=1)
-
-
-class RatingPair(BaseModel):
-    """One trial: two items, in the order they are shown."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    id: str = Field(pattern=r"^[a-z][a-z0-9]{5,11}$", description="Opaque pair id.")
-    first: str
-    second: str
-
-
-class RatingTask(BaseModel):
-    """Everything a rating judge receives, and nothing else."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    version: int = TASK_VERSION
-    id: str = Field(description="Opaque task id (judges may see it).")
-    title: str
-    intro: str
-    end_text: str
-    question: str
-    scale_min: int
-    scale_max: int
-    min_label: str
-    max_label: str
-    items: list[RatingItem]
-    pairs: list[RatingPair]
-    forms: list[list[str]] = Field(
-        default_factory=list,
-        description="Pair ids each judge group rates, in order; empty when every judge "
-        "rates every pair.",
-    )
-
-    def pair(self, pair_id: str) -> RatingPair:
-        """The pair with this id; :class:`InputError` when there is none."""
-        for pair in self.pairs:
-            if pair.id == pair_id:
-                return pair
-        raise InputError(f"pair {pair_id!r} is not in this rating task.", field="pair")
-
-    def item(self, item_id: str) -> RatingItem:
-        """The item with this id."""
-        for item in self.items:
-            if item.id == item_id:
-                return item
-        raise InputError(f"item {item_id!r} is not in this rating task.", field="item")
-
-    def scale(self) -> range:
-        """Every allowed rating, lowest first."""
-        return range(self.scale_min, self.scale_max + 1)
 
 
 class ItemKey(BaseModel):

@@ -14,11 +14,11 @@ from pathlib import Path
 
 from sdtt.beliefs.traces import BeliefPoint, BeliefSource, BeliefTrace, verdict
 from sdtt.errors import InputError
-from sdtt.questionnaires.exporters.reveal import REVEAL_FORMATS, belief_name, step_name
-from sdtt.questionnaires.importers import READERS
+from sdtt.questionnaires.exporters.reveal import belief_name, step_name
 from sdtt.questionnaires.importers.common import JudgeAnswers, score
 from sdtt.questionnaires.questionnaire import AnswerKey, Questionnaire
 from sdtt.questionnaires.reveal import new_text, reveal_turns
+from sdtt.questionnaires.tools import reader, reveal_tools
 
 NO_ANSWER = "no answer"
 
@@ -128,15 +128,16 @@ def import_reveal(
     known_judges: Iterable[str] = (),
 ) -> list[BeliefTrace]:
     """Read reveal-mode answer files of one tool into belief traces."""
-    if format_name not in REVEAL_FORMATS:
+    if format_name not in reveal_tools():
         raise InputError(
             f"reveal mode is not supported by this tool ({format_name}).",
-            hint="Reveal-mode answers come from " + " or ".join(REVEAL_FORMATS) + ".",
+            hint="Reveal-mode answers come from " + " or ".join(reveal_tools()) + ".",
         )
+    read = reader(format_name)
     seen = set(known_judges)
     traces: list[BeliefTrace] = []
     for path in paths:
-        respondents = READERS[format_name](Path(path), questionnaire)
+        respondents = read(Path(path), questionnaire)
         traces += traces_from_answers(
             questionnaire,
             key,

@@ -24,12 +24,18 @@ if TYPE_CHECKING:
 
 RATINGS_FILE = "ratings.jsonl"
 EXPORT_FOLDER = "export"
-EXPORT_FORMATS = ("surveyjs", "jspsych", "csv", "qualtrics", "limesurvey", "html", "markdown")
 EXIT_NOTHING_USABLE = 1
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``sdtt align`` and its subcommands."""
+    from sdtt.questionnaires.tools import TOOLS, either, rating_tools
+
+    able = rating_tools()
+    unable = [name for name in TOOLS if name not in able]
+    # The tools that cannot field a rating task are choices too, so choosing one says
+    # that it cannot (rather than that it does not exist).
+    formats = [*able, *unable]
     parser = subparsers.add_parser(
         "align",
         description=(
@@ -55,29 +61,29 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     export = sub.add_parser(
         "export",
-        help="export a rating task for SurveyJS, jsPsych or as a long CSV",
+        help=f"export a rating task for {either(able)}",
         description="Write the task for survey tools (default: every supported format). "
-        "Qualtrics, LimeSurvey and the printable formats are not supported for rating tasks.",
+        f"The formats {either(unable, 'and')} are not supported for rating tasks.",
     )
     export.add_argument("task", type=Path, help="task folder")
     export.add_argument(
         "--format",
         action="append",
-        choices=EXPORT_FORMATS,
-        help="surveyjs, jspsych or csv (repeatable; default all three)",
+        choices=formats,
+        help=f"{either(able)} (repeatable; default all of them)",
     )
     add_out_argument(export, folder=True, help="folder for the exports (default TASK/export)")
     export.set_defaults(func=run_export)
 
     imp = sub.add_parser(
         "import",
-        help="import human judges' ratings from SurveyJS, jsPsych or a long CSV",
+        help=f"import human judges' ratings from {either(able)}",
         description="Read response files into the rating table (appended; answers already "
         "there are skipped). An answer off the scale is kept as a missing rating.",
     )
     imp.add_argument("task", type=Path, help="task folder")
     imp.add_argument("files", type=Path, nargs="+", metavar="FILE", help="response files")
-    imp.add_argument("--format", required=True, choices=EXPORT_FORMATS, help="response format")
+    imp.add_argument("--format", required=True, choices=formats, help="response format")
     add_out_argument(imp, folder=False, help=f"file of ratings (default TASK/{RATINGS_FILE})")
     imp.set_defaults(func=run_import)
 
@@ -191,14 +197,15 @@ def run_build(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     """``sdtt align export``."""
-    from sdtt.align.export import FORMATS, export_task
+    from sdtt.align.export import export_task
     from sdtt.align.task import load_rating_task
+    from sdtt.questionnaires.tools import rating_tools
     from sdtt.redact import shown
 
     task = load_rating_task(args.task)
     out: Path = args.out or args.task / EXPORT_FOLDER
     console = _console()
-    for fmt in args.format or FORMATS:
+    for fmt in args.format or rating_tools():
         for path in export_task(task, fmt, out):
             console.print(f"  {shown(str(path))}")
     return 0

@@ -14,8 +14,7 @@ from sdtt.files import output_folder
 from sdtt.lock import output_lock
 from sdtt.questionnaires.check import check_file
 from sdtt.questionnaires.design import repeat_share
-from sdtt.questionnaires.exporters import EXPORTERS, ExportOptions, export_files, export_text
-from sdtt.questionnaires.exporters.reveal import REVEAL_FORMATS, check_reveal_format
+from sdtt.questionnaires.exports import export_files, export_text
 from sdtt.questionnaires.fielded import check_replaceable
 from sdtt.questionnaires.leaks import find_terms
 from sdtt.questionnaires.pipeline import EXPORT_FOLDER, build_study
@@ -30,6 +29,7 @@ from sdtt.questionnaires.questionnaire import (
     save_study,
 )
 from sdtt.questionnaires.study import TIMESTAMPS, PairSpec, StudySpec, load_study_spec
+from sdtt.questionnaires.tools import TOOLS, ExportOptions, either, reveal_export, reveal_tools
 from sdtt.redact import shown
 
 
@@ -156,7 +156,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "Write the questionnaire of STUDY (a folder from 'build') in the chosen formats "
             "into STUDY/export/ (or --out). Formats: "
-            + ", ".join(f"{name} ({e.description})" for name, e in EXPORTERS.items())
+            + ", ".join(f"{name} ({tool.description})" for name, tool in TOOLS.items())
             + ". When the answer key is beside the questionnaire, every export is scanned "
             "for model, persona and conversation names."
         ),
@@ -165,7 +165,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export.add_argument(
         "--format",
         action="append",
-        choices=[*EXPORTERS, "all"],
+        choices=[*TOOLS, "all"],
         dest="formats",
         help="format to write (repeatable; default all)",
     )
@@ -177,7 +177,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--reveal",
         action="store_true",
         help="reveal mode: each pair shown turn by turn with a 0-100 belief slider after "
-        "every turn (surveyjs and jspsych only; default formats: those two)",
+        f"every turn ({either(reveal_tools(), 'and')} only, which are then the default formats)",
     )
     export.set_defaults(func=run_export)
 
@@ -318,17 +318,16 @@ def run_export(args: argparse.Namespace) -> int:
     """Export a study's questionnaire."""
     console = Console(highlight=False)
     questionnaire = load_questionnaire(args.study)
-    every = list(REVEAL_FORMATS) if args.reveal else list(EXPORTERS)
+    every = reveal_tools() if args.reveal else list(TOOLS)
     formats = every if not args.formats or "all" in args.formats else args.formats
     formats = list(dict.fromkeys(formats))
     options = ExportOptions(data_url=args.data_url, reveal=args.reveal)
     if args.reveal:
         for name in formats:
-            check_reveal_format(name)
+            reveal_export(name)  # refuses a tool without reveal mode before writing
     study_folder = args.study if args.study.is_dir() else args.study.parent
-    terms: list[str] = []
-    if (study_folder / KEY_FILE).exists():
-        terms = load_key(study_folder, questionnaire).sensitive_terms
+    key = load_key(study_folder, questionnaire) if (study_folder / KEY_FILE).exists() else None
+    terms = key.sensitive_terms if key is not None else []
     # Scanned without the design: the single jsPsych page holds its chats scrambled.
     readable = questionnaire.model_copy(update={"forms": []})
     for name in formats:
@@ -338,10 +337,11 @@ def run_export(args: argparse.Namespace) -> int:
                 f"[yellow]warning:[/] the {name} export mentions {shown(', '.join(found))} "
                 "(in chat text); judges will see it."
             )
-    if (study_folder / KEY_FILE).exists() and "qualtrics" in formats:
-        warning = single_file_repeats(questionnaire, load_key(study_folder, questionnaire))
-        if warning is not None:
-            console.print(f"[yellow]warning:[/] {shown(warning)}")
+    for name in formats:
+        if key is not None and TOOLS[name].draws_blind:
+            warning = single_file_repeats(questionnaire, key, TOOLS[name].filename)
+            if warning is not None:
+                console.print(f"[yellow]warning:[/] {shown(warning)}")
     out = output_folder(args.out or study_folder / EXPORT_FOLDER)
     written = export_files(questionnaire, formats, out, options)
     for name, path in written.items():
@@ -351,10 +351,10 @@ def run_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def single_file_repeats(questionnaire: Questionnaire, key: AnswerKey) -> str | None:
-    """What to tell a researcher whose single-file Qualtrics design would show judges a
-    conversation twice (its randomizer draws each judge's pairs without knowing which
-    share a conversation), or None when none would."""
+def single_file_repeats(questionnaire: Questionnaire, key: AnswerKey, filename: str) -> str | None:
+    """What to tell a researcher whose single-file design (``filename``, e.g. Qualtrics')
+    would show judges a conversation twice (its randomizer draws each judge's pairs
+    without knowing which share a conversation), or None when none would."""
     if not questionnaire.forms:
         return None
     pairs: dict[str, set[str]] = {}
@@ -367,9 +367,9 @@ def single_file_repeats(questionnaire: Questionnaire, key: AnswerKey) -> str | N
     if share == 0:
         return None
     return (
-        f"the single-file qualtrics.qsf draws each judge's {k} pairs at random, and about "
+        f"the single-file {filename} draws each judge's {k} pairs at random, and about "
         f"{share:.0%} of judges would then read one conversation in two pairs; field the "
-        "per-form files (form-NN/qualtrics.qsf), which never do that."
+        f"per-form files (form-NN/{filename}), which never do that."
     )
 
 

@@ -13,8 +13,8 @@ from sdtt.commands.common import add_out_argument
 from sdtt.errors import InputError
 from sdtt.files import output_file
 from sdtt.lock import output_lock
+from sdtt.questionnaires.answers import import_responses
 from sdtt.questionnaires.fielded import check_same_build, note_scored
-from sdtt.questionnaires.importers import READERS, import_responses
 from sdtt.questionnaires.judgements import (
     append_judgements,
     read_judgements,
@@ -27,15 +27,8 @@ from sdtt.questionnaires.questionnaire import (
     load_key,
     load_questionnaire,
 )
+from sdtt.questionnaires.tools import either, readable_tools, reveal_tools
 from sdtt.redact import shown
-
-FORMAT_HELP = {
-    "surveyjs": "SurveyJS result JSON (object, array or JSON Lines)",
-    "qualtrics": "Qualtrics response CSV with its three header rows",
-    "jspsych": "CSV written by the jsPsych export",
-    "limesurvey": "LimeSurvey response CSV with question-code headings",
-    "csv": "long CSV judge_id,question,answer[,seconds] from any other tool",
-}
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -54,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "key and write judgements as JSONL. Judges who fail catch pairs or topic checks, "
             "unfinished and preview responses and repeat participants are kept and marked "
             "excluded, with the reason. Formats: "
-            + "; ".join(f"{name}: {text}" for name, text in FORMAT_HELP.items())
+            + "; ".join(f"{tool.name}: {tool.answers}" for tool in readable_tools())
             + "."
         ),
     )
@@ -67,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     importing.add_argument(
         "--format",
         required=True,
-        choices=list(READERS),
+        choices=[tool.name for tool in readable_tools()],
         dest="format_name",
         help="the survey tool the files come from (see the formats above)",
     )
@@ -85,7 +78,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     importing.add_argument(
         "--reveal",
         action="store_true",
-        help="the answers come from a reveal-mode export (surveyjs or jspsych): write belief "
+        help=f"the answers come from a reveal-mode export ({either(reveal_tools())}): write belief "
         "traces (one per judge and pair, a belief after every turn) instead of judgements",
     )
     importing.set_defaults(func=run_import)

@@ -7,8 +7,11 @@ The flow (``questionnaires/README.md`` at the repository root has the user's vie
 2. :mod:`~sdtt.questionnaires.build` turns a :class:`~sdtt.questionnaires.study.StudySpec`
    and the pairs into a judge-facing :class:`~sdtt.questionnaires.questionnaire.Questionnaire`
    and a separate :class:`~sdtt.questionnaires.questionnaire.AnswerKey`;
-3. :mod:`~sdtt.questionnaires.exporters` write it for SurveyJS, Qualtrics, jsPsych,
-   LimeSurvey, print and CSV, all through the shared :mod:`~sdtt.questionnaires.layout`;
-4. :mod:`~sdtt.questionnaires.importers` read each tool's answers back into
+3. :mod:`~sdtt.questionnaires.exports` writes it for the survey tools of
+   :mod:`~sdtt.questionnaires.tools` (SurveyJS, Qualtrics, jsPsych, LimeSurvey, print
+   and CSV; one :mod:`~sdtt.questionnaires.exporters` module each, all through the
+   shared :mod:`~sdtt.questionnaires.layout`);
+4. :mod:`~sdtt.questionnaires.answers` reads each tool's answers back (with its
+   :mod:`~sdtt.questionnaires.importers` module) into
    :class:`~sdtt.questionnaires.judgements.Judgement` records.
 """

@@ -11,7 +11,7 @@ from pathlib import Path
 from sdtt.dialogue.message import Transcript
 from sdtt.errors import InputError
 from sdtt.questionnaires.build import BuildResult, build_questionnaire
-from sdtt.questionnaires.exporters import ExportOptions, export_files
+from sdtt.questionnaires.exports import export_files
 from sdtt.questionnaires.pairing import (
     CorpusLike,
     CorpusPool,
@@ -27,6 +27,7 @@ from sdtt.questionnaires.pairing import (
 )
 from sdtt.questionnaires.questionnaire import save_study
 from sdtt.questionnaires.study import StudySpec
+from sdtt.questionnaires.tools import ExportOptions
 from sdtt.questionnaires.turn_totals import select_for_totals
 
 EXPORT_FOLDER = "export"

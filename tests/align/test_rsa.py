@@ -18,10 +18,10 @@ from sdtt.align.report import (
     individual_table,
     render_html,
 )
-from sdtt.align.task import RatingItem, RatingPair, RatingTask
 from sdtt.align.verdicts import cohen_kappa, fleiss_kappa, verdict_agreement
 from sdtt.questionnaires.judgements import Judgement
 from sdtt.questionnaires.questionnaire import Line
+from sdtt.questionnaires.rating_task import RatingItem, RatingPair, RatingTask
 
 SHROUT_FLEISS = np.array(
     [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]],

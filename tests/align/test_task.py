@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sdtt.align.export import FORMATS, export_task
+from sdtt.align.export import export_task
 from sdtt.align.task import (
     balanced_forms,
     build_rating_task,
@@ -30,6 +30,7 @@ from sdtt.questionnaires.leaks import find_terms
 from sdtt.questionnaires.questionnaire import save_study
 from sdtt.questionnaires.rating_spec import RatingSource, RatingSpec
 from sdtt.questionnaires.study import StudySpec
+from sdtt.questionnaires.tools import rating_tools
 from tests.align.helpers import build, rating_spec, write_sources
 from tests.questionnaires.helpers import SECRET_WORDS, fixture_study, humans
 
@@ -91,7 +92,7 @@ def test_nothing_a_judge_receives_names_the_bot(tmp_path: Path) -> None:
     built = build(tmp_path)
     save_rating_task(tmp_path / "task", built.task, built.key)
     received = [(tmp_path / "task" / "rating-task.json").read_text(encoding="utf-8")]
-    for fmt in FORMATS:
+    for fmt in rating_tools():
         for path in export_task(built.task, fmt, tmp_path / "out"):
             received.append(path.read_text(encoding="utf-8"))
     for text in received:

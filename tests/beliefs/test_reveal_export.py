@@ -15,9 +15,10 @@ from sdtt.beliefs.reveal_import import import_reveal
 from sdtt.errors import InputError
 from sdtt.questionnaires.build import BuildResult
 from sdtt.questionnaires.check import check_surveyjs
-from sdtt.questionnaires.exporters import EXPORTERS, ExportOptions, export_files, export_text
-from sdtt.questionnaires.exporters.reveal import REVEAL_FORMATS, RevealNotSupported, belief_name
+from sdtt.questionnaires.exporters.reveal import RevealNotSupported, belief_name
+from sdtt.questionnaires.exports import export_files, export_text
 from sdtt.questionnaires.reveal import reveal_turns
+from sdtt.questionnaires.tools import TOOLS, ExportOptions, reveal_tools
 from tests.questionnaires.helpers import SECRET_WORDS, fixture_study
 
 REVEAL = ExportOptions(reveal=True)
@@ -30,7 +31,7 @@ def study() -> BuildResult:
     return fixture_study()
 
 
-@pytest.mark.parametrize("name", [n for n in EXPORTERS if n not in REVEAL_FORMATS])
+@pytest.mark.parametrize("name", [n for n in TOOLS if n not in reveal_tools()])
 def test_tools_without_reveal_say_so(study: BuildResult, name: str, tmp_path: Path) -> None:
     with pytest.raises(RevealNotSupported, match=f"not supported by this tool \\({name}\\)"):
         export_text(study.questionnaire, name, REVEAL)
@@ -39,7 +40,7 @@ def test_tools_without_reveal_say_so(study: BuildResult, name: str, tmp_path: Pa
     assert not any(tmp_path.iterdir())
 
 
-@pytest.mark.parametrize("name", REVEAL_FORMATS)
+@pytest.mark.parametrize("name", reveal_tools())
 def test_reveal_exports_leak_nothing(study: BuildResult, name: str) -> None:
     text = export_text(study.questionnaire, name, REVEAL)
     for word in (*SECRET_WORDS, *KEY_WORDS):

@@ -15,7 +15,7 @@ from unittest import mock
 
 from sdtt.cli import main
 from sdtt.dialogue.store import write_transcripts
-from sdtt.questionnaires.importers import import_responses
+from sdtt.questionnaires.answers import import_responses
 from sdtt.questionnaires.judgements import write_judgements
 from sdtt.questionnaires.questionnaire import save_study
 from tests.questionnaires.helpers import bots, fixture_study, humans

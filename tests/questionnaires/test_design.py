@@ -17,12 +17,12 @@ from hypothesis import strategies as st
 from sdtt.cli import main
 from sdtt.dialogue.store import write_transcripts
 from sdtt.errors import InputError
+from sdtt.questionnaires.answers import import_responses
 from sdtt.questionnaires.build import BuildResult, build_questionnaire
 from sdtt.questionnaires.check import check_limesurvey, check_qsf, check_surveyjs
 from sdtt.questionnaires.design import Slot, balanced_forms
-from sdtt.questionnaires.exporters import export_files
 from sdtt.questionnaires.exporters.jspsych import study_data
-from sdtt.questionnaires.importers import import_responses
+from sdtt.questionnaires.exports import export_files
 from sdtt.questionnaires.pairing import Pairing
 from sdtt.questionnaires.pipeline import build_study
 from sdtt.questionnaires.questionnaire import Questionnaire, load_questionnaire, save_study

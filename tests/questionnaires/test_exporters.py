@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from sdtt.questionnaires.check import check_limesurvey, check_qsf, check_surveyjs
-from sdtt.questionnaires.exporters import EXPORTERS, export_text
 from sdtt.questionnaires.exporters.limesurvey import COLUMNS
+from sdtt.questionnaires.exports import export_text
 from sdtt.questionnaires.questionnaire import Questionnaire
+from sdtt.questionnaires.tools import TOOLS
 from tests.questionnaires.helpers import SECRET_WORDS, fixture_study
 
 KEY_WORDS = ("bot_position", "correct_choice", "topic_value", "answer-key", "answer key")
@@ -30,10 +31,10 @@ def questionnaire() -> Questionnaire:
 
 @pytest.fixture(scope="module")
 def exports(questionnaire: Questionnaire) -> dict[str, str]:
-    return {name: export_text(questionnaire, name) for name in EXPORTERS}
+    return {name: export_text(questionnaire, name) for name in TOOLS}
 
 
-@pytest.mark.parametrize("name", list(EXPORTERS))
+@pytest.mark.parametrize("name", list(TOOLS))
 def test_no_export_names_models_personas_conversations_or_the_key(
     exports: dict[str, str], name: str
 ) -> None:
@@ -169,4 +170,4 @@ def test_jspsych_page_is_self_contained(exports: dict[str, str]) -> None:
 
 
 def test_exports_are_deterministic(questionnaire: Questionnaire, exports: dict[str, str]) -> None:
-    assert {name: export_text(questionnaire, name) for name in EXPORTERS} == exports
+    assert {name: export_text(questionnaire, name) for name in TOOLS} == exports

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from sdtt.errors import InputError
-from sdtt.questionnaires.importers import import_responses
+from sdtt.questionnaires.answers import import_responses
 from sdtt.questionnaires.judgements import Judgement
 from tests.questionnaires.helpers import fixture_study
 

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
+from sdtt.questionnaires.answers import import_responses
 from sdtt.questionnaires.build import BuildResult
-from sdtt.questionnaires.exporters import export_files
-from sdtt.questionnaires.importers import import_responses
+from sdtt.questionnaires.exports import export_files
 from sdtt.questionnaires.study import DemographicSpec, DesignSpec, ProlificSpec, StudySpec
 from tests.questionnaires.helpers import fixture_study
 

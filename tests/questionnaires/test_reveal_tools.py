@@ -13,8 +13,9 @@ import pytest
 
 from sdtt.beliefs.reveal_import import import_reveal
 from sdtt.questionnaires.build import BuildResult
-from sdtt.questionnaires.exporters import ExportOptions, export_files
+from sdtt.questionnaires.exports import export_files
 from sdtt.questionnaires.reveal import reveal_turns
+from sdtt.questionnaires.tools import ExportOptions
 from tests.questionnaires.helpers import fixture_study
 from tests.questionnaires.test_js_tools import HOST, PLANTED_TEXT, _node
 

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sdtt.dialogue.message import Message, Transcript
+from sdtt.questionnaires.answers import import_responses
 from sdtt.questionnaires.build import BuildResult, build_questionnaire
 from sdtt.questionnaires.check import check_limesurvey, check_qsf
-from sdtt.questionnaires.exporters import export_text
-from sdtt.questionnaires.importers import import_responses
+from sdtt.questionnaires.exports import export_text
 from sdtt.questionnaires.pairing import Pairing
 from sdtt.questionnaires.study import StudySpec
 from sdtt.spreadsheet import FORMULA_STARTS, restore_cell, safe_cell, safe_html_cell

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from sdtt.questionnaires.exporters import EXPORTERS, ExportOptions
 from sdtt.questionnaires.questionnaire import Choice, Line, PairItem, Question, Questionnaire
+from sdtt.questionnaires.tools import TOOLS, ExportOptions
 
 README = Path(__file__).parents[2] / "questionnaires" / "README.md"
 SECTION = "## What judges can and cannot see"
@@ -99,13 +99,13 @@ def test_the_table_covers_every_format_and_field() -> None:
     table = _readme_table()
     assert set(table) == set(MARKERS)
     for field, marks in table.items():
-        assert set(marks) == set(EXPORTERS), field
+        assert set(marks) == set(TOOLS), field
         assert set(marks.values()) <= {"shown", "hidden", "-"}, field
 
 
-@pytest.mark.parametrize("name", list(EXPORTERS))
+@pytest.mark.parametrize("name", list(TOOLS))
 def test_an_export_holds_exactly_the_fields_the_readme_lists(name: str) -> None:
-    text = EXPORTERS[name].write(_marked(), ExportOptions())
+    text = TOOLS[name].write(_marked(), ExportOptions())
     table = _readme_table()
     found = {field for field, marker in MARKERS.items() if marker in text}
     listed = {field for field, marks in table.items() if marks[name] != "-"}

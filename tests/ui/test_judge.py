@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Static
 
-from sdtt.questionnaires.importers import import_responses
+from sdtt.questionnaires.answers import import_responses
 from sdtt.questionnaires.judgements import read_judgements
 from sdtt.ui.judge import JudgeApp, judging_steps
 from tests.questionnaires.helpers import fixture_study

@@ -1,7 +1,8 @@
 """Reveal mode: each pair shown turn by turn, a 0-100 belief slider after every turn.
 
 Only SurveyJS (its ``slider`` question) and jsPsych (``html-slider-response``) can do
-this without custom code; every other format refuses with :class:`RevealNotSupported`.
+this without custom code; every other format refuses with :class:`RevealNotSupported`
+(:attr:`sdtt.questionnaires.tools.SurveyTool.reveal` says which can).
 Step ``t`` of a pair shows the first ``t`` turns of both chats (see
 :mod:`sdtt.questionnaires.reveal`) and asks for the belief named ``<pair id>belief<t>``: 100
 means User B of chat 1 is surely the person (so chat 2 holds the AI), 0 that chat 1
@@ -27,8 +28,8 @@ from sdtt.questionnaires.layout import escape_html, pair_html, paragraphs_html
 from sdtt.questionnaires.questionnaire import PairItem, Questionnaire
 from sdtt.questionnaires.reveal import reveal_turns, revealed
 
-REVEAL_FORMATS = ("surveyjs", "jspsych")
-REVEAL_FILENAMES = {"surveyjs": "surveyjs-reveal.json", "jspsych": "jspsych-reveal.html"}
+SURVEYJS_FILENAME = "surveyjs-reveal.json"
+JSPSYCH_FILENAME = "jspsych-reveal.html"
 BELIEF_TEXT = (
     "So far, how likely is it that User B in chat 1 is the person (and User B in chat 2 "
     "the AI)? 0 = chat 1's User B is surely the AI, 100 = chat 2's User B is surely the AI."
@@ -44,15 +45,6 @@ BELIEF_SUFFIX = "belief"
 
 class RevealNotSupported(InputError):
     """The chosen survey tool cannot show a pair turn by turn with a slider."""
-
-
-def check_reveal_format(format_name: str) -> None:
-    """Refuse reveal mode for a tool that cannot do it, saying which tools can."""
-    if format_name not in REVEAL_FORMATS:
-        raise RevealNotSupported(
-            f"reveal mode is not supported by this tool ({format_name}).",
-            hint="Export reveal mode to " + " or ".join(REVEAL_FORMATS) + ".",
-        )
 
 
 def belief_name(pair_id: str, turn: int) -> str:
