@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
-from sdtt.dialogue.message import Message, Transcript, Turn
+from sdtt.dialogue.message import Message, Transcript, Turn, segment_turns
 from sdtt.dialogue.pingpong import chat_mode, transcript_to_pingpong
 from sdtt.dialogue.store import read_transcripts
-from sdtt.dialogue.turns import flatten_turns, segment_turns
+from sdtt.dialogue.turns import flatten_turns
 from sdtt.errors import InputError
 
 CORPUS = "corpus"
