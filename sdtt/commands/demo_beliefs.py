@@ -16,7 +16,8 @@ from sdtt.analysis.table import judgement_table
 from sdtt.analysis.tells import study_tells
 from sdtt.beliefs.traces import BeliefTrace, judgements_from_traces, write_traces
 from sdtt.judges.reveal import run_reveal_judge
-from sdtt.models.registry import get_model, provider_of
+from sdtt.models.model import get_model
+from sdtt.models.registry import provider_of
 from sdtt.questionnaires.judgements import read_judgements
 from sdtt.questionnaires.questionnaire import KEY_FILE, load_key, load_questionnaire
 from sdtt.redact import shown

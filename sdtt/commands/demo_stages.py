@@ -31,7 +31,7 @@ from sdtt.generate.records import ChainSettings, resolve_style, usage_of
 from sdtt.generate.runner import generate_pseudo_dialogue
 from sdtt.judges.llm import run_llm_judge
 from sdtt.models.base import ModelOutput, Usage
-from sdtt.models.registry import get_model
+from sdtt.models.model import get_model
 from sdtt.personas.bot import PersonaBot
 from sdtt.personas.persona import Persona
 from sdtt.personas.privacy import warn_if_sent_remotely
