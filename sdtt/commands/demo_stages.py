@@ -351,13 +351,3 @@ def stage_report(demo: DemoRun, judgements: list[Judgement]) -> None:
         files = write_report(report, out)
     console.print(f"open {shown(str(files[0]))} in a browser")
     demo.files.extend(files)
-
-
-def run_final_stages(demo: DemoRun) -> None:
-    """Stages 5 to 8."""
-    from sdtt.commands.demo_beliefs import stage_belief_traces
-
-    judgements = stage_llm_judge(demo)
-    stage_pass_rates(demo, judgements)
-    stage_report(demo, judgements)
-    stage_belief_traces(demo, reps=DEMO_REPS)
