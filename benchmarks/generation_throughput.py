@@ -52,7 +52,7 @@ from sdtt.errors import SdttError
 from sdtt.generate.chainfile import read_chain
 from sdtt.generate.records import ChainSettings, ChainSpec, topic_targets
 from sdtt.generate.runner import RunReport, run_chains
-from sdtt.models.registry import get_model
+from sdtt.models.model import get_model
 from sdtt.personas.persona import Persona
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
 from tests.fakes.openai_fake import FakeOpenAIServer

@@ -32,10 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import trio
 from _quick import add_quick
 
-from sdtt.dialogue.message import RESPONSE, USER, Message
+from sdtt.dialogue.message import RESPONSE, USER, Message, segment_turns
 from sdtt.dialogue.parse import parse_reply
 from sdtt.dialogue.render import render_messages, response_prefix
-from sdtt.dialogue.turns import flatten_turns, segment_turns, to_pingpong
+from sdtt.dialogue.turns import flatten_turns, to_pingpong
 from sdtt.errors import EmptyReplyError
 from sdtt.models.base import GenerateConfig, Prompt
 from sdtt.models.gguf import weights_path

@@ -26,8 +26,8 @@ import trio
 
 from sdtt.cli import main
 from sdtt.judges.llm import run_llm_judge
+from sdtt.models import get_model
 from sdtt.models.base import GenerateConfig, Prompt
-from sdtt.models.registry import get_model
 from sdtt.questionnaires.judgements import write_judgements
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 

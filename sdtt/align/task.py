@@ -19,9 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sdtt.dialogue.message import Message, Transcript
+from sdtt.dialogue.message import Message, Transcript, segment_turns
 from sdtt.dialogue.store import check_version, read_transcripts, validate_record
-from sdtt.dialogue.turns import segment_turns
 from sdtt.errors import InputError
 from sdtt.files import parse_json, write_text_atomic
 from sdtt.questionnaires.ids import OpaqueIds

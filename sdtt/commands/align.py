@@ -256,7 +256,7 @@ def run_judge(args: argparse.Namespace) -> int:
     from sdtt.commands.failures_last import FailuresLast
     from sdtt.dialogue.jsonl import JsonlWriter
     from sdtt.lock import output_lock
-    from sdtt.models.registry import get_model
+    from sdtt.models.model import get_model
     from sdtt.redact import shown
 
     check_base_url(args.base_url, args.model)

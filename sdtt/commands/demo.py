@@ -19,14 +19,18 @@ from rich.console import Console
 from rich.panel import Panel
 
 from sdtt.commands.common import check_base_url
+from sdtt.commands.demo_beliefs import stage_belief_traces
 from sdtt.commands.demo_stages import (
     DEMO_HISTORY_TURNS,
+    DEMO_REPS,
     DemoRun,
     demo_history_turns,
-    run_final_stages,
     stage_burst_reply,
+    stage_llm_judge,
+    stage_pass_rates,
     stage_pseudo_dialogue,
     stage_questionnaire,
+    stage_report,
     stage_simulated_chat,
 )
 from sdtt.engine.simulate import run_on_virtual_clock
@@ -34,6 +38,14 @@ from sdtt.files import output_folder
 from sdtt.lock import output_lock
 from sdtt.personas.store import find_persona
 from sdtt.redact import shown
+
+
+def run_final_stages(demo: DemoRun) -> None:
+    """Stages 5 to 8."""
+    judgements = stage_llm_judge(demo)
+    stage_pass_rates(demo, judgements)
+    stage_report(demo, judgements)
+    stage_belief_traces(demo, reps=DEMO_REPS)
 
 
 def run(args: argparse.Namespace) -> int:

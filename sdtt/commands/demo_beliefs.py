@@ -6,8 +6,6 @@ folder the questionnaire stage wrote and the judgements of the judge stage.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import trio
 
 from sdtt.analysis.beliefs import add_to_report
@@ -15,14 +13,13 @@ from sdtt.analysis.report import build_report, write_report
 from sdtt.analysis.table import judgement_table
 from sdtt.analysis.tells import study_tells
 from sdtt.beliefs.traces import BeliefTrace, judgements_from_traces, write_traces
+from sdtt.commands.demo_stages import DemoRun
 from sdtt.judges.reveal import run_reveal_judge
-from sdtt.models.registry import get_model, provider_of
+from sdtt.models.model import get_model
+from sdtt.models.registry import provider_of
 from sdtt.questionnaires.judgements import read_judgements
 from sdtt.questionnaires.questionnaire import KEY_FILE, load_key, load_questionnaire
 from sdtt.redact import shown
-
-if TYPE_CHECKING:
-    from sdtt.commands.demo_stages import DemoRun
 
 TRACES_FILE = "traces.jsonl"
 

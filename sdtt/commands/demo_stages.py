@@ -31,7 +31,7 @@ from sdtt.generate.records import ChainSettings, resolve_style, usage_of
 from sdtt.generate.runner import generate_pseudo_dialogue
 from sdtt.judges.llm import run_llm_judge
 from sdtt.models.base import ModelOutput, Usage
-from sdtt.models.registry import get_model
+from sdtt.models.model import get_model
 from sdtt.personas.bot import PersonaBot
 from sdtt.personas.persona import Persona
 from sdtt.personas.privacy import warn_if_sent_remotely
@@ -351,13 +351,3 @@ def stage_report(demo: DemoRun, judgements: list[Judgement]) -> None:
         files = write_report(report, out)
     console.print(f"open {shown(str(files[0]))} in a browser")
     demo.files.extend(files)
-
-
-def run_final_stages(demo: DemoRun) -> None:
-    """Stages 5 to 8."""
-    from sdtt.commands.demo_beliefs import stage_belief_traces
-
-    judgements = stage_llm_judge(demo)
-    stage_pass_rates(demo, judgements)
-    stage_report(demo, judgements)
-    stage_belief_traces(demo, reps=DEMO_REPS)

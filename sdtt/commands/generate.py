@@ -38,8 +38,9 @@ from sdtt.generate.progress import RichProgress, summary_table
 from sdtt.generate.records import DEFAULT_TURNS_PER_TOPIC, MODES, ChainSpec
 from sdtt.generate.runner import ChainProgress, RunOptions, RunReport, chain_path, run_chains
 from sdtt.lock import output_lock
+from sdtt.models.model import get_model
 from sdtt.models.pool import ModelPool
-from sdtt.models.registry import DEFAULT_MODEL, base_url_for, get_model
+from sdtt.models.registry import DEFAULT_MODEL, base_url_for
 from sdtt.models.retry import long_run_policy
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
 from sdtt.questionnaires.topics import live_topic

@@ -34,7 +34,7 @@ from sdtt.judges.llm import (
     run_llm_judge,
 )
 from sdtt.lock import output_lock
-from sdtt.models.registry import get_model
+from sdtt.models.model import get_model
 from sdtt.questionnaires.fielded import check_same_build, note_scored
 from sdtt.questionnaires.judgements import (
     Judgement,

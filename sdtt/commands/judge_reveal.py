@@ -15,7 +15,8 @@ from sdtt.errors import InputError
 from sdtt.files import output_file
 from sdtt.judges.reveal import is_model_error, run_reveal_judge, settled_trace_keys
 from sdtt.lock import output_lock
-from sdtt.models.registry import get_model, provider_of
+from sdtt.models.model import get_model
+from sdtt.models.registry import provider_of
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 from sdtt.redact import shown
 

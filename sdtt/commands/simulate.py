@@ -52,8 +52,8 @@ from sdtt.errors import ConfigError
 from sdtt.files import output_folder
 from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.models.base import GenerateConfig
-from sdtt.models.model import Model
-from sdtt.models.registry import DEFAULT_MODEL, base_url_for, get_model, provider_of
+from sdtt.models.model import Model, get_model
+from sdtt.models.registry import DEFAULT_MODEL, base_url_for, provider_of
 from sdtt.personas.persona import Persona
 from sdtt.personas.prompt import (
     CHARS_PER_TOKEN,

@@ -19,7 +19,8 @@ from sdtt.errors import InputError
 from sdtt.files import output_file
 from sdtt.generate.topics import DEFAULT_TOPIC_COUNT, TOPICS_DIR, generate_topics, write_topics
 from sdtt.models.base import ModelOutput
-from sdtt.models.registry import DEFAULT_MODEL, get_model
+from sdtt.models.model import get_model
+from sdtt.models.registry import DEFAULT_MODEL
 from sdtt.redact import shown
 
 

@@ -7,6 +7,7 @@ interrogator, or the persona's chat partner in a history) and ``"response"`` is 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, Literal
 
@@ -61,6 +62,27 @@ class Turn(BaseModel):
         return bool(self.response)
 
 
+def segment_turns(messages: Iterable[Message]) -> list[Turn]:
+    """Split messages into burst turns.
+
+    A turn is the maximal run of side-A ("user") messages followed by the maximal run of
+    side-B ("response") messages before side A writes again. A conversation opening with
+    side B starts with a turn whose user part is empty; one ending with side A ends with a
+    turn whose response part is empty.
+    """
+    turns: list[Turn] = []
+    user: list[Message] = []
+    response: list[Message] = []
+    for message in messages:
+        if message.side == USER and response:
+            turns.append(Turn(user=tuple(user), response=tuple(response)))
+            user, response = [], []
+        (user if message.side == USER else response).append(message)
+    if user or response:
+        turns.append(Turn(user=tuple(user), response=tuple(response)))
+    return turns
+
+
 class Transcript(BaseModel):
     """One conversation with its metadata, as stored in a JSONL transcript file."""
 
@@ -78,6 +100,4 @@ class Transcript(BaseModel):
     @property
     def turns(self) -> list[Turn]:
         """The conversation split into burst turns (see :func:`segment_turns`)."""
-        from sdtt.dialogue.turns import segment_turns
-
         return segment_turns(self.messages)

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sdtt.dialogue.message import Message, Transcript
-from sdtt.dialogue.turns import flatten_turns, segment_turns, to_pingpong
+from sdtt.dialogue.message import Message, Transcript, segment_turns
+from sdtt.dialogue.turns import flatten_turns, to_pingpong
 
 ChatMode = Literal["burst", "pingpong"]
 

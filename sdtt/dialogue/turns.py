@@ -1,31 +1,12 @@
-"""Burst-turn segmentation and ping-pong conversion (method.md, "Dialogue")."""
+"""What is done with burst turns: flattening, ping-pong conversion, the last N turns, counts
+and run lengths (method.md, "Dialogue"). Segmenting messages into turns lives with
+:class:`~sdtt.dialogue.message.Turn`, which it defines."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from sdtt.dialogue.message import RESPONSE, USER, Message, Turn
-
-
-def segment_turns(messages: Iterable[Message]) -> list[Turn]:
-    """Split messages into burst turns.
-
-    A turn is the maximal run of side-A ("user") messages followed by the maximal run of
-    side-B ("response") messages before side A writes again. A conversation opening with
-    side B starts with a turn whose user part is empty; one ending with side A ends with a
-    turn whose response part is empty.
-    """
-    turns: list[Turn] = []
-    user: list[Message] = []
-    response: list[Message] = []
-    for message in messages:
-        if message.side == USER and response:
-            turns.append(Turn(user=tuple(user), response=tuple(response)))
-            user, response = [], []
-        (user if message.side == USER else response).append(message)
-    if user or response:
-        turns.append(Turn(user=tuple(user), response=tuple(response)))
-    return turns
+from sdtt.dialogue.message import RESPONSE, Message, Turn, segment_turns
 
 
 def flatten_turns(turns: Iterable[Turn]) -> list[Message]:

@@ -23,8 +23,8 @@ from sdtt.engine.events import Event, EventSink, TeeSink
 from sdtt.engine.session import Mode, SessionSettings, new_session_id, open_session
 from sdtt.engine.simulate import answered_turns, persona_bot
 from sdtt.models.base import GenerateConfig
-from sdtt.models.model import Model
-from sdtt.models.registry import base_url_for, get_model
+from sdtt.models.model import Model, get_model
+from sdtt.models.registry import base_url_for
 from sdtt.personas.persona import Persona
 from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS
 

@@ -23,9 +23,8 @@ from typing import Any, Literal, TypeVar, TypeVarTuple, Unpack
 
 import trio
 
-from sdtt.dialogue.message import Message, Transcript
+from sdtt.dialogue.message import Message, Transcript, segment_turns
 from sdtt.dialogue.turn_index import LIVE_TURNS
-from sdtt.dialogue.turns import segment_turns
 from sdtt.engine.events import Event, EventSink, MessageSent, TeeSink
 from sdtt.engine.schedule import preset_decides
 from sdtt.engine.session import (

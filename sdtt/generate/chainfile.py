@@ -21,9 +21,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from sdtt.dialogue.jsonl import read_jsonl
-from sdtt.dialogue.message import SCHEMA_VERSION, Message
+from sdtt.dialogue.message import SCHEMA_VERSION, Message, segment_turns
 from sdtt.dialogue.store import check_version, transcripts_from_records, validate_record
-from sdtt.dialogue.turns import segment_turns
 from sdtt.errors import InputError
 from sdtt.generate.pseudo import ChainState
 from sdtt.generate.records import ChainHeader, PseudoCallRecord, TurnRecord

@@ -34,10 +34,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sdtt.dialogue.message import RESPONSE, USER, Message, Side
+from sdtt.dialogue.message import RESPONSE, USER, Message, Side, segment_turns
 from sdtt.dialogue.parse import parse_dialogue
 from sdtt.dialogue.render import render_messages
-from sdtt.dialogue.turns import flatten_turns, segment_turns, to_pingpong
+from sdtt.dialogue.turns import flatten_turns, to_pingpong
 from sdtt.errors import EmptyReplyError, InputError, ModelOutputError
 from sdtt.generate.prompts import (
     Mode,

@@ -24,8 +24,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sdtt.dialogue.message import RESPONSE, SCHEMA_VERSION, USER, Message, Side
-from sdtt.dialogue.turns import flatten_turns, segment_turns, side_runs, to_pingpong
+from sdtt.dialogue.message import RESPONSE, SCHEMA_VERSION, USER, Message, Side, segment_turns
+from sdtt.dialogue.turns import flatten_turns, side_runs, to_pingpong
 from sdtt.errors import ConfigError, InputError
 from sdtt.generate.prompts import PROMPT_VERSION, Mode, generator_instructions
 from sdtt.models.base import GenerateConfig, Usage

@@ -26,9 +26,9 @@ if TYPE_CHECKING:
         Usage,
     )
     from sdtt.models.mock import MockModelAPI, MockReply
-    from sdtt.models.model import CallRecord, Model
+    from sdtt.models.model import CallRecord, Model, get_model
     from sdtt.models.pool import ModelPool, NameCache
-    from sdtt.models.registry import DEFAULT_MODEL, PROVIDERS, get_model
+    from sdtt.models.registry import DEFAULT_MODEL, PROVIDERS
     from sdtt.models.retry import RetryPolicy
 
 _HOMES = {
@@ -46,7 +46,7 @@ _HOMES = {
     "NameCache": "pool",
     "DEFAULT_MODEL": "registry",
     "PROVIDERS": "registry",
-    "get_model": "registry",
+    "get_model": "model",
     "RetryPolicy": "retry",
 }
 """Where each public name lives. They load on first use, so a command that needs only

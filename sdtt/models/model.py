@@ -30,13 +30,13 @@ import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from types import TracebackType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import trio
 
 from sdtt.errors import ConfigError, ProviderError, ProviderTimeoutError
 from sdtt.models.base import GenerateConfig, ModelAPI, ModelOutput, Prompt, Usage
-from sdtt.models.registry import Provider, provider_of
+from sdtt.models.registry import Provider, create_api, provider_of
 from sdtt.models.retry import RetryPolicy, policy_from_env, retry_delay
 
 log = logging.getLogger("sdtt.models")
@@ -308,6 +308,35 @@ class Model:
 
     def __repr__(self) -> str:
         return f"Model({self.name!r})"
+
+
+def get_model(
+    name: str,
+    *,
+    config: GenerateConfig | None = None,
+    retry: RetryPolicy | None = None,
+    max_concurrency: int | None = None,
+    on_call: CallCallback | None = None,
+    seed: int | None = None,
+    **options: Any,
+) -> Model:
+    """A :class:`Model` for ``provider/model``, e.g. ``openai/gpt-4o`` or ``mock/chatty``.
+
+    ``config`` is the default for calls that bring none; ``retry``, ``max_concurrency``
+    (per provider), ``on_call`` and ``seed`` (retry jitter) configure the wrapper. Other
+    ``options`` go to the provider (``base_url=`` for openai/anthropic, ``replies=`` for
+    mock); options set to ``None`` are dropped. Raises :class:`ConfigError` for a
+    malformed name or an unknown provider and :class:`ProviderUnavailableError` when the
+    provider can't run here.
+    """
+    return Model(
+        create_api(name, **options),
+        config=config,
+        retry=retry,
+        max_concurrency=max_concurrency,
+        on_call=on_call,
+        seed=seed,
+    )
 
 
 class _Deadline:

@@ -1,4 +1,5 @@
-"""The provider registry: ``get_model("provider/model")``.
+"""The provider registry: what each provider is, and its bare API for a ``provider/model``
+name (:func:`create_api`; :func:`sdtt.models.model.get_model` wraps it in a ``Model``).
 
 Each provider is a module with ``create(model: str, **options) -> ModelAPI`` and
 ``availability() -> tuple[bool, str]``, imported only when first used, so a missing SDK
@@ -23,15 +24,10 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from sdtt.errors import ConfigError, ProviderUnavailableError
-from sdtt.models.base import GenerateConfig, ModelAPI
-from sdtt.models.retry import RetryPolicy
-
-if TYPE_CHECKING:
-    # Model asks this module for provider facts, so it is imported where used.
-    from sdtt.models.model import CallCallback, Model
+from sdtt.models.base import ModelAPI
 
 DEFAULT_MODEL = "local/gemma-3-270m"
 """The model used when none is named: the embedded one, which works offline."""
@@ -219,37 +215,6 @@ def create_api(name: str, **options: Any) -> ModelAPI:
             f"{name}: the {provider.name} provider does not take this option ({error})."
         ) from None
     return cast(ModelAPI, api)
-
-
-def get_model(
-    name: str,
-    *,
-    config: GenerateConfig | None = None,
-    retry: RetryPolicy | None = None,
-    max_concurrency: int | None = None,
-    on_call: CallCallback | None = None,
-    seed: int | None = None,
-    **options: Any,
-) -> Model:
-    """A :class:`Model` for ``provider/model``, e.g. ``openai/gpt-4o`` or ``mock/chatty``.
-
-    ``config`` is the default for calls that bring none; ``retry``, ``max_concurrency``
-    (per provider), ``on_call`` and ``seed`` (retry jitter) configure the wrapper. Other
-    ``options`` go to the provider (``base_url=`` for openai/anthropic, ``replies=`` for
-    mock); options set to ``None`` are dropped. Raises :class:`ConfigError` for a
-    malformed name or an unknown provider and :class:`ProviderUnavailableError` when the
-    provider can't run here.
-    """
-    from sdtt.models.model import Model
-
-    return Model(
-        create_api(name, **options),
-        config=config,
-        retry=retry,
-        max_concurrency=max_concurrency,
-        on_call=on_call,
-        seed=seed,
-    )
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from sdtt.dialogue.message import Message
+from sdtt.dialogue.message import Message, segment_turns
 from sdtt.dialogue.render import format_time, render_messages, response_prefix
-from sdtt.dialogue.turns import flatten_turns, segment_turns, to_pingpong
+from sdtt.dialogue.turns import flatten_turns, to_pingpong
 from sdtt.models.base import Prompt
 from sdtt.personas.persona import Persona
 

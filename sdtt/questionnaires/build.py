@@ -17,7 +17,6 @@ from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.turn_index import pseudo_turns_of, total_turns
 from sdtt.errors import InputError
 from sdtt.questionnaires.catch import CATCH_PAIRS, catch_transcripts
-from sdtt.questionnaires.comparable import comparability_problem
 from sdtt.questionnaires.design import balanced_forms
 from sdtt.questionnaires.ids import OpaqueIds
 from sdtt.questionnaires.layout import number_lines, pair_start, plain_label
@@ -26,6 +25,7 @@ from sdtt.questionnaires.pairing import (
     Pairing,
     PairProblem,
     check_length,
+    comparability_problem,
     complete_turns,
     cut_last_turns,
     cut_turns,

@@ -1,6 +1,7 @@
 """Are the two chats of a pair comparable? Checked before judges see anything.
 
-A judge should have to read the chats to tell them apart. A pair fails when what is
+A judge should have to read the chats to tell them apart. A pair fails (a ``comparable``
+problem, see :func:`~sdtt.questionnaires.pairing.comparability_problem`) when what is
 shown differs in a way that gives the answer without reading: a different number of
 turns, one chat with far more messages than the other, different modes (a burst chat
 next to a ping-pong one), or times of a different kind (one chat's clock showing only
@@ -12,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sdtt.dialogue.message import Message
-from sdtt.dialogue.pingpong import chat_mode, has_runs
+from sdtt.dialogue.pingpong import has_runs
 from sdtt.dialogue.turns import count_turns
-from sdtt.questionnaires.pairing import Pairing, PairProblem
 from sdtt.questionnaires.study import Timestamps
 
 MAX_MESSAGE_RATIO = 3.0
@@ -50,28 +50,3 @@ def differences(
     if timestamps != "hidden" and _whole_minutes(bot) != _whole_minutes(human):
         found.append("the times of one chat are whole minutes, the other's have seconds")
     return found
-
-
-def comparability_problem(
-    pairing: Pairing,
-    x_turns: int,
-    bot: Sequence[Message],
-    human: Sequence[Message],
-    timestamps: Timestamps,
-) -> PairProblem | None:
-    """A ``comparable`` problem naming the pair when its shown chats differ (see module)."""
-    found = differences(
-        bot,
-        human,
-        bot_mode=chat_mode(pairing.bot.meta),
-        human_mode=chat_mode(pairing.human.meta),
-        timestamps=timestamps,
-    )
-    if not found:
-        return None
-    return PairProblem(
-        "comparable",
-        f"X={x_turns}: bot conversation {pairing.bot.id!r} and human conversation "
-        f"{pairing.human.id!r} are not comparable: " + "; ".join(found) + ".",
-        x_turns=x_turns,
-    )

@@ -24,11 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
-from sdtt.dialogue.message import Message, Transcript, Turn
+from sdtt.dialogue.message import Message, Transcript, Turn, segment_turns
 from sdtt.dialogue.pingpong import chat_mode, transcript_to_pingpong
 from sdtt.dialogue.store import read_transcripts
-from sdtt.dialogue.turns import flatten_turns, segment_turns
+from sdtt.dialogue.turns import flatten_turns
 from sdtt.errors import InputError
+from sdtt.questionnaires.comparable import differences
+from sdtt.questionnaires.study import Timestamps
 
 CORPUS = "corpus"
 
@@ -282,9 +284,6 @@ def _comparable_first(
     a turn count and not at a goodbye) and whose turns 1..``turns`` look like the bot's
     (same turns, similar message count, see :mod:`~sdtt.questionnaires.comparable`);
     failing that, the comparable ones; failing that, all of them."""
-    # Imported here: the comparability rules build on this module's types.
-    from sdtt.questionnaires.comparable import differences
-
     shown_bot = cut_turns(bot.messages, 1, turns)
     if shown_bot is None:
         return candidates
@@ -422,3 +421,29 @@ def check_length(pairing: Pairing, x_turns: int, through: int | None = None) -> 
         else ""
     )
     return PairProblem("short", f"X={x_turns}: " + " and ".join(short) + why + ".", x_turns=x_turns)
+
+
+def comparability_problem(
+    pairing: Pairing,
+    x_turns: int,
+    bot: Sequence[Message],
+    human: Sequence[Message],
+    timestamps: Timestamps,
+) -> PairProblem | None:
+    """A ``comparable`` problem naming the pair when its shown chats differ in a way that
+    gives the answer away (see :mod:`~sdtt.questionnaires.comparable`)."""
+    found = differences(
+        bot,
+        human,
+        bot_mode=chat_mode(pairing.bot.meta),
+        human_mode=chat_mode(pairing.human.meta),
+        timestamps=timestamps,
+    )
+    if not found:
+        return None
+    return PairProblem(
+        "comparable",
+        f"X={x_turns}: bot conversation {pairing.bot.id!r} and human conversation "
+        f"{pairing.human.id!r} are not comparable: " + "; ".join(found) + ".",
+        x_turns=x_turns,
+    )

@@ -13,8 +13,7 @@ from sdtt.engine.session import SessionSettings
 from sdtt.engine.simulate import for_virtual_clock, persona_bot
 from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.models.base import GenerateConfig
-from sdtt.models.model import Model
-from sdtt.models.registry import get_model
+from sdtt.models.model import Model, get_model
 from sdtt.personas.bot import PersonaBot
 from sdtt.personas.persona import Persona
 from sdtt.personas.store import find_persona

@@ -11,7 +11,7 @@ from sdtt.align.llm import IDENTITIES, Cohort, parse_rating, rating_prompt, run_
 from sdtt.align.ratings import Rating, settled_rating_keys
 from sdtt.align.task import RatingBuild
 from sdtt.errors import BadRequestError, InputError
-from sdtt.models.registry import get_model
+from sdtt.models.model import get_model
 from tests.align.helpers import build
 from tests.questionnaires.helpers import SECRET_WORDS
 

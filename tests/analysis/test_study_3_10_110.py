@@ -20,10 +20,9 @@ import pytest
 
 from sdtt.analysis.tells import condition_warnings, study_tells
 from sdtt.cli import main
-from sdtt.dialogue.message import Transcript
+from sdtt.dialogue.message import Transcript, segment_turns
 from sdtt.dialogue.store import write_transcripts
 from sdtt.dialogue.turn_index import turn_meta
-from sdtt.dialogue.turns import segment_turns
 from sdtt.engine.interrogator import ScriptInterrogator
 from sdtt.engine.session import SessionSettings
 from sdtt.engine.simulate import run_on_virtual_clock, run_simulated_chat

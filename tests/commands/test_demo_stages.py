@@ -5,7 +5,8 @@ from pathlib import Path
 from rich.console import Console
 
 from sdtt.beliefs.traces import read_traces
-from sdtt.commands.demo_stages import DemoRun, run_final_stages, study_folder
+from sdtt.commands.demo import run_final_stages
+from sdtt.commands.demo_stages import DemoRun, study_folder
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
 from sdtt.questionnaires.judgements import read_judgements
 from sdtt.questionnaires.questionnaire import save_study

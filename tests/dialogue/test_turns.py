@@ -5,12 +5,11 @@ from datetime import timedelta
 
 from hypothesis import given
 
-from sdtt.dialogue.message import Message
+from sdtt.dialogue.message import Message, segment_turns
 from sdtt.dialogue.turns import (
     count_turns,
     flatten_turns,
     last_turns,
-    segment_turns,
     side_runs,
     to_pingpong,
 )

@@ -14,9 +14,8 @@ import trio
 import trio.testing
 
 from sdtt.cli import main
-from sdtt.dialogue.message import Message
+from sdtt.dialogue.message import Message, segment_turns
 from sdtt.dialogue.store import read_transcripts
-from sdtt.dialogue.turns import segment_turns
 from sdtt.engine.events import ListSink, MessageSent, UserMessage, play, read_event_log
 from sdtt.engine.interrogator import (
     ScriptExhaustedError,

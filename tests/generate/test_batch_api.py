@@ -16,7 +16,7 @@ from sdtt.generate.batch_api import LEDGER_NAME, batch_backend, run_chains_batch
 from sdtt.generate.chainfile import read_chain
 from sdtt.generate.records import ChainSpec, topic_targets
 from sdtt.generate.runner import RunOptions, run_chains
-from sdtt.models.registry import get_model
+from sdtt.models.model import get_model
 from tests.fakes.openai_fake import FakeOpenAIServer
 from tests.generate.batch_fakes import FakeAnthropicBatchServer, FakeOpenAIBatchServer
 from tests.generate.helpers import TOPICS, chat_lines, make_persona

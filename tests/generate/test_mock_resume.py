@@ -17,7 +17,7 @@ import trio
 from sdtt.cli import main
 from sdtt.generate.records import ChainSpec, topic_targets
 from sdtt.generate.runner import run_chains
-from sdtt.models.registry import get_model
+from sdtt.models.model import get_model
 from tests.generate.helpers import TOPICS, make_persona
 from tests.generate.test_runner import Budget, CrashingWriter, crash, files
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sdtt.dialogue.turns import segment_turns
+from sdtt.dialogue.message import segment_turns
 from sdtt.errors import InputError
 from sdtt.generate.chainfile import read_chain, rebuild_prompt
 from sdtt.generate.pseudo import (

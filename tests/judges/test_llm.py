@@ -9,8 +9,7 @@ from sdtt.analysis.table import judgement_table
 from sdtt.errors import ServerError
 from sdtt.judges.llm import run_llm_judge, swapped
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
-from sdtt.models.model import Model
-from sdtt.models.registry import get_model
+from sdtt.models.model import Model, get_model
 from sdtt.models.retry import RetryPolicy
 from sdtt.questionnaires.judgements import read_judgements, write_judgements
 from sdtt.questionnaires.layout import pair_text

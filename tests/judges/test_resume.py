@@ -11,7 +11,7 @@ import sdtt.models.mock as mock
 from sdtt.cli import main
 from sdtt.errors import ServerError
 from sdtt.judges.llm import run_llm_judge
-from sdtt.models.registry import get_model
+from sdtt.models.model import get_model
 from sdtt.models.retry import RetryPolicy
 from sdtt.questionnaires.judgements import (
     deduplicate,

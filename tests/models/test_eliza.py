@@ -13,7 +13,7 @@ from sdtt.cli import main
 from sdtt.errors import ConfigError
 from sdtt.models.base import GenerateConfig, Prompt
 from sdtt.models.eliza import converse, reflect, user_bursts
-from sdtt.models.registry import get_model
+from sdtt.models.model import get_model
 
 EXCHANGE = [
     ("Men are all alike.", "In what way?"),
