@@ -74,6 +74,9 @@ def run(args: argparse.Namespace) -> int:
     if len(words) != 1:
         raise ConfigError("use: sdtt serve STUDY.toml (or sdtt serve export STUDY.toml --out DIR)")
     study = read_study(words[0])
+    from sdtt.serve.moderation import moderation_key
+
+    moderation_key(study)  # a [moderation] key variable not set: say so before starting
     if not 0 < args.port < 65536:
         raise ConfigError(f"--port must be between 1 and 65535, not {args.port}.")
     speed = study.spec.chat.speed

@@ -24,6 +24,7 @@ from sdtt.serve.lease import LEASE
 
 SPEC_HINT = "See the 'sdtt serve' section of the README for the study spec format."
 STUDY_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 
 StudyMode = Literal["two-party", "three-party", "market"]
 MakerName = Literal["turing-trade", "lmsr"]
@@ -228,6 +229,48 @@ class MarketSection(_Section):
     max_trade: int = Field(default=20, ge=1, description="Most securities in one trade.")
 
 
+class ModerationSection(_Section):
+    """An OpenAI-compatible moderation endpoint that checks participants' messages
+    (``POST {base_url}/moderations``); see :mod:`sdtt.serve.moderation`."""
+
+    base_url: str = Field(
+        default="",
+        description="The endpoint's base URL, e.g. https://api.openai.com/v1 ('': no "
+        "endpoint, only blocked_words).",
+    )
+    model: str = Field(default="omni-moderation-latest", min_length=1)
+    api_key_env: str = Field(
+        default="",
+        description="NAME of the environment variable that holds the endpoint's key (never "
+        "the key itself); '': send no key (a local server).",
+    )
+    time_limit: float = Field(
+        default=2.0,
+        gt=0,
+        le=30,
+        description="Seconds the endpoint may take; then the message is delivered and "
+        "moderation_unavailable recorded.",
+    )
+
+    @field_validator("base_url")
+    @classmethod
+    def _base_url(cls, value: str) -> str:
+        if value and not value.startswith(("https://", "http://")):
+            raise ValueError("must start with https:// or http://")
+        return value.rstrip("/")
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _key_env(cls, value: str) -> str:
+        # The value is never echoed: whoever pasted the key here must not see it in a log.
+        if value and not ENV_NAME.match(value):
+            raise ValueError(
+                "name the environment variable that holds the key (like "
+                "OPENAI_MODERATION_KEY), not the key itself"
+            )
+        return value
+
+
 class StorageSection(_Section):
     """Where the study is kept."""
 
@@ -263,6 +306,7 @@ class StudySpec(_Section):
     conditions: ConditionsSection
     storage: StorageSection = StorageSection()
     market: MarketSection = MarketSection()
+    moderation: ModerationSection = ModerationSection()
 
     @model_validator(mode="after")
     def _duplicates(self) -> StudySpec:
@@ -359,6 +403,13 @@ def read_study(path: str | Path) -> Study:
                 hint="Paths are relative to the spec's folder.",
             )
     return study
+
+
+def spec_line(path: Path, field: str) -> int | None:
+    """The line of ``field`` (``section.key``) in the spec file ``path`` (None in JSON)."""
+    if path.suffix.lower() == ".json":
+        return None
+    return _toml_line(path.read_text(encoding="utf-8-sig"), field)
 
 
 def _toml_line(text: str, field: str) -> int | None:
