@@ -158,6 +158,8 @@ def _export(study: object, out: Path, *, scrub: bool = False) -> int:
             f"  scrubbed: {summary.scrubbed} participant text(s) changed; "
             "event logs left out (they repeat the conversation)"
         )
+    if summary.points_path is not None:
+        console.print(f"  points per participant (for bonuses): {shown(str(summary.points_path))}")
     inputs = shown(str(summary.judgements_path))
     if summary.traces:
         inputs += " " + shown(str(out / "beliefs.jsonl"))

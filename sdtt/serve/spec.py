@@ -12,7 +12,7 @@ import itertools
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -41,6 +41,8 @@ Outcome = Literal[
 ]
 """Why a participant is done (their completion page explains it; ``declined`` gets no
 code)."""
+PointsFor = Literal[Outcome, "correct_verdict"]
+"""What earns points: how a chat ended for a participant, or a right verdict."""
 _PAPER: list[PresetName] = ["paper"]
 
 
@@ -99,6 +101,12 @@ class StudySection(_Section):
         default_factory=dict,
         description="A different completion code per outcome (e.g. timeout, partner_left); "
         "outcomes not listed get completion_code.",
+    )
+    points: dict[PointsFor, Annotated[float, Field(ge=0)]] = Field(
+        default_factory=dict,
+        description="Points per chat by how it ended (finished, partner_left...), for a "
+        "lobby wait that found no partner (timeout) and per right verdict "
+        "(correct_verdict); summed over rounds, shown on the done page and exported.",
     )
     platform_study_id: str | None = Field(
         default=None,
@@ -319,6 +327,8 @@ class StudySpec(_Section):
             raise ValueError("study.questions uses an id twice")
         if self.study.mode == "market" and self.study.rounds > 1:
             raise ValueError("a market study plays several games with [market] games, not rounds")
+        if self.study.mode == "market" and self.study.points:
+            raise ValueError("a market pays in its own points ([market]): leave study.points out")
         if self.study.mode == "market" and self.storage.url:
             # A market's book lives in the process that runs its room.
             raise ValueError(
@@ -413,9 +423,21 @@ def spec_line(path: Path, field: str) -> int | None:
 
 
 def _toml_line(text: str, field: str) -> int | None:
-    """The line of ``field`` (``section.key``) in a TOML text, or of its section."""
+    """The line of ``field`` in a TOML text (``section.key``, or ``section.table.key``
+    under ``[section.table]``), or of the table it belongs in."""
     parts = field.split(".")
-    section, key = parts[0], parts[1] if len(parts) > 1 else None
+    table_line = None
+    for cut in range(len(parts), 0, -1):  # the longest table name first
+        key = parts[cut] if cut < len(parts) else None
+        key_line, line = _key_line(text, ".".join(parts[:cut]), key)
+        if key_line is not None:
+            return key_line
+        table_line = table_line or line
+    return table_line
+
+
+def _key_line(text: str, section: str, key: str | None) -> tuple[int | None, int | None]:
+    """The line of ``key`` under the TOML table ``[section]``, and the table's line."""
     section_line = None
     for number, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()
@@ -425,5 +447,5 @@ def _toml_line(text: str, field: str) -> int | None:
             if stripped.strip("[] ") == section:
                 section_line = number
         elif section_line is not None and key and re.match(rf"{re.escape(key)}\s*=", stripped):
-            return number
-    return section_line
+            return number, section_line
+    return None, section_line
