@@ -7,6 +7,7 @@ key that never leaves the request header."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -19,9 +20,11 @@ from sdtt.engine.virtual_clock import VirtualClock
 from sdtt.serve.handling import MODERATED
 from sdtt.serve.moderation import EndpointClient, Screener, Screening, parse_result
 from sdtt.serve.server import StudyServer
+from sdtt.serve.wsclient import WebSocketClient
 from tests.fakes.http_fake import ScriptedReply
 from tests.fakes.moderation_fake import FakeModerationServer
 from tests.serve.helpers import Browser, make_server, write_spec
+from tests.serve.process import free_port, start_server, stop_server
 
 pytestmark = pytest.mark.trio
 
@@ -347,3 +350,48 @@ async def test_the_key_is_nowhere_in_the_store_or_the_export(
     for path in [*tmp_path.glob("*"), *out.rglob("*")]:
         if path.is_file():
             assert KEY.encode() not in path.read_bytes(), path
+
+
+async def _frames_until(client: WebSocketClient, kind: str, **match: object) -> dict[str, Any]:
+    with trio.fail_after(60):
+        while True:
+            frame = await client.receive()
+            assert frame is not None, "the server closed the connection"
+            if frame["type"] == kind and all(frame.get(k) == v for k, v in match.items()):
+                return frame
+
+
+async def test_sdtt_serve_reads_the_key_and_checks_messages_with_the_endpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(KEY_ENV, KEY)  # the server process inherits it
+    with FakeModerationServer({"idiot": "harassment"}, expected_key=KEY) as fake:
+        spec = _spec(tmp_path, fake.base_url)
+        spec.write_text(spec.read_text().replace("[chat]\n", "[chat]\nspeed = 20\n"))
+        port = free_port()
+        process = start_server(spec, port)
+        try:
+            client = await WebSocketClient.connect("127.0.0.1", port, "/ws/pilot")
+            await client.send({"type": "join", "pid": "P1"})
+            await client.send({"type": "consent"})
+            await _frames_until(client, "phase", phase="chat")
+            await client.send({"type": "send", "text": "you idiot"})
+            refused = await _frames_until(client, "refused")
+            await trio.sleep(0.2)
+            await client.send({"type": "send", "text": "hello, anyone?"})
+            await _frames_until(client, "message", text="hello, anyone?")
+            answer = await _frames_until(client, "message", **{"from": "them"})
+            await client.aclose()
+        finally:
+            stop_server(process)
+    assert refused["message"] == MODERATED
+    assert fake.inputs()[:2] == ["you idiot", "hello, anyone?"]
+    assert answer["text"] in fake.inputs()  # the bot's answer was checked too
+    assert all(r.headers["authorization"] == f"Bearer {KEY}" for r in fake.requests)
+    with sqlite3.connect(tmp_path / "pilot.sqlite3") as db:
+        events = list(db.execute("SELECT kind, data FROM events WHERE kind LIKE 'moderation%'"))
+        moderated = list(db.execute("SELECT data FROM events WHERE kind = 'message_moderated'"))
+    assert events == []  # the endpoint answered every time
+    assert [json.loads(d) for (d,) in moderated] == [{"categories": ["harassment"]}]
+    for path in tmp_path.glob("pilot*"):
+        assert KEY.encode() not in path.read_bytes(), path
