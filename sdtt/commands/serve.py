@@ -74,6 +74,9 @@ def run(args: argparse.Namespace) -> int:
     if len(words) != 1:
         raise ConfigError("use: sdtt serve STUDY.toml (or sdtt serve export STUDY.toml --out DIR)")
     study = read_study(words[0])
+    from sdtt.serve.moderation import moderation_key
+
+    moderation_key(study)  # a [moderation] key variable not set: say so before starting
     if not 0 < args.port < 65536:
         raise ConfigError(f"--port must be between 1 and 65535, not {args.port}.")
     speed = study.spec.chat.speed
@@ -155,6 +158,8 @@ def _export(study: object, out: Path, *, scrub: bool = False) -> int:
             f"  scrubbed: {summary.scrubbed} participant text(s) changed; "
             "event logs left out (they repeat the conversation)"
         )
+    if summary.points_path is not None:
+        console.print(f"  points per participant (for bonuses): {shown(str(summary.points_path))}")
     inputs = shown(str(summary.judgements_path))
     if summary.traces:
         inputs += " " + shown(str(out / "beliefs.jsonl"))

@@ -7,7 +7,8 @@ side B) and, for a bot room, ``chats/<room>.events.jsonl`` (the engine's event l
 verdict is a single-witness judgement (``witness``, ``verdict``), so the pass rate is
 the share of bot witnesses judged human. Belief slider readings go to ``beliefs.jsonl`` as
 belief traces (:mod:`sdtt.serve.slider`), and a market room's price history as the room's
-trace (source 'price'); both commands read them too.
+trace (source 'price'); both commands read them too. A study with ``[study.points]``
+also gets ``points.csv``: each participant's outcomes and points, to pay bonuses by.
 
 With ``scrub``, participants' own text (their messages, a human witness's too, the
 verdict's reason and free-text answers) goes through the persona scrubber
@@ -18,6 +19,7 @@ left out.
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -35,9 +37,12 @@ from sdtt.engine.simulate import answered_turns
 from sdtt.personas.scrub import Scrubber
 from sdtt.questionnaires.judgements import Judgement, write_judgements
 from sdtt.serve.market_room import price_trace
+from sdtt.serve.points import earned
 from sdtt.serve.slider import slider_traces
 from sdtt.serve.spec import Study
+from sdtt.serve.state import completion_code
 from sdtt.serve.store import Room, StoredMessage, StudyStore, Verdict
+from sdtt.spreadsheet import safe_cell
 
 _EVENTS: TypeAdapter[Event] = TypeAdapter(Event)
 
@@ -54,6 +59,8 @@ class ExportSummary:
     judgements_path: Path
     scrubbed: int | None = None
     """Participants' texts the scrubber changed (None: not scrubbed)."""
+    points_path: Path | None = None
+    """The participants' points (None: the study gives no points)."""
 
 
 def export_study(
@@ -117,6 +124,11 @@ def export_study(
         if room.mode == "market"
     ]
     write_traces(out / "beliefs.jsonl", traces)
+    points_path = out / "points.csv"
+    if study.spec.study.points:
+        write_points(study, store, points_path)
+    else:
+        points_path.unlink(missing_ok=True)  # (an earlier export's, of an older spec)
     return ExportSummary(
         chats=sum(len(t) for t in transcripts.values()),
         event_logs=logs,
@@ -125,7 +137,40 @@ def export_study(
         traces=len(traces),
         judgements_path=judgements_path,
         scrubbed=sum(s.changed for s in scrubbers.values() if s is not None) if scrub else None,
+        points_path=points_path if study.spec.study.points else None,
     )
+
+
+def write_points(study: Study, store: StudyStore, path: Path) -> int:
+    """``points.csv``: one row per participant who took part (not those who declined):
+    their platform session, outcome, completion code, chats, how often each outcome the
+    spec rewards happened, and their points. Returns the rows written."""
+    keys = [str(key) for key in study.spec.study.points]
+    rooms, verdicts = store.rooms(), store.verdicts()
+    rows = 0
+    with path.open("w", encoding="utf-8", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(
+            ["participant", "session", "outcome", "completion_code", "chats", *keys, "points"]
+        )
+        for participant in store.participants():
+            if participant.outcome == "declined" or participant.state == "consent":
+                continue
+            got = earned(study, participant, rooms, verdicts)
+            done = participant.state == "done"
+            chats = sum(1 for r in rooms if participant.pid in (r.interrogator, r.witness_pid))
+            cells = [
+                participant.pid,
+                participant.platform_session or "",
+                (participant.outcome or "") if done else "",
+                completion_code(study, participant.outcome) if done else "",
+            ]
+            writer.writerow(
+                [safe_cell(cell) for cell in cells]
+                + [chats, *(got.counts.get(key, 0) for key in keys), f"{got.total:g}"]
+            )
+            rows += 1
+    return rows
 
 
 class _Scrub:

@@ -1,7 +1,11 @@
 """What the server does with each frame a participant's browser sends: the join (new
 participant, reconnect or refusal), consent, chat messages and typing, trades, belief
 slider readings and the verdict. Whatever is not allowed now raises :class:`Refused`
-with a message for the participant."""
+with a message for the participant.
+
+A message is checked (length, pace, the word list, then the moderation endpoint if the
+study has one) before it is stored; the endpoint's answer is awaited, so the
+participant's later frames wait for it and their messages stay in order."""
 
 from __future__ import annotations
 
@@ -31,9 +35,11 @@ from sdtt.serve.protocol import (
     Typing,
     VerdictFrame,
 )
-from sdtt.serve.room import LiveRoom, RoomHost
+from sdtt.serve.room import Chat, LiveRoom, RoomHost
 from sdtt.serve.store import Belief, Participant, Sender, Verdict
 
+MODERATED = "Please keep the chat friendly: that message was not sent."
+"""The refusal of a message the word list or the moderation endpoint stopped."""
 READING_INTERVAL = 1.0
 """Seconds in which one more belief slider reading of a participant is allowed..."""
 READING_BURST = 5.0
@@ -169,6 +175,10 @@ class FrameHandler:
             # The room runs in another process of the study: pass the message on.
             if isinstance(frame, Send):
                 self._check_send(pid, frame.text, participant)
+                if self.host.screener is not None:
+                    if role == "witness":  # a keystroke holds the chat's end meanwhile
+                        store.publish({"room": participant.room, "pid": pid, "role": role})
+                    await self._screen(pid, frame.text, participant)
             text = frame.text if isinstance(frame, Send) else None
             number = frame.chat if isinstance(frame, Send) else 1
             store.publish(
@@ -182,12 +192,11 @@ class FrameHandler:
             chat = live.chat_of(pid, frame.chat)
             if chat is None:
                 raise Refused("There is no such chat.")
-            # The last-turn refusal comes first: a chat done already (a bot's, maybe) and
-            # one still in its grace period (a person's, maybe) refuse alike.
-            if role == "interrogator" and live.answered(chat) >= live.turns:
-                raise Refused("That was the last turn: wait for your partner to finish.")
-            if chat.done:
-                raise Refused("This chat has ended.")
+            _check_open(live, chat, role)
+            if self.host.screener is not None:
+                with chat.held():
+                    await self._screen(pid, frame.text, participant)
+                _check_open(live, chat, role)  # (the chat may have ended meanwhile)
             if isinstance(live, MarketRoom) and role == "interrogator":
                 await live.ask(pid, frame.text)
             else:
@@ -310,6 +319,25 @@ class FrameHandler:
         self._last_reading[pid] = (room, value, budget - 1, now)
         return True
 
+    async def _screen(self, pid: str, text: str, participant: Participant) -> None:
+        """Ask the moderation endpoint; a flagged message is refused as a blocked word
+        is (and recorded with its categories), one it could not check is delivered."""
+        assert self.host.screener is not None
+        result = await self.host.screener.screen(
+            text, sender=participant.role or "interrogator", room=participant.room, participant=pid
+        )
+        if result.flagged:
+            self.host.record(
+                "message_moderated",
+                {"categories": list(result.categories)},
+                room=participant.room,
+                participant=pid,
+            )
+            raise Refused(MODERATED)
+        now = self.host.store.participant(pid)
+        if now is None or now.state != "chat" or now.room != participant.room:
+            raise Refused("This chat has ended.")
+
     def _check_send(self, pid: str, text: str, participant: Participant) -> None:
         if participant.state != "chat":
             raise Refused("The chat is not open.")
@@ -323,9 +351,19 @@ class FrameHandler:
             self.host.record(
                 "message_moderated", {"word": word}, room=participant.room, participant=pid
             )
-            raise Refused("Please keep the chat friendly: that message was not sent.")
+            raise Refused(MODERATED)
         now = trio.current_time()
         last = self._last_send.get(pid)
         if last is not None and now - last < self.host.study.spec.chat.min_interval:
             raise Refused("You are sending messages too quickly; wait a moment.")
         self._last_send[pid] = now
+
+
+def _check_open(live: LiveRoom, chat: Chat, role: Sender) -> None:
+    """Refuse a message to a chat that takes no more. The last-turn refusal comes first:
+    a chat done already (a bot's, maybe) and one still in its grace period (a person's,
+    maybe) refuse alike."""
+    if role == "interrogator" and live.answered(chat) >= live.turns:
+        raise Refused("That was the last turn: wait for your partner to finish.")
+    if chat.done or live.ended.is_set():
+        raise Refused("This chat has ended.")

@@ -12,7 +12,9 @@ nothing (the bot's session idle, a person not typing) for :data:`END_GRACE` seco
 room's chat phase ends when every chat is done, or when the study's time limit is up.
 The interrogator sees the same frames in the same order from either witness: the typing
 indicator follows one policy (:mod:`sdtt.serve.indicator`), and a message comes before
-the indicator goes off.
+the indicator goes off. With a moderation endpoint, the bot's messages wait for it as a
+person's do (:mod:`sdtt.serve.moderation`), so the check takes the same time for either
+witness; a chat is not over while one of its witness's messages is being checked.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import math
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -37,6 +40,7 @@ from sdtt.engine.session import (
 )
 from sdtt.engine.simulate import answered_turns
 from sdtt.serve.indicator import Indicator
+from sdtt.serve.moderation import Screener
 from sdtt.serve.protocol import message_frame, typing_frame
 from sdtt.serve.spec import Study
 from sdtt.serve.store import Room, Sender, StoredMessage, StudyStore
@@ -85,6 +89,11 @@ class RoomHost(Protocol):
         """Queue a frame for ``pid``'s browser."""
         ...
 
+    @property
+    def screener(self) -> Screener | None:
+        """The study's moderation endpoint, if it has one."""
+        ...
+
 
 @dataclass(frozen=True)
 class BotSetup:
@@ -113,12 +122,26 @@ class Chat:
     """When the witness last sent a message."""
     indicator: Indicator = field(init=False)
     answered_cache: int | None = None
+    screening: int = 0
+    """Messages of the witness being checked by the moderation endpoint right now."""
+    bot_outbox: trio.MemorySendChannel[str] | None = None
+    """The bot's messages waiting for the moderation endpoint (with one configured)."""
 
     def __post_init__(self) -> None:
         room = self.room
         seed = room.server.study.spec.chat.seed
         rng = random.Random(f"{seed}:{room.record.interrogator}:{self.number}")
         self.indicator = Indicator(rng, self._show_typing)
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """While the witness's message is being checked: the chat is not over."""
+        self.screening += 1
+        try:
+            yield
+        finally:
+            self.screening -= 1
+            self.room.wake()
 
     def _show_typing(self, on: bool) -> None:
         self.room.server.record("indicator", {"chat": self.number, "on": on}, room=self.room.id)
@@ -127,6 +150,8 @@ class Chat:
     def composing(self, now: float) -> bool:
         """Whether the witness is still at work on a message (the bot's session busy, a
         person typing)."""
+        if self.screening:
+            return True
         if self.witness is None:
             return self.session is not None and not self.session.is_idle
         return self.typing_until is not None and now < self.typing_until
@@ -140,6 +165,9 @@ class Chat:
         )
         if isinstance(event, TypingStarted | TypingStopped):
             pass  # recorded above; the interrogator sees the indicator policy instead
+        elif isinstance(event, MessageSent) and self.bot_outbox is not None:
+            self.screening += 1  # until delivered (see _screen_bot)
+            self.bot_outbox.send_nowait(event.text)
         elif isinstance(event, MessageSent):
             stored = room.server.store.add_message(
                 room.id, "witness", event.text, event.time.isoformat(), self.number
@@ -293,6 +321,11 @@ class LiveRoom:
             for chat in self.chats.values():
                 if chat.witness is None:
                     assert setup is not None
+                    screener = self.server.screener
+                    if screener is not None:
+                        send, receive = trio.open_memory_channel[str](math.inf)
+                        chat.bot_outbox = send
+                        nursery.start_soon(self._screen_bot, chat, screener, receive)
                     nursery.start_soon(self._run_bot, chat, setup)
             while not self.ended.is_set():
                 wake_at = min(self._check_chats(), closes_at)
@@ -334,6 +367,30 @@ class LiveRoom:
             else:
                 wake_at = min(wake_at, done_at)
         return wake_at
+
+    async def _screen_bot(
+        self, chat: Chat, screener: Screener, receive: trio.MemoryReceiveChannel[str]
+    ) -> None:
+        """The bot's messages, in order, each checked by the moderation endpoint as a
+        person's is and then stored and delivered. A flagged one is still delivered (the
+        session has sent it; withheld, the chat would no longer be the session's) and
+        recorded as ``bot_message_flagged``."""
+        async for text in receive:
+            try:
+                result = await screener.screen(text, sender="bot", room=self.id)
+                if result.flagged:
+                    self.server.record(
+                        "bot_message_flagged",
+                        {"chat": chat.number, "categories": list(result.categories)},
+                        room=self.id,
+                    )
+                stored = self.server.store.add_message(
+                    self.id, "witness", text, self.server.wall_iso(), chat.number
+                )
+                self.deliver(stored)
+            finally:
+                chat.screening -= 1
+                self.wake()
 
     async def _run_bot(self, chat: Chat, setup: BotSetup) -> None:
         started = self.server.wall()

@@ -32,6 +32,7 @@ from sdtt.serve.lease import Lease, has_leases
 from sdtt.serve.lifecycle import Rooms
 from sdtt.serve.lobby import Lobby
 from sdtt.serve.matchmaker import Matchmaker
+from sdtt.serve.moderation import ModerationClient, Screener, open_screener
 from sdtt.serve.overview import condition_label, overview
 from sdtt.serve.participants import Participants
 from sdtt.serve.records import Records
@@ -55,10 +56,12 @@ class StudyServer:
         virtual_clock: bool = False,
         admin_token: str | None = None,
         own_key: str | None = None,
+        moderation: ModerationClient | None = None,
     ) -> None:
         self.study = study
         self.store = store
         self.records = Records(store, started)
+        self._screener = open_screener(study, self.record, moderation)
         self.admin_token = admin_token or secrets.token_urlsafe(18)
         self.own_key = own_key or secrets.token_urlsafe(18)
         """Key of the own person's private link (own-person studies)."""
@@ -90,6 +93,11 @@ class StudyServer:
     def matchmaker(self) -> Matchmaker:
         """The lobby's matchmaker, as the store last left it."""
         return self.lobby.matchmaker
+
+    @property
+    def screener(self) -> Screener | None:
+        """The study's moderation endpoint (``[moderation]``, or the client given)."""
+        return self._screener
 
     @property
     def lease(self) -> Lease | None:
@@ -155,6 +163,8 @@ class StudyServer:
                 await self.lobby.run(self.rooms.apply)
             finally:
                 self.store.flush()
+                if self._screener is not None:
+                    await self._screener.aclose()
 
     def _gone(self, pid: str) -> None:
         """``pid``'s browser went away: unless it is back within the grace period (a

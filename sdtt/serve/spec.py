@@ -12,7 +12,7 @@ import itertools
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -24,6 +24,7 @@ from sdtt.serve.lease import LEASE
 
 SPEC_HINT = "See the 'sdtt serve' section of the README for the study spec format."
 STUDY_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 
 StudyMode = Literal["two-party", "three-party", "market"]
 MakerName = Literal["turing-trade", "lmsr"]
@@ -40,6 +41,8 @@ Outcome = Literal[
 ]
 """Why a participant is done (their completion page explains it; ``declined`` gets no
 code)."""
+PointsFor = Literal[Outcome, "correct_verdict"]
+"""What earns points: how a chat ended for a participant, or a right verdict."""
 _PAPER: list[PresetName] = ["paper"]
 
 
@@ -98,6 +101,12 @@ class StudySection(_Section):
         default_factory=dict,
         description="A different completion code per outcome (e.g. timeout, partner_left); "
         "outcomes not listed get completion_code.",
+    )
+    points: dict[PointsFor, Annotated[float, Field(ge=0)]] = Field(
+        default_factory=dict,
+        description="Points per chat by how it ended (finished, partner_left...), for a "
+        "lobby wait that found no partner (timeout) and per right verdict "
+        "(correct_verdict); summed over rounds, shown on the done page and exported.",
     )
     platform_study_id: str | None = Field(
         default=None,
@@ -228,6 +237,48 @@ class MarketSection(_Section):
     max_trade: int = Field(default=20, ge=1, description="Most securities in one trade.")
 
 
+class ModerationSection(_Section):
+    """An OpenAI-compatible moderation endpoint that checks participants' messages
+    (``POST {base_url}/moderations``); see :mod:`sdtt.serve.moderation`."""
+
+    base_url: str = Field(
+        default="",
+        description="The endpoint's base URL, e.g. https://api.openai.com/v1 ('': no "
+        "endpoint, only blocked_words).",
+    )
+    model: str = Field(default="omni-moderation-latest", min_length=1)
+    api_key_env: str = Field(
+        default="",
+        description="NAME of the environment variable that holds the endpoint's key (never "
+        "the key itself); '': send no key (a local server).",
+    )
+    time_limit: float = Field(
+        default=2.0,
+        gt=0,
+        le=30,
+        description="Seconds the endpoint may take; then the message is delivered and "
+        "moderation_unavailable recorded.",
+    )
+
+    @field_validator("base_url")
+    @classmethod
+    def _base_url(cls, value: str) -> str:
+        if value and not value.startswith(("https://", "http://")):
+            raise ValueError("must start with https:// or http://")
+        return value.rstrip("/")
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _key_env(cls, value: str) -> str:
+        # The value is never echoed: whoever pasted the key here must not see it in a log.
+        if value and not ENV_NAME.match(value):
+            raise ValueError(
+                "name the environment variable that holds the key (like "
+                "OPENAI_MODERATION_KEY), not the key itself"
+            )
+        return value
+
+
 class StorageSection(_Section):
     """Where the study is kept."""
 
@@ -263,6 +314,7 @@ class StudySpec(_Section):
     conditions: ConditionsSection
     storage: StorageSection = StorageSection()
     market: MarketSection = MarketSection()
+    moderation: ModerationSection = ModerationSection()
 
     @model_validator(mode="after")
     def _duplicates(self) -> StudySpec:
@@ -275,6 +327,8 @@ class StudySpec(_Section):
             raise ValueError("study.questions uses an id twice")
         if self.study.mode == "market" and self.study.rounds > 1:
             raise ValueError("a market study plays several games with [market] games, not rounds")
+        if self.study.mode == "market" and self.study.points:
+            raise ValueError("a market pays in its own points ([market]): leave study.points out")
         if self.study.mode == "market" and self.storage.url:
             # A market's book lives in the process that runs its room.
             raise ValueError(
@@ -361,10 +415,29 @@ def read_study(path: str | Path) -> Study:
     return study
 
 
+def spec_line(path: Path, field: str) -> int | None:
+    """The line of ``field`` (``section.key``) in the spec file ``path`` (None in JSON)."""
+    if path.suffix.lower() == ".json":
+        return None
+    return _toml_line(path.read_text(encoding="utf-8-sig"), field)
+
+
 def _toml_line(text: str, field: str) -> int | None:
-    """The line of ``field`` (``section.key``) in a TOML text, or of its section."""
+    """The line of ``field`` in a TOML text (``section.key``, or ``section.table.key``
+    under ``[section.table]``), or of the table it belongs in."""
     parts = field.split(".")
-    section, key = parts[0], parts[1] if len(parts) > 1 else None
+    table_line = None
+    for cut in range(len(parts), 0, -1):  # the longest table name first
+        key = parts[cut] if cut < len(parts) else None
+        key_line, line = _key_line(text, ".".join(parts[:cut]), key)
+        if key_line is not None:
+            return key_line
+        table_line = table_line or line
+    return table_line
+
+
+def _key_line(text: str, section: str, key: str | None) -> tuple[int | None, int | None]:
+    """The line of ``key`` under the TOML table ``[section]``, and the table's line."""
     section_line = None
     for number, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()
@@ -374,5 +447,5 @@ def _toml_line(text: str, field: str) -> int | None:
             if stripped.strip("[] ") == section:
                 section_line = number
         elif section_line is not None and key and re.match(rf"{re.escape(key)}\s*=", stripped):
-            return number
-    return section_line
+            return number, section_line
+    return None, section_line

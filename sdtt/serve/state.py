@@ -11,6 +11,7 @@ import trio
 
 from sdtt.serve.market_room import MarketRoom
 from sdtt.serve.participants import OWN_PERSON, rounds_played
+from sdtt.serve.points import describe, earned_by, verdict_right
 from sdtt.serve.protocol import message_frame
 from sdtt.serve.room import LiveRoom
 from sdtt.serve.spec import Study, StudySection
@@ -73,6 +74,9 @@ def state_frames(
         frame["url"] = None if declined else _completion_url(spec.completion_url, code, spec)
         if spec.feedback and participant.room is not None:
             frame["right"] = _verdict_right(store, pid, participant.room)
+        points = earned_by(study, store, pid)
+        if points is not None and not declined:
+            frame["points"] = describe(points)
         frame["note"] = NOTES.get(participant.outcome or "finished", NOTES["finished"])
     frames = [frame]
     market = rooms.get(participant.room or "")
@@ -122,9 +126,7 @@ def _verdict_right(store: StudyStore, pid: str, room_id: str) -> bool | None:
     )
     if room is None or verdict is None:
         return None
-    if room.witness == "both":
-        return verdict.human == str(3 - (room.bot_position or 1))
-    return (verdict.human == "yes") == (room.witness == "human")
+    return verdict_right(room, verdict)
 
 
 def _lobby_wait(study: Study) -> float:

@@ -60,6 +60,8 @@ def _spec(folder: Path, game: str) -> Path:
     text = text.replace('"You agree to chat for about five minutes."', f'"{CONSENT}"')
     if game == "bot":
         text = text.replace("[lobby]", BOT_EXTRAS + "\n[lobby]")
+    if game == "human":
+        text = text.replace("[lobby]", "[study.points]\nfinished = 1\n\n[lobby]")
     if game == "market":
         text += "\n[market]\nbettors = 1\nmax_trade = 100\n"
     spec.write_text(text)
@@ -76,6 +78,10 @@ options = ["never", "monthly", "weekly", "daily"]
 [[study.questions]]
 id = "strategy"
 text = "What did you ask to find out?"
+
+[study.points]
+finished = 1
+correct_verdict = 2
 """
 GAMES = ("bot", "human", "three", "own", "market")
 

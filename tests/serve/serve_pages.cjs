@@ -5,7 +5,7 @@
 //   "market": ...}, "study": "pilot", "ownKey": KEY, "shots": FOLDER or null}
 //   With "shots", a full-page PNG of every page at every size is written there.
 // Each probe: {game, who, page, size, parts: {NAME: [{visible, clickable, box}]},
-//   width, scrollWidth, lastThemSeen, input1}.
+//   width, scrollWidth, lastThemSeen, input1, points (the done page's points text)}.
 "use strict";
 const path = require("path");
 const fs = require("fs");
@@ -40,6 +40,7 @@ const PARTS = {
   verdictChoice: "#verdict input[name=human]", confidence: "#confidence",
   verdictSend: '#verdict-form button[type="submit"]',
   done: "#done", code: "#done-code", reveal: "#reveal", notice: "#notice",
+  points: "#done-points",
   moveHere: "#move-here",
 };
 
@@ -91,6 +92,10 @@ async function probe(log, game, who, pageName, page) {
       width: size.width,
       scrollWidth: await page.evaluate(() => document.documentElement.scrollWidth),
       lastThemSeen: await page.evaluate(lastThemSeen),
+      points: await page.evaluate(() => {
+        const points = document.querySelector("#done-points");
+        return points && !points.hidden ? points.innerText : null;
+      }),
       input1: await page.evaluate(() => {
         const input = document.querySelector('.pane[data-chat="1"] .send-text');
         return input ? input.value : null;

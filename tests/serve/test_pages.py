@@ -32,10 +32,13 @@ PAGES: dict[tuple[str, str, str], tuple[set[str], set[str]]] = {
         {"verdictThree", "input1", "send1", "report1", "belief", "market", "notice", "done"},
     ),
     ("bot", "interrogator", "done"): (
-        {"done", "code", "feedback"},
+        {"done", "code", "feedback", "points"},
         {"chat", "verdict", "market", "belief", "notice", "consent", "lobby"},
     ),
-    ("bot", "declined", "done"): ({"done"}, {"code", "consent", "chat", "lobby", "verdict"}),
+    ("bot", "declined", "done"): (
+        {"done"},
+        {"code", "points", "consent", "chat", "lobby", "verdict"},
+    ),
     ("human", "interrogator", "lobby"): (
         {"lobby", "lobbyWait"},
         {"consent", "chat", "market", "belief", "verdict", "done"},
@@ -57,7 +60,7 @@ PAGES: dict[tuple[str, str, str], tuple[set[str], set[str]]] = {
         {"verdictThree", "notice", "belief", "send1"},
     ),
     ("human", "witness", "done"): (
-        {"done", "code"},
+        {"done", "code", "points"},
         {"chat", "verdict", "belief", "notice", "feedback"},
     ),
     ("three", "interrogator", "chat"): (
@@ -72,7 +75,7 @@ PAGES: dict[tuple[str, str, str], tuple[set[str], set[str]]] = {
         {"verdict", "verdictThree", "verdictChoice", "verdictSend", "pane1"},
         {"verdictTwo", "belief", "market", "send1", "send2", "notice"},
     ),
-    ("three", "witness", "done"): ({"done", "code"}, {"chat", "verdict", "notice"}),
+    ("three", "witness", "done"): ({"done", "code"}, {"chat", "verdict", "notice", "points"}),
     ("own", "own-person", "lobby"): (
         {"lobby"},
         {"lobbyWait", "chat", "consent", "done", "verdict"},
@@ -207,3 +210,25 @@ def test_consent_has_paragraphs_and_safe_links_only(walked: dict[str, Any]) -> N
 
 def test_pasting_into_the_message_box_is_blocked(walked: dict[str, Any]) -> None:
     assert walked["pasteBlocked"] is True
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.split("\n") if line.strip()]
+
+
+def test_the_done_page_shows_the_points_earned(walked: dict[str, Any]) -> None:
+    # The bot game gives 1 point per finished chat and 2 per right verdict; its
+    # interrogator judged the bot a computer (right). The person game's witness finished.
+    for size in SIZES:
+        bot = _probe(walked, "bot", "interrogator", "done", size)["points"]
+        assert _lines(bot) == [
+            "You earned 3 points in this study.",
+            "1 × finished chat: 1 point",
+            "1 × right answer: 2 points",
+        ]
+        witness = _probe(walked, "human", "witness", "done", size)["points"]
+        assert _lines(witness) == [
+            "You earned 1 point in this study.",
+            "1 × finished chat: 1 point",
+        ]
+        assert _probe(walked, "market", "bettor", "done", size)["points"] is None

@@ -332,6 +332,14 @@
       $("done-feedback").hidden = typeof f.right !== "boolean";
       $("done-feedback").textContent = f.right === true ? "Your answer was right." :
         f.right === false ? "Your answer was not right this time." : "";
+      // Points per outcome (the spec's [study.points]), summed over the rounds.
+      $("done-points").hidden = !f.points;
+      $("done-points-total").textContent = f.points ? f.points.text : "";
+      $("done-points-lines").replaceChildren(...(f.points ? f.points.lines : []).map((line) => {
+        const item = document.createElement("li");
+        item.textContent = line;
+        return item;
+      }));
       show("done");
       if (key) return;  // the own person waits for the next chat
       finished = true;
