@@ -25,7 +25,8 @@ const TIMEOUT = 60000;
 // mutations are listed message first (the indicator going off with its message is not
 // "before" it).
 function recorder() {
-  const audit = { frames: [], sent: [], seen: [] };
+  // `shown`: what the page shows now; `refused` and `role`: from the frames so far.
+  const audit = { frames: [], sent: [], seen: [], shown: {}, refused: 0, role: null };
   window.__audit = audit;
   const now = () => performance.now();
   const Native = window.WebSocket;
@@ -34,7 +35,12 @@ function recorder() {
       super(...args);
       audit.socket = this;
       // Registered before the page's onmessage, so it runs first.
-      this.addEventListener("message", (e) => audit.frames.push([now(), String(e.data)]));
+      this.addEventListener("message", (e) => {
+        audit.frames.push([now(), String(e.data)]);
+        const frame = JSON.parse(e.data);
+        if (frame.type === "refused") audit.refused++;
+        if (frame.type === "phase" && frame.phase === "chat") audit.role = frame.role;
+      });
     }
     send(data) {
       audit.sent.push([now(), String(data)]);
@@ -65,7 +71,7 @@ function recorder() {
     if (state.notice && state.notice !== last.notice) {
       audit.seen.push([t, { type: "notice", message: state.notice }]);
     }
-    last = state;
+    last = audit.shown = state;
   }
   document.addEventListener("DOMContentLoaded", () => {
     new MutationObserver(look).observe(document.body, {
@@ -101,17 +107,12 @@ async function play(cfg) {
     const look = () => {
       if (test()) done();
       else if (performance.now() > deadline) fail(new Error("timed out waiting for " + what));
-      else setTimeout(look, 2);
+      else setTimeout(look, 10);
     };
     look();
   });
-  const phase = () => {
-    const phases = audit.seen.filter(([, e]) => e.type === "phase");
-    return phases.length ? phases[phases.length - 1][1].phase : "";
-  };
-  const received = (type) => audit.frames.map(([, f]) => JSON.parse(f)).filter(
-    (f) => f.type === type);
-  const count = (kind) => document.querySelectorAll("li." + kind).length;
+  const phase = () => audit.shown.section;
+  const count = () => audit.shown.them;
   const input = () => $('.pane[data-chat="1"] .send-text');
   // A keystroke a second of the study's clock into the message box. (The page sends a
   // "typing" frame for at most one a second of its own clock, which a fast study clock
@@ -139,15 +140,15 @@ async function play(cfg) {
     for (let asked = 0; asked < cfg.turns; asked++) {
       await pause(uniform([2.0, 6.0]));
       if (phase() !== "chat") break;
-      const before = count("them");
+      const before = count();
       send("question " + (asked + 1) + "?");
-      await until(() => count("them") > before || phase() !== "chat", "an answer");
+      await until(() => count() > before || phase() !== "chat", "an answer");
     }
     // One message too many, soon after the last answer: how is it refused?
     await pause(uniform([0.5, 2.0]));
     if (phase() === "chat") {
       send("one more?");
-      await until(() => received("refused").length || phase() !== "chat", "a refusal");
+      await until(() => audit.refused || phase() !== "chat", "a refusal");
     }
     await until(() => phase() === "verdict", "the verdict page");
     $('#verdict-two input[value="yes"]').click();
@@ -158,11 +159,11 @@ async function play(cfg) {
   async function witness() {
     let answered = 0;
     while (phase() === "chat") {
-      if (count("them") <= answered) {
-        await until(() => count("them") > answered || phase() !== "chat", "a question");
+      if (count() <= answered) {
+        await until(() => count() > answered || phase() !== "chat", "a question");
         continue;
       }
-      answered = count("them");
+      answered = count();
       // Like the bot, sometimes several messages in a row, typing meanwhile.
       const parts = choice(cfg.burst);
       for (let part = 0; part < parts; part++) {
@@ -177,8 +178,7 @@ async function play(cfg) {
   await pause(uniform([1.0, 4.0]));
   $("#consent-yes").click();
   await until(() => ["chat", "done"].includes(phase()), "a chat");
-  const chats = received("phase").filter((f) => f.phase === "chat");
-  const role = chats.length ? chats[chats.length - 1].role : null;
+  const role = audit.role;
   if (role === "interrogator") await interrogate();
   else if (role === "witness") await witness();
   await until(() => phase() === "done", "the done page");

@@ -1,33 +1,31 @@
-"""``sdtt serve`` with a tell put back, so the Chromium tell audit can show it would catch
-one: the bot's typing indicator comes exactly 2 s after each question (no jitter), a
-person's 2 + U(0, 3) s after, as the bot's came exactly ``t1`` after before the indicator
-had one policy. Run as ``python -m tests.serve.tell_injected serve SPEC --port N``."""
+"""``sdtt serve`` with a tell put back, so the Chromium tell audit can show it catches
+one: a chat with the bot ends the moment the bot has answered the last turn and stopped
+writing, a person's only after :data:`~sdtt.serve.room.END_GRACE` seconds of quiet, as
+before both kinds of chat ended by one rule (the page switched to the verdict in the
+same instant as the bot's last message). Run as
+``python -m tests.serve.tell_injected serve SPEC --port N``."""
 
 from __future__ import annotations
 
-import random
 import sys
+
+import trio
 
 from sdtt.serve import room
 
-
-class _NoJitter(random.Random):
-    """A generator whose uniform draws are always the low end."""
-
-    def uniform(self, a: float, b: float) -> float:
-        return a
+_check_chats = room.LiveRoom._check_chats
 
 
-_post_init = room.Chat.__post_init__
+def _bot_ends_at_once(self: room.LiveRoom) -> float:
+    now = trio.current_time()
+    for chat in self.chats.values():
+        if chat.witness is None and not chat.composing(now) and self.answered(chat) >= self.turns:
+            chat.done = True
+            chat.indicator.answered()
+    return _check_chats(self)
 
 
-def _bot_without_jitter(chat: room.Chat) -> None:
-    _post_init(chat)
-    if chat.witness is None:
-        chat.indicator._rng = _NoJitter()
-
-
-room.Chat.__post_init__ = _bot_without_jitter  # type: ignore[method-assign]
+room.LiveRoom._check_chats = _bot_ends_at_once  # type: ignore[method-assign]
 
 if __name__ == "__main__":
     from sdtt.cli import main
