@@ -1,13 +1,14 @@
 // The tell audit in headless Chromium: scripted participants open the real study page
-// of a running `sdtt serve`, consent, and play whichever role the server gives them.
-// An interrogator asks `turns` questions like a person (a pause, then type and send) and
-// one message too many; a person witness answers each question after a delay, typing
-// meanwhile. In every page an init script records, with the page's own clock, each
-// websocket frame received and sent, and what the page shows: the section on screen,
-// the typing indicator appearing and disappearing, each message appearing, each notice.
+// of a running `sdtt serve` as they arrive, consent, and play whichever role the server
+// gives them, scripted inside the page (see `play`). An interrogator asks `turns`
+// questions like a person (a pause, then type and send) and one message too many; a
+// person witness answers each question after a delay, typing meanwhile. In every page
+// an init script records, with the page's own clock, each websocket frame received and
+// sent, and what the page shows: the section on screen, the typing indicator appearing
+// and disappearing, each message appearing, each notice.
 // Usage: node serve_audit.cjs CONFIG_JSON -> JSON on stdout
 //   CONFIG_JSON: {"base": URL, "study": NAME, "people": N, "seed": S, "speed": X,
-//   "turns": T, "gap": mean seconds between arrivals, "answerDelay": [lo, hi],
+//   "turns": T, "gaps": [seconds before each next arrival], "answerDelay": [lo, hi],
 //   "burst": [counts to draw from], "burstGap": [lo, hi]} (seconds of the study's clock,
 //   which runs `speed` times faster than the page's).
 // Output: {errors, participants: {pid: {role, frames, sent, seen}}}, times in ms of the
