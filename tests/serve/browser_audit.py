@@ -60,7 +60,7 @@ def play_in_chromium(
     people: int,
     turns: int = 2,
     seed: int = 0,
-    speed: float = 20.0,
+    speed: float = 10.0,
     module: str = "sdtt.cli",
 ) -> BrowserAudit:
     """Serve the audit's study (``python -m MODULE serve``), let ``people`` participants
@@ -85,7 +85,11 @@ def play_in_chromium(
     process = start_server(spec, port := free_port(), module=module)
     try:
         result = subprocess.run(
-            [node, str(HERE / "serve_audit.cjs"), json.dumps(config | {"base": _base(port)})],
+            [
+                node,
+                str(HERE / "serve_audit.cjs"),
+                json.dumps(config | {"base": f"http://127.0.0.1:{port}"}),
+            ],
             capture_output=True,
             text=True,
             timeout=300 + 3 * people * ARRIVAL_GAP / speed,
@@ -120,10 +124,6 @@ def play_in_chromium(
         seen=Audit(rows=seen, bot=bot, correct=classify(seen, bot, seed=seed)),
         errors=[str(line).splitlines()[0] for line in log["errors"]],
     )
-
-
-def _base(port: int) -> str:
-    return f"http://127.0.0.1:{port}"
 
 
 def _observed(record: dict[str, Any], speed: float) -> tuple[Seen, Seen]:
