@@ -141,8 +141,12 @@ async function play(cfg) {
     for (let asked = 0; asked < cfg.turns; asked++) {
       await pause(uniform([2.0, 6.0]));
       if (phase() !== "chat") break;
-      const before = count();
+      // An answer is what comes after the question is shown (the rest of an earlier
+      // answer may cross it).
+      const mine = audit.shown.you;
       send("question " + (asked + 1) + "?");
+      await until(() => audit.shown.you > mine || phase() !== "chat", "the question shown");
+      const before = count();
       await until(() => count() > before || phase() !== "chat", "an answer");
     }
     // One message too many, soon after the last answer: how is it refused?
