@@ -42,6 +42,8 @@ def main() -> None:
     parser.add_argument("--tell", action="store_true", help="--browser: serve with a tell put back")
     add_quick(parser, people=24)
     args = parser.parse_args()
+    if args.tell and not args.browser:
+        parser.error("--tell needs --browser")
     with tempfile.TemporaryDirectory(prefix="sdtt-audit-") as folder:
         if args.browser:
             audits = _in_chromium(Path(folder), args)

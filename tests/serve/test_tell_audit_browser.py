@@ -36,7 +36,8 @@ def test_chromium_pages_cannot_tell_bot_rooms_from_person_rooms(tmp_path: Path) 
         assert bots >= 12 and len(audit.bot) - bots >= 12, _report(name, audit)
         low, high = audit.interval(LEVEL)
         assert low <= 0.5 <= high, _report(name, audit)
-    # What a tell must do to be caught with these many rooms: be right in under 80% of them.
+    # The power claimed above: with these many rooms, a classifier right in fewer than
+    # 80% of them already fails the check.
     rooms = len(found.seen.bot)
     caught = min(
         k
