@@ -3,7 +3,14 @@ person rooms at speed 1 on a virtual clock; prints a classifier's cross-validate
 accuracy at telling them apart from what the interrogator's browser received (with its
 exact 95% interval, which should contain 50%) and each feature's mean by witness.
 
+With --browser the participants are real Chromium pages of the study page on a real
+``sdtt serve`` (tests/serve/browser_audit.py), its clock --speed times real time; the
+audit is printed twice, of the frames the pages received and of what they showed. With
+--tell too, the server is the one of tests/serve/tell_injected.py, whose bot chats end
+the moment the bot has answered: the audit must catch that.
+
 Usage: python benchmarks/tell_audit.py [--people 200] [--turns 2] [--seed 0]
+       [--browser [--speed 10] [--tell]]
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ import trio
 from _quick import add_quick
 from trio.testing import MockClock
 
-from tests.serve.tell_audit import describe, play
+from tests.serve.tell_audit import Audit, describe, play
 
 
 def main() -> None:
@@ -26,18 +33,52 @@ def main() -> None:
     parser.add_argument("--people", type=int, default=200, help="participants (default 200)")
     parser.add_argument("--turns", type=int, default=2, help="turns per chat (default 2)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--browser", action="store_true", help="real Chromium pages on a real sdtt serve"
+    )
+    parser.add_argument(
+        "--speed", type=float, default=10, help="--browser: the study clock's speed (10)"
+    )
+    parser.add_argument("--tell", action="store_true", help="--browser: serve with a tell put back")
     add_quick(parser, people=24)
     args = parser.parse_args()
+    if args.tell and not args.browser:
+        parser.error("--tell needs --browser")
     with tempfile.TemporaryDirectory(prefix="sdtt-audit-") as folder:
-        audit = trio.run(
-            partial(play, Path(folder), people=args.people, turns=args.turns, seed=args.seed),
-            clock=MockClock(autojump_threshold=0),
-        )
-    print(describe(audit))
-    low, high = audit.interval()
-    if not low <= 0.5 <= high:
+        if args.browser:
+            audits = _in_chromium(Path(folder), args)
+        else:
+            play_audit = partial(
+                play, Path(folder), people=args.people, turns=args.turns, seed=args.seed
+            )
+            audits = {"": trio.run(play_audit, clock=MockClock(autojump_threshold=0))}
+    at_chance = True
+    for name, audit in audits.items():
+        print(f"{name}{describe(audit)}")
+        low, high = audit.interval()
+        at_chance = at_chance and low <= 0.5 <= high
+    if args.tell and at_chance:
+        print("the tell put back was not caught: the audit lacks power")
+        sys.exit(1)
+    if not args.tell and not at_chance:
         print("a classifier tells the bot apart: the server gives it away")
         sys.exit(1)
+
+
+def _in_chromium(folder: Path, args: argparse.Namespace) -> dict[str, Audit]:
+    from tests.serve.browser_audit import play_in_chromium
+
+    found = play_in_chromium(
+        folder,
+        people=args.people,
+        turns=args.turns,
+        seed=args.seed,
+        speed=args.speed,
+        module="tests.serve.tell_injected" if args.tell else "sdtt.cli",
+    )
+    for error in found.errors:
+        print(f"page error: {error}")
+    return {"received by the pages: ": found.received, "shown by the pages: ": found.seen}
 
 
 if __name__ == "__main__":

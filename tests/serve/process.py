@@ -18,10 +18,13 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def start_server(spec: Path, port: int, token: str = "admin-secret") -> subprocess.Popen[bytes]:
-    """Start ``sdtt serve SPEC`` and return once it answers (at most about a minute)."""
+def start_server(
+    spec: Path, port: int, token: str = "admin-secret", *, module: str = "sdtt.cli"
+) -> subprocess.Popen[bytes]:
+    """Start ``sdtt serve SPEC`` (``python -m MODULE serve ...``) and return once it
+    answers (at most about a minute)."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "sdtt.cli", "serve", str(spec), "--port", str(port)],
+        [sys.executable, "-m", module, "serve", str(spec), "--port", str(port)],
         env={**os.environ, "SDTT_ADMIN_TOKEN": token},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

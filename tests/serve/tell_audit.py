@@ -67,6 +67,7 @@ timeout_sd = 7
 [chat]
 min_interval = 0.3
 seed = {seed}
+speed = {speed}
 
 [conditions]
 models = ["mock/chatty"]
@@ -110,10 +111,10 @@ class Audit:
         return float(ci.low), float(ci.high)
 
 
-def write_audit_spec(folder: Path, *, turns: int = 2, seed: int = 0) -> Path:
-    """The audit's study spec in ``folder``."""
+def write_audit_spec(folder: Path, *, turns: int = 2, seed: int = 0, speed: float = 1) -> Path:
+    """The audit's study spec in ``folder`` (its clock ``speed`` times real time)."""
     path = folder / "audit.toml"
-    path.write_text(SPEC.format(turns=turns, seed=seed), encoding="utf-8")
+    path.write_text(SPEC.format(turns=turns, seed=seed, speed=speed), encoding="utf-8")
     return path
 
 

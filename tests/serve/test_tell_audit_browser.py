@@ -1,0 +1,57 @@
+"""The tell audit with real Chromium pages (tests/serve/browser_audit.py): nothing the
+interrogator's page receives or shows tells a bot room from a person room, and the same
+audit does catch a tell put back into the server.
+
+The rooms run in real time (the study's clock 10 times faster), so no two runs are
+alike: the check uses the 99% interval, which a sound server leaves about one run in a
+hundred. Its power, with the rooms of :data:`PEOPLE` participants (about 33): a tell that
+lets the classifier be right in about three rooms out of four fails it (25 of 33 puts
+the interval's low end above 50%); the second test shows a tell that does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scipy.stats import binomtest
+
+from tests.serve.browser_audit import play_in_chromium
+from tests.serve.tell_audit import Audit, describe
+
+PEOPLE = 50
+"""Participants of the audit (about two in three are interrogators)."""
+SPEED = 10
+LEVEL = 0.99
+
+
+def _report(name: str, audit: Audit) -> str:
+    return f"{name}: {describe(audit)}"
+
+
+def test_chromium_pages_cannot_tell_bot_rooms_from_person_rooms(tmp_path: Path) -> None:
+    found = play_in_chromium(tmp_path, people=PEOPLE, speed=SPEED)
+    assert found.errors == []
+    for name, audit in (("received", found.received), ("seen", found.seen)):
+        bots = sum(audit.bot)
+        assert bots >= 12 and len(audit.bot) - bots >= 12, _report(name, audit)
+        low, high = audit.interval(LEVEL)
+        assert low <= 0.5 <= high, _report(name, audit)
+    # The power claimed above: with these many rooms, a classifier right in fewer than
+    # 80% of them already fails the check.
+    rooms = len(found.seen.bot)
+    caught = min(
+        k
+        for k in range(rooms + 1)
+        if binomtest(k, rooms).proportion_ci(LEVEL, method="exact").low > 0.5
+    )
+    assert caught / rooms < 0.8, (caught, rooms)
+
+
+def test_the_chromium_audit_catches_a_bot_chat_that_ends_at_once(tmp_path: Path) -> None:
+    # The server of tests/serve/tell_injected.py: a bot chat ends the moment the bot has
+    # answered, a person's after 8 s of quiet; the page switches to the verdict then.
+    found = play_in_chromium(tmp_path, people=30, speed=SPEED, module="tests.serve.tell_injected")
+    assert found.errors == []
+    for name, audit in (("received", found.received), ("seen", found.seen)):
+        low, _ = audit.interval(LEVEL)
+        assert low > 0.5, _report(name, audit)
