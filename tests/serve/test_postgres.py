@@ -3,8 +3,10 @@ and two server processes' worth of servers sharing one study."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -129,3 +131,36 @@ async def test_participants_of_two_processes_chat_through_the_database(
     [room] = servers[0].store.rooms()
     assert (room.witness, room.interrogator, room.witness_pid) == ("human", "J1", "W1")
     assert judge.texts() == ["hello from one process", "and hello from the other"]
+
+
+@pytest.mark.trio
+async def test_a_started_server_hears_what_other_processes_publish(
+    fresh_database: str,
+    pg_store: Callable[[], PostgresStore],
+    tmp_path: Path,
+    mock_clock: trio.testing.MockClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    mock_clock.rate = 1  # the listener is a real thread: real time
+    listen = PostgresStore.listen
+
+    def slow_listen(self: PostgresStore, *args: Any) -> None:
+        time.sleep(0.5)  # a loaded machine: the listener connects late
+        listen(self, *args)
+
+    monkeypatch.setattr(PostgresStore, "listen", slow_listen)
+    async with trio.open_nursery() as nursery:
+        server = await run_server(nursery, real_time_spec(tmp_path, fresh_database), pg_store())
+        heard = trio.Event()
+
+        async def take(message: dict[str, Any]) -> None:
+            if message.get("to") == "P1":
+                heard.set()
+
+        server.relay.take = take  # type: ignore[method-assign]
+        # Published as soon as the server runs (a partner's room opened elsewhere): it
+        # must not be lost, or P1 waits on a page that never changes.
+        pg_store().publish({"to": "P1", "frame": {"type": "phase", "phase": "chat"}})
+        with trio.fail_after(10):
+            await heard.wait()
+        nursery.cancel_scope.cancel()
