@@ -61,8 +61,13 @@ def test_postgres_store_keeps_what_sqlite_keeps(
         assert [(e["kind"], e["data"]) for e in pg.events()] == [
             (e["kind"], e["data"]) for e in lite.events()
         ]
-        assert pg.last_event("P1", ["engine"]) == pg.events()[0]["id"]
-        assert pg.last_event("P1", ["joined"]) == lite.last_event("P1", ["engine"]) == 0
+        for store in (pg, lite):  # a join, and a reconnect after it
+            for kind in ("joined", "consented", "reconnected", "consented"):
+                store.add_event(kind, {}, "t9", participant="P1")
+            ids = {e["kind"]: e["id"] for e in store.events() if e["participant"] == "P1"}
+            assert store.last_event("P1", ["joined", "reconnected"]) == ids["reconnected"]
+            assert store.last_event("P1", ["joined"]) == ids["joined"] < ids["reconnected"]
+            assert store.last_event("P2", ["joined"]) == 0
         assert pg.verdicts() == lite.verdicts() and pg.beliefs() == lite.beliefs()
         other = pg_store()  # a second process's connection
         assert other.add_message("r1", "witness", "d", "t7").seq == 4
