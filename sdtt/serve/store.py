@@ -335,7 +335,7 @@ class _SqlStore:
     def last_event(self, participant: str, kinds: Sequence[str]) -> int:
         """The id of ``participant``'s latest event of one of ``kinds`` (0: none). Ids
         grow with every event, in every process sharing the store, so a larger one
-        happened later."""
+        was recorded later."""
         marks = ",".join("?" * len(kinds))
         rows = self._run(
             f"SELECT MAX(id) AS id FROM events WHERE participant = ? AND kind IN ({marks})",
