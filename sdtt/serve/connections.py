@@ -28,6 +28,8 @@ OUTBOX = 256
 """Frames that may wait for a slow browser before its connection is dropped (it can
 reconnect and get everything again)."""
 JOIN_TIMEOUT = 30.0
+JOIN_EVENTS = ("joined", "reconnected", "reopened")
+"""The events recorded when a join lets a participant in (one per connection)."""
 
 
 class Handler(Protocol):
@@ -63,9 +65,10 @@ class Connections:
         """The frames that show a participant where they are (see :mod:`sdtt.serve.state`)."""
         self._open: dict[str, _Connection] = {}
         self._held: list[str] | None = None
-        self.on_gone: Callable[[str], None] | None = None
+        self.on_gone: Callable[[str, int], None] | None = None
         """Called with a participant id whose browser went away (not replaced by a new
-        connection): the server waits a grace period for a reload."""
+        connection here) and the id of the event that let that connection in: the
+        server waits a grace period for a reload, here or in another process."""
 
     def __contains__(self, pid: object) -> bool:
         return pid in self._open
@@ -90,6 +93,7 @@ class Connections:
             return
         participant = self.store.participant(pid)  # (this commits the join's events)
         assert participant is not None
+        joined = self.store.last_event(pid, JOIN_EVENTS)
         spec = self.study.spec.study
         await send(
             {
@@ -115,7 +119,6 @@ class Connections:
                 )
             previous.send.close()
         self._open[pid] = connection
-        self.store.publish({"back": pid})  # a process waiting for them to return stops
         self.send_state(pid)
         try:
             with connection.cancel:
@@ -136,7 +139,7 @@ class Connections:
             if self._open.get(pid) is connection:
                 del self._open[pid]
                 if self.on_gone is not None:
-                    self.on_gone(pid)
+                    self.on_gone(pid, joined)
             outbox_send.close()
 
     def deliver(self, pid: str, frame: dict[str, Any]) -> None:

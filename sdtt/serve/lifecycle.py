@@ -154,8 +154,13 @@ class Rooms:
         else:
             room = store.room(live.id)
             assert room is not None
-            if room.state == "live":  # else another process has ended it already
+            if room.state == "live":
                 self.finish_room(room, reason)
+            else:
+                # Another process ended it (this one was taken for dead) and told its
+                # people; shown here too, as that word may not reach a stalled process.
+                for pid in live.members():
+                    self.send_state(pid)
 
     def _end_market(self, live: MarketRoom, reason: str) -> None:
         """Reveal and pay out (or, cut short, refund); bettors play on or are done."""

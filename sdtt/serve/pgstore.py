@@ -42,6 +42,7 @@ CREATE TABLE IF NOT EXISTS events (
     id BIGSERIAL PRIMARY KEY, room TEXT, participant TEXT, kind TEXT NOT NULL,
     data TEXT NOT NULL, time TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS events_participant ON events (participant);
 CREATE TABLE IF NOT EXISTS verdicts (
     ord BIGSERIAL, room TEXT NOT NULL, participant TEXT NOT NULL, human TEXT NOT NULL,
     confidence INTEGER NOT NULL, reason TEXT NOT NULL, time TEXT NOT NULL,
@@ -120,10 +121,17 @@ class PostgresStore(_SqlStore):
         self.flush()
         self._db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, json.dumps(message)))
 
-    def listen(self, deliver: Callable[[dict[str, Any]], None], stop: threading.Event) -> None:
-        """Call ``deliver`` with each message published (in this thread) until ``stop``."""
+    def listen(
+        self,
+        deliver: Callable[[dict[str, Any]], None],
+        stop: threading.Event,
+        listening: Callable[[], None],
+    ) -> None:
+        """Call ``deliver`` with each message published (in this thread) until ``stop``;
+        ``listening`` is called once no message published from then on can be missed."""
         with psycopg.connect(self._url, autocommit=True) as listener:
             listener.execute(f"LISTEN {CHANNEL}")
+            listening()
             while not stop.is_set():
                 for note in listener.notifies(timeout=0.2):
                     deliver(json.loads(note.payload))
@@ -169,9 +177,12 @@ class PostgresStore(_SqlStore):
             self._run("DELETE FROM servers WHERE id = ANY(?)", (dead,))
 
     def close(self) -> None:
-        """Commit what is queued and close the connection."""
-        self.flush()
-        self._db.close()
+        """Commit what is queued and close the connection (closed even if the commit
+        fails, so no connection outlives its store)."""
+        try:
+            self.flush()
+        finally:
+            self._db.close()
 
 
 def _first_line(error: Exception) -> str:

@@ -1,7 +1,6 @@
 """What other processes of a study publish on a shared store, taken here: someone
-entered the lobby, someone reconnected, a room to end, a participant whose browser is
-connected here to be shown their state or sent a frame, and a message or keystroke for a
-room that runs here.
+entered the lobby, a room to end, a participant whose browser is connected here to be
+shown their state or sent a frame, and a message or keystroke for a room that runs here.
 """
 
 from __future__ import annotations
@@ -26,29 +25,43 @@ class Relay:
         wake_lobby: Callable[[], None],
         rooms: Mapping[str, LiveRoom],
         connections: Connections,
-        came_back: Callable[[str], None] | None = None,
     ) -> None:
         self.wake_lobby = wake_lobby
-        self.came_back = came_back
-        """Called with a participant who reconnected to another process."""
         self.rooms = rooms
         """The live rooms this process runs, by id."""
         self.connections = connections
 
-    async def listen(self, listen: Callable[..., None]) -> None:
-        """Take what other processes of the study publish (a thread reads the database)."""
+    async def listen(
+        self,
+        listen: Callable[..., None],
+        *,
+        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """Take what other processes of the study publish (a thread reads the database).
+
+        Started once the thread listens: a message published for this process before
+        then (a partner's room opening, a chat ended elsewhere) would be lost for good,
+        and its participant left waiting on a page that never changes."""
         inbox_send, inbox_recv = trio.open_memory_channel[dict[str, Any]](math.inf)
         stop = threading.Event()
         token = trio.lowlevel.current_trio_token()
+        listening = trio.Event()
 
         def deliver(message: dict[str, Any]) -> None:
             trio.from_thread.run_sync(inbox_send.send_nowait, message, trio_token=token)
 
+        def ready() -> None:
+            trio.from_thread.run_sync(listening.set, trio_token=token)
+
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
-                partial(trio.to_thread.run_sync, listen, deliver, stop, abandon_on_cancel=True)
+                partial(
+                    trio.to_thread.run_sync, listen, deliver, stop, ready, abandon_on_cancel=True
+                )
             )
             try:
+                await listening.wait()
+                task_status.started()
                 async for message in inbox_recv:
                     await self.take(message)
             finally:
@@ -58,9 +71,6 @@ class Relay:
         """Act on one published message, if it concerns this process."""
         if message.get("lobby"):
             self.wake_lobby()
-        elif "back" in message:
-            if self.came_back is not None:
-                self.came_back(message["back"])
         elif "end" in message and message["end"] in self.rooms:
             self.rooms[message["end"]].end(message.get("reason", "ended_by_admin"))
         elif "state" in message and message["state"] in self.connections:

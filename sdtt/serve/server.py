@@ -26,7 +26,7 @@ from typing import Any
 import trio
 
 from sdtt.serve.bots import Bots, ModelFactory
-from sdtt.serve.connections import Connections, Receive, SendFrame
+from sdtt.serve.connections import JOIN_EVENTS, Connections, Receive, SendFrame
 from sdtt.serve.handling import FrameHandler
 from sdtt.serve.lease import Lease, has_leases
 from sdtt.serve.lifecycle import Rooms
@@ -79,10 +79,8 @@ class StudyServer:
         self.handler = FrameHandler(
             self, self._rooms, self.participants, self.connections.send_state, self.own_key
         )
-        self.relay = Relay(self.lobby.wake, self._rooms, self.connections, self._came_back)
+        self.relay = Relay(self.lobby.wake, self._rooms, self.connections)
         self.connections.on_gone = self._gone
-        self._away: dict[str, trio.CancelScope] = {}
-        """Participants whose browser went away, each waited for in its scope."""
 
     @property
     def started(self) -> datetime:
@@ -151,7 +149,7 @@ class StudyServer:
         async with trio.open_nursery() as nursery:
             self.rooms.nursery = nursery
             if listen is not None:
-                nursery.start_soon(self.relay.listen, listen)
+                await nursery.start(self.relay.listen, listen)
             if self.lease is not None:
                 nursery.start_soon(self.lease.keep, self._check_lease)
             nursery.start_soon(self.records.commit_events)
@@ -166,33 +164,24 @@ class StudyServer:
                 if self._screener is not None:
                     await self._screener.aclose()
 
-    def _gone(self, pid: str) -> None:
-        """``pid``'s browser went away: unless it is back within the grace period (a
-        reload), they have left (see :meth:`Rooms.left`)."""
+    def _gone(self, pid: str, joined: int) -> None:
+        """``pid``'s browser, let in by event ``joined``, went away: unless they are back
+        within the grace period (a reload), they have left (see :meth:`Rooms.left`)."""
         if self.rooms.nursery is not None:
             with contextlib.suppress(RuntimeError):  # the server is stopping
-                self.rooms.nursery.start_soon(self._wait_for_return, pid)
+                self.rooms.nursery.start_soon(self._wait_for_return, pid, joined)
 
-    async def _wait_for_return(self, pid: str) -> None:
-        with trio.CancelScope() as scope:
-            previous = self._away.get(pid)
-            if previous is not None:
-                previous.cancel()
-            self._away[pid] = scope
-            try:
-                await trio.sleep(self.study.spec.chat.dropout_grace)
-            finally:
-                if self._away.get(pid) is scope:
-                    del self._away[pid]
-            if pid not in self.connections:
-                with self.connections.holding():
-                    self.rooms.left(pid)
-
-    def _came_back(self, pid: str) -> None:
-        """``pid`` reconnected to another process of the study: not gone after all."""
-        scope = self._away.get(pid)
-        if scope is not None:
-            scope.cancel()
+    async def _wait_for_return(self, pid: str, joined: int) -> None:
+        await trio.sleep(self.study.spec.chat.dropout_grace)
+        if pid in self.connections:
+            return  # back here
+        # Back on another process of the study? The store says so, whether or not that
+        # process's news has reached this one yet: any join after the one that went
+        # away means they came back (and a later drop is waited for where it happened).
+        if self.store.last_event(pid, JOIN_EVENTS) > joined:
+            return
+        with self.connections.holding():
+            self.rooms.left(pid)
 
     def _check_lease(self) -> None:
         """Renew this process's lease and end the rooms of processes that lost theirs;

@@ -46,6 +46,7 @@ CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY AUTOINCREMENT, room TEXT, participant TEXT, kind TEXT NOT NULL,
     data TEXT NOT NULL, time TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS events_participant ON events (participant);
 CREATE TABLE IF NOT EXISTS verdicts (
     room TEXT NOT NULL, participant TEXT NOT NULL, human TEXT NOT NULL,
     confidence INTEGER NOT NULL, reason TEXT NOT NULL, time TEXT NOT NULL,
@@ -169,6 +170,7 @@ class StudyStore(Protocol):
         participant: str | None = None,
     ) -> None: ...
     def events(self, room: str | None = None) -> list[dict[str, Any]]: ...
+    def last_event(self, participant: str, kinds: Sequence[str]) -> int: ...
     def flush(self) -> None: ...
     def add_verdict(self, verdict: Verdict) -> None: ...
     def verdicts(self) -> list[Verdict]: ...
@@ -329,6 +331,17 @@ class _SqlStore:
         sql = "SELECT * FROM events" + (" WHERE room = ?" if room else "") + " ORDER BY id"
         rows = self._run(sql, (room,) if room else ())
         return [{**r, "data": json.loads(r["data"])} for r in rows]
+
+    def last_event(self, participant: str, kinds: Sequence[str]) -> int:
+        """The id of ``participant``'s latest event of one of ``kinds`` (0: none). Ids
+        grow with every event, in every process sharing the store, so a larger one
+        was recorded later."""
+        marks = ",".join("?" * len(kinds))
+        rows = self._run(
+            f"SELECT MAX(id) AS id FROM events WHERE participant = ? AND kind IN ({marks})",
+            (participant, *kinds),
+        )
+        return int(rows[0]["id"] or 0)
 
     def add_verdict(self, verdict: Verdict) -> None:
         """Record a verdict (one per participant and room)."""

@@ -8,10 +8,14 @@ import shutil
 import socket
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from sdtt.serve.pgstore import PostgresStore
 
 
 def _pg_bin() -> Path:
@@ -103,6 +107,27 @@ def postgres_url() -> Iterator[str]:
         yield url
     finally:
         server.__exit__(None, None, None)
+
+
+@pytest.fixture
+def pg_store(fresh_database: str) -> Iterator[Callable[[], PostgresStore]]:
+    """Opens stores on the test's fresh database (as a server process would); each one is
+    closed after the test, passed or failed, so no connection is left for the garbage
+    collector to warn about in a later test."""
+    from sdtt.serve.pgstore import PostgresStore
+
+    opened: list[PostgresStore] = []
+
+    def open_store() -> PostgresStore:
+        opened.append(PostgresStore(fresh_database))
+        return opened[-1]
+
+    try:
+        yield open_store
+    finally:
+        for store in opened:
+            with contextlib.suppress(Exception):  # closed by the test already, or broken
+                store.close()
 
 
 @pytest.fixture

@@ -4,16 +4,18 @@ websocket protocol to :meth:`StudyServer.attend` through memory channels."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import trio
+import trio.testing
 
 from sdtt.serve.server import StudyServer
 from sdtt.serve.spec import read_study
-from sdtt.serve.store import SqliteStore
+from sdtt.serve.store import SqliteStore, StudyStore
 
 START = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 PERSONA = "chitchat-32b20fa3"
@@ -78,6 +80,32 @@ def make_server(spec: Path, **kwargs: Any) -> StudyServer:
     return StudyServer(
         study, SqliteStore(study.store_path), started=START, virtual_clock=True, **kwargs
     )
+
+
+async def run_server(nursery: trio.Nursery, spec: Path, store: StudyStore) -> StudyServer:
+    """A server for ``spec`` on ``store``, started in ``nursery``. Its wall time is
+    :data:`START` plus trio's clock, like every server started so in the test, however
+    much later it starts: processes sharing a database compare their heartbeats.
+
+    A PostgreSQL server's start waits for a real thread to listen to the database; an
+    autojumping clock is held still meanwhile, so no chat or lease runs out because a
+    loaded machine was slow to connect."""
+    server = StudyServer(
+        read_study(spec),
+        store,
+        started=START + timedelta(seconds=trio.current_time()),
+        virtual_clock=True,
+    )
+    clock = trio.lowlevel.current_clock()
+    if not isinstance(clock, trio.testing.MockClock):
+        await nursery.start(server.run)
+        return server
+    threshold, clock.autojump_threshold = clock.autojump_threshold, math.inf
+    try:
+        await nursery.start(server.run)
+    finally:
+        clock.autojump_threshold = threshold
+    return server
 
 
 class Browser:

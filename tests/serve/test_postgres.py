@@ -3,7 +3,10 @@ and two server processes' worth of servers sharing one study."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -11,16 +14,24 @@ import trio
 import trio.testing
 
 from sdtt.serve.pgstore import PostgresStore
-from sdtt.serve.server import StudyServer
-from sdtt.serve.spec import read_study
 from sdtt.serve.store import Belief, Participant, Room, SqliteStore, StudyStore, Verdict
-from tests.serve.helpers import START, Browser, write_spec
+from tests.serve.helpers import Browser, run_server, write_spec
 from tests.serve.test_two_party import play_bot_game
 
 
 def postgres_spec(folder: Path, url: str, **kwargs: object) -> Path:
     spec = write_spec(folder, **kwargs)  # type: ignore[arg-type]
     spec.write_text(spec.read_text() + f'\n[storage]\nurl = "{url}"\n')
+    return spec
+
+
+def real_time_spec(folder: Path, url: str, **kwargs: object) -> Path:
+    """A spec for servers on a clock that runs with real time (their relays are real
+    threads): no lobby timeout, time limit or lease that a loaded machine could reach
+    while a test waits for a frame from the other process."""
+    spec = postgres_spec(folder, url, timeout=100_000, **kwargs)
+    text = spec.read_text().replace("[chat]\n", "[chat]\ntime_limit = 0\n")
+    spec.write_text(text + "lease = 100000\n")
     return spec
 
 
@@ -36,24 +47,33 @@ def fill(store: StudyStore) -> None:
     store.update_room("r1", state="done", end_reason="finished", ended="t6")
 
 
-def test_postgres_store_keeps_what_sqlite_keeps(fresh_database: str, tmp_path: Path) -> None:
-    stores: list[StudyStore] = [PostgresStore(fresh_database), SqliteStore(tmp_path / "s.db")]
-    for store in stores:
-        fill(store)
-    pg, lite = stores
-    assert pg.participants() == lite.participants()
-    assert pg.rooms() == lite.rooms()
-    assert pg.messages("r1") == lite.messages("r1")
-    assert [m.seq for m in pg.messages("r1")] == [1, 2, 3]
-    assert [(e["kind"], e["data"]) for e in pg.events()] == [
-        (e["kind"], e["data"]) for e in lite.events()
-    ]
-    assert pg.verdicts() == lite.verdicts() and pg.beliefs() == lite.beliefs()
-    other = PostgresStore(fresh_database)  # a second process's connection
-    assert other.add_message("r1", "witness", "d", "t7").seq == 4
-    assert pg.add_message("r1", "witness", "e", "t8").seq == 5
-    for store in (*stores, other):
-        store.close()
+def test_postgres_store_keeps_what_sqlite_keeps(
+    pg_store: Callable[[], PostgresStore], tmp_path: Path
+) -> None:
+    pg, lite = pg_store(), SqliteStore(tmp_path / "s.db")
+    try:
+        for store in (pg, lite):
+            fill(store)
+        assert pg.participants() == lite.participants()
+        assert pg.rooms() == lite.rooms()
+        assert pg.messages("r1") == lite.messages("r1")
+        assert [m.seq for m in pg.messages("r1")] == [1, 2, 3]
+        assert [(e["kind"], e["data"]) for e in pg.events()] == [
+            (e["kind"], e["data"]) for e in lite.events()
+        ]
+        for store in (pg, lite):  # a join, and a reconnect after it
+            for kind in ("joined", "consented", "reconnected", "consented"):
+                store.add_event(kind, {}, "t9", participant="P1")
+            ids = {e["kind"]: e["id"] for e in store.events() if e["participant"] == "P1"}
+            assert store.last_event("P1", ["joined", "reconnected"]) == ids["reconnected"]
+            assert store.last_event("P1", ["joined"]) == ids["joined"] < ids["reconnected"]
+            assert store.last_event("P2", ["joined"]) == 0
+        assert pg.verdicts() == lite.verdicts() and pg.beliefs() == lite.beliefs()
+        other = pg_store()  # a second process's connection
+        assert other.add_message("r1", "witness", "d", "t7").seq == 4
+        assert pg.add_message("r1", "witness", "e", "t8").seq == 5
+    finally:
+        lite.close()
 
 
 def test_a_bad_database_url_is_one_clear_error(tmp_path: Path) -> None:
@@ -65,17 +85,14 @@ def test_a_bad_database_url_is_one_clear_error(tmp_path: Path) -> None:
 
 @pytest.mark.trio
 async def test_servers_sharing_one_database_balance_conditions(
-    fresh_database: str, tmp_path: Path, autojump_clock: object
+    fresh_database: str,
+    pg_store: Callable[[], PostgresStore],
+    tmp_path: Path,
+    autojump_clock: object,
 ) -> None:
     spec = postgres_spec(tmp_path, fresh_database, turns=1)
-    study = read_study(spec)
-    servers = [
-        StudyServer(study, PostgresStore(fresh_database), started=START, virtual_clock=True)
-        for _ in range(2)
-    ]
     async with trio.open_nursery() as nursery:
-        for server in servers:
-            await nursery.start(server.run)
+        servers = [await run_server(nursery, spec, pg_store()) for _ in range(2)]
         for index in range(4):
             browser = Browser(servers[index % 2], f"P{index}")
             await browser.open(nursery)
@@ -86,25 +103,19 @@ async def test_servers_sharing_one_database_balance_conditions(
     rooms = servers[1].store.rooms()
     assert sorted(r.condition for r in rooms) == [0, 0, 0, 1, 1]
     assert servers[1].store.verdicts()[0].participant == "P9"
-    for server in servers:
-        server.store.close()
 
 
 @pytest.mark.trio
 async def test_participants_of_two_processes_chat_through_the_database(
-    fresh_database: str, tmp_path: Path, mock_clock: trio.testing.MockClock
+    fresh_database: str,
+    pg_store: Callable[[], PostgresStore],
+    tmp_path: Path,
+    mock_clock: trio.testing.MockClock,
 ) -> None:
     mock_clock.rate = 50  # real threads listen to the database: no jumps, just fast
-    # A long lobby timeout: a loaded machine must not send the first one to the bot.
-    spec = postgres_spec(tmp_path, fresh_database, turns=1, share=1.0, timeout=100_000)
-    study = read_study(spec)
-    servers = [
-        StudyServer(study, PostgresStore(fresh_database), started=START, virtual_clock=True)
-        for _ in range(2)
-    ]
+    spec = real_time_spec(tmp_path, fresh_database, turns=1, share=1.0)
     async with trio.open_nursery() as nursery:
-        for server in servers:
-            await nursery.start(server.run)
+        servers = [await run_server(nursery, spec, pg_store()) for _ in range(2)]
         judge, witness = Browser(servers[0], "J1"), Browser(servers[1], "W1")
         for browser in (judge, witness):
             await browser.open(nursery)
@@ -125,5 +136,36 @@ async def test_participants_of_two_processes_chat_through_the_database(
     [room] = servers[0].store.rooms()
     assert (room.witness, room.interrogator, room.witness_pid) == ("human", "J1", "W1")
     assert judge.texts() == ["hello from one process", "and hello from the other"]
-    for server in servers:
-        server.store.close()
+
+
+@pytest.mark.trio
+async def test_a_started_server_hears_what_other_processes_publish(
+    fresh_database: str,
+    pg_store: Callable[[], PostgresStore],
+    tmp_path: Path,
+    mock_clock: trio.testing.MockClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    mock_clock.rate = 1  # the listener is a real thread: real time
+    listen = PostgresStore.listen
+
+    def slow_listen(self: PostgresStore, *args: Any) -> None:
+        time.sleep(0.5)  # a loaded machine: the listener connects late
+        listen(self, *args)
+
+    monkeypatch.setattr(PostgresStore, "listen", slow_listen)
+    async with trio.open_nursery() as nursery:
+        server = await run_server(nursery, real_time_spec(tmp_path, fresh_database), pg_store())
+        heard = trio.Event()
+
+        async def take(message: dict[str, Any]) -> None:
+            if message.get("to") == "P1":
+                heard.set()
+
+        server.relay.take = take  # type: ignore[method-assign]
+        # Published as soon as the server runs (a partner's room opened elsewhere): it
+        # must not be lost, or P1 waits on a page that never changes.
+        pg_store().publish({"to": "P1", "frame": {"type": "phase", "phase": "chat"}})
+        with trio.fail_after(10):
+            await heard.wait()
+        nursery.cancel_scope.cancel()
