@@ -16,6 +16,10 @@ from sdtt.serve.participants import OWN_PERSON
 from sdtt.serve.spec import Study
 from sdtt.serve.store import StudyStore
 
+BUSY_RETRY = 0.05
+"""Seconds before looking again when another process is forming rooms (it may not have
+seen who arrived here)."""
+
 
 class Lobby:
     """Forms rooms whenever someone arrives or a wait runs out."""
@@ -75,18 +79,25 @@ class Lobby:
             return []
         return self.store.human_waits(count)
 
+    def _step(self, now: float, apply: Callable[[Decision], None]) -> None:
+        self.matchmaker = self.restore()
+        for p in self.store.participants("lobby"):
+            since = now if p.waiting_since is None else p.waiting_since
+            own = p.platform_study == OWN_PERSON
+            self.matchmaker.arrive(p.pid, since, witness_only=own, last_role=p.role)
+        for decision in self.matchmaker.step(now):
+            apply(decision)
+
     async def run(self, apply: Callable[[Decision], None]) -> None:
         """Hand the matchmaker's decisions to ``apply`` until cancelled."""
         while True:
             now = self.wall().timestamp()
-            with self.store.lobby_lock():
-                self.matchmaker = self.restore()
-                for p in self.store.participants("lobby"):
-                    since = now if p.waiting_since is None else p.waiting_since
-                    own = p.platform_study == OWN_PERSON
-                    self.matchmaker.arrive(p.pid, since, witness_only=own, last_role=p.role)
-                for decision in self.matchmaker.step(now):
-                    apply(decision)
+            with self.store.lobby_lock() as held:
+                if held:
+                    self._step(now, apply)
+            if not held:
+                await trio.sleep(BUSY_RETRY)
+                continue
             deadline = self.matchmaker.next_deadline()
             wait = math.inf if deadline is None else trio.current_time() + deadline - now
             with trio.move_on_at(wait):

@@ -109,12 +109,15 @@ class PostgresStore(_SqlStore):
         )
 
     @contextlib.contextmanager
-    def lobby_lock(self) -> Iterator[None]:
+    def lobby_lock(self) -> Iterator[bool]:
         """One transaction holding the study's lobby, so two processes never put one
-        participant in two rooms."""
+        participant in two rooms. Yields False at once when another process holds it:
+        waiting for it here would freeze this process's every room meanwhile."""
         with self._db.transaction():
-            self._db.execute("SELECT pg_advisory_xact_lock(hashtext('sdtt-serve-lobby'))")
-            yield
+            row = self._db.execute(
+                "SELECT pg_try_advisory_xact_lock(hashtext('sdtt-serve-lobby')) AS held"
+            ).fetchone()
+            yield bool(row and row["held"])
 
     def publish(self, message: dict[str, Any]) -> None:
         """Send ``message`` to every process of the study (LISTEN/NOTIFY)."""

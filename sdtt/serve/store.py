@@ -177,7 +177,7 @@ class StudyStore(Protocol):
     def add_belief(self, belief: Belief) -> None: ...
     def beliefs(self) -> list[Belief]: ...
     def close(self) -> None: ...
-    def lobby_lock(self) -> contextlib.AbstractContextManager[None]: ...
+    def lobby_lock(self) -> contextlib.AbstractContextManager[bool]: ...
     def publish(self, message: dict[str, Any]) -> None: ...
 
 
@@ -207,9 +207,10 @@ class _SqlStore:
     ORDER = "rowid"
 
     @contextlib.contextmanager
-    def lobby_lock(self) -> Iterator[None]:
-        """Hold the study's lobby while rooms are formed (one process: nothing to do)."""
-        yield
+    def lobby_lock(self) -> Iterator[bool]:
+        """Hold the study's lobby while rooms are formed; yields whether it is held
+        (one process: always, with nothing to do)."""
+        yield True
 
     def publish(self, message: dict[str, Any]) -> None:
         """Tell the study's other server processes something (one process: nobody)."""
