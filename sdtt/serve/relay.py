@@ -48,7 +48,9 @@ class Relay:
         listening = trio.Event()
 
         def deliver(message: dict[str, Any]) -> None:
-            trio.from_thread.run_sync(inbox_send.send_nowait, message, trio_token=token)
+            # Queued without waiting for the loop: waiting cost the thread a turn of the
+            # GIL per message, and under load news piled up for seconds behind it.
+            token.run_sync_soon(inbox_send.send_nowait, message)
 
         def ready() -> None:
             trio.from_thread.run_sync(listening.set, trio_token=token)
