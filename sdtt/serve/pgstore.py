@@ -86,23 +86,42 @@ class PostgresStore(_SqlStore):
         return list(cursor.fetchall()) if cursor.description else []
 
     def _insert_events(self, events: list[tuple[Any, ...]]) -> None:
-        with self._db.transaction(), self._db.cursor() as cursor:
-            cursor.executemany(self.EVENT_INSERT.replace("?", "%s"), events)
+        with self._db.pipeline(), self._db.transaction():
+            self._queue_events(events)
+
+    @contextlib.contextmanager
+    def _after_queued_events(self) -> Iterator[None]:
+        """One transaction, sent in one round trip, that commits the queued events first
+        (each wait for the database holds up every room this process runs). The events
+        go back in the queue if it fails."""
+        events, self._pending = self._pending, []
+        try:
+            with self._db.pipeline(), self._db.transaction():
+                self._queue_events(events)
+                yield
+        except BaseException:
+            self._pending[:0] = events
+            raise
+
+    def _queue_events(self, events: list[tuple[Any, ...]]) -> None:
+        if events:
+            with self._db.cursor() as cursor:
+                cursor.executemany(self.EVENT_INSERT.replace("?", "%s"), events)
 
     def add_message(
         self, room: str, sender: Sender, text: str, time: str, chat: int = 1
     ) -> StoredMessage:
         """Append a message to ``room``'s chat ``chat``; returns it with its sequence
         number (counted over the room)."""
-        self.flush()
-        with self._db.transaction():
+        with self._after_queued_events():
             self._db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (room,))
-            row = self._db.execute(
+            inserted = self._db.execute(
                 "INSERT INTO messages (room, seq, sender, text, time, chat) "
                 "SELECT %s, COALESCE(MAX(seq), 0) + 1, %s, %s, %s, %s FROM messages "
                 "WHERE room = %s RETURNING seq",
                 (room, sender, text, time, chat, room),
-            ).fetchone()
+            )
+        row = inserted.fetchone()
         assert row is not None
         return StoredMessage(
             room=room, seq=int(row["seq"]), sender=sender, text=text, time=time, chat=chat
@@ -121,8 +140,8 @@ class PostgresStore(_SqlStore):
 
     def publish(self, message: dict[str, Any]) -> None:
         """Send ``message`` to every process of the study (LISTEN/NOTIFY)."""
-        self.flush()
-        self._db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, json.dumps(message)))
+        with self._after_queued_events():
+            self._db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, json.dumps(message)))
 
     def listen(
         self,
