@@ -155,6 +155,12 @@ class Browser:
         join = {"type": "join", "pid": self.pid, "token": token, **self.link}
         await self.say(join)
 
+    async def enter_chat(self, nursery: trio.Nursery) -> None:
+        """Open the page, consent, and wait until the chat shows (the lobby matched)."""
+        await self.open(nursery)
+        await self.say({"type": "consent"})
+        await self.wait_phase("chat")
+
     async def say(self, frame: dict[str, Any] | str | bytes) -> None:
         """Send a frame (a dict as JSON; text or bytes as they are)."""
         assert self._to_server is not None

@@ -54,9 +54,7 @@ async def test_a_frame_leaves_only_after_the_events_behind_it_are_committed(
         await nursery.start(server.run)
         browser = Browser(server, "P1")
         browser.on_frame = check
-        await browser.open(nursery)
-        await browser.say({"type": "consent"})
-        await browser.wait_phase("chat")
+        await browser.enter_chat(nursery)
         for turn in range(3):
             await browser.say({"type": "send", "text": f"question {turn}?"})
             await browser.wait(lambda t=turn: len(browser.texts("them")) > t)

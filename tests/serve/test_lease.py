@@ -47,9 +47,7 @@ async def test_a_dead_process_rooms_end_within_the_lease(
     async with trio.open_nursery() as nursery:
         b = await run_server(nursery, spec, pg_store())
         stays = Browser(b, "P2")
-        await stays.open(nursery)
-        await stays.say({"type": "consent"})
-        await stays.wait_phase("chat")
+        await stays.enter_chat(nursery)
         async with trio.open_nursery() as crashing:
             a = await run_server(crashing, spec, pg_store())
             lost = Browser(a, "P1")
@@ -98,9 +96,7 @@ async def test_a_process_taken_for_dead_stops_its_rooms(
     async with trio.open_nursery() as nursery:
         a = await run_server(nursery, spec, pg_store())
         browser = Browser(a, "P1")
-        await browser.open(nursery)
-        await browser.say({"type": "consent"})
-        await browser.wait_phase("chat")
+        await browser.enter_chat(nursery)
         [room_id] = a._rooms
         assert a.lease is not None
         # A stalls for two leases (as a frozen process would, beating no more): B ends

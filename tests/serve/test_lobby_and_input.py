@@ -84,9 +84,7 @@ async def test_reconnect_shows_everything_again_and_the_chat_goes_on(
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
         first = Browser(server, "P1")
-        await first.open(nursery)
-        await first.say({"type": "consent"})
-        await first.wait_phase("chat")
+        await first.enter_chat(nursery)
         await first.say({"type": "send", "text": "hey, what's up"})
         await first.wait(lambda: len(first.texts()) >= 2)
         await first.close()
@@ -112,9 +110,7 @@ async def test_bad_input_is_refused_and_other_rooms_carry_on(
         await nursery.start(server.run)
         good, rude = Browser(server, "GOOD"), Browser(server, "RUDE")
         for browser in (good, rude):
-            await browser.open(nursery)
-            await browser.say({"type": "consent"})
-            await browser.wait_phase("chat")
+            await browser.enter_chat(nursery)
         for frame in (
             "not json",
             b"\x00\x01",
@@ -190,9 +186,7 @@ async def test_a_failing_model_ends_the_room_and_the_participant_is_paid(
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
         browser = Browser(server, "P1")
-        await browser.open(nursery)
-        await browser.say({"type": "consent"})
-        await browser.wait_phase("chat")
+        await browser.enter_chat(nursery)
         await browser.say({"type": "send", "text": "hello?"})
         await trio.sleep(60)
         await browser.say({"type": "send", "text": "anyone there?"})
@@ -220,9 +214,7 @@ async def test_a_crash_in_one_room_ends_only_that_room(
         await nursery.start(server.run)
         unlucky, lucky = Browser(server, "P1"), Browser(server, "P2")
         for browser in (unlucky, lucky):
-            await browser.open(nursery)
-            await browser.say({"type": "consent"})
-            await browser.wait_phase("chat")
+            await browser.enter_chat(nursery)
         await unlucky.say({"type": "send", "text": "hello"})
         await unlucky.wait_phase("done")
         await lucky.say({"type": "send", "text": "hello"})

@@ -193,9 +193,7 @@ async def test_a_trade_outside_a_market_is_refused(tmp_path: Path, autojump_cloc
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
         browser = Browser(server, "P1")
-        await browser.open(nursery)
-        await browser.say({"type": "consent"})
-        await browser.wait_phase("chat")
+        await browser.enter_chat(nursery)
         await browser.say({"type": "trade", "kind": "human", "side": "buy", "count": 1})
         await browser.wait(lambda: bool(browser.of("refused")))
         nursery.cancel_scope.cancel()

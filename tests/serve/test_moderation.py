@@ -136,9 +136,7 @@ async def _bot_room(
     shown as sent); the refusals."""
     await nursery.start(server.run)
     browser = Browser(server, "P1")
-    await browser.open(nursery)
-    await browser.say({"type": "consent"})
-    await browser.wait_phase("chat")
+    await browser.enter_chat(nursery)
     refusals: list[str] = []
     for text in texts:
         before = len(browser.of("refused"))

@@ -100,9 +100,7 @@ async def test_an_abandoned_bot_room_ends_and_a_lobby_dropout_is_let_go(
     async with trio.open_nursery() as nursery:
         await nursery.start(bots.run)
         alone = Browser(bots, "ALONE")
-        await alone.open(nursery)
-        await alone.say({"type": "consent"})
-        await alone.wait_phase("chat")
+        await alone.enter_chat(nursery)
         await alone.close()
         await trio.sleep(30)
         nursery.cancel_scope.cancel()
@@ -179,9 +177,7 @@ async def test_nul_text_and_floods_are_refused_and_the_connection_stays(
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
         browser = Browser(server, "P1")
-        await browser.open(nursery)
-        await browser.say({"type": "consent"})
-        await browser.wait_phase("chat")
+        await browser.enter_chat(nursery)
         await browser.say({"type": "send", "text": "nul \x00 here"})
         await browser.wait(lambda: bool(browser.of("refused")))
         assert "U+0000" in browser.of("refused")[0]["message"]
@@ -203,9 +199,7 @@ async def test_belief_readings_are_stored_once_and_rate_limited(
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
         browser = Browser(server, "P1")
-        await browser.open(nursery)
-        await browser.say({"type": "consent"})
-        await browser.wait_phase("chat")
+        await browser.enter_chat(nursery)
         for _ in range(8):  # a page resending its one reading
             await browser.say({"type": "belief", "value": 30})
         await trio.sleep(10)

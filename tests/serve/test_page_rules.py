@@ -119,9 +119,7 @@ async def test_a_reconnect_puts_the_slider_back_and_the_chat_says_its_turns(
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
         browser = Browser(server, "P1")
-        await browser.open(nursery)
-        await browser.say({"type": "consent"})
-        await browser.wait_phase("chat")
+        await browser.enter_chat(nursery)
         first = browser.of("phase")[-1]
         for value in (30, 65):
             await browser.say({"type": "belief", "value": value})

@@ -95,9 +95,7 @@ async def test_servers_sharing_one_database_balance_conditions(
         servers = [await run_server(nursery, spec, pg_store()) for _ in range(2)]
         for index in range(4):
             browser = Browser(servers[index % 2], f"P{index}")
-            await browser.open(nursery)
-            await browser.say({"type": "consent"})
-            await browser.wait_phase("chat")
+            await browser.enter_chat(nursery)
         await play_bot_game(servers[0], nursery, "P9")
         nursery.cancel_scope.cancel()
     rooms = servers[1].store.rooms()

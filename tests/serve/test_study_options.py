@@ -82,9 +82,7 @@ async def test_blocked_words_are_refused_and_recorded_and_reports_recorded(
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
         browser = Browser(server, "P1", study_id="S-42")
-        await browser.open(nursery)
-        await browser.say({"type": "consent"})
-        await browser.wait_phase("chat")
+        await browser.enter_chat(nursery)
         await browser.say({"type": "send", "text": "you IDIOT!"})
         await browser.wait(lambda: bool(browser.of("refused")))
         await trio.sleep(1)
@@ -111,9 +109,7 @@ async def test_answers_to_the_questions_are_exported_and_feedback_says_if_right(
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
         browser = Browser(server, "P1", study_id="S-42")
-        await browser.open(nursery)
-        await browser.say({"type": "consent"})
-        await browser.wait_phase("chat")
+        await browser.enter_chat(nursery)
         await browser.say({"type": "send", "text": "hello, who are you?"})
         await browser.wait_phase("verdict")
         verdict = {"type": "verdict", "human": "yes", "confidence": 70, "reason": "warm"}

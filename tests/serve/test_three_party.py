@@ -97,9 +97,7 @@ async def test_own_person_joins_by_private_link_and_stays_for_more(
         await ann.wait_phase("lobby")
         for index in range(2):
             judge = Browser(server, f"J{index}")
-            await judge.open(nursery)
-            await judge.say({"type": "consent"})
-            await judge.wait_phase("chat")
+            await judge.enter_chat(nursery)
             await ann.wait_phase("chat")
             await judge.say({"type": "send", "text": "is this really you?"})
             await ann.wait(lambda: ann.texts("them") == ["is this really you?"])
@@ -120,9 +118,7 @@ async def test_admin_page_needs_the_token_and_ends_a_room(
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
         browser = Browser(server, "P1")
-        await browser.open(nursery)
-        await browser.say({"type": "consent"})
-        await browser.wait_phase("chat")
+        await browser.enter_chat(nursery)
         assert (await http_get(app, "/admin/pilot"))[0] == 403
         assert (await http_get(app, "/admin/pilot", b"token=guess"))[0] == 403
         status, headers, _ = await http_get(app, "/admin/pilot", b"token=let-me-in")

@@ -99,9 +99,7 @@ async def test_each_message_is_stored_before_the_browser_gets_it(
         await nursery.start(server.run)
         browser = Browser(server, "P1")
         browser.on_frame = check
-        await browser.open(nursery)
-        await browser.say({"type": "consent"})
-        await browser.wait_phase("chat")
+        await browser.enter_chat(nursery)
         await browser.say({"type": "send", "text": "hi, how are you"})
         await browser.wait_phase("verdict")
         nursery.cancel_scope.cancel()
