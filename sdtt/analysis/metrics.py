@@ -20,6 +20,7 @@ from sdtt.analysis import stats
 from sdtt.analysis.defaults import BREAKDOWNS as BREAKDOWNS  # kept importable from here
 from sdtt.analysis.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MARGIN
 from sdtt.analysis.table import demographic_columns, usable, with_base_columns
+from sdtt.models.registry import provider_of
 from sdtt.questionnaires.judgements import reason_category
 
 NAN = float("nan")
@@ -361,10 +362,8 @@ def condition_label(row: dict[str, Any]) -> str:
     return label
 
 
-BASELINE_PROVIDERS = ("eliza/",)
-"""Bots that are baselines (manipulation checks), not contenders: marked in reports."""
-
-
 def is_baseline(model: str) -> bool:
-    """True for a baseline bot such as ``eliza/classic``."""
-    return model.startswith(BASELINE_PROVIDERS)
+    """True for a baseline bot (a manipulation check, not a contender: marked in reports),
+    as its provider's registry entry says (ELIZA's)."""
+    provider = provider_of(model) if "/" in model else None
+    return provider is not None and provider.baseline

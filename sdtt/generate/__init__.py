@@ -7,6 +7,7 @@
 - :mod:`sdtt.generate.chainfile`: reading chain files back (resume, ``--pseudo``);
 - :mod:`sdtt.generate.runner`: chains run concurrently on trio, with resume;
 - :mod:`sdtt.generate.chain_spec`: a grid or plan file of chains;
-- :mod:`sdtt.generate.batch_api`: OpenAI Batch and Anthropic Message Batches;
+- :mod:`sdtt.generate.batch_api`: chains run through the providers' batch APIs;
+- :mod:`sdtt.generate.pricing`: cost estimates from the providers' price tables;
 - :mod:`sdtt.generate.progress`: the rich progress display.
 """

@@ -1,37 +1,28 @@
-"""Batch APIs: every chain's next call in one batch, at half price.
+"""``sdtt generate --batch``: every chain's next call in one batch, at half price.
 
-OpenAI Batch (upload a JSONL file of ``/v1/chat/completions`` requests, create a batch,
-poll it, download the output file) and Anthropic Message Batches (create with the
-requests, poll, stream the results). Each request body is exactly the one the normal
-provider would send (``OpenAIAPI.request`` / ``AnthropicAPI.request``), so prompts,
-cache marks and settings are the same with and without ``--batch``.
-
-Every request to a batch API (upload, create, poll, download) goes through the provider's
-SDK layer (``SdkAPI.call``: the same error mapping as a chat call, the provider's own
-message kept) and the model's retry policy (``Model.call``: 429 and 5xx retried,
-``retry-after`` honoured, the same deadline). A request the policy gives up on ends the
-chains of that batch with the provider's message; running the command again resumes them.
+The batch APIs themselves live beside their providers (:mod:`sdtt.models.batch`: a
+provider's registry entry names its backend); this module runs chains through any of
+them alike.
 
 A batched run goes in rounds: all unfinished chains' next steps are grouped by model and
 sent as one batch per model; when the batches end, each answer is stored by its chain
 exactly as a direct call's would be, and the next round starts. Submitted batches are
 noted in ``<out>/batches.jsonl`` before anything waits on them, so a run killed while a
-batch is in flight picks the same batch up again instead of paying for it twice.
+batch is in flight picks the same batch up again instead of paying for it twice. A batch
+API request that the model's retry policy gives up on ends the chains of that batch with
+the provider's message; running the command again resumes them.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeVar
 
 import trio
 
 from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
-from sdtt.errors import ConfigError, ModelError, ProviderError, SdttError
+from sdtt.errors import ProviderError, SdttError
 from sdtt.generate.pseudo import Step
 from sdtt.generate.records import ChainSpec
 from sdtt.generate.runner import (
@@ -45,227 +36,14 @@ from sdtt.generate.runner import (
     WriterFactory,
     chain_runners,
 )
-from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
-from sdtt.models.model import Model
-from sdtt.models.registry import PROVIDERS, provider_of
+from sdtt.models.base import ModelOutput
+from sdtt.models.batch import BatchBackend, BatchRequest, batch_backend
 
-BatchState = Literal["running", "ended"]
 LEDGER_NAME = "batches.jsonl"
-OPENAI_ENDPOINT = "/v1/chat/completions"
-REQUEST_TIMEOUT = 300.0
-"""Seconds one batch API request may take (an upload can hold thousands of prompts)."""
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class BatchRequest:
-    """One call of a batch; ``custom_id`` ties the answer back to its chain and step."""
-
-    custom_id: str
-    prompt: Prompt
-    config: GenerateConfig
-
-
-@dataclass(frozen=True)
-class BatchResult:
-    """The answer to one request, or why there is none."""
-
-    custom_id: str
-    output: ModelOutput | None = None
-    error: str | None = None
-
-
-class BatchBackend(Protocol):
-    """One provider's batch API for one model."""
-
-    model: str
-    """The ``provider/model`` name."""
-
-    async def submit(self, requests: Sequence[BatchRequest]) -> str:
-        """Send the requests as one batch; return the batch id."""
-        ...
-
-    async def state(self, batch_id: str) -> BatchState:
-        """Whether the batch is still running or has ended (completed, failed, expired)."""
-        ...
-
-    async def results(self, batch_id: str) -> list[BatchResult]:
-        """The answers of an ended batch (requests without one come back with an error)."""
-        ...
-
-
-class SdkBatch:
-    """What both batch backends share: requests through the model's API layer."""
-
-    def __init__(self, model: Model) -> None:
-        self.handle = model
-        """The model whose retry policy, limit and SDK client the requests use."""
-        self.api: Any = model.api
-        self.model: str = model.name
-
-    async def _request(self, what: str, operation: Callable[[Any], Awaitable[T]]) -> T:
-        """One batch API request (``operation`` gets the SDK client), retried by policy."""
-        return await self.handle.call(
-            lambda: self.api.call(operation, REQUEST_TIMEOUT),
-            timeout=REQUEST_TIMEOUT,
-            what=what,
-        )
-
-
-class OpenAIBatch(SdkBatch):
-    """The OpenAI Batch API for one ``openai/...`` model (``sdtt.models.openai_api``)."""
-
-    async def submit(self, requests: Sequence[BatchRequest]) -> str:
-        """Upload the requests as a JSONL file and create a 24-hour batch over it."""
-        lines = [
-            json.dumps(
-                {
-                    "custom_id": request.custom_id,
-                    "method": "POST",
-                    "url": OPENAI_ENDPOINT,
-                    "body": self.api.request(request.prompt, request.config),
-                }
-            )
-            for request in requests
-        ]
-        content = ("\n".join(lines) + "\n").encode("utf-8")
-        upload = await self._request(
-            "batch upload",
-            lambda client: client.files.create(file=("sdtt-batch.jsonl", content), purpose="batch"),
-        )
-        batch = await self._request(
-            "batch create",
-            lambda client: client.batches.create(
-                input_file_id=upload.id,
-                endpoint=OPENAI_ENDPOINT,
-                completion_window="24h",
-                metadata={"source": "sdtt generate"},
-            ),
-        )
-        return str(batch.id)
-
-    async def state(self, batch_id: str) -> BatchState:
-        """'ended' once the batch completed, failed, expired or was cancelled."""
-        batch = await self._request(
-            "batch status", lambda client: client.batches.retrieve(batch_id)
-        )
-        ended = batch.status in ("completed", "failed", "expired", "cancelled")
-        return "ended" if ended else "running"
-
-    async def results(self, batch_id: str) -> list[BatchResult]:
-        """Read the output and error files of an ended batch."""
-        import openai
-
-        batch = await self._request(
-            "batch status", lambda client: client.batches.retrieve(batch_id)
-        )
-        texts = []
-        for file_id in (batch.output_file_id, batch.error_file_id):
-            if file_id:
-                texts.append(await self._file_text(file_id))
-        results = []
-        for text in texts:
-            for line in text.splitlines():
-                if not line.strip():
-                    continue
-                entry = json.loads(line)
-                custom_id = str(entry.get("custom_id"))
-                response = entry.get("response") or {}
-                body = response.get("body")
-                if response.get("status_code") == 200 and isinstance(body, dict):
-                    try:
-                        completion = openai.types.chat.ChatCompletion.model_validate(body)
-                        output = self.api._output(completion)
-                    except (ValueError, ModelError) as error:
-                        results.append(BatchResult(custom_id, error=f"unusable answer: {error}"))
-                        continue
-                    results.append(BatchResult(custom_id, output=output))
-                else:
-                    results.append(BatchResult(custom_id, error=_openai_error(entry)))
-        return results
-
-    async def _file_text(self, file_id: str) -> str:
-        content = await self._request("batch results", lambda client: client.files.content(file_id))
-        return str(content.text)
-
-
-def _openai_error(entry: dict[str, Any]) -> str:
-    error = entry.get("error") or (entry.get("response") or {}).get("body", {}).get("error")
-    if isinstance(error, dict):
-        return str(error.get("message") or error.get("code") or "failed")
-    status = (entry.get("response") or {}).get("status_code")
-    return f"HTTP {status}" if status else "failed"
-
-
-class AnthropicBatch(SdkBatch):
-    """Anthropic Message Batches for one ``anthropic/...`` model."""
-
-    async def submit(self, requests: Sequence[BatchRequest]) -> str:
-        """Create a message batch holding the requests."""
-        bodies = [
-            {
-                "custom_id": request.custom_id,
-                "params": self.api.request(request.prompt, request.config),
-            }
-            for request in requests
-        ]
-        batch = await self._request(
-            "batch create", lambda client: client.messages.batches.create(requests=bodies)
-        )
-        return str(batch.id)
-
-    async def state(self, batch_id: str) -> BatchState:
-        """'ended' once the batch's processing has ended."""
-        batch = await self._request(
-            "batch status", lambda client: client.messages.batches.retrieve(batch_id)
-        )
-        return "ended" if batch.processing_status == "ended" else "running"
-
-    async def results(self, batch_id: str) -> list[BatchResult]:
-        """Stream the results of an ended batch."""
-
-        async def download(client: Any) -> list[Any]:
-            # Read whole inside one request, so a retry starts the stream over.
-            return [entry async for entry in await client.messages.batches.results(batch_id)]
-
-        results = []
-        for entry in await self._request("batch results", download):
-            result = entry.result
-            if result.type == "succeeded":
-                try:
-                    output = self.api._output(result.message)
-                except ModelError as error:
-                    results.append(BatchResult(entry.custom_id, error=f"unusable answer: {error}"))
-                    continue
-                results.append(BatchResult(entry.custom_id, output=output))
-            else:
-                results.append(BatchResult(entry.custom_id, error=result.type))
-        return results
-
-
-BACKENDS: dict[str, type[OpenAIBatch] | type[AnthropicBatch]] = {
-    "openai": OpenAIBatch,
-    "anthropic": AnthropicBatch,
-}
-"""The backend of each provider whose registry entry says it has a batch API."""
-
-
-def batch_backend(model: Any) -> BatchBackend:
-    """The batch API for ``model`` (a :class:`sdtt.models.Model`, or a bare provider,
-    which gets the default policy); ConfigError if its provider has none."""
-    name = str(getattr(model, "name", "?"))
-    provider = provider_of(name)
-    if provider is None or not provider.batch:
-        able = " and ".join(f"{p.name}/" for p in PROVIDERS.values() if p.batch)
-        raise ConfigError(
-            f"--batch works with {able} models only, not {name}. "
-            "Run without --batch for this model."
-        )
-    return BACKENDS[provider.name](model if isinstance(model, Model) else Model(model))
 
 
 def custom_id(chain: str, call: int) -> str:
-    """A request id that both providers accept (letters, digits, '-', at most 64)."""
+    """A request id that batch APIs accept (letters, digits, '-', at most 64)."""
     digest = hashlib.sha1(chain.encode("utf-8")).hexdigest()[:20]
     return f"c{digest}-{call}"
 
@@ -382,7 +160,7 @@ async def run_chains_batched(
     """Run chains through the providers' batch APIs, one batch per model and round.
 
     ``backends`` maps model names to batch backends (tests); by default each model's
-    provider gives its own (OpenAI and Anthropic only).
+    provider gives its own (:func:`sdtt.models.batch.batch_backend`).
     """
     options = options or RunOptions()
     runners = chain_runners(

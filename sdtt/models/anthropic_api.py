@@ -45,14 +45,17 @@ from typing import TYPE_CHECKING, Any
 
 from sdtt.models import sdk
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, Usage
+from sdtt.models.registry import PROVIDERS
 from sdtt.models.sdk import SdkAPI, count, is_own_host, reported_count
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
 
-KEY_ENV = "ANTHROPIC_API_KEY"
-BASE_URL_ENV = "ANTHROPIC_BASE_URL"
-OWN_HOSTS = frozenset({"api.anthropic.com"})
+PROVIDER = PROVIDERS["anthropic"]
+"""This provider's registry entry, which holds the facts below."""
+KEY_ENV = PROVIDER.key_env
+BASE_URL_ENV = PROVIDER.base_url_env
+OWN_HOSTS = PROVIDER.own_hosts
 """The only hosts the key in ``KEY_ENV`` is sent to."""
 EMPTY_USER_TEXT = "(The conversation has not started yet.)"
 """The Messages API rejects an empty user message; this stands in for one."""
@@ -159,7 +162,7 @@ class AnthropicAPI(SdkAPI["AsyncAnthropic"]):
             extra["temperature"] = kwargs.pop("temperature")
         return await client.messages.create(**kwargs, extra_body=extra or None, timeout=timeout)
 
-    def _output(self, message: Any) -> ModelOutput:
+    def output_of(self, message: Any) -> ModelOutput:
         content = getattr(message, "content", None)
         if not isinstance(content, list):
             raise self._malformed("it holds no content blocks")

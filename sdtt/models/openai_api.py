@@ -18,14 +18,17 @@ from typing import TYPE_CHECKING, Any
 
 from sdtt.models import sdk
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, TokenLogprobs, Usage
+from sdtt.models.registry import PROVIDERS
 from sdtt.models.sdk import SdkAPI, count, reported_count
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
-KEY_ENV = "OPENAI_API_KEY"
-BASE_URL_ENV = "OPENAI_BASE_URL"
-OWN_HOSTS = frozenset({"api.openai.com"})
+PROVIDER = PROVIDERS["openai"]
+"""This provider's registry entry, which holds the facts below."""
+KEY_ENV = PROVIDER.key_env
+BASE_URL_ENV = PROVIDER.base_url_env
+OWN_HOSTS = PROVIDER.own_hosts
 """The only hosts the key in ``KEY_ENV`` is sent to."""
 
 
@@ -84,7 +87,7 @@ class OpenAIAPI(SdkAPI["AsyncOpenAI"]):
             options={"timeout": timeout},
         )
 
-    def _output(self, completion: Any) -> ModelOutput:
+    def output_of(self, completion: Any) -> ModelOutput:
         choices = getattr(completion, "choices", None)
         if not isinstance(choices, list) or not choices:
             raise self._malformed("it holds no choices")

@@ -7,8 +7,9 @@ or the embedded model's weights cost nothing until someone asks for them.
 
 Adding a provider is one :class:`Provider` entry in :data:`PROVIDERS`: its module, and
 the facts the rest of sdtt asks of it instead of keeping lists of provider names (runs on
-this machine? costs nothing? continues text rather than chats? has a batch API? how many
-calls in flight?). Ask them with :func:`provider_of`.
+this machine? costs nothing, or what? a baseline bot? continues text rather than chats?
+its batch API? its key's variable? how many calls in flight?). Ask them with
+:func:`provider_of`.
 
 =============  ======================================================================
 ``mock``       scripted replies, offline (``mock/echo``, ``mock/chatty``, ``mock/fail``)
@@ -22,12 +23,14 @@ calls in flight?). Ask them with :func:`provider_of`.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from sdtt.errors import ConfigError, ProviderUnavailableError
+from sdtt.models import prices as price_tables
 from sdtt.models.base import ModelAPI
+from sdtt.models.prices import Price
 
 DEFAULT_MODEL = "local/gemma-3-270m"
 """The model used when none is named: the embedded one, which works offline."""
@@ -45,17 +48,30 @@ class Provider:
     summary: str
     takes_base_url: bool = False
     """Whether it talks to a server whose address ``base_url=`` can change."""
+    key_env: str = ""
+    """The environment variable its API key is read from ('' when it needs none)."""
+    base_url_env: str = ""
+    """The environment variable giving the server's address when ``base_url=`` does not."""
+    own_hosts: frozenset[str] = frozenset()
+    """The provider's own API hosts: the only ones the key in ``key_env`` is sent to."""
     local: bool = False
     """Whether its models run on this machine, so chats sent to them never leave it
     (no privacy warning for unscrubbed private personas)."""
     free: bool = False
     """Whether its calls cost nothing (no cost estimate is shown)."""
+    prices: Mapping[str, Price] = field(default_factory=dict, compare=False)
+    """Its price table, model (the part after ``provider/``) -> list price, kept in
+    :mod:`sdtt.models.prices`; a model it does not list gets no cost estimate."""
+    baseline: bool = False
+    """Whether its bots are baselines (manipulation checks, like ELIZA) rather than
+    contenders: reports mark them."""
     completion: bool = False
     """Whether its models continue text rather than chat: pseudo-dialogue chains on them
     write one message per call (style 'lines' when 'auto')."""
-    batch: bool = False
-    """Whether it has a batch API that ``sdtt generate --batch`` can use
-    (:mod:`sdtt.generate.batch_api` holds one backend per such provider)."""
+    batch: str = ""
+    """The module of its batch API, which ``sdtt generate --batch`` uses: it holds
+    ``create_batch(model) -> BatchBackend`` (:mod:`sdtt.models.batch`) and is imported
+    only then. '' when it has none."""
     virtual_time: bool = False
     """Whether its models wait only through trio's clock (scripted delays), so they run
     on a simulation's virtual clock as they are; others get real time for their calls."""
@@ -94,7 +110,11 @@ PROVIDERS: dict[str, Provider] = {
             "openai/gpt-4o-mini",
             "OpenAI, or an OpenAI-compatible server via --base-url",
             takes_base_url=True,
-            batch=True,
+            key_env="OPENAI_API_KEY",
+            base_url_env="OPENAI_BASE_URL",
+            own_hosts=frozenset({"api.openai.com"}),
+            prices=price_tables.OPENAI,
+            batch="sdtt.models.openai_batch",
             logprobs=True,
         ),
         Provider(
@@ -103,7 +123,11 @@ PROVIDERS: dict[str, Provider] = {
             "anthropic/claude-sonnet-4-5",
             "Anthropic Messages API",
             takes_base_url=True,
-            batch=True,
+            key_env="ANTHROPIC_API_KEY",
+            base_url_env="ANTHROPIC_BASE_URL",
+            own_hosts=frozenset({"api.anthropic.com"}),
+            prices=price_tables.ANTHROPIC,
+            batch="sdtt.models.anthropic_batch",
         ),
         Provider(
             "local",
@@ -124,6 +148,7 @@ PROVIDERS: dict[str, Provider] = {
             "rule-based ELIZA (Weizenbaum 1966), the baseline bot, offline",
             local=True,
             free=True,
+            baseline=True,
             virtual_time=True,
             max_connections=100,
             rule_based=True,
@@ -171,14 +196,18 @@ def base_url_for(name: str, base_url: str | None) -> str | None:
     return base_url if provider.takes_base_url else None
 
 
-def _load(provider: Provider, attribute: str) -> Callable[..., Any]:
+def load(provider: Provider, attribute: str, module_name: str = "") -> Callable[..., Any]:
+    """``attribute`` of the provider's module (or of ``module_name``, e.g. its batch
+    module), imported now; :class:`ProviderUnavailableError` saying how to install what
+    is missing when the import fails."""
+    module_name = module_name or provider.module
     try:
-        module = importlib.import_module(provider.module)
+        module = importlib.import_module(module_name)
     except ImportError as error:
-        if error.name == provider.module:
+        if error.name == module_name:
             raise ProviderUnavailableError(
                 f"The {provider.name} provider is missing from this installation of sdtt "
-                f"(no module {provider.module})."
+                f"(no module {module_name})."
             ) from None
         raise ProviderUnavailableError(
             f"The {provider.name} provider could not be loaded ({error}). "
@@ -199,7 +228,7 @@ def create_api(name: str, **options: Any) -> ModelAPI:
     Options whose value is ``None`` are not passed on.
     """
     provider, model = split_name(name)
-    factory = _load(provider, "create")
+    factory = load(provider, "create")
     # Options left at None are dropped, so CLI code can pass base_url=args.base_url to
     # any provider, including those that take no such option.
     given = {key: value for key, value in options.items() if value is not None}
@@ -230,7 +259,7 @@ def provider_status(name: str) -> ProviderStatus:
     """Ask one provider's ``availability()``; a provider that fails to import is unusable."""
     provider = PROVIDERS[name]
     try:
-        check = _load(provider, "availability")
+        check = load(provider, "availability")
     except ProviderUnavailableError as error:
         return ProviderStatus(provider, False, str(error))
     except AttributeError:

@@ -71,8 +71,8 @@ class SdkAPI(ABC, Generic[ClientT]):
     """A provider that calls its API through the official SDK's async client.
 
     Subclasses name their SDK and environment in the class variables and write
-    ``request`` (the call's keyword arguments), ``_call`` (the SDK call) and ``_output``
-    (the SDK's answer as a :class:`ModelOutput`).
+    ``request`` (the call's keyword arguments), ``_call`` (the SDK call) and
+    ``output_of`` (the SDK's answer as a :class:`ModelOutput`).
     """
 
     package: ClassVar[str]
@@ -149,8 +149,11 @@ class SdkAPI(ABC, Generic[ClientT]):
         """The SDK call with ``kwargs``; its exceptions are mapped by ``generate``."""
 
     @abstractmethod
-    def _output(self, answer: Any) -> ModelOutput:
-        """The SDK's answer as a ``ModelOutput``; ``_malformed`` errors if it is not one."""
+    def output_of(self, answer: Any) -> ModelOutput:
+        """The SDK's answer as a ``ModelOutput``; a :class:`ProviderError` if it is not one.
+
+        ``generate`` reads its own call's answer with it; a batch backend reads each
+        answer of a batch (the same object, validated from the batch's results) alike."""
 
     async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
         """One API call; typed errors on failure."""
@@ -158,7 +161,7 @@ class SdkAPI(ABC, Generic[ClientT]):
         answer = await self.call(
             lambda client: self._call(client, kwargs, config.timeout), config.timeout
         )
-        return self._output(answer)
+        return self.output_of(answer)
 
     async def call(self, operation: Callable[[ClientT], Awaitable[T]], timeout: float) -> T:
         """One request through the SDK's client, its errors mapped to typed errors.

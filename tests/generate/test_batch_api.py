@@ -12,10 +12,11 @@ import pytest
 import trio
 
 from sdtt.errors import ConfigError
-from sdtt.generate.batch_api import LEDGER_NAME, batch_backend, run_chains_batched
+from sdtt.generate.batch_api import LEDGER_NAME, run_chains_batched
 from sdtt.generate.chainfile import read_chain
 from sdtt.generate.records import ChainSpec, topic_targets
 from sdtt.generate.runner import RunOptions, run_chains
+from sdtt.models.batch import batch_backend
 from sdtt.models.model import get_model
 from tests.fakes.openai_fake import FakeOpenAIServer
 from tests.generate.batch_fakes import FakeAnthropicBatchServer, FakeOpenAIBatchServer

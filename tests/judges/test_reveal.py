@@ -116,7 +116,7 @@ def test_openai_asks_for_and_reads_logprobs() -> None:
         ],
         usage=None,
     )
-    output = api._output(completion)
+    output = api.output_of(completion)
     assert output.logprobs is not None and output.logprobs[0].top[1] == ("60", -2.0)
 
 
