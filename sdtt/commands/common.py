@@ -11,23 +11,42 @@ from pydantic import BaseModel
 
 from sdtt.errors import ConfigError
 from sdtt.files import TRANSCRIPTS_DIR as TRANSCRIPTS_DIR  # the commands take it from here
-from sdtt.models.registry import PROVIDERS, split_name
-
-BASE_URL_HELP = (
-    "endpoint of an OpenAI- or Anthropic-compatible server for every openai/ or "
-    "anthropic/ model of the command (vLLM, Ollama, llama.cpp server, LM Studio...); "
-    "default $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL"
-)
+from sdtt.models.registry import PROVIDERS, Provider, split_name
 
 
-"""Where chats and pseudo-dialogues are written unless ``--out`` says otherwise."""
+def _servers() -> list[Provider]:
+    """The providers whose server ``--base-url`` can change, in registry order."""
+    return [provider for provider in PROVIDERS.values() if provider.takes_base_url]
 
 
-API_KEY_ENV_HELP = (
-    "environment variable holding the API key for --base-url (e.g. MY_SERVER_KEY). "
-    "OPENAI_API_KEY / ANTHROPIC_API_KEY are sent only to api.openai.com / "
-    "api.anthropic.com: another --base-url gets no key unless you name one here"
-)
+def base_url_help() -> str:
+    """The help of ``--base-url``: the providers it applies to and their variables."""
+    servers = _servers()
+    names = " or ".join(f"{provider.name}/" for provider in servers)
+    variables = " / ".join(f"${p.base_url_env}" for p in servers if p.base_url_env)
+    return (
+        f"endpoint of a compatible server for every {names} model of the command (vLLM, "
+        f"Ollama, llama.cpp server, LM Studio...); default {variables}"
+    )
+
+
+def where_keys_go() -> str:
+    """``OPENAI_API_KEY is sent only to api.openai.com, ANTHROPIC_API_KEY only to
+    api.anthropic.com``: each keyed provider of the registry, its variable and hosts."""
+    parts = [
+        f"{provider.key_env} {'is sent ' if not number else ''}only to "
+        + ", ".join(sorted(provider.own_hosts))
+        for number, provider in enumerate(p for p in PROVIDERS.values() if p.key_env)
+    ]
+    return ", ".join(parts)
+
+
+def api_key_env_help() -> str:
+    """The help of ``--api-key-env``."""
+    return (
+        "environment variable holding the API key for --base-url (e.g. MY_SERVER_KEY). "
+        f"{where_keys_go()}: another --base-url gets no key unless you name one here"
+    )
 
 
 def add_base_url_argument(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
@@ -35,8 +54,8 @@ def add_base_url_argument(parser: argparse.ArgumentParser | argparse._ArgumentGr
 
     Both are ``None`` when not given.
     """
-    parser.add_argument("--base-url", default=None, help=BASE_URL_HELP)
-    parser.add_argument("--api-key-env", metavar="NAME", default=None, help=API_KEY_ENV_HELP)
+    parser.add_argument("--base-url", default=None, help=base_url_help())
+    parser.add_argument("--api-key-env", metavar="NAME", default=None, help=api_key_env_help())
 
 
 def check_base_url(base_url: str | None, models: Iterable[str]) -> None:
@@ -45,11 +64,11 @@ def check_base_url(base_url: str | None, models: Iterable[str]) -> None:
     names = list(models)
     if base_url is None or any(split_name(name)[0].takes_base_url for name in names):
         return
-    servers = ", ".join(f"{p.name}/" for p in PROVIDERS.values() if p.takes_base_url)
+    servers = _servers()
     raise ConfigError(
-        f"--base-url is for {servers} models, and none of this command's models "
-        f"({', '.join(names)}) is one. Leave --base-url out, or name a model served there, "
-        "e.g. openai/MODEL."
+        f"--base-url is for {', '.join(f'{p.name}/' for p in servers)} models, and none of "
+        f"this command's models ({', '.join(names)}) is one. Leave --base-url out, or name "
+        f"a model served there, e.g. {servers[0].name}/MODEL."
     )
 
 

@@ -40,7 +40,7 @@ from sdtt.generate.runner import ChainProgress, RunOptions, RunReport, chain_pat
 from sdtt.lock import output_lock
 from sdtt.models.model import get_model
 from sdtt.models.pool import ModelPool
-from sdtt.models.registry import DEFAULT_MODEL, base_url_for
+from sdtt.models.registry import DEFAULT_MODEL, PROVIDERS, base_url_for
 from sdtt.models.retry import long_run_policy
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
 from sdtt.questionnaires.topics import live_topic
@@ -145,8 +145,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run_group.add_argument(
         "--batch",
         action="store_true",
-        help="use the providers' batch APIs (OpenAI Batch, Anthropic Message Batches): half "
-        "price, but each step may take hours",
+        help="send the calls through the batch API of the model's provider ("
+        + ", ".join(f"{p.name}/" for p in PROVIDERS.values() if p.batch)
+        + " models): half price, but each step may take hours",
     )
     run_group.add_argument(
         "--poll", type=float, default=60.0, help="seconds between batch status checks"

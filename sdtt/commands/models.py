@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.table import Table
 
-from sdtt.models.registry import ProviderStatus, all_provider_status
+from sdtt.commands.common import where_keys_go
+from sdtt.models.registry import PROVIDERS, ProviderStatus, all_provider_status
 from sdtt.redact import shown
 
 
@@ -22,8 +23,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "models",
         description=(
             "List the model providers (address a model as provider/model, e.g. "
-            "openai/gpt-4o-mini) and whether each can be used on this machine: SDK "
-            "installed, API key set (never shown), weights present."
+            f"{PROVIDERS['openai'].example}) and whether each can be used on this machine: "
+            "SDK installed, API key set (never shown), weights present."
         ),
     )
     parser.set_defaults(func=run)
@@ -51,9 +52,9 @@ def run(args: argparse.Namespace, console: Console | None = None) -> int:
     console = console or Console()
     console.print(status_table(all_provider_status()))
     console.print(
-        "[dim]Name a model as provider/model, e.g. --model mock/chatty. "
-        "Keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY and are sent only to "
-        "api.openai.com / api.anthropic.com; a --base-url elsewhere gets no key unless "
+        f"[dim]Name a model as provider/model, e.g. --model {PROVIDERS['mock'].example}. "
+        f"Keys are read from their variables: {where_keys_go()}; a --base-url elsewhere "
+        "gets no key unless "
         "--api-key-env NAME names the variable holding its own.[/]"
     )
     return 0

@@ -53,7 +53,7 @@ from sdtt.files import output_folder
 from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.models.base import GenerateConfig
 from sdtt.models.model import Model, get_model
-from sdtt.models.registry import DEFAULT_MODEL, base_url_for, provider_of
+from sdtt.models.registry import DEFAULT_MODEL, PROVIDERS, base_url_for, provider_of
 from sdtt.personas.persona import Persona
 from sdtt.personas.prompt import (
     CHARS_PER_TOKEN,
@@ -134,11 +134,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_base_url_argument(parser)
     side = parser.add_mutually_exclusive_group()
+    rule_based = [p.example for p in PROVIDERS.values() if p.rule_based] or ["ELIZA"]
     side.add_argument(
         "--interrogator",
         metavar="MODEL",
         help="provider/model playing the human side (default: the same as --model; for a "
-        f"rule-based --model such as eliza/classic, {DEFAULT_MODEL})",
+        f"rule-based --model such as {rule_based[0]}, {DEFAULT_MODEL})",
     )
     side.add_argument(
         "--script",
