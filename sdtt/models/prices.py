@@ -8,6 +8,7 @@ name costs. Prices at the time of writing: every figure shown is labelled an est
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sdtt.models.base import Usage
@@ -55,7 +56,7 @@ ANTHROPIC: dict[str, Price] = {
 """The ``anthropic`` provider's list prices."""
 
 
-def price_in(table: dict[str, Price], model: str) -> Price | None:
+def price_in(table: Mapping[str, Price], model: str) -> Price | None:
     """The price of ``model`` (the part after ``provider/``) in ``table``, ``None`` if
     unlisted; a dated snapshot costs what its base name costs."""
     if model in table:
