@@ -54,7 +54,6 @@ def run(args: argparse.Namespace, console: Console | None = None) -> int:
     console.print(
         f"[dim]Name a model as provider/model, e.g. --model {PROVIDERS['mock'].example}. "
         f"Keys are read from their variables: {where_keys_go()}; a --base-url elsewhere "
-        "gets no key unless "
-        "--api-key-env NAME names the variable holding its own.[/]"
+        "gets no key unless --api-key-env NAME names the variable holding its own.[/]"
     )
     return 0

@@ -134,12 +134,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_base_url_argument(parser)
     side = parser.add_mutually_exclusive_group()
-    rule_based = [p.example for p in PROVIDERS.values() if p.rule_based] or ["ELIZA"]
+    rule_based = next((p.example for p in PROVIDERS.values() if p.rule_based), "ELIZA")
     side.add_argument(
         "--interrogator",
         metavar="MODEL",
         help="provider/model playing the human side (default: the same as --model; for a "
-        f"rule-based --model such as {rule_based[0]}, {DEFAULT_MODEL})",
+        f"rule-based --model such as {rule_based}, {DEFAULT_MODEL})",
     )
     side.add_argument(
         "--script",
