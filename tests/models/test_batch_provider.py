@@ -22,7 +22,8 @@ import pytest
 from sdtt.analysis.metrics import condition_label
 from sdtt.cli import main
 from sdtt.generate.batch_api import LEDGER_NAME
-from sdtt.models.base import ModelAPI
+from sdtt.generate.pricing import estimate_cost
+from sdtt.models.base import ModelAPI, Usage
 from sdtt.models.batch import BatchRequest, BatchResult, BatchState
 from sdtt.models.mock import MockModelAPI, chatty_script
 from sdtt.models.model import Model
@@ -182,6 +183,14 @@ def test_a_registered_provider_runs_generate_batch_through_its_own_backend(
     assert _dollars(direct, 1.0) in direct_out
     assert _dollars(batched, 0.5) in batched_out
     assert _dollars(direct, 1.0) != _dollars(batched, 0.5)
+
+
+def test_a_dated_snapshot_costs_what_its_base_model_costs(toy: Path) -> None:
+    usage = Usage(input_tokens=1000, cached_input_tokens=400, output_tokens=100)
+    dollars = (600 * 3.0 + 400 * 1.0 + 100 * 7.0) / 1e6
+    assert estimate_cost("toy/x-2025-01-01", usage) == pytest.approx(dollars)
+    assert estimate_cost("toy/x", usage, batch=True) == pytest.approx(dollars / 2)
+    assert estimate_cost("toy/y", usage) is None
 
 
 def test_a_provider_without_a_batch_module_is_refused_by_name(
