@@ -24,14 +24,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sdtt.dialogue.message import RESPONSE, SCHEMA_VERSION, USER, Message, Side, segment_turns
-from sdtt.dialogue.turns import flatten_turns, side_runs, to_pingpong
+from sdtt.dialogue.message import RESPONSE, SCHEMA_VERSION, USER, Message, Side
+from sdtt.dialogue.turns import side_runs
 from sdtt.errors import ConfigError, InputError
 from sdtt.generate.prompts import PROMPT_VERSION, Mode, generator_instructions
 from sdtt.models.base import GenerateConfig, Usage
 from sdtt.models.registry import provider_of
 from sdtt.personas.persona import Persona
-from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS, history_text
+from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS, history_messages, history_text
 
 Style = Literal["whole", "lines"]
 StyleChoice = Literal["auto", "whole", "lines"]
@@ -276,23 +276,6 @@ def config_dict(config: GenerateConfig) -> dict[str, Any]:
 
 
 # --- building a chain's header from a persona ----------------------------------------
-
-
-def history_messages(persona: Persona, turns: int, mode: Mode = "burst") -> list[list[Message]]:
-    """The conversations (oldest first) :func:`history_text` shows for ``turns`` turns."""
-    remaining = turns
-    kept: list[list[Message]] = []
-    for conversation in reversed(persona.conversations):
-        if remaining <= 0:
-            break
-        messages = conversation.messages
-        if mode == "pingpong":
-            messages = to_pingpong(messages)
-        chosen = segment_turns(messages)[-remaining:]
-        remaining -= len(chosen)
-        if chosen:
-            kept.append(flatten_turns(chosen))
-    return list(reversed(kept))
 
 
 def chain_header(spec: ChainSpec, persona: Persona) -> ChainHeader:
