@@ -8,5 +8,5 @@
 - :mod:`sdtt.generate.runner`: chains run concurrently on trio, with resume;
 - :mod:`sdtt.generate.chain_spec`: a grid or plan file of chains;
 - :mod:`sdtt.generate.batch_api`: OpenAI Batch and Anthropic Message Batches;
-- :mod:`sdtt.generate.progress`: the rich progress display.
+- :mod:`sdtt.generate.progress`: what progress displays say about chains, as plain text.
 """
