@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
@@ -278,9 +279,20 @@ def config_dict(config: GenerateConfig) -> dict[str, Any]:
 # --- building a chain's header from a persona ----------------------------------------
 
 
-def chain_header(spec: ChainSpec, persona: Persona) -> ChainHeader:
-    """The header of a new chain file for ``spec`` with ``persona``."""
-    conversations = history_messages(persona, spec.settings.history_turns, spec.mode)
+@dataclass(frozen=True)
+class PersonaHistory:
+    """What a chain's header holds of the persona's history: the same for every chain of
+    one persona, history length and mode, so a run works it out once for all of them."""
+
+    text: str
+    end: datetime
+    bursts: dict[Side, dict[int, int]]
+
+
+def persona_history(persona: Persona, turns: int, mode: Mode) -> PersonaHistory:
+    """The last ``turns`` turns of ``persona``'s history as a chain shows them (the turns
+    the bot prompt shows, :func:`~sdtt.personas.prompt.history_messages`)."""
+    conversations = history_messages(persona, turns, mode)
     every = [message for conversation in conversations for message in conversation]
     if not every:
         every = persona.messages[-1:]
@@ -291,14 +303,28 @@ def chain_header(spec: ChainSpec, persona: Persona) -> ChainHeader:
         for conversation in conversations:
             for size in side_runs(conversation, side):
                 bursts[side][size] = bursts[side].get(size, 0) + 1
+    return PersonaHistory(
+        text=history_text(persona, turns, mode),
+        end=max(message.time for message in every),
+        bursts=bursts,
+    )
+
+
+def chain_header(
+    spec: ChainSpec, persona: Persona, history: PersonaHistory | None = None
+) -> ChainHeader:
+    """The header of a new chain file for ``spec`` with ``persona``, whose
+    :func:`persona_history` a caller may pass in if it has it already."""
+    if history is None:
+        history = persona_history(persona, spec.settings.history_turns, spec.mode)
     return ChainHeader(
         chain=spec.chain_id,
         spec=spec,
         persona_name=persona.name,
         instructions=generator_instructions(spec.mode),
-        history=history_text(persona, spec.settings.history_turns, spec.mode),
-        history_end=max(message.time for message in every),
-        burst_sizes=bursts,
+        history=history.text,
+        history_end=history.end,
+        burst_sizes=history.bursts,
     )
 
 
