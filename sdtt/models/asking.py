@@ -43,7 +43,8 @@ class Asked(Generic[T]):
 
     @property
     def error(self) -> str | None:
-        """The provider failure as records show it (``"RateLimitError: ..."``), else None."""
+        """The provider failure as records show it (``"RateLimitError: ..."``: the
+        provider's own words, already scrubbed of keys, say what to fix), else None."""
         if self.failure is None:
             return None
         return f"{type(self.failure).__name__}: {self.failure}"
