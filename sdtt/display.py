@@ -1,10 +1,12 @@
-"""Rich renderings shared by the CLI commands: conversations and model usage."""
+"""Rich renderings shared by the CLI commands: conversations, model usage and tables of
+facts the library describes in plain text."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
 from rich.console import Console
+from rich.table import Table
 
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.render import format_time
@@ -52,3 +54,14 @@ def usage_line(outputs: Sequence[ModelOutput]) -> str:
         f"({total.cached_text()}), {total.output_tokens} output tokens, "
         f"{seconds:.1f} s[/]"
     )
+
+
+def facts_table(title: str, rows: Iterable[tuple[str, str]]) -> Table:
+    """A two-column table of (what, value) rows, such as
+    :func:`sdtt.personas.timing.timing_summary`; every cell is shown as text, never markup."""
+    table = Table(title=title, show_header=False, title_justify="left")
+    table.add_column("what", style="bold")
+    table.add_column("value")
+    for what, value in rows:
+        table.add_row(terminal_text(what), terminal_text(value))
+    return table

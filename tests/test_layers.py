@@ -393,6 +393,39 @@ def test_only_the_command_layer_parses_arguments_runs_trio_and_builds_consoles()
     assert not stale, f"fixed, so delete from KNOWN_EXCEPTIONS: {stale}"
 
 
+RICH_RENDERERS = TERMINAL_OWNERS | {"display"}
+"""The packages that render with Rich: the commands and ``display.py`` for them. The rest
+of the library returns data and plain text."""
+
+RICH_EXCEPTIONS = {"sdtt.redact": "escapes Rich markup in text the commands print"}
+
+
+def rich_imports(module: Module) -> Iterator[int]:
+    """The lines where ``module`` imports Rich."""
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""]
+        else:
+            continue
+        if any(name.split(".")[0] == "rich" for name in names):
+            yield node.lineno
+
+
+def test_only_the_commands_and_display_render_with_rich() -> None:
+    problems = [
+        f"{module.path.relative_to(PACKAGE.parent)}:{line}: {module.name} imports Rich; "
+        "return data or plain text and render it in sdtt/commands or sdtt/display.py"
+        for module in modules()
+        if module.package not in RICH_RENDERERS and module.name not in RICH_EXCEPTIONS
+        for line in rich_imports(module)
+    ]
+    assert not problems, "\n".join(problems)
+    users = {module.name for module in modules() if any(rich_imports(module))}
+    assert set(RICH_EXCEPTIONS) <= users, "no longer imports Rich, drop from RICH_EXCEPTIONS"
+
+
 def test_the_checks_see_an_upward_import_and_a_console(tmp_path: Path) -> None:
     """The readers above find what they look for (a check that finds nothing proves little)."""
     source = (

@@ -24,6 +24,7 @@ from sdtt.commands.common import (
     check_base_url,
     setting_default,
 )
+from sdtt.commands.generate_display import RichProgress, summary_table
 from sdtt.errors import ConfigError
 from sdtt.files import output_folder
 from sdtt.generate.chain_spec import (
@@ -34,7 +35,6 @@ from sdtt.generate.chain_spec import (
     load_topic_list,
     read_plan,
 )
-from sdtt.generate.progress import RichProgress, summary_table
 from sdtt.generate.records import DEFAULT_TURNS_PER_TOPIC, MODES, ChainSpec
 from sdtt.generate.runner import ChainProgress, RunOptions, RunReport, chain_path, run_chains
 from sdtt.lock import output_lock

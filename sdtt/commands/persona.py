@@ -11,7 +11,7 @@ from rich.table import Table
 
 from sdtt.commands.common import add_out_argument
 from sdtt.commands.lazy import DeferredParser
-from sdtt.display import print_conversation
+from sdtt.display import facts_table, print_conversation
 from sdtt.errors import InputError
 from sdtt.files import output_folder
 from sdtt.personas.importers import IMPORTERS, get_importer
@@ -26,7 +26,7 @@ from sdtt.personas.store import (
     persona_dirs,
     save_persona,
 )
-from sdtt.personas.timing import TimingProfile, describe_timing, fit_timing_profile
+from sdtt.personas.timing import TimingProfile, fit_timing_profile, timing_summary
 from sdtt.redact import shown
 
 
@@ -239,7 +239,8 @@ def run_show(args: argparse.Namespace) -> int:
     )
     console.print(stats_table(persona))
     if info.timing:
-        console.print(describe_timing(TimingProfile.model_validate(info.timing)))
+        profile = TimingProfile.model_validate(info.timing)
+        console.print(facts_table("Timing profile", timing_summary(profile)))
     else:
         console.print("[dim]No timing profile fitted.[/]")
     if args.last > 0:

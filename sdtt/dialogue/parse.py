@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -40,6 +41,9 @@ _TIMESTAMP_ONLY = re.compile(r"^\s*\[(?P<time>[^\]\n]{0,40})\]\s*(?P<text>.*)$")
 # a date, then only more date and time characters to the end of the line.
 _CUT_TIMESTAMP = re.compile(r"^\[\d{2,4}[-/]\d{1,2}[-/\d :T.]*$")
 _TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M")
+# The prompt format's own timestamp, as models copy it: read without strptime, which
+# costs more than the rest of a reply's parsing. Anything else takes the slow road.
+_PROMPT_TIME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2}) ([0-9]{2}):([0-9]{2}):([0-9]{2})")
 
 
 @dataclass(frozen=True)
@@ -71,22 +75,26 @@ def parse_time(raw: str, zone_of: datetime) -> datetime | None:
 
     A timestamp without a zone is taken to be in the zone of ``zone_of``.
     """
-    raw = raw.strip()
-    parsed: datetime | None = None
-    for fmt in _TIME_FORMATS:
-        try:
-            parsed = datetime.strptime(raw, fmt)
-            break
-        except ValueError:
-            continue
-    if parsed is None:
-        try:
-            parsed = datetime.fromisoformat(raw)
-        except ValueError:
-            return None
-    if parsed.tzinfo is None:
+    parsed = _read_time(raw.strip())
+    if parsed is not None and parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=zone_of.tzinfo)
     return parsed
+
+
+def _read_time(raw: str) -> datetime | None:
+    exact = _PROMPT_TIME.fullmatch(raw)
+    if exact is not None:
+        # What strptime reads with the first format; an impossible date (February 30th)
+        # goes on to the formats below, which refuse it too.
+        with suppress(ValueError):
+            year, month, day, hour, minute, second = (int(part) for part in exact.groups())
+            return datetime(year, month, day, hour, minute, second)
+    for fmt in _TIME_FORMATS:
+        with suppress(ValueError):
+            return datetime.strptime(raw, fmt)
+    with suppress(ValueError):
+        return datetime.fromisoformat(raw)
+    return None
 
 
 def scan_lines(text: str, zone_of: datetime) -> list[ParsedLine]:

@@ -9,5 +9,5 @@
 - :mod:`sdtt.generate.chain_spec`: a grid or plan file of chains;
 - :mod:`sdtt.generate.batch_api`: chains run through the providers' batch APIs;
 - :mod:`sdtt.generate.pricing`: cost estimates from the providers' price tables;
-- :mod:`sdtt.generate.progress`: the rich progress display.
+- :mod:`sdtt.generate.progress`: what progress displays say about chains, as plain text.
 """

@@ -1,43 +1,27 @@
-"""The rich progress display of ``sdtt generate`` and its end-of-run summary.
-
-One row for all chains and one per chain (only the running ones when there are many):
-turns done of turns planned, tokens (cached share), estimated cost for priced models,
-and the time remaining at the current pace.
+"""What the progress display of ``sdtt generate`` and its end-of-run summary say about
+chains, in plain text: turns, tokens (cached share) and the estimated cost for priced
+models. The command renders them (:mod:`sdtt.commands.generate_display`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from types import TracebackType
-from typing import Self
-
-from rich import box
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeRemainingColumn,
-)
-from rich.table import Table
 
 from sdtt.generate.pricing import estimate_cost, is_free
 from sdtt.generate.runner import ChainProgress
 from sdtt.models.base import Usage
-from sdtt.redact import shown
 
-MAX_ROWS = 12
-"""With more chains than this, only running chains get a row."""
-LABEL_WIDTH = 28
+SUMMARY_COLUMNS = ("chain", "status", "turns", "calls", "tokens in", "cached", "out", "cost")
+"""The columns of :func:`summary_row`."""
 
 
-def _clip(text: str, width: int) -> str:
+def clip(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters from the left, marked with an ellipsis."""
     return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
-def _short(count: int) -> str:
+def short_count(count: int) -> str:
+    """A token count in a few characters: 950, 12k, 1.2M."""
     if count >= 1_000_000:
         return f"{count / 1_000_000:.1f}M"
     if count >= 10_000:
@@ -66,106 +50,19 @@ def format_cost(chains: Sequence[ChainProgress], *, batch: bool = False) -> str:
 
 def short_tokens(usage: Usage) -> str:
     """Tokens in and out, briefly."""
-    return f"{_short(usage.input_tokens)}→{_short(usage.output_tokens)} tok"
+    return f"{short_count(usage.input_tokens)}→{short_count(usage.output_tokens)} tok"
 
 
-class RichProgress:
-    """Shows chains' progress with rich while a run is going on."""
-
-    def __init__(
-        self, console: Console, chains: Sequence[ChainProgress] = (), *, batch: bool = False
-    ) -> None:
-        self.console = console
-        self.batch = batch
-        self._progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(bar_width=12),
-            MofNCompleteColumn(),
-            TextColumn("[dim]{task.fields[tokens]}[/]"),
-            TextColumn("{task.fields[cost]}"),
-            TimeRemainingColumn(),
-            console=console,
-            transient=False,
-        )
-        self._chains: dict[str, ChainProgress] = {}
-        self._rows: dict[str, TaskID] = {}
-        self._many = len(chains) > MAX_ROWS
-        self._total = self._progress.add_task("[bold]all chains[/]", total=0, tokens="", cost="")
-        for chain in chains:
-            self.chain_update(chain)
-
-    def __enter__(self) -> Self:
-        self._progress.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._progress.stop()
-
-    def chain_update(self, progress: ChainProgress) -> None:
-        """Show a chain's new state and the new totals."""
-        self._chains[progress.chain] = progress
-        label = shown(_clip(progress.label, LABEL_WIDTH))
-        if progress.status == "failed":
-            label = f"[red]{label} (failed)[/]"
-        elif progress.status == "done":
-            label = f"[green]{label}[/]"
-        visible = not self._many or progress.status in ("running", "failed")
-        tokens = short_tokens(progress.usage)
-        cost = format_cost([progress], batch=self.batch)
-        row = self._rows.get(progress.chain)
-        if row is None:
-            self._rows[progress.chain] = self._progress.add_task(
-                label,
-                total=progress.turns_total,
-                completed=progress.turns_done,
-                visible=visible,
-                tokens=tokens,
-                cost=cost,
-            )
-        else:
-            self._progress.update(
-                row,
-                description=label,
-                completed=progress.turns_done,
-                visible=visible,
-                tokens=tokens,
-                cost=cost,
-            )
-        chains = list(self._chains.values())
-        usage = sum((chain.usage for chain in chains), Usage())
-        self._progress.update(
-            self._total,
-            total=sum(chain.turns_total for chain in chains),
-            completed=sum(chain.turns_done for chain in chains),
-            tokens=short_tokens(usage),
-            cost=format_cost(chains, batch=self.batch),
-        )
-
-
-def summary_table(chains: Sequence[ChainProgress], *, batch: bool = False) -> Table:
-    """One row per chain: what it is, status, turns, calls, tokens and estimated cost."""
-    table = Table(title="pseudo-dialogue chains", title_justify="left", box=box.SIMPLE_HEAD)
-    table.add_column("chain", overflow="fold")
-    table.add_column("status", no_wrap=True)
-    for column in ("turns", "calls", "tokens in", "cached", "out", "cost"):
-        table.add_column(column, justify="right", no_wrap=True)
-    for chain in chains:
-        style = {"done": "green", "failed": "red"}.get(chain.status, "yellow")
-        usage = chain.usage
-        cached = usage.cached_share()
-        table.add_row(
-            shown(chain.label),
-            f"[{style}]{chain.status}[/]",
-            f"{chain.turns_done}/{chain.turns_total}",
-            str(chain.calls),
-            _short(usage.input_tokens),
-            cached,
-            _short(usage.output_tokens),
-            format_cost([chain], batch=batch),
-        )
-    return table
+def summary_row(chain: ChainProgress, *, batch: bool = False) -> tuple[str, ...]:
+    """One chain in the end-of-run summary, a cell for each of :data:`SUMMARY_COLUMNS`."""
+    usage = chain.usage
+    return (
+        chain.label,
+        chain.status,
+        f"{chain.turns_done}/{chain.turns_total}",
+        str(chain.calls),
+        short_count(usage.input_tokens),
+        usage.cached_share(),
+        short_count(usage.output_tokens),
+        format_cost([chain], batch=batch),
+    )

@@ -489,10 +489,11 @@ class ChainState:
         topic = self._topic
         if not topic.done:
             return
-        if topic.written < len(segment_turns(topic.messages)):
+        turns = len(segment_turns(topic.messages))
+        if topic.written < turns:
             return
         self._finished_blocks.append(self._block(self.topic_index, topic.messages))
-        self._finished_turns += len(segment_turns(topic.messages))
+        self._finished_turns += turns
         self.finished.append(topic.messages)
         self._topic = _Topic()
         self.calls_this_run = 0

@@ -19,19 +19,20 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sdtt.dialogue.message import RESPONSE, SCHEMA_VERSION, USER, Message, Side, segment_turns
-from sdtt.dialogue.turns import flatten_turns, side_runs, to_pingpong
+from sdtt.dialogue.message import RESPONSE, SCHEMA_VERSION, USER, Message, Side
+from sdtt.dialogue.turns import side_runs
 from sdtt.errors import ConfigError, InputError
 from sdtt.generate.prompts import PROMPT_VERSION, Mode, generator_instructions
 from sdtt.models.base import GenerateConfig, Usage
 from sdtt.models.registry import provider_of
 from sdtt.personas.persona import Persona
-from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS, history_text
+from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS, history_messages, history_text
 
 Style = Literal["whole", "lines"]
 StyleChoice = Literal["auto", "whole", "lines"]
@@ -278,26 +279,20 @@ def config_dict(config: GenerateConfig) -> dict[str, Any]:
 # --- building a chain's header from a persona ----------------------------------------
 
 
-def history_messages(persona: Persona, turns: int, mode: Mode = "burst") -> list[list[Message]]:
-    """The conversations (oldest first) :func:`history_text` shows for ``turns`` turns."""
-    remaining = turns
-    kept: list[list[Message]] = []
-    for conversation in reversed(persona.conversations):
-        if remaining <= 0:
-            break
-        messages = conversation.messages
-        if mode == "pingpong":
-            messages = to_pingpong(messages)
-        chosen = segment_turns(messages)[-remaining:]
-        remaining -= len(chosen)
-        if chosen:
-            kept.append(flatten_turns(chosen))
-    return list(reversed(kept))
+@dataclass(frozen=True)
+class PersonaHistory:
+    """What a chain's header holds of the persona's history: the same for every chain of
+    one persona, history length and mode, so a run works it out once for all of them."""
+
+    text: str
+    end: datetime
+    bursts: dict[Side, dict[int, int]]
 
 
-def chain_header(spec: ChainSpec, persona: Persona) -> ChainHeader:
-    """The header of a new chain file for ``spec`` with ``persona``."""
-    conversations = history_messages(persona, spec.settings.history_turns, spec.mode)
+def persona_history(persona: Persona, turns: int, mode: Mode) -> PersonaHistory:
+    """The last ``turns`` turns of ``persona``'s history as a chain shows them (the turns
+    the bot prompt shows, :func:`~sdtt.personas.prompt.history_messages`)."""
+    conversations = history_messages(persona, turns, mode)
     every = [message for conversation in conversations for message in conversation]
     if not every:
         every = persona.messages[-1:]
@@ -308,14 +303,28 @@ def chain_header(spec: ChainSpec, persona: Persona) -> ChainHeader:
         for conversation in conversations:
             for size in side_runs(conversation, side):
                 bursts[side][size] = bursts[side].get(size, 0) + 1
+    return PersonaHistory(
+        text=history_text(persona, turns, mode),
+        end=max(message.time for message in every),
+        bursts=bursts,
+    )
+
+
+def chain_header(
+    spec: ChainSpec, persona: Persona, history: PersonaHistory | None = None
+) -> ChainHeader:
+    """The header of a new chain file for ``spec`` with ``persona``, whose
+    :func:`persona_history` a caller may pass in if it has it already."""
+    if history is None:
+        history = persona_history(persona, spec.settings.history_turns, spec.mode)
     return ChainHeader(
         chain=spec.chain_id,
         spec=spec,
         persona_name=persona.name,
         instructions=generator_instructions(spec.mode),
-        history=history_text(persona, spec.settings.history_turns, spec.mode),
-        history_end=max(message.time for message in every),
-        burst_sizes=bursts,
+        history=history.text,
+        history_end=history.end,
+        burst_sizes=history.bursts,
     )
 
 

@@ -35,8 +35,10 @@ from sdtt.generate.records import (
     ChainHeader,
     ChainSettings,
     ChainSpec,
+    PersonaHistory,
     chain_header,
     header_difference,
+    persona_history,
     resolve_style,
     topic_targets,
 )
@@ -167,7 +169,11 @@ def open_state(path: Path, header: ChainHeader) -> tuple[ChainState, bool]:
 
 
 class ChainRunner:
-    """Runs one chain to its end, writing each record as soon as it exists."""
+    """Runs one chain to its end, writing each record as soon as it exists.
+
+    ``history`` is the persona's :func:`~sdtt.generate.records.persona_history` for this
+    chain, when the caller has it already (worked out here otherwise).
+    """
 
     def __init__(
         self,
@@ -179,6 +185,7 @@ class ChainRunner:
         display: Display | None = None,
         options: RunOptions | None = None,
         writer_factory: WriterFactory | None = None,
+        history: PersonaHistory | None = None,
     ) -> None:
         self.spec = spec
         self.model = model
@@ -189,7 +196,7 @@ class ChainRunner:
             lambda target: JsonlWriter(target, fsync=self.options.fsync)
         )
         warn_if_sent_remotely(persona, spec.model)
-        self.header = chain_header(spec, persona)
+        self.header = chain_header(spec, persona, history)
         self.progress = ChainProgress(
             chain=spec.chain_id,
             model=spec.model,
@@ -303,6 +310,17 @@ def chain_runners(
     """A runner per distinct spec, each persona and model made once by name."""
     persona_cache = NameCache(personas)
     model_cache = NameCache(models)
+    # Chains of one persona share its history: rendering it once for all of them keeps
+    # the time before the first call short.
+    histories: dict[tuple[str, int, Mode], PersonaHistory] = {}
+
+    def history(spec: ChainSpec) -> PersonaHistory:
+        key = (spec.persona, spec.settings.history_turns, spec.mode)
+        if key not in histories:
+            persona = persona_cache(spec.persona)
+            histories[key] = persona_history(persona, spec.settings.history_turns, spec.mode)
+        return histories[key]
+
     return [
         ChainRunner(
             spec,
@@ -312,6 +330,7 @@ def chain_runners(
             display=display,
             options=options,
             writer_factory=writer_factory,
+            history=history(spec),
         )
         for spec in _unique(specs)
     ]

@@ -11,21 +11,22 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
 from functools import partial
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import trio
 
 from sdtt.errors import (
     InputError,
     ModelError,
+    ModelOutputError,
     ProviderConnectionError,
-    ProviderError,
     ProviderTimeoutError,
 )
 from sdtt.judges.parsing import parse_label, parse_option
 from sdtt.judges.prompts import paired_prompt, single_prompt
+from sdtt.models import asking
+from sdtt.models.asking import Asked
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
 from sdtt.models.model import Model
 from sdtt.questionnaires.judgements import Judgement, JudgementKey
@@ -41,36 +42,27 @@ RAW_LIMIT = 200
 """Characters of a non-compliant answer kept in the record (to see what went wrong)."""
 
 
-@dataclass(frozen=True)
-class Asked:
-    """What asking gave: the parsed answer (or None), the raw replies and any error."""
-
-    answer: str | None
-    raw: tuple[str, ...]
-    error: str | None = None
+T = TypeVar("T")
 
 
 async def ask(
     model: Model,
     make_prompt: Callable[[int], Prompt],
-    parse: Callable[[str], str | None],
+    parse: Callable[[str], T | None],
     *,
     attempts: int = DEFAULT_ATTEMPTS,
     config: GenerateConfig = JUDGE_CONFIG,
-) -> Asked:
-    """Ask until ``parse`` reads an answer, at most ``attempts`` times."""
-    raw: list[str] = []
-    for attempt in range(1, attempts + 1):
-        try:
-            output = await model.generate(make_prompt(attempt), config)
-        except ProviderError as error:
-            # The provider's own words (already scrubbed of keys) say what to fix.
-            return Asked(None, tuple(raw), error=f"{type(error).__name__}: {error}")
-        raw.append(output.text)
+) -> Asked[T]:
+    """Ask until ``parse`` reads an answer from the reply's :func:`answer_text`, at most
+    ``attempts`` times (the loop is :func:`sdtt.models.asking.ask`)."""
+
+    def read(output: ModelOutput) -> T:
         answer = parse(answer_text(output))
-        if answer is not None:
-            return Asked(answer, tuple(raw))
-    return Asked(None, tuple(raw))
+        if answer is None:
+            raise ModelOutputError("the reply holds no answer that could be read.")
+        return answer
+
+    return await asking.ask(model, make_prompt, read, attempts=attempts, config=config)
 
 
 def answer_text(output: ModelOutput) -> str:
@@ -97,7 +89,7 @@ def swapped(item: PairItem) -> PairItem:
     return item.model_copy(update={"chats": (renumbered[0], renumbered[1])})
 
 
-def _exclusion(asked: Asked, attempts: int) -> str | None:
+def _exclusion(asked: Asked[str], attempts: int) -> str | None:
     if asked.error is not None:
         return f"model_error: {asked.error}"
     if asked.answer is None:

@@ -23,8 +23,8 @@ from typing import Any
 import trio
 
 from sdtt.beliefs.traces import BeliefPoint, BeliefSource, BeliefTrace
-from sdtt.errors import InputError, ProviderError
-from sdtt.judges.llm import DEFAULT_ATTEMPTS, RAW_LIMIT, answer_text
+from sdtt.errors import InputError
+from sdtt.judges.llm import DEFAULT_ATTEMPTS, RAW_LIMIT, ask
 from sdtt.judges.parsing import parse_probability
 from sdtt.judges.prompts import PAIRED_INSTRUCTIONS, completion_cue
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
@@ -111,17 +111,15 @@ async def ask_step(
     config = GenerateConfig(
         max_tokens=8, temperature=0.0, top_logprobs=TOP_LOGPROBS if logprobs else 0
     )
-    raw: list[str] = []
-    for attempt in range(1, attempts + 1):
-        try:
-            output = await model.generate(reveal_prompt(item, turn, turns, attempt=attempt), config)
-        except ProviderError as error:
-            return Step(None, None, tuple(raw), error=f"{type(error).__name__}: {error}")
-        raw.append(output.text)
-        stated = parse_probability(answer_text(output))
-        if stated is not None:
-            return Step(stated, logprob_belief(output, stated), tuple(raw))
-    return Step(None, None, tuple(raw))
+    asked = await ask(
+        model,
+        lambda attempt: reveal_prompt(item, turn, turns, attempt=attempt),
+        parse_probability,
+        attempts=attempts,
+        config=config,
+    )
+    logprob = None if asked.answer is None else logprob_belief(asked.outputs[-1], asked.answer)
+    return Step(asked.answer, logprob, asked.raw, error=asked.error)
 
 
 def reveal_judge_id(model_name: str, source: BeliefSource, run: str | None = None) -> str:
@@ -231,8 +229,8 @@ async def run_reveal_judge(
     async def one(item: PairItem) -> None:
         async with limiter:
             turns = reveal_turns(item)
-            ask = partial(ask_step, model, item, turns=turns, attempts=attempts, logprobs=logprobs)
-            steps = [await ask(turn) for turn in range(1, turns + 1)]
+            step = partial(ask_step, model, item, turns=turns, attempts=attempts, logprobs=logprobs)
+            steps = [await step(turn) for turn in range(1, turns + 1)]
             truth = key.items[item.id]
             found = [
                 _trace(

@@ -14,6 +14,7 @@ from datetime import datetime
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.parse import Resampler, parse_reply
 from sdtt.errors import EmptyReplyError
+from sdtt.models.asking import ask
 from sdtt.models.base import GenerateConfig, Generator, ModelOutput
 from sdtt.personas.prompt import BotPromptBuilder
 
@@ -53,31 +54,31 @@ class PersonaBot:
         Raises :class:`EmptyReplyError` when every attempt came back unusable.
         """
         prompt = self.prompts.build(dialogue, now)
-        outputs: list[ModelOutput] = []
-        last_error: EmptyReplyError | None = None
-        for attempt in range(1 + self.empty_retries):
-            output = await self.model.generate(prompt, self._config_for(attempt))
-            outputs.append(output)
-            try:
-                messages = parse_reply(
-                    output.text,
-                    now=now,
-                    rng=rng,
-                    continued_from=output.continued_from,
-                    max_messages=self.max_messages,
-                    resample=self.resample,
-                )
-            except EmptyReplyError as error:
-                last_error = error
-                continue
-            return BotReply(messages=messages, outputs=outputs)
-        assert last_error is not None
-        raise EmptyReplyError(
-            f"The model gave no usable reply in {len(outputs)} attempts. {last_error}"
+
+        def read(output: ModelOutput) -> list[Message]:
+            return parse_reply(
+                output.text,
+                now=now,
+                rng=rng,
+                continued_from=output.continued_from,
+                max_messages=self.max_messages,
+                resample=self.resample,
+            )
+
+        asked = await ask(
+            self.model, prompt, read, attempts=1 + self.empty_retries, config=self._config_for
         )
+        if asked.failure is not None:
+            raise asked.failure
+        if asked.answer is None:
+            raise EmptyReplyError(
+                f"The model gave no usable reply in {len(asked.outputs)} attempts. "
+                f"{asked.unreadable}"
+            )
+        return BotReply(messages=asked.answer, outputs=list(asked.outputs))
 
     def _config_for(self, attempt: int) -> GenerateConfig:
         # A fixed seed would make every retry repeat the same unusable sample.
-        if attempt == 0 or self.config.seed is None:
+        if attempt == 1 or self.config.seed is None:
             return self.config
-        return replace(self.config, seed=self.config.seed + attempt)
+        return replace(self.config, seed=self.config.seed + attempt - 1)

@@ -47,25 +47,34 @@ def bot_instructions(mode: Mode) -> str:
     return f"{_CORE}\n{_BURST if mode == 'burst' else _PINGPONG}"
 
 
-def history_text(persona: Persona, turns: int = DEFAULT_HISTORY_TURNS, mode: Mode = "burst") -> str:
-    """The last ``turns`` burst turns of the persona's chats, one conversation per block.
+def history_messages(
+    persona: Persona, turns: int = DEFAULT_HISTORY_TURNS, mode: Mode = "burst"
+) -> list[list[Message]]:
+    """The last ``turns`` burst turns of the persona's chats, as conversations (oldest
+    first): what every prompt shows of a persona (the bot's, the interrogator's and the
+    pseudo-dialogue generator's), so a chain learns from the turns its bot will see.
 
     In ping-pong mode each conversation is converted first (the first message of each
     run kept), so the bot never sees itself writing in bursts.
     """
     remaining = turns
-    blocks: list[str] = []
+    kept: list[list[Message]] = []
     for conversation in reversed(persona.conversations):
         if remaining <= 0:
             break
         messages = conversation.messages
         if mode == "pingpong":
             messages = to_pingpong(messages)
-        kept = segment_turns(messages)[-remaining:]
-        remaining -= len(kept)
-        if kept:
-            blocks.append(render_messages(flatten_turns(kept)))
-    return "\n\n".join(reversed(blocks))
+        chosen = segment_turns(messages)[-remaining:]
+        remaining -= len(chosen)
+        if chosen:
+            kept.append(flatten_turns(chosen))
+    return list(reversed(kept))
+
+
+def history_text(persona: Persona, turns: int = DEFAULT_HISTORY_TURNS, mode: Mode = "burst") -> str:
+    """The :func:`history_messages` in prompt lines, one conversation per block."""
+    return "\n\n".join(render_messages(chat) for chat in history_messages(persona, turns, mode))
 
 
 CHARS_PER_TOKEN = 2.0

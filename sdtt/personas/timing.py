@@ -14,14 +14,12 @@ from collections import Counter
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from rich.table import Table
 
 from sdtt.dialogue.message import RESPONSE, Message, Transcript
 from sdtt.dialogue.store import validation_problem
 from sdtt.dialogue.turns import side_runs
 from sdtt.errors import InputError
 from sdtt.personas.persona import Persona
-from sdtt.redact import shown
 
 
 class LogNormal(BaseModel):
@@ -266,24 +264,23 @@ def _spread(distribution: LogNormal) -> str:
     return f"median {_seconds(median)} (80% between {_seconds(low)} and {_seconds(high)})"
 
 
-def describe_timing(profile: TimingProfile) -> Table:
-    """A table of the profile for ``sdtt persona show``."""
-    table = Table(title="Timing profile", show_header=False, title_justify="left")
-    table.add_column("what", style="bold")
-    table.add_column("value")
+def timing_summary(profile: TimingProfile) -> list[tuple[str, str]]:
+    """What ``sdtt persona show`` says about the profile: (what, value) in plain text."""
     chars_per_minute = 60 / profile.seconds_per_char
-    table.add_row(
-        "typing speed",
-        f"{profile.seconds_per_char:.3f} s/char (sd {profile.seconds_per_char_sd:.3f}), "
-        f"about {chars_per_minute:.0f} characters a minute",
-    )
-    table.add_row("gap inside a burst", _spread(profile.intra_burst_gap))
-    table.add_row("reply latency", _spread(profile.reply_latency))
+    rows = [
+        (
+            "typing speed",
+            f"{profile.seconds_per_char:.3f} s/char (sd {profile.seconds_per_char_sd:.3f}), "
+            f"about {chars_per_minute:.0f} characters a minute",
+        ),
+        ("gap inside a burst", _spread(profile.intra_burst_gap)),
+        ("reply latency", _spread(profile.reply_latency)),
+    ]
     mean_burst = sum(size * share for size, share in profile.burst_sizes.items())
     shares = ", ".join(
         f"{size}: {share:.0%}" for size, share in sorted(profile.burst_sizes.items())[:6]
     )
-    table.add_row("messages per burst", f"mean {mean_burst:.2f} ({shares})")
+    rows.append(("messages per burst", f"mean {mean_burst:.2f} ({shares})"))
     ranked = sorted(range(24), key=lambda hour: -profile.active_hours[hour])
     if max(profile.active_hours) - min(profile.active_hours) < 1e-9:
         hours_text = "uniform (not fitted)"
@@ -291,8 +288,8 @@ def describe_timing(profile: TimingProfile) -> Table:
         hours_text = "busiest " + ", ".join(
             f"{hour:02d}h ({profile.active_hours[hour]:.0%})" for hour in ranked[:3]
         )
-    table.add_row("active hours", hours_text)
-    table.add_row("fitted from", f"{profile.samples} persona messages")
+    rows.append(("active hours", hours_text))
+    rows.append(("fitted from", f"{profile.samples} persona messages"))
     if profile.fallback:
-        table.add_row("defaults kept", "\n".join(shown(reason) for reason in profile.fallback))
-    return table
+        rows.append(("defaults kept", "\n".join(profile.fallback)))
+    return rows

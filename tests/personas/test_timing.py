@@ -10,13 +10,14 @@ import pytest
 from rich.console import Console
 
 from sdtt.dialogue.message import Message, Transcript
+from sdtt.display import facts_table
 from sdtt.errors import InputError
 from sdtt.personas.persona import Persona, PersonaInfo
 from sdtt.personas.timing import (
     TimingProfile,
-    describe_timing,
     fit_timing_profile,
     persona_timing,
+    timing_summary,
 )
 
 START = datetime(2024, 3, 1, 20, 0, tzinfo=UTC)
@@ -132,8 +133,11 @@ def test_profile_survives_the_persona_file_round_trip() -> None:
 
 def test_describe_timing() -> None:
     console = Console(record=True, width=120)
-    console.print(describe_timing(fit_timing_profile(synthetic())))
-    console.print(describe_timing(fit_timing_profile(synthetic(conversations=1))))
+    for profile in (
+        fit_timing_profile(synthetic()),
+        fit_timing_profile(synthetic(conversations=1)),
+    ):
+        console.print(facts_table("Timing profile", timing_summary(profile)))
     text = console.export_text()
     assert "typing speed" in text and "characters a minute" in text
     assert "busiest 20h" in text or "busiest 21h" in text

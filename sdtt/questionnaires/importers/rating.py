@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sdtt.errors import InputError
 from sdtt.questionnaires.exporters.surveyjs import TIMES_KEY
-from sdtt.questionnaires.importers.common import read_csv_rows
+from sdtt.questionnaires.importers.generic import COLUMNS, HINT
 from sdtt.questionnaires.importers.surveyjs import ID_KEYS, _results
+from sdtt.questionnaires.importers.table import read_table
 from sdtt.questionnaires.rating_task import PAGE_SUFFIX, RatingTask
 
 RatingAnswer = tuple[str, str, str, float | None, str]
@@ -43,69 +43,33 @@ def read_surveyjs_ratings(path: Path, task: RatingTask) -> list[RatingAnswer]:
 
 
 def _table(path: Path, task: RatingTask, *, jspsych: bool) -> list[RatingAnswer]:
-    rows = read_csv_rows(path, delimiters="," if jspsych else ",;\t")
-    if not rows:
-        raise InputError("is empty.", path=path)
-    header = [h.strip().lower() for h in rows[0]]
-    needed = (
-        ("judge_id", "role", "question", "answer")
-        if jspsych
-        else ("judge_id", "question", "answer")
+    table = read_table(
+        path,
+        ("judge_id", "role", "question", "answer") if jspsych else COLUMNS,
+        hint="Import the CSV the rating page saved." if jspsych else HINT,
+        delimiters="," if jspsych else ",;\t",
     )
-    missing = [name for name in needed if name not in header]
-    if missing:
-        raise InputError(
-            f"lacks the column(s) {', '.join(missing)}.",
-            path=path,
-            line=1,
-            hint="Import the CSV the rating page saved."
-            if jspsych
-            else "The header must be judge_id,question,answer (and optionally seconds).",
-        )
-    column = {name: index for index, name in enumerate(header)}
     pair_ids = {p.id for p in task.pairs}
     answers: list[RatingAnswer] = []
-    for line, row in enumerate(rows[1:], start=2):
-        if not any(cell.strip() for cell in row):
+    for row in table:
+        if jspsych and row["role"] != "rating":
             continue
-
-        def cell(name: str, row: list[str] = row) -> str:
-            index = column.get(name)
-            return row[index].strip() if index is not None and index < len(row) else ""
-
-        if jspsych and cell("role") != "rating":
-            continue
-        if jspsych and cell("task") and cell("task") != task.id:
-            raise InputError(
-                f"holds ratings of task {cell('task')!r}, not {task.id!r}.",
-                path=path,
-                line=line,
+        if jspsych and row["task"] and row["task"] != task.id:
+            raise row.error(
+                f"holds ratings of task {row['task']!r}, not {task.id!r}.",
                 field="task",
                 hint="Import it with the task folder it was exported from.",
             )
-        judge_id, question = cell("judge_id"), cell("question")
-        if not judge_id:
-            raise InputError("judge_id is empty.", path=path, line=line, field="judge_id")
+        judge_id, question = row.judge_id(), row["question"]
         if question not in pair_ids:
-            raise InputError(
-                f"pair {question!r} is not in this rating task.",
-                path=path,
-                line=line,
-                field="question",
-            )
-        answer = cell("answer")
+            raise row.error(f"pair {question!r} is not in this rating task.", field="question")
+        answer = row["answer"]
         if not answer:
             continue
-        seconds: float | None = None
-        timing = cell("rt") if jspsych else cell("seconds")
-        if timing:
-            try:
-                seconds = float(timing) / (1000 if jspsych else 1)
-            except ValueError:
-                raise InputError(
-                    f"time {timing!r} is not a number.", path=path, line=line, field="seconds"
-                ) from None
-        answers.append((judge_id, question, answer, seconds, f"{path}:{line}"))
+        seconds = row.number("rt" if jspsych else "seconds", what="time", field="seconds")
+        if seconds is not None and jspsych:
+            seconds /= 1000
+        answers.append((judge_id, question, answer, seconds, row.where))
     return answers
 
 
