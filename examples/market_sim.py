@@ -46,7 +46,6 @@ import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import trio
 
@@ -297,9 +296,10 @@ def run(
     seed: int = 0,
     speed: float = 20,
     limit: float = 600,
+    report: bool = True,
 ) -> MarketCalibration:
-    """Write the study into ``out``, play it, export it and write the report; returns
-    the market's prices at fixed seconds (from the export, as ``sdtt report`` read them)."""
+    """Write the study into ``out``, play it, export it and (with ``report``) write the
+    report; returns the market's prices at fixed seconds, read from the export."""
     out.mkdir(parents=True, exist_ok=True)
     spec = out / "study.toml"
     spec.write_text(
@@ -332,8 +332,8 @@ def run(
     if sdtt(["serve", "export", str(spec), "--out", str(export)]) != 0:
         raise SystemExit("sdtt serve export failed")
     judgements, beliefs = export / "judgements.jsonl", export / "beliefs.jsonl"
-    report = ["report", str(judgements), str(beliefs), "--out", str(out / "report")]
-    if sdtt([*report, "--bootstrap", "0", "--title", "Simulated market"]) != 0:
+    command = ["report", str(judgements), str(beliefs), "--out", str(out / "report")]
+    if report and sdtt([*command, "--bootstrap", "0", "--title", "Simulated market"]) != 0:
         raise SystemExit("sdtt report failed")
     return market_prices(read_traces(beliefs))
 
