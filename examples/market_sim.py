@@ -1,8 +1,8 @@
 """A simulated Turing Trade market: see the calibration figures before paying anyone.
 
 Starts ``sdtt serve`` on 127.0.0.1 with a market study (the ``mock/chatty`` bot as the
-target of half the games, a scripted person in the others, its clock 100 times faster
-than real time), and plays it with scripted participants over the real websocket, as
+target of half the games, a scripted person in the others, its clock ``--speed`` times
+faster than real time), and plays it with scripted participants over the real websocket, as
 browsers would. Each is a bettor (or, when the lobby picks them, a person target who
 answers every question):
 
@@ -13,15 +13,17 @@ answers every question):
   taking each signal to be right with probability ``--believed`` (default: the true
   accuracy, a well-informed crowd), from the prior ``human_witness_share``. Then it trades
   every security whose price is below what it believes it is worth (buying human
-  securities under its belief, computer ones above it), within its points and the
-  spec's largest trade. It asks the target a question when its game starts and, after
-  each answer, with chance one in ``--bettors``.
+  securities under its belief, computer ones above it), within its points (100000, so
+  the budget does not cap its belief) and the spec's largest trade. It asks the target
+  a question when its game starts and, after each answer, with chance one in
+  ``--bettors``.
 - A **misinformed crowd**: signals that point the wrong way more often than not
   (``--accuracy 0.3``) taken as right (``--believed 0.7``); its prices are confidently
   wrong, and the figures show it.
 
-When ``--games`` games have been revealed, the participants waiting for another game
-leave, the games under way finish, and the server stops. The script then runs
+Each participant plays one game and a new one takes their place; when ``--games``
+games have been revealed, no one new comes, those waiting in the lobby leave, the games
+under way finish, and the server stops. The script then runs
 ``sdtt serve export`` and ``sdtt report`` into ``OUT``: ``OUT/report/report.html`` has
 the market's calibration and sharpness at fixed seconds (Turing Trade's Figures 7 and
 8, ``market-calibration.png`` and ``market-sharpness.png``) beside the per-turn figures,
@@ -29,7 +31,7 @@ and the terminal shows the summary per second. Everything is seeded (``--seed``)
 server runs in real time, so two runs can differ in which bettor traded first.
 
 Usage: ``python examples/market_sim.py OUT [--games 60] [--accuracy 0.75]
-[--believed P] [--bettors 3] [--seed 0]``. A minute or two for 60 games.
+[--believed P] [--bettors 3] [--seed 0] [--speed 20]``. A minute or two for 60 games.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ from pathlib import Path
 
 import trio
 
-from sdtt.beliefs.market import TradeRefused, TuringTradeMaker
+from sdtt.beliefs.market import Kind, Side, TradeRefused, TuringTradeMaker
 from sdtt.beliefs.market_calibration import MarketCalibration, market_prices, summary
 from sdtt.beliefs.traces import read_traces
 from sdtt.cli import main as sdtt
@@ -130,28 +132,28 @@ class Play:
 
 
 def orders(
-    belief: float, level: int, points: float, kind: str | None, held: int, most: int
-) -> tuple[str, str, int] | None:
+    belief: float, level: int, points: float, kind: Kind | None, held: int, most: int
+) -> tuple[Kind, Side, int] | None:
     """The next trade of a bettor who believes the target human with ``belief`` (0-1),
     at human price ``level`` with its ``points`` and holding: every security whose price
     is below the worth the belief gives it, at most ``most`` at once, or None."""
     worth = 100 * belief
+    kind_now: Kind
+    side: Side = "buy"
     if worth > level + 1:  # the ask is below the worth: move the price up
-        wanted, side = math.ceil(worth - level) - 1, "buy"
-        kind_now = "human"
-        if kind == "computer":
-            kind_now, side, wanted = "computer", "sell", min(wanted, held)
+        wanted, kind_now = math.ceil(worth - level) - 1, "human"
     elif worth < level - 1:  # the bid is above the worth: move it down
-        wanted, side = math.ceil(level - worth) - 1, "buy"
-        kind_now = "computer"
-        if kind == "human":
-            kind_now, side, wanted = "human", "sell", min(wanted, held)
+        wanted, kind_now = math.ceil(level - worth) - 1, "computer"
     else:
         return None
+    if kind is not None and kind != kind_now:
+        # Holding the other kind: selling it moves the price the same way, and must
+        # come first (a bettor holds one kind at a time).
+        kind_now, side, wanted = kind, "sell", min(wanted, held)
     maker = TuringTradeMaker(level)
     for count in range(min(wanted, most), 0, -1):
         try:
-            if maker.cost(kind_now, side, count) <= points:  # type: ignore[arg-type]
+            if maker.cost(kind_now, side, count) <= points:
                 return kind_now, side, count
         except TradeRefused:
             continue  # it would leave 0-100: fewer

@@ -89,3 +89,32 @@ def test_a_well_informed_crowd_is_calibrated_and_a_misinformed_one_is_not(
     assert _binned_error(truth, prices) > 0.4
     confident = prices >= 0.9
     assert confident.any() and truth[confident].mean() < 0.5  # "sure it is human": mostly bots
+
+
+def test_a_scripted_bettor_buys_exactly_what_is_priced_below_its_belief() -> None:
+    orders = _script().orders
+    for belief, level, held_kind, held in [
+        (0.75, 50, None, 0),
+        (0.75, 70, "human", 20),
+        (0.10, 50, "human", 5),
+        (0.90, 50, "computer", 30),
+        (0.30, 12, None, 0),
+    ]:
+        worth = 100 * belief
+        order = orders(belief, level, 1e6, held_kind, held, 100)
+        assert order is not None
+        kind, side, count = order
+        # Each security of the trade, one point a security: bought below its worth to
+        # the bettor, or sold above it; one more would not be.
+        steps = range(count + 1)
+        if (kind, side) == ("human", "buy"):
+            worths = [level + j for j in range(1, count + 2)]  # the asks
+            assert all(p < worth for p in worths[:-1]) and worths[-1] >= worth
+        elif (kind, side) == ("computer", "buy"):
+            asks = [100 - (level - j) + 1 for j in steps]
+            assert all(p < 100 - worth for p in asks[:-1]) and asks[-1] >= 100 - worth
+        else:  # selling what it holds first (one kind at a time), never more than held
+            assert kind == held_kind and count <= held
+    assert orders(0.5, 50, 1e6, None, 0, 20) is None  # no security is a bargain
+    assert orders(0.999, 99, 1e6, None, 0, 20) is None  # nothing to buy at 100
+    assert orders(0.9, 50, 100, None, 0, 20) == ("human", "buy", 1)  # 51 points: one
