@@ -121,8 +121,9 @@ def market_prices(
             continue
         games += 1
         reason = trace.exclusion_reason if trace.excluded else None
-        beliefs = {quoted(p) for p in trace.points if quoted(p) is not None}
-        if reason is None and len(beliefs) < 2:
+        # The bid moves with every trade, whichever points also record their ask.
+        bids = {p.belief for p in trace.points if p.belief is not None}
+        if reason is None and len(bids) < 2:
             reason = NO_BETS
         if reason is not None:
             excluded[reason] = excluded.get(reason, 0) + 1

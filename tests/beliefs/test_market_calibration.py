@@ -34,7 +34,7 @@ def game(
     prices: list[float],
     *,
     human: bool,
-    asks: list[float] | None = None,
+    asks: list[float | None] | None = None,
     **changes: Any,
 ) -> BeliefTrace:
     """A market room's price trace: the opening (time 0) and a price after each trade."""
@@ -166,3 +166,10 @@ def test_score_and_report_draw_figures_7_and_8_from_a_market_export(
     assert "Belief traces" in markdown  # beside the per-turn figures
     for name in ("market-calibration.png", "market-sharpness.png", "turn-pass.png"):
         assert (report / name).stat().st_size > 1000
+
+
+def test_a_game_without_trades_is_left_out_even_if_only_its_close_records_an_ask() -> None:
+    quiet = game(1, [120.0], [50.0], human=True, asks=[None, 51.0])
+    traded = game(2, [10.0, 120.0], [55.0, 55.0], human=False)
+    found = market_prices([quiet, traded])
+    assert (found.games, found.kept, found.excluded) == (2, 1, {NO_BETS: 1})
