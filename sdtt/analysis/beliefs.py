@@ -319,20 +319,21 @@ def turn_pass_plot(traces: Sequence[BeliefTrace], path: Path) -> Path:
 
 
 def _bars(axes: Any, table: pd.DataFrame, column: str, seconds: list[float]) -> None:
-    """Grouped bars over the ten price bins, one colour per second (the paper's layout)."""
+    """Grouped bars over the ten price bins, one colour per second (the paper's layout),
+    each with its number of games on top (so a bar of 0 % is told from an empty bin)."""
     width = 0.8 / len(seconds)
     for index, second in enumerate(seconds):
         part = table.loc[table["seconds"] == second]
         offset = (index - (len(seconds) - 1) / 2) * width
-        axes.bar(
-            np.arange(len(BIN_LABELS)) + offset,
-            part[column].fillna(0).to_numpy() * 100,
-            width=width,
-            label=f"after {second:g} s",
-        )
+        heights = part[column].fillna(0).to_numpy() * 100
+        x = np.arange(len(BIN_LABELS)) + offset
+        axes.bar(x, heights, width=width, label=f"after {second:g} s")
+        for left, height, runs in zip(x, heights, part["runs"], strict=True):
+            if runs:
+                axes.text(left, height + 1, str(runs), ha="center", fontsize=6)
     axes.set_xticks(range(len(BIN_LABELS)), BIN_LABELS, rotation=45)
     axes.set_xlabel("price of a human security (bin)")
-    axes.set_ylim(0, 103)
+    axes.set_ylim(0, 106)
 
 
 def market_plots(found: MarketCalibration, out_dir: Path) -> list[tuple[str, Path]]:
@@ -359,7 +360,9 @@ def market_plots(found: MarketCalibration, out_dir: Path) -> list[tuple[str, Pat
                 label="perfectly calibrated",
             )
         axes.set_ylabel(ylabel)
-        axes.set_title(f"Market {title.lower()} ({found.kept} of {found.games} games)")
+        axes.set_title(
+            f"Market {title.lower()} ({found.kept} of {found.games} games; games per bar on top)"
+        )
         axes.legend(fontsize=7)
         figure.tight_layout()
         path = out_dir / name
