@@ -3,7 +3,8 @@
 The numbers come from :mod:`sdtt.beliefs.calibration`; this module only lays them out as
 display tables (header + rows of strings, shared by the terminal and the report) and
 draws the reliability diagram, sharpness histogram, belief traces and the pass rate by
-turn.
+turn; for markets also Turing Trade's own calibration and sharpness at fixed seconds
+(:mod:`sdtt.beliefs.market_calibration`, the paper's Figures 7 and 8).
 """
 
 from __future__ import annotations
@@ -12,6 +13,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
 
 from sdtt.analysis.format import percent
 from sdtt.analysis.metrics import is_baseline
@@ -25,6 +30,13 @@ from sdtt.beliefs.calibration import (
     calibration_table,
     held_beliefs,
     moments,
+)
+from sdtt.beliefs.market_calibration import (
+    BIN_LABELS,
+    MarketCalibration,
+    binned,
+    market_prices,
+    summary,
 )
 from sdtt.beliefs.traces import BeliefTrace
 from sdtt.files import replacing
@@ -165,7 +177,57 @@ def belief_tables(traces: Sequence[BeliefTrace], *, top: int = 5) -> list[Belief
                 "target is human; positive = toward the truth (the bot gave itself away).",
             )
         )
-    return tables
+    return tables + market_tables(traces)
+
+
+def market_tables(traces: Sequence[BeliefTrace]) -> list[BeliefTable]:
+    """Turing Trade's Figures 7 and 8 as tables, plus one summary row per second (none
+    without a market game)."""
+    found = market_prices(traces)
+    if not found.games:
+        return []
+    figures = "; ".join(
+        [
+            "Turing Trade's Figure 7: share human per bin (a calibrated market has about "
+            "5 % in 0-9, 15 % in 10-19, ...)",
+            "Figure 8: share of the games in each bin (sharp: most in 0-9 and 90-100)",
+        ]
+    )
+    return [
+        BeliefTable(
+            "Market: calibration and sharpness at fixed seconds",
+            ["seconds", "games", "human", "Brier", "ECE", "sharp"],
+            [
+                [
+                    f"{r['seconds']:g}",
+                    str(r["runs"]),
+                    str(r["humans"]),
+                    _num(r["brier"]),
+                    _num(r["ece"]),
+                    percent(r["sharpness"]),
+                ]
+                for r in summary(found).to_dict("records")
+            ],
+            note=f"{found.note()} Brier of price / 100; ECE over the ten bins below; sharp: "
+            "share in 0-9 or 90-100.",
+        ),
+        BeliefTable(
+            "Market: games by price bin (Turing Trade Figures 7, 8)",
+            ["seconds", "price", "games", "share of games", "human", "share human"],
+            [
+                [
+                    f"{r['seconds']:g}",
+                    r["label"],
+                    str(r["runs"]),
+                    percent(r["share"]),
+                    str(r["humans"]),
+                    percent(r["observed"]),
+                ]
+                for r in binned(found).to_dict("records")
+            ],
+            note=figures + ".",
+        ),
+    ]
 
 
 def _short(text: str) -> str:
@@ -256,14 +318,77 @@ def turn_pass_plot(traces: Sequence[BeliefTrace], path: Path) -> Path:
     return path
 
 
+def _bars(axes: Any, table: pd.DataFrame, column: str, seconds: list[float]) -> None:
+    """Grouped bars over the ten price bins, one colour per second (the paper's layout),
+    each with its number of games on top (so a bar of 0 % is told from an empty bin)."""
+    width = 0.8 / len(seconds)
+    for index, second in enumerate(seconds):
+        part = table.loc[table["seconds"] == second]
+        offset = (index - (len(seconds) - 1) / 2) * width
+        heights = part[column].fillna(0).to_numpy() * 100
+        x = np.arange(len(BIN_LABELS)) + offset
+        axes.bar(x, heights, width=width, label=f"after {second:g} s")
+        for left, height, runs in zip(x, heights, part["runs"], strict=True):
+            if runs:
+                axes.text(left, height + 1, str(runs), ha="center", fontsize=6)
+    axes.set_xticks(range(len(BIN_LABELS)), BIN_LABELS, rotation=45)
+    axes.set_xlabel("price of a human security (bin)")
+    axes.set_ylim(0, 106)
+
+
+def market_plots(found: MarketCalibration, out_dir: Path) -> list[tuple[str, Path]]:
+    """Turing Trade's Figure 7 (share of human targets per price bin, against the bins'
+    middles) and Figure 8 (share of games per bin), one bar per second in each bin."""
+    plt = _pyplot()
+    table = binned(found)
+    seconds = sorted(set(table["seconds"]))
+    drawn = []
+    for name, column, ylabel, title in (
+        ("market-calibration.png", "observed", "games with a human target (%)", "Calibration"),
+        ("market-sharpness.png", "share", "share of all games (%)", "Sharpness"),
+    ):
+        figure, axes = plt.subplots(figsize=(7.2, 4.4), dpi=100)
+        _bars(axes, table, column, seconds)
+        if column == "observed":
+            middles = [10 * k + 5 for k in range(len(BIN_LABELS))]
+            axes.plot(
+                range(len(BIN_LABELS)),
+                middles,
+                color="grey",
+                linestyle="--",
+                marker="_",
+                label="perfectly calibrated",
+            )
+        axes.set_ylabel(ylabel)
+        axes.set_title(
+            f"Market {title.lower()} ({found.kept} of {found.games} games; games per bar on top)"
+        )
+        axes.legend(fontsize=7)
+        figure.tight_layout()
+        path = out_dir / name
+        with replacing(path) as partial:
+            figure.savefig(partial, format="png")
+        plt.close(figure)
+        drawn.append(
+            (
+                f"Market {title.lower()} at fixed seconds (Turing Trade Figure "
+                f"{7 if column == 'observed' else 8})",
+                path,
+            )
+        )
+    return drawn
+
+
 def belief_figures(traces: Sequence[BeliefTrace], out_dir: Path) -> list[tuple[str, Path]]:
     """Every belief figure drawn into ``out_dir``, as (caption, file); none without data."""
     if held_beliefs(traces).empty:
         return []
+    found = market_prices(traces)
     return [
         ("Belief traces", trace_plot(traces, out_dir / "belief-traces.png")),
         ("Calibration and sharpness", reliability_plot(traces, out_dir / "calibration.png")),
         ("Pass rate by turn from traces", turn_pass_plot(traces, out_dir / "turn-pass.png")),
+        *(market_plots(found, out_dir) if found.kept else []),
     ]
 
 

@@ -53,6 +53,13 @@ class BeliefPoint(BaseModel):
         description="0-100: how likely the target is human. None when the judge gave no "
         "readable answer at this point (never guessed).",
     )
+    ask: float | None = Field(
+        default=None,
+        ge=0,
+        le=100,
+        description="Markets: the price to buy one human security (the ask) when recorded; "
+        "``belief`` is then the bid, the price a human security sells for.",
+    )
     source: BeliefSource = Field(
         description="'stated' (an LLM's written number), 'logprob' (from token "
         "log-probabilities), 'slider' (a person's slider) or 'price' (a market's price)."

@@ -22,7 +22,9 @@ def run(args: argparse.Namespace) -> int:
     check_margin(args.margin)
     console = Console(highlight=False)
     output_folder(args.out)
-    judgements = read_judgements(args.judgements)
+    traces = trace_inputs(args.judgements)
+    # A market gives prices, no verdicts: its export's judgement file is empty.
+    judgements = read_judgements(args.judgements, allow_empty=bool(traces))
     frame = judgement_table(judgements)
     tells = None
     if args.study is not None:
@@ -38,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
             margin=args.margin,
             pool=args.pool,
         )
-        add_to_report(report, trace_inputs(args.judgements), args.out)
+        add_to_report(report, traces, args.out)
         agreement = verdict_section(judgements, reps=args.bootstrap)
         if agreement is not None:
             report.sections.append(agreement)
