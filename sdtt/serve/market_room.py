@@ -1,8 +1,14 @@
 """A Turing Trade market game in a live room (``mode = "market"``).
 
 Several bettors question one target (the persona bot, run by the engine as in any bot
-room, or a person relayed as a human witness is) in one public chat: every bettor sees
-every question and every answer. Each bettor
+room, or a person relayed as a human witness is) in one public chat, by the rules of the
+Turing Trade paper: one question is *current* at a time, seen by every bettor and the
+target; a bettor who asks while a question is current has theirs wait in a private
+queue (only they see it, event ``question_queued``). Once the target has answered (sent
+a message and then nothing and composed nothing for :data:`ANSWER_GRACE` seconds, the
+same for a bot or a person), the next question comes from the queues round-robin,
+starting with the bettor after the one just answered and skipping empty queues. Each
+bettor
 trades human/computer securities with the market maker of :mod:`sdtt.beliefs.market`
 (Turing Trade's own, or LMSR with liquidity b). Every trade is written to the store (an
 event ``trade``) before the bettor is told, and the new price goes to all bettors with no
@@ -17,6 +23,9 @@ target's), prices are numbers, and accounts are their own.
 
 from __future__ import annotations
 
+import contextlib
+import math
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,11 +43,15 @@ from sdtt.beliefs.market import (
     TuringTradeMaker,
 )
 from sdtt.beliefs.traces import BeliefPoint, BeliefTrace
-from sdtt.serve.room import LiveRoom, RoomHost
+from sdtt.engine.session import SessionClosedError
+from sdtt.serve.room import BotSetup, LiveRoom, RoomHost
 from sdtt.serve.spec import MarketSection, Study
 from sdtt.serve.store import Room, StoredMessage, StudyStore
 
 PAYING_EVENTS = ("trade", "payout")
+ANSWER_GRACE = 2.0
+"""Seconds the target may add to an answer (after its last message, not composing)
+before the next question is put to it."""
 
 
 def new_maker(spec: MarketSection) -> Maker:
@@ -143,13 +156,23 @@ class MarketRoom(LiveRoom):
     """For each answer, the length of the price history when it came (chart markers)."""
     opened_at: float = 0.0
     opening: float = 50.0
+    queues: dict[str, deque[str]] = field(default_factory=dict)
+    """Each bettor's questions waiting to become current, oldest first (only they see)."""
+    current: str | None = None
+    """Who asked the current question (None: the target has no question to answer)."""
+    answer_from: float | None = None
+    """When the target last sent a message answering the current question."""
+    to_target: trio.MemorySendChannel[str] = field(init=False)
+    from_room: trio.MemoryReceiveChannel[str] = field(init=False)
 
     def __post_init__(self) -> None:
         super().__post_init__()
         self.market = Market(new_maker(self.spec))
         self.opened_at = trio.current_time()
         self.opening = self.market.maker.price
+        self.to_target, self.from_room = trio.open_memory_channel[str](math.inf)
         for pid in self.bettors:
+            self.queues[pid] = deque()
             points = carried_points(self.server.store, pid, self.spec.start_points)
             self.market.join(Account(pid, points=points))
             self.server.record("bettor", {"points": points}, room=self.id, participant=pid)
@@ -191,6 +214,8 @@ class MarketRoom(LiveRoom):
         if message.sender == "witness":
             self.answers += 1
             self.answered_at.append(len(self.market.trades) + 1)
+            if self.current is not None:
+                self.answer_from = trio.current_time()
         for pid in self.members():
             self.server.deliver(pid, self.frame_for(message, pid))
         self.delivered(message)
@@ -207,24 +232,76 @@ class MarketRoom(LiveRoom):
             "count": account.count,
             "done": pid in self.done_buying,
             "max_trade": self.spec.max_trade,
+            "queued": list(self.queues[pid]),
         }
 
     # ------------------------------------------------------------ bettors' actions
 
-    async def ask(self, pid: str, text: str) -> None:
-        """A bettor's question: stored with who asked, shown to all, given to the bot."""
+    async def run(self, setup: BotSetup | None) -> None:
+        """Run the game, passing each question to a bot target as it becomes current."""
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._feed_bot)
+            await super().run(setup)
+            nursery.cancel_scope.cancel()
+
+    async def _feed_bot(self) -> None:
+        """Give the bot each current question, in order (a person target reads them)."""
         chat = self.chats[1]
+        async for text in self.from_room:
+            if chat.witness is not None:
+                continue
+            await chat.opened.wait()
+            if chat.session is None or self.ended.is_set():
+                return
+            with contextlib.suppress(SessionClosedError):
+                await chat.session.send_user_message(text)
+
+    async def ask(self, pid: str, text: str) -> None:
+        """A bettor's question: current at once if the target has none, else queued."""
+        if self.current is None:
+            self._put(pid, text)
+            return
+        queue = self.queues[pid]
+        queue.append(text)
+        self.server.record(
+            "question_queued", {"text": text, "waiting": len(queue)}, room=self.id, participant=pid
+        )
+        self.server.deliver(pid, self.state_frame(pid))
+
+    def _put(self, pid: str, text: str) -> None:
+        """Make ``pid``'s question the current one: stored with who asked, shown to all,
+        passed to the target."""
         message = self.server.store.add_message(
             self.id, "interrogator", text, self.server.wall_iso()
         )
         self.askers[message.seq] = pid
+        self.current, self.answer_from = pid, None
         self.server.record("question", {"seq": message.seq}, room=self.id, participant=pid)
         self.deliver(message)
-        if chat.witness is not None:
-            return  # a person target reads it; nothing to pass on
-        await chat.opened.wait()
-        if chat.session is not None and not self.ended.is_set():
-            await chat.session.send_user_message(text)
+        self.to_target.send_nowait(text)
+
+    def _check_chats(self) -> float:
+        """The room's checks, then the question queue: when the current question's
+        answer is complete, the next bettor in line with a question has it put."""
+        wake_at = super()._check_chats()
+        now = trio.current_time()
+        if self.current is None or self.answer_from is None or self.ended.is_set():
+            return wake_at
+        if self.chats[1].composing(now):
+            return wake_at  # the room wakes when that changes
+        complete_at = self.answer_from + ANSWER_GRACE
+        if now < complete_at:
+            return min(wake_at, complete_at)
+        answered, self.current = self.current, None
+        self.server.record("answer_complete", {}, room=self.id, participant=answered)
+        start = self.bettors.index(answered) + 1
+        for step in range(len(self.bettors)):
+            pid = self.bettors[(start + step) % len(self.bettors)]
+            if self.queues[pid]:
+                self._put(pid, self.queues[pid].popleft())
+                self.server.deliver(pid, self.state_frame(pid))
+                break
+        return wake_at
 
     def trade(self, pid: str, kind: Kind, side: Side, count: int) -> Trade:
         """Make a trade, store it, then tell its bettor and show all the new price;

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -310,3 +311,81 @@ async def test_a_tiny_lmsr_liquidity_keeps_the_socket_and_the_store_in_step(
         assert market.maker.price == pytest.approx(PAYOUT * expit(-300), rel=1e-12)
         assert not ann.gone.is_set() and not bob.gone.is_set()
         nursery.cancel_scope.cancel()
+
+
+def person_target_spec(folder: Path, extra: str = "") -> Path:
+    spec = market_spec(folder, extra=extra)
+    spec.write_text(
+        spec.read_text().replace("human_witness_share = 0.0", "human_witness_share = 1.0")
+    )
+    return spec
+
+
+async def test_one_question_at_a_time_then_the_queues_round_robin(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    server = make_server(person_target_spec(tmp_path))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        ann, bob, cy, tia = (Browser(server, pid) for pid in ("ann", "bob", "cy", "tia"))
+        for browser in (ann, bob, cy, tia):
+            await browser.open(nursery)
+            await browser.say({"type": "consent"})
+        for browser in (ann, bob, cy, tia):
+            await browser.wait_phase("chat")
+        assert tia.of("phase")[-1]["role"] == "witness"
+
+        await ann.say({"type": "send", "text": "ann asks first?"})
+        await tia.wait(lambda: tia.texts("them") == ["ann asks first?"])
+        # While a1 is current, further questions wait, each seen only by its asker.
+        for browser, text in (
+            (bob, "bob asks first?"),
+            (bob, "bob asks again?"),
+            (cy, "cy asks first?"),
+            (ann, "ann asks again?"),
+        ):
+            await trio.sleep(1)  # (the spec's min_interval between one's messages)
+            await browser.say({"type": "send", "text": text})
+            await browser.wait(lambda b=browser, t=text: t in account(b)["queued"])
+        assert account(bob)["queued"] == ["bob asks first?", "bob asks again?"] and account(cy)[
+            "queued"
+        ] == ["cy asks first?"]
+        await trio.sleep(30)
+        queued_by = {
+            "ann": ["ann asks again?"],
+            "bob": ["bob asks first?", "bob asks again?"],
+            "cy": ["cy asks first?"],
+            "tia": [],
+        }
+        for browser in (ann, bob, cy, tia):
+            assert browser.texts() == ["ann asks first?"], browser.pid
+            others = [t for pid, texts in queued_by.items() if pid != browser.pid for t in texts]
+            seen = [json.loads(r) for r in browser.raw]
+            assert not any(t in str(f) for f in seen for t in others), browser.pid
+
+        expected = ["ann asks first?"]
+        # Answered, the next question is the next bettor's in order (ann, bob, cy),
+        # skipping empty queues: bob's first, cy's, ann's second, bob's second.
+        for nxt in ("bob asks first?", "cy asks first?", "ann asks again?", "bob asks again?"):
+            await tia.say({"type": "send", "text": f"answer to {expected[-1]}"})
+            expected += [f"answer to {expected[-1]}", nxt]
+            await tia.wait(lambda n=nxt: tia.texts("them")[-1:] == [n])
+            for browser in (ann, bob, cy):
+                await browser.wait(lambda b=browser, e=list(expected): b.texts() == e)
+        for browser in (ann, bob, cy):  # each saw their queue empty as theirs were asked
+            await browser.wait(lambda b=browser: account(b)["queued"] == [])
+        nursery.cancel_scope.cancel()
+    [room] = server.store.rooms()
+    stored = [m.text for m in server.store.messages(room.id)]
+    assert stored == expected
+    queued = [
+        (e["participant"], e["data"]["text"])
+        for e in server.store.events(room.id)
+        if e["kind"] == "question_queued"
+    ]
+    assert queued == [
+        ("bob", "bob asks first?"),
+        ("bob", "bob asks again?"),
+        ("cy", "cy asks first?"),
+        ("ann", "ann asks again?"),
+    ]
