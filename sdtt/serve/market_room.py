@@ -7,7 +7,10 @@ target; a bettor who asks while a question is current has theirs wait in a priva
 queue (only they see it, event ``question_queued``). Once the target has answered (sent
 a message and then nothing and composed nothing for :data:`ANSWER_GRACE` seconds, the
 same for a bot or a person), the next question comes from the queues round-robin,
-starting with the bettor after the one just answered and skipping empty queues. Each
+starting with the bettor after the one just answered and skipping empty queues. The
+bettor who asked sees each message of the answer at once, the others ``[market]
+advantage`` seconds later (5 in the paper; meanwhile a frame ``answer_pending`` without
+the text tells them an answer came), so a good question pays its asker. Each
 bettor
 trades human/computer securities with the market maker of :mod:`sdtt.beliefs.market`
 (Turing Trade's own, or LMSR with liquidity b). Every trade is written to the store (an
@@ -162,6 +165,10 @@ class MarketRoom(LiveRoom):
     """Who asked the current question (None: the target has no question to answer)."""
     answer_from: float | None = None
     """When the target last sent a message answering the current question."""
+    asked_last: str | None = None
+    """Who asked the question put to the target last (its answers go to them first)."""
+    held_back: dict[int, tuple[float, str, StoredMessage]] = field(default_factory=dict)
+    """Answers the other bettors do not see yet: seq → (when they do, asker, message)."""
     to_target: trio.MemorySendChannel[str] = field(init=False)
     from_room: trio.MemoryReceiveChannel[str] = field(init=False)
 
@@ -209,16 +216,45 @@ class MarketRoom(LiveRoom):
         return {"type": "message", "id": message.seq, "chat": 1, "from": side, "text": message.text}
 
     def deliver(self, message: StoredMessage) -> None:
-        """Show a stored message to every bettor (the target's answers mark the chart)."""
+        """Show a stored message to the room (the target's answers mark the chart, and
+        reach the bettors who did not ask ``advantage`` seconds after the one who did)."""
         self.last_seq = message.seq
+        asker = None
         if message.sender == "witness":
             self.answers += 1
             self.answered_at.append(len(self.market.trades) + 1)
             if self.current is not None:
                 self.answer_from = trio.current_time()
+            if self.spec.advantage > 0:
+                asker = self.asked_last
         for pid in self.members():
-            self.server.deliver(pid, self.frame_for(message, pid))
+            if asker is None or pid in (asker, self.record.witness_pid):
+                self.server.deliver(pid, self.frame_for(message, pid))
+            else:
+                self.server.deliver(pid, {"type": "answer_pending", "in": self.spec.advantage})
+        if asker is not None:
+            show_at = trio.current_time() + self.spec.advantage
+            self.held_back[message.seq] = (show_at, asker, message)
         self.delivered(message)
+
+    def history_for(self, pid: str) -> list[dict[str, Any]]:
+        """The room's messages as ``pid`` may see them now (no answer held back)."""
+        return [
+            self.frame_for(m, pid)
+            for m in self.server.store.messages(self.id)
+            if m.seq not in self.held_back or self.held_back[m.seq][1] == pid
+        ]
+
+    def _show_held_back(self, now: float) -> float:
+        """Show the other bettors the answers whose head start is over; when next."""
+        for seq, (show_at, asker, message) in list(self.held_back.items()):
+            if now < show_at:
+                continue
+            del self.held_back[seq]
+            for pid in self.bettors:
+                if pid != asker:
+                    self.server.deliver(pid, self.frame_for(message, pid))
+        return min((at for at, _, _ in self.held_back.values()), default=math.inf)
 
     def state_frame(self, pid: str) -> dict[str, Any]:
         """The market as ``pid`` sees it: the price history, answer markers, their account."""
@@ -275,7 +311,7 @@ class MarketRoom(LiveRoom):
             self.id, "interrogator", text, self.server.wall_iso()
         )
         self.askers[message.seq] = pid
-        self.current, self.answer_from = pid, None
+        self.current, self.answer_from, self.asked_last = pid, None, pid
         self.server.record("question", {"seq": message.seq}, room=self.id, participant=pid)
         self.deliver(message)
         self.to_target.send_nowait(text)
@@ -283,8 +319,8 @@ class MarketRoom(LiveRoom):
     def _check_chats(self) -> float:
         """The room's checks, then the question queue: when the current question's
         answer is complete, the next bettor in line with a question has it put."""
-        wake_at = super()._check_chats()
         now = trio.current_time()
+        wake_at = min(super()._check_chats(), self._show_held_back(now))
         if self.current is None or self.answer_from is None or self.ended.is_set():
             return wake_at
         if self.chats[1].composing(now):
@@ -360,6 +396,7 @@ class MarketRoom(LiveRoom):
 
     def settle(self, target_human: bool) -> dict[str, float]:
         """Reveal the target and pay out (each payout stored, then shown)."""
+        self._show_held_back(math.inf)  # every bettor sees the last answer before the reveal
         payouts = self.market.settle(target_human)
         for pid, paid in payouts.items():
             self.server.record("payout", {"paid": paid}, room=self.id, participant=pid)

@@ -235,6 +235,12 @@ class MarketSection(_Section):
         default=1, ge=1, le=20, description="Games per participant (points carry over)."
     )
     max_trade: int = Field(default=20, ge=1, description="Most securities in one trade.")
+    advantage: float = Field(
+        default=5.0,
+        ge=0,
+        description="Seconds the bettor who asked sees each answer before the other "
+        "bettors do (the paper's 5; 0: all at once).",
+    )
 
 
 class ModerationSection(_Section):

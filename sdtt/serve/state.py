@@ -82,8 +82,7 @@ def state_frames(
     market = rooms.get(participant.room or "")
     if participant.state == "chat" and isinstance(market, MarketRoom):
         frame["market"] = True
-        messages = store.messages(market.id)
-        frames.append({"type": "history", "messages": [market.frame_for(m, pid) for m in messages]})
+        frames.append({"type": "history", "messages": market.history_for(pid)})
         if pid in market.bettors:
             frames.append(market.state_frame(pid))
         else:

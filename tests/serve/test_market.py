@@ -389,3 +389,67 @@ async def test_one_question_at_a_time_then_the_queues_round_robin(
         ("cy", "cy asks first?"),
         ("ann", "ann asks again?"),
     ]
+
+
+async def test_the_asker_sees_the_answer_five_seconds_before_the_others(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    server = make_server(person_target_spec(tmp_path))
+    seen: dict[tuple[str, str], float] = {}
+
+    def timer(pid: str) -> Any:
+        def check(frame: dict[str, Any]) -> None:
+            if frame["type"] in ("message", "answer_pending"):
+                key = (pid, frame.get("text", frame["type"]))
+                seen.setdefault(key, trio.current_time())
+
+        return check
+
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        ann, bob, cy, tia = (Browser(server, pid) for pid in ("ann", "bob", "cy", "tia"))
+        for browser in (ann, bob, cy, tia):
+            browser.on_frame = timer(browser.pid)
+            await browser.open(nursery)
+            await browser.say({"type": "consent"})
+        for browser in (ann, bob, cy, tia):
+            await browser.wait_phase("chat")
+        await bob.say({"type": "send", "text": "what is your job?"})
+        await tia.wait(lambda: tia.texts("them") == ["what is your job?"])
+        await tia.say({"type": "send", "text": "I fix bicycles"})
+        await bob.wait(lambda: bob.texts("them") == ["I fix bicycles"])
+        answered = seen[("bob", "I fix bicycles")]
+        assert seen[("tia", "I fix bicycles")] == answered
+        # A page opened again meanwhile does not show the answer early either.
+        await trio.sleep(1)
+        await cy.close()
+        await cy.open(nursery, token=cy.token)
+        await cy.wait(lambda: bool(cy.of("history")[1:]))
+        assert cy.of("history")[-1]["messages"][-1]["text"] == "what is your job?"
+        for other in (ann, cy):
+            await other.wait(lambda o=other: o.texts("them") == ["I fix bicycles"])
+            assert seen[(other.pid, "answer_pending")] == answered
+            assert seen[(other.pid, "I fix bicycles")] == pytest.approx(answered + 5)
+        nursery.cancel_scope.cancel()
+
+
+async def test_the_head_start_is_set_in_the_spec(tmp_path: Path, autojump_clock: object) -> None:
+    server = make_server(person_target_spec(tmp_path, extra="advantage = 0\n"))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        ann, bob, cy, tia = (Browser(server, pid) for pid in ("ann", "bob", "cy", "tia"))
+        for browser in (ann, bob, cy, tia):
+            await browser.open(nursery)
+            await browser.say({"type": "consent"})
+        for browser in (ann, bob, cy, tia):
+            await browser.wait_phase("chat")
+        await ann.say({"type": "send", "text": "tea or coffee?"})
+        await tia.wait(lambda: tia.texts("them") == ["tea or coffee?"])
+        await tia.say({"type": "send", "text": "tea"})
+        await ann.wait(lambda: ann.texts("them") == ["tea"])
+        answered = trio.current_time()
+        for other in (bob, cy):
+            await other.wait(lambda o=other: o.texts("them") == ["tea"])
+        assert trio.current_time() == answered
+        assert not bob.of("answer_pending")
+        nursery.cancel_scope.cancel()

@@ -213,7 +213,7 @@
       pane.unread = (pane.unread || 0) + 1;
       showUnread();
     }
-    if (m.from === "them") setTyping(m.chat, false);
+    if (m.from === "them") { setTyping(m.chat, false); setPending(0); }
     if (m.from === "them" && market.on && !m.old) {
       market.answers.push(market.prices.length);
       drawChart();
@@ -223,6 +223,15 @@
   function setTyping(chat, on) {
     const pane = panes.get(chat || 1);
     if (pane) pane.querySelector(".typing").hidden = !on;
+  }
+
+  // A market answer to another bettor's question: its asker sees it first.
+  function setPending(seconds) {
+    const note = panes.get(1) && panes.get(1).querySelector(".pending");
+    if (!note) return;
+    note.hidden = !seconds;
+    note.textContent = seconds ? "The target answered the bettor who asked; you see the answer in " +
+      fmt(seconds) + " seconds." : "";
   }
 
   function fmt(x) { return String(Math.round(x * 100) / 100); }
@@ -422,6 +431,7 @@
     }
     else if (f.type === "message") addMessage(f);
     else if (f.type === "typing") setTyping(f.chat, f.on);
+    else if (f.type === "answer_pending") setPending(f.in);
     else if (f.type === "market") showMarket(f);
     else if (f.type === "price") { market.prices.push(f.price); drawChart(); }
     else if (f.type === "reveal") {
