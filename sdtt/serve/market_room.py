@@ -16,7 +16,8 @@ trades human/computer securities with the market maker of :mod:`sdtt.beliefs.mar
 (Turing Trade's own, or LMSR with liquidity b). Every trade is written to the store (an
 event ``trade``) before the bettor is told, and the new price goes to all bettors with no
 word on who traded. "Done buying" from every bettor ends the game early; otherwise it
-ends after X answered turns. The server then reveals the target and pays out (events
+ends when its clock runs out (``[market] seconds``, the paper's two minutes), or, with
+``end_at_turns``, after X answered turns. The server then reveals the target and pays out (events
 ``payout``); points carry over a participant's games, summed from the stored events.
 
 What a bettor's browser gets never says what the target is before the reveal: messages
@@ -52,6 +53,8 @@ from sdtt.serve.spec import MarketSection, Study
 from sdtt.serve.store import Room, StoredMessage, StudyStore
 
 PAYING_EVENTS = ("trade", "payout")
+NEVER = 2**31
+"""Answered turns after which a game does not end (``end_at_turns`` off)."""
 ANSWER_GRACE = 2.0
 """Seconds the target may add to an answer (after its last message, not composing)
 before the next question is put to it."""
@@ -174,6 +177,8 @@ class MarketRoom(LiveRoom):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if not self.spec.end_at_turns:
+            self.turns = NEVER  # the clock or "done buying" ends it, as in the paper
         self.market = Market(new_maker(self.spec))
         self.opened_at = trio.current_time()
         self.opening = self.market.maker.price

@@ -223,7 +223,24 @@ class ConditionsSection(_Section):
 class MarketSection(_Section):
     """A Turing Trade market game (``mode = "market"``)."""
 
-    bettors: int = Field(default=3, ge=1, le=20, description="Bettors per game.")
+    bettors: int = Field(
+        default=3,
+        ge=1,
+        le=20,
+        description="Bettors per game (the paper's 3); fewer play once the first has "
+        "waited the lobby timeout.",
+    )
+    seconds: float = Field(
+        default=120.0,
+        ge=0,
+        description="How long a game lasts, shown as a clock (the paper's two minutes; 0: "
+        "until every bettor is done buying). Replaces [chat] time_limit in a market.",
+    )
+    end_at_turns: bool = Field(
+        default=False,
+        description="Also end a game once the target answered X questions (study.turns); "
+        "the paper's games end only by the clock or with every bettor done buying.",
+    )
     maker: MakerName = Field(
         default="turing-trade",
         description="'turing-trade': the price moves one point per security; 'lmsr': "
@@ -321,6 +338,11 @@ class StudySpec(_Section):
     storage: StorageSection = StorageSection()
     market: MarketSection = MarketSection()
     moderation: ModerationSection = ModerationSection()
+
+    @property
+    def time_limit(self) -> float:
+        """Seconds a chat lasts at most (a market game's length; 0: no limit)."""
+        return self.market.seconds if self.study.mode == "market" else self.chat.time_limit
 
     @model_validator(mode="after")
     def _duplicates(self) -> StudySpec:

@@ -59,7 +59,7 @@ def state_frames(
         if study.spec.study.belief_slider and participant.role == "interrogator":
             frame["belief"] = _last_reading(store, pid, participant.room)
         live = rooms.get(participant.room or "")
-        limit = study.spec.chat.time_limit
+        limit = study.spec.time_limit
         if limit:  # seconds left on the chat's clock (the whole limit until it runs)
             left = limit if live is None else live.closes_at - trio.current_time()
             frame["ends_in"] = max(0, round(min(left, limit)))

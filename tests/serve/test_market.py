@@ -144,7 +144,9 @@ async def test_points_carry_over_and_price_exports_as_a_trace(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("COLUMNS", "1000")  # the printed command on one line
-    spec = market_spec(tmp_path, turns=1, extra='games = 2\nmaker = "lmsr"\nliquidity = 10\n')
+    spec = market_spec(
+        tmp_path, turns=1, extra='games = 2\nmaker = "lmsr"\nliquidity = 10\nend_at_turns = true\n'
+    )
     server = make_server(spec)
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
@@ -453,3 +455,28 @@ async def test_the_head_start_is_set_in_the_spec(tmp_path: Path, autojump_clock:
         assert trio.current_time() == answered
         assert not bob.of("answer_pending")
         nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize(("extra", "seconds"), [("", 120), ("seconds = 45\n", 45)])
+async def test_a_game_lasts_two_minutes_on_a_clock_whatever_the_turns(
+    tmp_path: Path, autojump_clock: object, extra: str, seconds: float
+) -> None:
+    server = make_server(market_spec(tmp_path, turns=1, extra=extra))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        ann, bob, cy = await join_market(server, nursery, ["ann", "bob", "cy"])
+        started = trio.current_time()
+        assert all(b.of("phase")[-1]["ends_in"] == seconds for b in (ann, bob, cy))
+        await ann.say({"type": "send", "text": "where are you?"})
+        await ann.wait(lambda: bool(ann.texts("them")))
+        await trio.sleep(20)  # answered turn X = 1 and then quiet: the game goes on
+        await ann.say({"type": "send", "text": "and before that?"})
+        assert not ann.of("reveal")
+        await ann.wait(lambda: bool(ann.of("reveal")))
+        assert trio.current_time() - started == pytest.approx(seconds, abs=0.1)
+        nursery.cancel_scope.cancel()
+    [room] = server.store.rooms()
+    assert room.end_reason == "finished"
+    assert [e["data"] for e in server.store.events(room.id) if e["kind"] == "time_limit"] == [
+        {"seconds": seconds}
+    ]
