@@ -45,6 +45,7 @@ from sdtt.beliefs.market import (
     Trade,
     TradeRefused,
     TuringTradeMaker,
+    ask_of,
 )
 from sdtt.beliefs.traces import BeliefPoint, BeliefTrace
 from sdtt.engine.session import SessionClosedError
@@ -103,6 +104,36 @@ def price_points(events: list[dict[str, Any]], opening: float) -> list[BeliefPoi
                 )
             )
     return points
+
+
+PRICE_COLUMNS = ("room", "event", "time_s", "turn", "message", "bid", "ask")
+"""Columns of the export's ``prices.csv``."""
+
+
+def price_rows(room: str, events: list[dict[str, Any]], maker: Maker) -> list[dict[str, Any]]:
+    """A market room's price series as rows of :data:`PRICE_COLUMNS`: the opening, each
+    trade and the settlement, each with the bid (the price a human security sells for)
+    and the ask (what one more costs: the bid plus the maker's spread; the paper's
+    figures plot the ask). Games stored before the ask was recorded get it from the spread."""
+    rows = [dict(zip(PRICE_COLUMNS, (room, "open", 0.0, 0, 0), strict=False))]
+    rows[0] |= {"bid": maker.price, "ask": ask_of(maker, maker.price)}
+    for event in events:
+        if event["kind"] not in ("trade", "market_settled"):
+            continue
+        data = event["data"]
+        bid = data.get("bid", data["price_after" if event["kind"] == "trade" else "price"])
+        rows.append(
+            {
+                "room": room,
+                "event": "trade" if event["kind"] == "trade" else "end",
+                "time_s": data["time_s"],
+                "turn": data["turn"],
+                "message": data["message"],
+                "bid": bid,
+                "ask": data.get("ask", ask_of(maker, bid)),
+            }
+        )
+    return rows
 
 
 def price_trace(
@@ -267,6 +298,7 @@ class MarketRoom(LiveRoom):
         return {
             "type": "market",
             "prices": [self.opening, *(t.price_after for t in self.market.trades)],
+            "ask": ask_of(self.market.maker, self.market.maker.price),
             "answers": list(self.answered_at),
             "points": round(account.points, 2),
             "kind": account.kind,
@@ -344,9 +376,8 @@ class MarketRoom(LiveRoom):
                 break
         return wake_at
 
-    def trade(self, pid: str, kind: Kind, side: Side, count: int) -> Trade:
-        """Make a trade, store it, then tell its bettor and show all the new price;
-        raises :class:`TradeRefused` saying why not."""
+    def _check(self, pid: str, kind: Kind, side: Side, count: int) -> None:
+        """Refuse (:class:`TradeRefused`) what the room's rules do not allow."""
         if self.ended.is_set():
             raise TradeRefused("the game has ended.")
         if count > self.spec.max_trade:
@@ -357,6 +388,38 @@ class MarketRoom(LiveRoom):
         held = account.count if account.kind == kind else 0
         if side == "sell" and held < count:
             raise TradeRefused(f"you hold {held} {kind} securities, so you cannot sell {count}.")
+
+    def quote(self, pid: str, kind: Kind, side: Side, count: int) -> dict[str, Any]:
+        """What a trade would cost now, to confirm before making it (a ``quote`` frame);
+        nothing changes. Raises :class:`TradeRefused` for a trade that would be refused."""
+        self._check(pid, kind, side, count)
+        cost = self.market.maker.cost(kind, side, count)
+        points = self.market.accounts[pid].points
+        if cost > points + 1e-9:
+            raise TradeRefused(f"that costs {cost:g} points; you have {points:g}.")
+        amount = round(abs(cost), 2)
+        return {
+            "type": "quote",
+            "kind": kind,
+            "side": side,
+            "count": count,
+            "cost": round(cost, 2),
+            "text": f"{side} {count} {kind} for {amount:g} points",
+        }
+
+    def trade(
+        self, pid: str, kind: Kind, side: Side, count: int, quoted: float | None = None
+    ) -> Trade:
+        """Make a trade, store it, then tell its bettor and show all the new price;
+        raises :class:`TradeRefused` saying why not (also when it would now cost more
+        than ``quoted``, the cost the bettor confirmed: the price moved meanwhile)."""
+        self._check(pid, kind, side, count)
+        if quoted is not None:
+            cost = self.market.maker.cost(kind, side, count)
+            if cost > quoted + 0.005:
+                raise TradeRefused(
+                    f"the price moved: that now costs {cost:g} points, not {quoted:g}."
+                )
         made = self.market.trade(
             pid,
             kind,
@@ -365,6 +428,7 @@ class MarketRoom(LiveRoom):
             time_s=round(trio.current_time() - self.opened_at, 3),
             message=self.answers,
         )
+        ask = ask_of(self.market.maker, made.price_after)
         self.server.record(
             "trade",
             {
@@ -373,6 +437,8 @@ class MarketRoom(LiveRoom):
                 "count": made.count,
                 "cost": made.cost,
                 "price_after": made.price_after,
+                "bid": made.price_after,
+                "ask": ask,
                 "message": made.message,
                 "turn": self.answered(self.chats[1]),
                 "time_s": made.time_s,
@@ -381,7 +447,7 @@ class MarketRoom(LiveRoom):
             participant=pid,
         )
         self.server.deliver(pid, self.state_frame(pid))
-        price = {"type": "price", "price": made.price_after}
+        price = {"type": "price", "price": made.price_after, "ask": ask}
         for other in self.bettors:
             if other != pid:
                 self.server.deliver(other, price)
@@ -410,6 +476,8 @@ class MarketRoom(LiveRoom):
             {
                 "target_human": target_human,
                 "price": self.market.maker.price,
+                "bid": self.market.maker.price,
+                "ask": ask_of(self.market.maker, self.market.maker.price),
                 "turn": self.answered(self.chats[1]),
                 "message": self.answers,
                 "time_s": round(trio.current_time() - self.opened_at, 3),

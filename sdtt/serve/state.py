@@ -50,7 +50,9 @@ def state_frames(
     if participant.state == "chat":
         frame["role"] = participant.role
         frame["instructions"] = _instructions(study, participant.role)
-        frame["turns"] = study.spec.study.turns
+        # A market game runs on its clock: "turn k of X" only when X also ends it.
+        counted = study.spec.study.mode != "market" or study.spec.market.end_at_turns
+        frame["turns"] = study.spec.study.turns if counted else 0
         if study.spec.study.rounds > 1 and participant.platform_study != OWN_PERSON:
             frame["round"] = [rounds_played(store, pid), study.spec.study.rounds]
         room = store.room(participant.room or "")

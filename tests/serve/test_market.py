@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 from typing import Any
@@ -174,6 +175,10 @@ async def test_points_carry_over_and_price_exports_as_a_trace(
     assert main(["serve", "export", str(spec), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     traces = read_traces(out / "beliefs.jsonl")
+    with (out / "prices.csv").open() as file:
+        rows = list(csv.DictReader(file))
+    assert len({r["room"] for r in rows}) == 2
+    assert all(r["ask"] == r["bid"] for r in rows)  # LMSR has no spread
     prices = [t for t in traces if t.points and t.points[0].source == "price"]
     assert len(prices) == 2 and all(t.item_kind == "room" and not t.target_human for t in prices)
     first = prices[0].points
@@ -480,3 +485,64 @@ async def test_a_game_lasts_two_minutes_on_a_clock_whatever_the_turns(
     assert [e["data"] for e in server.store.events(room.id) if e["kind"] == "time_limit"] == [
         {"seconds": seconds}
     ]
+
+
+async def test_a_trade_shows_its_cost_first_and_prices_record_bid_and_ask(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    spec = market_spec(tmp_path)
+    server = make_server(spec)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        ann, bob, cy = await join_market(server, nursery, ["ann", "bob", "cy"])
+        assert account(ann)["ask"] == 51  # the paper's price: what one more costs
+        buy = {"kind": "human", "side": "buy", "count": 4}
+        await ann.say({"type": "quote", **buy})
+        await ann.wait(lambda: bool(ann.of("quote")))
+        [quote] = ann.of("quote")
+        assert quote["cost"] == 51 + 52 + 53 + 54
+        assert quote["text"] == "buy 4 human for 210 points"
+        await bob.say({"type": "trade", "kind": "human", "side": "buy", "count": 2})
+        await bob.wait(lambda: account(bob)["count"] == 2)
+        # The price moved since the quote: confirming it is refused, not charged more.
+        await ann.say({"type": "trade", **buy, "quoted": quote["cost"]})
+        await ann.wait(lambda: bool(ann.of("refused")))
+        assert (
+            "the price moved: that now costs 218 points, not 210"
+            in (ann.of("refused")[-1]["message"])
+        )
+        assert account(ann)["count"] == 0 and account(ann)["points"] == 1000
+        await ann.say({"type": "quote", "kind": "human", "side": "sell", "count": 1})
+        await ann.wait(lambda: len(ann.of("refused")) == 2)
+        await bob.say({"type": "quote", "kind": "human", "side": "sell", "count": 2})
+        await bob.wait(lambda: bool(bob.of("quote")))
+        assert bob.of("quote")[-1]["text"] == "sell 2 human for 103 points"  # 52 + 51
+        await bob.say(
+            {"type": "trade", "kind": "human", "side": "sell", "count": 2, "quoted": -103}
+        )
+        await bob.wait(lambda: account(bob)["count"] == 0)
+        await cy.say({"type": "trade", "kind": "computer", "side": "buy", "count": 3})
+        await cy.wait(lambda: account(cy)["count"] == 3)
+        await ann.wait(lambda: ann.of("price")[-1]["price"] == 47)
+        assert ann.of("price")[-1]["ask"] == 48
+        for browser in (ann, bob, cy):
+            await browser.say({"type": "done_buying"})
+        for browser in (ann, bob, cy):
+            await browser.wait_phase("done")
+        nursery.cancel_scope.cancel()
+    [room] = server.store.rooms()
+    trades = [e["data"] for e in server.store.events(room.id) if e["kind"] == "trade"]
+    assert [(t["bid"], t["ask"]) for t in trades] == [(52, 53), (50, 51), (47, 48)]
+    assert all(t["bid"] == t["price_after"] for t in trades)
+    out = tmp_path / "export"
+    assert main(["serve", "export", str(spec), "--out", str(out)]) == 0
+    with (out / "prices.csv").open() as file:
+        rows = list(csv.DictReader(file))
+    assert [(r["event"], float(r["bid"]), float(r["ask"])) for r in rows] == [
+        ("open", 50, 51),
+        ("trade", 52, 53),
+        ("trade", 50, 51),
+        ("trade", 47, 48),
+        ("end", 47, 48),
+    ]
+    assert {r["room"] for r in rows} == {room.id}
