@@ -36,6 +36,7 @@ from typing import Any
 import trio
 
 from sdtt.beliefs.market import (
+    PAYOUT,
     Account,
     Kind,
     LmsrMaker,
@@ -484,6 +485,16 @@ class MarketRoom(LiveRoom):
             },
             room=self.id,
         )
+        target = self.record.witness_pid
+        if target is not None and self.spec.target_points:
+            # The person target earns by how human the bettors priced them at the end.
+            price = self.market.maker.price
+            reward = round(self.spec.target_points * price / PAYOUT, 2)
+            self.server.record(
+                "target_reward", {"paid": reward, "price": price}, room=self.id, participant=target
+            )
+            frame = {"type": "reveal", "target": True, "paid": reward, "price": round(price, 2)}
+            self.server.deliver(target, frame)
         for pid, paid in payouts.items():
             self.server.deliver(
                 pid,

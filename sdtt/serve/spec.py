@@ -252,6 +252,14 @@ class MarketSection(_Section):
         default=1, ge=1, le=20, description="Games per participant (points carry over)."
     )
     max_trade: int = Field(default=20, ge=1, description="Most securities in one trade.")
+    target_points: float = Field(
+        default=0.0,
+        ge=0,
+        description="A person target's reward: this many points times the final price of "
+        "human over 100 (how sure the bettors ended that it is a person), stored as the "
+        "event target_reward and shown to the target at the end; 0: none. The paper "
+        "rewards the target by the bettors' bets without giving a formula.",
+    )
     advantage: float = Field(
         default=5.0,
         ge=0,

@@ -546,3 +546,54 @@ async def test_a_trade_shows_its_cost_first_and_prices_record_bid_and_ask(
         ("end", 47, 48),
     ]
     assert {r["room"] for r in rows} == {room.id}
+
+
+async def test_a_person_target_earns_by_the_final_price(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    spec = person_target_spec(tmp_path, extra="target_points = 50\n")
+    spec.write_text(spec.read_text().replace("bettors = 3", "bettors = 2"))
+    server = make_server(spec)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        ann, bob, tia = (Browser(server, pid) for pid in ("ann", "bob", "tia"))
+        for browser in (ann, bob, tia):
+            await browser.open(nursery)
+            await browser.say({"type": "consent"})
+        for browser in (ann, bob, tia):
+            await browser.wait_phase("chat")
+        await ann.say({"type": "trade", "kind": "human", "side": "buy", "count": 14})
+        await ann.wait(lambda: account(ann)["count"] == 14)
+        await bob.say({"type": "trade", "kind": "computer", "side": "buy", "count": 4})
+        await bob.wait(lambda: account(bob)["count"] == 4)
+        for bettor in (ann, bob):
+            await bettor.say({"type": "done_buying"})
+        await tia.wait_phase("done")
+        nursery.cancel_scope.cancel()
+    final = 50 + 14 - 4  # the Turing Trade price moves one point per security
+    assert tia.of("reveal") == [{"type": "reveal", "target": True, "paid": 30.0, "price": final}]
+    [reward] = [e for e in server.store.events() if e["kind"] == "target_reward"]
+    assert reward["participant"] == "tia"
+    assert reward["data"] == {"paid": 50 * final / 100, "price": final}
+    assert "target" not in ann.of("reveal")[0]
+
+
+async def test_no_target_reward_unless_the_spec_sets_one(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    spec = person_target_spec(tmp_path)
+    spec.write_text(spec.read_text().replace("bettors = 3", "bettors = 1"))
+    server = make_server(spec)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        ann, tia = Browser(server, "ann"), Browser(server, "tia")
+        for browser in (ann, tia):
+            await browser.open(nursery)
+            await browser.say({"type": "consent"})
+        for browser in (ann, tia):
+            await browser.wait_phase("chat")
+        await ann.say({"type": "done_buying"})
+        await tia.wait_phase("done")
+        nursery.cancel_scope.cancel()
+    assert not tia.of("reveal")
+    assert not [e for e in server.store.events() if e["kind"] == "target_reward"]

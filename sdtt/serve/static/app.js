@@ -464,6 +464,11 @@
     else if (f.type === "reveal") {
       // It stays until the bettor presses Continue, whatever opens next.
       $("reveal").hidden = false;
+      if (f.target) {  // a person target: paid by how human the final price found them
+        $("reveal-text").textContent = "The game is over. The bettors' final price of human " +
+          "was " + fmt(f.price) + ": you earned " + fmt(f.paid) + " points.";
+        return;
+      }
       $("reveal-text").textContent = "The chat partner was " +
         (f.human ? "a person" : "a computer program") + ". Your securities paid " +
         fmt(f.paid) + " points; you now have " + fmt(f.points) + " points.";
