@@ -10,15 +10,17 @@ same for a bot or a person), the next question comes from the queues round-robin
 starting with the bettor after the one just answered and skipping empty queues. The
 bettor who asked sees each message of the answer at once, the others ``[market]
 advantage`` seconds later (5 in the paper; meanwhile a frame ``answer_pending`` without
-the text tells them an answer came), so a good question pays its asker. Each
-bettor
-trades human/computer securities with the market maker of :mod:`sdtt.beliefs.market`
-(Turing Trade's own, or LMSR with liquidity b). Every trade is written to the store (an
+the text tells them an answer came), so a good question pays its asker.
+
+Each bettor trades human/computer securities with the market maker of
+:mod:`sdtt.beliefs.market` (Turing Trade's own, or LMSR with liquidity b); a trade
+button first gets a ``quote`` (its cost, to confirm). Every trade is written to the store (an
 event ``trade``) before the bettor is told, and the new price goes to all bettors with no
 word on who traded. "Done buying" from every bettor ends the game early; otherwise it
 ends when its clock runs out (``[market] seconds``, the paper's two minutes), or, with
-``end_at_turns``, after X answered turns. The server then reveals the target and pays out (events
-``payout``); points carry over a participant's games, summed from the stored events.
+``end_at_turns``, after X answered turns. The server then reveals the target and pays
+out (events ``payout``; a person target earns ``target_points`` by the final price,
+``target_reward``); points carry over a participant's games, summed from the events.
 
 What a bettor's browser gets never says what the target is before the reveal: messages
 are ``you`` (their own questions), ``other`` (another bettor's) or ``them`` (the
@@ -116,8 +118,18 @@ def price_rows(room: str, events: list[dict[str, Any]], maker: Maker) -> list[di
     trade and the settlement, each with the bid (the price a human security sells for)
     and the ask (what one more costs: the bid plus the maker's spread; the paper's
     figures plot the ask). Games stored before the ask was recorded get it from the spread."""
-    rows = [dict(zip(PRICE_COLUMNS, (room, "open", 0.0, 0, 0), strict=False))]
-    rows[0] |= {"bid": maker.price, "ask": ask_of(maker, maker.price)}
+    opening = maker.price
+    rows: list[dict[str, Any]] = [
+        {
+            "room": room,
+            "event": "open",
+            "time_s": 0.0,
+            "turn": 0,
+            "message": 0,
+            "bid": opening,
+            "ask": ask_of(maker, opening),
+        }
+    ]
     for event in events:
         if event["kind"] not in ("trade", "market_settled"):
             continue
