@@ -137,6 +137,11 @@ async function marketGame(browser, log) {
   log.annPoints = await ann.locator("#points").textContent();
   await bob.locator("#price", { hasText: "47" }).waitFor();
   log.bobAsk = await bob.locator("#ask").textContent();
+  // An answer after the last trade: its mark is drawn inside the chart.
+  const marks = await bob.locator("#chart line.answer").count();
+  await say(ann, 1, "and what do you do all day?");
+  await bob.waitForFunction(
+    (n) => document.querySelectorAll("#chart line.answer").length > n, marks);
   log.bobChart = await bob.locator("#chart polyline").getAttribute("points");
   log.bobAnswerMarks = await bob.locator("#chart line.answer").count();
   log.answerMarkX = await bob.locator("#chart line.answer").evaluateAll(

@@ -110,9 +110,10 @@ def test_market_game_with_three_bettors(tmp_path: Path) -> None:
     assert log["holdingBeforeConfirm"] == "nothing" and log["confirmShownAfter"] is False
     assert log["annPoints"] == str(1000 - 51 - 52 - 53)
     assert log["bobAsk"] == "48"  # one more human security costs the price plus one
-    # The opening price and one trade, held to the right edge past a later answer.
-    assert 2 <= len(str(log["bobChart"]).split()) <= 3
-    assert log["bobAnswerMarks"] >= 1  # type: ignore[operator]
+    # The opening price and one trade, held to the right edge past the later answers.
+    assert len(str(log["bobChart"]).split()) == 3
+    assert str(log["bobChart"]).split()[-1].startswith("295,")
+    assert log["bobAnswerMarks"] >= 2  # type: ignore[operator]
     assert all(5 <= x <= 295 for x in log["answerMarkX"])  # type: ignore[attr-defined]
     assert log["queuedShown"] is False and log["pendingShown"] is False
     assert "costs" in str(log["cyRefused"]) and "you have 1000" in str(log["cyRefused"])
