@@ -67,6 +67,17 @@ class Maker(Protocol):
         """Record the trade (after :meth:`cost` said what it costs)."""
         ...
 
+    @property
+    def spread(self) -> float:
+        """Points the ask of a human security lies above its bid (the price)."""
+        ...
+
+
+def ask_of(maker: Maker, bid: float) -> float:
+    """What one more human security costs when the price (bid) is ``bid``: the bid plus
+    the maker's spread, at most :data:`PAYOUT` (the paper's figures plot this, L + 1)."""
+    return min(bid + maker.spread, float(PAYOUT))
+
 
 def _direction(kind: Kind, side: Side) -> int:
     """+1 when the trade pushes the human price up (buy human, sell computer)."""
@@ -86,6 +97,11 @@ class TuringTradeMaker:
 
     level: int = 50
     """The current human price (the bid of a human security; its ask is one more)."""
+
+    @property
+    def spread(self) -> float:
+        """One point between bid and ask."""
+        return 1.0
 
     @property
     def price(self) -> float:
@@ -125,6 +141,11 @@ class LmsrMaker:
     def __post_init__(self) -> None:
         if not self.b > 0:
             raise ValueError("the liquidity b must be positive")
+
+    @property
+    def spread(self) -> float:
+        """None: LMSR buys and sells at the one instantaneous price."""
+        return 0.0
 
     def cost_function(self, q_human: float, q_computer: float) -> float:
         """``C(q)`` in points (log-sum-exp, computed stably)."""

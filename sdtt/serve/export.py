@@ -7,8 +7,10 @@ side B) and, for a bot room, ``chats/<room>.events.jsonl`` (the engine's event l
 verdict is a single-witness judgement (``witness``, ``verdict``), so the pass rate is
 the share of bot witnesses judged human. Belief slider readings go to ``beliefs.jsonl`` as
 belief traces (:mod:`sdtt.serve.slider`), and a market room's price history as the room's
-trace (source 'price'); both commands read them too. A study with ``[study.points]``
-also gets ``points.csv``: each participant's outcomes and points, to pay bonuses by.
+trace (source 'price', the bid); both commands read them too, and ``prices.csv`` has
+each market's series with bid and ask (:func:`sdtt.serve.market_room.price_rows`). A
+study with ``[study.points]`` also gets ``points.csv``: each participant's outcomes and
+points, to pay bonuses by.
 
 With ``scrub``, participants' own text (their messages, a human witness's too, the
 verdict's reason and free-text answers) goes through the persona scrubber
@@ -36,7 +38,7 @@ from sdtt.engine.events import Event, EventLog, SessionHeader
 from sdtt.engine.simulate import answered_turns
 from sdtt.personas.scrub import Scrubber
 from sdtt.questionnaires.judgements import Judgement, write_judgements
-from sdtt.serve.market_room import price_trace
+from sdtt.serve.market_room import PRICE_COLUMNS, new_maker, price_rows, price_trace
 from sdtt.serve.points import earned
 from sdtt.serve.slider import slider_traces
 from sdtt.serve.spec import Study
@@ -124,6 +126,17 @@ def export_study(
         if room.mode == "market"
     ]
     write_traces(out / "beliefs.jsonl", traces)
+    markets = [room for room in rooms.values() if room.mode == "market"]
+    prices_path = out / "prices.csv"
+    if markets:
+        with prices_path.open("w", encoding="utf-8", newline="") as file:
+            writer = csv.DictWriter(file, fieldnames=PRICE_COLUMNS)
+            writer.writeheader()
+            for room in markets:
+                maker = new_maker(study.spec.market)
+                writer.writerows(price_rows(room.id, store.events(room.id), maker))
+    else:
+        prices_path.unlink(missing_ok=True)  # (an earlier export's)
     points_path = out / "points.csv"
     if study.spec.study.points:
         write_points(study, store, points_path)

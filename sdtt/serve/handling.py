@@ -28,6 +28,7 @@ from sdtt.serve.protocol import (
     DoneBuying,
     Join,
     MoveDevice,
+    Quote,
     Refused,
     Report,
     Send,
@@ -201,14 +202,17 @@ class FrameHandler:
                 await live.ask(pid, frame.text)
             else:
                 await live.post(chat, role, frame.text)
-        elif isinstance(frame, TradeFrame | DoneBuying):
+        elif isinstance(frame, TradeFrame | DoneBuying | Quote):
             if not isinstance(live, MarketRoom) or pid not in live.bettors:
                 raise Refused("There is no market to trade in.")
             if isinstance(frame, DoneBuying):
                 live.done(pid)
                 return
             try:
-                live.trade(pid, frame.kind, frame.side, frame.count)
+                if isinstance(frame, Quote):
+                    self.host.deliver(pid, live.quote(pid, frame.kind, frame.side, frame.count))
+                else:
+                    live.trade(pid, frame.kind, frame.side, frame.count, frame.quoted)
             except TradeRefused as error:
                 raise Refused(f"Trade refused: {error}") from None
         elif isinstance(frame, Typing):

@@ -1,14 +1,26 @@
 """A Turing Trade market game in a live room (``mode = "market"``).
 
 Several bettors question one target (the persona bot, run by the engine as in any bot
-room, or a person relayed as a human witness is) in one public chat: every bettor sees
-every question and every answer. Each bettor
-trades human/computer securities with the market maker of :mod:`sdtt.beliefs.market`
-(Turing Trade's own, or LMSR with liquidity b). Every trade is written to the store (an
+room, or a person relayed as a human witness is) in one public chat, by the rules of the
+Turing Trade paper: one question is *current* at a time, seen by every bettor and the
+target; a bettor who asks while a question is current has theirs wait in a private
+queue (only they see it, event ``question_queued``). Once the target has answered (sent
+a message and then nothing and composed nothing for :data:`ANSWER_GRACE` seconds, the
+same for a bot or a person), the next question comes from the queues round-robin,
+starting with the bettor after the one just answered and skipping empty queues. The
+bettor who asked sees each message of the answer at once, the others ``[market]
+advantage`` seconds later (5 in the paper; meanwhile a frame ``answer_pending`` without
+the text tells them an answer came), so a good question pays its asker.
+
+Each bettor trades human/computer securities with the market maker of
+:mod:`sdtt.beliefs.market` (Turing Trade's own, or LMSR with liquidity b); a trade
+button first gets a ``quote`` (its cost, to confirm). Every trade is written to the store (an
 event ``trade``) before the bettor is told, and the new price goes to all bettors with no
 word on who traded. "Done buying" from every bettor ends the game early; otherwise it
-ends after X answered turns. The server then reveals the target and pays out (events
-``payout``); points carry over a participant's games, summed from the stored events.
+ends when its clock runs out (``[market] seconds``, the paper's two minutes), or, with
+``end_at_turns``, after X answered turns. The server then reveals the target and pays
+out (events ``payout``; a person target earns ``target_points`` by the final price,
+``target_reward``); points carry over a participant's games, summed from the events.
 
 What a bettor's browser gets never says what the target is before the reveal: messages
 are ``you`` (their own questions), ``other`` (another bettor's) or ``them`` (the
@@ -17,12 +29,16 @@ target's), prices are numbers, and accounts are their own.
 
 from __future__ import annotations
 
+import contextlib
+import math
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 import trio
 
 from sdtt.beliefs.market import (
+    PAYOUT,
     Account,
     Kind,
     LmsrMaker,
@@ -32,13 +48,20 @@ from sdtt.beliefs.market import (
     Trade,
     TradeRefused,
     TuringTradeMaker,
+    ask_of,
 )
 from sdtt.beliefs.traces import BeliefPoint, BeliefTrace
-from sdtt.serve.room import LiveRoom, RoomHost
+from sdtt.engine.session import SessionClosedError
+from sdtt.serve.room import BotSetup, LiveRoom, RoomHost
 from sdtt.serve.spec import MarketSection, Study
 from sdtt.serve.store import Room, StoredMessage, StudyStore
 
 PAYING_EVENTS = ("trade", "payout")
+NEVER = 2**31
+"""Answered turns after which a game does not end (``end_at_turns`` off)."""
+ANSWER_GRACE = 2.0
+"""Seconds the target may add to an answer (after its last message, not composing)
+before the next question is put to it."""
 
 
 def new_maker(spec: MarketSection) -> Maker:
@@ -65,25 +88,79 @@ def games_played(store: StudyStore, pid: str) -> int:
     return sum(1 for e in store.events() if e["kind"] == "bettor" and e["participant"] == pid)
 
 
-def price_points(events: list[dict[str, Any]], opening: float) -> list[BeliefPoint]:
+def price_points(events: list[dict[str, Any]], maker: Maker) -> list[BeliefPoint]:
     """A market room's price history from its stored events, as belief points (source
-    'price'; ``turn`` = turns answered and ``message`` = target messages sent at the trade,
+    'price'; ``belief`` = the bid, ``ask`` = what one more human security costs;
+    ``turn`` = turns answered and ``message`` = target messages sent at the trade,
     ``time_s`` = seconds since the game started), closed by the price held at the end."""
-    points = [BeliefPoint(turn=0, message=0, time_s=0.0, belief=opening, source="price")]
+    opening = maker.price
+    points = [
+        BeliefPoint(
+            turn=0,
+            message=0,
+            time_s=0.0,
+            belief=opening,
+            ask=ask_of(maker, opening),
+            source="price",
+        )
+    ]
     for event in events:
         data = event["data"]
         if event["kind"] in ("trade", "market_settled"):
-            price = data["price_after" if event["kind"] == "trade" else "price"]
+            price = min(
+                100.0, max(0.0, data["price_after" if event["kind"] == "trade" else "price"])
+            )
             points.append(
                 BeliefPoint(
                     turn=data["turn"],
                     message=data["message"],
                     time_s=data["time_s"],
-                    belief=min(100.0, max(0.0, price)),
+                    belief=price,
+                    ask=ask_of(maker, price),
                     source="price",
                 )
             )
     return points
+
+
+PRICE_COLUMNS = ("room", "event", "time_s", "turn", "message", "bid", "ask")
+"""Columns of the export's ``prices.csv``."""
+
+
+def price_rows(room: str, events: list[dict[str, Any]], maker: Maker) -> list[dict[str, Any]]:
+    """A market room's price series as rows of :data:`PRICE_COLUMNS`: the opening, each
+    trade and the settlement, each with the bid (the price a human security sells for)
+    and the ask (what one more costs: the bid plus the maker's spread; the paper's
+    figures plot the ask). Games stored before the ask was recorded get it from the spread."""
+    opening = maker.price
+    rows: list[dict[str, Any]] = [
+        {
+            "room": room,
+            "event": "open",
+            "time_s": 0.0,
+            "turn": 0,
+            "message": 0,
+            "bid": opening,
+            "ask": ask_of(maker, opening),
+        }
+    ]
+    for event in events:
+        if event["kind"] not in ("trade", "market_settled"):
+            continue
+        data = event["data"]
+        bid = data.get("bid", data["price_after" if event["kind"] == "trade" else "price"])
+        rows.append(
+            {
+                "room": room,
+                "event": "trade" if event["kind"] == "trade" else "end",
+                "time_s": data["time_s"],
+                "turn": data["turn"],
+                "message": data["message"],
+                "bid": bid,
+                "ask": data.get("ask", ask_of(maker, bid)),
+            }
+        )
+    return rows
 
 
 def price_trace(
@@ -104,7 +181,7 @@ def price_trace(
         x_turns=fields["x_turns"],
         pseudo_turns=pseudo,
         total_turns=None if pseudo is None else pseudo + fields["x_turns"],
-        points=price_points(events, new_maker(study.spec.market).price),
+        points=price_points(events, new_maker(study.spec.market)),
         excluded=ended_early,
         exclusion_reason=f"room ended early: {room.end_reason}" if ended_early else None,
         source=f"sdtt-serve:{study.name}",
@@ -143,13 +220,29 @@ class MarketRoom(LiveRoom):
     """For each answer, the length of the price history when it came (chart markers)."""
     opened_at: float = 0.0
     opening: float = 50.0
+    queues: dict[str, deque[str]] = field(default_factory=dict)
+    """Each bettor's questions waiting to become current, oldest first (only they see)."""
+    current: str | None = None
+    """Who asked the current question (None: the target has no question to answer)."""
+    answer_from: float | None = None
+    """When the target last sent a message answering the current question."""
+    asked_last: str | None = None
+    """Who asked the question put to the target last (its answers go to them first)."""
+    held_back: dict[int, tuple[float, str, StoredMessage]] = field(default_factory=dict)
+    """Answers the other bettors do not see yet: seq → (when they do, asker, message)."""
+    to_target: trio.MemorySendChannel[str] = field(init=False)
+    from_room: trio.MemoryReceiveChannel[str] = field(init=False)
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if not self.spec.end_at_turns:
+            self.turns = NEVER  # the clock or "done buying" ends it, as in the paper
         self.market = Market(new_maker(self.spec))
         self.opened_at = trio.current_time()
         self.opening = self.market.maker.price
+        self.to_target, self.from_room = trio.open_memory_channel[str](math.inf)
         for pid in self.bettors:
+            self.queues[pid] = deque()
             points = carried_points(self.server.store, pid, self.spec.start_points)
             self.market.join(Account(pid, points=points))
             self.server.record("bettor", {"points": points}, room=self.id, participant=pid)
@@ -186,14 +279,45 @@ class MarketRoom(LiveRoom):
         return {"type": "message", "id": message.seq, "chat": 1, "from": side, "text": message.text}
 
     def deliver(self, message: StoredMessage) -> None:
-        """Show a stored message to every bettor (the target's answers mark the chart)."""
+        """Show a stored message to the room (the target's answers mark the chart, and
+        reach the bettors who did not ask ``advantage`` seconds after the one who did)."""
         self.last_seq = message.seq
+        asker = None
         if message.sender == "witness":
             self.answers += 1
             self.answered_at.append(len(self.market.trades) + 1)
+            if self.current is not None:
+                self.answer_from = trio.current_time()
+            if self.spec.advantage > 0:
+                asker = self.asked_last
         for pid in self.members():
-            self.server.deliver(pid, self.frame_for(message, pid))
+            if asker is None or pid in (asker, self.record.witness_pid):
+                self.server.deliver(pid, self.frame_for(message, pid))
+            else:
+                self.server.deliver(pid, {"type": "answer_pending", "in": self.spec.advantage})
+        if asker is not None:
+            show_at = trio.current_time() + self.spec.advantage
+            self.held_back[message.seq] = (show_at, asker, message)
         self.delivered(message)
+
+    def history_for(self, pid: str) -> list[dict[str, Any]]:
+        """The room's messages as ``pid`` may see them now (no answer held back)."""
+        return [
+            self.frame_for(m, pid)
+            for m in self.server.store.messages(self.id)
+            if m.seq not in self.held_back or self.held_back[m.seq][1] == pid
+        ]
+
+    def _show_held_back(self, now: float) -> float:
+        """Show the other bettors the answers whose head start is over; when next."""
+        for seq, (show_at, asker, message) in list(self.held_back.items()):
+            if now < show_at:
+                continue
+            del self.held_back[seq]
+            for pid in self.bettors:
+                if pid != asker:
+                    self.server.deliver(pid, self.frame_for(message, pid))
+        return min((at for at, _, _ in self.held_back.values()), default=math.inf)
 
     def state_frame(self, pid: str) -> dict[str, Any]:
         """The market as ``pid`` sees it: the price history, answer markers, their account."""
@@ -201,34 +325,86 @@ class MarketRoom(LiveRoom):
         return {
             "type": "market",
             "prices": [self.opening, *(t.price_after for t in self.market.trades)],
+            "ask": ask_of(self.market.maker, self.market.maker.price),
             "answers": list(self.answered_at),
             "points": round(account.points, 2),
             "kind": account.kind,
             "count": account.count,
             "done": pid in self.done_buying,
             "max_trade": self.spec.max_trade,
+            "queued": list(self.queues[pid]),
         }
 
     # ------------------------------------------------------------ bettors' actions
 
-    async def ask(self, pid: str, text: str) -> None:
-        """A bettor's question: stored with who asked, shown to all, given to the bot."""
+    async def run(self, setup: BotSetup | None) -> None:
+        """Run the game, passing each question to a bot target as it becomes current."""
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._feed_bot)
+            await super().run(setup)
+            nursery.cancel_scope.cancel()
+
+    async def _feed_bot(self) -> None:
+        """Give the bot each current question, in order (a person target reads them)."""
         chat = self.chats[1]
+        async for text in self.from_room:
+            if chat.witness is not None:
+                continue
+            await chat.opened.wait()
+            if chat.session is None or self.ended.is_set():
+                return
+            with contextlib.suppress(SessionClosedError):
+                await chat.session.send_user_message(text)
+
+    async def ask(self, pid: str, text: str) -> None:
+        """A bettor's question: current at once if the target has none, else queued."""
+        if self.current is None:
+            self._put(pid, text)
+            return
+        queue = self.queues[pid]
+        queue.append(text)
+        self.server.record(
+            "question_queued", {"text": text, "waiting": len(queue)}, room=self.id, participant=pid
+        )
+        self.server.deliver(pid, self.state_frame(pid))
+
+    def _put(self, pid: str, text: str) -> None:
+        """Make ``pid``'s question the current one: stored with who asked, shown to all,
+        passed to the target."""
         message = self.server.store.add_message(
             self.id, "interrogator", text, self.server.wall_iso()
         )
         self.askers[message.seq] = pid
+        self.current, self.answer_from, self.asked_last = pid, None, pid
         self.server.record("question", {"seq": message.seq}, room=self.id, participant=pid)
         self.deliver(message)
-        if chat.witness is not None:
-            return  # a person target reads it; nothing to pass on
-        await chat.opened.wait()
-        if chat.session is not None and not self.ended.is_set():
-            await chat.session.send_user_message(text)
+        self.to_target.send_nowait(text)
 
-    def trade(self, pid: str, kind: Kind, side: Side, count: int) -> Trade:
-        """Make a trade, store it, then tell its bettor and show all the new price;
-        raises :class:`TradeRefused` saying why not."""
+    def _check_chats(self) -> float:
+        """The room's checks, then the question queue: when the current question's
+        answer is complete, the next bettor in line with a question has it put."""
+        now = trio.current_time()
+        wake_at = min(super()._check_chats(), self._show_held_back(now))
+        if self.current is None or self.answer_from is None or self.ended.is_set():
+            return wake_at
+        if self.chats[1].composing(now):
+            return wake_at  # the room wakes when that changes
+        complete_at = self.answer_from + ANSWER_GRACE
+        if now < complete_at:
+            return min(wake_at, complete_at)
+        answered, self.current = self.current, None
+        self.server.record("answer_complete", {}, room=self.id, participant=answered)
+        start = self.bettors.index(answered) + 1
+        for step in range(len(self.bettors)):
+            pid = self.bettors[(start + step) % len(self.bettors)]
+            if self.queues[pid]:
+                self._put(pid, self.queues[pid].popleft())
+                self.server.deliver(pid, self.state_frame(pid))
+                break
+        return wake_at
+
+    def _check(self, pid: str, kind: Kind, side: Side, count: int) -> None:
+        """Refuse (:class:`TradeRefused`) what the room's rules do not allow."""
         if self.ended.is_set():
             raise TradeRefused("the game has ended.")
         if count > self.spec.max_trade:
@@ -239,6 +415,38 @@ class MarketRoom(LiveRoom):
         held = account.count if account.kind == kind else 0
         if side == "sell" and held < count:
             raise TradeRefused(f"you hold {held} {kind} securities, so you cannot sell {count}.")
+
+    def quote(self, pid: str, kind: Kind, side: Side, count: int) -> dict[str, Any]:
+        """What a trade would cost now, to confirm before making it (a ``quote`` frame);
+        nothing changes. Raises :class:`TradeRefused` for a trade that would be refused."""
+        self._check(pid, kind, side, count)
+        cost = self.market.maker.cost(kind, side, count)
+        points = self.market.accounts[pid].points
+        if cost > points + 1e-9:
+            raise TradeRefused(f"that costs {cost:g} points; you have {points:g}.")
+        amount = round(abs(cost), 2)
+        return {
+            "type": "quote",
+            "kind": kind,
+            "side": side,
+            "count": count,
+            "cost": round(cost, 2),
+            "text": f"{side} {count} {kind} for {amount:g} points",
+        }
+
+    def trade(
+        self, pid: str, kind: Kind, side: Side, count: int, quoted: float | None = None
+    ) -> Trade:
+        """Make a trade, store it, then tell its bettor and show all the new price;
+        raises :class:`TradeRefused` saying why not (also when it would now cost more
+        than ``quoted``, the cost the bettor confirmed: the price moved meanwhile)."""
+        self._check(pid, kind, side, count)
+        if quoted is not None:
+            cost = self.market.maker.cost(kind, side, count)
+            if cost > quoted + 0.005:
+                raise TradeRefused(
+                    f"the price moved: that now costs {cost:g} points, not {quoted:g}."
+                )
         made = self.market.trade(
             pid,
             kind,
@@ -247,6 +455,7 @@ class MarketRoom(LiveRoom):
             time_s=round(trio.current_time() - self.opened_at, 3),
             message=self.answers,
         )
+        ask = ask_of(self.market.maker, made.price_after)
         self.server.record(
             "trade",
             {
@@ -255,6 +464,8 @@ class MarketRoom(LiveRoom):
                 "count": made.count,
                 "cost": made.cost,
                 "price_after": made.price_after,
+                "bid": made.price_after,
+                "ask": ask,
                 "message": made.message,
                 "turn": self.answered(self.chats[1]),
                 "time_s": made.time_s,
@@ -263,7 +474,7 @@ class MarketRoom(LiveRoom):
             participant=pid,
         )
         self.server.deliver(pid, self.state_frame(pid))
-        price = {"type": "price", "price": made.price_after}
+        price = {"type": "price", "price": made.price_after, "ask": ask}
         for other in self.bettors:
             if other != pid:
                 self.server.deliver(other, price)
@@ -283,6 +494,7 @@ class MarketRoom(LiveRoom):
 
     def settle(self, target_human: bool) -> dict[str, float]:
         """Reveal the target and pay out (each payout stored, then shown)."""
+        self._show_held_back(math.inf)  # every bettor sees the last answer before the reveal
         payouts = self.market.settle(target_human)
         for pid, paid in payouts.items():
             self.server.record("payout", {"paid": paid}, room=self.id, participant=pid)
@@ -291,12 +503,24 @@ class MarketRoom(LiveRoom):
             {
                 "target_human": target_human,
                 "price": self.market.maker.price,
+                "bid": self.market.maker.price,
+                "ask": ask_of(self.market.maker, self.market.maker.price),
                 "turn": self.answered(self.chats[1]),
                 "message": self.answers,
                 "time_s": round(trio.current_time() - self.opened_at, 3),
             },
             room=self.id,
         )
+        target = self.record.witness_pid
+        if target is not None and self.spec.target_points:
+            # The person target earns by how human the bettors priced them at the end.
+            price = self.market.maker.price
+            reward = round(self.spec.target_points * price / PAYOUT, 2)
+            self.server.record(
+                "target_reward", {"paid": reward, "price": price}, room=self.id, participant=target
+            )
+            frame = {"type": "reveal", "target": True, "paid": reward, "price": round(price, 2)}
+            self.server.deliver(target, frame)
         for pid, paid in payouts.items():
             self.server.deliver(
                 pid,

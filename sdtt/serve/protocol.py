@@ -122,6 +122,19 @@ class TradeFrame(_Frame):
     kind: Literal["human", "computer"]
     side: Literal["buy", "sell"]
     count: int = Field(ge=1, le=1000)
+    quoted: float | None = Field(
+        default=None,
+        description="The cost the bettor confirmed (from a quote): refused if it now costs more.",
+    )
+
+
+class Quote(_Frame):
+    """A market bettor asks what a trade would cost, to confirm it."""
+
+    type: Literal["quote"]
+    kind: Literal["human", "computer"]
+    side: Literal["buy", "sell"]
+    count: int = Field(ge=1, le=1000)
 
 
 class DoneBuying(_Frame):
@@ -137,6 +150,7 @@ ClientFrame = Annotated[
     | Send
     | Typing
     | BeliefFrame
+    | Quote
     | VerdictFrame
     | TradeFrame
     | DoneBuying

@@ -315,7 +315,7 @@ class LiveRoom:
     async def run(self, setup: BotSetup | None) -> None:
         """Run every chat until all are done (then 'finished'), the time limit is up
         (also 'finished': the interrogator gives the verdict) or the room ends."""
-        limit = self.server.study.spec.chat.time_limit
+        limit = self.server.study.spec.time_limit
         self.closes_at = closes_at = trio.current_time() + limit if limit else math.inf
         async with trio.open_nursery() as nursery:
             for chat in self.chats.values():

@@ -223,7 +223,24 @@ class ConditionsSection(_Section):
 class MarketSection(_Section):
     """A Turing Trade market game (``mode = "market"``)."""
 
-    bettors: int = Field(default=3, ge=1, le=20, description="Bettors per game.")
+    bettors: int = Field(
+        default=3,
+        ge=1,
+        le=20,
+        description="Bettors per game (the paper's 3); fewer play once the first has "
+        "waited the lobby timeout.",
+    )
+    seconds: float = Field(
+        default=120.0,
+        ge=0,
+        description="How long a game lasts, shown as a clock (the paper's two minutes; 0: "
+        "until every bettor is done buying). Replaces [chat] time_limit in a market.",
+    )
+    end_at_turns: bool = Field(
+        default=False,
+        description="Also end a game once the target answered X questions (study.turns); "
+        "the paper's games end only by the clock or with every bettor done buying.",
+    )
     maker: MakerName = Field(
         default="turing-trade",
         description="'turing-trade': the price moves one point per security; 'lmsr': "
@@ -235,6 +252,20 @@ class MarketSection(_Section):
         default=1, ge=1, le=20, description="Games per participant (points carry over)."
     )
     max_trade: int = Field(default=20, ge=1, description="Most securities in one trade.")
+    target_points: float = Field(
+        default=0.0,
+        ge=0,
+        description="A person target's reward: this many points times the final price of "
+        "human over 100 (how sure the bettors ended that it is a person), stored as the "
+        "event target_reward and shown to the target at the end; 0: none. The paper "
+        "rewards the target by the bettors' bets without giving a formula.",
+    )
+    advantage: float = Field(
+        default=5.0,
+        ge=0,
+        description="Seconds the bettor who asked sees each answer before the other "
+        "bettors do (the paper's 5; 0: all at once).",
+    )
 
 
 class ModerationSection(_Section):
@@ -315,6 +346,11 @@ class StudySpec(_Section):
     storage: StorageSection = StorageSection()
     market: MarketSection = MarketSection()
     moderation: ModerationSection = ModerationSection()
+
+    @property
+    def time_limit(self) -> float:
+        """Seconds a chat lasts at most (a market game's length; 0: no limit)."""
+        return self.market.seconds if self.study.mode == "market" else self.chat.time_limit
 
     @model_validator(mode="after")
     def _duplicates(self) -> StudySpec:

@@ -50,7 +50,9 @@ def state_frames(
     if participant.state == "chat":
         frame["role"] = participant.role
         frame["instructions"] = _instructions(study, participant.role)
-        frame["turns"] = study.spec.study.turns
+        # A market game runs on its clock: "turn k of X" only when X also ends it.
+        counted = study.spec.study.mode != "market" or study.spec.market.end_at_turns
+        frame["turns"] = study.spec.study.turns if counted else 0
         if study.spec.study.rounds > 1 and participant.platform_study != OWN_PERSON:
             frame["round"] = [rounds_played(store, pid), study.spec.study.rounds]
         room = store.room(participant.room or "")
@@ -59,7 +61,7 @@ def state_frames(
         if study.spec.study.belief_slider and participant.role == "interrogator":
             frame["belief"] = _last_reading(store, pid, participant.room)
         live = rooms.get(participant.room or "")
-        limit = study.spec.chat.time_limit
+        limit = study.spec.time_limit
         if limit:  # seconds left on the chat's clock (the whole limit until it runs)
             left = limit if live is None else live.closes_at - trio.current_time()
             frame["ends_in"] = max(0, round(min(left, limit)))
@@ -82,8 +84,7 @@ def state_frames(
     market = rooms.get(participant.room or "")
     if participant.state == "chat" and isinstance(market, MarketRoom):
         frame["market"] = True
-        messages = store.messages(market.id)
-        frames.append({"type": "history", "messages": [market.frame_for(m, pid) for m in messages]})
+        frames.append({"type": "history", "messages": market.history_for(pid)})
         if pid in market.bettors:
             frames.append(market.state_frame(pid))
         else:

@@ -63,7 +63,8 @@ def _spec(folder: Path, game: str) -> Path:
     if game == "human":
         text = text.replace("[lobby]", "[study.points]\nfinished = 1\n\n[lobby]")
     if game == "market":
-        text += "\n[market]\nbettors = 1\nmax_trade = 100\n"
+        # (the game's clock is on the study's: two real minutes at speed 20)
+        text += "\n[market]\nbettors = 1\nmax_trade = 100\nseconds = 2400\n"
     spec.write_text(text)
     return spec
 

@@ -31,6 +31,17 @@ async function participant(browser, query, log) {
   return page;
 }
 
+// Screenshots of a page at a phone's and a laptop's size (SDTT_SHOTS: the folder).
+async function shots(page, name) {
+  const folder = process.env.SDTT_SHOTS;
+  if (!folder) return;
+  for (const [width, height] of [[375, 667], [1280, 800]]) {
+    await page.setViewportSize({ width, height });
+    await page.screenshot({ path: path.join(folder, name + "-" + width + ".png"), fullPage: true });
+  }
+  await page.setViewportSize({ width: 390, height: 800 });
+}
+
 async function consent(page) {
   await page.locator("#consent-yes").click();
   await page.locator("#chat").waitFor({ state: "visible" });
@@ -115,18 +126,47 @@ async function marketGame(browser, log) {
   await cy.locator("li.them").first().waitFor();
   await ann.locator("#trade-count").fill("3");
   await ann.locator('.trade[data-kind="computer"][data-side="buy"]').click();
+  // The cost shows first; nothing is traded until it is confirmed.
+  await ann.locator("#confirm-trade").waitFor({ state: "visible" });
+  log.confirmText = await ann.locator("#confirm-text").textContent();
+  log.holdingBeforeConfirm = await ann.locator("#holding").textContent();
+  await shots(ann, "market-confirm");
+  await ann.locator("#confirm-yes").click();
   await ann.locator("#holding", { hasText: "3 computer" }).waitFor();
+  log.confirmShownAfter = await ann.locator("#confirm-trade").isVisible();
   log.annPoints = await ann.locator("#points").textContent();
   await bob.locator("#price", { hasText: "47" }).waitFor();
+  log.bobAsk = await bob.locator("#ask").textContent();
+  // An answer after the last trade: its mark is drawn inside the chart.
+  const marks = await bob.locator("#chart line.answer").count();
+  await say(ann, 1, "and what do you do all day?");
+  await bob.waitForFunction(
+    (n) => document.querySelectorAll("#chart line.answer").length > n, marks);
   log.bobChart = await bob.locator("#chart polyline").getAttribute("points");
   log.bobAnswerMarks = await bob.locator("#chart line.answer").count();
+  log.answerMarkX = await bob.locator("#chart line.answer").evaluateAll(
+    (lines) => lines.map((l) => Number(l.getAttribute("x1"))));
+  log.queuedShown = await bob.locator("#queued").isVisible();
+  log.pendingShown = await bob.locator(".pending").isVisible();
   await cy.locator("#trade-count").fill("40");
   await cy.locator('.trade[data-kind="human"][data-side="buy"]').click();
   await cy.locator("#notice").waitFor({ state: "visible" });
   log.cyRefused = await cy.locator("#notice").textContent();
+  log.cyConfirmShown = await cy.locator("#confirm-trade").isVisible();
   for (const page of pages) await page.locator("#done-buying").click();
+  // The reveal stays until the bettor moves on, though the second game opens meanwhile.
+  await ann.locator("#reveal").waitFor({ state: "visible" });
+  await ann.locator("#points", { hasText: "1144" }).waitFor();
+  await ann.locator("#done-buying:not([disabled])").waitFor();
+  await ann.waitForTimeout(1000);
+  log.revealVisible = await ann.locator("#reveal").isVisible();
+  log.nextGameShown = await ann.locator("#market").isVisible();
+  log.reveal = await ann.locator("#reveal-text").textContent();
+  await shots(ann, "market-reveal");
+  await ann.locator("#reveal-ok").click();
+  log.revealAfterContinue = await ann.locator("#reveal").isVisible();
+  for (const page of pages) await page.locator("#done-buying:not([disabled])").click();
   for (const page of pages) await page.locator("#done").waitFor({ state: "visible" });
-  log.reveal = await ann.locator("#reveal").textContent();
   log.code = await cy.locator("#done-code").textContent();
   log.italic = await bob.locator("li i").count();
 }

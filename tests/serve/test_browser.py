@@ -101,15 +101,25 @@ def test_three_party_game_in_two_browsers(tmp_path: Path) -> None:
 
 def test_market_game_with_three_bettors(tmp_path: Path) -> None:
     spec = _fast(write_spec(tmp_path, turns=3), 'mode = "market"')
-    spec.write_text(spec.read_text() + "\n[market]\nbettors = 3\nmax_trade = 100\n")
+    spec.write_text(spec.read_text() + "\n[market]\nbettors = 3\nmax_trade = 100\ngames = 2\n")
     with serving(spec, "admin-secret") as base:
         log = _play(base, "pilot", "market", "admin-secret")
     assert log["errors"] == [] and log["blocked"] == []
     assert log["startPoints"] == "1000"
+    assert log["confirmText"] == f"Buy 3 computer for {51 + 52 + 53} points?"
+    assert log["holdingBeforeConfirm"] == "nothing" and log["confirmShownAfter"] is False
     assert log["annPoints"] == str(1000 - 51 - 52 - 53)
-    assert len(str(log["bobChart"]).split()) == 2  # the opening price and one trade
-    assert log["bobAnswerMarks"] >= 1  # type: ignore[operator]
+    assert log["bobAsk"] == "48"  # one more human security costs the price plus one
+    # The opening price and one trade, held to the right edge past the later answers.
+    assert len(str(log["bobChart"]).split()) == 3
+    assert str(log["bobChart"]).split()[-1].startswith("295,")
+    assert log["bobAnswerMarks"] >= 2  # type: ignore[operator]
+    assert all(5 <= x <= 295 for x in log["answerMarkX"])  # type: ignore[attr-defined]
+    assert log["queuedShown"] is False and log["pendingShown"] is False
     assert "costs" in str(log["cyRefused"]) and "you have 1000" in str(log["cyRefused"])
+    assert log["cyConfirmShown"] is False
+    assert log["revealVisible"] is True and log["nextGameShown"] is True
+    assert log["revealAfterContinue"] is False
     assert log["reveal"] == (
         "The chat partner was a computer program. Your securities paid 300 points; "
         "you now have 1144 points."

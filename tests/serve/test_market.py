@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import json
 from pathlib import Path
 from typing import Any
 
@@ -143,7 +145,9 @@ async def test_points_carry_over_and_price_exports_as_a_trace(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("COLUMNS", "1000")  # the printed command on one line
-    spec = market_spec(tmp_path, turns=1, extra='games = 2\nmaker = "lmsr"\nliquidity = 10\n')
+    spec = market_spec(
+        tmp_path, turns=1, extra='games = 2\nmaker = "lmsr"\nliquidity = 10\nend_at_turns = true\n'
+    )
     server = make_server(spec)
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
@@ -171,6 +175,10 @@ async def test_points_carry_over_and_price_exports_as_a_trace(
     assert main(["serve", "export", str(spec), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     traces = read_traces(out / "beliefs.jsonl")
+    with (out / "prices.csv").open() as file:
+        rows = list(csv.DictReader(file))
+    assert len({r["room"] for r in rows}) == 2
+    assert all(r["ask"] == r["bid"] for r in rows)  # LMSR has no spread
     prices = [t for t in traces if t.points and t.points[0].source == "price"]
     assert len(prices) == 2 and all(t.item_kind == "room" and not t.target_human for t in prices)
     first = prices[0].points
@@ -310,3 +318,286 @@ async def test_a_tiny_lmsr_liquidity_keeps_the_socket_and_the_store_in_step(
         assert market.maker.price == pytest.approx(PAYOUT * expit(-300), rel=1e-12)
         assert not ann.gone.is_set() and not bob.gone.is_set()
         nursery.cancel_scope.cancel()
+
+
+def person_target_spec(folder: Path, extra: str = "") -> Path:
+    spec = market_spec(folder, extra=extra)
+    spec.write_text(
+        spec.read_text().replace("human_witness_share = 0.0", "human_witness_share = 1.0")
+    )
+    return spec
+
+
+async def test_one_question_at_a_time_then_the_queues_round_robin(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    server = make_server(person_target_spec(tmp_path))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        ann, bob, cy, tia = (Browser(server, pid) for pid in ("ann", "bob", "cy", "tia"))
+        for browser in (ann, bob, cy, tia):
+            await browser.open(nursery)
+            await browser.say({"type": "consent"})
+        for browser in (ann, bob, cy, tia):
+            await browser.wait_phase("chat")
+        assert tia.of("phase")[-1]["role"] == "witness"
+
+        await ann.say({"type": "send", "text": "ann asks first?"})
+        await tia.wait(lambda: tia.texts("them") == ["ann asks first?"])
+        # While a1 is current, further questions wait, each seen only by its asker.
+        for browser, text in (
+            (bob, "bob asks first?"),
+            (bob, "bob asks again?"),
+            (cy, "cy asks first?"),
+            (ann, "ann asks again?"),
+        ):
+            await trio.sleep(1)  # (the spec's min_interval between one's messages)
+            await browser.say({"type": "send", "text": text})
+            await browser.wait(lambda b=browser, t=text: t in account(b)["queued"])
+        assert account(bob)["queued"] == ["bob asks first?", "bob asks again?"] and account(cy)[
+            "queued"
+        ] == ["cy asks first?"]
+        await trio.sleep(30)
+        queued_by = {
+            "ann": ["ann asks again?"],
+            "bob": ["bob asks first?", "bob asks again?"],
+            "cy": ["cy asks first?"],
+            "tia": [],
+        }
+        for browser in (ann, bob, cy, tia):
+            assert browser.texts() == ["ann asks first?"], browser.pid
+            others = [t for pid, texts in queued_by.items() if pid != browser.pid for t in texts]
+            seen = [json.loads(r) for r in browser.raw]
+            assert not any(t in str(f) for f in seen for t in others), browser.pid
+
+        expected = ["ann asks first?"]
+        # Answered, the next question is the next bettor's in order (ann, bob, cy),
+        # skipping empty queues: bob's first, cy's, ann's second, bob's second.
+        for nxt in ("bob asks first?", "cy asks first?", "ann asks again?", "bob asks again?"):
+            await tia.say({"type": "send", "text": f"answer to {expected[-1]}"})
+            expected += [f"answer to {expected[-1]}", nxt]
+            await tia.wait(lambda n=nxt: tia.texts("them")[-1:] == [n])
+            for browser in (ann, bob, cy):
+                await browser.wait(lambda b=browser, e=list(expected): b.texts() == e)
+        for browser in (ann, bob, cy):  # each saw their queue empty as theirs were asked
+            await browser.wait(lambda b=browser: account(b)["queued"] == [])
+        nursery.cancel_scope.cancel()
+    [room] = server.store.rooms()
+    stored = [m.text for m in server.store.messages(room.id)]
+    assert stored == expected
+    queued = [
+        (e["participant"], e["data"]["text"])
+        for e in server.store.events(room.id)
+        if e["kind"] == "question_queued"
+    ]
+    assert queued == [
+        ("bob", "bob asks first?"),
+        ("bob", "bob asks again?"),
+        ("cy", "cy asks first?"),
+        ("ann", "ann asks again?"),
+    ]
+
+
+async def test_the_asker_sees_the_answer_five_seconds_before_the_others(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    server = make_server(person_target_spec(tmp_path))
+    seen: dict[tuple[str, str], float] = {}
+
+    def timer(pid: str) -> Any:
+        def check(frame: dict[str, Any]) -> None:
+            if frame["type"] in ("message", "answer_pending"):
+                key = (pid, frame.get("text", frame["type"]))
+                seen.setdefault(key, trio.current_time())
+
+        return check
+
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        ann, bob, cy, tia = (Browser(server, pid) for pid in ("ann", "bob", "cy", "tia"))
+        for browser in (ann, bob, cy, tia):
+            browser.on_frame = timer(browser.pid)
+            await browser.open(nursery)
+            await browser.say({"type": "consent"})
+        for browser in (ann, bob, cy, tia):
+            await browser.wait_phase("chat")
+        await bob.say({"type": "send", "text": "what is your job?"})
+        await tia.wait(lambda: tia.texts("them") == ["what is your job?"])
+        await tia.say({"type": "send", "text": "I fix bicycles"})
+        await bob.wait(lambda: bob.texts("them") == ["I fix bicycles"])
+        answered = seen[("bob", "I fix bicycles")]
+        assert seen[("tia", "I fix bicycles")] == answered
+        # A page opened again meanwhile does not show the answer early either.
+        await trio.sleep(1)
+        await cy.close()
+        await cy.open(nursery, token=cy.token)
+        await cy.wait(lambda: bool(cy.of("history")[1:]))
+        assert cy.of("history")[-1]["messages"][-1]["text"] == "what is your job?"
+        for other in (ann, cy):
+            await other.wait(lambda o=other: o.texts("them") == ["I fix bicycles"])
+            assert seen[(other.pid, "answer_pending")] == answered
+            assert seen[(other.pid, "I fix bicycles")] == pytest.approx(answered + 5)
+        nursery.cancel_scope.cancel()
+
+
+async def test_the_head_start_is_set_in_the_spec(tmp_path: Path, autojump_clock: object) -> None:
+    server = make_server(person_target_spec(tmp_path, extra="advantage = 0\n"))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        ann, bob, cy, tia = (Browser(server, pid) for pid in ("ann", "bob", "cy", "tia"))
+        for browser in (ann, bob, cy, tia):
+            await browser.open(nursery)
+            await browser.say({"type": "consent"})
+        for browser in (ann, bob, cy, tia):
+            await browser.wait_phase("chat")
+        await ann.say({"type": "send", "text": "tea or coffee?"})
+        await tia.wait(lambda: tia.texts("them") == ["tea or coffee?"])
+        await tia.say({"type": "send", "text": "tea"})
+        await ann.wait(lambda: ann.texts("them") == ["tea"])
+        answered = trio.current_time()
+        for other in (bob, cy):
+            await other.wait(lambda o=other: o.texts("them") == ["tea"])
+        assert trio.current_time() == answered
+        assert not bob.of("answer_pending")
+        nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize(("extra", "seconds"), [("", 120), ("seconds = 45\n", 45)])
+async def test_a_game_lasts_two_minutes_on_a_clock_whatever_the_turns(
+    tmp_path: Path, autojump_clock: object, extra: str, seconds: float
+) -> None:
+    server = make_server(market_spec(tmp_path, turns=1, extra=extra))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        ann, bob, cy = await join_market(server, nursery, ["ann", "bob", "cy"])
+        started = trio.current_time()
+        assert all(b.of("phase")[-1]["ends_in"] == seconds for b in (ann, bob, cy))
+        await ann.say({"type": "send", "text": "where are you?"})
+        await ann.wait(lambda: bool(ann.texts("them")))
+        await trio.sleep(20)  # answered turn X = 1 and then quiet: the game goes on
+        await ann.say({"type": "send", "text": "and before that?"})
+        assert not ann.of("reveal")
+        await ann.wait(lambda: bool(ann.of("reveal")))
+        assert trio.current_time() - started == pytest.approx(seconds, abs=0.1)
+        nursery.cancel_scope.cancel()
+    [room] = server.store.rooms()
+    assert room.end_reason == "finished"
+    assert [e["data"] for e in server.store.events(room.id) if e["kind"] == "time_limit"] == [
+        {"seconds": seconds}
+    ]
+
+
+async def test_a_trade_shows_its_cost_first_and_prices_record_bid_and_ask(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    spec = market_spec(tmp_path)
+    server = make_server(spec)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        ann, bob, cy = await join_market(server, nursery, ["ann", "bob", "cy"])
+        assert account(ann)["ask"] == 51  # the paper's price: what one more costs
+        buy = {"kind": "human", "side": "buy", "count": 4}
+        await ann.say({"type": "quote", **buy})
+        await ann.wait(lambda: bool(ann.of("quote")))
+        [quote] = ann.of("quote")
+        assert quote["cost"] == 51 + 52 + 53 + 54
+        assert quote["text"] == "buy 4 human for 210 points"
+        await bob.say({"type": "trade", "kind": "human", "side": "buy", "count": 2})
+        await bob.wait(lambda: account(bob)["count"] == 2)
+        # The price moved since the quote: confirming it is refused, not charged more.
+        await ann.say({"type": "trade", **buy, "quoted": quote["cost"]})
+        await ann.wait(lambda: bool(ann.of("refused")))
+        assert (
+            "the price moved: that now costs 218 points, not 210"
+            in (ann.of("refused")[-1]["message"])
+        )
+        assert account(ann)["count"] == 0 and account(ann)["points"] == 1000
+        await ann.say({"type": "quote", "kind": "human", "side": "sell", "count": 1})
+        await ann.wait(lambda: len(ann.of("refused")) == 2)
+        await bob.say({"type": "quote", "kind": "human", "side": "sell", "count": 2})
+        await bob.wait(lambda: bool(bob.of("quote")))
+        assert bob.of("quote")[-1]["text"] == "sell 2 human for 103 points"  # 52 + 51
+        await bob.say(
+            {"type": "trade", "kind": "human", "side": "sell", "count": 2, "quoted": -103}
+        )
+        await bob.wait(lambda: account(bob)["count"] == 0)
+        await cy.say({"type": "trade", "kind": "computer", "side": "buy", "count": 3})
+        await cy.wait(lambda: account(cy)["count"] == 3)
+        await ann.wait(lambda: ann.of("price")[-1]["price"] == 47)
+        assert ann.of("price")[-1]["ask"] == 48
+        for browser in (ann, bob, cy):
+            await browser.say({"type": "done_buying"})
+        for browser in (ann, bob, cy):
+            await browser.wait_phase("done")
+        nursery.cancel_scope.cancel()
+    [room] = server.store.rooms()
+    trades = [e["data"] for e in server.store.events(room.id) if e["kind"] == "trade"]
+    assert [(t["bid"], t["ask"]) for t in trades] == [(52, 53), (50, 51), (47, 48)]
+    assert all(t["bid"] == t["price_after"] for t in trades)
+    out = tmp_path / "export"
+    assert main(["serve", "export", str(spec), "--out", str(out)]) == 0
+    with (out / "prices.csv").open() as file:
+        rows = list(csv.DictReader(file))
+    assert [(r["event"], float(r["bid"]), float(r["ask"])) for r in rows] == [
+        ("open", 50, 51),
+        ("trade", 52, 53),
+        ("trade", 50, 51),
+        ("trade", 47, 48),
+        ("end", 47, 48),
+    ]
+    assert {r["room"] for r in rows} == {room.id}
+    [trace] = read_traces(out / "beliefs.jsonl")
+    assert [(point.belief, point.ask) for point in trace.points] == [
+        (float(row["bid"]), float(row["ask"])) for row in rows
+    ]
+
+
+async def test_a_person_target_earns_by_the_final_price(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    spec = person_target_spec(tmp_path, extra="target_points = 50\n")
+    spec.write_text(spec.read_text().replace("bettors = 3", "bettors = 2"))
+    server = make_server(spec)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        ann, bob, tia = (Browser(server, pid) for pid in ("ann", "bob", "tia"))
+        for browser in (ann, bob, tia):
+            await browser.open(nursery)
+            await browser.say({"type": "consent"})
+        for browser in (ann, bob, tia):
+            await browser.wait_phase("chat")
+        await ann.say({"type": "trade", "kind": "human", "side": "buy", "count": 14})
+        await ann.wait(lambda: account(ann)["count"] == 14)
+        await bob.say({"type": "trade", "kind": "computer", "side": "buy", "count": 4})
+        await bob.wait(lambda: account(bob)["count"] == 4)
+        for bettor in (ann, bob):
+            await bettor.say({"type": "done_buying"})
+        await tia.wait_phase("done")
+        nursery.cancel_scope.cancel()
+    final = 50 + 14 - 4  # the Turing Trade price moves one point per security
+    assert tia.of("reveal") == [{"type": "reveal", "target": True, "paid": 30.0, "price": final}]
+    [reward] = [e for e in server.store.events() if e["kind"] == "target_reward"]
+    assert reward["participant"] == "tia"
+    assert reward["data"] == {"paid": 50 * final / 100, "price": final}
+    assert "target" not in ann.of("reveal")[0]
+
+
+async def test_no_target_reward_unless_the_spec_sets_one(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    spec = person_target_spec(tmp_path)
+    spec.write_text(spec.read_text().replace("bettors = 3", "bettors = 1"))
+    server = make_server(spec)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        ann, tia = Browser(server, "ann"), Browser(server, "tia")
+        for browser in (ann, tia):
+            await browser.open(nursery)
+            await browser.say({"type": "consent"})
+        for browser in (ann, tia):
+            await browser.wait_phase("chat")
+        await ann.say({"type": "done_buying"})
+        await tia.wait_phase("done")
+        nursery.cancel_scope.cancel()
+    assert not tia.of("reveal")
+    assert not [e for e in server.store.events() if e["kind"] == "target_reward"]

@@ -98,13 +98,16 @@ PAGES: dict[tuple[str, str, str], tuple[set[str], set[str]]] = {
     ),
     ("market", "bettor", "chat"): (
         {"chat", "market", "chart", "trade", "tradeCount", "doneBuying", "input1", "send1"},
-        ALWAYS_HIDDEN | {"belief", "pane2"},
+        ALWAYS_HIDDEN | {"belief", "pane2", "confirmTrade", "queued", "pending1"},
     ),
     ("market", "target", "chat"): (
         {"chat", "input1", "send1"},
-        ALWAYS_HIDDEN | {"market", "belief", "trade", "doneBuying"},
+        ALWAYS_HIDDEN | {"market", "belief", "trade", "doneBuying", "pending1", "queued"},
     ),
-    ("market", "bettor", "chat-refused"): ({"notice", "market", "trade"}, {"belief", "done"}),
+    ("market", "bettor", "chat-refused"): (
+        {"notice", "market", "trade"},
+        {"belief", "done", "confirmTrade"},
+    ),
     ("market", "bettor", "done"): (
         {"done", "code", "reveal"},
         {"notice", "market", "chat", "belief", "verdict"},

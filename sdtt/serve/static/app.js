@@ -27,7 +27,7 @@
   let blockPaste = false;
   let moveHere = false;  // the own person confirmed: this device takes over the link
   // A market game: the price history of a human security and where answers came.
-  const market = { on: false, prices: [], answers: [] };
+  const market = { on: false, prices: [], answers: [], ask: null, quote: null };
   const SVG = "http://www.w3.org/2000/svg";
 
   function show(...names) {
@@ -213,7 +213,7 @@
       pane.unread = (pane.unread || 0) + 1;
       showUnread();
     }
-    if (m.from === "them") setTyping(m.chat, false);
+    if (m.from === "them") { setTyping(m.chat, false); setPending(0); }
     if (m.from === "them" && market.on && !m.old) {
       market.answers.push(market.prices.length);
       drawChart();
@@ -225,11 +225,37 @@
     if (pane) pane.querySelector(".typing").hidden = !on;
   }
 
+  // A market answer to another bettor's question: its asker sees it first.
+  function setPending(seconds) {
+    const note = panes.get(1) && panes.get(1).querySelector(".pending");
+    if (!note) return;
+    note.hidden = !seconds;
+    note.textContent = seconds ? "The target answered the bettor who asked; you see the answer in " +
+      fmt(seconds) + " seconds." : "";
+  }
+
   function fmt(x) { return String(Math.round(x * 100) / 100); }
 
   function showMarket(f) {
     market.prices = f.prices.slice();
     market.answers = f.answers.slice();
+    market.ask = f.ask;
+    showQuote(null);
+    // Questions waiting in this bettor's own queue (only they see them).
+    $("queued-line").hidden = $("queued").hidden = !(f.queued && f.queued.length);
+    $("queued").replaceChildren(...(f.queued || []).map((text) => {
+      const item = document.createElement("li");
+      item.textContent = text;
+      return item;
+    }));
+    for (const pane of panes.values()) {  // a queued question leaves the box as sent
+      const input = pane.querySelector(".send-text");
+      if (pane.pending != null && (f.queued || []).includes(pane.pending)) {
+        if (input.value === pane.pending) input.value = "";
+        pane.pending = null;
+        pane.querySelector(".send-form button").disabled = false;
+      }
+    }
     $("points").textContent = fmt(f.points);
     $("holding").textContent = f.count ? f.count + " " + f.kind : "nothing";
     $("trade-count").max = String(f.max_trade);
@@ -245,10 +271,18 @@
     return el;
   }
 
-  // The price chart: x is the trade number, y the price 0-100; answers are dashed lines.
+  // A trade's cost, from the server, to confirm or cancel (null: none shown).
+  function showQuote(q) {
+    market.quote = q;
+    $("confirm-trade").hidden = !q;
+    $("confirm-text").textContent = q ? q.text.charAt(0).toUpperCase() + q.text.slice(1) + "?" : "";
+  }
+
+  // The price chart: x is the trade number, y the price 0-100; answers are dashed lines
+  // (an answer after the last trade widens the chart, the price holding to its edge).
   function drawChart() {
     const chart = $("chart");
-    const n = Math.max(market.prices.length - 1, 1);
+    const n = Math.max(market.prices.length - 1, ...market.answers, 1);
     const x = (i) => 5 + (290 * i) / n;
     const y = (p) => 115 - 1.1 * p;
     const parts = [svg("line", { x1: 5, x2: 295, y1: y(50), y2: y(50), class: "mid" })];
@@ -256,12 +290,14 @@
       const ax = x(Math.max(at - 0.5, 0));
       parts.push(svg("line", { x1: ax, x2: ax, y1: 5, y2: 115, class: "answer" }));
     }
-    const line = market.prices.map((p, i) => x(i) + "," + y(p)).join(" ");
+    const held = market.prices.concat(market.prices.slice(-1));
+    const line = held.map((p, i) => x(Math.min(i, n)) + "," + y(p)).join(" ");
     parts.push(svg("polyline", { points: line, class: "price" }));
     chart.replaceChildren(...parts);
     const last = market.prices.length ? market.prices[market.prices.length - 1] : 50;
     $("price").textContent = fmt(last);
     $("price-computer").textContent = fmt(100 - last);
+    $("ask").textContent = fmt(market.ask == null ? last : market.ask);
   }
 
   // The chat's time limit as a clock counting down (the server ends the chat).
@@ -311,7 +347,6 @@
         $("belief-out").textContent = String(value);
       }
       startClock(f.ends_in);
-      $("reveal").hidden = true;
       market.on = !!f.market;
       $("market").hidden = !market.on;
       $("belief").hidden = market.on || !slider || f.role === "witness" || (f.chats || 1) > 1;
@@ -422,17 +457,26 @@
     }
     else if (f.type === "message") addMessage(f);
     else if (f.type === "typing") setTyping(f.chat, f.on);
+    else if (f.type === "answer_pending") setPending(f.in);
     else if (f.type === "market") showMarket(f);
-    else if (f.type === "price") { market.prices.push(f.price); drawChart(); }
+    else if (f.type === "price") { market.prices.push(f.price); market.ask = f.ask; drawChart(); }
+    else if (f.type === "quote") showQuote(f);
     else if (f.type === "reveal") {
+      // It stays until the bettor presses Continue, whatever opens next.
       $("reveal").hidden = false;
-      $("reveal").textContent = "The chat partner was " +
+      if (f.target) {  // a person target: paid by how human the final price found them
+        $("reveal-text").textContent = "The game is over. The bettors' final price of human " +
+          "was " + fmt(f.price) + ": you earned " + fmt(f.paid) + " points.";
+        return;
+      }
+      $("reveal-text").textContent = "The chat partner was " +
         (f.human ? "a person" : "a computer program") + ". Your securities paid " +
         fmt(f.paid) + " points; you now have " + fmt(f.points) + " points.";
     }
     else if (f.type === "notice") notice(f.message);
     else if (f.type === "refused") {
       notice(f.message);
+      showQuote(null);
       unblockSending();
       $("move-here").hidden = !f.move;
       if (f.fatal) { finished = true; status(""); $("status").hidden = true; }
@@ -468,9 +512,17 @@
       const count = Math.floor(Number($("trade-count").value));
       if (!(count >= 1)) { notice("Enter how many securities (1 or more)."); return; }
       notice("");
-      send({ type: "trade", kind: button.dataset.kind, side: button.dataset.side, count: count });
+      send({ type: "quote", kind: button.dataset.kind, side: button.dataset.side, count: count });
     });
   }
+  $("confirm-yes").addEventListener("click", () => {
+    const q = market.quote;
+    if (!q) return;
+    showQuote(null);
+    send({ type: "trade", kind: q.kind, side: q.side, count: q.count, quoted: q.cost });
+  });
+  $("confirm-no").addEventListener("click", () => showQuote(null));
+  $("reveal-ok").addEventListener("click", () => { $("reveal").hidden = true; });
   $("done-buying").addEventListener("click", () => send({ type: "done_buying" }));
   $("belief-value").addEventListener("change", () => {
     $("belief-out").textContent = $("belief-value").value;
