@@ -92,17 +92,17 @@ def run(args: argparse.Namespace) -> int:
     """Run ``sdtt chat`` from parsed arguments."""
     # Textual is imported here so other commands start fast.
     from sdtt.ui.app import ChatApp
-    from sdtt.ui.chat_setup import build_plan
+    from sdtt.ui.chat_setup import build_live_chat
 
     output_folder(args.out)
-    plan = None
+    live = None
     if args.persona is not None or args.model is not None:
         if args.persona is None or args.model is None:
             raise SdttError(
                 "give both --persona and --model, or neither to choose them on a setup screen."
             )
         check_base_url(args.base_url, [args.model])
-        plan = build_plan(
+        live = build_live_chat(
             persona=args.persona,
             model=args.model,
             pseudo=args.pseudo,
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
             base_url=args.base_url,
             api_key_env=args.api_key_env,
         )
-    app = ChatApp(plan, out_dir=args.out, base_url=args.base_url)
+    app = ChatApp(live, out_dir=args.out, base_url=args.base_url)
     outcome = app.run()
     if app.error is not None:
         if isinstance(app.error, SdttError):

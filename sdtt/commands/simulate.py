@@ -20,10 +20,10 @@ from sdtt.commands.common import (
     check_base_url,
     setting_default,
 )
+from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.pingpong import convert_to_pingpong, has_runs
 from sdtt.dialogue.render import format_time, render_messages
-from sdtt.dialogue.turn_index import turn_meta
 from sdtt.display import SIDE_STYLES, terminal_text
 from sdtt.engine.events import (
     ErrorEvent,
@@ -39,12 +39,13 @@ from sdtt.engine.interrogator import (
     llm_interrogator,
     read_script,
 )
+from sdtt.engine.opening import BOT_CONFIG, Options, open_bot, open_model, role_seed
 from sdtt.engine.schedule import PRESETS
 from sdtt.engine.session import Replier, SessionSettings, new_session_id
 from sdtt.engine.simulate import (
+    INTERROGATOR,
     SimulationResult,
     for_virtual_clock,
-    persona_bot,
     run_on_virtual_clock,
     run_simulated_chat,
 )
@@ -62,7 +63,6 @@ from sdtt.personas.prompt import (
     fitting_history_turns,
 )
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
-from sdtt.personas.timing import persona_timing
 from sdtt.questionnaires.topics import in_pool, live_topic
 from sdtt.redact import shown
 
@@ -386,37 +386,43 @@ def run(args: argparse.Namespace) -> int:
             "'questionnaire build --human corpus' will find nothing to pair this chat with; "
             "pair it with --human FILE, or leave --topic out to get a corpus topic."
         )
-    config = GenerateConfig(stop=("\nUser:",))
+    config = BOT_CONFIG
     if args.context_tokens is not None:
         args.history_turns = _fitting_history(args, persona, pseudo, config, console)
     started = start_time(args.start)
-    timing = persona_timing(persona) if args.delays == "fitted" else None
-    bot_settings = SessionSettings(
+    interrogator_name = "script" if args.script else args.interrogator
+    condition = Condition(
+        persona=persona.name,
+        model=args.model,
         mode=args.mode,
-        t1=args.t1,
+        pseudo=str(args.pseudo) if args.pseudo else None,
+        pseudo_turns=pseudo_turns,
+        live_turns=args.turns,
         delays=args.delays,
-        timing=timing,
-        max_messages=args.max_messages,
         seed=args.seed,
+        interrogator=interrogator_name,
+    )
+    options = Options(
+        t1=args.t1,
+        max_messages=args.max_messages,
+        history_turns=args.history_turns,
+        virtual_clock=args.virtual_clock,
     )
     interrogator_settings = SessionSettings(
-        mode=args.mode, t1=args.t1, max_messages=4, seed=args.seed + 1
+        mode=args.mode,
+        t1=args.t1,
+        max_messages=4,
+        seed=role_seed(condition, INTERROGATOR),
     )
     max_duration = 60.0 * (args.max_minutes if args.max_minutes is not None else 10 * args.turns)
-    interrogator_name = "script" if args.script else args.interrogator
     meta = {
-        "persona": persona.name,
-        "model": args.model,
-        "interrogator": interrogator_name,
         "topic": args.topic,
-        "pseudo": str(args.pseudo) if args.pseudo else None,
         "pseudo_messages": len(pseudo),
         **conversion,
-        **turn_meta(pseudo_turns, args.turns),
         "virtual_clock": args.virtual_clock,
     }
     session_id = _session_id(
-        args, started, [meta, bot_settings, interrogator_settings, pseudo, max_duration]
+        args, started, [condition, meta, options, interrogator_settings, pseudo, max_duration]
     )
     console.print(
         f"[bold]sdtt simulate[/] {session_id}: persona [bold]{terminal_text(persona.name)}[/] on "
@@ -430,29 +436,17 @@ def run(args: argparse.Namespace) -> int:
         try:
             loading = console.status(f"loading {shown(args.model)}...")
             with nullcontext() if args.quiet else loading:
-                bot_model = get_model(
-                    args.model,
-                    config=config,
-                    seed=args.seed,
-                    base_url=base_url_for(args.model, args.base_url),
-                    api_key_env=args.api_key_env,
+                bot_model = open_model(
+                    condition, base_url=args.base_url, api_key_env=args.api_key_env
                 )
                 models.append(bot_model)
-                interrogator = _interrogator(args, persona, config, models)
-            bot = persona_bot(
-                bot_model,
-                persona,
-                mode=args.mode,
-                history_turns=args.history_turns,
-                pseudo=pseudo,
-                max_messages=args.max_messages,
-                virtual_clock=args.virtual_clock,
-            )
+                interrogator = _interrogator(args, condition, config, models)
+            setup = open_bot(condition, bot_model, options=options, persona=persona, pseudo=pseudo)
             return await run_simulated_chat(
-                bot,
+                setup.bot,
                 interrogator,
                 turns=args.turns,
-                bot_settings=bot_settings,
+                bot_settings=setup.settings,
                 interrogator_settings=interrogator_settings,
                 sink=TeeSink(None if args.quiet else ConsoleSink(console), errors),
                 interrogator_sink=TeeSink(ConsoleSink(console, errors_of="interrogator"), errors),
@@ -460,6 +454,7 @@ def run(args: argparse.Namespace) -> int:
                 session_id=session_id,
                 topic=args.topic,
                 meta=meta,
+                condition=setup.condition,
                 started=started,
                 max_duration=max_duration,
             )
@@ -482,7 +477,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _interrogator(
-    args: argparse.Namespace, persona: Persona, config: GenerateConfig, models: list[Model]
+    args: argparse.Namespace, condition: Condition, config: GenerateConfig, models: list[Model]
 ) -> Replier:
     if args.script is not None:
         return ScriptInterrogator(read_script(args.script))
@@ -490,7 +485,7 @@ def _interrogator(
     model = get_model(
         name,
         config=config,
-        seed=args.seed + 1,
+        seed=role_seed(condition, INTERROGATOR),
         base_url=base_url_for(name, args.base_url),
         api_key_env=args.api_key_env,
     )

@@ -20,7 +20,7 @@ from sdtt.questionnaires.catch import CATCH_PAIRS, catch_transcripts
 from sdtt.questionnaires.design import balanced_forms
 from sdtt.questionnaires.ids import OpaqueIds
 from sdtt.questionnaires.layout import number_lines, pair_start, plain_label
-from sdtt.questionnaires.leaks import meta_terms, questionnaire_leaks, unique_terms
+from sdtt.questionnaires.leaks import questionnaire_leaks, source_terms, unique_terms
 from sdtt.questionnaires.pairing import (
     Pairing,
     PairProblem,
@@ -136,15 +136,19 @@ def _closing_warning(entries: Sequence[_Entry]) -> str | None:
     )
 
 
+def _interrogator(transcript: Transcript) -> str | None:
+    return transcript.condition.interrogator if transcript.condition else None
+
+
 def _simulated_warning(entries: Sequence[_Entry]) -> str | None:
     """A warning when bot chats with a simulated User A (a model or a script) are shown
     beside human-human chats: User A is then no person in one chat of the pair."""
     simulated = {
-        entry.bot.id: str(entry.bot.meta.get("interrogator"))
+        entry.bot.id: str(_interrogator(entry.bot))
         for entry in entries
         if entry.kind == "test"
-        and entry.bot.meta.get("interrogator") not in (None, "", "human")
-        and entry.human.meta.get("interrogator") in (None, "", "human")
+        and _interrogator(entry.bot) not in (None, "human")
+        and _interrogator(entry.human) in (None, "human")
     }
     if not simulated:
         return None
@@ -199,6 +203,7 @@ def _source(transcript: Transcript, path: str | None) -> SourceInfo:
         path=path,
         topic=transcript.topic,
         turns=len(complete_turns(transcript.messages)),
+        condition=transcript.condition,
         meta=dict(transcript.meta),
     )
 
@@ -324,7 +329,7 @@ def build_questionnaire(
         if any(p.kind != "topic" for p in pairing.problems):
             continue  # e.g. a mode mismatch: never shown, fatal unless skip_invalid
         topic_notes = [p.message for p in pairing.problems if p.kind == "topic"]
-        pseudo, warning = pseudo_turns_of(pairing.bot.meta)
+        pseudo, warning = pseudo_turns_of(pairing.bot.condition)
         if warning is not None:
             warnings.append(f"bot conversation {pairing.bot.id!r} {warning}.")
         live = len(complete_turns(pairing.bot.messages))
@@ -506,7 +511,8 @@ def build_questionnaire(
     terms: list[str] = []
     for entry in entries:
         if entry.kind == "test":
-            terms += [*meta_terms(entry.bot.meta), entry.bot.id, entry.human.id]
+            bot = entry.bot
+            terms += [*source_terms(bot.condition, bot.meta), bot.id, entry.human.id]
     terms = unique_terms(terms)
     errors, leak_warnings = questionnaire_leaks(questionnaire, terms)
     if errors:

@@ -29,10 +29,11 @@ from typing import Any, Literal
 from pydantic import TypeAdapter
 
 from sdtt.beliefs.traces import write_traces
+from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.store import write_transcripts
-from sdtt.dialogue.turn_index import turn_meta
 from sdtt.engine.events import Event, EventLog, SessionHeader
+from sdtt.engine.session import CONDITION_SETTINGS
 from sdtt.engine.simulate import answered_turns
 from sdtt.personas.scrub import Scrubber
 from sdtt.questionnaires.judgements import Judgement, write_judgements
@@ -234,17 +235,31 @@ def _transcript(
         for m in stored
         if m.chat == number
     ]
+    condition: Condition | None
     if header is not None:
-        meta = {**header["meta"], "settings": header["settings"], "witness": "bot"}
+        condition = _header_condition(header)
+        settings = header["settings"]
+        if condition is not None:
+            settings = {k: v for k, v in settings.items() if k not in CONDITION_SETTINGS}
+        meta = {**header["meta"], "settings": settings, "witness": "bot"}
     else:
-        meta = {
-            "witness": "human",
-            "interrogator": "human",
-            "mode": "burst",
-            **turn_meta(0, study.spec.study.turns),
-        }
+        condition = Condition(
+            interrogator="human", mode="burst", pseudo_turns=0, live_turns=study.spec.study.turns
+        )
+        meta = {"witness": "human"}
     meta.update(study=study.name, room=room.id, room_end=room.end_reason, chat=number)
-    return Transcript(id=name, topic=None, messages=messages, meta=meta)
+    # A header stored before conditions existed keeps them in its meta: read at load.
+    return Transcript(id=name, topic=None, messages=messages, condition=condition, meta=meta)
+
+
+def _header_condition(header: dict[str, Any]) -> Condition | None:
+    """The condition a stored session header records, with its settings' mode, delays
+    and seed (None for a header stored before conditions were)."""
+    if header.get("condition") is None:
+        return None
+    settings = header["settings"]
+    known = {k: settings[k] for k in CONDITION_SETTINGS if k in settings}
+    return Condition.model_validate({**header["condition"], **known})
 
 
 def _write_log(path: Path, name: str, header: dict[str, Any], events: list[dict[str, Any]]) -> None:
@@ -256,6 +271,7 @@ def _write_log(path: Path, name: str, header: dict[str, Any], events: list[dict[
             topic=None,
             started=datetime.fromisoformat(header["started"]),
             settings=header["settings"],
+            condition=_header_condition(header),
             meta=header["meta"],
         ),
     )
@@ -328,17 +344,13 @@ def _trace_fields(room: Room, chats: dict[int, Transcript]) -> dict[str, Any]:
     """What a room's judgements and traces share: live turns X, pseudo turns N and the
     condition the analyses group by (the bot's model, persona, mode, delays)."""
     bot_chat = room.bot_position or 1
-    bot_meta = chats[bot_chat].meta if room.witness != "human" else {}
-    pseudo = bot_meta.get("pseudo_turns", 0) if bot_meta else 0
+    bot = chats[bot_chat].condition if room.witness != "human" else None
     condition: dict[str, Any] = {"judge_kind": "live", "view": "whole"}
-    if bot_meta:
-        condition["bot_meta"] = {
-            key: bot_meta.get(key) for key in ("model", "persona", "mode", "pseudo", "condition")
-        }
-        condition["delays"] = bot_meta.get("settings", {}).get("delays")
+    if bot is not None:
+        condition["bot_condition"] = bot.model_dump(mode="json")
         condition["bot_id"] = chats[bot_chat].id
     return {
         "x_turns": min(answered_turns(t.messages) for t in chats.values()),
-        "pseudo_turns": pseudo if isinstance(pseudo, int) else None,
+        "pseudo_turns": 0 if bot is None else bot.pseudo_turns,
         "condition": condition,
     }

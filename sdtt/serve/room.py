@@ -31,13 +31,8 @@ import trio
 
 from sdtt.dialogue.message import Message
 from sdtt.engine.events import Event, MessageSent, ModelCallFinished, TypingStarted, TypingStopped
-from sdtt.engine.session import (
-    Replier,
-    Session,
-    SessionClosedError,
-    SessionSettings,
-    open_session,
-)
+from sdtt.engine.opening import BotSetup
+from sdtt.engine.session import Session, SessionClosedError, open_session
 from sdtt.engine.simulate import answered_turns
 from sdtt.serve.indicator import Indicator
 from sdtt.serve.moderation import Screener
@@ -93,15 +88,6 @@ class RoomHost(Protocol):
     def screener(self) -> Screener | None:
         """The study's moderation endpoint, if it has one."""
         ...
-
-
-@dataclass(frozen=True)
-class BotSetup:
-    """What a bot chat runs: the persona bot, the session settings and the log's meta."""
-
-    bot: Replier
-    settings: SessionSettings
-    meta: dict[str, Any]
 
 
 @dataclass(eq=False)
@@ -400,7 +386,8 @@ class LiveRoom:
                 "chat": chat.number,
                 "started": started.isoformat(),
                 "settings": setup.settings.model_dump(mode="json"),
-                "meta": setup.meta,
+                "condition": setup.condition.model_dump(mode="json"),
+                "meta": {"study": self.server.study.name},
             },
             room=self.id,
         )
@@ -409,7 +396,8 @@ class LiveRoom:
             setup.settings,
             sink=chat,
             session_id=self.id if len(self.chats) == 1 else f"{self.id}-{chat.number}",
-            meta=setup.meta,
+            condition=setup.condition,
+            meta={"study": self.server.study.name},
             started=started,
         ) as session:
             chat.session = session
