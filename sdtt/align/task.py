@@ -231,9 +231,7 @@ def build_rating_task(study: StudySpec, base: Path) -> RatingBuild:
             for transcript in transcripts:
                 terms += [*source_terms(transcript.condition, transcript.meta), transcript.id]
                 for lines in _units(transcript.messages, spec):
-                    pool.append(
-                        _Candidate(tuple(lines), side, transcript.id, label, transcript)
-                    )
+                    pool.append(_Candidate(tuple(lines), side, transcript.id, label, transcript))
             if not pool:
                 raise InputError(
                     f"{where} ({label}) has no {spec.unit} to draw items from.",

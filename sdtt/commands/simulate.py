@@ -14,12 +14,9 @@ import trio
 from rich.console import Console
 
 from sdtt.commands.common import (
-    TRANSCRIPTS_DIR,
-    add_base_url_argument,
-    add_out_argument,
     check_base_url,
-    setting_default,
 )
+from sdtt.commands.session_flags import add_session_flags
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.pingpong import convert_to_pingpong, has_runs
@@ -40,7 +37,6 @@ from sdtt.engine.interrogator import (
     read_script,
 )
 from sdtt.engine.opening import BOT_CONFIG, Options, open_bot, open_model, role_seed
-from sdtt.engine.schedule import PRESETS
 from sdtt.engine.session import Replier, SessionSettings, new_session_id
 from sdtt.engine.simulate import (
     INTERROGATOR,
@@ -62,7 +58,7 @@ from sdtt.personas.prompt import (
     PROMPT_RESERVE_TOKENS,
     fitting_history_turns,
 )
-from sdtt.personas.store import DEFAULT_PERSONA, find_persona
+from sdtt.personas.store import find_persona
 from sdtt.questionnaires.topics import in_pool, live_topic
 from sdtt.redact import shown
 
@@ -122,17 +118,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "<id>.jsonl (transcript) and <id>.events.jsonl (event log, replayable) to --out."
         ),
     )
-    parser.add_argument(
-        "--persona",
-        default=DEFAULT_PERSONA,
-        help=f"persona name or file (default {DEFAULT_PERSONA})",
-    )
-    parser.add_argument(
-        "--model",
-        default=DEFAULT_MODEL,
-        help=f"provider/model playing the persona (default {DEFAULT_MODEL})",
-    )
-    add_base_url_argument(parser)
+    add_session_flags(parser, simulated=True)
     side = parser.add_mutually_exclusive_group()
     side.add_argument(
         "--interrogator",
@@ -147,21 +133,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="play the human side from a text file: one message per line, a blank line "
         "between bursts",
     )
-    parser.add_argument("--turns", type=int, default=10, help="burst turns to run (default 10)")
-    parser.add_argument(
-        "--pseudo",
-        type=Path,
-        metavar="FILE",
-        help="pseudo-dialogue to put in the bot's prompt: a chain file from 'sdtt generate' "
-        "(or any transcript file)",
-    )
-    parser.add_argument(
-        "--mode",
-        choices=("burst", "pingpong"),
-        default=setting_default(SessionSettings, "mode"),
-        help="burst (default) or pingpong; in pingpong mode a burst --pseudo is converted "
-        "to ping-pong (first message of each run kept) and the conversion is reported",
-    )
     parser.add_argument(
         "--drop-meaningless",
         action="store_true",
@@ -173,28 +144,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         help="what the interrogator chats about (default: a topic of the chitchat corpus "
         "picked with --seed, so 'questionnaire build --human corpus' finds real chats on it)",
-    )
-    delays = setting_default(SessionSettings, "delays")
-    parser.add_argument(
-        "--delays",
-        choices=PRESETS,
-        default=delays,
-        help=f"typing-delay preset of the bot (default {delays}; fitted = the persona's own "
-        "rhythm)",
-    )
-    t1 = setting_default(SessionSettings, "t1")
-    parser.add_argument(
-        "--t1",
-        type=float,
-        default=t1,
-        help=f"seconds each side waits after the other's first unread message (default {t1:g})",
-    )
-    max_messages = setting_default(SessionSettings, "max_messages")
-    parser.add_argument(
-        "--max-messages",
-        type=int,
-        default=max_messages,
-        help=f"most messages per reply (default {max_messages})",
     )
     parser.add_argument(
         "--history-turns",
@@ -222,8 +171,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         help="stop after this many minutes of chat (default: 10 per turn)",
     )
-    seed = setting_default(SessionSettings, "seed")
-    parser.add_argument("--seed", type=int, default=seed, help=f"random seed (default {seed})")
     parser.add_argument(
         "--start",
         metavar="TIME",
@@ -231,12 +178,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="wall time the chat starts at, e.g. 2025-01-01T12:00 (UTC unless an offset is "
         "given); the prompts' timestamps follow it, so with --virtual-clock and mock models "
         "a run repeats exactly (default: now)",
-    )
-    add_out_argument(
-        parser,
-        folder=True,
-        default=TRANSCRIPTS_DIR,
-        help=f"folder for the transcript and event log (default ./{TRANSCRIPTS_DIR})",
     )
     parser.add_argument("--quiet", action="store_true", help="don't print the chat as it runs")
     parser.set_defaults(func=run)
@@ -284,10 +225,7 @@ def default_interrogator(model: str) -> str:
 def _check(args: argparse.Namespace) -> None:
     if args.turns < 1:
         raise ConfigError(f"--turns must be at least 1, not {args.turns}.")
-    if args.max_messages < 1:
-        raise ConfigError(f"--max-messages must be at least 1, not {args.max_messages}.")
-    if args.t1 < 0:
-        raise ConfigError(f"--t1 must not be negative, not {args.t1}.")
+    Options(t1=args.t1, max_messages=args.max_messages).check()
     start_time(args.start)  # a bad --start fails before anything is loaded or written
 
 

@@ -23,6 +23,7 @@ from sdtt.engine.events import Event, EventSink, TeeSink
 from sdtt.engine.opening import Options, open_bot, open_model
 from sdtt.engine.session import new_session_id, open_session
 from sdtt.engine.simulate import answered_turns
+from sdtt.models.model import Model
 from sdtt.personas.persona import Persona
 
 INBOX_BUFFER = 1000
@@ -64,6 +65,10 @@ class LiveChat:
     def mode(self) -> ChatMode:
         """'burst' or 'pingpong'."""
         return self.condition.mode
+
+    def open_model(self) -> Model:
+        """The model playing the persona (at ``base_url``, if given)."""
+        return open_model(self.condition, base_url=self.base_url, api_key_env=self.api_key_env)
 
     def meta(self) -> dict[str, Any]:
         """Free-form provenance written beside the condition."""
@@ -122,7 +127,7 @@ async def drive_chat(
         log_path=chat.out_dir / f"{session_id}.events.jsonl",
     )
     progress = _Progress()
-    model = open_model(chat.condition, base_url=chat.base_url, api_key_env=chat.api_key_env)
+    model = chat.open_model()
     try:
         setup = open_bot(
             chat.condition, model, options=chat.options, persona=chat.persona, pseudo=chat.pseudo

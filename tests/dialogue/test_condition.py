@@ -107,7 +107,9 @@ def test_an_old_file_without_n_is_read_as_before(tmp_path: Path) -> None:
 
 def test_a_bad_condition_in_an_old_file_is_refused_naming_the_field(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="delays"):
-        read_transcripts(old_file(tmp_path / "bad.jsonl", {**OLD_META, "settings": {"delays": "x"}}))
+        read_transcripts(
+            old_file(tmp_path / "bad.jsonl", {**OLD_META, "settings": {"delays": "x"}})
+        )
     with pytest.raises(ValidationError):
         Condition(mode="turns")  # type: ignore[arg-type]
 
