@@ -23,13 +23,14 @@ from pydantic import BaseModel, ConfigDict, Field
 ChatMode = Literal["burst", "pingpong"]
 """How the sides take turns: runs of messages (burst) or one message each (ping-pong)."""
 
-DelayPreset = Literal["paper", "jones-bergen", "fitted"]
+DelayName = Literal["paper", "jones-bergen", "fitted"]
 """The typing-delay presets of the engine (:mod:`sdtt.engine.schedule`)."""
 
 _TOP_KEYS = ("persona", "model", "mode", "interrogator", "pseudo", "pseudo_turns", "live_turns")
 """The condition's keys as older files wrote them at the top of ``meta``."""
-_SETTINGS_KEYS = ("mode", "delays", "seed")
-"""The condition's keys inside the session settings that older files copied into ``meta``."""
+CONDITION_SETTINGS = ("mode", "delays", "seed")
+"""The session settings that are part of the condition: a transcript records them in its
+condition only (older files copied them into ``meta["settings"]`` too)."""
 _INDEX_KEY = "condition"
 """Older live-study files wrote the study's condition number as ``meta["condition"]``."""
 
@@ -57,7 +58,7 @@ class Condition(BaseModel):
     live_turns: int | None = Field(
         default=None, ge=0, description="X: the live turns the chat was run for."
     )
-    delays: DelayPreset | None = Field(default=None, description="The typing-delay preset.")
+    delays: DelayName | None = Field(default=None, description="The typing-delay preset.")
     seed: int | None = Field(
         default=None, description="The seed every per-role seed derives from (see seeds.py)."
     )
@@ -96,7 +97,7 @@ def split_meta(meta: Mapping[str, Any]) -> tuple[Condition | None, dict[str, Any
     settings = rest.get("settings")
     if isinstance(settings, Mapping):
         kept = dict(settings)
-        for key in _SETTINGS_KEYS:
+        for key in CONDITION_SETTINGS:
             if key in kept:
                 value = kept.pop(key)
                 # The top-level mode wins: the settings' copy is the duplicate.

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal, Protocol
 import trio
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
-from sdtt.dialogue.condition import Condition, migrate_record
+from sdtt.dialogue.condition import CONDITION_SETTINGS, Condition, migrate_record
 from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
 from sdtt.dialogue.message import Message, Side, Transcript
 from sdtt.dialogue.store import check_version, validate_record
@@ -194,7 +194,9 @@ class SessionHeader(BaseModel):
     @property
     def full_condition(self) -> Condition:
         """The condition with the mode, delay preset and seed of the settings."""
-        known = {k: self.settings[k] for k in ("mode", "delays", "seed") if k in self.settings}
+        known: dict[str, Any] = {
+            k: self.settings[k] for k in CONDITION_SETTINGS if k in self.settings
+        }
         return (self.condition or Condition()).model_copy(update=known)
 
 

@@ -34,12 +34,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from sdtt.dialogue.condition import DelayPreset
+from sdtt.dialogue.condition import DelayName
 from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import ConfigError
 from sdtt.personas.timing import LogNormal, TimingProfile
 
-PresetName = DelayPreset
+PresetName = DelayName
 PRESETS: tuple[PresetName, ...] = ("paper", "jones-bergen", "fitted")
 
 MIN_SECONDS_PER_CHAR = 0.01

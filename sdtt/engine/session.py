@@ -51,7 +51,7 @@ from typing import Any, Protocol
 import trio
 from pydantic import BaseModel, ConfigDict, Field
 
-from sdtt.dialogue.condition import Condition
+from sdtt.dialogue.condition import CONDITION_SETTINGS, Condition
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.store import TranscriptWriter
 from sdtt.engine.burst import Action, BurstState, CallModel, Mode, SessionClosedError
@@ -336,10 +336,6 @@ def new_session_id(started: datetime, key: str | None = None) -> str:
     return f"chat-{started:%Y%m%d-%H%M%S}-{tail[:8]}"
 
 
-CONDITION_SETTINGS = frozenset({"mode", "delays", "seed"})
-"""The settings a transcript records in its condition, not with the other settings."""
-
-
 def with_settings(condition: Condition, settings: SessionSettings) -> Condition:
     """``condition`` with the mode, delay preset and seed of ``settings``."""
     return condition.model_copy(
@@ -398,7 +394,7 @@ async def open_session(
         log = EventLog(log_path, header)
     writer = None
     if transcript_path is not None:
-        rest = settings.model_dump(mode="json", exclude=CONDITION_SETTINGS)
+        rest = settings.model_dump(mode="json", exclude=set(CONDITION_SETTINGS))
         transcript = Transcript(
             id=session_id, topic=topic, condition=condition, meta={**meta, "settings": rest}
         )

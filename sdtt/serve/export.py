@@ -29,11 +29,10 @@ from typing import Any, Literal
 from pydantic import TypeAdapter
 
 from sdtt.beliefs.traces import write_traces
-from sdtt.dialogue.condition import Condition
+from sdtt.dialogue.condition import CONDITION_SETTINGS, Condition
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.store import write_transcripts
 from sdtt.engine.events import Event, EventLog, SessionHeader
-from sdtt.engine.session import CONDITION_SETTINGS
 from sdtt.engine.simulate import answered_turns
 from sdtt.personas.scrub import Scrubber
 from sdtt.questionnaires.judgements import Judgement, write_judgements

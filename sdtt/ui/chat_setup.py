@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sdtt.dialogue.condition import ChatMode, Condition, DelayPreset
+from sdtt.dialogue.condition import ChatMode, Condition, DelayName
 from sdtt.engine.live_chat import LiveChat
 from sdtt.engine.opening import Options, load_pseudo
 from sdtt.engine.session import SessionSettings
@@ -23,7 +23,7 @@ def build_live_chat(
     model: str,
     pseudo: Path | None = None,
     mode: ChatMode = _SESSION_DEFAULTS.mode,
-    delays: DelayPreset = _SESSION_DEFAULTS.delays,
+    delays: DelayName = _SESSION_DEFAULTS.delays,
     turns: int = 10,
     out_dir: Path = TRANSCRIPTS_DIR,
     participant: bool = False,
