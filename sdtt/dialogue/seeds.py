@@ -15,8 +15,9 @@ SEED_RANGE = 2**31
 """Derived seeds lie in ``[0, SEED_RANGE)``: every provider takes them."""
 
 
-def seeded_rng(seed: int, *purpose: object) -> random.Random:
-    """The random stream of ``purpose`` under ``seed`` (the same on every run and machine)."""
+def seeded_rng(seed: int | str, *purpose: object) -> random.Random:
+    """The random stream of ``purpose`` under ``seed`` (the same on every run and machine;
+    a file's own id may stand for the seed, e.g. a questionnaire's)."""
     return random.Random(":".join(str(part) for part in (seed, *purpose)))
 
 

@@ -9,7 +9,6 @@ into an option. A provider failure is recorded the same way with reason ``model_
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -17,6 +16,7 @@ from typing import Any, Literal
 
 import trio
 
+from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import (
     InputError,
     ModelError,
@@ -180,7 +180,7 @@ def orders_for(policy: OrderPolicy, pair_id: str, seed: int) -> tuple[Order, ...
     """
     if policy == "both":
         return ORDERS
-    return (random.Random(f"{seed}:{pair_id}").choice(ORDERS),)
+    return (seeded_rng(seed, pair_id).choice(ORDERS),)
 
 
 def judge_id_for(

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from sdtt.dialogue.message import Message, Transcript
+from sdtt.dialogue.seeds import seeded_rng
 from sdtt.dialogue.turn_index import pseudo_turns_of, total_turns
 from sdtt.errors import InputError
 from sdtt.questionnaires.catch import CATCH_PAIRS, catch_transcripts
@@ -274,11 +275,11 @@ def _design_forms(
     slots = balanced_forms(
         [frozenset((e.bot.id, e.human.id)) for e in tests],
         k,
-        random.Random(f"{spec.seed}:design"),
+        seeded_rng(spec.seed, "design"),
     )
     # Which view comes first (and names the pair) is drawn per pair, so that the order
     # of the views in a file a judge receives tells nothing about the bot's side.
-    side_rng = random.Random(f"{spec.seed}:view-order")
+    side_rng = seeded_rng(spec.seed, "view-order")
     sides: tuple[tuple[Literal[1, 2], Literal[1, 2]], ...] = ((1, 2), (2, 1))
     views: list[dict[int, str]] = []
     for entry in tests:
@@ -291,7 +292,7 @@ def _design_forms(
         if entry.kind == "catch"
     ]
     # Catch pairs go to every judge, at seeded places (the same in a form and its mirror).
-    place_rng = random.Random(f"{spec.seed}:catch-places")
+    place_rng = seeded_rng(spec.seed, "catch-places")
     forms: list[Form] = []
     places: list[int] = []
     for number, form in enumerate(slots, start=1):
@@ -416,16 +417,16 @@ def build_questionnaire(
 
     seed = spec.seed
     ids = OpaqueIds(
-        random.Random(f"{seed}:ids"),
+        seeded_rng(seed, "ids"),
         taken=[d.name for d in spec.demographics] + [STRATEGY_NAME, *RESERVED_NAMES],
     )
     questionnaire_id = ids.new("q")
-    order_rng = random.Random(f"{seed}:order")
+    order_rng = seeded_rng(seed, "order")
     order_rng.shuffle(entries)
     positions: list[Literal[1, 2]] = [1 if i % 2 == 0 else 2 for i in range(len(entries))]
-    random.Random(f"{seed}:positions").shuffle(positions)
-    topic_rng = random.Random(f"{seed}:topics")
-    clock_rng = random.Random(f"{seed}:clock")
+    seeded_rng(seed, "positions").shuffle(positions)
+    topic_rng = seeded_rng(seed, "topics")
+    clock_rng = seeded_rng(seed, "clock")
     study_topics = [e.bot.topic for e in entries if e.bot.topic is not None]
     pool = list(dict.fromkeys([*study_topics, *topic_pool, *DISTRACTOR_TOPICS]))
 

@@ -234,46 +234,36 @@ def _transcript(
         for m in stored
         if m.chat == number
     ]
-    condition: Condition | None
     if header is not None:
-        condition = _header_condition(header)
-        settings = header["settings"]
-        if condition is not None:
-            settings = {k: v for k, v in settings.items() if k not in CONDITION_SETTINGS}
-        meta = {**header["meta"], "settings": settings, "witness": "bot"}
+        # A header stored before conditions existed keeps them in its meta: read here.
+        session = _session_header(name, header)
+        condition = session.full_condition
+        settings = {k: v for k, v in session.settings.items() if k not in CONDITION_SETTINGS}
+        meta = {**session.meta, "settings": settings, "witness": "bot"}
     else:
         condition = Condition(
             interrogator="human", mode="burst", pseudo_turns=0, live_turns=study.spec.study.turns
         )
         meta = {"witness": "human"}
     meta.update(study=study.name, room=room.id, room_end=room.end_reason, chat=number)
-    # A header stored before conditions existed keeps them in its meta: read at load.
     return Transcript(id=name, topic=None, messages=messages, condition=condition, meta=meta)
 
 
-def _header_condition(header: dict[str, Any]) -> Condition | None:
-    """The condition a stored session header records, with its settings' mode, delays
-    and seed (None for a header stored before conditions were)."""
-    if header.get("condition") is None:
-        return None
-    settings = header["settings"]
-    known = {k: settings[k] for k in CONDITION_SETTINGS if k in settings}
-    return Condition.model_validate({**header["condition"], **known})
+def _session_header(name: str, header: dict[str, Any]) -> SessionHeader:
+    """The event-log header of a stored ``session_header`` record."""
+    return SessionHeader(
+        id=name,
+        topic=None,
+        started=datetime.fromisoformat(header["started"]),
+        settings=header["settings"],
+        condition=header.get("condition"),
+        meta=header["meta"],
+    )
 
 
 def _write_log(path: Path, name: str, header: dict[str, Any], events: list[dict[str, Any]]) -> None:
     path.unlink(missing_ok=True)
-    log = EventLog(
-        path,
-        SessionHeader(
-            id=name,
-            topic=None,
-            started=datetime.fromisoformat(header["started"]),
-            settings=header["settings"],
-            condition=_header_condition(header),
-            meta=header["meta"],
-        ),
-    )
+    log = EventLog(path, _session_header(name, header))
     try:
         for event in events:
             data = {k: v for k, v in event["data"].items() if k != "chat"}

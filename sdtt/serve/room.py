@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -30,6 +29,7 @@ from typing import Any, Protocol
 import trio
 
 from sdtt.dialogue.message import Message
+from sdtt.dialogue.seeds import seeded_rng
 from sdtt.engine.events import Event, MessageSent, ModelCallFinished, TypingStarted, TypingStopped
 from sdtt.engine.opening import BotSetup
 from sdtt.engine.session import Session, SessionClosedError, open_session
@@ -116,7 +116,7 @@ class Chat:
     def __post_init__(self) -> None:
         room = self.room
         seed = room.server.study.spec.chat.seed
-        rng = random.Random(f"{seed}:{room.record.interrogator}:{self.number}")
+        rng = seeded_rng(seed, room.record.interrogator, self.number)
         self.indicator = Indicator(rng, self._show_typing)
 
     @contextlib.contextmanager
