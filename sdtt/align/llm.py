@@ -13,7 +13,6 @@ missing: a rating is never guessed.
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ import trio
 
 from sdtt.align.ratings import Rating, RatingKey
 from sdtt.align.task import RatingKey as TaskKey
+from sdtt.dialogue.seeds import derive_seed, seeded_rng
 from sdtt.errors import InputError
 from sdtt.judges.llm import DEFAULT_ATTEMPTS, RAW_LIMIT, ask
 from sdtt.judges.prompts import chat_text, completion_cue
@@ -69,7 +69,7 @@ class Cohort:
     temperature: float = 1.0
     prompt: str = "plain"
     seed: int = 0
-    """Participant i (from 1) samples with seed ``seed + i``."""
+    """Participant i (from 1) samples with :meth:`participant_seed` of it."""
     identities: bool = False
     """Address participant i as :data:`IDENTITIES` [i - 1] (at most 24 participants)."""
     orders: str = "shown"
@@ -114,13 +114,18 @@ class Cohort:
         """Participant ``participant``'s surname and honorific, with identities."""
         return IDENTITIES[participant - 1] if self.identities else None
 
+    def participant_seed(self, participant: int) -> int:
+        """The seed participant ``participant`` samples and shuffles with (the one rule,
+        :func:`~sdtt.dialogue.seeds.derive_seed`)."""
+        return derive_seed(self.seed, "participant", participant)
+
     def trials(self, pairs: Sequence[RatingPair], participant: int) -> list[RatingPair]:
         """The participant's own order of trials: every pair (and with ``both`` orders
         its mirror), shuffled with the participant's seed."""
         shown = list(pairs)
         if self.orders == "both":
             shown += [p.model_copy(update={"first": p.second, "second": p.first}) for p in pairs]
-        random.Random(f"{self.seed + participant}:trials").shuffle(shown)
+        seeded_rng(self.participant_seed(participant), "trials").shuffle(shown)
         return shown
 
 
@@ -194,7 +199,7 @@ async def rate_pair(
 ) -> Rating:
     """One participant's rating of one pair, items in ``pair``'s order (a missing rating
     when none could be read); ``trial`` is its place in the participant's order."""
-    seed = cohort.seed + participant
+    seed = cohort.participant_seed(participant)
     config = GenerateConfig(max_tokens=MAX_TOKENS, temperature=cohort.temperature, seed=seed)
 
     def parse(text: str) -> str | None:

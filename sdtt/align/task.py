@@ -17,14 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from sdtt.dialogue.condition import Condition, migrate_record
 from sdtt.dialogue.message import Message, Transcript, segment_turns
 from sdtt.dialogue.store import check_version, read_transcripts, validate_record
 from sdtt.errors import InputError
 from sdtt.files import parse_json, write_text_atomic
 from sdtt.questionnaires.ids import OpaqueIds
-from sdtt.questionnaires.leaks import GENERIC_TERMS, find_terms, meta_terms, unique_terms
+from sdtt.questionnaires.leaks import GENERIC_TERMS, find_terms, source_terms, unique_terms
 from sdtt.questionnaires.questionnaire import Line, SourceInfo, load_key, sha256_text
 from sdtt.questionnaires.rating_spec import RatingSource, RatingSpec, Side
 from sdtt.questionnaires.rating_task import TASK_VERSION, RatingItem, RatingPair, RatingTask
@@ -42,7 +43,16 @@ class ItemKey(BaseModel):
     side: Side
     conversation: str
     source: str
+    condition: Condition | None = Field(
+        default=None, description="What its conversation was run as (None: a human chat)."
+    )
     meta: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_meta(cls, data: Any) -> Any:
+        # Keys written before `condition` existed kept it as loose keys of `meta`.
+        return migrate_record(data)
 
 
 class RatingKey(BaseModel):
@@ -72,7 +82,7 @@ class _Candidate:
     side: Side
     conversation: str
     source: str
-    meta: dict[str, Any]
+    transcript: Transcript
 
 
 def _units(messages: Sequence[Message], spec: RatingSpec) -> list[list[tuple[str, str]]]:
@@ -219,11 +229,9 @@ def build_rating_task(study: StudySpec, base: Path) -> RatingBuild:
         for side, label, transcripts in _source_pools(source, base, where):
             pool: list[_Candidate] = []
             for transcript in transcripts:
-                terms += [*meta_terms(transcript.meta), transcript.id]
+                terms += [*source_terms(transcript.condition, transcript.meta), transcript.id]
                 for lines in _units(transcript.messages, spec):
-                    pool.append(
-                        _Candidate(tuple(lines), side, transcript.id, label, transcript.meta)
-                    )
+                    pool.append(_Candidate(tuple(lines), side, transcript.id, label, transcript))
             if not pool:
                 raise InputError(
                     f"{where} ({label}) has no {spec.unit} to draw items from.",
@@ -269,7 +277,8 @@ def build_rating_task(study: StudySpec, base: Path) -> RatingBuild:
             side=candidate.side,
             conversation=candidate.conversation,
             source=candidate.source,
-            meta=dict(candidate.meta),
+            condition=candidate.transcript.condition,
+            meta=dict(candidate.transcript.meta),
         )
         for line in shown:
             warnings += [

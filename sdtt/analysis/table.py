@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from sdtt.dialogue.condition import record_condition
 from sdtt.questionnaires.judgements import Judgement
 
 CONDITION_COLUMNS = ("model", "persona", "mode", "topic", "interrogator")
@@ -53,7 +54,8 @@ BASE_COLUMNS = (
 
 def _row(judgement: Judgement) -> dict[str, Any]:
     condition = judgement.condition
-    meta = condition.get("bot_meta") or {}
+    bot = record_condition(condition)
+    bot_facts = {} if bot is None else bot.model_dump()
     labels = condition.get("labels") or {}
     kind = condition.get("judge_kind") or ("human" if judgement.judge_type == "human" else "llm")
     row: dict[str, Any] = {
@@ -81,7 +83,7 @@ def _row(judgement: Judgement) -> dict[str, Any]:
         "response_time_s": judgement.response_time_s,
     }
     for column in CONDITION_COLUMNS:
-        value = condition.get(column, meta.get(column))
+        value = condition.get(column, bot_facts.get(column))
         row[column] = None if value is None else str(value)
     for question, answer in judgement.demographics.items():
         row[f"demo.{question}"] = answer

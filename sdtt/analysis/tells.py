@@ -29,6 +29,7 @@ from datetime import datetime
 from typing import Any
 
 from sdtt.analysis.metrics import NONE, condition_label
+from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message
 from sdtt.personas.stats import EMOJI
 from sdtt.questionnaires.questionnaire import AnswerKey, KeyItem, Line, Questionnaire
@@ -308,16 +309,15 @@ def _study_chats(
 
 def condition_of(truth: KeyItem) -> str:
     """The condition a test pair belongs to, labelled as the score tables label it."""
-    meta = truth.bot.meta
+    bot = truth.bot.condition or Condition()
 
-    def text(name: str) -> str:
-        value = meta.get(name)
+    def text(value: str | None) -> str:
         return NONE if value in (None, "") else str(value)
 
     row: dict[str, Any] = {
-        "model": text("model"),
-        "mode": text("mode") if meta.get("mode") else "burst",
-        "interrogator": text("interrogator"),
+        "model": text(bot.model),
+        "mode": bot.mode,
+        "interrogator": text(bot.interrogator),
         "n": NONE if truth.pseudo_turns is None else truth.pseudo_turns,
         "x": truth.x_turns,
         "turns": NONE if truth.total_turns is None else truth.total_turns,

@@ -111,7 +111,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="append",
         help="prompt variant: plain, participant or style (repeatable; default plain)",
     )
-    judge.add_argument("--seed", type=int, default=0, help="participant i samples with seed+i")
+    judge.add_argument(
+        "--seed", type=int, default=0, help="seed every participant's own seed derives from"
+    )
     judge.add_argument(
         "--identities",
         action="store_true",

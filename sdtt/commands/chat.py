@@ -3,22 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from rich.console import Console
 
-from sdtt.commands.common import (
-    TRANSCRIPTS_DIR,
-    add_base_url_argument,
-    add_out_argument,
-    check_base_url,
-    setting_default,
-)
-from sdtt.engine.schedule import PRESETS
-from sdtt.engine.session import SessionSettings
+from sdtt.commands.common import check_base_url
+from sdtt.commands.session_flags import add_session_flags
 from sdtt.errors import SdttError
 from sdtt.files import output_folder
-from sdtt.personas.store import DEFAULT_PERSONA
 from sdtt.redact import shown
 
 
@@ -33,57 +24,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "(transcript) and <id>.events.jsonl (event log) to --out as the chat goes."
         ),
     )
-    parser.add_argument("--persona", help=f"persona name or file (e.g. {DEFAULT_PERSONA})")
-    parser.add_argument("--model", help="provider/model playing the persona, e.g. mock/chatty")
-    add_base_url_argument(parser)
-    parser.add_argument(
-        "--pseudo",
-        type=Path,
-        metavar="FILE",
-        help="pseudo-dialogue to put in the bot's prompt (a chain file from 'sdtt generate')",
-    )
-    parser.add_argument("--turns", type=int, default=10, help="burst turns to chat (default 10)")
-    mode = setting_default(SessionSettings, "mode")
-    parser.add_argument(
-        "--mode",
-        choices=("burst", "pingpong"),
-        default=mode,
-        help=f"burst: both sides may send several messages in a row; pingpong: one message "
-        f"each, taking turns (default {mode})",
-    )
-    delays = setting_default(SessionSettings, "delays")
-    parser.add_argument(
-        "--delays",
-        choices=PRESETS,
-        default=delays,
-        help=f"typing-delay preset of the bot (default {delays})",
-    )
-    t1 = setting_default(SessionSettings, "t1")
-    parser.add_argument(
-        "--t1",
-        type=float,
-        default=t1,
-        help=f"seconds the bot waits after your first unread message (default {t1:g})",
-    )
-    max_messages = setting_default(SessionSettings, "max_messages")
-    parser.add_argument(
-        "--max-messages",
-        type=int,
-        default=max_messages,
-        help=f"most messages per reply (default {max_messages})",
-    )
+    add_session_flags(parser, simulated=False)
     parser.add_argument(
         "--participant",
         action="store_true",
         help="study participant mode: hide the model, persona and mode",
-    )
-    seed = setting_default(SessionSettings, "seed")
-    parser.add_argument("--seed", type=int, default=seed, help=f"random seed (default {seed})")
-    add_out_argument(
-        parser,
-        folder=True,
-        default=TRANSCRIPTS_DIR,
-        help=f"folder for the transcript and event log (default ./{TRANSCRIPTS_DIR})",
     )
     parser.set_defaults(func=run)
 
@@ -92,17 +37,17 @@ def run(args: argparse.Namespace) -> int:
     """Run ``sdtt chat`` from parsed arguments."""
     # Textual is imported here so other commands start fast.
     from sdtt.ui.app import ChatApp
-    from sdtt.ui.chat_setup import build_plan
+    from sdtt.ui.chat_setup import build_live_chat
 
     output_folder(args.out)
-    plan = None
+    live = None
     if args.persona is not None or args.model is not None:
         if args.persona is None or args.model is None:
             raise SdttError(
                 "give both --persona and --model, or neither to choose them on a setup screen."
             )
         check_base_url(args.base_url, [args.model])
-        plan = build_plan(
+        live = build_live_chat(
             persona=args.persona,
             model=args.model,
             pseudo=args.pseudo,
@@ -117,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
             base_url=args.base_url,
             api_key_env=args.api_key_env,
         )
-    app = ChatApp(plan, out_dir=args.out, base_url=args.base_url)
+    app = ChatApp(live, out_dir=args.out, base_url=args.base_url)
     outcome = app.run()
     if app.error is not None:
         if isinstance(app.error, SdttError):

@@ -19,9 +19,9 @@ from sdtt.analysis.report import build_report, write_report
 from sdtt.analysis.table import judgement_table
 from sdtt.analysis.tells import study_tells
 from sdtt.commands.scoring import print_summary
+from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.store import read_transcripts, write_transcripts
-from sdtt.dialogue.turn_index import turn_meta
 from sdtt.display import print_conversation, terminal_text, usage_line
 from sdtt.engine.interrogator import ScriptInterrogator
 from sdtt.engine.session import SessionSettings
@@ -133,12 +133,10 @@ async def stage_burst_reply(demo: DemoRun) -> None:
     transcript = Transcript(
         id=f"{demo.stem}-reply",
         messages=[*opening, *reply.messages],
-        meta={
-            "persona": demo.persona.name,
-            "model": demo.model_name,
-            "stage": "burst-reply",
-            **turn_meta(0, 1),
-        },
+        condition=Condition(
+            persona=demo.persona.name, model=demo.model_name, pseudo_turns=0, live_turns=1
+        ),
+        meta={"stage": "burst-reply"},
     )
     print_conversation(console, transcript.messages, bot_label=demo.persona.name)
     console.print(usage_line(reply.outputs))
@@ -228,11 +226,12 @@ async def stage_simulated_chat(demo: DemoRun) -> None:
                 bot_settings=SessionSettings(seed=demo.seed),
                 out_dir=demo.out,
                 session_id=f"{demo.stem}-chat",
-                meta={
-                    "persona": demo.persona.name,
-                    "model": demo.model_name,
-                    **turn_meta(demo.pseudo_turns, len(DEMO_SCRIPT)),
-                },
+                condition=Condition(
+                    persona=demo.persona.name,
+                    model=demo.model_name,
+                    pseudo_turns=demo.pseudo_turns,
+                    live_turns=len(DEMO_SCRIPT),
+                ),
                 started=demo.started,
             )
     print_conversation(

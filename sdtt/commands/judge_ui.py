@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import random
 import uuid
 from pathlib import Path
 
 from rich.console import Console
 
 from sdtt.commands.common import add_out_argument
+from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import InputError
 from sdtt.files import output_file
 from sdtt.questionnaires.fielded import note_scored
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     out = output_file(args.out or Path(args.study) / "judgements-lab.jsonl")
     forms = questionnaire.forms
     if forms:
-        number = args.form or random.Random(f"{questionnaire.id}:{judge_id}").randint(1, len(forms))
+        number = args.form or seeded_rng(questionnaire.id, judge_id).randint(1, len(forms))
         if not 1 <= number <= len(forms):
             raise InputError(
                 f"--form {number}: the study has forms 1 to {len(forms)}.", field="--form"

@@ -14,16 +14,13 @@ import trio
 from rich.console import Console
 
 from sdtt.commands.common import (
-    TRANSCRIPTS_DIR,
-    add_base_url_argument,
-    add_out_argument,
     check_base_url,
-    setting_default,
 )
+from sdtt.commands.session_flags import add_session_flags
+from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.pingpong import convert_to_pingpong, has_runs
 from sdtt.dialogue.render import format_time, render_messages
-from sdtt.dialogue.turn_index import turn_meta
 from sdtt.display import SIDE_STYLES, terminal_text
 from sdtt.engine.events import (
     ErrorEvent,
@@ -39,12 +36,12 @@ from sdtt.engine.interrogator import (
     llm_interrogator,
     read_script,
 )
-from sdtt.engine.schedule import PRESETS
+from sdtt.engine.opening import BOT_CONFIG, Options, open_bot, open_model, role_seed
 from sdtt.engine.session import Replier, SessionSettings, new_session_id
 from sdtt.engine.simulate import (
+    INTERROGATOR,
     SimulationResult,
     for_virtual_clock,
-    persona_bot,
     run_on_virtual_clock,
     run_simulated_chat,
 )
@@ -61,8 +58,7 @@ from sdtt.personas.prompt import (
     PROMPT_RESERVE_TOKENS,
     fitting_history_turns,
 )
-from sdtt.personas.store import DEFAULT_PERSONA, find_persona
-from sdtt.personas.timing import persona_timing
+from sdtt.personas.store import find_persona
 from sdtt.questionnaires.topics import in_pool, live_topic
 from sdtt.redact import shown
 
@@ -122,17 +118,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "<id>.jsonl (transcript) and <id>.events.jsonl (event log, replayable) to --out."
         ),
     )
-    parser.add_argument(
-        "--persona",
-        default=DEFAULT_PERSONA,
-        help=f"persona name or file (default {DEFAULT_PERSONA})",
-    )
-    parser.add_argument(
-        "--model",
-        default=DEFAULT_MODEL,
-        help=f"provider/model playing the persona (default {DEFAULT_MODEL})",
-    )
-    add_base_url_argument(parser)
+    add_session_flags(parser, simulated=True)
     side = parser.add_mutually_exclusive_group()
     rule_based = next((p.example for p in PROVIDERS.values() if p.rule_based), "ELIZA")
     side.add_argument(
@@ -148,21 +134,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="play the human side from a text file: one message per line, a blank line "
         "between bursts",
     )
-    parser.add_argument("--turns", type=int, default=10, help="burst turns to run (default 10)")
-    parser.add_argument(
-        "--pseudo",
-        type=Path,
-        metavar="FILE",
-        help="pseudo-dialogue to put in the bot's prompt: a chain file from 'sdtt generate' "
-        "(or any transcript file)",
-    )
-    parser.add_argument(
-        "--mode",
-        choices=("burst", "pingpong"),
-        default=setting_default(SessionSettings, "mode"),
-        help="burst (default) or pingpong; in pingpong mode a burst --pseudo is converted "
-        "to ping-pong (first message of each run kept) and the conversion is reported",
-    )
     parser.add_argument(
         "--drop-meaningless",
         action="store_true",
@@ -174,28 +145,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         help="what the interrogator chats about (default: a topic of the chitchat corpus "
         "picked with --seed, so 'questionnaire build --human corpus' finds real chats on it)",
-    )
-    delays = setting_default(SessionSettings, "delays")
-    parser.add_argument(
-        "--delays",
-        choices=PRESETS,
-        default=delays,
-        help=f"typing-delay preset of the bot (default {delays}; fitted = the persona's own "
-        "rhythm)",
-    )
-    t1 = setting_default(SessionSettings, "t1")
-    parser.add_argument(
-        "--t1",
-        type=float,
-        default=t1,
-        help=f"seconds each side waits after the other's first unread message (default {t1:g})",
-    )
-    max_messages = setting_default(SessionSettings, "max_messages")
-    parser.add_argument(
-        "--max-messages",
-        type=int,
-        default=max_messages,
-        help=f"most messages per reply (default {max_messages})",
     )
     parser.add_argument(
         "--history-turns",
@@ -223,8 +172,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         help="stop after this many minutes of chat (default: 10 per turn)",
     )
-    seed = setting_default(SessionSettings, "seed")
-    parser.add_argument("--seed", type=int, default=seed, help=f"random seed (default {seed})")
     parser.add_argument(
         "--start",
         metavar="TIME",
@@ -232,12 +179,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="wall time the chat starts at, e.g. 2025-01-01T12:00 (UTC unless an offset is "
         "given); the prompts' timestamps follow it, so with --virtual-clock and mock models "
         "a run repeats exactly (default: now)",
-    )
-    add_out_argument(
-        parser,
-        folder=True,
-        default=TRANSCRIPTS_DIR,
-        help=f"folder for the transcript and event log (default ./{TRANSCRIPTS_DIR})",
     )
     parser.add_argument("--quiet", action="store_true", help="don't print the chat as it runs")
     parser.set_defaults(func=run)
@@ -285,10 +226,7 @@ def default_interrogator(model: str) -> str:
 def _check(args: argparse.Namespace) -> None:
     if args.turns < 1:
         raise ConfigError(f"--turns must be at least 1, not {args.turns}.")
-    if args.max_messages < 1:
-        raise ConfigError(f"--max-messages must be at least 1, not {args.max_messages}.")
-    if args.t1 < 0:
-        raise ConfigError(f"--t1 must not be negative, not {args.t1}.")
+    Options(t1=args.t1, max_messages=args.max_messages).check()
     start_time(args.start)  # a bad --start fails before anything is loaded or written
 
 
@@ -387,37 +325,43 @@ def run(args: argparse.Namespace) -> int:
             "'questionnaire build --human corpus' will find nothing to pair this chat with; "
             "pair it with --human FILE, or leave --topic out to get a corpus topic."
         )
-    config = GenerateConfig(stop=("\nUser:",))
+    config = BOT_CONFIG
     if args.context_tokens is not None:
         args.history_turns = _fitting_history(args, persona, pseudo, config, console)
     started = start_time(args.start)
-    timing = persona_timing(persona) if args.delays == "fitted" else None
-    bot_settings = SessionSettings(
+    interrogator_name = "script" if args.script else args.interrogator
+    condition = Condition(
+        persona=persona.name,
+        model=args.model,
         mode=args.mode,
-        t1=args.t1,
+        pseudo=str(args.pseudo) if args.pseudo else None,
+        pseudo_turns=pseudo_turns,
+        live_turns=args.turns,
         delays=args.delays,
-        timing=timing,
-        max_messages=args.max_messages,
         seed=args.seed,
+        interrogator=interrogator_name,
+    )
+    options = Options(
+        t1=args.t1,
+        max_messages=args.max_messages,
+        history_turns=args.history_turns,
+        virtual_clock=args.virtual_clock,
     )
     interrogator_settings = SessionSettings(
-        mode=args.mode, t1=args.t1, max_messages=4, seed=args.seed + 1
+        mode=args.mode,
+        t1=args.t1,
+        max_messages=4,
+        seed=role_seed(condition, INTERROGATOR),
     )
     max_duration = 60.0 * (args.max_minutes if args.max_minutes is not None else 10 * args.turns)
-    interrogator_name = "script" if args.script else args.interrogator
     meta = {
-        "persona": persona.name,
-        "model": args.model,
-        "interrogator": interrogator_name,
         "topic": args.topic,
-        "pseudo": str(args.pseudo) if args.pseudo else None,
         "pseudo_messages": len(pseudo),
         **conversion,
-        **turn_meta(pseudo_turns, args.turns),
         "virtual_clock": args.virtual_clock,
     }
     session_id = _session_id(
-        args, started, [meta, bot_settings, interrogator_settings, pseudo, max_duration]
+        args, started, [condition, meta, options, interrogator_settings, pseudo, max_duration]
     )
     console.print(
         f"[bold]sdtt simulate[/] {session_id}: persona [bold]{terminal_text(persona.name)}[/] on "
@@ -431,29 +375,17 @@ def run(args: argparse.Namespace) -> int:
         try:
             loading = console.status(f"loading {shown(args.model)}...")
             with nullcontext() if args.quiet else loading:
-                bot_model = get_model(
-                    args.model,
-                    config=config,
-                    seed=args.seed,
-                    base_url=base_url_for(args.model, args.base_url),
-                    api_key_env=args.api_key_env,
+                bot_model = open_model(
+                    condition, base_url=args.base_url, api_key_env=args.api_key_env
                 )
                 models.append(bot_model)
-                interrogator = _interrogator(args, persona, config, models)
-            bot = persona_bot(
-                bot_model,
-                persona,
-                mode=args.mode,
-                history_turns=args.history_turns,
-                pseudo=pseudo,
-                max_messages=args.max_messages,
-                virtual_clock=args.virtual_clock,
-            )
+                interrogator = _interrogator(args, condition, config, models)
+            setup = open_bot(condition, bot_model, options=options, persona=persona, pseudo=pseudo)
             return await run_simulated_chat(
-                bot,
+                setup.bot,
                 interrogator,
                 turns=args.turns,
-                bot_settings=bot_settings,
+                bot_settings=setup.settings,
                 interrogator_settings=interrogator_settings,
                 sink=TeeSink(None if args.quiet else ConsoleSink(console), errors),
                 interrogator_sink=TeeSink(ConsoleSink(console, errors_of="interrogator"), errors),
@@ -461,6 +393,7 @@ def run(args: argparse.Namespace) -> int:
                 session_id=session_id,
                 topic=args.topic,
                 meta=meta,
+                condition=setup.condition,
                 started=started,
                 max_duration=max_duration,
             )
@@ -483,7 +416,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _interrogator(
-    args: argparse.Namespace, persona: Persona, config: GenerateConfig, models: list[Model]
+    args: argparse.Namespace, condition: Condition, config: GenerateConfig, models: list[Model]
 ) -> Replier:
     if args.script is not None:
         return ScriptInterrogator(read_script(args.script))
@@ -491,7 +424,7 @@ def _interrogator(
     model = get_model(
         name,
         config=config,
-        seed=args.seed + 1,
+        seed=role_seed(condition, INTERROGATOR),
         base_url=base_url_for(name, args.base_url),
         api_key_env=args.api_key_env,
     )

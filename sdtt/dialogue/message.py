@@ -11,7 +11,9 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from sdtt.dialogue.condition import Condition, migrate_record
 
 SCHEMA_VERSION = 1
 """Version written into every transcript and persona file; bump on breaking changes."""
@@ -94,10 +96,21 @@ class Transcript(BaseModel):
     id: str = Field(description="Opaque identifier of the conversation.")
     topic: str | None = Field(default=None, description="What the conversation is about.")
     messages: list[Message] = Field(default_factory=list)
+    condition: Condition | None = Field(
+        default=None,
+        description="What the chat was run as (persona, model, mode, N, X...); None for a "
+        "chat that records none (a human chat from a corpus or an import).",
+    )
     meta: dict[str, Any] = Field(
         default_factory=dict,
-        description="Free-form provenance: persona, model, mode, settings, source...",
+        description="Free-form provenance: source, session settings, conversion counts...",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_meta(cls, data: Any) -> Any:
+        # Files written before `condition` existed kept it as loose keys of `meta`.
+        return migrate_record(data)
 
     @property
     def turns(self) -> list[Turn]:

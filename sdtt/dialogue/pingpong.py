@@ -9,14 +9,12 @@ left out, so callers can report it; the filter is off unless asked for.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
 
+from sdtt.dialogue.condition import Condition, chat_mode
 from sdtt.dialogue.message import Message, Transcript, segment_turns
 from sdtt.dialogue.turns import flatten_turns, to_pingpong
-
-ChatMode = Literal["burst", "pingpong"]
 
 
 def is_meaningless(text: str) -> bool:
@@ -59,27 +57,21 @@ def convert_to_pingpong(
     return Conversion(messages=kept, removed_messages=removed, filtered_turns=filtered)
 
 
-def chat_mode(meta: Mapping[str, Any]) -> ChatMode:
-    """The mode a transcript records in its meta (``mode``); burst when it records none."""
-    mode = meta.get("mode")
-    if mode is None and isinstance(meta.get("settings"), Mapping):
-        mode = meta["settings"].get("mode")
-    return "pingpong" if mode == "pingpong" else "burst"
-
-
 def transcript_to_pingpong(transcript: Transcript, *, drop_meaningless: bool = False) -> Transcript:
     """A ping-pong copy of ``transcript``; its meta says it was converted and what was lost.
 
     A transcript already in ping-pong mode comes back unchanged (filtered, if asked).
     """
-    if chat_mode(transcript.meta) == "pingpong" and not drop_meaningless:
+    if chat_mode(transcript.condition) == "pingpong" and not drop_meaningless:
         return transcript
     done = convert_to_pingpong(transcript.messages, drop_meaningless=drop_meaningless)
     meta = dict(transcript.meta)
-    if chat_mode(meta) != "pingpong":
+    if chat_mode(transcript.condition) != "pingpong":
         meta["converted_from"] = "burst"
-    meta["mode"] = "pingpong"
     meta["pingpong_removed_messages"] = done.removed_messages
     if drop_meaningless:
         meta["pingpong_filtered_turns"] = done.filtered_turns
-    return transcript.model_copy(update={"messages": done.messages, "meta": meta})
+    condition = (transcript.condition or Condition()).model_copy(update={"mode": "pingpong"})
+    return transcript.model_copy(
+        update={"messages": done.messages, "meta": meta, "condition": condition}
+    )

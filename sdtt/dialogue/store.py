@@ -1,7 +1,8 @@
 """Transcript files: conversations as JSONL records.
 
 A file holds one or more conversations. Each starts with a header record
-``{"type": "transcript", "version": 1, "id": ..., "topic": ..., "meta": {...}}`` and its
+``{"type": "transcript", "version": 1, "id": ..., "topic": ..., "condition": {...} | null,
+"meta": {...}}`` (the condition: :mod:`sdtt.dialogue.condition`) and its
 messages follow as ``{"type": "message", "conversation": <id>, "side": "user"|"response",
 "text": ..., "time": <ISO 8601 with zone>}``. Other record types (a persona header,
 events) may sit in the same file; readers skip types they do not know.

@@ -6,6 +6,8 @@
   out;
 - :mod:`sdtt.engine.session`: ``open_session``, the trio driver of that state machine;
 - :mod:`sdtt.engine.events`: what a session reports, its JSONL log and replay;
+- :mod:`sdtt.engine.opening`: ``open_bot``, a chat's condition opened into the persona
+  bot, its session settings and the condition its header records;
 - :mod:`sdtt.engine.live_chat`: one live chat with a partner (the chat app's driver);
 - :mod:`sdtt.engine.interrogator` and :mod:`sdtt.engine.simulate`: a simulated human
   side, and simulated chats between it and the persona bot;

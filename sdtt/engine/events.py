@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Protocol
 
 import trio
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
+from sdtt.dialogue.condition import CONDITION_SETTINGS, Condition, migrate_record
 from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
 from sdtt.dialogue.message import Message, Side, Transcript
 from sdtt.dialogue.store import check_version, validate_record
@@ -179,7 +180,24 @@ class SessionHeader(BaseModel):
     topic: str | None = None
     started: datetime = Field(description="Wall time of session clock 0.")
     settings: dict[str, Any] = Field(description="The session settings (no keys).")
-    meta: dict[str, Any] = Field(default_factory=dict, description="Provenance.")
+    condition: Condition | None = Field(
+        default=None, description="What the chat is run as (None: a log that records none)."
+    )
+    meta: dict[str, Any] = Field(default_factory=dict, description="Free-form provenance.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_meta(cls, data: Any) -> Any:
+        # Logs written before `condition` existed kept it as loose keys of `meta`.
+        return migrate_record(data)
+
+    @property
+    def full_condition(self) -> Condition:
+        """The condition with the mode, delay preset and seed of the settings."""
+        known: dict[str, Any] = {
+            k: self.settings[k] for k in CONDITION_SETTINGS if k in self.settings
+        }
+        return (self.condition or Condition()).model_copy(update=known)
 
 
 class EventSink(Protocol):
@@ -265,6 +283,7 @@ class Replay:
             id=self.header.id,
             topic=self.header.topic,
             messages=[message for _, message in self.timeline],
+            condition=self.header.full_condition,
             meta=dict(self.header.meta),
         )
 

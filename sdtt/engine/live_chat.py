@@ -1,4 +1,4 @@
-"""One live chat with a partner: what it is made of (:class:`ChatPlan`) and the driver
+"""One live chat with a partner: what it is made of (:class:`LiveChat`) and the driver
 that runs it on the burst engine, with no user interface in it.
 
 :func:`drive_chat` runs one session: it hands the partner's messages to the session as
@@ -17,37 +17,32 @@ from typing import Any
 
 import trio
 
+from sdtt.dialogue.condition import ChatMode, Condition
 from sdtt.dialogue.message import Message
-from sdtt.dialogue.turn_index import turn_meta
 from sdtt.engine.events import Event, EventSink, TeeSink
-from sdtt.engine.session import Mode, SessionSettings, new_session_id, open_session
-from sdtt.engine.simulate import answered_turns, persona_bot
-from sdtt.models.base import GenerateConfig
-from sdtt.models.model import Model, get_model
-from sdtt.models.registry import base_url_for
+from sdtt.engine.opening import Options, open_bot, open_model
+from sdtt.engine.session import new_session_id, open_session
+from sdtt.engine.simulate import answered_turns
+from sdtt.models.model import Model
 from sdtt.personas.persona import Persona
-from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS
 
 INBOX_BUFFER = 1000
 """Partner messages that may wait for the session (ping-pong holds them during a turn)."""
 
 
 @dataclass(frozen=True)
-class ChatPlan:
-    """Everything one live chat is made of, checked."""
+class LiveChat:
+    """A live chat with a person, checked before it starts: its condition (with the
+    persona and pseudo-dialogue already loaded) and where and how it runs."""
 
+    condition: Condition
+    """Persona, model, mode, pseudo-dialogue and N, X (``live_turns``), delays, seed."""
     persona: Persona
-    model_name: str
-    settings: SessionSettings
-    turns: int
     out_dir: Path
-    pseudo_path: Path | None = None
     pseudo: tuple[Message, ...] = ()
-    pseudo_turns: int = 0
-    """N: turns of pseudo-dialogue in the bot's prompt."""
+    options: Options = field(default_factory=Options)
     participant: bool = False
     """Hide model, persona and mode from the screen (a study participant is chatting)."""
-    history_turns: int = DEFAULT_HISTORY_TURNS
     session_id: str | None = None
     started: datetime | None = None
     """Wall time of the session's clock 0 (now, by default)."""
@@ -57,32 +52,27 @@ class ChatPlan:
     """Environment variable holding the key for ``base_url``, if any."""
 
     @property
-    def mode(self) -> Mode:
-        """'burst' or 'pingpong'."""
-        return self.settings.mode
+    def model_name(self) -> str:
+        """The provider/model playing the persona."""
+        return str(self.condition.model)
 
-    def meta(self) -> dict[str, Any]:
-        """Provenance written into the transcript and the event log."""
-        return {
-            "persona": self.persona.name,
-            "model": self.model_name,
-            "interrogator": "human",
-            "pseudo": str(self.pseudo_path) if self.pseudo_path else None,
-            "pseudo_messages": len(self.pseudo),
-            **turn_meta(self.pseudo_turns, self.turns),
-            "mode": self.mode,
-            "participant": self.participant,
-        }
+    @property
+    def turns(self) -> int:
+        """X: the turns the bot answers before the chat ends."""
+        return self.condition.live_turns or 0
+
+    @property
+    def mode(self) -> ChatMode:
+        """'burst' or 'pingpong'."""
+        return self.condition.mode
 
     def open_model(self) -> Model:
-        """The model playing the persona."""
-        return get_model(
-            self.model_name,
-            config=GenerateConfig(stop=("\nUser:",)),
-            seed=self.settings.seed,
-            base_url=base_url_for(self.model_name, self.base_url),
-            api_key_env=self.api_key_env,
-        )
+        """The model playing the persona (at ``base_url``, if given)."""
+        return open_model(self.condition, base_url=self.base_url, api_key_env=self.api_key_env)
+
+    def meta(self) -> dict[str, Any]:
+        """Free-form provenance written beside the condition."""
+        return {"pseudo_messages": len(self.pseudo), "participant": self.participant}
 
 
 @dataclass
@@ -112,7 +102,7 @@ class _Progress:
 
 
 async def drive_chat(
-    plan: ChatPlan,
+    chat: LiveChat,
     inbox: trio.MemoryReceiveChannel[str],
     *,
     sink: EventSink | None = None,
@@ -120,41 +110,37 @@ async def drive_chat(
     on_turns_done: Callable[[], None] | None = None,
     meta: Mapping[str, Any] | None = None,
 ) -> ChatOutcome:
-    """Run the chat of ``plan``: partner messages come from ``inbox``, events go to ``sink``.
+    """Run ``chat``: partner messages come from ``inbox``, events go to ``sink``.
 
-    The transcript and event log are written to ``plan.out_dir`` as things happen.
+    The transcript and event log are written to ``chat.out_dir`` as things happen.
     ``on_opened`` is called once the files exist; ``on_turns_done`` once the bot has
-    answered ``plan.turns`` turns (the UI stops taking input then). Returns when those
+    answered ``chat.turns`` turns (the UI stops taking input then). Returns when those
     replies have all been sent; cancel the surrounding scope to end earlier (the files
     keep everything up to the last message).
     """
-    started = plan.started or datetime.now(UTC).replace(microsecond=0)
-    session_id = plan.session_id or new_session_id(started)
-    plan.out_dir.mkdir(parents=True, exist_ok=True)
+    started = chat.started or datetime.now(UTC).replace(microsecond=0)
+    session_id = chat.session_id or new_session_id(started)
+    chat.out_dir.mkdir(parents=True, exist_ok=True)
     outcome = ChatOutcome(
         session_id=session_id,
-        transcript_path=plan.out_dir / f"{session_id}.jsonl",
-        log_path=plan.out_dir / f"{session_id}.events.jsonl",
+        transcript_path=chat.out_dir / f"{session_id}.jsonl",
+        log_path=chat.out_dir / f"{session_id}.events.jsonl",
     )
     progress = _Progress()
-    model = plan.open_model()
+    model = chat.open_model()
     try:
-        bot = persona_bot(
-            model,
-            plan.persona,
-            mode=plan.mode,
-            history_turns=plan.history_turns,
-            pseudo=plan.pseudo,
-            max_messages=plan.settings.max_messages,
+        setup = open_bot(
+            chat.condition, model, options=chat.options, persona=chat.persona, pseudo=chat.pseudo
         )
         async with open_session(
-            bot,
-            plan.settings,
+            setup.bot,
+            setup.settings,
             sink=TeeSink(sink, progress),
             log_path=outcome.log_path,
             transcript_path=outcome.transcript_path,
             session_id=session_id,
-            meta={**plan.meta(), **(meta or {})},
+            condition=setup.condition,
+            meta={**chat.meta(), **(meta or {})},
             started=started,
         ) as session:
             if on_opened is not None:
@@ -165,7 +151,7 @@ async def drive_chat(
                     outcome.turns = answered_turns(session.messages)
                     outcome.messages = len(session.messages)
                     outcome.errors = session.errors
-                    if outcome.turns >= plan.turns:
+                    if outcome.turns >= chat.turns:
                         if not outcome.finished and on_turns_done is not None:
                             on_turns_done()
                         outcome.finished = True

@@ -32,12 +32,14 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, Protocol
+from typing import Protocol
 
+from sdtt.dialogue.condition import DelayName
+from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import ConfigError
 from sdtt.personas.timing import LogNormal, TimingProfile
 
-PresetName = Literal["paper", "jones-bergen", "fitted"]
+PresetName = DelayName
 PRESETS: tuple[PresetName, ...] = ("paper", "jones-bergen", "fitted")
 
 MIN_SECONDS_PER_CHAR = 0.01
@@ -344,5 +346,6 @@ def drop_all(pending: Sequence[PlannedMessage], reason: str = CLOSED) -> list[Dr
 
 
 def call_seed(seed: int, call: int, purpose: str) -> random.Random:
-    """A generator for one call and purpose, independent of how many draws others made."""
-    return random.Random(f"{seed}/{purpose}/{call}")
+    """A generator for one call and purpose, independent of how many draws others made
+    (the one seed rule: :func:`~sdtt.dialogue.seeds.seeded_rng`)."""
+    return seeded_rng(seed, purpose, call)

@@ -51,6 +51,7 @@ from typing import Any, Protocol
 import trio
 from pydantic import BaseModel, ConfigDict, Field
 
+from sdtt.dialogue.condition import CONDITION_SETTINGS, Condition
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.store import TranscriptWriter
 from sdtt.engine.burst import Action, BurstState, CallModel, Mode, SessionClosedError
@@ -143,6 +144,7 @@ class Session:
         session_id: str,
         topic: str | None,
         meta: Mapping[str, Any],
+        condition: Condition,
         started: datetime,
         sink: EventSink | None,
         log: EventLog | None,
@@ -153,6 +155,8 @@ class Session:
         self.id = session_id
         self.topic = topic
         self.meta = dict(meta)
+        self.condition = condition
+        """What the chat is run as (its mode, delays and seed are the settings')."""
         self.started = started
         """Wall time of session clock 0."""
         self.usage = Usage()
@@ -173,7 +177,11 @@ class Session:
     def transcript(self) -> Transcript:
         """The conversation so far: partner messages and sent replies, in order."""
         return Transcript(
-            id=self.id, topic=self.topic, messages=list(self._state.messages), meta=dict(self.meta)
+            id=self.id,
+            topic=self.topic,
+            messages=list(self._state.messages),
+            condition=self.condition,
+            meta=dict(self.meta),
         )
 
     @property
@@ -328,6 +336,13 @@ def new_session_id(started: datetime, key: str | None = None) -> str:
     return f"chat-{started:%Y%m%d-%H%M%S}-{tail[:8]}"
 
 
+def with_settings(condition: Condition, settings: SessionSettings) -> Condition:
+    """``condition`` with the mode, delay preset and seed of ``settings``."""
+    return condition.model_copy(
+        update={"mode": settings.mode, "delays": settings.delays, "seed": settings.seed}
+    )
+
+
 @asynccontextmanager
 async def open_session(
     bot: Replier,
@@ -339,6 +354,7 @@ async def open_session(
     session_id: str | None = None,
     topic: str | None = None,
     meta: Mapping[str, Any] | None = None,
+    condition: Condition | None = None,
     started: datetime | None = None,
 ) -> AsyncIterator[Session]:
     """Run a chat session for the duration of the ``async with`` block.
@@ -346,9 +362,12 @@ async def open_session(
     ``sink`` receives every event; ``log_path`` gets the JSONL event log and
     ``transcript_path`` the transcript, both written as things happen. ``started`` is
     the wall time of the session's clock 0 (now, by default); pass a fixed one for
-    reproducible timestamps.
+    reproducible timestamps. ``condition`` is what the chat is run as; its mode, delays
+    and seed are taken from ``settings``, so each is recorded once. ``meta`` is free-form
+    provenance.
     """
     settings = settings or SessionSettings()
+    condition = with_settings(condition or Condition(), settings)
     # The wall clock is read once, only to label the session; all timing uses trio's clock.
     if started is None:
         started = datetime.now(UTC)
@@ -369,13 +388,15 @@ async def open_session(
             topic=topic,
             started=started,
             settings=settings.model_dump(mode="json"),
+            condition=condition,
             meta=meta,
         )
         log = EventLog(log_path, header)
     writer = None
     if transcript_path is not None:
+        rest = settings.model_dump(mode="json", exclude=set(CONDITION_SETTINGS))
         transcript = Transcript(
-            id=session_id, topic=topic, meta={**meta, "settings": settings.model_dump(mode="json")}
+            id=session_id, topic=topic, condition=condition, meta={**meta, "settings": rest}
         )
         try:
             writer = TranscriptWriter(transcript_path, transcript)
@@ -389,6 +410,7 @@ async def open_session(
         session_id=session_id,
         topic=topic,
         meta=meta,
+        condition=condition,
         started=started,
         sink=sink,
         log=log,

@@ -23,8 +23,9 @@ from typing import Any, Literal, TypeVar, TypeVarTuple, Unpack
 
 import trio
 
+from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message, Transcript, segment_turns
-from sdtt.dialogue.turn_index import LIVE_TURNS
+from sdtt.dialogue.seeds import derive_seed
 from sdtt.engine.events import Event, EventSink, MessageSent, TeeSink
 from sdtt.engine.schedule import preset_decides
 from sdtt.engine.session import (
@@ -135,6 +136,10 @@ async def _relay(
             relay.watcher.poke()
 
 
+INTERROGATOR = "interrogator"
+"""The role name the simulated interrogator's seed derives from."""
+
+
 async def run_simulated_chat(
     bot: Replier,
     interrogator: Replier,
@@ -148,6 +153,7 @@ async def run_simulated_chat(
     session_id: str | None = None,
     topic: str | None = None,
     meta: Mapping[str, Any] | None = None,
+    condition: Condition | None = None,
     started: datetime | None = None,
     max_duration: float | None = None,
 ) -> SimulationResult:
@@ -156,11 +162,15 @@ async def run_simulated_chat(
     The interrogator opens. With ``out_dir``, the bot session's transcript is written to
     ``<out_dir>/<id>.jsonl`` and its event log to ``<out_dir>/<id>.events.jsonl``.
     ``sink`` gets the bot session's events, ``interrogator_sink`` the interrogator's.
+    ``condition`` is recorded with the transcript (its X defaults to ``turns``); the
+    interrogator's seed derives from the bot's (:func:`~sdtt.dialogue.seeds.derive_seed`).
     """
     if turns < 1:
         raise ValueError("turns must be at least 1")
     bot_settings = bot_settings or SessionSettings()
-    interrogator_settings = interrogator_settings or SessionSettings(seed=bot_settings.seed + 1)
+    interrogator_settings = interrogator_settings or SessionSettings(
+        seed=derive_seed(bot_settings.seed, INTERROGATOR)
+    )
     interrogator_settings = interrogator_settings.model_copy(
         update={"opening": True, "mode": bot_settings.mode}
     )
@@ -170,8 +180,10 @@ async def run_simulated_chat(
     if out_dir is not None:
         transcript_path = Path(out_dir) / f"{session_id}.jsonl"
         log_path = Path(out_dir) / f"{session_id}.events.jsonl"
-    meta = {**(meta or {}), "mode": bot_settings.mode, "simulated": True}
-    meta.setdefault(LIVE_TURNS, turns)
+    meta = {**(meta or {}), "simulated": True}
+    condition = condition or Condition()
+    if condition.live_turns is None:
+        condition = condition.model_copy(update={"live_turns": turns})
 
     watcher = _Watcher()
     to_interrogator, from_bot = trio.open_memory_channel[str](RELAY_BUFFER)
@@ -188,6 +200,7 @@ async def run_simulated_chat(
         session_id=session_id,
         topic=topic,
         meta=meta,
+        condition=condition,
         started=started,
     ) as bot_session:
         origin = trio.current_time()

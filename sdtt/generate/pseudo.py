@@ -37,6 +37,7 @@ from datetime import datetime, timedelta
 from sdtt.dialogue.message import RESPONSE, USER, Message, Side, segment_turns
 from sdtt.dialogue.parse import parse_dialogue
 from sdtt.dialogue.render import render_messages
+from sdtt.dialogue.seeds import derive_seed, seeded_rng
 from sdtt.dialogue.turns import flatten_turns, to_pingpong
 from sdtt.errors import EmptyReplyError, InputError, ModelOutputError
 from sdtt.generate.prompts import (
@@ -75,11 +76,6 @@ class ChainStuckError(ModelOutputError):
 
 
 # --- pure helpers of the algorithm -------------------------------------------------------
-
-
-def seeded_rng(*parts: object) -> random.Random:
-    """An RNG seeded by ``parts``: the same parts give the same draws on any machine."""
-    return random.Random(":".join(str(part) for part in parts))
 
 
 def sample_burst(counts: Mapping[int, int], rng: random.Random) -> int:
@@ -278,7 +274,7 @@ class ChainState:
                 f"{self.calls_this_run} calls in this run; the model's answers could not be "
                 "used. Rerun to try again, or try another model or --style."
             )
-        seed = (self.spec.seed * 1_000_003 + self.calls) % 2**31
+        seed = derive_seed(self.spec.seed, "call", self.calls)
         side: Side | None = None
         if settings.style == "whole":
             if topic.messages:

@@ -107,8 +107,8 @@ def _group(source: SourceInfo, group_by: GroupBy) -> str:
 def source_persona(source: SourceInfo) -> str | None:
     """The persona side B of a source conversation is: the bot's persona, or for a chitchat
     corpus chat the persona name of its side-B sender (None when unknown)."""
-    persona = source.meta.get("persona")
-    if isinstance(persona, str) and persona:
+    persona = source.condition.persona if source.condition else None
+    if persona:
         return persona
     senders = source.meta.get("senders")
     if isinstance(senders, dict) and isinstance(senders.get("response"), str):

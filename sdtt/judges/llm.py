@@ -9,13 +9,13 @@ into an option. A provider failure is recorded the same way with reason ``model_
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Collection, Sequence
 from functools import partial
 from typing import Any, Literal, TypeVar
 
 import trio
 
+from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import (
     InputError,
     ModelError,
@@ -172,7 +172,7 @@ def orders_for(policy: OrderPolicy, pair_id: str, seed: int) -> tuple[Order, ...
     """
     if policy == "both":
         return ORDERS
-    return (random.Random(f"{seed}:{pair_id}").choice(ORDERS),)
+    return (seeded_rng(seed, pair_id).choice(ORDERS),)
 
 
 def judge_id_for(

@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from sdtt.dialogue.message import Message, Transcript
+from sdtt.dialogue.seeds import seeded_rng
 from sdtt.dialogue.turn_index import pseudo_turns_of, total_turns
 from sdtt.errors import InputError
 from sdtt.questionnaires.catch import CATCH_PAIRS, catch_transcripts
 from sdtt.questionnaires.design import balanced_forms
 from sdtt.questionnaires.ids import OpaqueIds
 from sdtt.questionnaires.layout import number_lines, pair_start, plain_label
-from sdtt.questionnaires.leaks import meta_terms, questionnaire_leaks, unique_terms
+from sdtt.questionnaires.leaks import questionnaire_leaks, source_terms, unique_terms
 from sdtt.questionnaires.pairing import (
     Pairing,
     PairProblem,
@@ -136,15 +137,19 @@ def _closing_warning(entries: Sequence[_Entry]) -> str | None:
     )
 
 
+def _interrogator(transcript: Transcript) -> str | None:
+    return transcript.condition.interrogator if transcript.condition else None
+
+
 def _simulated_warning(entries: Sequence[_Entry]) -> str | None:
     """A warning when bot chats with a simulated User A (a model or a script) are shown
     beside human-human chats: User A is then no person in one chat of the pair."""
     simulated = {
-        entry.bot.id: str(entry.bot.meta.get("interrogator"))
+        entry.bot.id: str(_interrogator(entry.bot))
         for entry in entries
         if entry.kind == "test"
-        and entry.bot.meta.get("interrogator") not in (None, "", "human")
-        and entry.human.meta.get("interrogator") in (None, "", "human")
+        and _interrogator(entry.bot) not in (None, "human")
+        and _interrogator(entry.human) in (None, "human")
     }
     if not simulated:
         return None
@@ -199,6 +204,7 @@ def _source(transcript: Transcript, path: str | None) -> SourceInfo:
         path=path,
         topic=transcript.topic,
         turns=len(complete_turns(transcript.messages)),
+        condition=transcript.condition,
         meta=dict(transcript.meta),
     )
 
@@ -269,11 +275,11 @@ def _design_forms(
     slots = balanced_forms(
         [frozenset((e.bot.id, e.human.id)) for e in tests],
         k,
-        random.Random(f"{spec.seed}:design"),
+        seeded_rng(spec.seed, "design"),
     )
     # Which view comes first (and names the pair) is drawn per pair, so that the order
     # of the views in a file a judge receives tells nothing about the bot's side.
-    side_rng = random.Random(f"{spec.seed}:view-order")
+    side_rng = seeded_rng(spec.seed, "view-order")
     sides: tuple[tuple[Literal[1, 2], Literal[1, 2]], ...] = ((1, 2), (2, 1))
     views: list[dict[int, str]] = []
     for entry in tests:
@@ -286,7 +292,7 @@ def _design_forms(
         if entry.kind == "catch"
     ]
     # Catch pairs go to every judge, at seeded places (the same in a form and its mirror).
-    place_rng = random.Random(f"{spec.seed}:catch-places")
+    place_rng = seeded_rng(spec.seed, "catch-places")
     forms: list[Form] = []
     places: list[int] = []
     for number, form in enumerate(slots, start=1):
@@ -324,7 +330,7 @@ def build_questionnaire(
         if any(p.kind != "topic" for p in pairing.problems):
             continue  # e.g. a mode mismatch: never shown, fatal unless skip_invalid
         topic_notes = [p.message for p in pairing.problems if p.kind == "topic"]
-        pseudo, warning = pseudo_turns_of(pairing.bot.meta)
+        pseudo, warning = pseudo_turns_of(pairing.bot.condition)
         if warning is not None:
             warnings.append(f"bot conversation {pairing.bot.id!r} {warning}.")
         live = len(complete_turns(pairing.bot.messages))
@@ -411,16 +417,16 @@ def build_questionnaire(
 
     seed = spec.seed
     ids = OpaqueIds(
-        random.Random(f"{seed}:ids"),
+        seeded_rng(seed, "ids"),
         taken=[d.name for d in spec.demographics] + [STRATEGY_NAME, *RESERVED_NAMES],
     )
     questionnaire_id = ids.new("q")
-    order_rng = random.Random(f"{seed}:order")
+    order_rng = seeded_rng(seed, "order")
     order_rng.shuffle(entries)
     positions: list[Literal[1, 2]] = [1 if i % 2 == 0 else 2 for i in range(len(entries))]
-    random.Random(f"{seed}:positions").shuffle(positions)
-    topic_rng = random.Random(f"{seed}:topics")
-    clock_rng = random.Random(f"{seed}:clock")
+    seeded_rng(seed, "positions").shuffle(positions)
+    topic_rng = seeded_rng(seed, "topics")
+    clock_rng = seeded_rng(seed, "clock")
     study_topics = [e.bot.topic for e in entries if e.bot.topic is not None]
     pool = list(dict.fromkeys([*study_topics, *topic_pool, *DISTRACTOR_TOPICS]))
 
@@ -506,7 +512,8 @@ def build_questionnaire(
     terms: list[str] = []
     for entry in entries:
         if entry.kind == "test":
-            terms += [*meta_terms(entry.bot.meta), entry.bot.id, entry.human.id]
+            bot = entry.bot
+            terms += [*source_terms(bot.condition, bot.meta), bot.id, entry.human.id]
     terms = unique_terms(terms)
     errors, leak_warnings = questionnaire_leaks(questionnaire, terms)
     if errors:

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import InputError
 
 ATTEMPTS = 200
@@ -132,7 +133,7 @@ def repeat_share(pairs: Sequence[frozenset[str]], k: int, seed: int = 0) -> floa
     sample of draws, so the same study always gives the same figure."""
     if k < 2 or len(pairs) < 2:
         return 0.0
-    rng = random.Random(f"{seed}:repeats")
+    rng = seeded_rng(seed, "repeats")
     hits = 0
     for _ in range(RANDOM_DRAWS):
         drawn = rng.sample(list(pairs), min(k, len(pairs)))

@@ -105,7 +105,8 @@ class Judgement(BaseModel):
         default_factory=dict,
         description=(
             "What the analysis groups by, copied from the answer key: the bot and human "
-            "conversation ids and the bot conversation's metadata (model, persona, mode)."
+            "conversation ids and the bot conversation's condition nested whole "
+            "(bot_condition: model, persona, mode, N, X...; older records: bot_meta)."
         ),
     )
 

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from sdtt.dialogue.condition import Condition
 from sdtt.questionnaires.questionnaire import Questionnaire
 
 GENERIC_TERMS: tuple[str, ...] = ("bot", "bots", "chatbot", "persona", "sdtt", "simulated")
@@ -44,6 +45,12 @@ def meta_terms(meta: Mapping[str, Any]) -> list[str]:
                 if "/" in item:
                     terms.append(item.rsplit("/", 1)[1].strip())
     return terms
+
+
+def source_terms(condition: Condition | None, meta: Mapping[str, Any]) -> list[str]:
+    """Model and persona names in a conversation's condition and metadata."""
+    named = {} if condition is None else condition.model_dump()
+    return meta_terms(named) + meta_terms(meta)
 
 
 def unique_terms(terms: Iterable[str]) -> list[str]:

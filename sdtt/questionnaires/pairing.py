@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
+from sdtt.dialogue.condition import chat_mode
 from sdtt.dialogue.message import Message, Transcript, Turn, segment_turns
-from sdtt.dialogue.pingpong import chat_mode, transcript_to_pingpong
+from sdtt.dialogue.pingpong import transcript_to_pingpong
 from sdtt.dialogue.store import read_transcripts
 from sdtt.dialogue.turns import flatten_turns
 from sdtt.errors import InputError
@@ -241,7 +242,7 @@ class CorpusPool:
 
 def persona_senders(corpus: CorpusLike, bot: Transcript) -> list[str]:
     """Corpus sender ids of the persona a bot conversation imitates (to leave them out)."""
-    persona = bot.meta.get("persona")
+    persona = bot.condition.persona if bot.condition else None
     if not isinstance(persona, str) or not persona.startswith("chitchat-"):
         return []
     try:
@@ -255,13 +256,13 @@ def in_bot_mode(
 ) -> Transcript:
     """``human`` as it is shown next to ``bot``: converted to ping-pong for a ping-pong bot
     conversation (``drop_meaningless`` also leaves out meaningless turns), else unchanged."""
-    if chat_mode(bot.meta) != "pingpong":
+    if chat_mode(bot.condition) != "pingpong":
         return human
     return transcript_to_pingpong(human, drop_meaningless=drop_meaningless)
 
 
 def _mode_problem(label: str, bot: Transcript, human: Transcript) -> PairProblem | None:
-    if chat_mode(bot.meta) == "burst" and chat_mode(human.meta) == "pingpong":
+    if chat_mode(bot.condition) == "burst" and chat_mode(human.condition) == "pingpong":
         return PairProblem(
             "mode",
             f"{label} is a burst chat but human conversation {human.id!r} is ping-pong; "
@@ -294,8 +295,8 @@ def _comparable_first(
         if cut is not None and not differences(
             shown_bot,
             cut,
-            bot_mode=chat_mode(bot.meta),
-            human_mode=chat_mode(shown.meta),
+            bot_mode=chat_mode(bot.condition),
+            human_mode=chat_mode(shown.condition),
             timestamps="hidden",
         ):
             good.append(candidate)
@@ -435,8 +436,8 @@ def comparability_problem(
     found = differences(
         bot,
         human,
-        bot_mode=chat_mode(pairing.bot.meta),
-        human_mode=chat_mode(pairing.human.meta),
+        bot_mode=chat_mode(pairing.bot.condition),
+        human_mode=chat_mode(pairing.human.condition),
         timestamps=timestamps,
     )
     if not found:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sdtt.dialogue.message import Transcript
+from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import InputError
 from sdtt.questionnaires.build import BuildResult, build_questionnaire
 from sdtt.questionnaires.exports import export_files
@@ -108,7 +108,7 @@ def build_study(
     corpus = CorpusPool(corpus_loader)
     used_corpus = False
     used: set[str] = set()
-    rng = random.Random(f"{spec.seed}:match")
+    rng = seeded_rng(spec.seed, "match")
     pairings: list[Pairing] = []
     problems: list[PairProblem] = []
     sources: list[tuple[Transcript, str, SourceRef, HumanPool]] = []
@@ -231,7 +231,7 @@ def build_demo_questionnaire(
         parse_source("corpus"),
         pool=pool,
         min_turns=x,
-        rng=random.Random(f"{seed}:match"),
+        rng=seeded_rng(seed, "match"),
         allow_topic_mismatch=True,
     )
     result = build_questionnaire(

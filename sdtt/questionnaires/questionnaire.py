@@ -20,6 +20,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from sdtt.dialogue.condition import Condition, migrate_record
 from sdtt.dialogue.store import check_version, validate_record
 from sdtt.errors import InputError
 from sdtt.files import parse_json, read_text_file, write_text_atomic
@@ -195,7 +196,16 @@ class SourceInfo(BaseModel):
     path: str | None = None
     topic: str | None = None
     turns: int = Field(ge=0, description="Complete turns the conversation has.")
+    condition: Condition | None = Field(
+        default=None, description="What the conversation was run as (None: a human chat)."
+    )
     meta: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_meta(cls, data: Any) -> Any:
+        # Keys written before `condition` existed kept it as loose keys of `meta`.
+        return migrate_record(data)
 
 
 class KeyItem(BaseModel):
@@ -253,10 +263,13 @@ class KeyItem(BaseModel):
         return self.pair is not None and self.pair != self.pair_id
 
     def condition(self) -> dict[str, Any]:
-        """What an analysis groups this pair's judgements by."""
+        """What an analysis groups this pair's judgements by: the bot's condition nested
+        whole (``bot_condition``), the conversations and the view."""
+        bot = self.bot.condition
         condition: dict[str, Any] = {
             "bot_conversation": self.bot.id,
             "human_conversation": self.human.id,
+            "bot_condition": bot.model_dump(mode="json") if bot is not None else None,
             "bot_meta": self.bot.meta,
             "view": self.view,
             "live_from": self.live_from,

@@ -7,9 +7,9 @@ compare with; so commands that start live chats take their default topic from he
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 
+from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import SdttError
 from sdtt.questionnaires.pairing import CorpusLike, CorpusPool, same_topic
 
@@ -20,7 +20,7 @@ def live_topic(seed: int, corpus_loader: Callable[[], CorpusLike] | None = None)
     if not topics:
         # An empty corpus cannot be paired with anyway; any neutral topic will do.
         return "If money were no object, how would you spend your time?"
-    return random.Random(f"{seed}:live-topic").choice(topics)
+    return seeded_rng(seed, "live-topic").choice(topics)
 
 
 def in_pool(topic: str, corpus_loader: Callable[[], CorpusLike] | None = None) -> bool:

@@ -13,6 +13,7 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Transcript
 from sdtt.dialogue.turn_index import pseudo_turns_of
 from sdtt.questionnaires.pairing import complete_turns
@@ -33,13 +34,9 @@ class Cell:
     @classmethod
     def of(cls, bot: Transcript) -> Cell:
         """The cell of a bot conversation (``?`` for what its metadata does not say)."""
-        meta = bot.meta
-
-        def text(key: str, default: str = "?") -> str:
-            value = meta.get(key)
-            return str(value) if value not in (None, "") else default
-
-        return cls(text("model"), text("persona"), text("mode", "burst"), bot.topic or "?")
+        condition = bot.condition or Condition()
+        model, persona = condition.model or "?", condition.persona or "?"
+        return cls(model, persona, condition.mode, bot.topic or "?")
 
     def label(self, total: int) -> str:
         """``model M, persona P, mode burst, topic 'T', total 110 turns``."""
@@ -104,7 +101,7 @@ def select_for_totals(
         cell = Cell.of(bot)
         if cell not in cells:
             cells.append(cell)
-        pseudo, _ = pseudo_turns_of(bot.meta)
+        pseudo, _ = pseudo_turns_of(bot.condition)
         live = len(complete_turns(bot.messages))
         if pseudo is None:
             selection.left_out.append(

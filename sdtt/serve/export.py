@@ -31,9 +31,9 @@ from typing import Any, Literal
 from pydantic import TypeAdapter
 
 from sdtt.beliefs.traces import write_traces
+from sdtt.dialogue.condition import CONDITION_SETTINGS, Condition
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.store import write_transcripts
-from sdtt.dialogue.turn_index import turn_meta
 from sdtt.engine.events import Event, EventLog, SessionHeader
 from sdtt.engine.simulate import answered_turns
 from sdtt.personas.scrub import Scrubber
@@ -248,30 +248,35 @@ def _transcript(
         if m.chat == number
     ]
     if header is not None:
-        meta = {**header["meta"], "settings": header["settings"], "witness": "bot"}
+        # A header stored before conditions existed keeps them in its meta: read here.
+        session = _session_header(name, header)
+        condition = session.full_condition
+        settings = {k: v for k, v in session.settings.items() if k not in CONDITION_SETTINGS}
+        meta = {**session.meta, "settings": settings, "witness": "bot"}
     else:
-        meta = {
-            "witness": "human",
-            "interrogator": "human",
-            "mode": "burst",
-            **turn_meta(0, study.spec.study.turns),
-        }
+        condition = Condition(
+            interrogator="human", mode="burst", pseudo_turns=0, live_turns=study.spec.study.turns
+        )
+        meta = {"witness": "human"}
     meta.update(study=study.name, room=room.id, room_end=room.end_reason, chat=number)
-    return Transcript(id=name, topic=None, messages=messages, meta=meta)
+    return Transcript(id=name, topic=None, messages=messages, condition=condition, meta=meta)
+
+
+def _session_header(name: str, header: dict[str, Any]) -> SessionHeader:
+    """The event-log header of a stored ``session_header`` record."""
+    return SessionHeader(
+        id=name,
+        topic=None,
+        started=datetime.fromisoformat(header["started"]),
+        settings=header["settings"],
+        condition=header.get("condition"),
+        meta=header["meta"],
+    )
 
 
 def _write_log(path: Path, name: str, header: dict[str, Any], events: list[dict[str, Any]]) -> None:
     path.unlink(missing_ok=True)
-    log = EventLog(
-        path,
-        SessionHeader(
-            id=name,
-            topic=None,
-            started=datetime.fromisoformat(header["started"]),
-            settings=header["settings"],
-            meta=header["meta"],
-        ),
-    )
+    log = EventLog(path, _session_header(name, header))
     try:
         for event in events:
             data = {k: v for k, v in event["data"].items() if k != "chat"}
@@ -341,17 +346,13 @@ def _trace_fields(room: Room, chats: dict[int, Transcript]) -> dict[str, Any]:
     """What a room's judgements and traces share: live turns X, pseudo turns N and the
     condition the analyses group by (the bot's model, persona, mode, delays)."""
     bot_chat = room.bot_position or 1
-    bot_meta = chats[bot_chat].meta if room.witness != "human" else {}
-    pseudo = bot_meta.get("pseudo_turns", 0) if bot_meta else 0
+    bot = chats[bot_chat].condition if room.witness != "human" else None
     condition: dict[str, Any] = {"judge_kind": "live", "view": "whole"}
-    if bot_meta:
-        condition["bot_meta"] = {
-            key: bot_meta.get(key) for key in ("model", "persona", "mode", "pseudo", "condition")
-        }
-        condition["delays"] = bot_meta.get("settings", {}).get("delays")
+    if bot is not None:
+        condition["bot_condition"] = bot.model_dump(mode="json")
         condition["bot_id"] = chats[bot_chat].id
     return {
         "x_turns": min(answered_turns(t.messages) for t in chats.values()),
-        "pseudo_turns": pseudo if isinstance(pseudo, int) else None,
+        "pseudo_turns": 0 if bot is None else bot.pseudo_turns,
         "condition": condition,
     }

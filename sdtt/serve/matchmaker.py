@@ -33,10 +33,10 @@ Rules:
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 from typing import Literal
 
+from sdtt.dialogue.seeds import seeded_rng
 from sdtt.serve.spec import OnTimeout
 
 
@@ -134,7 +134,7 @@ class Matchmaker:
         if pid not in self._timeouts:
             # Drawn from the participant's id: the lobby is rebuilt on every step, and a
             # participant's deadline must not move.
-            draw = random.Random(f"{self.seed}:{pid}").gauss(0.0, 1.0)
+            draw = seeded_rng(self.seed, pid).gauss(0.0, 1.0)
             self._timeouts[pid] = max(0.0, self.timeout + self.timeout_sd * draw)
         if witness_only:
             self._witness_only.add(pid)
@@ -148,7 +148,7 @@ class Matchmaker:
     def _bot_wait(self, pid: str) -> float:
         if not self.human_waits:
             return 0.0
-        return random.Random(f"{self.seed}:{pid}:wait").choice(self.human_waits)
+        return seeded_rng(self.seed, pid, "wait").choice(self.human_waits)
 
     def _human_due(self) -> bool:
         if self.three_party or self.human_share >= 1:
@@ -192,7 +192,7 @@ class Matchmaker:
         choices = [p for p in (1, 2) if self.positions[p - 1] == low]
         # Seeded by the room's number and interrogator: the lobby is rebuilt on every
         # step, and one Random(seed) rebuilt each time made every tie the same choice.
-        rng = random.Random(f"{self.seed}:{sum(self.positions)}:{first}")
+        rng = seeded_rng(self.seed, sum(self.positions), first)
         position: Literal[1, 2] = 1 if rng.choice(choices) == 1 else 2
         self.positions[position - 1] += 1
         return ThreeRoom(

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -30,14 +29,10 @@ from typing import Any, Protocol
 import trio
 
 from sdtt.dialogue.message import Message
+from sdtt.dialogue.seeds import seeded_rng
 from sdtt.engine.events import Event, MessageSent, ModelCallFinished, TypingStarted, TypingStopped
-from sdtt.engine.session import (
-    Replier,
-    Session,
-    SessionClosedError,
-    SessionSettings,
-    open_session,
-)
+from sdtt.engine.opening import BotSetup
+from sdtt.engine.session import Session, SessionClosedError, open_session
 from sdtt.engine.simulate import answered_turns
 from sdtt.serve.indicator import Indicator
 from sdtt.serve.moderation import Screener
@@ -95,15 +90,6 @@ class RoomHost(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class BotSetup:
-    """What a bot chat runs: the persona bot, the session settings and the log's meta."""
-
-    bot: Replier
-    settings: SessionSettings
-    meta: dict[str, Any]
-
-
 @dataclass(eq=False)
 class Chat:
     """One of the interrogator's chats: with the bot (``witness`` None) or a person."""
@@ -130,7 +116,7 @@ class Chat:
     def __post_init__(self) -> None:
         room = self.room
         seed = room.server.study.spec.chat.seed
-        rng = random.Random(f"{seed}:{room.record.interrogator}:{self.number}")
+        rng = seeded_rng(seed, room.record.interrogator, self.number)
         self.indicator = Indicator(rng, self._show_typing)
 
     @contextlib.contextmanager
@@ -400,7 +386,8 @@ class LiveRoom:
                 "chat": chat.number,
                 "started": started.isoformat(),
                 "settings": setup.settings.model_dump(mode="json"),
-                "meta": setup.meta,
+                "condition": setup.condition.model_dump(mode="json"),
+                "meta": {"study": self.server.study.name},
             },
             room=self.id,
         )
@@ -409,7 +396,8 @@ class LiveRoom:
             setup.settings,
             sink=chat,
             session_id=self.id if len(self.chats) == 1 else f"{self.id}-{chat.number}",
-            meta=setup.meta,
+            condition=setup.condition,
+            meta={"study": self.server.study.name},
             started=started,
         ) as session:
             chat.session = session

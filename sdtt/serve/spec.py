@@ -16,7 +16,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.store import validate_record
+from sdtt.engine.opening import pseudo_path
 from sdtt.engine.schedule import PresetName
 from sdtt.errors import InputError
 from sdtt.files import load_settings_file
@@ -374,22 +376,6 @@ class StudySpec(_Section):
 
 
 @dataclass(frozen=True)
-class Condition:
-    """One cell of the design: what the bot of a room is."""
-
-    index: int
-    model: str
-    persona: str
-    pseudo: str
-    delays: PresetName
-
-    def label(self) -> str:
-        """A readable name for reports and the admin page (never sent to participants)."""
-        pseudo = Path(self.pseudo).stem if self.pseudo else "none"
-        return f"{self.model} · {self.persona} · pseudo {pseudo} · {self.delays}"
-
-
-@dataclass(frozen=True)
 class Study:
     """A checked spec with the folder it was read from."""
 
@@ -404,17 +390,28 @@ class Study:
 
     @property
     def conditions(self) -> list[Condition]:
-        """Every condition, in a stable order."""
+        """Every condition, in a stable order (``index`` numbers them). A pseudo-dialogue
+        path is relative to the spec's folder; N is counted when a room opens the bot."""
         c = self.spec.conditions
         cells = itertools.product(c.models, c.personas, c.pseudo, c.delays)
         return [
-            Condition(index=i, model=m, persona=p, pseudo=s, delays=d)
+            Condition(
+                index=i,
+                model=m,
+                persona=p,
+                pseudo=s or None,
+                delays=d,
+                mode="burst",
+                live_turns=self.spec.study.turns,
+                seed=self.spec.chat.seed,
+                interrogator="human",
+            )
             for i, (m, p, s, d) in enumerate(cells)
         ]
 
     def pseudo_path(self, condition: Condition) -> Path | None:
         """The pseudo-dialogue file of ``condition``, resolved against the spec's folder."""
-        return self.folder / condition.pseudo if condition.pseudo else None
+        return pseudo_path(condition, self.folder)
 
     @property
     def store_path(self) -> Path:

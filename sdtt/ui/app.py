@@ -8,7 +8,7 @@ from pathlib import Path
 import trio
 from textual.app import App
 
-from sdtt.engine.live_chat import ChatOutcome, ChatPlan
+from sdtt.engine.live_chat import ChatOutcome, LiveChat
 from sdtt.files import TRANSCRIPTS_DIR
 from sdtt.ui.chat import ChatScreen
 from sdtt.ui.setup import SetupScreen
@@ -22,7 +22,7 @@ class ChatApp(App[ChatOutcome | None]):
 
     def __init__(
         self,
-        plan: ChatPlan | None = None,
+        live: LiveChat | None = None,
         *,
         out_dir: Path = TRANSCRIPTS_DIR,
         clock: trio.abc.Clock | None = None,
@@ -30,7 +30,7 @@ class ChatApp(App[ChatOutcome | None]):
         base_url: str | None = None,
     ) -> None:
         super().__init__()
-        self.plan = plan
+        self.live = live
         self.base_url = base_url
         """``--base-url`` for a model chosen on the setup screen."""
         self.out_dir = out_dir
@@ -40,22 +40,22 @@ class ChatApp(App[ChatOutcome | None]):
         """What stopped the engine, when something did (re-raised by the command)."""
 
     def on_mount(self) -> None:
-        """Open the chat, or the setup screen when no plan was given."""
-        if self.plan is not None:
-            self.start_chat(self.plan)
+        """Open the chat, or the setup screen when no chat was given."""
+        if self.live is not None:
+            self.start_chat(self.live)
         else:
             setup = SetupScreen(out_dir=self.out_dir, base_url=self.base_url)
-            self.push_screen(setup, self._planned)
+            self.push_screen(setup, self._chosen)
 
-    def _planned(self, plan: ChatPlan | None) -> None:
-        if plan is None:
+    def _chosen(self, live: LiveChat | None) -> None:
+        if live is None:
             self.exit(None)
         else:
-            self.start_chat(plan)
+            self.start_chat(live)
 
-    def start_chat(self, plan: ChatPlan) -> None:
-        """Open the chat screen for ``plan``; the app exits when it closes."""
-        screen = ChatScreen(plan, clock=self.clock, tz=self.tz)
+    def start_chat(self, live: LiveChat) -> None:
+        """Open the chat screen for ``live``; the app exits when it closes."""
+        screen = ChatScreen(live, clock=self.clock, tz=self.tz)
 
         def closed(outcome: ChatOutcome | None) -> None:
             self.error = screen.error

@@ -29,7 +29,7 @@ from sdtt.engine.events import (
     TypingStopped,
     UserMessage,
 )
-from sdtt.engine.live_chat import INBOX_BUFFER, ChatOutcome, ChatPlan, drive_chat
+from sdtt.engine.live_chat import INBOX_BUFFER, ChatOutcome, LiveChat, drive_chat
 from sdtt.errors import SdttError
 from sdtt.ui.guest import TrioGuest
 from sdtt.ui.widgets import Bubble, MessageList, StatusLine, TypingIndicator, clock_label
@@ -39,7 +39,7 @@ BOT_LABEL = "B"
 
 
 class ChatScreen(Screen[ChatOutcome | None]):
-    """Chat with the persona bot of ``plan``; dismissed with the outcome when closed."""
+    """Chat with the persona bot of ``live``; dismissed with the outcome when closed."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "end_chat", "End chat", priority=True),
@@ -50,13 +50,13 @@ class ChatScreen(Screen[ChatOutcome | None]):
 
     def __init__(
         self,
-        plan: ChatPlan,
+        live: LiveChat,
         *,
         clock: trio.abc.Clock | None = None,
         tz: tzinfo | None = None,
     ) -> None:
         super().__init__()
-        self.plan = plan
+        self.live = live
         self.clock = clock
         """The trio clock (tests pass a fast ``MockClock``); the real clock when ``None``."""
         self.tz = tz
@@ -93,7 +93,7 @@ class ChatScreen(Screen[ChatOutcome | None]):
 
     async def _run(self) -> None:
         self.outcome = await drive_chat(
-            self.plan,
+            self.live,
             self._inbox_recv,
             sink=self,
             on_opened=self._opened,
@@ -132,10 +132,10 @@ class ChatScreen(Screen[ChatOutcome | None]):
             return "No chat was recorded."
         done = "Chat finished" if outcome.finished else "Chat ended"
         lines = [f"{done}: {outcome.turns} turn(s), {outcome.messages} message(s)."]
-        if not self.plan.participant:
+        if not self.live.participant:
             lines.append(
-                f"Persona {self.plan.persona.name}, model {self.plan.model_name}, "
-                f"{self.plan.mode} mode."
+                f"Persona {self.live.persona.name}, model {self.live.model_name}, "
+                f"{self.live.mode} mode."
             )
         lines.append(f"Transcript saved to {outcome.transcript_path}")
         return "\n".join(lines)
@@ -204,9 +204,9 @@ class ChatScreen(Screen[ChatOutcome | None]):
             self.turns += 1
 
     def _show_status(self) -> None:
-        parts = [f"turn {min(self.turns, self.plan.turns)}/{self.plan.turns}"]
-        if not self.plan.participant:
-            parts += [self.plan.model_name, self.plan.mode]
+        parts = [f"turn {min(self.turns, self.live.turns)}/{self.live.turns}"]
+        if not self.live.participant:
+            parts += [self.live.model_name, self.live.mode]
         if self.ended:
             parts.append("ended")
         self.query_one(StatusLine).update(Text(" · ".join(parts)))

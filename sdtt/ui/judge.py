@@ -11,7 +11,6 @@ appended to the judgement file. The key is read only to score: nothing of it is 
 from __future__ import annotations
 
 import csv
-import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from sdtt.dialogue.seeds import seeded_rng
 from sdtt.lock import output_lock
 from sdtt.questionnaires.importers.common import ImportResult, JudgeAnswers, score
 from sdtt.questionnaires.judgements import append_judgements, read_judgements
@@ -52,7 +52,7 @@ def judging_steps(questionnaire: Questionnaire, judge_id: str) -> list[Step]:
     steps = [Step(question) for question in questionnaire.demographics]
     items = list(questionnaire.items)
     if questionnaire.randomise_order:
-        random.Random(f"{questionnaire.id}:{judge_id}").shuffle(items)
+        seeded_rng(questionnaire.id, judge_id).shuffle(items)
     for item in items:
         steps.append(Step(item.judgement, item))
         if item.topic is not None:

@@ -15,14 +15,14 @@ from textual.screen import Screen
 from textual.suggester import SuggestFromList
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
-from sdtt.engine.live_chat import ChatPlan
+from sdtt.engine.live_chat import LiveChat
 from sdtt.engine.schedule import PRESETS, PresetName
 from sdtt.engine.session import Mode
 from sdtt.errors import SdttError
 from sdtt.files import TRANSCRIPTS_DIR
 from sdtt.models.registry import DEFAULT_MODEL, PROVIDERS
 from sdtt.personas.store import DEFAULT_PERSONA, list_personas
-from sdtt.ui.chat_setup import build_plan
+from sdtt.ui.chat_setup import build_live_chat
 
 MODES: tuple[Mode, ...] = ("burst", "pingpong")
 DEFAULT_TURNS = 10
@@ -42,8 +42,8 @@ def model_examples() -> list[str]:
     ]
 
 
-class SetupScreen(Screen[ChatPlan | None]):
-    """Choose what to chat with; dismissed with a checked :class:`ChatPlan`."""
+class SetupScreen(Screen[LiveChat | None]):
+    """Choose what to chat with; dismissed with a checked :class:`LiveChat`."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "start", "Start chat", priority=True),
@@ -127,7 +127,7 @@ class SetupScreen(Screen[ChatPlan | None]):
             error.update(Text("Give the model as provider/model, e.g. mock/chatty."))
             return
         try:
-            plan = build_plan(
+            live = build_live_chat(
                 persona=str(persona),
                 model=model,
                 pseudo=Path(pseudo) if pseudo else None,
@@ -140,7 +140,7 @@ class SetupScreen(Screen[ChatPlan | None]):
         except SdttError as problem:
             error.update(Text(str(problem)))
             return
-        self.dismiss(plan)
+        self.dismiss(live)
 
     @on(Button.Pressed, "#quit")
     def action_cancel(self) -> None:

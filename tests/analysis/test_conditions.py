@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import itertools
 import shutil
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from sdtt.analysis.report import build_report, render_markdown
 from sdtt.analysis.table import judgement_table
 from sdtt.cli import main
+from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.store import write_transcripts
 from sdtt.questionnaires.judgements import Judgement, read_judgements, write_judgements
 from tests.analysis.helpers import judgement
@@ -166,3 +169,30 @@ def test_chunked_studies_get_a_length_curve(tmp_path: Path) -> None:
     shown = [row.split("|")[2].strip() for row in points.splitlines() if "openai" in row]
     assert shown == ["3", "6", "9"]
     assert (tmp_path / "length-curve.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_records_written_before_conditions_were_nested_score_the_same() -> None:
+    """An older judgement kept the bot's condition as loose keys of ``bot_meta``; a newer
+    one nests it whole as ``bot_condition``. Both give the same table."""
+    old = [
+        record.model_copy(
+            update={
+                "condition": {
+                    **record.condition,
+                    "bot_meta": {"model": m, "persona": "p", "mode": "pingpong", "source": "f"},
+                }
+            }
+        )
+        for record, m in zip(records(), itertools.cycle(["a/x", "b/y"]), strict=False)
+    ]
+    new = []
+    for record in old:
+        condition = dict(record.condition)
+        meta = condition.pop("bot_meta")
+        nested = Condition(model=meta["model"], persona="p", mode="pingpong", pseudo_turns=None)
+        condition["bot_condition"] = nested.model_dump(mode="json")
+        condition["bot_meta"] = {"source": "f"}
+        new.append(record.model_copy(update={"condition": condition}))
+    old_table, new_table = judgement_table(old), judgement_table(new)
+    pd.testing.assert_frame_equal(old_table, new_table)
+    assert set(new_table["model"]) == {"a/x", "b/y"} and set(new_table["persona"]) == {"p"}

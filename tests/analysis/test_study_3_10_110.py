@@ -20,9 +20,9 @@ import pytest
 
 from sdtt.analysis.tells import condition_warnings, study_tells
 from sdtt.cli import main
+from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Transcript, segment_turns
 from sdtt.dialogue.store import write_transcripts
-from sdtt.dialogue.turn_index import turn_meta
 from sdtt.engine.interrogator import ScriptInterrogator
 from sdtt.engine.session import SessionSettings
 from sdtt.engine.simulate import run_on_virtual_clock, run_simulated_chat
@@ -47,12 +47,13 @@ def replay(chat: Transcript, live: int, pseudo: int, start: str, out: Path) -> N
     turns = segment_turns(chat.messages)[:live]
     bot = ScriptInterrogator([[m.text for m in turn.response] for turn in turns])
     asker = ScriptInterrogator([[m.text for m in turn.user] for turn in turns])
-    meta = {
-        "model": "mock/replay",
-        "persona": "chitchat-replay",
-        "interrogator": "script",
-        **turn_meta(pseudo, live),
-    }
+    condition = Condition(
+        model="mock/replay",
+        persona="chitchat-replay",
+        interrogator="script",
+        pseudo_turns=pseudo,
+        live_turns=live,
+    )
     result = run_on_virtual_clock(
         lambda: run_simulated_chat(
             bot,
@@ -62,7 +63,7 @@ def replay(chat: Transcript, live: int, pseudo: int, start: str, out: Path) -> N
             interrogator_settings=PATIENT,
             out_dir=out,
             topic=TOPIC,
-            meta=meta,
+            condition=condition,
             started=datetime.fromisoformat(start).replace(tzinfo=UTC),
         )
     )

@@ -205,21 +205,21 @@ def test_every_model_stage_of_the_demo_goes_to_the_server(tmp_path: Path) -> Non
 
 
 def test_a_chat_chosen_on_the_setup_screen_gets_the_base_url() -> None:
-    from sdtt.ui.chat_setup import build_plan
+    from sdtt.ui.chat_setup import build_live_chat
 
     with FakeOpenAIServer(reply=chatty_reply) as server:
-        plan = build_plan(
+        live = build_live_chat(
             persona="chitchat-32b20fa3", model="openai/chat-llm", base_url=server.base_url
         )
 
         async def ask() -> None:
-            async with plan.open_model() as model:
+            async with live.open_model() as model:
                 await model.generate(Prompt(instructions="hi", dialogue="User: hey"))
 
         trio.run(ask)
         assert models_called(server) == {"chat-llm"}
-    mock_plan = build_plan(persona="chitchat-32b20fa3", model="mock/chatty", base_url="http://x/v1")
-    assert mock_plan.open_model().name == "mock/chatty"
+    mock = build_live_chat(persona="chitchat-32b20fa3", model="mock/chatty", base_url="http://x/v1")
+    assert mock.open_model().name == "mock/chatty"
 
 
 def test_generates_suggested_next_command_keeps_the_base_url(

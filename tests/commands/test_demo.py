@@ -29,7 +29,7 @@ def test_demo_on_a_scripted_model_writes_a_burst_reply(
     sides = [message.side for message in conversation.messages]
     assert sides[:2] == ["user", "user"]
     assert sides.count("response") >= 2, "the bot answers with a burst"
-    assert conversation.meta["model"] == "mock/chatty"
+    assert conversation.condition is not None and conversation.condition.model == "mock/chatty"
     out = capsys.readouterr().out
     assert "Files written" in out
 
@@ -42,7 +42,8 @@ def test_demo_on_a_scripted_model_writes_a_burst_reply(
     (chat_path,) = (tmp_path / "out").glob("demo-*-chat.jsonl")
     (chat,) = read_transcripts(chat_path)
     # 2 topics x 3 pseudo turns in the prompt, then 3 live turns.
-    assert (chat.meta["pseudo_turns"], chat.meta["live_turns"]) == (6, 3)
+    assert chat.condition is not None
+    assert (chat.condition.pseudo_turns, chat.condition.live_turns) == (6, 3)
 
     (key_path,) = (tmp_path / "out").glob("demo-*-questionnaire/answer-key.json")
     key = json.loads(key_path.read_text())

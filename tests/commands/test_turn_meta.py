@@ -9,7 +9,7 @@ import pytest
 from sdtt.cli import main
 from sdtt.dialogue.store import read_transcripts, write_transcripts
 from sdtt.generate.chainfile import count_pseudo_turns
-from sdtt.ui.chat_setup import build_plan
+from sdtt.ui.chat_setup import build_live_chat
 from tests.questionnaires.helpers import conversation
 
 PERSONA = "chitchat-32b20fa3"
@@ -30,19 +30,20 @@ def test_simulate_records_pseudo_and_live_turns(
     assert main([*args, "--pseudo", str(pseudo_file(tmp_path))]) == 0
     assert main(args) == 0
     found = [
-        read_transcripts(p)[0].meta
+        read_transcripts(p)[0].condition
         for p in sorted((tmp_path / "chats").glob("*.jsonl"))
         if not p.name.endswith(".events.jsonl")
     ]
-    assert sorted((m["pseudo_turns"], m["live_turns"]) for m in found) == [(0, 2), (4, 2)]
+    assert sorted((c.pseudo_turns, c.live_turns) for c in found if c) == [(0, 2), (4, 2)]
 
 
-def test_chat_plan_records_pseudo_and_live_turns(tmp_path: Path) -> None:
-    plan = build_plan(
+def test_a_live_chat_records_pseudo_and_live_turns(tmp_path: Path) -> None:
+    live = build_live_chat(
         persona=PERSONA, model="mock/chatty", pseudo=pseudo_file(tmp_path, 5), turns=3
     )
-    assert plan.meta()["pseudo_turns"] == 5 and plan.meta()["live_turns"] == 3
-    assert build_plan(persona=PERSONA, model="mock/chatty").meta()["pseudo_turns"] == 0
+    assert (live.condition.pseudo_turns, live.condition.live_turns) == (5, 3)
+    assert live.condition.turn_index == 8
+    assert build_live_chat(persona=PERSONA, model="mock/chatty").condition.pseudo_turns == 0
 
 
 def test_a_chain_file_counts_its_written_turns(tmp_path: Path) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from sdtt.dialogue.condition import chat_mode
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.pingpong import (
-    chat_mode,
     convert_to_pingpong,
     has_runs,
     is_meaningless,
@@ -63,11 +63,13 @@ def test_the_filter_drops_whole_meaningless_turns_and_counts_them() -> None:
 
 def test_a_converted_transcript_says_so_in_its_meta() -> None:
     burst = Transcript(id="h", topic="t", messages=BURST, meta={"source": "corpus"})
-    assert chat_mode(burst.meta) == "burst"
+    assert chat_mode(burst.condition) == "burst"
     converted = transcript_to_pingpong(burst)
-    assert chat_mode(converted.meta) == "pingpong"
+    assert chat_mode(converted.condition) == "pingpong"
     assert converted.meta["converted_from"] == "burst"
     assert converted.meta["pingpong_removed_messages"] == 3
     assert converted.id == "h" and burst.messages == BURST
     assert transcript_to_pingpong(converted) is converted
-    assert chat_mode({"settings": {"mode": "pingpong"}}) == "pingpong"
+    # An older file that recorded the mode only in its settings is read as ping-pong.
+    old = Transcript(id="o", meta={"settings": {"mode": "pingpong"}})
+    assert chat_mode(old.condition) == "pingpong"

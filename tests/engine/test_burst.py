@@ -75,7 +75,8 @@ def test_a_reply_is_typed_then_sent_at_its_deadlines() -> None:
 
 
 def test_writing_during_a_call_calls_again_at_once_and_drops_the_old_rest() -> None:
-    state = BurstState(SessionSettings(t1=3.0, seed=1), started=START)
+    # A seed whose typing delays type the long message only after the second call.
+    state = BurstState(SessionSettings(t1=3.0, seed=9), started=START)
     state.user_message(0.0, "question")
     (_, first) = state.tick(3.0)
     state.user_message(4.0, "oh and another thing")

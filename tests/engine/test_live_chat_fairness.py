@@ -80,7 +80,7 @@ def test_pingpong_simulate_converts_a_burst_chain_and_pairs_with_the_corpus(
     assert main([*build, "--out", "study"]) == 0
     key = json.loads((tmp_path / "study" / "answer-key.json").read_text())
     (item,) = key["items"].values()
-    assert item["human"]["meta"]["mode"] == "pingpong"
+    assert item["human"]["condition"]["mode"] == "pingpong"
     questionnaire = json.loads((tmp_path / "study" / "questionnaire.json").read_text())
     for chat_lines in questionnaire["items"][0]["chats"]:
         speakers = [line["speaker"] for line in chat_lines]

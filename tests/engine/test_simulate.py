@@ -348,7 +348,7 @@ def test_a_mock_chat_from_a_set_start_stops_at_the_turns_asked_and_repeats_byte_
         (transcript_path,) = (p for p in out.iterdir() if not p.name.endswith(".events.jsonl"))
         (transcript,) = read_transcripts(transcript_path)
         assert len(segment_turns(transcript.messages)) == 10
-        assert transcript.meta["live_turns"] == 10
+        assert transcript.condition is not None and transcript.condition.live_turns == 10
         assert "10 turn(s)," in capsys.readouterr().out
         runs.append({path.name: path.read_bytes() for path in out.iterdir()})
     assert runs[0] == runs[1] == runs[2]

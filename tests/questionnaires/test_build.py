@@ -126,7 +126,8 @@ def test_a_model_name_in_researcher_text_stops_the_build() -> None:
 
 def test_a_model_name_in_chat_text_is_a_warning() -> None:
     pairing = pairings()[0]
-    said = conversation("bot-conv-1", pairing.bot.topic, 12, tag="b", meta=pairing.bot.meta)
+    said = conversation("bot-conv-1", pairing.bot.topic, 12, tag="b")
+    said.condition = pairing.bot.condition
     said.messages[-1] = said.messages[-1].model_copy(update={"text": "i am not gpt-4o-2024-08-06"})
     spec = StudySpec(name="t", seed=1, x_turns=[3], catch_pairs=0)
     built = build_questionnaire(spec, [Pairing(said, None, pairing.human, None)])

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from sdtt.cli import main
+from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.store import write_transcripts
 from sdtt.errors import InputError
 from sdtt.questionnaires.build import build_questionnaire
@@ -30,7 +31,7 @@ def pingpong_bots() -> list:
     return [
         bot.model_copy(
             update={
-                "meta": {**bot.meta, **PINGPONG},
+                "condition": (bot.condition or Condition()).model_copy(update=PINGPONG),
                 "messages": [
                     m for m in bot.messages if not m.text.startswith(("b0 adds", "b1 adds"))
                 ],

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -14,8 +15,8 @@ import trio
 import trio.testing
 from textual.pilot import Pilot
 
-from sdtt.engine.live_chat import ChatPlan
-from sdtt.ui.chat_setup import build_plan
+from sdtt.engine.live_chat import LiveChat
+from sdtt.ui.chat_setup import build_live_chat
 from sdtt.ui.guest import TrioGuest
 
 STARTED = datetime(2024, 5, 4, 12, 0, tzinfo=UTC)
@@ -24,12 +25,12 @@ MAX_STEPS = 20_000
 """Pauses a wait may take before it fails (a hang, not a slow machine, exhausts them)."""
 
 
-def chat_plan(tmp_path: Path, **options: Any) -> ChatPlan:
+def live_chat(tmp_path: Path, **options: Any) -> LiveChat:
     """A mock/chatty chat with a fixed id and start time, written under ``tmp_path``."""
     settings: dict[str, Any] = {"turns": 2, "t1": 1.0}
     settings.update(options)
-    plan = build_plan(persona=PERSONA, model="mock/chatty", out_dir=tmp_path, **settings)
-    return ChatPlan(**{**plan.__dict__, "session_id": "chat-test", "started": STARTED})
+    live = build_live_chat(persona=PERSONA, model="mock/chatty", out_dir=tmp_path, **settings)
+    return replace(live, session_id="chat-test", started=STARTED)
 
 
 def stepped_clock() -> trio.testing.MockClock:

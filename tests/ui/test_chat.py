@@ -16,7 +16,7 @@ from sdtt.engine.events import read_event_log
 from sdtt.ui.app import ChatApp
 from sdtt.ui.chat import ChatScreen
 from sdtt.ui.widgets import MessageList, StatusLine, TypingIndicator
-from tests.ui.helpers import chat_plan, stepped_clock, wait_for
+from tests.ui.helpers import live_chat, stepped_clock, wait_for
 
 
 async def run_until(pilot: Pilot[Any], condition: Callable[[], bool]) -> None:
@@ -43,7 +43,7 @@ def chat_screen(app: Any) -> ChatScreen:
 async def test_burst_in_burst_out(tmp_path: Path) -> None:
     """Three messages in a row are one turn; the bot answers with several timed messages."""
     # Virtual time stands still while the test types: the burst is one turn, exactly.
-    app = ChatApp(chat_plan(tmp_path, turns=1, t1=20.0), clock=stepped_clock())
+    app = ChatApp(live_chat(tmp_path, turns=1, t1=20.0), clock=stepped_clock())
     async with app.run_test(size=(80, 24)) as pilot:
         screen = chat_screen(app)
         messages = screen.query_one(MessageList)
@@ -75,7 +75,7 @@ async def test_typing_indicator_and_message_typed_meanwhile(tmp_path: Path) -> N
     reaches the transcript."""
     # Virtual time stands still while the test types: the second message goes in while
     # the bot types, however loaded the machine is.
-    app = ChatApp(chat_plan(tmp_path, turns=1, t1=4.0), clock=stepped_clock())
+    app = ChatApp(live_chat(tmp_path, turns=1, t1=4.0), clock=stepped_clock())
     seen: list[bool] = []
     async with app.run_test(size=(80, 24)) as pilot:
         screen = chat_screen(app)
@@ -103,7 +103,7 @@ async def test_typing_indicator_and_message_typed_meanwhile(tmp_path: Path) -> N
 async def test_quit_mid_chat_keeps_everything(tmp_path: Path) -> None:
     """Ctrl+C while the bot is busy ends the chat cleanly; the files hold every message."""
     # Both messages go in at virtual time 0, before the bot answers.
-    app = ChatApp(chat_plan(tmp_path, turns=5, t1=20.0), clock=stepped_clock())
+    app = ChatApp(live_chat(tmp_path, turns=5, t1=20.0), clock=stepped_clock())
     async with app.run_test(size=(80, 24)) as pilot:
         screen = chat_screen(app)
         await say(pilot, "hello")
@@ -121,8 +121,8 @@ async def test_quit_mid_chat_keeps_everything(tmp_path: Path) -> None:
 @pytest.mark.asyncio
 async def test_participant_mode_hides_the_setup(tmp_path: Path) -> None:
     """A participant sees the turn count but never the model, persona or mode."""
-    plan = chat_plan(tmp_path, turns=1, t1=0.5, participant=True)
-    app = ChatApp(plan, clock=stepped_clock())
+    live = live_chat(tmp_path, turns=1, t1=0.5, participant=True)
+    app = ChatApp(live, clock=stepped_clock())
     async with app.run_test(size=(80, 24)) as pilot:
         screen = chat_screen(app)
         status = str(screen.query_one(StatusLine).render())
@@ -131,4 +131,4 @@ async def test_participant_mode_hides_the_setup(tmp_path: Path) -> None:
         await run_until(pilot, lambda: screen.ended)
         summary = screen.summary()
     assert "Transcript saved to" in summary
-    assert "mock" not in summary and plan.persona.name not in summary
+    assert "mock" not in summary and live.persona.name not in summary

@@ -1,4 +1,4 @@
-"""The setup screen: choices become a checked chat plan; bad choices are explained."""
+"""The setup screen: choices become a checked live chat; bad choices are explained."""
 
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ async def test_setup_starts_the_chat_with_the_choices(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen))
         chat = app.screen
         assert isinstance(chat, ChatScreen)
-        assert chat.plan.persona.name == PERSONA
-        assert (chat.plan.model_name, chat.plan.turns, chat.plan.mode) == (
+        assert chat.live.persona.name == PERSONA
+        assert (chat.live.model_name, chat.live.turns, chat.live.mode) == (
             "mock/chatty",
             3,
             "burst",
@@ -61,6 +61,6 @@ async def test_setup_passes_the_base_url_on_to_the_chat(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen))
         chat = app.screen
         assert isinstance(chat, ChatScreen)
-        assert chat.plan.base_url == "http://127.0.0.1:9/v1"
+        assert chat.live.base_url == "http://127.0.0.1:9/v1"
         await pilot.press("ctrl+q")
         await wait_for(pilot, lambda: not app.is_running)

@@ -12,7 +12,7 @@ from textual.widgets import Input
 from sdtt.ui import setup
 from sdtt.ui.app import ChatApp
 from sdtt.ui.chat import ChatScreen
-from tests.ui.helpers import chat_plan, stepped_clock, wait_for
+from tests.ui.helpers import live_chat, stepped_clock, wait_for
 
 SIZE = (80, 24)
 
@@ -21,7 +21,7 @@ def test_chat_screen(snap_compare: Any, tmp_path: Path, monkeypatch: Any) -> Non
     """A finished two-turn chat: bursts on both sides, the summary, the footer."""
     monkeypatch.chdir(tmp_path)
     clock = stepped_clock()
-    app = ChatApp(chat_plan(Path("transcripts"), turns=2), clock=clock, tz=UTC)
+    app = ChatApp(live_chat(Path("transcripts"), turns=2), clock=clock, tz=UTC)
 
     async def chat(pilot: Pilot[Any]) -> None:
         screen = pilot.app.screen

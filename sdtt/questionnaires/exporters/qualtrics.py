@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import random
 from typing import Any
 
+from sdtt.dialogue.seeds import seeded_rng
 from sdtt.questionnaires.layout import escape_html, pair_html, paragraphs_html, plain_label
 from sdtt.questionnaires.questionnaire import Question, Questionnaire
 
@@ -321,7 +321,7 @@ def survey_file(questionnaire: Questionnaire) -> dict[str, Any]:
     if questionnaire.forms:
         # Question ids (QID1, QID2, ...) are in the survey page's HTML, and the catch pairs
         # are built last: in item order their ids would always be a judge's highest.
-        random.Random(f"{questionnaire.id}:blocks").shuffle(items)
+        seeded_rng(questionnaire.id, "blocks").shuffle(items)
     for number, item in enumerate(items, start=1):
         elements = [
             _q(builder.text(item.view_name, pair_html(item), f"Pair {number} chats")),
