@@ -51,8 +51,9 @@ from sdtt.beliefs.market import (
     ask_of,
 )
 from sdtt.beliefs.traces import BeliefPoint, BeliefTrace
+from sdtt.engine.opening import BotSetup
 from sdtt.engine.session import SessionClosedError
-from sdtt.serve.room import BotSetup, LiveRoom, RoomHost
+from sdtt.serve.room import LiveRoom, RoomHost
 from sdtt.serve.spec import MarketSection, Study
 from sdtt.serve.store import Room, StoredMessage, StudyStore
 
