@@ -25,5 +25,6 @@
   - :mod:`sdtt.serve.bots`: the conditions' persona bots run in bot rooms;
   - :mod:`sdtt.serve.relay`: what other processes of the study publish;
   - :mod:`sdtt.serve.overview`: the admin page's figures;
-- :mod:`sdtt.serve.app`: the ASGI app (Starlette) with the pages and the websocket.
+- :mod:`sdtt.serve.app`: the ASGI app (Starlette) with the pages and the websocket;
+- :mod:`sdtt.serve.policy`: the security headers and the origin check, one middleware.
 """
