@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sdtt.analysis.format import percent
 from sdtt.analysis.metrics import is_baseline
-from sdtt.analysis.plots import _pyplot
+from sdtt.analysis.plots import pyplot
 from sdtt.analysis.report import Report, Section
 from sdtt.beliefs.calibration import (
     DISTINCT_BINS,
@@ -175,7 +175,7 @@ def _short(text: str) -> str:
 
 def reliability_plot(traces: Sequence[BeliefTrace], path: Path) -> Path:
     """Reliability diagram of final beliefs per judge, with the sharpness histogram."""
-    plt = _pyplot()
+    plt = pyplot()
     frame = held_beliefs(traces)
     final = frame.loc[frame["final"]]
     figure, (axes, hist) = plt.subplots(
@@ -207,7 +207,7 @@ def reliability_plot(traces: Sequence[BeliefTrace], path: Path) -> Path:
 
 def trace_plot(traces: Sequence[BeliefTrace], path: Path) -> Path:
     """Each judge's belief in the truth, turn by turn (thin), and the mean per model."""
-    plt = _pyplot()
+    plt = pyplot()
     frame = held_beliefs(traces)
     frame = frame.assign(truth=frame["p"].where(frame["y"] == 1, 1 - frame["p"]) * 100)
     figure, axes = plt.subplots(figsize=(6.4, 4.2), dpi=100)
@@ -232,7 +232,7 @@ def trace_plot(traces: Sequence[BeliefTrace], path: Path) -> Path:
 
 def turn_pass_plot(traces: Sequence[BeliefTrace], path: Path) -> Path:
     """Pass rate from traces against turns revealed, one line per model and judge."""
-    plt = _pyplot()
+    plt = pyplot()
     table = by_turn(held_beliefs(traces), by=("model", "judge"))
     figure, axes = plt.subplots(figsize=(6.4, 4.2), dpi=100)
     for (model, judge), part in table.groupby(["model", "judge"], sort=True):
