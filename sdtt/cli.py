@@ -1,14 +1,11 @@
 """The ``sdtt`` command line.
 
-:data:`COMMANDS` lists every command with its one-line help and the module under
-``sdtt.commands`` whose ``register(subparsers)`` adds its parser, setting ``func`` to a
-callable taking the parsed arguments and returning an exit code. ``sdtt --help`` and
-``sdtt --version`` import no command module, and ``sdtt COMMAND ...`` imports only that
-command's: start-up time is what a user waits for on every command. Parser modules
-import only light things (pandas, scipy, the model SDKs and Textual load when a command
-runs); a command whose implementation is heavy keeps its parser in
-``sdtt/commands/<name>_parser.py`` and names its ``run`` with
-:func:`sdtt.commands.lazy.lazy_command`.
+:data:`COMMANDS` lists every command with its one-line help; the parser of command ``x-y``
+is added by ``register(subparsers)`` of ``sdtt.commands.x_y_parser``, which names the
+command's code by module (:func:`sdtt.commands.lazy.lazy_command`) so that it is imported
+only when the command runs. ``sdtt --help`` and ``sdtt --version`` import no command
+module, and ``sdtt COMMAND ...`` imports only that command's parser: start-up time is
+what a user waits for on every command.
 
 Errors a user can cause (:class:`SdttError`) are printed as one paragraph, never as a
 traceback; Ctrl-C ends every command with exit status 130 and one line, keeping what was
@@ -36,44 +33,31 @@ from sdtt.redact import printable, redact_text
 
 
 class Command(NamedTuple):
-    """A command of ``sdtt``: where its parser is registered, and its line in the help."""
+    """A command of ``sdtt``: its line in the help. The parser of ``judge-ui`` is
+    ``register(subparsers)`` in ``sdtt/commands/judge_ui_parser.py``."""
 
-    module: str
-    """The module under ``sdtt.commands`` whose ``register`` adds the parser."""
     help: str
     """What ``sdtt --help`` says about the command."""
 
 
 COMMANDS: dict[str, Command] = {
-    "demo": Command(
-        "demo_parser", "run the whole pipeline on an example persona (offline by default)"
-    ),
-    "persona": Command("persona", "list, inspect and import personas (real chat histories)"),
-    "models": Command("models", "list model providers and whether each is usable here"),
-    "simulate": Command(
-        "simulate", "chat live with the persona bot through a simulated interrogator"
-    ),
-    "topics": Command("topics", "generate a list of distinct everyday chat topics"),
-    "generate": Command(
-        "generate", "write long pseudo-dialogues (Algorithm 1) for a grid or plan of chains"
-    ),
-    "drift": Command(
-        "drift", "style drift of pseudo-dialogues per turn window, against the real person"
-    ),
-    "questionnaire": Command(
-        "questionnaire", "build Turing-test questionnaires for human judges and export them"
-    ),
-    "responses": Command("responses", "import judges' answers into a judgement table"),
-    "chat": Command("chat", "chat live with a persona bot in the terminal"),
-    "judge-ui": Command(
-        "judge_ui", "judge a study's questionnaire in the terminal (in-lab studies)"
-    ),
-    "serve": Command("serve", "run a live chat study in the browser (sdtt serve STUDY.toml)"),
-    "judge": Command("judge", "let an LLM judge a built study (same records as human judges)"),
-    "score": Command("score_parser", "X-Turn Pass Rate, intervals and tests from judgement files"),
-    "report": Command("report_parser", "write an HTML and Markdown report with figures"),
-    "plan": Command("plan", "pairs and judges needed for a given power"),
-    "align": Command("align", "judge alignment: pairwise similarity ratings, LLM cohorts and RSA"),
+    "demo": Command("run the whole pipeline on an example persona (offline by default)"),
+    "persona": Command("list, inspect and import personas (real chat histories)"),
+    "models": Command("list model providers and whether each is usable here"),
+    "simulate": Command("chat live with the persona bot through a simulated interrogator"),
+    "topics": Command("generate a list of distinct everyday chat topics"),
+    "generate": Command("write long pseudo-dialogues (Algorithm 1) for a grid or plan of chains"),
+    "drift": Command("style drift of pseudo-dialogues per turn window, against the real person"),
+    "questionnaire": Command("build Turing-test questionnaires for human judges and export them"),
+    "responses": Command("import judges' answers into a judgement table"),
+    "chat": Command("chat live with a persona bot in the terminal"),
+    "judge-ui": Command("judge a study's questionnaire in the terminal (in-lab studies)"),
+    "serve": Command("run a live chat study in the browser (sdtt serve STUDY.toml)"),
+    "judge": Command("let an LLM judge a built study (same records as human judges)"),
+    "score": Command("X-Turn Pass Rate, intervals and tests from judgement files"),
+    "report": Command("write an HTML and Markdown report with figures"),
+    "plan": Command("pairs and judges needed for a given power"),
+    "align": Command("judge alignment: pairwise similarity ratings, LLM cohorts and RSA"),
 }
 """Every command, in the order ``sdtt --help`` lists them."""
 
@@ -96,9 +80,10 @@ def build_parser(commands: Sequence[str] | None = None) -> argparse.ArgumentPars
     parser.add_argument("--version", action="version", version=f"sdtt {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", action=_Commands)
     registered = COMMANDS if commands is None else commands
-    for name, command in COMMANDS.items():
+    for name in COMMANDS:
         if name in registered:
-            importlib.import_module(f"sdtt.commands.{command.module}").register(subparsers)
+            module = name.replace("-", "_")
+            importlib.import_module(f"sdtt.commands.{module}_parser").register(subparsers)
         else:
             subparsers.add_parser(name)
     return parser

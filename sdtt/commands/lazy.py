@@ -1,8 +1,10 @@
-"""Commands whose implementation is imported only when they run.
+"""How a command's parser reaches what is heavy: by name, imported when used.
 
-``sdtt --help`` builds every command's parser; a parser that imported its command's
-implementation would load pandas, scipy or the model SDKs for nothing. A parser module
-sets ``func=lazy_command("sdtt.commands.score", "run")`` instead of importing ``run``.
+Every command's parser is ``sdtt/commands/<name>_parser.py``; importing the command's code
+there would load pandas, scipy, trio or the model SDKs for ``--help``. A parser sets
+``func=lazy_command("sdtt.commands.score", "run")`` instead of importing ``run``, and a
+parser whose arguments come from a heavy registry (``persona import FORMAT``) is a
+:class:`DeferredParser` that adds them when it is first used.
 """
 
 from __future__ import annotations
@@ -21,12 +23,11 @@ class LazyCommand:
     module: str
     name: str
 
-    def __call__(self, args: argparse.Namespace) -> int:
-        """Import the implementation and run it with the parsed arguments."""
-        function: Callable[[argparse.Namespace], int] = getattr(
-            importlib.import_module(self.module), self.name
-        )
-        return function(args)
+    def __call__(self, args: argparse.Namespace, **options: Any) -> int:
+        """Import the implementation and run it with the parsed arguments (and any
+        ``options`` the function takes, as a test's console)."""
+        function: Callable[..., int] = getattr(importlib.import_module(self.module), self.name)
+        return function(args, **options)
 
 
 def lazy_command(module: str, name: str = "run") -> LazyCommand:

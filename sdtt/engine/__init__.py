@@ -14,14 +14,28 @@
 - :mod:`sdtt.engine.latency`: garbage-collector settings for hosting many sessions.
 """
 
-from sdtt.engine.events import Event, EventSink, ListSink, Replay, TeeSink, play, read_event_log
-from sdtt.engine.session import (
-    Session,
-    SessionClosedError,
-    SessionSettings,
-    open_session,
-)
-from sdtt.engine.simulate import SimulationResult, run_on_virtual_clock, run_simulated_chat
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sdtt.engine.events import (
+        Event,
+        EventSink,
+        ListSink,
+        Replay,
+        TeeSink,
+        play,
+        read_event_log,
+    )
+    from sdtt.engine.session import (
+        Session,
+        SessionClosedError,
+        SessionSettings,
+        open_session,
+    )
+    from sdtt.engine.simulate import SimulationResult, run_on_virtual_clock, run_simulated_chat
 
 __all__ = [
     "Event",
@@ -39,3 +53,31 @@ __all__ = [
     "run_on_virtual_clock",
     "run_simulated_chat",
 ]
+"""The engine's face, each name imported from its module on first use: the pure
+schedule (read by command parsers) must not load trio."""
+
+_HOMES = {
+    "Event": "events",
+    "EventSink": "events",
+    "ListSink": "events",
+    "Replay": "events",
+    "TeeSink": "events",
+    "play": "events",
+    "read_event_log": "events",
+    "Session": "session",
+    "SessionClosedError": "session",
+    "SessionSettings": "session",
+    "open_session": "session",
+    "SimulationResult": "simulate",
+    "run_on_virtual_clock": "simulate",
+    "run_simulated_chat": "simulate",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value

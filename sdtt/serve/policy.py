@@ -47,6 +47,7 @@ def same_origin(scope: Scope) -> bool:
         return True
     return origin.split(b"://", 1)[-1] == headers.get(b"host", b"")
 
+
 class HttpPolicy:
     """ASGI middleware adding :func:`headers_for` to every HTTP response and refusing
     cross-origin websockets and POSTs (:func:`same_origin`)."""
