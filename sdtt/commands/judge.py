@@ -20,14 +20,8 @@ from sdtt.commands.judge_reveal import run_reveal
 from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.errors import InputError
 from sdtt.files import output_file
-from sdtt.judges.llm import (
-    DEFAULT_ATTEMPTS,
-    DEFAULT_CONCURRENCY,
-    JudgeKind,
-    OrderPolicy,
-    judge_id_for,
-    run_llm_judge,
-)
+from sdtt.judges.llm import judge_id_for, run_llm_judge
+from sdtt.judges.llm_options import DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, JudgeKind, OrderPolicy
 from sdtt.lock import output_lock
 from sdtt.models.model import get_model
 from sdtt.questionnaires.fielded import check_same_build, note_scored

@@ -12,7 +12,7 @@ from sdtt.commands.common import (
 )
 from sdtt.commands.lazy import lazy_command
 from sdtt.judges.classifier_options import DEFAULT_FEATURE_SETS, FEATURE_SETS, GROUPINGS
-from sdtt.judges.llm import (
+from sdtt.judges.llm_options import (
     DEFAULT_ATTEMPTS,
     DEFAULT_CONCURRENCY,
     JUDGE_KINDS,

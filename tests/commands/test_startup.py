@@ -77,10 +77,9 @@ def test_top_level_help_and_version_import_no_command_module() -> None:
 HELP_BOUND = 180
 """Modules a command's ``--help`` may import beyond ``sdtt.cli`` (a parser module with
 its option helpers and defaults: pydantic and the persona store, not trio or pandas)."""
-HEAVIER_HELP = {"simulate": 270, "chat": 270, "judge": 270}
-"""Parsers still reading defaults from modules that load trio (``SessionSettings`` in
-``sdtt.engine.session``, the judge kinds in ``sdtt.judges.llm``): lower these when the
-defaults move."""
+HEAVIER_HELP = {"simulate": 270, "chat": 270}
+"""Parsers still reading their defaults from a module that loads trio (``SessionSettings``
+in ``sdtt.engine.session``): lower these when the settings move."""
 
 
 def _loaded_by(argv: list[str]) -> list[str]:
