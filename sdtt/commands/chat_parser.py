@@ -13,7 +13,7 @@ from sdtt.commands.common import (
 )
 from sdtt.commands.lazy import lazy_command
 from sdtt.engine.schedule import PRESETS
-from sdtt.engine.session import SessionSettings
+from sdtt.engine.settings import SessionSettings
 from sdtt.personas.store import DEFAULT_PERSONA
 
 

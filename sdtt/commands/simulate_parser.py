@@ -13,7 +13,7 @@ from sdtt.commands.common import (
 )
 from sdtt.commands.lazy import lazy_command
 from sdtt.engine.schedule import PRESETS
-from sdtt.engine.session import SessionSettings
+from sdtt.engine.settings import SessionSettings
 from sdtt.models.registry import DEFAULT_MODEL
 from sdtt.personas.prompt import (
     DEFAULT_HISTORY_TURNS,

@@ -4,7 +4,8 @@
 - :mod:`sdtt.engine.burst`: the burst rules (the Input Listener, Model Caller and Output
   Sender of method.md) as a state machine with no I/O: events in, actions and a deadline
   out;
-- :mod:`sdtt.engine.session`: ``open_session``, the trio driver of that state machine;
+- :mod:`sdtt.engine.session`: ``open_session``, the trio driver of that state machine,
+  with its :mod:`~sdtt.engine.settings`;
 - :mod:`sdtt.engine.events`: what a session reports, its JSONL log and replay;
 - :mod:`sdtt.engine.live_chat`: one live chat with a partner (the chat app's driver);
 - :mod:`sdtt.engine.interrogator` and :mod:`sdtt.engine.simulate`: a simulated human
@@ -29,12 +30,8 @@ if TYPE_CHECKING:
         play,
         read_event_log,
     )
-    from sdtt.engine.session import (
-        Session,
-        SessionClosedError,
-        SessionSettings,
-        open_session,
-    )
+    from sdtt.engine.session import Session, SessionClosedError, open_session
+    from sdtt.engine.settings import SessionSettings
     from sdtt.engine.simulate import SimulationResult, run_on_virtual_clock, run_simulated_chat
 
 __all__ = [
@@ -66,7 +63,7 @@ _HOMES = {
     "read_event_log": "events",
     "Session": "session",
     "SessionClosedError": "session",
-    "SessionSettings": "session",
+    "SessionSettings": "settings",
     "open_session": "session",
     "SimulationResult": "simulate",
     "run_on_virtual_clock": "simulate",

@@ -77,9 +77,6 @@ def test_top_level_help_and_version_import_no_command_module() -> None:
 HELP_BOUND = 180
 """Modules a command's ``--help`` may import beyond ``sdtt.cli`` (a parser module with
 its option helpers and defaults: pydantic and the persona store, not trio or pandas)."""
-HEAVIER_HELP = {"simulate": 270, "chat": 270}
-"""Parsers still reading their defaults from a module that loads trio (``SessionSettings``
-in ``sdtt.engine.session``): lower these when the settings move."""
 
 
 def _loaded_by(argv: list[str]) -> list[str]:
@@ -111,8 +108,8 @@ def test_a_commands_help_imports_its_parser_not_its_code(command: str) -> None:
     code = [m for m in loaded if m.startswith("sdtt.commands") and m not in shared]
     # Another command's parser may lend its options (report uses score's).
     assert [m for m in code if not m.endswith("_parser")] == []
-    assert not {"trio", "pandas", "textual", "hypercorn"} & set(loaded) or command in HEAVIER_HELP
-    assert len(loaded) <= HEAVIER_HELP.get(command, HELP_BOUND)
+    assert not {"trio", "pandas", "textual", "hypercorn", "starlette"} & set(loaded)
+    assert len(loaded) <= HELP_BOUND
 
 
 def test_help_lists_every_command_with_its_explanation(
