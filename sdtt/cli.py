@@ -1,11 +1,11 @@
 """The ``sdtt`` command line.
 
-:data:`COMMANDS` lists every command with its one-line help; the parser of command ``x-y``
-is added by ``register(subparsers)`` of ``sdtt.commands.x_y_parser``, which names the
-command's code by module (:func:`sdtt.commands.lazy.lazy_command`) so that it is imported
-only when the command runs. ``sdtt --help`` and ``sdtt --version`` import no command
-module, and ``sdtt COMMAND ...`` imports only that command's parser: start-up time is
-what a user waits for on every command.
+:data:`COMMANDS` lists every command with its one-line help. Each command's parser is a
+:class:`~sdtt.commands.DeferredParser` filled, when argparse first uses it, by
+``register(subparsers)`` of ``sdtt.commands.<name>_parser``, which names the command's
+code with :func:`~sdtt.commands.lazy_command` (see :mod:`sdtt.commands`). So ``sdtt --help`` and
+``sdtt --version`` import no command module, and ``sdtt COMMAND ...`` imports only that
+command's parser until it runs: start-up time is what a user waits for on every command.
 
 Errors a user can cause (:class:`SdttError`) are printed as one paragraph, never as a
 traceback; Ctrl-C ends every command with exit status 130 and one line, keeping what was
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import functools
 import importlib
 import logging
 import sys
@@ -28,6 +29,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from sdtt import __version__
+from sdtt.commands import DeferredParser
 from sdtt.errors import SdttError
 from sdtt.redact import printable, redact_text
 
@@ -67,8 +69,9 @@ EXIT_INTERRUPTED = 130
 
 
 def build_parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    """The argument parser with every command registered, or only ``commands`` (names of
-    :data:`COMMANDS`); the others are listed in the help but have no options."""
+    """The argument parser of ``sdtt``. Each command's parser is filled by its module when
+    argparse first uses it (:class:`~sdtt.commands.DeferredParser`); those named in
+    ``commands`` are filled now."""
     parser = argparse.ArgumentParser(
         prog="sdtt",
         description=(
@@ -78,20 +81,37 @@ def build_parser(commands: Sequence[str] | None = None) -> argparse.ArgumentPars
         ),
     )
     parser.add_argument("--version", action="version", version=f"sdtt {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", action=_Commands)
-    registered = COMMANDS if commands is None else commands
+    subparsers = parser.add_subparsers(
+        dest="command", metavar="COMMAND", action=_Commands, parser_class=DeferredParser
+    )
     for name in COMMANDS:
-        if name in registered:
-            module = name.replace("-", "_")
-            importlib.import_module(f"sdtt.commands.{module}_parser").register(subparsers)
-        else:
-            subparsers.add_parser(name)
+        command = subparsers.add_parser(name)
+        assert isinstance(command, DeferredParser)
+        command.defer(functools.partial(_register, name, subparsers))
+        if commands is not None and name in commands:
+            command.complete()
     return parser
 
 
+def _register(
+    name: str,
+    subparsers: argparse._SubParsersAction[DeferredParser],
+    _parser: argparse.ArgumentParser,
+) -> None:
+    # The command's parser module adds its options to the parser made for it above.
+    module = name.replace("-", "_")
+    importlib.import_module(f"sdtt.commands.{module}_parser").register(subparsers)
+
+
 class _Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
-    # Gives each command parser its line of the help from COMMANDS.
+    # Makes each command's parser once, with its line of the help from COMMANDS; the
+    # command module's register() asking for it again gets the same parser, described.
     def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        made: argparse.ArgumentParser | None = self._name_parser_map.get(name)
+        if made is not None:
+            for key, value in kwargs.items():
+                setattr(made, key, value)  # description, epilog
+            return made
         kwargs.setdefault("help", COMMANDS[name].help)
         parser: argparse.ArgumentParser = super().add_parser(name, **kwargs)
         parser.add_argument(
@@ -101,12 +121,6 @@ class _Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
             "as the command goes (retried calls are always shown, one line each)",
         )
         return parser
-
-
-def _chosen_command(argv: Sequence[str]) -> list[str]:
-    # The command word comes first (sdtt has no options before it but --help and
-    # --version, which need no command parser).
-    return [argv[0]] if argv and argv[0] in COMMANDS else []
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -124,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(_chosen_command(arguments))
+    parser = build_parser()
     args = parser.parse_args(arguments)
     if getattr(args, "func", None) is None:
         parser.print_help()

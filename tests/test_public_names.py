@@ -33,9 +33,7 @@ def _imports() -> Iterator[tuple[str, str, str]]:
 
 def test_no_module_imports_a_private_name_of_another() -> None:
     private = {
-        found
-        for found in _imports()
-        if found[2].startswith("_") and not found[2].startswith("__")
+        found for found in _imports() if found[2].startswith("_") and not found[2].startswith("__")
     }
     assert private <= ALLOWED
 

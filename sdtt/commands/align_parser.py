@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from sdtt.commands import lazy_command
 from sdtt.commands.common import add_base_url_argument, add_out_argument
-from sdtt.commands.lazy import lazy_command
 
 RATINGS_FILE = "ratings.jsonl"
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from sdtt.commands import lazy_command
 from sdtt.commands.common import (
     TRANSCRIPTS_DIR,
     add_base_url_argument,
     add_out_argument,
     setting_default,
 )
-from sdtt.commands.lazy import lazy_command
 from sdtt.engine.schedule import PRESETS
 from sdtt.engine.settings import SessionSettings
 from sdtt.personas.store import DEFAULT_PERSONA

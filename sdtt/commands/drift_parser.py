@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from sdtt.analysis.drift import DEFAULT_WINDOW
-from sdtt.commands.lazy import lazy_command
+from sdtt.commands import lazy_command
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from sdtt.commands import lazy_command
 from sdtt.commands.common import (
     TRANSCRIPTS_DIR,
     add_base_url_argument,
@@ -12,7 +13,6 @@ from sdtt.commands.common import (
     add_out_argument,
     setting_default,
 )
-from sdtt.commands.lazy import lazy_command
 from sdtt.generate.chain_spec import (
     CORPUS_TOPICS,
     Grid,

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from sdtt.commands import lazy_command
 from sdtt.commands.common import (
     add_base_url_argument,
     add_concurrency_argument,
     add_out_argument,
 )
-from sdtt.commands.lazy import lazy_command
 from sdtt.judges.classifier_options import DEFAULT_FEATURE_SETS, FEATURE_SETS, GROUPINGS
 from sdtt.judges.llm_options import (
     DEFAULT_ATTEMPTS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from sdtt.commands.lazy import lazy_command
+from sdtt.commands import lazy_command
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

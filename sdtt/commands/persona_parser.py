@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from sdtt.commands import DeferredParser, lazy_command
 from sdtt.commands.common import add_out_argument
-from sdtt.commands.lazy import DeferredParser, lazy_command
 from sdtt.personas.importers import IMPORTERS, get_importer
 from sdtt.personas.store import (
     LOCAL_DIR,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from sdtt.analysis.defaults import DEFAULT_MARGIN
-from sdtt.commands.lazy import lazy_command
+from sdtt.commands import lazy_command
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

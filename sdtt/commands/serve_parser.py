@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from sdtt.commands import lazy_command
 from sdtt.commands.common import add_out_argument
-from sdtt.commands.lazy import lazy_command
 
 ADMIN_TOKEN_ENV = "SDTT_ADMIN_TOKEN"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from sdtt.commands import lazy_command
 from sdtt.commands.common import add_base_url_argument, add_out_argument
-from sdtt.commands.lazy import lazy_command
 from sdtt.generate.topics import DEFAULT_TOPIC_COUNT, TOPICS_DIR
 from sdtt.models.registry import DEFAULT_MODEL
 
