@@ -236,7 +236,7 @@ def _analyse(args: argparse.Namespace) -> tuple[AlignmentResult, VerdictAgreemen
 
 def run_score(args: argparse.Namespace) -> int:
     """``sdtt align score``: the tables in the terminal."""
-    from sdtt.align.report import (
+    from sdtt.align.alignment_report import (
         category_table,
         cohort_table,
         comparison_table,
@@ -260,7 +260,7 @@ def run_score(args: argparse.Namespace) -> int:
 
 
 def print_table(console: Console, table: Any) -> None:
-    """A :class:`sdtt.align.report.Table` as a rich table with its note under it."""
+    """A :class:`sdtt.align.alignment_report.Table` as a rich table with its note under it."""
     from sdtt.commands.scoring import print_escaped_table
 
     print_escaped_table(console, table.title, table.header, table.rows, table.note)
@@ -277,7 +277,7 @@ def print_verdict_agreement(console: Console, judgements: list[Judgement], reps:
 
 def run_report(args: argparse.Namespace) -> int:
     """``sdtt align report``: alignment.html and its figures."""
-    from sdtt.align.report import build_alignment_report, write_alignment_report
+    from sdtt.align.alignment_report import build_alignment_report, write_alignment_report
     from sdtt.files import output_folder
     from sdtt.redact import shown
 
