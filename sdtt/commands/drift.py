@@ -21,8 +21,8 @@ from sdtt.dialogue.render import fold_text
 from sdtt.errors import InputError
 from sdtt.generate.chainfile import ChainFile, read_chain
 from sdtt.generate.prompts import Mode
-from sdtt.personas.stats import StyleStats
 from sdtt.personas.store import find_persona
+from sdtt.personas.style_stats import StyleStats
 from sdtt.redact import shown
 
 

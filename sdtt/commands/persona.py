@@ -13,7 +13,6 @@ from sdtt.display import print_conversation
 from sdtt.errors import InputError
 from sdtt.files import output_folder
 from sdtt.personas.persona import Persona
-from sdtt.personas.stats import StyleStats, Summary, style_stats
 from sdtt.personas.store import (
     SUFFIX,
     list_personas,
@@ -22,6 +21,7 @@ from sdtt.personas.store import (
     persona_dirs,
     save_persona,
 )
+from sdtt.personas.style_stats import StyleStats, Summary, style_stats
 from sdtt.personas.timing import TimingProfile, describe_timing, fit_timing_profile
 from sdtt.redact import shown
 
