@@ -6,9 +6,7 @@ import argparse
 
 from rich.console import Console
 
-from sdtt.commands.common import (
-    check_base_url,
-)
+from sdtt.commands.common import check_base_url
 from sdtt.errors import SdttError
 from sdtt.files import output_folder
 from sdtt.redact import shown

@@ -11,9 +11,7 @@ import trio
 from rich.console import Console
 from rich.table import Table
 
-from sdtt.commands.common import (
-    check_base_url,
-)
+from sdtt.commands.common import check_base_url
 from sdtt.commands.failures_last import FailuresLast
 from sdtt.commands.judge_parser import DEFAULT_OUT
 from sdtt.commands.judge_reveal import run_reveal

@@ -7,9 +7,7 @@ import argparse
 from sdtt.commands import DeferredParser, lazy_command
 from sdtt.commands.common import add_out_argument
 from sdtt.personas.importers import IMPORTERS, get_importer
-from sdtt.personas.store import (
-    LOCAL_DIR,
-)
+from sdtt.personas.store import LOCAL_DIR
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

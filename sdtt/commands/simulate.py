@@ -13,9 +13,7 @@ from pathlib import Path
 import trio
 from rich.console import Console
 
-from sdtt.commands.common import (
-    check_base_url,
-)
+from sdtt.commands.common import check_base_url
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.pingpong import convert_to_pingpong, has_runs
 from sdtt.dialogue.render import format_time, render_messages

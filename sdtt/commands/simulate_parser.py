@@ -15,9 +15,7 @@ from sdtt.commands.common import (
 from sdtt.engine.schedule import PRESETS
 from sdtt.engine.settings import SessionSettings
 from sdtt.models.registry import DEFAULT_MODEL
-from sdtt.personas.prompt import (
-    DEFAULT_HISTORY_TURNS,
-)
+from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS
 from sdtt.personas.store import DEFAULT_PERSONA
 
 
