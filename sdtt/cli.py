@@ -3,9 +3,10 @@
 :data:`COMMANDS` lists every command with its one-line help. Each command's parser is a
 :class:`~sdtt.commands.DeferredParser` filled, when argparse first uses it, by
 ``register(subparsers)`` of ``sdtt.commands.<name>_parser``, which names the command's
-code with :func:`~sdtt.commands.lazy_command` (see :mod:`sdtt.commands`). So ``sdtt --help`` and
-``sdtt --version`` import no command module, and ``sdtt COMMAND ...`` imports only that
-command's parser until it runs: start-up time is what a user waits for on every command.
+code with :func:`~sdtt.commands.lazy_command` (see :mod:`sdtt.commands`). So
+``sdtt --help`` and ``sdtt --version`` import no command module, and ``sdtt COMMAND ...``
+imports only that command's parser until it runs: start-up time is what a user waits for
+on every command.
 
 Errors a user can cause (:class:`SdttError`) are printed as one paragraph, never as a
 traceback; Ctrl-C ends every command with exit status 130 and one line, keeping what was

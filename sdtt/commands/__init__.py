@@ -43,11 +43,12 @@ def lazy_command(module: str, name: str = "run") -> LazyCommand:
 
 
 class DeferredParser(argparse.ArgumentParser):
-    """A parser that adds some of its arguments only when it is used.
+    """A parser that adds its arguments only when it is used.
 
-    ``sdtt persona list`` should not import every chat-export importer just to build the
-    ``persona import`` parser it never touches: :meth:`defer` a function adding those
-    arguments, and it runs before this parser first parses or prints help.
+    ``sdtt persona list`` should not import the other commands' parsers, nor every
+    chat-export importer to build the ``persona import`` parser it never touches:
+    :meth:`defer` a function adding those arguments, and it runs before this parser first
+    parses or prints help.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
