@@ -1,14 +1,12 @@
 """The ``sdtt`` command line.
 
-:data:`COMMANDS` lists every command with its one-line help and the module under
-``sdtt.commands`` whose ``register(subparsers)`` adds its parser, setting ``func`` to a
-callable taking the parsed arguments and returning an exit code. ``sdtt --help`` and
-``sdtt --version`` import no command module, and ``sdtt COMMAND ...`` imports only that
-command's: start-up time is what a user waits for on every command. Parser modules
-import only light things (pandas, scipy, the model SDKs and Textual load when a command
-runs); a command whose implementation is heavy keeps its parser in
-``sdtt/commands/<name>_parser.py`` and names its ``run`` with
-:func:`sdtt.commands.lazy.lazy_command`.
+:data:`COMMANDS` lists every command with its one-line help. Each command's parser is a
+:class:`~sdtt.commands.DeferredParser` filled, when argparse first uses it, by
+``register(subparsers)`` of ``sdtt.commands.<name>_parser``, which names the command's
+code with :func:`~sdtt.commands.lazy_command` (see :mod:`sdtt.commands`). So
+``sdtt --help`` and ``sdtt --version`` import no command module, and ``sdtt COMMAND ...``
+imports only that command's parser until it runs: start-up time is what a user waits for
+on every command.
 
 Errors a user can cause (:class:`SdttError`) are printed as one paragraph, never as a
 traceback; Ctrl-C ends every command with exit status 130 and one line, keeping what was
@@ -20,6 +18,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import functools
 import importlib
 import logging
 import sys
@@ -31,49 +30,37 @@ from rich.console import Console
 from rich.markup import escape
 
 from sdtt import __version__
+from sdtt.commands import DeferredParser
 from sdtt.errors import SdttError
 from sdtt.redact import printable, redact_text
 
 
 class Command(NamedTuple):
-    """A command of ``sdtt``: where its parser is registered, and its line in the help."""
+    """A command of ``sdtt``: its line in the help. The parser of ``judge-ui`` is
+    ``register(subparsers)`` in ``sdtt/commands/judge_ui_parser.py``."""
 
-    module: str
-    """The module under ``sdtt.commands`` whose ``register`` adds the parser."""
     help: str
     """What ``sdtt --help`` says about the command."""
 
 
 COMMANDS: dict[str, Command] = {
-    "demo": Command(
-        "demo_parser", "run the whole pipeline on an example persona (offline by default)"
-    ),
-    "persona": Command("persona", "list, inspect and import personas (real chat histories)"),
-    "models": Command("models", "list model providers and whether each is usable here"),
-    "simulate": Command(
-        "simulate", "chat live with the persona bot through a simulated interrogator"
-    ),
-    "topics": Command("topics", "generate a list of distinct everyday chat topics"),
-    "generate": Command(
-        "generate", "write long pseudo-dialogues (Algorithm 1) for a grid or plan of chains"
-    ),
-    "drift": Command(
-        "drift", "style drift of pseudo-dialogues per turn window, against the real person"
-    ),
-    "questionnaire": Command(
-        "questionnaire", "build Turing-test questionnaires for human judges and export them"
-    ),
-    "responses": Command("responses", "import judges' answers into a judgement table"),
-    "chat": Command("chat", "chat live with a persona bot in the terminal"),
-    "judge-ui": Command(
-        "judge_ui", "judge a study's questionnaire in the terminal (in-lab studies)"
-    ),
-    "serve": Command("serve", "run a live chat study in the browser (sdtt serve STUDY.toml)"),
-    "judge": Command("judge", "let an LLM judge a built study (same records as human judges)"),
-    "score": Command("score_parser", "X-Turn Pass Rate, intervals and tests from judgement files"),
-    "report": Command("report_parser", "write an HTML and Markdown report with figures"),
-    "plan": Command("plan", "pairs and judges needed for a given power"),
-    "align": Command("align", "judge alignment: pairwise similarity ratings, LLM cohorts and RSA"),
+    "demo": Command("run the whole pipeline on an example persona (offline by default)"),
+    "persona": Command("list, inspect and import personas (real chat histories)"),
+    "models": Command("list model providers and whether each is usable here"),
+    "simulate": Command("chat live with the persona bot through a simulated interrogator"),
+    "topics": Command("generate a list of distinct everyday chat topics"),
+    "generate": Command("write long pseudo-dialogues (Algorithm 1) for a grid or plan of chains"),
+    "drift": Command("style drift of pseudo-dialogues per turn window, against the real person"),
+    "questionnaire": Command("build Turing-test questionnaires for human judges and export them"),
+    "responses": Command("import judges' answers into a judgement table"),
+    "chat": Command("chat live with a persona bot in the terminal"),
+    "judge-ui": Command("judge a study's questionnaire in the terminal (in-lab studies)"),
+    "serve": Command("run a live chat study in the browser (sdtt serve STUDY.toml)"),
+    "judge": Command("let an LLM judge a built study (same records as human judges)"),
+    "score": Command("X-Turn Pass Rate, intervals and tests from judgement files"),
+    "report": Command("write an HTML and Markdown report with figures"),
+    "plan": Command("pairs and judges needed for a given power"),
+    "align": Command("judge alignment: pairwise similarity ratings, LLM cohorts and RSA"),
 }
 """Every command, in the order ``sdtt --help`` lists them."""
 
@@ -83,8 +70,9 @@ EXIT_INTERRUPTED = 130
 
 
 def build_parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    """The argument parser with every command registered, or only ``commands`` (names of
-    :data:`COMMANDS`); the others are listed in the help but have no options."""
+    """The argument parser of ``sdtt``. Each command's parser is filled by its module when
+    argparse first uses it (:class:`~sdtt.commands.DeferredParser`); those named in
+    ``commands`` are filled now."""
     parser = argparse.ArgumentParser(
         prog="sdtt",
         description=(
@@ -94,19 +82,37 @@ def build_parser(commands: Sequence[str] | None = None) -> argparse.ArgumentPars
         ),
     )
     parser.add_argument("--version", action="version", version=f"sdtt {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", action=_Commands)
-    registered = COMMANDS if commands is None else commands
-    for name, command in COMMANDS.items():
-        if name in registered:
-            importlib.import_module(f"sdtt.commands.{command.module}").register(subparsers)
-        else:
-            subparsers.add_parser(name)
+    subparsers = parser.add_subparsers(
+        dest="command", metavar="COMMAND", action=_Commands, parser_class=DeferredParser
+    )
+    for name in COMMANDS:
+        command = subparsers.add_parser(name)
+        assert isinstance(command, DeferredParser)
+        command.defer(functools.partial(_register, name, subparsers))
+        if commands is not None and name in commands:
+            command.complete()
     return parser
 
 
+def _register(
+    name: str,
+    subparsers: argparse._SubParsersAction[DeferredParser],
+    _parser: argparse.ArgumentParser,
+) -> None:
+    # The command's parser module adds its options to the parser made for it above.
+    module = name.replace("-", "_")
+    importlib.import_module(f"sdtt.commands.{module}_parser").register(subparsers)
+
+
 class _Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
-    # Gives each command parser its line of the help from COMMANDS.
+    # Makes each command's parser once, with its line of the help from COMMANDS; the
+    # command module's register() asking for it again gets the same parser, described.
     def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        made: argparse.ArgumentParser | None = self._name_parser_map.get(name)
+        if made is not None:
+            for key, value in kwargs.items():
+                setattr(made, key, value)  # description, epilog
+            return made
         kwargs.setdefault("help", COMMANDS[name].help)
         parser: argparse.ArgumentParser = super().add_parser(name, **kwargs)
         parser.add_argument(
@@ -116,12 +122,6 @@ class _Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
             "as the command goes (retried calls are always shown, one line each)",
         )
         return parser
-
-
-def _chosen_command(argv: Sequence[str]) -> list[str]:
-    # The command word comes first (sdtt has no options before it but --help and
-    # --version, which need no command parser).
-    return [argv[0]] if argv and argv[0] in COMMANDS else []
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -139,7 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(_chosen_command(arguments))
+    parser = build_parser()
     args = parser.parse_args(arguments)
     if getattr(args, "func", None) is None:
         parser.print_help()

@@ -24,7 +24,8 @@ from sdtt.align.ratings import Rating, RatingKey
 from sdtt.align.task import RatingKey as TaskKey
 from sdtt.dialogue.seeds import derive_seed, seeded_rng
 from sdtt.errors import InputError
-from sdtt.judges.llm import DEFAULT_ATTEMPTS, RAW_LIMIT, ask
+from sdtt.judges.llm import RAW_LIMIT, ask
+from sdtt.judges.llm_options import DEFAULT_ATTEMPTS
 from sdtt.judges.prompts import chat_text, completion_cue
 from sdtt.models.base import GenerateConfig, Prompt
 from sdtt.models.model import Model

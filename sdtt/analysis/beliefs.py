@@ -20,7 +20,7 @@ import pandas as pd
 
 from sdtt.analysis.format import percent
 from sdtt.analysis.metrics import is_baseline
-from sdtt.analysis.plots import _pyplot
+from sdtt.analysis.plots import pyplot
 from sdtt.analysis.report import Report, Section
 from sdtt.beliefs.calibration import (
     DISTINCT_BINS,
@@ -237,7 +237,7 @@ def _short(text: str) -> str:
 
 def reliability_plot(traces: Sequence[BeliefTrace], path: Path) -> Path:
     """Reliability diagram of final beliefs per judge, with the sharpness histogram."""
-    plt = _pyplot()
+    plt = pyplot()
     frame = held_beliefs(traces)
     final = frame.loc[frame["final"]]
     figure, (axes, hist) = plt.subplots(
@@ -269,7 +269,7 @@ def reliability_plot(traces: Sequence[BeliefTrace], path: Path) -> Path:
 
 def trace_plot(traces: Sequence[BeliefTrace], path: Path) -> Path:
     """Each judge's belief in the truth, turn by turn (thin), and the mean per model."""
-    plt = _pyplot()
+    plt = pyplot()
     frame = held_beliefs(traces)
     frame = frame.assign(truth=frame["p"].where(frame["y"] == 1, 1 - frame["p"]) * 100)
     figure, axes = plt.subplots(figsize=(6.4, 4.2), dpi=100)
@@ -294,7 +294,7 @@ def trace_plot(traces: Sequence[BeliefTrace], path: Path) -> Path:
 
 def turn_pass_plot(traces: Sequence[BeliefTrace], path: Path) -> Path:
     """Pass rate from traces against turns revealed, one line per model and judge."""
-    plt = _pyplot()
+    plt = pyplot()
     table = by_turn(held_beliefs(traces), by=("model", "judge"))
     figure, axes = plt.subplots(figsize=(6.4, 4.2), dpi=100)
     for (model, judge), part in table.groupby(["model", "judge"], sort=True):
@@ -339,7 +339,7 @@ def _bars(axes: Any, table: pd.DataFrame, column: str, seconds: list[float]) -> 
 def market_plots(found: MarketCalibration, out_dir: Path) -> list[tuple[str, Path]]:
     """Turing Trade's Figure 7 (share of human targets per price bin, against the bins'
     middles) and Figure 8 (share of games per bin), one bar per second in each bin."""
-    plt = _pyplot()
+    plt = pyplot()
     table = binned(found)
     seconds = sorted(set(table["seconds"]))
     drawn = []

@@ -3,7 +3,7 @@
 The generated dialogue's persona side (``"response"``) is cut into windows of turns
 (turns 1-10, 11-20, ...); each window's style statistics (words and characters per
 message, messages per burst, emoji, emoticon and punctuation rates, from
-:mod:`sdtt.personas.stats`) are set against the same statistics of the persona's real
+:mod:`sdtt.personas.style_stats`) are set against the same statistics of the persona's real
 messages. ``words_delta`` is the paper's "# Words": mean words per message of the
 generated side minus the person's. Several chains are pooled window by window.
 """
@@ -17,7 +17,7 @@ from sdtt.dialogue.message import RESPONSE, Message, Side
 from sdtt.dialogue.turns import to_pingpong
 from sdtt.generate.prompts import Mode
 from sdtt.generate.records import TurnRecord
-from sdtt.personas.stats import StyleStats, style_stats
+from sdtt.personas.style_stats import StyleStats, style_stats
 
 DEFAULT_WINDOW = 10
 

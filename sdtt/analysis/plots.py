@@ -16,7 +16,8 @@ from sdtt.files import replacing
 from sdtt.redact import plot_label
 
 
-def _pyplot() -> Any:
+def pyplot() -> Any:
+    """Matplotlib's pyplot on the file-only Agg backend, imported when a figure is drawn."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -40,7 +41,7 @@ def pass_rate_plot(
     ``pass_rate``, ``boot_low`` and ``boot_high``. ``log`` puts the turns on a log axis,
     so 3, 10 and 110 turns sit evenly apart as in the paper.
     """
-    plt = _pyplot()
+    plt = pyplot()
     from matplotlib import ticker
 
     # The legend goes below the axes, where it cannot cover a point at 0 % or 100 %.
@@ -94,7 +95,7 @@ def confusion_plot(
 ) -> Path:
     """2x2 heat maps of judges' verdicts (rows: truth, columns: verdict), one panel per
     entry when given a dict (e.g. human and LLM judges side by side, never summed)."""
-    plt = _pyplot()
+    plt = pyplot()
     panels = counts if isinstance(counts, dict) else {title: counts}
     figure, all_axes = plt.subplots(
         1, len(panels), figsize=(4.2 * len(panels), 3.8), dpi=100, squeeze=False
@@ -121,7 +122,7 @@ def confusion_plot(
 def tells_plot(tells: Mapping[str, Sequence[TellRow]], path: Path) -> Path:
     """Bars of bot minus human for every tell with a value, one panel per condition
     (at most the first six), each bar named by its side."""
-    plt = _pyplot()
+    plt = pyplot()
     panels = list(tells.items())[:6]
     figure, axes_list = plt.subplots(
         len(panels), 1, figsize=(6.4, 1.0 + 3.6 * len(panels)), dpi=100, squeeze=False

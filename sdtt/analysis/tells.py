@@ -31,7 +31,7 @@ from typing import Any
 from sdtt.analysis.metrics import NONE, condition_label
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message
-from sdtt.personas.stats import EMOJI
+from sdtt.personas.style_stats import EMOJI
 from sdtt.questionnaires.questionnaire import AnswerKey, KeyItem, Line, Questionnaire
 
 PUNCTUATION = re.compile(r"[.,!?;:]")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from sdtt.commands import lazy_command
 from sdtt.commands.common import TRANSCRIPTS_DIR, add_base_url_argument, add_out_argument
-from sdtt.commands.lazy import lazy_command
 from sdtt.models.registry import DEFAULT_MODEL
 from sdtt.personas.store import DEFAULT_PERSONA
 

@@ -9,49 +9,21 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from sdtt.analysis.drift import DEFAULT_WINDOW, DriftReport, DriftRow, baseline_stats, drift_report
+from sdtt.analysis.drift import DriftReport, DriftRow, baseline_stats, drift_report
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.parse import scan_lines
 from sdtt.dialogue.render import fold_text
 from sdtt.errors import InputError
 from sdtt.generate.chainfile import ChainFile, read_chain
 from sdtt.generate.prompts import Mode
-from sdtt.personas.stats import StyleStats
 from sdtt.personas.store import find_persona
+from sdtt.personas.style_stats import StyleStats
 from sdtt.redact import shown
-
-
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``sdtt drift``."""
-    parser = subparsers.add_parser(
-        "drift",
-        description=(
-            "Compare the persona side of pseudo-dialogue chain files with the person's real "
-            "messages, window by window: words and characters per message, messages per "
-            "burst, emoji and punctuation rates, and the words-per-message delta (the "
-            "paper's '# Words'). Several files are pooled; give files of one persona and mode."
-        ),
-    )
-    parser.add_argument("files", nargs="+", type=Path, metavar="FILE", help="chain file(s)")
-    parser.add_argument(
-        "--window",
-        type=int,
-        default=DEFAULT_WINDOW,
-        help=f"turns per window (default {DEFAULT_WINDOW})",
-    )
-    parser.add_argument(
-        "--persona",
-        help="persona to compare with (default: the chains' persona; if it cannot be found, "
-        "the history stored in the chain file)",
-    )
-    parser.add_argument("--json", action="store_true", help="print the rows as JSON lines")
-    parser.set_defaults(func=run)
 
 
 def _history_conversations(chain: ChainFile) -> list[list[Message]]:

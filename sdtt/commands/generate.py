@@ -17,149 +17,30 @@ import trio
 from rich.console import Console
 
 from sdtt.commands.common import (
-    TRANSCRIPTS_DIR,
-    add_base_url_argument,
-    add_concurrency_argument,
-    add_out_argument,
     check_base_url,
     setting_default,
 )
 from sdtt.commands.generate_display import RichProgress, summary_table
+from sdtt.commands.generate_parser import DEFAULT_OUT
 from sdtt.errors import ConfigError
 from sdtt.files import output_folder
 from sdtt.generate.chain_spec import (
-    CORPUS_TOPICS,
     Grid,
     PlanSettings,
     grid_specs,
     load_topic_list,
     read_plan,
 )
-from sdtt.generate.records import DEFAULT_TURNS_PER_TOPIC, MODES, ChainSpec
+from sdtt.generate.records import ChainSpec
 from sdtt.generate.runner import ChainProgress, RunOptions, RunReport, chain_path, run_chains
 from sdtt.lock import output_lock
 from sdtt.models.model import get_model
 from sdtt.models.pool import ModelPool
-from sdtt.models.registry import DEFAULT_MODEL, PROVIDERS, base_url_for
+from sdtt.models.registry import DEFAULT_MODEL, base_url_for
 from sdtt.models.retry import long_run_policy
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
 from sdtt.questionnaires.topics import live_topic
 from sdtt.redact import redact_url, shown
-
-DEFAULT_OUT = TRANSCRIPTS_DIR / "pseudo"
-
-
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``sdtt generate``."""
-    parser = subparsers.add_parser(
-        "generate",
-        description=(
-            "Let models write pseudo-dialogues between a persona and another human, topic "
-            "after topic (the paper's Algorithm 1): every combination of --persona, "
-            "--model, --mode, --seed and --turns is one chain, or give a plan file with "
-            "--plan. Rerun the same command after an interruption to resume. Then run "
-            "'sdtt simulate --pseudo FILE' for the live turns."
-        ),
-        epilog=(
-            "Plan file (TOML): topics = 'chitchat'; turns_per_topic = 10; a [grid] table "
-            "with personas, models, modes, seeds, turns lists; optional [settings] "
-            "(style, temperature, max_tokens, history_turns, timeout) and [[chain]] "
-            "entries (persona, model, mode, seed, turns, topics)."
-        ),
-    )
-    parser.add_argument("--plan", type=Path, help="plan file (TOML or JSON) instead of a grid")
-    grid = parser.add_argument_group("grid (each option may be repeated)")
-    grid.add_argument(
-        "--persona",
-        action="append",
-        help=f"persona name or file (default {DEFAULT_PERSONA})",
-    )
-    grid.add_argument("--model", action="append", help=f"provider/model (default {DEFAULT_MODEL})")
-    grid.add_argument(
-        "--mode",
-        action="append",
-        choices=MODES,
-        help=f"burst or pingpong (default {_listed(setting_default(Grid, 'modes'))})",
-    )
-    grid.add_argument(
-        "--seed",
-        action="append",
-        type=int,
-        help=f"seed (default {_listed(setting_default(Grid, 'seeds'))})",
-    )
-    grid.add_argument(
-        "--turns",
-        action="append",
-        type=int,
-        help=f"pseudo turns per chain (default {_listed(setting_default(Grid, 'turns'))})",
-    )
-    grid.add_argument(
-        "--topics",
-        default=CORPUS_TOPICS,
-        help=f"topic file, or a list name in ./topics (default {CORPUS_TOPICS})",
-    )
-    grid.add_argument(
-        "--turns-per-topic",
-        type=int,
-        default=DEFAULT_TURNS_PER_TOPIC,
-        help=f"turns written per topic (default {DEFAULT_TURNS_PER_TOPIC})",
-    )
-    settings = parser.add_argument_group("settings")
-    settings.add_argument(
-        "--style",
-        choices=("auto", "whole", "lines"),
-        default=setting_default(PlanSettings, "style"),
-        help="whole: a topic's turns in one call (chat models); lines: one message per "
-        "call (completion models); auto picks lines for local models (default "
-        f"{setting_default(PlanSettings, 'style')})",
-    )
-    temperature = setting_default(PlanSettings, "temperature")
-    settings.add_argument(
-        "--temperature",
-        type=float,
-        default=temperature,
-        help=f"sampling temperature (default {temperature:g})",
-    )
-    max_tokens = setting_default(PlanSettings, "max_tokens")
-    settings.add_argument(
-        "--max-tokens",
-        type=int,
-        default=max_tokens,
-        help=f"token cap per call (default {max_tokens})",
-    )
-    history_turns = setting_default(PlanSettings, "history_turns")
-    settings.add_argument(
-        "--history-turns",
-        type=int,
-        default=history_turns,
-        help=f"persona history turns (default {history_turns})",
-    )
-    run_group = parser.add_argument_group("running")
-    add_out_argument(
-        run_group, folder=True, help=f"folder for the chain files (default {DEFAULT_OUT})"
-    )
-    add_concurrency_argument(
-        run_group, default=None, help="calls in flight per provider (default per provider)"
-    )
-    add_base_url_argument(run_group)
-    run_group.add_argument(
-        "--batch",
-        action="store_true",
-        help="send the calls through the batch API of the model's provider ("
-        + ", ".join(f"{p.name}/" for p in PROVIDERS.values() if p.batch)
-        + " models): half price, but each step may take hours",
-    )
-    run_group.add_argument(
-        "--poll", type=float, default=60.0, help="seconds between batch status checks"
-    )
-    run_group.add_argument(
-        "--dry-run", action="store_true", help="list the chains and their files, call nothing"
-    )
-    parser.set_defaults(func=run)
-
-
-def _listed(values: list[object]) -> str:
-    return ", ".join(str(value) for value in values)
 
 
 def chain_specs(args: argparse.Namespace) -> tuple[list[ChainSpec], Path]:

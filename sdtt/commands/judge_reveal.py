@@ -10,6 +10,7 @@ from rich.console import Console
 
 from sdtt.beliefs.traces import BeliefTrace, read_traces
 from sdtt.commands.failures_last import FailuresLast
+from sdtt.commands.judge_parser import DEFAULT_TRACES
 from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.errors import InputError
 from sdtt.files import output_file
@@ -20,7 +21,6 @@ from sdtt.models.registry import provider_of
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 from sdtt.redact import shown
 
-DEFAULT_TRACES = "traces.jsonl"
 EXIT_NOTHING_USABLE = 1
 
 

@@ -17,19 +17,6 @@ from sdtt.models.registry import PROVIDERS, ProviderStatus, all_provider_status
 from sdtt.redact import shown
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``sdtt models``."""
-    parser = subparsers.add_parser(
-        "models",
-        description=(
-            "List the model providers (address a model as provider/model, e.g. "
-            f"{PROVIDERS['openai'].example}) and whether each can be used on this machine: "
-            "SDK installed, API key set (never shown), weights present."
-        ),
-    )
-    parser.set_defaults(func=run)
-
-
 def status_table(statuses: Sequence[ProviderStatus]) -> Table:
     """The providers as a rich table: provider, example name, usable, why."""
     table = Table(title="Model providers", title_justify="left")

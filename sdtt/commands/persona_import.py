@@ -24,6 +24,7 @@ from sdtt.personas.importers.chitchat import (
     ChitchatOptions,
     import_chitchat,
 )
+from sdtt.personas.importers.import_report import ImportReport
 from sdtt.personas.importers.options import (
     DEFAULT_COLUMNS,
     DEFAULT_TIMEZONE,
@@ -34,7 +35,6 @@ from sdtt.personas.importers.options import (
     parse_timezone,
     split_names,
 )
-from sdtt.personas.importers.report import ImportReport
 from sdtt.personas.importers.writing import write_scrub_report
 from sdtt.personas.persona import Persona
 from sdtt.redact import shown

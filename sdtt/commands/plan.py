@@ -7,7 +7,6 @@ import argparse
 from rich.console import Console
 from rich.table import Table
 
-from sdtt.analysis.defaults import DEFAULT_MARGIN
 from sdtt.errors import InputError
 
 
@@ -21,38 +20,6 @@ def _counts(text: str, flag: str) -> list[int]:
     if not values or min(values) < 1:
         raise InputError("give at least one number, each 1 or more.", field=flag)
     return values
-
-
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``sdtt plan``."""
-    parser = subparsers.add_parser(
-        "plan",
-        description=(
-            "Power of the exact binomial test against 50% (to detect a pass rate other "
-            "than 50%) or of the TOST (to claim the bot is indistinguishable within a "
-            "margin), for a grid of pairs x judges per pair. Clustering of judgements "
-            "within pairs is allowed for with --icc."
-        ),
-    )
-    parser.add_argument(
-        "--pass-rate",
-        type=float,
-        default=None,
-        help="true pass rate: to detect (default 0.4), or with --equivalence (default 0.5)",
-    )
-    parser.add_argument("--equivalence", action="store_true", help="plan a TOST instead")
-    parser.add_argument(
-        "--margin",
-        type=float,
-        default=DEFAULT_MARGIN,
-        help=f"TOST margin (default {DEFAULT_MARGIN})",
-    )
-    parser.add_argument("--alpha", type=float, default=0.05, help="significance (default 0.05)")
-    parser.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
-    parser.add_argument("--icc", type=float, default=0.0, help="within-pair correlation (0)")
-    parser.add_argument("--pairs", default="10,20,40,80,160", help="pairs to try")
-    parser.add_argument("--judges", default="1,5,10,20,40", help="judges per pair to try")
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -58,7 +58,7 @@ def verdict_section(judgements: list[Judgement], *, reps: int) -> Section | None
     kinds = {j.judge_type for j in judgements if j.pair_kind == "test" and not j.excluded}
     if kinds != {"human", "llm"}:
         return None
-    from sdtt.align.report import verdict_table
+    from sdtt.align.alignment_report import verdict_table
     from sdtt.align.verdicts import verdict_agreement
 
     table = verdict_table(verdict_agreement(judgements, reps=max(reps, 0)))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from sdtt.commands import lazy_command
 from sdtt.commands.common import add_out_argument
-from sdtt.commands.lazy import lazy_command
 from sdtt.commands.score_parser import add_scoring_options
 
 

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from sdtt.analysis.defaults import BREAKDOWNS, DEFAULT_BOOTSTRAP, DEFAULT_MARGIN
-from sdtt.commands.lazy import lazy_command
+from sdtt.commands import lazy_command
 
 
 def add_scoring_options(parser: argparse.ArgumentParser) -> None:

@@ -12,52 +12,21 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from sdtt.commands.common import add_out_argument
+from sdtt.commands.serve_parser import ADMIN_TOKEN_ENV
 from sdtt.errors import ConfigError
 from sdtt.redact import shown
 
 if TYPE_CHECKING:
     from hypercorn.config import Config
 
-ADMIN_TOKEN_ENV = "SDTT_ADMIN_TOKEN"
 OWN_KEY_ENV = "SDTT_OWN_KEY"
-
-
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``sdtt serve``."""
-    parser = subparsers.add_parser(
-        "serve",
-        description=(
-            "Serve a study spec: participants open /s/<name>?PROLIFIC_PID=... (or ?pid=...), "
-            "consent, wait in a lobby, chat with the persona bot or a person, and give a "
-            "verdict. Everything is kept in the study's SQLite file as it happens. The admin "
-            f"token is printed at start (or taken from ${ADMIN_TOKEN_ENV})."
-        ),
-    )
-    parser.add_argument(
-        "words",
-        nargs="+",
-        metavar="[export] STUDY",
-        help="the study spec (.toml); 'export STUDY --out DIR' writes its chats, event logs "
-        "and judgements for sdtt score and sdtt report",
-    )
-    add_out_argument(parser, folder=True, help="folder the export writes (sdtt serve export)")
-    parser.add_argument(
-        "--scrub",
-        action="store_true",
-        help="sdtt serve export: run the persona scrubber over participants' text (names, "
-        "emails, phone numbers... become placeholders) and leave out the bot's event logs",
-    )
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``sdtt serve`` from parsed arguments."""
     import trio
 
-    from sdtt.serve.spec import read_study
+    from sdtt.serve import read_study
 
     try:
         import hypercorn  # noqa: F401
@@ -74,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     if len(words) != 1:
         raise ConfigError("use: sdtt serve STUDY.toml (or sdtt serve export STUDY.toml --out DIR)")
     study = read_study(words[0])
-    from sdtt.serve.moderation import moderation_key
+    from sdtt.serve import moderation_key
 
     moderation_key(study)  # a [moderation] key variable not set: say so before starting
     if not 0 < args.port < 65536:
@@ -115,7 +84,7 @@ def _serving(study: object) -> Iterator[None]:
     study is meant for several server processes.)"""
     from sdtt.errors import OutputInUseError
     from sdtt.lock import describe_holder, lock_file, output_lock
-    from sdtt.serve.spec import Study
+    from sdtt.serve import Study
 
     assert isinstance(study, Study)
     if study.spec.storage.url:
@@ -134,9 +103,7 @@ def _serving(study: object) -> Iterator[None]:
 
 def _export(study: object, out: Path, *, scrub: bool = False) -> int:
     from sdtt.files import output_folder
-    from sdtt.serve.export import export_study
-    from sdtt.serve.spec import Study
-    from sdtt.serve.storage import open_store
+    from sdtt.serve import Study, export_study, open_store
 
     assert isinstance(study, Study)
     if not study.spec.storage.url and not study.store_path.exists():
@@ -171,10 +138,7 @@ async def _serve(study: object, host: str, port: int) -> None:
     import trio
     from hypercorn.trio import serve
 
-    from sdtt.serve.app import build_app
-    from sdtt.serve.server import StudyServer
-    from sdtt.serve.spec import Study
-    from sdtt.serve.storage import describe_store, open_store
+    from sdtt.serve import Study, StudyServer, build_app, describe_store, open_store
 
     assert isinstance(study, Study)
     server = StudyServer(
@@ -208,7 +172,7 @@ async def _serve(study: object, host: str, port: int) -> None:
 
 def error_log(study: object) -> Path:
     """The file beside the study spec where the web server logs its errors."""
-    from sdtt.serve.spec import Study
+    from sdtt.serve import Study
 
     assert isinstance(study, Study)
     return study.folder / f"{study.name}.errors.log"
@@ -219,7 +183,7 @@ def hypercorn_config(host: str, port: int, speed: float, *, errorlog: Path | Non
     its errors (a failed websocket, a bad request) go to ``errorlog``, else nowhere."""
     from hypercorn.config import Config
 
-    from sdtt.serve.protocol import MAX_FRAME
+    from sdtt.serve import MAX_FRAME
 
     config = Config()
     config.bind = [f"{host}:{port}"]

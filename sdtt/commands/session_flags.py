@@ -13,7 +13,7 @@ from sdtt.commands.common import (
     setting_default,
 )
 from sdtt.engine.schedule import PRESETS
-from sdtt.engine.session import SessionSettings
+from sdtt.engine.settings import SessionSettings
 from sdtt.models.registry import DEFAULT_MODEL
 from sdtt.personas.store import DEFAULT_PERSONA
 

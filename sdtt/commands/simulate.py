@@ -13,10 +13,7 @@ from pathlib import Path
 import trio
 from rich.console import Console
 
-from sdtt.commands.common import (
-    check_base_url,
-)
-from sdtt.commands.session_flags import add_session_flags
+from sdtt.commands.common import check_base_url
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.pingpong import convert_to_pingpong, has_runs
@@ -50,11 +47,10 @@ from sdtt.files import output_folder
 from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.models.base import GenerateConfig
 from sdtt.models.model import Model, get_model
-from sdtt.models.registry import DEFAULT_MODEL, PROVIDERS, base_url_for, provider_of
+from sdtt.models.registry import DEFAULT_MODEL, base_url_for, provider_of
 from sdtt.personas.persona import Persona
 from sdtt.personas.prompt import (
     CHARS_PER_TOKEN,
-    DEFAULT_HISTORY_TURNS,
     PROMPT_RESERVE_TOKENS,
     fitting_history_turns,
 )
@@ -105,83 +101,6 @@ class ConsoleSink:
             self.console.print(
                 f"[yellow]bot error ({event.kind}): {terminal_text(event.message)}[/]"
             )
-
-
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``sdtt simulate``."""
-    parser = subparsers.add_parser(
-        "simulate",
-        description=(
-            "Run the burst engine: a simulated interrogator (an LLM, or a script with "
-            "--script) chats with the persona bot for --turns burst turns; both sides type "
-            "with realistic delays and may send several messages in a row. Writes "
-            "<id>.jsonl (transcript) and <id>.events.jsonl (event log, replayable) to --out."
-        ),
-    )
-    add_session_flags(parser, simulated=True)
-    side = parser.add_mutually_exclusive_group()
-    rule_based = next((p.example for p in PROVIDERS.values() if p.rule_based), "ELIZA")
-    side.add_argument(
-        "--interrogator",
-        metavar="MODEL",
-        help="provider/model playing the human side (default: the same as --model; for a "
-        f"rule-based --model such as {rule_based}, {DEFAULT_MODEL})",
-    )
-    side.add_argument(
-        "--script",
-        type=Path,
-        metavar="FILE",
-        help="play the human side from a text file: one message per line, a blank line "
-        "between bursts",
-    )
-    parser.add_argument(
-        "--drop-meaningless",
-        action="store_true",
-        help="with --mode pingpong: also leave out pseudo-dialogue turns with an empty or "
-        "meaningless message (no letter or digit) after the conversion",
-    )
-    parser.add_argument(
-        "--topic",
-        default=None,
-        help="what the interrogator chats about (default: a topic of the chitchat corpus "
-        "picked with --seed, so 'questionnaire build --human corpus' finds real chats on it)",
-    )
-    parser.add_argument(
-        "--history-turns",
-        type=int,
-        default=DEFAULT_HISTORY_TURNS,
-        help=f"turns of the persona's history in the prompt (default {DEFAULT_HISTORY_TURNS})",
-    )
-    parser.add_argument(
-        "--context-tokens",
-        type=int,
-        default=None,
-        metavar="N",
-        help="the model's context window: the persona history is cut to fit it, with a "
-        "note (default: no cut; llama.cpp servers often have 8192, too little for 100 turns)",
-    )
-    parser.add_argument(
-        "--virtual-clock",
-        action="store_true",
-        help="run on a virtual clock: waiting and typing take no real time, model calls "
-        "take what they really take",
-    )
-    parser.add_argument(
-        "--max-minutes",
-        type=float,
-        default=None,
-        help="stop after this many minutes of chat (default: 10 per turn)",
-    )
-    parser.add_argument(
-        "--start",
-        metavar="TIME",
-        default=None,
-        help="wall time the chat starts at, e.g. 2025-01-01T12:00 (UTC unless an offset is "
-        "given); the prompts' timestamps follow it, so with --virtual-clock and mock models "
-        "a run repeats exactly (default: now)",
-    )
-    parser.add_argument("--quiet", action="store_true", help="don't print the chat as it runs")
-    parser.set_defaults(func=run)
 
 
 def start_time(text: str | None) -> datetime:

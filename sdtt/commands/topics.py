@@ -13,47 +13,14 @@ from pathlib import Path
 import trio
 from rich.console import Console
 
-from sdtt.commands.common import add_base_url_argument, add_out_argument, check_base_url
+from sdtt.commands.common import check_base_url
 from sdtt.display import terminal_text, usage_line
 from sdtt.errors import InputError
 from sdtt.files import output_file
-from sdtt.generate.topics import DEFAULT_TOPIC_COUNT, TOPICS_DIR, generate_topics, write_topics
+from sdtt.generate.topics import TOPICS_DIR, generate_topics, write_topics
 from sdtt.models.base import ModelOutput
 from sdtt.models.model import get_model
-from sdtt.models.registry import DEFAULT_MODEL
 from sdtt.redact import shown
-
-
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``sdtt topics``."""
-    parser = subparsers.add_parser(
-        "topics",
-        description=(
-            "Ask a model for N distinct everyday topics for pseudo-dialogues (duplicates "
-            "and near duplicates are dropped and the model is asked again until there are "
-            "N), print them and save them as a topic file, one topic per line. Any topic "
-            "file you write by hand can be used instead."
-        ),
-    )
-    parser.add_argument(
-        "--model", default=DEFAULT_MODEL, help=f"provider/model (default {DEFAULT_MODEL})"
-    )
-    parser.add_argument(
-        "-n",
-        "--count",
-        type=int,
-        default=DEFAULT_TOPIC_COUNT,
-        help=f"how many topics (default {DEFAULT_TOPIC_COUNT})",
-    )
-    add_out_argument(
-        parser,
-        folder=False,
-        help=f"file to write the topics to (default {TOPICS_DIR}/generated-<model>-<n>.txt)",
-    )
-    parser.add_argument("--force", action="store_true", help="replace an existing file")
-    parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
-    add_base_url_argument(parser)
-    parser.set_defaults(func=run)
 
 
 def default_path(model: str, count: int) -> Path:

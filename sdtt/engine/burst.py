@@ -99,10 +99,10 @@ from sdtt.engine.schedule import (
     make_preset,
     plan_reply,
 )
+from sdtt.engine.settings import Mode as Mode  # the mode is a session setting
 from sdtt.errors import InputError, SdttError
 from sdtt.personas.timing import TimingProfile
 
-Mode = Literal["burst", "pingpong"]
 CallReason = Literal["unread", "wrote_during_call", "opening"]
 
 

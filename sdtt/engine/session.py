@@ -49,7 +49,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import trio
-from pydantic import BaseModel, ConfigDict, Field
 
 from sdtt.dialogue.condition import CONDITION_SETTINGS, Condition
 from sdtt.dialogue.message import Message, Transcript
@@ -63,11 +62,10 @@ from sdtt.engine.events import (
     UserMessage,
     message_of,
 )
-from sdtt.engine.schedule import PresetName
+from sdtt.engine.settings import SessionSettings
 from sdtt.errors import InputError, ModelError, ProviderError
 from sdtt.models.base import Usage
-from sdtt.personas.bot import DEFAULT_MAX_MESSAGES, BotReply
-from sdtt.personas.timing import TimingProfile
+from sdtt.personas.bot import BotReply
 from sdtt.redact import redact_text
 
 __all__ = [
@@ -89,42 +87,6 @@ class Replier(Protocol):
     ) -> BotReply:
         """The next messages after ``dialogue``; ``now`` is the wall time of the request."""
         ...
-
-
-class SessionSettings(BaseModel):
-    """How a session behaves. Written into the event log's header."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    mode: Mode = Field(default="burst", description="'burst' or 'pingpong'.")
-    t1: float = Field(
-        default=3.0,
-        ge=0,
-        description="Seconds to wait after the first unread partner message before calling "
-        "the model, so a burst can finish (burst mode only).",
-    )
-    delays: PresetName = Field(default="paper", description="Typing-delay preset.")
-    timing: TimingProfile | None = Field(
-        default=None, description="The persona's timing profile for the 'fitted' preset."
-    )
-    max_messages: int = Field(
-        default=DEFAULT_MAX_MESSAGES, ge=1, description="Most messages sent per reply."
-    )
-    max_model_gap: float | None = Field(
-        default=120.0,
-        ge=0,
-        description="A timestamp the model wrote more than this many seconds after the "
-        "previous message is replaced by the delay preset's time.",
-    )
-    opening: bool = Field(
-        default=False, description="This side writes first, without waiting for a message."
-    )
-    seed: int = Field(default=0, description="Seeds every random draw of the session.")
-
-    @property
-    def reply_limit(self) -> int:
-        """Messages allowed per reply: one in ping-pong mode."""
-        return 1 if self.mode == "pingpong" else self.max_messages
 
 
 class Session:

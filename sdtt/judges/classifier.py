@@ -28,7 +28,7 @@ from sdtt.judges.classifier_options import DEFAULT_FEATURE_SETS as DEFAULT_FEATU
 from sdtt.judges.classifier_options import FEATURE_SETS as FEATURE_SETS
 from sdtt.judges.classifier_options import GROUPINGS as GROUPINGS
 from sdtt.judges.classifier_options import GroupBy as GroupBy
-from sdtt.personas.stats import EMOJI, EMOTICON, LAUGHTER
+from sdtt.personas.style_stats import EMOJI, EMOTICON, LAUGHTER
 from sdtt.questionnaires.questionnaire import AnswerKey, Questionnaire, SourceInfo
 
 Level = Literal["message", "side"]

@@ -23,6 +23,12 @@ from sdtt.errors import (
     ProviderConnectionError,
     ProviderTimeoutError,
 )
+from sdtt.judges.llm_options import (
+    DEFAULT_ATTEMPTS,
+    DEFAULT_CONCURRENCY,
+    JudgeKind,
+    OrderPolicy,
+)
 from sdtt.judges.parsing import parse_label, parse_option
 from sdtt.judges.prompts import paired_prompt, single_prompt
 from sdtt.models import asking
@@ -32,11 +38,6 @@ from sdtt.models.model import Model
 from sdtt.questionnaires.judgements import Judgement, JudgementKey
 from sdtt.questionnaires.questionnaire import AnswerKey, KeyItem, Line, PairItem, Questionnaire
 
-JudgeKind = Literal["paired", "zero-shot", "one-shot"]
-JUDGE_KINDS: tuple[JudgeKind, ...] = ("paired", "zero-shot", "one-shot")
-DEFAULT_ATTEMPTS = 3
-DEFAULT_CONCURRENCY = 4
-"""Pairs an LLM judge is asked about at once."""
 JUDGE_CONFIG = GenerateConfig(max_tokens=16, temperature=0.0)
 RAW_LIMIT = 200
 """Characters of a non-compliant answer kept in the record (to see what went wrong)."""
@@ -159,8 +160,6 @@ def _single(lines: list[Line], example: tuple[list[Line], str] | None, attempt: 
 
 Order = Literal["original", "swapped"]
 ORDERS: tuple[Order, ...] = ("original", "swapped")
-OrderPolicy = Literal["both", "random"]
-ORDER_POLICIES: tuple[OrderPolicy, ...] = ("both", "random")
 
 
 def orders_for(policy: OrderPolicy, pair_id: str, seed: int) -> tuple[Order, ...]:

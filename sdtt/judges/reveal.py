@@ -24,7 +24,8 @@ import trio
 
 from sdtt.beliefs.traces import BeliefPoint, BeliefSource, BeliefTrace
 from sdtt.errors import InputError
-from sdtt.judges.llm import DEFAULT_ATTEMPTS, RAW_LIMIT, ask
+from sdtt.judges.llm import RAW_LIMIT, ask
+from sdtt.judges.llm_options import DEFAULT_ATTEMPTS
 from sdtt.judges.parsing import parse_probability
 from sdtt.judges.prompts import PAIRED_INSTRUCTIONS, completion_cue
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt

@@ -745,7 +745,7 @@ def _line(text: str, when: datetime | None) -> str:
 
 def classic_script(seed: int = 0) -> MockScript:
     """ELIZA with the DOCTOR rules as a reply script (see the module docstring)."""
-    from sdtt.models.mock import _special_reply
+    from sdtt.models.mock import special_reply
 
     def reply(prompt: Prompt, config: GenerateConfig) -> MockItem:
         start = seed + (config.seed or 0)
@@ -753,7 +753,7 @@ def classic_script(seed: int = 0) -> MockScript:
         last = _times("\n".join(p for p in (prompt.history, prompt.dialogue) if p))
         if wanted:
             return _self_chat(int(wanted.group(1)), last, start)
-        special = _special_reply(prompt, config)
+        special = special_reply(prompt, config)
         if special is not None:
             return special
         inputs = user_bursts(prompt.dialogue)

@@ -66,9 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
 def server_app(args: argparse.Namespace) -> Any:
     """The server's ASGI app for ``args``, with the AMX guard installed first."""
     from sdtt.models.gguf import weights_path
-    from sdtt.models.local import _import_llama_cpp, install_amx_guard
+    from sdtt.models.local import import_llama_cpp, install_amx_guard
 
-    llama_cpp = _import_llama_cpp()
+    llama_cpp = import_llama_cpp()
     install_amx_guard(llama_cpp)
     try:
         from llama_cpp.server.app import create_app

@@ -57,7 +57,7 @@ _guard_lock = threading.Lock()
 _load_lock = threading.Lock()
 
 
-def _import_llama_cpp() -> Any:
+def import_llama_cpp() -> Any:
     """Import llama-cpp-python, or say how to install it."""
     try:
         import llama_cpp
@@ -144,7 +144,7 @@ def load_model(path: Path, *, n_ctx: int, n_threads: int | None = None) -> Loade
         loaded = _loaded.get(key)
         if loaded is not None:
             return loaded
-        llama_cpp = _import_llama_cpp()
+        llama_cpp = import_llama_cpp()
         install_amx_guard(llama_cpp)
         _route_llama_logs(llama_cpp)
         threads = n_threads or cpu_count()
@@ -200,7 +200,7 @@ def complete(
     With ``prefix_reuse`` the tokens shared with the previous call come from the KV cache;
     without it the whole prompt is evaluated again (for measurements).
     """
-    llama_cpp = _import_llama_cpp()
+    llama_cpp = import_llama_cpp()
     stopped = cancel or threading.Event()
     with loaded.lock:
         if stopped.is_set():  # abandoned (timed out) while waiting for the model
@@ -345,7 +345,7 @@ def create(model: str, **options: Any) -> LocalModel:
 def availability() -> tuple[bool, str]:
     """Whether ``local/...`` can run here, and what to install if not (for ``sdtt models``)."""
     try:
-        _import_llama_cpp()
+        import_llama_cpp()
     except ProviderUnavailableError as exc:
         return False, str(exc)
     notes: list[str] = []

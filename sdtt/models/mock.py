@@ -263,7 +263,7 @@ def _similarity_rating(dialogue: str, low: int, high: int, key: int) -> int:
     return min(high, max(low, value))
 
 
-def _special_reply(prompt: Prompt, config: GenerateConfig) -> str | None:
+def special_reply(prompt: Prompt, config: GenerateConfig) -> str | None:
     """The answer to a prompt that asks for one of two options or for a list of topics
     (an LLM judge's or ``sdtt topics``' prompt); None for any other prompt."""
     key = call_key(prompt, config)
@@ -364,13 +364,13 @@ def chatty_script() -> MockScript:
     Which burst is drawn from :func:`call_key`, so the same call always gets the same
     reply. A prompt whose task asks for a whole chat of N rounds (a pseudo-dialogue prompt
     of :mod:`sdtt.generate`) gets N rounds of both sides instead; judge and topic prompts
-    get an option or a list of topics (see :func:`_special_reply`).
+    get an option or a list of topics (see :func:`special_reply`).
     """
 
     def chatty(prompt: Prompt, config: GenerateConfig) -> MockItem:
         if _PROBABILITY.search(prompt.task):
             return probability_reply(call_key(prompt, config), config.top_logprobs)
-        special = _special_reply(prompt, config)
+        special = special_reply(prompt, config)
         if special is not None:
             return special
         first = call_key(prompt, config) % len(CHATTY_REPLIES)

@@ -1,5 +1,8 @@
 """``sdtt serve``: live Turing tests in the browser for remote participants.
 
+The names in :data:`__all__` are the package's public face (what the command uses);
+the modules:
+
 - :mod:`sdtt.serve.spec`: the study spec (TOML) and its conditions;
 - :mod:`sdtt.serve.store`: where participants, rooms, messages and verdicts are kept
   (SQLite in the study folder), each written before it is delivered;
@@ -25,5 +28,55 @@
   - :mod:`sdtt.serve.bots`: the conditions' persona bots run in bot rooms;
   - :mod:`sdtt.serve.relay`: what other processes of the study publish;
   - :mod:`sdtt.serve.overview`: the admin page's figures;
-- :mod:`sdtt.serve.app`: the ASGI app (Starlette) with the pages and the websocket.
+- :mod:`sdtt.serve.app`: the ASGI app (Starlette) with the pages and the websocket;
+- :mod:`sdtt.serve.policy`: the security headers and the origin check, one middleware.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sdtt.serve.app import build_app
+    from sdtt.serve.export import export_study
+    from sdtt.serve.moderation import moderation_key
+    from sdtt.serve.protocol import MAX_FRAME
+    from sdtt.serve.server import StudyServer
+    from sdtt.serve.spec import Study, read_study
+    from sdtt.serve.storage import describe_store, open_store
+
+_EXPORTS = {
+    "MAX_FRAME": "protocol",
+    "Study": "spec",
+    "StudyServer": "server",
+    "build_app": "app",
+    "describe_store": "storage",
+    "export_study": "export",
+    "moderation_key": "moderation",
+    "open_store": "storage",
+    "read_study": "spec",
+}
+__all__ = [
+    "MAX_FRAME",
+    "Study",
+    "StudyServer",
+    "build_app",
+    "describe_store",
+    "export_study",
+    "moderation_key",
+    "open_store",
+    "read_study",
+]
+"""What ``sdtt serve`` uses: each is imported from its module on first use."""
+
+
+def __getattr__(name: str) -> Any:
+    # Imported on first use: the spec alone (read by other commands) must not load the
+    # web server, and ``sdtt serve --help`` must not load any of it.
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

@@ -2,8 +2,9 @@
 the chat websocket.
 
 Pages are plain HTML with no inline script, served with a Content-Security-Policy that
-allows scripts, styles and connections from this server only. The websocket is handed
-to :meth:`StudyServer.attend`; the app itself knows nothing of studies or rooms.
+allows scripts, styles and connections from this server only (:mod:`sdtt.serve.policy`
+adds it to every response and refuses cross-site websockets and posts). The websocket is
+handed to :meth:`StudyServer.attend`; the app itself knows nothing of studies or rooms.
 """
 
 from __future__ import annotations
@@ -22,25 +23,10 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from sdtt.serve.admin import admin_page
+from sdtt.serve.policy import HttpPolicy
 from sdtt.serve.protocol import dumps
 from sdtt.serve.server import StudyServer
 
-SECURITY_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-        "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-store",
-}
-ADMIN_HEADERS = {
-    **SECURITY_HEADERS,
-    "Content-Security-Policy": (
-        "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'self'; "
-        "frame-ancestors 'none'"
-    ),
-}
 ADMIN_COOKIE = "sdtt_admin"
 """Holds the admin token after the first visit (HttpOnly, SameSite=Strict, path
 /admin/<study>), so the token leaves the URL."""
@@ -54,23 +40,23 @@ def _static(name: str) -> str:
     return resources.files("sdtt.serve").joinpath("static", name).read_text(encoding="utf-8")
 
 
-def build_app(server: StudyServer) -> Starlette:
+def build_app(server: StudyServer) -> HttpPolicy:
     """The app serving ``server``'s study."""
     study = server.study.name
 
     async def page(request: Request) -> Response:
         if request.path_params["study"] != study:
-            return PlainTextResponse("No such study.", status_code=404, headers=SECURITY_HEADERS)
-        return HTMLResponse(_static("index.html"), headers=SECURITY_HEADERS)
+            return PlainTextResponse("No such study.", status_code=404)
+        return HTMLResponse(_static("index.html"))
 
     async def static(request: Request) -> Response:
         name = request.path_params["name"]
         if name not in STATIC_TYPES:
-            return PlainTextResponse("Not found.", status_code=404, headers=SECURITY_HEADERS)
-        return Response(_static(name), media_type=STATIC_TYPES[name], headers=SECURITY_HEADERS)
+            return PlainTextResponse("Not found.", status_code=404)
+        return Response(_static(name), media_type=STATIC_TYPES[name])
 
     async def chat(websocket: WebSocket) -> None:
-        if websocket.path_params["study"] != study or not _same_origin(websocket):
+        if websocket.path_params["study"] != study:
             await websocket.close(code=1008)
             return
         await websocket.accept()
@@ -111,10 +97,8 @@ def build_app(server: StudyServer) -> Starlette:
             # The link with the token: the token moves into a cookie and out of the
             # address bar, the history and the refreshes.
             if not authorised(request, token):
-                return PlainTextResponse(
-                    "Wrong or missing admin token.", 403, headers=ADMIN_HEADERS
-                )
-            back = RedirectResponse(f"/admin/{study}", status_code=303, headers=ADMIN_HEADERS)
+                return PlainTextResponse("Wrong or missing admin token.", 403)
+            back = RedirectResponse(f"/admin/{study}", status_code=303)
             back.set_cookie(
                 ADMIN_COOKIE,
                 token,
@@ -126,35 +110,28 @@ def build_app(server: StudyServer) -> Starlette:
             )
             return back
         if not authorised(request, request.cookies.get(ADMIN_COOKIE)):
-            return PlainTextResponse("Wrong or missing admin token.", 403, headers=ADMIN_HEADERS)
-        return HTMLResponse(admin_page(study, server.overview()), headers=ADMIN_HEADERS)
+            return PlainTextResponse("Wrong or missing admin token.", 403)
+        return HTMLResponse(admin_page(study, server.overview()))
 
     async def end_room(request: Request) -> Response:
         body = await request.body()
         form = parse_qs(body[:4096].decode("utf-8", "replace"))
         token = form.get("token", [request.cookies.get(ADMIN_COOKIE)])[0]
         if not authorised(request, token):
-            return PlainTextResponse("Wrong or missing admin token.", 403, headers=ADMIN_HEADERS)
+            return PlainTextResponse("Wrong or missing admin token.", 403)
         room = form.get("room", [""])[0]
         if not server.end_room(room):
-            return PlainTextResponse("That room is not live.", 404, headers=ADMIN_HEADERS)
-        return RedirectResponse(f"/admin/{study}", status_code=303, headers=ADMIN_HEADERS)
+            return PlainTextResponse("That room is not live.", 404)
+        return RedirectResponse(f"/admin/{study}", status_code=303)
 
-    return Starlette(
-        routes=[
-            Route("/admin/{study}", admin),
-            Route("/admin/{study}/end", end_room, methods=["POST"]),
-            Route("/s/{study}", page),
-            Route("/static/{name}", static),
-            WebSocketRoute("/ws/{study}", chat),
-        ]
+    return HttpPolicy(
+        Starlette(
+            routes=[
+                Route("/admin/{study}", admin),
+                Route("/admin/{study}/end", end_room, methods=["POST"]),
+                Route("/s/{study}", page),
+                Route("/static/{name}", static),
+                WebSocketRoute("/ws/{study}", chat),
+            ]
+        )
     )
-
-
-def _same_origin(websocket: WebSocket) -> bool:
-    """Refuse websockets opened by pages of other sites (a browser always sends Origin)."""
-    origin = websocket.headers.get("origin")
-    if origin is None:
-        return True
-    host = websocket.headers.get("host", "")
-    return origin.split("://", 1)[-1] == host

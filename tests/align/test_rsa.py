@@ -10,14 +10,14 @@ import pytest
 from scipy import stats
 
 from sdtt.align import rsa
-from sdtt.align.analysis import analyse
-from sdtt.align.ratings import Rating
-from sdtt.align.report import (
+from sdtt.align.alignment_report import (
     build_alignment_report,
     comparison_table,
     individual_table,
     render_html,
 )
+from sdtt.align.analysis import analyse
+from sdtt.align.ratings import Rating
 from sdtt.align.verdicts import cohen_kappa, fleiss_kappa, verdict_agreement
 from sdtt.questionnaires.judgements import Judgement
 from sdtt.questionnaires.questionnaire import Line

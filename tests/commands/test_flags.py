@@ -13,8 +13,8 @@ import pytest
 from pydantic import BaseModel
 
 from sdtt.cli import build_parser, main
+from sdtt.commands import DeferredParser
 from sdtt.commands.common import TRANSCRIPTS_DIR
-from sdtt.commands.lazy import DeferredParser
 from sdtt.engine.session import SessionSettings
 from sdtt.generate.chain_spec import PlanSettings
 

@@ -74,6 +74,44 @@ def test_top_level_help_and_version_import_no_command_module() -> None:
     assert [name for name in loaded if name.startswith("sdtt.commands.")] == []
 
 
+HELP_BOUND = 180
+"""Modules a command's ``--help`` may import beyond ``sdtt.cli`` (a parser module with
+its option helpers and defaults: pydantic and the persona store, not trio or pandas)."""
+
+
+def _loaded_by(argv: list[str]) -> list[str]:
+    # The modules ``sdtt ARGV`` imports beyond sdtt.cli itself, in a fresh interpreter.
+    script = (
+        "import contextlib, io, json, sys\n"
+        "import sdtt.cli\n"
+        "before = set(sys.modules)\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try:\n"
+        f"        sdtt.cli.main({argv!r})\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "print(json.dumps(sorted(set(sys.modules) - before)))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    loaded: list[str] = json.loads(result.stdout.splitlines()[-1])
+    return loaded
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_commands_help_imports_its_parser_not_its_code(command: str) -> None:
+    loaded = _loaded_by([command, "--help"])
+    parser = f"sdtt.commands.{command.replace('-', '_')}_parser"
+    assert parser in loaded
+    shared = {"sdtt.commands", "sdtt.commands.common"}
+    code = [m for m in loaded if m.startswith("sdtt.commands") and m not in shared]
+    # Another command's parser may lend its options (report uses score's).
+    assert [m for m in code if not m.endswith("_parser")] == []
+    assert not {"trio", "pandas", "textual", "hypercorn", "starlette"} & set(loaded)
+    assert len(loaded) <= HELP_BOUND
+
+
 def test_help_lists_every_command_with_its_explanation(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

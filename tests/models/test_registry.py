@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from sdtt.commands import models as models_command
+from sdtt.commands import models_parser as models_command
 from sdtt.errors import ConfigError, ProviderUnavailableError
 from sdtt.models import PROVIDERS, MockModelAPI, Model, get_model
 from sdtt.models.registry import Provider, all_provider_status, provider_status, split_name

@@ -125,3 +125,88 @@ async def test_websocket_joins_through_the_app(tmp_path: Path, autojump_clock: o
     assert [f["type"] for f in frames[:2]] == ["joined", "phase"]
     assert frames[1]["phase"] == "consent"
     assert refused == [{"type": "websocket.close", "code": 1008, "reason": ""}]
+
+
+async def request(
+    app: Any, method: str, path: str, *, origin: str | None = None, body: bytes = b""
+) -> tuple[int, dict[str, str]]:
+    """Status and headers of any request through the ASGI app."""
+    headers = [(b"host", b"study.test")]
+    if origin is not None:
+        headers.append((b"origin", origin.encode()))
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "headers": headers,
+        "server": ("study.test", 80),
+        "client": ("127.0.0.1", 5000),
+        "root_path": "",
+    }
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+    return sent[0]["status"], {k.decode(): v.decode() for k, v in sent[0]["headers"]}
+
+
+PAGE_POLICY = "default-src 'none'; script-src 'self'"
+ADMIN_POLICY = "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'self'"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status", "policy"),
+    [
+        ("GET", "/s/pilot", 200, PAGE_POLICY),
+        ("GET", "/s/other", 404, PAGE_POLICY),
+        ("GET", "/static/app.js", 200, PAGE_POLICY),
+        ("GET", "/static/style.css", 200, PAGE_POLICY),
+        ("GET", "/static/nothing.js", 404, PAGE_POLICY),
+        ("GET", "/no/such/route", 404, PAGE_POLICY),
+        ("POST", "/s/pilot", 405, PAGE_POLICY),
+        ("GET", "/admin/pilot", 403, ADMIN_POLICY),
+        ("GET", "/admin/pilot?token=wrong", 403, ADMIN_POLICY),
+        ("POST", "/admin/pilot/end", 403, ADMIN_POLICY),
+        ("GET", "/admin/pilot/end", 405, ADMIN_POLICY),
+    ],
+)
+async def test_every_response_carries_the_security_headers(
+    tmp_path: Path, method: str, path: str, status: int, policy: str
+) -> None:
+    app = build_app(make_server(write_spec(tmp_path)))
+    path, _, query = path.partition("?")
+    if query:
+        got, headers, _ = await http_get(app, path, query.encode())
+    else:
+        got, headers = await request(app, method, path)
+    assert got == status
+    assert headers["content-security-policy"].startswith(policy)
+    assert "frame-ancestors 'none'" in headers["content-security-policy"]
+    assert headers["x-content-type-options"] == "nosniff"
+    assert headers["referrer-policy"] == "no-referrer"
+    assert headers["cache-control"] == "no-store"
+
+
+async def test_a_post_from_another_site_is_refused_even_with_the_token(tmp_path: Path) -> None:
+    server = make_server(write_spec(tmp_path))
+    app = build_app(server)
+    form = f"token={server.admin_token}&room=nothing".encode()
+    status, headers = await request(
+        app, "POST", "/admin/pilot/end", origin="https://evil.test", body=form
+    )
+    assert status == 403 and "form-action 'self'" in headers["content-security-policy"]
+    # The same form from the admin page itself reaches the route (no such live room).
+    status, _ = await request(
+        app, "POST", "/admin/pilot/end", origin="http://study.test", body=form
+    )
+    assert status == 404

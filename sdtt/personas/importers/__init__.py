@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from sdtt.personas.importers.build import ImportResult
     from sdtt.personas.importers.chitchat import ChitchatOptions, CorpusImport, import_chitchat
     from sdtt.personas.importers.discord import import_discord
+    from sdtt.personas.importers.import_report import ImportReport
     from sdtt.personas.importers.messenger import import_messenger
     from sdtt.personas.importers.options import (
         Columns,
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
         parse_gap,
         parse_timezone,
     )
-    from sdtt.personas.importers.report import ImportReport
     from sdtt.personas.importers.slack import import_slack
     from sdtt.personas.importers.tabular import import_csv, import_jsonl
     from sdtt.personas.importers.telegram import import_telegram
@@ -62,7 +62,7 @@ _LAZY = {
     "parse_gap": "options",
     "parse_timezone": "options",
     "ImportResult": "build",
-    "ImportReport": "report",
+    "ImportReport": "import_report",
     "FileImporter": "base",
     "import_whatsapp": "whatsapp",
     "import_telegram": "telegram",

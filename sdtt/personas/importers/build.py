@@ -36,8 +36,8 @@ from sdtt.personas.conversations import (
     find_participant,
     split_conversations,
 )
+from sdtt.personas.importers.import_report import ImportReport, counts_text
 from sdtt.personas.importers.options import ImportOptions
-from sdtt.personas.importers.report import ImportReport, counts_text
 from sdtt.personas.persona import Persona, PersonaInfo
 from sdtt.personas.scrub import Scrubber
 from sdtt.personas.timing import fit_timing_profile

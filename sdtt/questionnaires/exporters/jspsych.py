@@ -42,13 +42,14 @@ SCRIPT_FILES = (
 )
 
 
-def _vendor(name: str) -> str:
+def vendored(name: str) -> str:
+    """The text of a vendored jsPsych file (``vendor/<name>``), inlined into pages."""
     return (resources.files("sdtt.questionnaires.exporters") / "vendor" / name).read_text(
         encoding="utf-8"
     )
 
 
-def _script_safe(text: str) -> str:
+def script_safe(text: str) -> str:
     """JavaScript that cannot close its ``<script>`` element early.
 
     Only ``</script`` and ``<!--`` matter to the HTML parser; inside JS strings, template
@@ -172,7 +173,7 @@ def export(questionnaire: Questionnaire, *, data_url: str | None = None) -> str:
     return render(
         "jspsych.html",
         title=questionnaire.title,
-        vendor_css=Markup(_vendor("jspsych.css")),
-        scripts=[Markup(_script_safe(_vendor(name))) for name in SCRIPT_FILES],
+        vendor_css=Markup(vendored("jspsych.css")),
+        scripts=[Markup(script_safe(vendored(name))) for name in SCRIPT_FILES],
         study=study_data(questionnaire, data_url),
     )

@@ -17,7 +17,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from sdtt.questionnaires.exporters.jspsych import _script_safe, _vendor
+from sdtt.questionnaires.exporters.jspsych import script_safe, vendored
 from sdtt.questionnaires.layout import escape_html, paragraphs_html, plain_label
 from sdtt.questionnaires.rating_task import PAGE_SUFFIX, RatingTask, pair_view_html, scale_labels
 from sdtt.spreadsheet import safe_cell
@@ -89,8 +89,8 @@ def jspsych_page(task: RatingTask) -> str:
     return render(
         "rating_jspsych.html",
         title=task.title,
-        vendor_css=Markup(_vendor("jspsych.css")),
-        scripts=[Markup(_script_safe(_vendor(name))) for name in SCRIPT_FILES],
+        vendor_css=Markup(vendored("jspsych.css")),
+        scripts=[Markup(script_safe(vendored(name))) for name in SCRIPT_FILES],
         task=data,
     )
 

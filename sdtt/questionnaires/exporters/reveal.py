@@ -95,7 +95,7 @@ def surveyjs_definition(questionnaire: Questionnaire) -> dict[str, Any]:
                 },
             ]
             if turn == len(steps) and item.topic is not None:
-                elements.append(surveyjs._question(item.topic))
+                elements.append(surveyjs.question_element(item.topic))
             panels.append(
                 {
                     "type": "panel",
@@ -145,7 +145,7 @@ def export_jspsych(questionnaire: Questionnaire, *, data_url: str | None = None)
     return render(
         "reveal_jspsych.html",
         title=questionnaire.title,
-        vendor_css=Markup(jspsych._vendor("jspsych.css")),
-        scripts=[Markup(jspsych._script_safe(jspsych._vendor(name))) for name in JSPSYCH_SCRIPTS],
+        vendor_css=Markup(jspsych.vendored("jspsych.css")),
+        scripts=[Markup(jspsych.script_safe(jspsych.vendored(name))) for name in JSPSYCH_SCRIPTS],
         study=jspsych_data(questionnaire, data_url),
     )

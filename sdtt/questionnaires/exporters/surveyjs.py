@@ -29,7 +29,8 @@ TIMES_KEY = "page_seconds"
 """Result key under which the host page stores seconds spent per page."""
 
 
-def _question(question: Question) -> dict[str, Any]:
+def question_element(question: Question) -> dict[str, Any]:
+    """The SurveyJS element asking ``question``."""
     element: dict[str, Any] = {"name": question.name, "title": plain_label(question.text)}
     if question.choices is not None:
         element["type"] = "radiogroup"
@@ -60,7 +61,7 @@ def survey_definition(questionnaire: Questionnaire) -> dict[str, Any]:
                         "type": "panel",
                         "name": DEMOGRAPHICS_PANEL,
                         "title": "About you",
-                        "elements": [_question(q) for q in questionnaire.demographics],
+                        "elements": [question_element(q) for q in questionnaire.demographics],
                     }
                 ],
             }
@@ -69,10 +70,10 @@ def survey_definition(questionnaire: Questionnaire) -> dict[str, Any]:
     for number, item in enumerate(questionnaire.items, start=1):
         elements = [
             {"type": "html", "name": item.view_name, "html": pair_html(item)},
-            _question(item.judgement),
+            question_element(item.judgement),
         ]
         if item.topic is not None:
-            elements.append(_question(item.topic))
+            elements.append(question_element(item.topic))
         panels.append(
             {
                 "type": "panel",
@@ -93,7 +94,7 @@ def survey_definition(questionnaire: Questionnaire) -> dict[str, Any]:
         }
     )
     if questionnaire.strategy is not None:
-        pages.append({"name": "final", "elements": [_question(questionnaire.strategy)]})
+        pages.append({"name": "final", "elements": [question_element(questionnaire.strategy)]})
     survey: dict[str, Any] = {
         "title": plain_label(questionnaire.title),
         "showQuestionNumbers": "off",

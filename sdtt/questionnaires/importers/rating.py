@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sdtt.questionnaires.exporters.surveyjs import TIMES_KEY
 from sdtt.questionnaires.importers.generic import COLUMNS, HINT
-from sdtt.questionnaires.importers.surveyjs import ID_KEYS, _results
+from sdtt.questionnaires.importers.surveyjs import ID_KEYS, read_results
 from sdtt.questionnaires.importers.table import read_table
 from sdtt.questionnaires.rating_task import PAGE_SUFFIX, RatingTask
 
@@ -27,7 +27,7 @@ def read_surveyjs_ratings(path: Path, task: RatingTask) -> list[RatingAnswer]:
     """Ratings from SurveyJS result objects; each pair's question is named by its pair id."""
     pair_ids = {p.id for p in task.pairs}
     answers: list[RatingAnswer] = []
-    for index, (where, result) in enumerate(_results(path), start=1):
+    for index, (where, result) in enumerate(read_results(path), start=1):
         judge_id = next(
             (str(result[k]).strip() for k in ID_KEYS if str(result.get(k, "")).strip()),
             f"{path.stem}-{index}",

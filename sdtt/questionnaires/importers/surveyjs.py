@@ -23,7 +23,8 @@ from sdtt.questionnaires.questionnaire import Questionnaire
 ID_KEYS = ("PROLIFIC_PID", "judge_id", "respondent_id", "id")
 
 
-def _results(path: Path) -> list[tuple[str, dict[str, Any]]]:
+def read_results(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Each result of a SurveyJS results file with where it is (for error messages)."""
     text = read_text(path).strip()
     try:
         data = loads_json(text) if text else []
@@ -63,7 +64,7 @@ def read_surveyjs(path: str | Path, questionnaire: Questionnaire) -> list[JudgeA
     """Respondents from a SurveyJS results file."""
     path = Path(path)
     respondents: list[JudgeAnswers] = []
-    for index, (where, result) in enumerate(_results(path), start=1):
+    for index, (where, result) in enumerate(read_results(path), start=1):
         judge_id = next(
             (str(result[k]).strip() for k in ID_KEYS if str(result.get(k, "")).strip()),
             f"{path.stem}-{index}",

@@ -16,7 +16,7 @@ import numpy as np
 
 from sdtt.align.analysis import HUMAN, AlignmentResult
 from sdtt.align.verdicts import Estimate, VerdictAgreement
-from sdtt.analysis.plots import _pyplot
+from sdtt.analysis.plots import pyplot
 from sdtt.files import replacing, write_text_atomic
 from sdtt.redact import plot_label
 
@@ -222,7 +222,7 @@ def verdict_table(found: VerdictAgreement) -> Table:
 
 
 def _matrices_figure(result: AlignmentResult, path: Path) -> Path:
-    plt = _pyplot()
+    plt = pyplot()
     order = sorted(
         range(len(result.items)), key=lambda i: result.item_sides.get(result.items[i], "")
     )
@@ -245,7 +245,7 @@ def _matrices_figure(result: AlignmentResult, path: Path) -> Path:
 def _map_figure(result: AlignmentResult, path: Path) -> Path:
     """Participants in two dimensions: classical MDS of 1 - alignment, and t-SNE of their
     flattened matrices (Ogg et al.'s map)."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.5))
     names = [c.name for c in result.cohorts]
     maps = (
@@ -269,7 +269,7 @@ def _map_figure(result: AlignmentResult, path: Path) -> Path:
 
 def _individual_figure(result: AlignmentResult, path: Path) -> Path:
     """Every LLM participant (rows, by cohort) against every human (columns)."""
-    plt = _pyplot()
+    plt = pyplot()
     human = result.cohort(HUMAN)
     stacked = np.vstack([c.individual for c in result.comparisons])
     labels = [
@@ -295,7 +295,7 @@ def _individual_figure(result: AlignmentResult, path: Path) -> Path:
 def _spread_figure(result: AlignmentResult, path: Path) -> Path:
     """Participant-to-participant alignment within each cohort, and of each LLM cohort's
     participants with each human: do models vary as people do?"""
-    plt = _pyplot()
+    plt = pyplot()
     groups: list[tuple[str, list[float]]] = [
         (c.name, [v for v in c.pairwise if not math.isnan(v)]) for c in result.cohorts
     ]
@@ -325,7 +325,7 @@ def _spread_figure(result: AlignmentResult, path: Path) -> Path:
 def _bars_figure(result: AlignmentResult, path: Path) -> Path:
     """The figure the noise ceiling bounds (group x each human) as bars inside the band;
     the group-to-group rho as a separate marker, labelled as not bounded by it."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(max(4.0, 1.2 * len(result.comparisons) + 2), 3.8))
     names = [c.cohort for c in result.comparisons]
     ax.bar(

@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from sdtt.dialogue.message import Message
-from sdtt.personas.stats import EMOTICON, message_style_stats, style_stats
+from sdtt.personas.style_stats import EMOTICON, message_style_stats, style_stats
 
 START = datetime(2024, 3, 1, 18, 0, tzinfo=UTC)
 

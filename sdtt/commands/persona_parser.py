@@ -1,0 +1,92 @@
+"""The parser of ``sdtt persona``; the command runs in :mod:`sdtt.commands.persona`."""
+
+from __future__ import annotations
+
+import argparse
+
+from sdtt.commands import DeferredParser, lazy_command
+from sdtt.commands.common import add_out_argument
+from sdtt.personas.importers import IMPORTERS, get_importer
+from sdtt.personas.store import LOCAL_DIR
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``sdtt persona list|show|import``."""
+    parser = subparsers.add_parser(
+        "persona",
+        description=(
+            "A persona is a real person's timestamped chat history that a bot is prompted "
+            "to write like. Personas are looked up by name in ./personas/ and among the "
+            "examples shipped with sdtt."
+        ),
+    )
+    actions = parser.add_subparsers(
+        dest="persona_command", metavar="ACTION", parser_class=DeferredParser
+    )
+    parser.set_defaults(func=lambda _args: _help(parser))
+
+    listing = actions.add_parser(
+        "list",
+        help="list the personas found",
+        description=(
+            "List the personas in ./personas/ and the shipped examples: name, source, "
+            "conversations, messages, whether personal data was scrubbed."
+        ),
+    )
+    listing.set_defaults(func=lazy_command("sdtt.commands.persona", "run_list"))
+
+    show = actions.add_parser(
+        "show",
+        help="show one persona's style statistics",
+        description=(
+            "Show a persona's source and style statistics: messages, turns, words per message, "
+            "burst sizes, punctuation and emoji habits, and its timing profile if fitted."
+        ),
+    )
+    show.add_argument("persona", metavar="NAME", help="persona name or persona file path")
+    show.add_argument(
+        "--last",
+        type=int,
+        default=6,
+        metavar="N",
+        help="also print the last N messages of the history (default 6; 0 for none)",
+    )
+    show.set_defaults(func=lazy_command("sdtt.commands.persona", "run_show"))
+
+    importing = actions.add_parser(
+        "import",
+        help="build persona files from a chat export or corpus",
+        description="Build persona files from a source; each FORMAT has its own options.",
+    )
+    importing.set_defaults(func=lambda _args: _help(importing))
+    # The importers (and the PII scrubber they share) load only when 'import' is used.
+    importing.defer(_add_formats)
+
+
+def _add_formats(importing: argparse.ArgumentParser) -> None:
+    # The importers (and the PII scrubber they load) are needed only by 'persona import'.
+    from sdtt.commands.persona_import import add_import_arguments
+
+    formats = importing.add_subparsers(dest="format", metavar="FORMAT")
+    for name in IMPORTERS:
+        importer = get_importer(name)
+        # "resolve" lets an importer redefine a shared option with its own meaning.
+        sub = formats.add_parser(
+            name, help=importer.help, description=importer.help, conflict_handler="resolve"
+        )
+        add_out_argument(
+            sub,
+            folder=True,
+            default=LOCAL_DIR,
+            help=f"folder to write the persona files to (default ./{LOCAL_DIR})",
+        )
+        sub.add_argument(
+            "--force", action="store_true", help="overwrite persona files that already exist"
+        )
+        add_import_arguments(sub, importer)
+        sub.set_defaults(func=lazy_command("sdtt.commands.persona", "run_import"))
+
+
+def _help(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 0
