@@ -169,10 +169,9 @@ class MarketRoom(LiveRoom):
             return self.chats.get(1 if pid == self.record.witness_pid else chat)
         return None
 
-    def to_interrogators(self, frame: dict[str, Any]) -> None:
-        """Show a frame to every bettor."""
-        for pid in self.bettors:
-            self.server.deliver(pid, frame)
+    def interrogators(self) -> tuple[str, ...]:
+        """Every bettor."""
+        return self.bettors
 
     def frame_for(self, message: StoredMessage, pid: str) -> dict[str, Any]:
         """A message as ``pid`` sees it: 'you', 'other' (another bettor) or 'them' (the
@@ -185,15 +184,12 @@ class MarketRoom(LiveRoom):
             side = "you" if self.askers.get(message.seq) == pid else "other"
         return {"type": "message", "id": message.seq, "chat": 1, "from": side, "text": message.text}
 
-    def deliver(self, message: StoredMessage) -> None:
-        """Show a stored message to every bettor (the target's answers mark the chart)."""
-        self.last_seq = message.seq
+    def delivered(self, message: StoredMessage) -> None:
+        """After a message was shown to the bettors: the target's answers mark the chart."""
         if message.sender == "witness":
             self.answers += 1
             self.answered_at.append(len(self.market.trades) + 1)
-        for pid in self.members():
-            self.server.deliver(pid, self.frame_for(message, pid))
-        self.delivered(message)
+        super().delivered(message)
 
     def state_frame(self, pid: str) -> dict[str, Any]:
         """The market as ``pid`` sees it: the price history, answer markers, their account."""

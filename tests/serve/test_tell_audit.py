@@ -27,6 +27,10 @@ async def test_a_classifier_cannot_tell_bot_rooms_from_what_the_browser_receives
     # The features are the ones that gave the bot away before, each now the same.
     for name in ("off_before", "end_gap", "refusal"):
         assert len({row[name] for row in audit.rows}) == 1, describe(audit)
+    # Every answer, the bot's or a person's, came after the indicator went on, once per
+    # question (a quick answer, mostly the bot's, used to come with no indicator).
+    for name in ("indicator_first", "indicators_per_question"):
+        assert {row[name] for row in audit.rows} == {1.0}, describe(audit)
     # The indicator came 2 + U(0, 3) s after each question, with either witness.
     delays = [row["typing_delay"] for row in audit.rows if row["typing_delay"] >= 0]
     assert delays and all(2 <= d <= 5 for d in delays)
