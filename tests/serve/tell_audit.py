@@ -18,7 +18,7 @@ kept with its (virtual) arrival time, and each room becomes a row of features:
 - ``indicators_per_question``: times the indicator went on per message of the
   interrogator;
 - ``indicator_first``: share of the interrogator's messages whose answer (the witness's
-  next message) came after the indicator went on;
+  next message after it was shown) came after the indicator went on;
 - ``end_gap``: seconds from the last witness message to the verdict page;
 - ``refusal``: which text refused the message sent after the last turn (an index).
 
@@ -248,8 +248,11 @@ def features(seen: Seen, refusals: dict[str, int]) -> dict[str, float]:
         and before.get("from") != "them"
     )
     ons = [t for t, frame in typing if frame["on"]]
+    # From each question as shown (the server's order): in real browsers an answer's
+    # last part sent as the question went may cross it.
+    shown = [t for t, f in frames if f["type"] == "message" and f["from"] == "you"]
     first = []
-    for question in seen.sent:
+    for question in shown:
         answer = next((t for t, _ in theirs if t > question), None)
         if answer is not None:
             first.append(any(question < t <= answer for t in ons))
@@ -258,8 +261,8 @@ def features(seen: Seen, refusals: dict[str, int]) -> dict[str, float]:
         "typing_delay": float(np.mean(delays)) if delays else -1.0,
         "typing_spread": float(np.std(delays)) if len(delays) > 1 else -1.0,
         "off_before": off_before / max(1, len(theirs)),
-        "typing_per_question": len(typing) / max(1, len(seen.sent)),
-        "indicators_per_question": len(ons) / max(1, len(seen.sent)),
+        "typing_per_question": len(typing) / max(1, len(shown)),
+        "indicators_per_question": len(ons) / max(1, len(shown)),
         "indicator_first": float(np.mean(first)) if first else -1.0,
         "end_gap": verdict - theirs[-1][0] if theirs else -1.0,
         "refusal": float(refusals.setdefault(seen.refusal, len(refusals))),
