@@ -14,9 +14,10 @@ The interrogator sees the same frames in the same order from either witness: the
 indicator follows one policy (:mod:`sdtt.serve.indicator`), an answer is held until the
 indicator has shown for a while (stored at once, shown to its witness at once, to the
 interrogator when the policy lets it; the chat is not over meanwhile), and a message
-comes before the indicator goes off. With a moderation endpoint, the bot's messages wait for it as a
-person's do (:mod:`sdtt.serve.moderation`), so the check takes the same time for either
-witness; a chat is not over while one of its witness's messages is being checked.
+comes before the indicator goes off. With a moderation endpoint, the bot's messages wait
+for it as a person's do (:mod:`sdtt.serve.moderation`), so the check takes the same time
+for either witness; a chat is not over while one of its witness's messages is being
+checked.
 """
 
 from __future__ import annotations
