@@ -278,6 +278,10 @@ class LiveRoom:
             self._show(message, self.interrogators())
         return chat.unshown[0][0] if chat.unshown else math.inf
 
+    def unshown_seqs(self) -> set[int]:
+        """The witnesses' messages stored but not yet shown to the interrogator."""
+        return {m.seq for chat in self.chats.values() for _, m in chat.unshown}
+
     def _show(self, message: StoredMessage, pids: Iterable[str]) -> None:
         self.last_seq = max(self.last_seq, message.seq)
         for pid in pids:

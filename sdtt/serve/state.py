@@ -90,12 +90,16 @@ def state_frames(
             frame["market"] = False  # the target answers; it does not trade
         return frames
     if participant.state in ("chat", "verdict") and participant.room is not None:
+        live = rooms.get(participant.room)
+        # Not the witness's answers the typing indicator still holds from the interrogator.
+        held = live.unshown_seqs() if live is not None and participant.role != "witness" else ()
         frames.append(
             {
                 "type": "history",
                 "messages": [
                     message_frame(m, participant.role or "interrogator")
                     for m in store.messages(participant.room)
+                    if m.seq not in held
                 ],
             }
         )

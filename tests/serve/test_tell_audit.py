@@ -11,6 +11,7 @@ import pytest
 import trio
 
 from sdtt.serve.indicator import TYPING_MIN
+from sdtt.serve.state import state_frames
 from tests.serve.helpers import Browser, make_server, write_spec
 from tests.serve.tell_audit import describe, play
 from tests.serve.test_three_party import three_party
@@ -95,6 +96,17 @@ async def test_a_quick_answer_waits_for_the_indicator_but_its_writer_sees_it_at_
         sent = trio.current_time()
         await witness.wait(lambda: witness.texts("you") == ["me"])
         assert trio.current_time() == sent  # the writer sees it at once
+        # Held: not in what a reload of the interrogator's page would get either.
+        histories = {
+            pid: next(
+                f
+                for f in state_frames(server.study, server.store, server._rooms, pid)
+                if f["type"] == "history"
+            )
+            for pid in ("J1", "W1")
+        }
+        assert [m["text"] for m in histories["J1"]["messages"]] == ["hi, who are you?"]
+        assert [m["text"] for m in histories["W1"]["messages"]] == ["hi, who are you?", "me"]
         await judge.wait(lambda: judge.texts("them") == ["me"])
         nursery.cancel_scope.cancel()
     # The indicator went on by the policy, the answer came a typing time after it (the
