@@ -107,7 +107,7 @@ async def test_a_quick_answer_waits_for_the_indicator_but_its_writer_sees_it_at_
         }
         assert [m["text"] for m in histories["J1"]["messages"]] == ["hi, who are you?"]
         assert [m["text"] for m in histories["W1"]["messages"]] == ["hi, who are you?", "me"]
-        await judge.wait(lambda: judge.texts("them") == ["me"])
+        await judge.wait(lambda: "typing:False" in shown)
         nursery.cancel_scope.cancel()
     # The indicator went on by the policy, the answer came a typing time after it (the
     # least, for two characters), and only then did the indicator go off.
@@ -116,4 +116,5 @@ async def test_a_quick_answer_waits_for_the_indicator_but_its_writer_sees_it_at_
     assert shown["typing:False"] == shown["message:them"]
     order = [f["type"] + str(f.get("on", "")) for f in judge.frames[-3:]]
     assert order == ["typingTrue", "message", "typingFalse"]
+    assert judge.texts("them") == ["me"]
     assert [e["kind"] for e in server.store.events() if e["kind"] == "answer_held"]
