@@ -12,7 +12,7 @@ import trio
 from sdtt.serve.market_room import MarketRoom
 from sdtt.serve.participants import OWN_PERSON, rounds_played
 from sdtt.serve.points import describe, earned_by, verdict_right
-from sdtt.serve.protocol import message_frame
+from sdtt.serve.protocol import message_frame, typing_frame
 from sdtt.serve.room import LiveRoom
 from sdtt.serve.spec import Study, StudySection
 from sdtt.serve.store import StudyStore
@@ -86,6 +86,7 @@ def state_frames(
         frames.append({"type": "history", "messages": [market.frame_for(m, pid) for m in messages]})
         if pid in market.bettors:
             frames.append(market.state_frame(pid))
+            frames.extend(_indicators(market))
         else:
             frame["market"] = False  # the target answers; it does not trade
         return frames
@@ -103,7 +104,15 @@ def state_frames(
                 ],
             }
         )
+        if live is not None and participant.role != "witness":
+            frames.extend(_indicators(live))
     return frames
+
+
+def _indicators(live: LiveRoom) -> list[dict[str, Any]]:
+    """The typing indicators on now, for a page that (re)connects: an answer the
+    indicator holds is not to come with none showing."""
+    return [typing_frame(True, c.number) for c in live.chats.values() if c.indicator.on]
 
 
 def completion_code(study: Study, outcome: str | None) -> str:

@@ -14,9 +14,9 @@ kept with its (virtual) arrival time, and each room becomes a row of features:
   interrogator's latest message to each "typing on" frame;
 - ``off_before``: share of answers whose "typing off" frame came just before the
   message (rather than after it);
-- ``typing_per_question``: typing frames per message of the interrogator;
+- ``typing_per_question``: typing frames per message of the interrogator (as shown);
 - ``indicators_per_question``: times the indicator went on per message of the
-  interrogator;
+  interrogator (as shown);
 - ``indicator_first``: share of the interrogator's messages whose answer (the witness's
   next message after it was shown) came after the indicator went on;
 - ``end_gap``: seconds from the last witness message to the verdict page;

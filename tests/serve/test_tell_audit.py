@@ -97,16 +97,28 @@ async def test_a_quick_answer_waits_for_the_indicator_but_its_writer_sees_it_at_
         await witness.wait(lambda: witness.texts("you") == ["me"])
         assert trio.current_time() == sent  # the writer sees it at once
         # Held: not in what a reload of the interrogator's page would get either.
-        histories = {
-            pid: next(
-                f
-                for f in state_frames(server.study, server.store, server._rooms, pid)
-                if f["type"] == "history"
-            )
+        # Once the indicator is on, such a page gets it on too.
+        reloaded = {
+            pid: state_frames(server.study, server.store, server._rooms, pid)
             for pid in ("J1", "W1")
+        }
+        histories = {
+            pid: next(f for f in frames if f["type"] == "history")
+            for pid, frames in reloaded.items()
         }
         assert [m["text"] for m in histories["J1"]["messages"]] == ["hi, who are you?"]
         assert [m["text"] for m in histories["W1"]["messages"]] == ["hi, who are you?", "me"]
+        assert not [f for f in reloaded["J1"] if f["type"] == "typing"]
+        await judge.wait(lambda: "typing:True" in shown)
+        reloaded_on = state_frames(server.study, server.store, server._rooms, "J1")
+        assert [f for f in reloaded_on if f["type"] == "typing"] == [
+            {"type": "typing", "chat": 1, "from": "them", "on": True}
+        ]
+        assert not [
+            f
+            for f in state_frames(server.study, server.store, server._rooms, "W1")
+            if f["type"] == "typing"
+        ]
         await judge.wait(lambda: "typing:False" in shown)
         nursery.cancel_scope.cancel()
     # The indicator went on by the policy, the answer came a typing time after it (the
