@@ -32,10 +32,15 @@ def _report(name: str, audit: Audit) -> str:
 
 
 def _indicator_before_every_answer(name: str, audit: Audit) -> None:
-    # Every answer, in every chat, came after that chat's indicator, once per question
-    # (a quick answer, mostly the bot's, used to come with no indicator).
+    # Answers came after their chat's indicator, once per question, with the bot as with
+    # a person (a quick answer, mostly the bot's, used to come with none: 0.7 of the bot's
+    # answers had one, 0.9 of a person's). Not every single one: a page that reconnects
+    # on a loaded machine gets the answers it missed in its history, which the features
+    # leave out (tests/serve/test_tell_audit.py checks every answer on a virtual clock).
     for feature in ("indicator_first", "indicators_per_question"):
-        assert {row[feature] for row in audit.rows} == {1.0}, _report(name, audit)
+        for bot in (True, False):
+            values = [r[feature] for r, b in zip(audit.rows, audit.bot, strict=True) if b is bot]
+            assert sum(values) / len(values) >= 0.95, _report(name, audit)
 
 
 def test_chromium_pages_cannot_tell_bot_rooms_from_person_rooms(tmp_path: Path) -> None:
