@@ -6,11 +6,15 @@ exact 95% interval, which should contain 50%) and each feature's mean by witness
 With --browser the participants are real Chromium pages of the study page on a real
 ``sdtt serve`` (tests/serve/browser_audit.py), its clock --speed times real time; the
 audit is printed twice, of the frames the pages received and of what they showed. With
---tell too, the server is the one of tests/serve/tell_injected.py, whose bot chats end
-the moment the bot has answered: the audit must catch that.
+--mode three-party the rooms are three-party (each interrogator's page has a chat with
+the bot and one with a person) and the classifier tells which chat is the bot's. With
+--tell too, the server has a tell put back, which the audit must catch: in two-party
+rooms that of tests/serve/tell_injected.py (bot chats end the moment the bot has
+answered), in three-party rooms that of tests/serve/tell_typing.py (a bot chat shows the
+bot's own typing, off before each message).
 
 Usage: python benchmarks/tell_audit.py [--people 200] [--turns 2] [--seed 0]
-       [--browser [--speed 10] [--tell]]
+       [--browser [--speed 10] [--mode two-party|three-party] [--tell]]
 """
 
 from __future__ import annotations
@@ -39,11 +43,19 @@ def main() -> None:
     parser.add_argument(
         "--speed", type=float, default=10, help="--browser: the study clock's speed (10)"
     )
+    parser.add_argument(
+        "--mode",
+        choices=("two-party", "three-party"),
+        default="two-party",
+        help="--browser: the rooms' mode (default two-party)",
+    )
     parser.add_argument("--tell", action="store_true", help="--browser: serve with a tell put back")
     add_quick(parser, people=24)
     args = parser.parse_args()
     if args.tell and not args.browser:
         parser.error("--tell needs --browser")
+    if args.mode != "two-party" and not args.browser:
+        parser.error("--mode needs --browser")
     with tempfile.TemporaryDirectory(prefix="sdtt-audit-") as folder:
         if args.browser:
             audits = _in_chromium(Path(folder), args)
@@ -68,13 +80,15 @@ def main() -> None:
 def _in_chromium(folder: Path, args: argparse.Namespace) -> dict[str, Audit]:
     from tests.serve.browser_audit import play_in_chromium
 
+    tell = "tests.serve.tell_typing" if args.mode == "three-party" else "tests.serve.tell_injected"
     found = play_in_chromium(
         folder,
         people=args.people,
         turns=args.turns,
         seed=args.seed,
         speed=args.speed,
-        module="tests.serve.tell_injected" if args.tell else "sdtt.cli",
+        module=tell if args.tell else "sdtt.cli",
+        mode=args.mode,
     )
     for error in found.errors:
         print(f"page error: {error}")

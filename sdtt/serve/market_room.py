@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -263,10 +264,9 @@ class MarketRoom(LiveRoom):
             return self.chats.get(1 if pid == self.record.witness_pid else chat)
         return None
 
-    def to_interrogators(self, frame: dict[str, Any]) -> None:
-        """Show a frame to every bettor."""
-        for pid in self.bettors:
-            self.server.deliver(pid, frame)
+    def interrogators(self) -> tuple[str, ...]:
+        """Every bettor."""
+        return self.bettors
 
     def frame_for(self, message: StoredMessage, pid: str) -> dict[str, Any]:
         """A message as ``pid`` sees it: 'you', 'other' (another bettor) or 'them' (the
@@ -279,34 +279,40 @@ class MarketRoom(LiveRoom):
             side = "you" if self.askers.get(message.seq) == pid else "other"
         return {"type": "message", "id": message.seq, "chat": 1, "from": side, "text": message.text}
 
-    def deliver(self, message: StoredMessage) -> None:
-        """Show a stored message to the room (the target's answers mark the chart, and
-        reach the bettors who did not ask ``advantage`` seconds after the one who did)."""
-        self.last_seq = message.seq
-        asker = None
+    def show(self, message: StoredMessage, pids: Iterable[str]) -> None:
+        """Show a message the indicator policy let through: the target's answer goes to
+        the bettor who asked, and to the others ``advantage`` seconds later (told
+        meanwhile that an answer is on its way)."""
+        asker = self.asked_last if self.spec.advantage > 0 else None
+        if message.sender != "witness" or asker is None:
+            super().show(message, pids)
+            return
+        others = [pid for pid in pids if pid != asker]
+        super().show(message, [pid for pid in pids if pid == asker])
+        for pid in others:
+            self.server.deliver(pid, {"type": "answer_pending", "in": self.spec.advantage})
+        show_at = trio.current_time() + self.spec.advantage
+        self.held_back[message.seq] = (show_at, asker, message)
+
+    def delivered(self, message: StoredMessage) -> None:
+        """After a message was shown to the bettors: the target's answers mark the chart
+        (and start the quiet that completes an answer)."""
         if message.sender == "witness":
             self.answers += 1
             self.answered_at.append(len(self.market.trades) + 1)
             if self.current is not None:
                 self.answer_from = trio.current_time()
-            if self.spec.advantage > 0:
-                asker = self.asked_last
-        for pid in self.members():
-            if asker is None or pid in (asker, self.record.witness_pid):
-                self.server.deliver(pid, self.frame_for(message, pid))
-            else:
-                self.server.deliver(pid, {"type": "answer_pending", "in": self.spec.advantage})
-        if asker is not None:
-            show_at = trio.current_time() + self.spec.advantage
-            self.held_back[message.seq] = (show_at, asker, message)
-        self.delivered(message)
+        super().delivered(message)
 
     def history_for(self, pid: str) -> list[dict[str, Any]]:
-        """The room's messages as ``pid`` may see them now (no answer held back)."""
+        """The room's messages as ``pid`` may see them now (no answer held back by the
+        asker's head start or, from the bettors, by the typing indicator)."""
+        unshown = self.unshown_seqs() if pid != self.record.witness_pid else set()
         return [
             self.frame_for(m, pid)
             for m in self.server.store.messages(self.id)
-            if m.seq not in self.held_back or self.held_back[m.seq][1] == pid
+            if m.seq not in unshown
+            and (m.seq not in self.held_back or self.held_back[m.seq][1] == pid)
         ]
 
     def _show_held_back(self, now: float) -> float:

@@ -11,17 +11,21 @@ chat is done once its witness answered burst turn X and then sent nothing and co
 nothing (the bot's session idle, a person not typing) for :data:`END_GRACE` seconds. The
 room's chat phase ends when every chat is done, or when the study's time limit is up.
 The interrogator sees the same frames in the same order from either witness: the typing
-indicator follows one policy (:mod:`sdtt.serve.indicator`), and a message comes before
-the indicator goes off. With a moderation endpoint, the bot's messages wait for it as a
-person's do (:mod:`sdtt.serve.moderation`), so the check takes the same time for either
-witness; a chat is not over while one of its witness's messages is being checked.
+indicator follows one policy (:mod:`sdtt.serve.indicator`), an answer is held until the
+indicator has shown for a while (stored at once, shown to its witness at once, to the
+interrogator when the policy lets it; the chat is not over meanwhile), and a message
+comes before the indicator goes off. With a moderation endpoint, the bot's messages wait
+for it as a person's do (:mod:`sdtt.serve.moderation`), so the check takes the same time
+for either witness; a chat is not over while one of its witness's messages is being
+checked.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -112,6 +116,9 @@ class Chat:
     """Messages of the witness being checked by the moderation endpoint right now."""
     bot_outbox: trio.MemorySendChannel[str] | None = None
     """The bot's messages waiting for the moderation endpoint (with one configured)."""
+    unshown: deque[tuple[float, StoredMessage]] = field(default_factory=deque)
+    """The witness's messages stored but not yet shown to the interrogator, each with
+    when it may be (the indicator policy's :meth:`~Indicator.release`), in order."""
 
     def __post_init__(self) -> None:
         room = self.room
@@ -136,7 +143,7 @@ class Chat:
     def composing(self, now: float) -> bool:
         """Whether the witness is still at work on a message (the bot's session busy, a
         person typing)."""
-        if self.screening:
+        if self.screening or self.unshown:
             return True
         if self.witness is None:
             return self.session is not None and not self.session.is_idle
@@ -207,9 +214,19 @@ class LiveRoom:
             return self.chats.get(chat)
         return next((c for c in self.chats.values() if c.witness == pid), None)
 
+    def interrogators(self) -> tuple[str, ...]:
+        """Whoever questions the witnesses (a market's bettors: all)."""
+        return (self.record.interrogator,)
+
     def to_interrogators(self, frame: dict[str, Any]) -> None:
-        """Show a frame to whoever questions the witnesses (a market's bettors: all)."""
-        self.server.deliver(self.record.interrogator, frame)
+        """Show a frame to whoever questions the witnesses."""
+        for pid in self.interrogators():
+            self.server.deliver(pid, frame)
+
+    def frame_for(self, message: StoredMessage, pid: str) -> dict[str, Any]:
+        """A message as ``pid`` sees it."""
+        viewer = "interrogator" if pid in self.interrogators() else "witness"
+        return message_frame(message, viewer)
 
     def wake(self) -> None:
         """Let the room's loop look again."""
@@ -217,12 +234,45 @@ class LiveRoom:
         changed.set()
 
     def deliver(self, message: StoredMessage) -> None:
-        """Show a stored message to the people of its chat."""
-        self.last_seq = message.seq
-        self.server.deliver(self.record.interrogator, message_frame(message, "interrogator"))
-        witness = self.chats[message.chat].witness
-        if witness is not None:
-            self.server.deliver(witness, message_frame(message, "witness"))
+        """Show a stored message to the people of its chat: an interrogator's at once, a
+        witness's to the witness at once and to the interrogator when the indicator
+        policy lets it (held meanwhile; see :meth:`_release`)."""
+        chat = self.chats[message.chat]
+        if message.sender != "witness":
+            witness = () if chat.witness is None else (chat.witness,)
+            self.show(message, (*self.interrogators(), *witness))
+            return
+        if chat.witness is not None:
+            self.server.deliver(chat.witness, self.frame_for(message, chat.witness))
+        now = trio.current_time()
+        release = chat.indicator.release(now, message.text)
+        if chat.unshown:
+            release = max(release, chat.unshown[-1][0])  # in the order they came
+        if release > now:
+            held = {"chat": chat.number, "seq": message.seq, "for": round(release - now, 3)}
+            self.server.record("answer_held", held, room=self.id)
+        chat.unshown.append((release, message))
+        chat.answered_cache = None
+        self._release(chat, now)
+        self.wake()  # the room's loop shows it when due
+
+    def _release(self, chat: Chat, now: float, *, all_of_them: bool = False) -> float:
+        """Show the interrogator the witness's held messages that are due (or all);
+        when the next one is."""
+        while chat.unshown and (all_of_them or chat.unshown[0][0] <= now):
+            _, message = chat.unshown.popleft()
+            self.show(message, self.interrogators())
+        return chat.unshown[0][0] if chat.unshown else math.inf
+
+    def unshown_seqs(self) -> set[int]:
+        """The witnesses' messages stored but not yet shown to the interrogator."""
+        return {m.seq for chat in self.chats.values() for _, m in chat.unshown}
+
+    def show(self, message: StoredMessage, pids: Iterable[str]) -> None:
+        """Show a message to ``pids`` now (the room's last shown message moves on)."""
+        self.last_seq = max(self.last_seq, message.seq)
+        for pid in pids:
+            self.server.deliver(pid, self.frame_for(message, pid))
         self.delivered(message)
 
     def delivered(self, message: StoredMessage) -> None:
@@ -287,7 +337,9 @@ class LiveRoom:
         return chat.answered_cache
 
     def dialogue(self, chat: int) -> list[Message]:
-        """Chat ``chat`` as a dialogue (interrogator: side A, witness: side B)."""
+        """Chat ``chat`` as the interrogator has seen it so far, as a dialogue
+        (interrogator: side A, witness: side B; held messages are not in it yet)."""
+        held = {m.seq for _, m in self.chats[chat].unshown} if chat in self.chats else set()
         return [
             Message(
                 side="user" if m.sender == "interrogator" else "response",
@@ -295,7 +347,7 @@ class LiveRoom:
                 time=datetime.fromisoformat(m.time),
             )
             for m in self.server.store.messages(self.id)
-            if m.chat == chat
+            if m.chat == chat and m.seq not in held
         ]
 
     async def run(self, setup: BotSetup | None) -> None:
@@ -324,9 +376,12 @@ class LiveRoom:
                     break
                 with trio.move_on_at(wake_at):
                     await self.changed.wait()
+            for chat in self.chats.values():  # (what is stored is shown, however it ended)
+                self._release(chat, trio.current_time(), all_of_them=True)
             nursery.cancel_scope.cancel()
 
     def _chat_done(self, chat: Chat) -> None:
+        self._release(chat, trio.current_time(), all_of_them=True)
         if not chat.done:
             chat.done = True
             chat.indicator.answered()
@@ -338,8 +393,9 @@ class LiveRoom:
         wake_at = math.inf
         for chat in self.chats.values():
             if chat.done:
+                self._release(chat, now, all_of_them=True)
                 continue
-            wake_at = min(wake_at, chat.indicator.tick(now))
+            wake_at = min(wake_at, chat.indicator.tick(now), self._release(chat, now))
             if chat.typing_until is not None:
                 if now >= chat.typing_until:
                     self._typing_off(chat)

@@ -12,7 +12,7 @@ import trio
 from sdtt.serve.market_room import MarketRoom
 from sdtt.serve.participants import OWN_PERSON, rounds_played
 from sdtt.serve.points import describe, earned_by, verdict_right
-from sdtt.serve.protocol import message_frame
+from sdtt.serve.protocol import message_frame, typing_frame
 from sdtt.serve.room import LiveRoom
 from sdtt.serve.spec import Study, StudySection
 from sdtt.serve.store import StudyStore
@@ -87,20 +87,33 @@ def state_frames(
         frames.append({"type": "history", "messages": market.history_for(pid)})
         if pid in market.bettors:
             frames.append(market.state_frame(pid))
+            frames.extend(_indicators(market))
         else:
             frame["market"] = False  # the target answers; it does not trade
         return frames
     if participant.state in ("chat", "verdict") and participant.room is not None:
+        live = rooms.get(participant.room)
+        # Not the witness's answers the typing indicator still holds from the interrogator.
+        held = live.unshown_seqs() if live is not None and participant.role != "witness" else ()
         frames.append(
             {
                 "type": "history",
                 "messages": [
                     message_frame(m, participant.role or "interrogator")
                     for m in store.messages(participant.room)
+                    if m.seq not in held
                 ],
             }
         )
+        if live is not None and participant.role != "witness":
+            frames.extend(_indicators(live))
     return frames
+
+
+def _indicators(live: LiveRoom) -> list[dict[str, Any]]:
+    """The typing indicators on now, for a page that (re)connects: an answer the
+    indicator holds is not to come with none showing."""
+    return [typing_frame(True, c.number) for c in live.chats.values() if c.indicator.on]
 
 
 def completion_code(study: Study, outcome: str | None) -> str:

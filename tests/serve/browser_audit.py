@@ -11,6 +11,10 @@ from what the page showed (``seen``: the section on screen, the typing indicator
 appearing and disappearing, each answer appearing, the notice that refused the extra
 message). Both are classified as in the virtual-clock audit; the witness (bot or person)
 is read from the study's store afterwards.
+
+In three-party rooms the interrogator's page has two chats, one with the bot and one with
+a person; each chat gives its own row of the features (the lobby wait is the room's), and
+the classifier is asked which of the two chats is the bot's, from both rows of a room.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from tests.serve.tell_audit import (
     Audit,
     Seen,
     classify,
+    classify_pairs,
     features,
     write_audit_spec,
 )
@@ -62,14 +67,16 @@ def play_in_chromium(
     seed: int = 0,
     speed: float = 10.0,
     module: str = "sdtt.cli",
+    mode: str = "two-party",
 ) -> BrowserAudit:
-    """Serve the audit's study (``python -m MODULE serve``), let ``people`` participants
-    arrive in Chromium, and classify the finished rooms."""
+    """Serve the audit's study (``python -m MODULE serve``) in ``mode`` (two- or
+    three-party), let ``people`` participants arrive in Chromium, and classify the
+    finished rooms (in three-party: which of the interrogator's chats is the bot's)."""
     found = tools()
     if isinstance(found, str):
         raise RuntimeError(found)
     node, chromium = found
-    spec = write_audit_spec(folder, turns=turns, seed=seed, speed=speed)
+    spec = write_audit_spec(folder, turns=turns, seed=seed, speed=speed, mode=mode)
     rng = random.Random(seed)
     config = {
         "study": "audit",
@@ -107,6 +114,7 @@ def play_in_chromium(
         rooms = {room.interrogator: room for room in store.rooms()}
     finally:
         store.close()
+    three = mode == "three-party"
     received: list[dict[str, float]] = []
     seen: list[dict[str, float]] = []
     bot: list[bool] = []
@@ -115,30 +123,58 @@ def play_in_chromium(
         room = rooms.get(pid)
         if record["role"] != "interrogator" or room is None or room.end_reason != "finished":
             continue
-        from_frames, from_screen = _observed(record, speed)
-        received.append(features(from_frames, refusals[0]))
-        seen.append(features(from_screen, refusals[1]))
-        bot.append(room.witness == "bot")
+        if three != (room.witness == "both"):
+            continue  # (three-party: a participant the lobby paired with no one)
+        for chat in (1, 2) if three else (1,):
+            from_frames, from_screen = _observed(record, speed, chat)
+            received.append(features(from_frames, refusals[0]))
+            seen.append(features(from_screen, refusals[1]))
+            bot.append(room.witness == "bot" or room.bot_position == chat)
     return BrowserAudit(
-        received=Audit(rows=received, bot=bot, correct=classify(received, bot, seed=seed)),
-        seen=Audit(rows=seen, bot=bot, correct=classify(seen, bot, seed=seed)),
+        received=_classified(received, bot, three, seed),
+        seen=_classified(seen, bot, three, seed),
         errors=[str(line).splitlines()[0] for line in log["errors"]],
     )
 
 
-def _observed(record: dict[str, Any], speed: float) -> tuple[Seen, Seen]:
-    """One interrogator page's record as what it received and what it showed, with its
-    times (milliseconds of the page's clock) in seconds of the study's clock."""
+def _classified(rows: list[dict[str, float]], bot: list[bool], three: bool, seed: int) -> Audit:
+    """The audit of ``rows`` (three-party: chat 1's and chat 2's of each room in turn)."""
+    if not three:
+        return Audit(rows=rows, bot=bot, correct=classify(rows, bot, seed=seed))
+    pairs = list(zip(rows[::2], rows[1::2], strict=True))
+    correct = classify_pairs(pairs, bot[::2], seed=seed)
+    return Audit(rows=rows, bot=bot, correct=correct, cases=len(pairs))
+
+
+def _observed(record: dict[str, Any], speed: float, chat: int) -> tuple[Seen, Seen]:
+    """What one interrogator's page received and showed of chat ``chat``, with its times
+    (milliseconds of the page's clock) in seconds of the study's clock."""
     scale = speed / 1000
-    sent = [(t * scale, json.loads(raw)) for t, raw in record["sent"]]
+
+    def of_chat(timed: list[list[Any]]) -> list[tuple[float, dict[str, Any]]]:
+        frames = [(t * scale, json.loads(f) if isinstance(f, str) else f) for t, f in timed]
+        return [
+            (t, f)
+            for t, f in frames
+            if f["type"] not in ("message", "typing", "send") or f.get("chat", 1) == chat
+        ]
+
+    sent = of_chat(record["sent"])
     consented = next(t for t, frame in sent if frame["type"] == "consent")
     # The questions, not the message sent after the last turn to see how it is refused.
     asked = [t for t, f in sent if f["type"] == "send" and f["text"].startswith("question")]
-    frames = [(t * scale, json.loads(raw)) for t, raw in record["frames"]]
-    refused = [frame["message"] for _, frame in frames if frame["type"] == "refused"]
-    shown = [(t * scale, change) for t, change in record["seen"]]
-    notices = [change["message"] for _, change in shown if change["type"] == "notice"]
+    extras = [extra for _, extra in record["extras"] if extra["chat"] == chat]
     return (
-        Seen(frames=frames, sent=asked, consented=consented, refusal=(refused or [""])[-1]),
-        Seen(frames=shown, sent=asked, consented=consented, refusal=(notices or [""])[-1]),
+        Seen(
+            frames=of_chat(record["frames"]),
+            sent=asked,
+            consented=consented,
+            refusal=extras[-1]["received"] if extras else "",
+        ),
+        Seen(
+            frames=of_chat(record["seen"]),
+            sent=asked,
+            consented=consented,
+            refusal=extras[-1]["shown"] if extras else "",
+        ),
     )

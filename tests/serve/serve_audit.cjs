@@ -1,18 +1,21 @@
 // The tell audit in headless Chromium: scripted participants open the real study page
 // of a running `sdtt serve` as they arrive, consent, and play whichever role the server
 // gives them, scripted inside the page (see `play`). An interrogator asks `turns`
-// questions like a person (a pause, then type and send) and one message too many; a
-// person witness answers each question after a delay, typing meanwhile. In every page
+// questions like a person (a pause, then type and send) and one message too many, in
+// each of its chats (three-party: both at once); a person witness answers each
+// question after a delay, typing meanwhile. In every page
 // an init script records, with the page's own clock, each websocket frame received and
-// sent, and what the page shows: the section on screen, the typing indicator appearing
-// and disappearing, each message appearing, each notice.
+// sent, and what the page shows: the section on screen, each chat's typing indicator
+// appearing and disappearing and messages appearing, each notice.
 // Usage: node serve_audit.cjs CONFIG_JSON -> JSON on stdout
 //   CONFIG_JSON: {"base": URL, "study": NAME, "people": N, "seed": S, "speed": X,
 //   "turns": T, "gaps": [seconds before each next arrival], "answerDelay": [lo, hi],
 //   "burst": [counts to draw from], "burstGap": [lo, hi]} (seconds of the study's clock,
 //   which runs `speed` times faster than the page's).
-// Output: {errors, participants: {pid: {role, frames, sent, seen}}}, times in ms of the
-//   page's clock from when the page opened.
+// Output: {errors, participants: {pid: {role, frames, sent, seen, extras}}}, times in ms
+//   of the page's clock from when the page opened; `extras`: [time, {chat, received,
+//   shown}] for each message sent after the last turn, with the refusal's text as
+//   received and as the notice showed it.
 "use strict";
 const path = require("path");
 const { chromium } = require(path.join(__dirname, "..", "questionnaires", "js",
@@ -27,7 +30,10 @@ const TIMEOUT = 60000;
 // "before" it).
 function recorder() {
   // `shown`: what the page shows now; `refused` and `role`: from the frames so far.
-  const audit = { frames: [], sent: [], seen: [], shown: {}, refused: 0, role: null };
+  // `extras`: for each message sent after the last turn, its chat and how it was refused
+  // (the frame's text and the notice shown).
+  const audit = { frames: [], sent: [], seen: [], shown: { them: {}, you: {} }, extras: [],
+    refused: 0, lastRefused: "", role: null, chats: 1 };
   window.__audit = audit;
   const now = () => performance.now();
   const Native = window.WebSocket;
@@ -39,8 +45,11 @@ function recorder() {
       this.addEventListener("message", (e) => {
         audit.frames.push([now(), String(e.data)]);
         const frame = JSON.parse(e.data);
-        if (frame.type === "refused") audit.refused++;
-        if (frame.type === "phase" && frame.phase === "chat") audit.role = frame.role;
+        if (frame.type === "refused") { audit.refused++; audit.lastRefused = frame.message; }
+        if (frame.type === "phase" && frame.phase === "chat") {
+          audit.role = frame.role;
+          audit.chats = frame.chats || 1;
+        }
       });
     }
     send(data) {
@@ -50,25 +59,37 @@ function recorder() {
   };
   const visible = (el) => !!el && el.checkVisibility({ checkOpacity: true,
     checkVisibilityCSS: true });
-  let last = { section: "", typing: false, them: 0, you: 0, notice: "" };
+  // Per chat (a three-party interrogator's page has two): answers shown, own messages
+  // shown, and whether the typing indicator shows.
+  let last = { section: "", typing: {}, them: {}, you: {}, notice: "" };
   function look() {
     const on = (id) => visible(document.getElementById(id));
     const section = on("done") ? "done" : on("verdict") ? "verdict" : on("chat") ? "chat" :
       on("lobby") ? "lobby" : on("consent") ? "consent" : "";
     const state = {
-      section,
-      typing: [...document.querySelectorAll(".typing")].some(visible),
-      them: [...document.querySelectorAll("li.them")].filter(visible).length,
-      you: document.querySelectorAll("li.you").length,
+      section, typing: {}, them: {}, you: {},
       notice: on("notice") ? document.getElementById("notice").textContent : "",
     };
+    for (const pane of document.querySelectorAll(".pane[data-chat]")) {
+      const n = pane.dataset.chat;
+      state.typing[n] = [...pane.querySelectorAll(".typing")].some(visible);
+      state.them[n] = [...pane.querySelectorAll("li.them")].filter(visible).length;
+      state.you[n] = pane.querySelectorAll("li.you").length;
+    }
     const t = now();
     if (state.section !== last.section) audit.seen.push([t, { type: "phase", phase: section }]);
-    for (let n = last.them; n < state.them; n++) {
-      audit.seen.push([t, { type: "message", from: "them" }]);
+    for (const n of Object.keys(state.them)) {
+      const chat = Number(n);
+      for (let k = last.them[n] || 0; k < state.them[n]; k++) {
+        audit.seen.push([t, { type: "message", from: "them", chat }]);
+      }
+      for (let k = last.you[n] || 0; k < state.you[n]; k++) {
+        audit.seen.push([t, { type: "message", from: "you", chat }]);
+      }
+      if (state.typing[n] !== (last.typing[n] || false)) {
+        audit.seen.push([t, { type: "typing", on: state.typing[n], chat }]);
+      }
     }
-    for (let n = last.you; n < state.you; n++) audit.seen.push([t, { type: "message", from: "you" }]);
-    if (state.typing !== last.typing) audit.seen.push([t, { type: "typing", on: state.typing }]);
     if (state.notice && state.notice !== last.notice) {
       audit.seen.push([t, { type: "notice", message: state.notice }]);
     }
@@ -113,8 +134,9 @@ async function play(cfg) {
     look();
   });
   const phase = () => audit.shown.section;
-  const count = () => audit.shown.them;
-  const input = () => $('.pane[data-chat="1"] .send-text');
+  const count = (chat) => audit.shown.them[chat] || 0;
+  const mine = (chat) => audit.shown.you[chat] || 0;
+  const input = (chat) => $(`.pane[data-chat="${chat}"] .send-text`);
   // A keystroke a second of the study's clock into the message box. (The page sends a
   // "typing" frame for at most one a second of its own clock, which a fast study clock
   // outruns: a person witness would seem to stop typing and the chat end while they
@@ -123,40 +145,73 @@ async function play(cfg) {
     for (let typed = 1; typed <= seconds; typed++) {
       await pause(1);
       if (phase() !== "chat") return;
-      input().value += "a";
-      input().dispatchEvent(new Event("input", { bubbles: true }));
+      input(1).value += "a";
+      input(1).dispatchEvent(new Event("input", { bubbles: true }));
       if (witness && audit.socket && audit.socket.readyState === WebSocket.OPEN) {
         audit.socket.send(JSON.stringify({ type: "typing" }));
       }
     }
     await pause(seconds - Math.floor(seconds));
   }
-  function send(text) {
-    input().value = text;
-    input().dispatchEvent(new Event("input", { bubbles: true }));
-    $('.pane[data-chat="1"] .send-form button').click();
+  function send(text, chat) {
+    input(chat).value = text;
+    input(chat).dispatchEvent(new Event("input", { bubbles: true }));
+    $(`.pane[data-chat="${chat}"] .send-form button`).click();
   }
 
-  async function interrogate() {
+  // The interrogator's messages go one at a time, each a second after the one before
+  // was shown or refused: the server refuses a participant's messages that come too
+  // close together, whichever chat they are for, and a refusal does not say which
+  // message it refuses. Resolves once the message is shown (true) or refused (false).
+  let sending = Promise.resolve();
+  function submit(text, chat) {
+    const shown = sending.then(async () => {
+      const before = mine(chat);
+      const refused = audit.refused;
+      send(text, chat);
+      await until(() => mine(chat) > before || audit.refused > refused ||
+        phase() !== "chat", "the message shown or refused");
+      return mine(chat) > before;
+    });
+    sending = shown.then(() => pause(1), () => {});
+    return shown;
+  }
+
+  // One chat's questions, each a few seconds after the chat opened or the last answer.
+  async function ask(chat) {
     for (let asked = 0; asked < cfg.turns; asked++) {
       await pause(uniform([2.0, 6.0]));
-      if (phase() !== "chat") break;
+      if (phase() !== "chat") return;
+      const question = "question " + (asked + 1) + "?";
+      for (let tries = 0; tries < 3 && !(await submit(question, chat)); tries++) {
+        if (phase() !== "chat") return;
+      }
       // An answer is what comes after the question is shown (the rest of an earlier
       // answer may cross it).
-      const mine = audit.shown.you;
-      send("question " + (asked + 1) + "?");
-      await until(() => audit.shown.you > mine || phase() !== "chat", "the question shown");
-      const before = count();
-      await until(() => count() > before || phase() !== "chat", "an answer");
+      const answers = count(chat);
+      await until(() => count(chat) > answers || phase() !== "chat", "an answer");
     }
-    // One message too many, soon after the last answer: how is it refused?
-    await pause(uniform([0.5, 2.0]));
-    if (phase() === "chat") {
-      send("one more?");
-      await until(() => audit.refused || phase() !== "chat", "a refusal");
+  }
+
+  // In three-party both chats at once, as a person would keep both going; then one
+  // message too many to each (in a random order), soon after the last answer, to see
+  // how each is refused.
+  async function interrogate() {
+    const chats = audit.chats === 2 ? (next() < 0.5 ? [1, 2] : [2, 1]) : [1];
+    await Promise.all(chats.map(ask));
+    for (const chat of chats) {
+      await pause(uniform([0.5, 2.0]));
+      if (phase() !== "chat") break;
+      const refused = audit.refused;
+      await submit("one more?", chat);
+      if (audit.refused > refused) {
+        const shown = $("#notice").hidden ? "" : $("#notice").textContent;
+        audit.extras.push([performance.now(), { chat, received: audit.lastRefused, shown }]);
+      }
     }
     await until(() => phase() === "verdict", "the verdict page");
-    $('#verdict-two input[value="yes"]').click();
+    $(audit.chats === 2 ? '#verdict-three input[value="1"]' :
+      '#verdict-two input[value="yes"]').click();
     $("#reason").value = "audit";
     $("#verdict-form button").click();
   }
@@ -164,17 +219,17 @@ async function play(cfg) {
   async function witness() {
     let answered = 0;
     while (phase() === "chat") {
-      if (count() <= answered) {
-        await until(() => count() > answered || phase() !== "chat", "a question");
+      if (count(1) <= answered) {
+        await until(() => count(1) > answered || phase() !== "chat", "a question");
         continue;
       }
-      answered = count();
+      answered = count(1);
       // Like the bot, sometimes several messages in a row, typing meanwhile.
       const parts = choice(cfg.burst);
       for (let part = 0; part < parts; part++) {
         await type(uniform(part === 0 ? cfg.answerDelay : cfg.burstGap), true);
         if (phase() !== "chat") return;
-        send("answer " + answered + "." + part);
+        send("answer " + answered + "." + part, 1);
       }
     }
   }
@@ -205,8 +260,8 @@ async function participant(browser, pid, seed, log) {
       return null;
     });
     const record = await page.evaluate(() => {
-      const { frames, sent, seen } = window.__audit;
-      return { frames, sent, seen };
+      const { frames, sent, seen, extras } = window.__audit;
+      return { frames, sent, seen, extras };
     });
     log.participants[pid] = { role, ...record };
   } catch (error) {

@@ -14,7 +14,11 @@ kept with its (virtual) arrival time, and each room becomes a row of features:
   interrogator's latest message to each "typing on" frame;
 - ``off_before``: share of answers whose "typing off" frame came just before the
   message (rather than after it);
-- ``typing_per_question``: typing frames per message of the interrogator;
+- ``typing_per_question``: typing frames per message of the interrogator (as shown);
+- ``indicators_per_question``: times the indicator went on per message of the
+  interrogator (as shown);
+- ``indicator_first``: share of the interrogator's messages whose answer (the witness's
+  next message after it was shown) came after the indicator went on;
 - ``end_gap``: seconds from the last witness message to the verdict page;
 - ``refusal``: which text refused the message sent after the last turn (an index).
 
@@ -26,7 +30,6 @@ should then be at chance: the exact binomial interval of its accuracy contains 5
 
 from __future__ import annotations
 
-import itertools
 import math
 import random
 from dataclasses import dataclass, field
@@ -48,12 +51,15 @@ FEATURES = (
     "typing_spread",
     "off_before",
     "typing_per_question",
+    "indicators_per_question",
+    "indicator_first",
     "end_gap",
     "refusal",
 )
 SPEC = """
 [study]
 name = "audit"
+mode = "{mode}"
 turns = {turns}
 human_witness_share = 0.5
 consent = "Audit."
@@ -94,27 +100,39 @@ class Seen:
 
 @dataclass(frozen=True)
 class Audit:
-    """The features of every room, whether its witness was the bot, and the classifier."""
+    """The features of every chat, whether its witness was the bot, and the classifier."""
 
     rows: list[dict[str, float]]
     bot: list[bool]
     correct: int
+    """Cases the classifier got right: rooms (in three-party, which chat is the bot's)."""
+    cases: int = 0
+    """How many cases it classified (0: one per row, as in two-party rooms)."""
+
+    @property
+    def trials(self) -> int:
+        """How many cases the classifier classified."""
+        return self.cases or len(self.bot)
 
     @property
     def accuracy(self) -> float:
-        """Cross-validated share of rooms the classifier got right."""
-        return self.correct / len(self.bot)
+        """Cross-validated share of cases the classifier got right."""
+        return self.correct / self.trials
 
     def interval(self, level: float = 0.95) -> tuple[float, float]:
         """The exact (Clopper-Pearson) interval of the accuracy."""
-        ci = binomtest(self.correct, len(self.bot)).proportion_ci(level, method="exact")
+        ci = binomtest(self.correct, self.trials).proportion_ci(level, method="exact")
         return float(ci.low), float(ci.high)
 
 
-def write_audit_spec(folder: Path, *, turns: int = 2, seed: int = 0, speed: float = 1) -> Path:
-    """The audit's study spec in ``folder`` (its clock ``speed`` times real time)."""
+def write_audit_spec(
+    folder: Path, *, turns: int = 2, seed: int = 0, speed: float = 1, mode: str = "two-party"
+) -> Path:
+    """The audit's study spec in ``folder`` (its clock ``speed`` times real time; ``mode``
+    two- or three-party)."""
     path = folder / "audit.toml"
-    path.write_text(SPEC.format(turns=turns, seed=seed, speed=speed), encoding="utf-8")
+    text = SPEC.format(turns=turns, seed=seed, speed=speed, mode=mode)
+    path.write_text(text, encoding="utf-8")
     return path
 
 
@@ -220,17 +238,32 @@ def features(seen: Seen, refusals: dict[str, int]) -> dict[str, float]:
         asked = [sent for sent in seen.sent if sent <= at]
         if frame["on"] and asked:
             delays.append(at - asked[-1])
+    # An indicator going off just before a message, not just after the one before it.
     off_before = sum(
         1
-        for (_, frame), (_, after) in itertools.pairwise(frames)
-        if frame["type"] == "typing" and not frame["on"] and after.get("from") == "them"
+        for (_, before), (_, frame), (_, after) in zip(frames, frames[1:], frames[2:], strict=False)
+        if frame["type"] == "typing"
+        and not frame["on"]
+        and after.get("from") == "them"
+        and before.get("from") != "them"
     )
+    ons = [t for t, frame in typing if frame["on"]]
+    # From each question as shown (the server's order): in real browsers an answer's
+    # last part sent as the question went may cross it.
+    shown = [t for t, f in frames if f["type"] == "message" and f["from"] == "you"]
+    first = []
+    for question in shown:
+        answer = next((t for t, _ in theirs if t > question), None)
+        if answer is not None:
+            first.append(any(question < t <= answer for t in ons))
     return {
         "wait": opened - seen.consented,
         "typing_delay": float(np.mean(delays)) if delays else -1.0,
         "typing_spread": float(np.std(delays)) if len(delays) > 1 else -1.0,
         "off_before": off_before / max(1, len(theirs)),
-        "typing_per_question": len(typing) / max(1, len(seen.sent)),
+        "typing_per_question": len(typing) / max(1, len(shown)),
+        "indicators_per_question": len(ons) / max(1, len(shown)),
+        "indicator_first": float(np.mean(first)) if first else -1.0,
         "end_gap": verdict - theirs[-1][0] if theirs else -1.0,
         "refusal": float(refusals.setdefault(seen.refusal, len(refusals))),
     }
@@ -272,7 +305,25 @@ async def play(folder: Path, *, people: int, turns: int = 2, seed: int = 0) -> A
 def classify(rows: list[dict[str, float]], bot: list[bool], *, seed: int = 0) -> int:
     """How many rooms a 5-fold cross-validated depth-3 tree classifies right."""
     x = np.array([[row[name] for name in FEATURES] for row in rows])
-    y = np.array(bot)
+    return _cross_validated(x, np.array(bot), seed)
+
+
+def classify_pairs(
+    pairs: list[tuple[dict[str, float], dict[str, float]]], first_bot: list[bool], *, seed: int = 0
+) -> int:
+    """How many three-party rooms the same tree tells right which chat is the bot's, from
+    both chats' features and their differences (``pairs``: chat 1's row, chat 2's)."""
+    x = np.array(
+        [
+            [*(one[n] for n in FEATURES), *(two[n] for n in FEATURES)]
+            + [one[n] - two[n] for n in FEATURES]
+            for one, two in pairs
+        ]
+    )
+    return _cross_validated(x, np.array(first_bot), seed)
+
+
+def _cross_validated(x: Any, y: Any, seed: int) -> int:
     folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=seed)
     tree = DecisionTreeClassifier(max_depth=3, random_state=seed)
     predicted = cross_val_predict(tree, x, y, cv=folds)
@@ -281,16 +332,20 @@ def classify(rows: list[dict[str, float]], bot: list[bool], *, seed: int = 0) ->
 
 def describe(audit: Audit) -> str:
     """The audit's result as lines of text: accuracy, interval, and each feature's mean
-    with the bot and with a person."""
+    with the bot and with a person (in three-party: in the bot's chat and the person's)."""
     low, high = audit.interval()
+    cases = (
+        f"three-party rooms {audit.trials} ({sum(audit.bot[::2])} with the bot in chat 1)"
+        if audit.cases
+        else f"rooms {len(audit.bot)} ({sum(audit.bot)} with the bot)"
+    )
     lines = [
-        f"rooms {len(audit.bot)} ({sum(audit.bot)} with the bot), classifier accuracy "
-        f"{audit.accuracy:.1%} (95% interval {low:.1%} to {high:.1%})"
+        f"{cases}, classifier accuracy {audit.accuracy:.1%} (95% interval {low:.1%} to {high:.1%})"
     ]
     for name in FEATURES:
         bots = [r[name] for r, b in zip(audit.rows, audit.bot, strict=True) if b]
         people = [r[name] for r, b in zip(audit.rows, audit.bot, strict=True) if not b]
-        lines.append(f"  {name:<20} bot {_mean(bots):8.2f}   person {_mean(people):8.2f}")
+        lines.append(f"  {name:<24} bot {_mean(bots):8.2f}   person {_mean(people):8.2f}")
     return "\n".join(lines)
 
 

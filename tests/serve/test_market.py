@@ -231,8 +231,11 @@ async def test_a_person_as_the_target(tmp_path: Path, autojump_clock: object) ->
         await tia.say({"type": "send", "text": "yes, very much so"})
         for bettor in (ann, bob):
             await bettor.wait(lambda b=bettor: b.texts("them") == ["yes, very much so"])
-        # Bettors see the typing indicator by the one policy, not the target's keystrokes.
-        assert not bob.of("typing")
+        # Bettors see the typing indicator by the one policy, not the target's keystrokes:
+        # on a while after the question, then the answer (held for it), then off.
+        await bob.wait(lambda: len(bob.of("typing")) == 2)
+        shown = [(f["type"], f.get("on")) for f in bob.frames if f["type"] in ("typing", "message")]
+        assert shown == [("message", None), ("typing", True), ("message", None), ("typing", False)]
         await ann.say({"type": "trade", "kind": "human", "side": "buy", "count": 2})
         await ann.wait(lambda: account(ann)["count"] == 2)
         for bettor in (ann, bob):

@@ -1,14 +1,17 @@
 """Nothing the interrogator's browser receives tells the bot from a person: the tell
-audit (tests/serve/tell_audit.py) at chance, and the two chats of a three-party room
-refusing alike."""
+audit (tests/serve/tell_audit.py) at chance, the two chats of a three-party room
+refusing alike, and a quick answer held until the indicator has shown."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
 
+from sdtt.serve.indicator import TYPING_MIN
+from sdtt.serve.state import state_frames
 from tests.serve.helpers import Browser, make_server, write_spec
 from tests.serve.tell_audit import describe, play
 from tests.serve.test_three_party import three_party
@@ -27,6 +30,10 @@ async def test_a_classifier_cannot_tell_bot_rooms_from_what_the_browser_receives
     # The features are the ones that gave the bot away before, each now the same.
     for name in ("off_before", "end_gap", "refusal"):
         assert len({row[name] for row in audit.rows}) == 1, describe(audit)
+    # Every answer, the bot's or a person's, came after the indicator went on, once per
+    # question (a quick answer, mostly the bot's, used to come with no indicator).
+    for name in ("indicator_first", "indicators_per_question"):
+        assert {row[name] for row in audit.rows} == {1.0}, describe(audit)
     # The indicator came 2 + U(0, 3) s after each question, with either witness.
     delays = [row["typing_delay"] for row in audit.rows if row["typing_delay"] >= 0]
     assert delays and all(2 <= d <= 5 for d in delays)
@@ -62,3 +69,64 @@ async def test_the_two_chats_of_a_three_party_room_refuse_alike(
         nursery.cancel_scope.cancel()
     first, second = (f["message"] for f in judge.of("refused"))
     assert first == second
+
+
+async def test_a_quick_answer_waits_for_the_indicator_but_its_writer_sees_it_at_once(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    server = make_server(write_spec(tmp_path, turns=2, share=1.0))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        judge, witness = Browser(server, "J1"), Browser(server, "W1")
+        for browser in (judge, witness):
+            await browser.open(nursery)
+            await browser.say({"type": "consent"})
+        await judge.wait_phase("chat")
+        shown: dict[str, float] = {}
+
+        def note(frame: dict[str, Any]) -> None:
+            key = f"{frame['type']}:{frame.get('on', frame.get('from'))}"
+            shown.setdefault(key, trio.current_time())
+
+        judge.on_frame = note
+        await judge.say({"type": "send", "text": "hi, who are you?"})
+        asked = trio.current_time()
+        await witness.wait(lambda: witness.texts("them") == ["hi, who are you?"])
+        await witness.say({"type": "send", "text": "me"})  # at once, before any indicator
+        sent = trio.current_time()
+        await witness.wait(lambda: witness.texts("you") == ["me"])
+        assert trio.current_time() == sent  # the writer sees it at once
+        # Held: not in what a reload of the interrogator's page would get either.
+        # Once the indicator is on, such a page gets it on too.
+        reloaded = {
+            pid: state_frames(server.study, server.store, server._rooms, pid)
+            for pid in ("J1", "W1")
+        }
+        histories = {
+            pid: next(f for f in frames if f["type"] == "history")
+            for pid, frames in reloaded.items()
+        }
+        assert [m["text"] for m in histories["J1"]["messages"]] == ["hi, who are you?"]
+        assert [m["text"] for m in histories["W1"]["messages"]] == ["hi, who are you?", "me"]
+        assert not [f for f in reloaded["J1"] if f["type"] == "typing"]
+        await judge.wait(lambda: "typing:True" in shown)
+        reloaded_on = state_frames(server.study, server.store, server._rooms, "J1")
+        assert [f for f in reloaded_on if f["type"] == "typing"] == [
+            {"type": "typing", "chat": 1, "from": "them", "on": True}
+        ]
+        assert not [
+            f
+            for f in state_frames(server.study, server.store, server._rooms, "W1")
+            if f["type"] == "typing"
+        ]
+        await judge.wait(lambda: "typing:False" in shown)
+        nursery.cancel_scope.cancel()
+    # The indicator went on by the policy, the answer came a typing time after it (the
+    # least, for two characters), and only then did the indicator go off.
+    assert 2 <= shown["typing:True"] - asked <= 5
+    assert shown["message:them"] - shown["typing:True"] == pytest.approx(TYPING_MIN)
+    assert shown["typing:False"] == shown["message:them"]
+    order = [f["type"] + str(f.get("on", "")) for f in judge.frames[-3:]]
+    assert order == ["typingTrue", "message", "typingFalse"]
+    assert judge.texts("them") == ["me"]
+    assert [e["kind"] for e in server.store.events() if e["kind"] == "answer_held"]
