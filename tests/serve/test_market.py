@@ -232,10 +232,30 @@ async def test_a_person_as_the_target(tmp_path: Path, autojump_clock: object) ->
         for bettor in (ann, bob):
             await bettor.wait(lambda b=bettor: b.texts("them") == ["yes, very much so"])
         # Bettors see the typing indicator by the one policy, not the target's keystrokes:
-        # on a while after the question, then the answer (held for it), then off.
-        await bob.wait(lambda: len(bob.of("typing")) == 2)
-        shown = [(f["type"], f.get("on")) for f in bob.frames if f["type"] in ("typing", "message")]
-        assert shown == [("message", None), ("typing", True), ("message", None), ("typing", False)]
+        # on a while after the question, then the answer (held for it), then off; the
+        # bettor who did not ask gets the answer after the asker's head start.
+        for bettor in (ann, bob):
+            await bettor.wait(lambda b=bettor: len(b.of("typing")) == 2)
+        shown = {
+            bettor.pid: [
+                (f["type"], f.get("on"))
+                for f in bettor.frames
+                if f["type"] in ("typing", "message")
+            ]
+            for bettor in (ann, bob)
+        }
+        assert shown["ann"] == [
+            ("message", None),
+            ("typing", True),
+            ("message", None),
+            ("typing", False),
+        ]
+        assert shown["bob"] == [
+            ("message", None),
+            ("typing", True),
+            ("typing", False),
+            ("message", None),
+        ]
         await ann.say({"type": "trade", "kind": "human", "side": "buy", "count": 2})
         await ann.wait(lambda: account(ann)["count"] == 2)
         for bettor in (ann, bob):
@@ -429,7 +449,7 @@ async def test_the_asker_sees_the_answer_five_seconds_before_the_others(
         await tia.say({"type": "send", "text": "I fix bicycles"})
         await bob.wait(lambda: bob.texts("them") == ["I fix bicycles"])
         answered = seen[("bob", "I fix bicycles")]
-        assert seen[("tia", "I fix bicycles")] == answered
+        assert seen[("tia", "I fix bicycles")] <= answered  # the writer sees it at once
         # A page opened again meanwhile does not show the answer early either.
         await trio.sleep(1)
         await cy.close()
