@@ -33,9 +33,10 @@ def _script() -> ModuleType:
 
 
 def _at(trace: BeliefTrace, second: float) -> float:
-    """The price held at ``second``: numpy finds the last point at or before it."""
+    """The price held at ``second`` (the ask, the paper's price, which the export
+    records): numpy finds the last point at or before it."""
     times = np.array([p.time_s for p in trace.points], dtype=float)
-    prices = np.array([p.belief for p in trace.points], dtype=float)
+    prices = np.array([p.ask for p in trace.points], dtype=float)
     return float(prices[np.searchsorted(times, second, side="right") - 1])
 
 
