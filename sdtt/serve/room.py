@@ -194,6 +194,9 @@ class LiveRoom:
     chats: dict[int, Chat] = field(default_factory=dict)
     closes_at: float = math.inf
     """When the study's time limit ends the chat (trio's clock)."""
+    shown: list[StoredMessage] = field(default_factory=list)
+    """The room's messages so far (this process runs the room, so it stores and shows
+    them all): the end rule counts turns on every change without reading them back."""
 
     def __post_init__(self) -> None:
         r = self.record
@@ -242,6 +245,7 @@ class LiveRoom:
     def delivered(self, message: StoredMessage) -> None:
         """After a message was shown: the same for either kind of witness (a question
         schedules the typing indicator; an answer turns it off, after the message)."""
+        self.shown.append(message)
         chat = self.chats.get(message.chat)
         if chat is not None:
             chat.answered_cache = None
@@ -308,7 +312,7 @@ class LiveRoom:
                 text=m.text,
                 time=datetime.fromisoformat(m.time),
             )
-            for m in self.server.store.messages(self.id)
+            for m in self.shown
             if m.chat == chat
         ]
 

@@ -90,14 +90,11 @@ def state_frames(
             frame["market"] = False  # the target answers; it does not trade
         return frames
     if participant.state in ("chat", "verdict") and participant.room is not None:
+        live = rooms.get(participant.room)  # run here: its messages are at hand
+        messages = live.shown if live is not None else store.messages(participant.room)
+        role = participant.role or "interrogator"
         frames.append(
-            {
-                "type": "history",
-                "messages": [
-                    message_frame(m, participant.role or "interrogator")
-                    for m in store.messages(participant.room)
-                ],
-            }
+            {"type": "history", "messages": [message_frame(m, role) for m in messages]}
         )
     return frames
 

@@ -221,9 +221,20 @@ class _SqlStore:
     EVENT_INSERT = "INSERT INTO events (room, participant, kind, data, time) VALUES (?,?,?,?,?)"
 
     def _run(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        """Run one statement (queued events first, so everything stays in order)."""
+        """Run one statement, the queued events committed first (a read of the events
+        table sees them)."""
         if self._pending:
             self.flush()
+        return self._execute(sql, args)
+
+    def _write(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """Run one statement that changes the study, committed after the queued events
+        (so everything stays in order)."""
+        return self._run(sql, args)
+
+    def _read(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """Run a query that does not read the events table: the queued events can wait
+        (committing them first cost a round trip to the database on most frames)."""
         return self._execute(sql, args)
 
     def _execute(self, sql: str, args: Sequence[Any]) -> list[dict[str, Any]]:
@@ -251,13 +262,13 @@ class _SqlStore:
 
     def participant(self, pid: str) -> Participant | None:
         """The participant ``pid``, if it has joined."""
-        rows = self._run("SELECT * FROM participants WHERE pid = ?", (pid,))
+        rows = self._read("SELECT * FROM participants WHERE pid = ?", (pid,))
         return _fields(Participant, rows[0]) if rows else None
 
     def participants(self, state: ParticipantState | None = None) -> list[Participant]:
         """Every participant (or those in ``state``), in the order they joined."""
         where, args = (" WHERE state = ?", (state,)) if state else ("", ())
-        rows = self._run(f"SELECT * FROM participants{where} ORDER BY {self.ORDER}", args)
+        rows = self._read(f"SELECT * FROM participants{where} ORDER BY {self.ORDER}", args)
         return [_fields(Participant, r) for r in rows]
 
     def update_participant(self, pid: str, **fields: Any) -> None:
@@ -270,21 +281,22 @@ class _SqlStore:
 
     def room(self, room_id: str) -> Room | None:
         """The room ``room_id``, if any."""
-        rows = self._run("SELECT * FROM rooms WHERE id = ?", (room_id,))
+        rows = self._read("SELECT * FROM rooms WHERE id = ?", (room_id,))
         return _fields(Room, rows[0]) if rows else None
 
     def rooms(self) -> list[Room]:
         """Every room, oldest first."""
-        return [_fields(Room, r) for r in self._run(f"SELECT * FROM rooms ORDER BY {self.ORDER}")]
+        rows = self._read(f"SELECT * FROM rooms ORDER BY {self.ORDER}")
+        return [_fields(Room, r) for r in rows]
 
     def room_count(self) -> int:
         """How many rooms there are (counted in the database: it runs once per room)."""
-        return int(self._run("SELECT COUNT(*) AS n FROM rooms")[0]["n"])
+        return int(self._read("SELECT COUNT(*) AS n FROM rooms")[0]["n"])
 
     def room_tally(self) -> list[RoomTally]:
         """The rooms counted by witness kind, condition and bot position (the lobby needs
         only these, on every arrival: never every room)."""
-        rows = self._run(
+        rows = self._read(
             "SELECT witness, condition, bot_position, COUNT(*) AS count FROM rooms "
             "GROUP BY witness, condition, bot_position"
         )
@@ -293,7 +305,7 @@ class _SqlStore:
     def human_waits(self, count: int) -> list[float]:
         """Seconds the interrogators of the last ``count`` two-party rooms with a person
         witness waited in the lobby (newest first)."""
-        rows = self._run(
+        rows = self._read(
             "SELECT r.created AS created, p.waiting_since AS since FROM rooms r "
             "JOIN participants p ON p.pid = r.interrogator "
             "WHERE r.witness = 'human' AND r.mode = 'two-party' AND p.waiting_since IS NOT NULL "
@@ -311,7 +323,7 @@ class _SqlStore:
 
     def messages(self, room: str) -> list[StoredMessage]:
         """The messages of ``room`` in order."""
-        rows = self._run("SELECT * FROM messages WHERE room = ? ORDER BY seq", (room,))
+        rows = self._read("SELECT * FROM messages WHERE room = ? ORDER BY seq", (room,))
         return [_fields(StoredMessage, r) for r in rows]
 
     def add_event(
@@ -350,7 +362,7 @@ class _SqlStore:
 
     def verdicts(self) -> list[Verdict]:
         """Every verdict, oldest first."""
-        rows = self._run(f"SELECT * FROM verdicts ORDER BY {self.ORDER}")
+        rows = self._read(f"SELECT * FROM verdicts ORDER BY {self.ORDER}")
         return [_fields(Verdict, r) for r in rows]
 
     def add_belief(self, belief: Belief) -> None:
@@ -359,13 +371,13 @@ class _SqlStore:
 
     def beliefs(self) -> list[Belief]:
         """Every belief reading, oldest first."""
-        rows = self._run(f"SELECT * FROM beliefs ORDER BY {self.ORDER}")
+        rows = self._read(f"SELECT * FROM beliefs ORDER BY {self.ORDER}")
         return [_fields(Belief, r) for r in rows]
 
     def _insert(self, table: str, record: Any) -> None:
         """Insert a record dataclass as a row (its fields are the table's columns)."""
         names = [field.name for field in dataclasses.fields(record)]
-        self._run(
+        self._write(
             f"INSERT INTO {table} ({', '.join(names)}) VALUES ({','.join('?' * len(names))})",
             tuple(getattr(record, name) for name in names),
         )
@@ -379,7 +391,7 @@ class _SqlStore:
         if not fields:
             return
         assignments = ", ".join(f"{name} = ?" for name in fields)
-        self._run(f"UPDATE {table} SET {assignments} WHERE {key} = ?", (*fields.values(), value))
+        self._write(f"UPDATE {table} SET {assignments} WHERE {key} = ?", (*fields.values(), value))
 
 
 class SqliteStore(_SqlStore):
