@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 import trio
@@ -36,7 +37,7 @@ from sdtt.serve.protocol import (
     VerdictFrame,
 )
 from sdtt.serve.room import Chat, LiveRoom, RoomHost
-from sdtt.serve.store import Belief, Participant, Sender, Verdict
+from sdtt.serve.store import Belief, Participant, Sender, Verdict, off_loop
 
 MODERATED = "Please keep the chat friendly: that message was not sent."
 """The refusal of a message the word list or the moderation endpoint stopped."""
@@ -150,7 +151,7 @@ class FrameHandler:
 
     async def _handle(self, pid: str, frame: Any) -> None:
         store = self.host.store
-        participant = store.participant(pid)
+        participant = await off_loop(store, partial(store.participant, pid))
         assert participant is not None
         if isinstance(frame, Join):
             raise Refused("Already joined.")

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import queue
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
+import trio
 from psycopg.rows import dict_row
 
 from sdtt.errors import ConfigError
@@ -68,6 +70,9 @@ QUEUED = (
 """The queued events, inserted by a common table expression ahead of a statement (one
 array per column: the statement's text stays the same, so it is prepared once)."""
 SEQ_ATTEMPTS = 3
+READERS = 4
+"""Worker threads (each with a connection) reading for the loop at once."""
+T = TypeVar("T")
 
 
 def _columns(events: list[tuple[Any, ...]]) -> list[list[Any]]:
@@ -94,6 +99,28 @@ class PostgresStore(_SqlStore):
             self._db.execute("SELECT pg_advisory_xact_lock(hashtext('sdtt-serve-schema'))")
             self._db.execute(SCHEMA)
         self._pending = []
+        self._owner = threading.get_ident()
+        self._readers: queue.SimpleQueue[psycopg.Connection[dict[str, Any]]] = queue.SimpleQueue()
+        self._reading = trio.CapacityLimiter(READERS)
+
+    async def read_off_loop(self, read: Callable[[], T]) -> T:
+        """Run ``read`` (a call of this store's that reads neither the events table nor
+        anything queued) in a worker thread, on a connection of that thread's: the loop
+        runs other rooms meanwhile instead of waiting for the database."""
+        return await trio.to_thread.run_sync(read, limiter=self._reading)
+
+    def _read(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        if threading.get_ident() == self._owner:
+            return self._execute(sql, args)
+        try:  # a worker thread: a connection no other thread uses meanwhile
+            db = self._readers.get_nowait()
+        except queue.Empty:
+            db = psycopg.connect(self._url, autocommit=True, row_factory=dict_row)
+        try:
+            cursor = db.execute(sql.replace("?", "%s"), tuple(args))
+            return list(cursor.fetchall())
+        finally:
+            self._readers.put(db)
 
     def _execute(self, sql: str, args: Sequence[Any]) -> list[dict[str, Any]]:
         cursor = self._db.execute(sql.replace("?", "%s"), tuple(args))
@@ -103,14 +130,21 @@ class PostgresStore(_SqlStore):
         self._db.execute(f"WITH {QUEUED} SELECT 1", _columns(events))
 
     def _write(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        cursor = self._write_cursor(sql, args)
+        return list(cursor.fetchall()) if cursor.description else []
+
+    def _write_count(self, sql: str, args: Sequence[Any]) -> int:
+        return self._write_cursor(sql, args).rowcount
+
+    def _write_cursor(self, sql: str, args: Sequence[Any]) -> psycopg.Cursor[dict[str, Any]]:
         """Run a statement that changes the study together with the queued events: one
         statement, so one round trip and one commit (each wait for the database holds up
         every room this process runs). The events go back in the queue if it fails."""
         events, self._pending = self._pending, []
-        if not events:
-            return self._execute(sql, args)
+        if events:
+            sql, args = f"WITH {QUEUED} {sql}", (*_columns(events), *args)
         try:
-            return self._execute(f"WITH {QUEUED} {sql}", (*_columns(events), *args))
+            return self._db.execute(sql.replace("?", "%s"), tuple(args))
         except BaseException:
             self._pending[:0] = events
             raise
@@ -209,12 +243,14 @@ class PostgresStore(_SqlStore):
             self._write("DELETE FROM servers WHERE id = ANY(?)", (dead,))
 
     def close(self) -> None:
-        """Commit what is queued and close the connection (closed even if the commit
+        """Commit what is queued and close the connections (closed even if the commit
         fails, so no connection outlives its store)."""
         try:
             self.flush()
         finally:
             self._db.close()
+            while not self._readers.empty():
+                self._readers.get_nowait().close()
 
 
 def _first_line(error: Exception) -> str:

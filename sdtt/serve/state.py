@@ -93,9 +93,7 @@ def state_frames(
         live = rooms.get(participant.room)  # run here: its messages are at hand
         messages = live.shown if live is not None else store.messages(participant.room)
         role = participant.role or "interrogator"
-        frames.append(
-            {"type": "history", "messages": [message_frame(m, role) for m in messages]}
-        )
+        frames.append({"type": "history", "messages": [message_frame(m, role) for m in messages]})
     return frames
 
 

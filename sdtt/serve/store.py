@@ -15,17 +15,18 @@ import contextlib
 import dataclasses
 import json
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 from sdtt.errors import InputError
 
 ParticipantState = Literal["consent", "lobby", "chat", "verdict", "done"]
 RoomState = Literal["live", "verdict", "done"]
 Sender = Literal["interrogator", "witness"]
+T = TypeVar("T")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS participants (
@@ -148,14 +149,18 @@ class StudyStore(Protocol):
     def add_participant(self, participant: Participant) -> None: ...
     def participant(self, pid: str) -> Participant | None: ...
     def participants(self, state: ParticipantState | None = None) -> list[Participant]: ...
-    def update_participant(self, pid: str, **fields: Any) -> None: ...
+    def update_participant(
+        self, pid: str, *, if_state: Collection[str] | None = None, **fields: Any
+    ) -> bool: ...
     def add_room(self, room: Room) -> None: ...
     def room(self, room_id: str) -> Room | None: ...
     def rooms(self) -> list[Room]: ...
     def room_count(self) -> int: ...
     def room_tally(self) -> list[RoomTally]: ...
     def human_waits(self, count: int) -> list[float]: ...
-    def update_room(self, room_id: str, **fields: Any) -> None: ...
+    def update_room(
+        self, room_id: str, *, if_state: Collection[str] | None = None, **fields: Any
+    ) -> bool: ...
     def add_message(
         self, room: str, sender: Sender, text: str, time: str, chat: int = 1
     ) -> StoredMessage: ...
@@ -194,6 +199,18 @@ _PARTICIPANT_FIELDS = frozenset(
     }
 )
 _ROOM_FIELDS = frozenset({"state", "end_reason", "ended", "witness_pid"})
+
+
+async def off_loop(store: StudyStore, read: Callable[[], T]) -> T:
+    """Run ``read``, a call of ``store``'s that reads neither events nor anything it
+    changes, off the event loop where the store can (PostgreSQL: a worker thread with
+    a connection of its own, so the loop runs other rooms while the database answers);
+    else here and now."""
+    run = getattr(store, "read_off_loop", None)
+    if run is None:
+        return read()
+    result: T = await run(read)
+    return result
 
 
 def _fields(cls: type[Any], row: dict[str, Any]) -> Any:
@@ -271,9 +288,12 @@ class _SqlStore:
         rows = self._read(f"SELECT * FROM participants{where} ORDER BY {self.ORDER}", args)
         return [_fields(Participant, r) for r in rows]
 
-    def update_participant(self, pid: str, **fields: Any) -> None:
-        """Change some fields of a participant."""
-        self._update("participants", "pid", pid, fields, _PARTICIPANT_FIELDS)
+    def update_participant(
+        self, pid: str, *, if_state: Collection[str] | None = None, **fields: Any
+    ) -> bool:
+        """Change some fields of a participant (only if their state is one of
+        ``if_state``, when given: checked and changed in one statement); whether it did."""
+        return self._update("participants", "pid", pid, fields, _PARTICIPANT_FIELDS, if_state)
 
     def add_room(self, room: Room) -> None:
         """Add a new room."""
@@ -317,9 +337,12 @@ class _SqlStore:
             for r in rows
         ]
 
-    def update_room(self, room_id: str, **fields: Any) -> None:
-        """Change some fields of a room."""
-        self._update("rooms", "id", room_id, fields, _ROOM_FIELDS)
+    def update_room(
+        self, room_id: str, *, if_state: Collection[str] | None = None, **fields: Any
+    ) -> bool:
+        """Change some fields of a room (only if its state is one of ``if_state``, when
+        given); whether it did."""
+        return self._update("rooms", "id", room_id, fields, _ROOM_FIELDS, if_state)
 
     def messages(self, room: str) -> list[StoredMessage]:
         """The messages of ``room`` in order."""
@@ -383,15 +406,32 @@ class _SqlStore:
         )
 
     def _update(
-        self, table: str, key: str, value: str, fields: dict[str, Any], allowed: frozenset[str]
-    ) -> None:
+        self,
+        table: str,
+        key: str,
+        value: str,
+        fields: dict[str, Any],
+        allowed: frozenset[str],
+        if_state: Collection[str] | None,
+    ) -> bool:
         unknown = set(fields) - allowed
         if unknown:
             raise ValueError(f"cannot update {sorted(unknown)} of {table}")
         if not fields:
-            return
+            return True
+        if if_state is not None and not if_state:
+            return False  # (no state allows it)
         assignments = ", ".join(f"{name} = ?" for name in fields)
-        self._write(f"UPDATE {table} SET {assignments} WHERE {key} = ?", (*fields.values(), value))
+        sql = f"UPDATE {table} SET {assignments} WHERE {key} = ?"
+        args: tuple[Any, ...] = (*fields.values(), value)
+        if if_state is not None:
+            sql += f" AND state IN ({','.join('?' * len(if_state))})"
+            args += tuple(if_state)
+        return self._write_count(sql, args) > 0
+
+    def _write_count(self, sql: str, args: Sequence[Any]) -> int:
+        """:meth:`_write`, returning how many rows the statement changed."""
+        raise NotImplementedError
 
 
 class SqliteStore(_SqlStore):
@@ -436,6 +476,11 @@ class SqliteStore(_SqlStore):
 
     def _execute(self, sql: str, args: Sequence[Any]) -> list[dict[str, Any]]:
         return [dict(row) for row in self._db.execute(sql, args).fetchall()]
+
+    def _write_count(self, sql: str, args: Sequence[Any]) -> int:
+        if self._pending:
+            self.flush()
+        return int(self._db.execute(sql, args).rowcount)
 
     def _insert_events(self, events: list[tuple[Any, ...]]) -> None:
         with self._db:
