@@ -70,7 +70,7 @@ class FrameHandler:
         """A participant's last stored slider reading (room, value), their budget of
         readings left and when it was counted."""
 
-    def join(self, join: Join) -> str:
+    async def join(self, join: Join) -> str:
         """The participant a join frame lets in: new, or back with their token (or the
         own person's key); raises :class:`Refused` otherwise."""
         store = self.host.store
@@ -79,7 +79,7 @@ class FrameHandler:
         for value in (join.study_id, join.session_id):
             if value is not None and not PID.match(value):
                 raise Refused("This study link is malformed.")
-        existing = store.participant(join.pid)
+        existing = await off_loop(store, partial(store.participant, join.pid))
         own = join.key is not None
         expected = self.host.study.spec.study.platform_study_id
         if expected is not None and not own and join.study_id != expected:

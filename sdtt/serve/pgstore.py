@@ -102,11 +102,16 @@ class PostgresStore(_SqlStore):
         self._owner = threading.get_ident()
         self._readers: queue.SimpleQueue[psycopg.Connection[dict[str, Any]]] = queue.SimpleQueue()
         self._reading = trio.CapacityLimiter(READERS)
+        self.threads = True
+        """Whether :meth:`read_off_loop` uses worker threads (not on a virtual clock,
+        which would jump ahead while a thread waits for the database)."""
 
     async def read_off_loop(self, read: Callable[[], T]) -> T:
         """Run ``read`` (a call of this store's that reads neither the events table nor
         anything queued) in a worker thread, on a connection of that thread's: the loop
         runs other rooms meanwhile instead of waiting for the database."""
+        if not self.threads:
+            return read()
         return await trio.to_thread.run_sync(read, limiter=self._reading)
 
     def _read(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
