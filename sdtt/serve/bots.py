@@ -20,7 +20,7 @@ from sdtt.personas.store import find_persona
 from sdtt.personas.timing import persona_timing
 from sdtt.serve.room import BotSetup, LiveRoom
 from sdtt.serve.spec import Condition, Study
-from sdtt.serve.store import StudyStore
+from sdtt.serve.store import StudyStore, off_loop
 
 ModelFactory = Callable[[Condition, int], Model]
 """Opens a condition's model with a seed."""
@@ -71,7 +71,7 @@ class Bots:
         spec = self.study.spec
         persona = self._persona(condition.persona)
         pseudo_path = self.study.pseudo_path(condition)
-        number = self.store.room_count()
+        number = await off_loop(self.store, self.store.room_count)
         model = self._open_model(condition, spec.chat.seed + number)
         try:
             bot = self._bot(condition, persona, model)
