@@ -2,11 +2,12 @@
 processes at once (give ``[storage] url = "postgresql://..."`` in the study spec).
 
 Same tables and queries as the SQLite store; each call commits before it returns. Calls
-are synchronous (psycopg 3) on the server's loop, so each wait for the database holds up
+are synchronous (psycopg 3), so each wait for the database on the server's loop holds up
 every room of the process: every call is one statement, one round trip, the queued
-events going in with the next write (a common table expression inserts them). A
-message's sequence number is the room's next; were two processes to take the same one,
-the loser counts again.
+events going in with the next write (a common table expression inserts them), and the
+reads made on every frame go to worker threads (:meth:`PostgresStore.read_off_loop`),
+each with a connection of its own. A message's sequence number is the room's next; were
+two processes to take the same one, the loser counts again.
 """
 
 from __future__ import annotations
@@ -122,10 +123,12 @@ class PostgresStore(_SqlStore):
         except queue.Empty:
             db = psycopg.connect(self._url, autocommit=True, row_factory=dict_row)
         try:
-            cursor = db.execute(sql.replace("?", "%s"), tuple(args))
-            return list(cursor.fetchall())
-        finally:
-            self._readers.put(db)
+            rows = list(db.execute(sql.replace("?", "%s"), tuple(args)).fetchall())
+        except BaseException:
+            db.close()  # (in whatever state the failure left it: the next read opens one)
+            raise
+        self._readers.put(db)
+        return rows
 
     def _execute(self, sql: str, args: Sequence[Any]) -> list[dict[str, Any]]:
         cursor = self._db.execute(sql.replace("?", "%s"), tuple(args))

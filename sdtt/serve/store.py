@@ -5,7 +5,7 @@ in one SQLite file in the study folder. Every call commits before it returns, so
 server writes a message or an event first and delivers it after: whatever a participant
 saw is in the store even if the process is killed right then. Events are the exception
 that keeps this cheap: :meth:`add_event` queues them, and they are committed together by
-the next call that touches the database, by :meth:`flush` (which the server calls before
+the next call that writes to the database, by :meth:`flush` (which the server calls before
 any frame leaves and soon after every event), or by :meth:`close`.
 """
 
