@@ -12,7 +12,9 @@ participants, the rest with the bot), and prints:
   ``trio.sleep_until`` loop measured in the same run, on the same machine;
 - the server's CPU seconds per room-minute of chat;
 - lost and duplicated messages (every stored message against what each browser got;
-  both must be 0).
+  both must be 0);
+- how many websockets a server too busy to answer reset on opening (each is opened
+  again a second later, as the page does).
 
 Participants open the study link spread evenly over ``--arrival-seconds`` (as they do
 when a study is published; 0 sends everyone at once, a join stampede rather than a
