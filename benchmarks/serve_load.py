@@ -12,7 +12,9 @@ participants, the rest with the bot), and prints:
   ``trio.sleep_until`` loop measured in the same run, on the same machine;
 - the server's CPU seconds per room-minute of chat;
 - lost and duplicated messages (every stored message against what each browser got;
-  both must be 0).
+  both must be 0);
+- how many websockets a server too busy to answer reset on opening (each is opened
+  again a second later, as the page does).
 
 Participants open the study link spread evenly over ``--arrival-seconds`` (as they do
 when a study is published; 0 sends everyone at once, a join stampede rather than a
@@ -77,6 +79,9 @@ delays = ["paper"]
 """
 
 
+OPEN_ATTEMPTS = 10
+
+
 @dataclass
 class Seen:
     """What one simulated browser received."""
@@ -88,6 +93,8 @@ class Seen:
     sent: dict[str, float] = field(default_factory=dict)
     """Text of each message this participant sent → when it was sent."""
     done: bool = False
+    retries: int = 0
+    """Times opening the websocket failed and was tried again (as the page does)."""
 
 
 def connect(url: str, path: Path) -> Any:
@@ -163,8 +170,21 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+async def open_socket(port: int, seen: Seen) -> WebSocketClient:
+    """The participant's websocket; a server too busy to answer in time resets it, and
+    the page tries again a second later (counted: a busy server's first sign)."""
+    while True:
+        try:
+            return await WebSocketClient.connect("127.0.0.1", port, "/ws/load")
+        except (OSError, trio.BrokenResourceError, ConnectionError):
+            seen.retries += 1
+            if seen.retries >= OPEN_ATTEMPTS:
+                raise
+            await trio.sleep(1.0)
+
+
 async def participant(port: int, pid: str, seen: Seen, rng: random.Random, turns: int) -> None:
-    client = await WebSocketClient.connect("127.0.0.1", port, "/ws/load")
+    client = await open_socket(port, seen)
     await client.send({"type": "join", "pid": pid})
     turn = 0
     awaiting = False
@@ -363,6 +383,8 @@ def run(args: argparse.Namespace, url: str) -> None:
         f"server CPU: {cpu:.1f} s for {chat_minutes:.1f} room-minutes = "
         f"{cpu / chat_minutes if chat_minutes else float('nan'):.3f} s per room-minute"
     )
+    retried = sum(one.retries for one in seen)
+    print(f"websockets reset on opening (tried again 1 s later, as the page does): {retried}")
     print(f"lost messages: {lost}, duplicated messages: {duplicated}")
     if lost or duplicated:
         sys.exit(1)

@@ -16,7 +16,7 @@ from sdtt.personas.persona import Persona
 from sdtt.personas.store import find_persona
 from sdtt.serve.room import LiveRoom
 from sdtt.serve.spec import Study
-from sdtt.serve.store import StudyStore
+from sdtt.serve.store import StudyStore, off_loop
 
 ModelFactory = Callable[[Condition, int], Model]
 """Opens a condition's model with a seed."""
@@ -67,7 +67,8 @@ class Bots:
         """Run ``live``'s chats with its condition's bot until the room ends."""
         assert live.record.condition is not None
         condition = self.study.conditions[live.record.condition]
-        seed = room_seed(self.study, self.store.room_count())
+        number = await off_loop(self.store, self.store.room_count)
+        seed = room_seed(self.study, number)
         model = self._open_model(condition, seed)
         try:
             setup = self._setup(condition, model)

@@ -12,13 +12,14 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Protocol
 
 import trio
 
 from sdtt.serve.protocol import FrameError, Join, MoveDevice, Refused, parse_frame, refusal
 from sdtt.serve.spec import Study
-from sdtt.serve.store import StudyStore
+from sdtt.serve.store import StudyStore, off_loop
 
 Receive = Callable[[], Awaitable[str | bytes | None]]
 """Waits for the next frame of a connection; None when it closed."""
@@ -35,7 +36,7 @@ JOIN_EVENTS = ("joined", "reconnected", "reopened")
 class Handler(Protocol):
     """What a connection does with the frames it receives."""
 
-    def join(self, join: Join) -> str:
+    async def join(self, join: Join) -> str:
         """The participant id a join frame lets in; raises :class:`Refused`."""
         ...
 
@@ -81,7 +82,7 @@ class Connections:
             join = parse_frame(first)
             if not isinstance(join, Join):
                 raise Refused("Open the study from its link first.")
-            pid = handler.join(join)
+            pid = await handler.join(join)
         except trio.TooSlowError:
             return
         except (FrameError, Refused) as error:
@@ -91,9 +92,9 @@ class Connections:
                 frame["move"] = True  # the page offers "Continue on this device"
             await send(frame)
             return
-        participant = self.store.participant(pid)  # (this commits the join's events)
+        participant = await off_loop(self.store, partial(self.store.participant, pid))
         assert participant is not None
-        joined = self.store.last_event(pid, JOIN_EVENTS)
+        joined = self.store.last_event(pid, JOIN_EVENTS)  # (this commits the join's events)
         spec = self.study.spec.study
         await send(
             {

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 import trio
@@ -37,7 +38,7 @@ from sdtt.serve.protocol import (
     VerdictFrame,
 )
 from sdtt.serve.room import Chat, LiveRoom, RoomHost
-from sdtt.serve.store import Belief, Participant, Sender, Verdict
+from sdtt.serve.store import Belief, Participant, Sender, Verdict, off_loop
 
 MODERATED = "Please keep the chat friendly: that message was not sent."
 """The refusal of a message the word list or the moderation endpoint stopped."""
@@ -70,7 +71,7 @@ class FrameHandler:
         """A participant's last stored slider reading (room, value), their budget of
         readings left and when it was counted."""
 
-    def join(self, join: Join) -> str:
+    async def join(self, join: Join) -> str:
         """The participant a join frame lets in: new, or back with their token (or the
         own person's key); raises :class:`Refused` otherwise."""
         store = self.host.store
@@ -79,7 +80,7 @@ class FrameHandler:
         for value in (join.study_id, join.session_id):
             if value is not None and not PID.match(value):
                 raise Refused("This study link is malformed.")
-        existing = store.participant(join.pid)
+        existing = await off_loop(store, partial(store.participant, join.pid))
         own = join.key is not None
         expected = self.host.study.spec.study.platform_study_id
         if expected is not None and not own and join.study_id != expected:
@@ -151,7 +152,7 @@ class FrameHandler:
 
     async def _handle(self, pid: str, frame: Any) -> None:
         store = self.host.store
-        participant = store.participant(pid)
+        participant = await off_loop(store, partial(store.participant, pid))
         assert participant is not None
         if isinstance(frame, Join):
             raise Refused("Already joined.")

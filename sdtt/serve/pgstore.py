@@ -1,21 +1,26 @@
 """A :class:`~sdtt.serve.store.StudyStore` in PostgreSQL, for studies served by several
 processes at once (give ``[storage] url = "postgresql://..."`` in the study spec).
 
-Same tables and queries as the SQLite store; each call commits before it returns. A
-message's sequence number is taken under a per-room transaction lock, so two processes
-writing to one room never collide. Calls are synchronous (psycopg 3) on the server's
-loop: against a database on the same network they take well under a millisecond.
+Same tables and queries as the SQLite store; each call commits before it returns. Calls
+are synchronous (psycopg 3), so each wait for the database on the server's loop holds up
+every room of the process: every call is one statement, one round trip, the queued
+events going in with the next write (a common table expression inserts them), and the
+reads made on every frame go to worker threads (:meth:`PostgresStore.read_off_loop`),
+each with a connection of its own. A message's sequence number is the room's next; were
+two processes to take the same one, the loser counts again.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import queue
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
+import trio
 from psycopg.rows import dict_row
 
 from sdtt.errors import ConfigError
@@ -59,6 +64,21 @@ CREATE TABLE IF NOT EXISTS beliefs (
     time TEXT NOT NULL, value INTEGER NOT NULL
 );
 """
+QUEUED = (
+    "queued AS (INSERT INTO events (room, participant, kind, data, time) "
+    "SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[]))"
+)
+"""The queued events, inserted by a common table expression ahead of a statement (one
+array per column: the statement's text stays the same, so it is prepared once)."""
+SEQ_ATTEMPTS = 3
+READERS = 4
+"""Worker threads (each with a connection) reading for the loop at once."""
+T = TypeVar("T")
+
+
+def _columns(events: list[tuple[Any, ...]]) -> list[list[Any]]:
+    """The queued events' columns, for :data:`QUEUED`."""
+    return [list(column) for column in zip(*events, strict=True)]
 
 
 class PostgresStore(_SqlStore):
@@ -80,51 +100,84 @@ class PostgresStore(_SqlStore):
             self._db.execute("SELECT pg_advisory_xact_lock(hashtext('sdtt-serve-schema'))")
             self._db.execute(SCHEMA)
         self._pending = []
+        self._owner = threading.get_ident()
+        self._readers: queue.SimpleQueue[psycopg.Connection[dict[str, Any]]] = queue.SimpleQueue()
+        self._reading = trio.CapacityLimiter(READERS)
+        self.threads = True
+        """Whether :meth:`read_off_loop` uses worker threads (not on a virtual clock,
+        which would jump ahead while a thread waits for the database)."""
+
+    async def read_off_loop(self, read: Callable[[], T]) -> T:
+        """Run ``read`` (a call of this store's that reads neither the events table nor
+        anything queued) in a worker thread, on a connection of that thread's: the loop
+        runs other rooms meanwhile instead of waiting for the database."""
+        if not self.threads:
+            return read()
+        return await trio.to_thread.run_sync(read, limiter=self._reading)
+
+    def _read(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        if threading.get_ident() == self._owner:
+            return self._execute(sql, args)
+        try:  # a worker thread: a connection no other thread uses meanwhile
+            db = self._readers.get_nowait()
+        except queue.Empty:
+            db = psycopg.connect(self._url, autocommit=True, row_factory=dict_row)
+        try:
+            rows = list(db.execute(sql.replace("?", "%s"), tuple(args)).fetchall())
+        except BaseException:
+            db.close()  # (in whatever state the failure left it: the next read opens one)
+            raise
+        self._readers.put(db)
+        return rows
 
     def _execute(self, sql: str, args: Sequence[Any]) -> list[dict[str, Any]]:
         cursor = self._db.execute(sql.replace("?", "%s"), tuple(args))
         return list(cursor.fetchall()) if cursor.description else []
 
     def _insert_events(self, events: list[tuple[Any, ...]]) -> None:
-        with self._db.pipeline(), self._db.transaction():
-            self._queue_events(events)
+        self._db.execute(f"WITH {QUEUED} SELECT 1", _columns(events))
 
-    @contextlib.contextmanager
-    def _after_queued_events(self) -> Iterator[None]:
-        """One transaction, sent in one round trip, that commits the queued events first
-        (each wait for the database holds up every room this process runs). The events
-        go back in the queue if it fails."""
+    def _write(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        cursor = self._write_cursor(sql, args)
+        return list(cursor.fetchall()) if cursor.description else []
+
+    def _write_count(self, sql: str, args: Sequence[Any]) -> int:
+        return self._write_cursor(sql, args).rowcount
+
+    def _write_cursor(self, sql: str, args: Sequence[Any]) -> psycopg.Cursor[dict[str, Any]]:
+        """Run a statement that changes the study together with the queued events: one
+        statement, so one round trip and one commit (each wait for the database holds up
+        every room this process runs). The events go back in the queue if it fails."""
         events, self._pending = self._pending, []
+        if events:
+            sql, args = f"WITH {QUEUED} {sql}", (*_columns(events), *args)
         try:
-            with self._db.pipeline(), self._db.transaction():
-                self._queue_events(events)
-                yield
+            return self._db.execute(sql.replace("?", "%s"), tuple(args))
         except BaseException:
             self._pending[:0] = events
             raise
-
-    def _queue_events(self, events: list[tuple[Any, ...]]) -> None:
-        if events:
-            with self._db.cursor() as cursor:
-                cursor.executemany(self.EVENT_INSERT.replace("?", "%s"), events)
 
     def add_message(
         self, room: str, sender: Sender, text: str, time: str, chat: int = 1
     ) -> StoredMessage:
         """Append a message to ``room``'s chat ``chat``; returns it with its sequence
         number (counted over the room)."""
-        with self._after_queued_events():
-            self._db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (room,))
-            inserted = self._db.execute(
-                "INSERT INTO messages (room, seq, sender, text, time, chat) "
-                "SELECT %s, COALESCE(MAX(seq), 0) + 1, %s, %s, %s, %s FROM messages "
-                "WHERE room = %s RETURNING seq",
-                (room, sender, text, time, chat, room),
-            )
-        row = inserted.fetchone()
-        assert row is not None
+        for attempt in range(SEQ_ATTEMPTS):
+            try:
+                rows = self._write(
+                    "INSERT INTO messages (room, seq, sender, text, time, chat) "
+                    "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ? FROM messages "
+                    "WHERE room = ? RETURNING seq",
+                    (room, sender, text, time, chat, room),
+                )
+                break
+            except psycopg.errors.UniqueViolation:
+                # Another process took that number first (only the process running a
+                # room writes its messages, so all but never): count again.
+                if attempt + 1 == SEQ_ATTEMPTS or self._db.info.transaction_status:
+                    raise
         return StoredMessage(
-            room=room, seq=int(row["seq"]), sender=sender, text=text, time=time, chat=chat
+            room=room, seq=int(rows[0]["seq"]), sender=sender, text=text, time=time, chat=chat
         )
 
     @contextlib.contextmanager
@@ -140,8 +193,7 @@ class PostgresStore(_SqlStore):
 
     def publish(self, message: dict[str, Any]) -> None:
         """Send ``message`` to every process of the study (LISTEN/NOTIFY)."""
-        with self._after_queued_events():
-            self._db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, json.dumps(message)))
+        self._write("SELECT pg_notify(?, ?)", (CHANNEL, json.dumps(message)))
 
     def listen(
         self,
@@ -161,16 +213,16 @@ class PostgresStore(_SqlStore):
     def beat(self, server: str, now: float) -> bool:
         """Renew ``server``'s lease (see :mod:`sdtt.serve.lease`); False if it had none
         (new, or taken for dead by another process), and it has one now."""
-        renewed = self._run(
+        renewed = self._write(
             "UPDATE servers SET heartbeat = ? WHERE id = ? RETURNING id", (now, server)
         )
         if not renewed:
-            self._run("INSERT INTO servers (id, heartbeat) VALUES (?, ?)", (server, now))
+            self._write("INSERT INTO servers (id, heartbeat) VALUES (?, ?)", (server, now))
         return bool(renewed)
 
     def own_room(self, room: str, server: str) -> None:
         """Record that ``server`` runs ``room`` (call it in the transaction that adds it)."""
-        self._run("INSERT INTO room_servers (room, server) VALUES (?, ?)", (room, server))
+        self._write("INSERT INTO room_servers (room, server) VALUES (?, ?)", (room, server))
 
     @contextlib.contextmanager
     def lost_rooms(self, before: float) -> Iterator[list[str]]:
@@ -196,15 +248,17 @@ class PostgresStore(_SqlStore):
                 (dead,),
             )
             yield [row["id"] for row in rows]
-            self._run("DELETE FROM servers WHERE id = ANY(?)", (dead,))
+            self._write("DELETE FROM servers WHERE id = ANY(?)", (dead,))
 
     def close(self) -> None:
-        """Commit what is queued and close the connection (closed even if the commit
+        """Commit what is queued and close the connections (closed even if the commit
         fails, so no connection outlives its store)."""
         try:
             self.flush()
         finally:
             self._db.close()
+            while not self._readers.empty():
+                self._readers.get_nowait().close()
 
 
 def _first_line(error: Exception) -> str:

@@ -42,20 +42,26 @@ class BadMove(RuntimeError):
 
 
 def move_participant(store: StudyStore, pid: str, to: ParticipantState, **fields: Any) -> None:
-    """Move ``pid`` to phase ``to`` (and set ``fields``); raises :class:`BadMove`."""
+    """Move ``pid`` to phase ``to`` (and set ``fields``); raises :class:`BadMove`.
+
+    The phase is checked and changed in one statement (one round trip to the database,
+    and no other process can move them in between); read again only to say why not."""
+    sources = [state for state, moves in PARTICIPANT_MOVES.items() if to in moves]
+    if store.update_participant(pid, if_state=sources, state=to, **fields):
+        return
     participant = store.participant(pid)
     if participant is None:
         raise BadMove(f"no participant {pid!r} to move to {to!r}")
-    if to not in PARTICIPANT_MOVES[participant.state]:
-        raise BadMove(f"participant {pid!r} cannot move from {participant.state!r} to {to!r}")
-    store.update_participant(pid, state=to, **fields)
+    raise BadMove(f"participant {pid!r} cannot move from {participant.state!r} to {to!r}")
 
 
 def move_room(store: StudyStore, room_id: str, to: RoomState, **fields: Any) -> None:
-    """Move room ``room_id`` to state ``to`` (and set ``fields``); raises :class:`BadMove`."""
+    """Move room ``room_id`` to state ``to`` (and set ``fields``); raises :class:`BadMove`
+    (checked and changed in one statement, as :func:`move_participant`)."""
+    sources = [state for state, moves in ROOM_MOVES.items() if to in moves]
+    if store.update_room(room_id, if_state=sources, state=to, **fields):
+        return
     room = store.room(room_id)
     if room is None:
         raise BadMove(f"no room {room_id!r} to move to {to!r}")
-    if to not in ROOM_MOVES[room.state]:
-        raise BadMove(f"room {room_id!r} cannot move from {room.state!r} to {to!r}")
-    store.update_room(room_id, state=to, **fields)
+    raise BadMove(f"room {room_id!r} cannot move from {room.state!r} to {to!r}")

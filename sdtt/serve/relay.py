@@ -30,6 +30,8 @@ class Relay:
         self.rooms = rooms
         """The live rooms this process runs, by id."""
         self.connections = connections
+        self._lanes: dict[str, trio.MemorySendChannel[dict[str, Any]]] = {}
+        """The rooms with news being taken, each one's queue (see :meth:`_dispatch`)."""
 
     async def listen(
         self,
@@ -65,9 +67,36 @@ class Relay:
                 await listening.wait()
                 task_status.started()
                 async for message in inbox_recv:
-                    await self.take(message)
+                    if not self._dispatch(nursery, message):
+                        await self.take(message)  # (it does not wait: taken in order)
             finally:
                 stop.set()
+
+    def _dispatch(self, nursery: trio.Nursery, message: dict[str, Any]) -> bool:
+        """Hand news of a room to the room's lane: a room's news is taken in order, but
+        a message that waits (for a bot whose session is still opening) holds up only
+        its own room's, not every room's. False for other news, and news of rooms that
+        do not run here."""
+        room = message.get("room", message.get("end"))
+        if not isinstance(room, str) or room not in self.rooms:
+            return False  # (nothing to do here)
+        lane = self._lanes.get(room)
+        if lane is None:
+            lane, queued = trio.open_memory_channel[dict[str, Any]](math.inf)
+            self._lanes[room] = lane
+            nursery.start_soon(self._drain, room, queued)
+        lane.send_nowait(message)
+        return True
+
+    async def _drain(self, room: str, queued: trio.MemoryReceiveChannel[dict[str, Any]]) -> None:
+        """Take a room's news in order until there is none (the lane closes then)."""
+        while True:
+            try:
+                message = queued.receive_nowait()
+            except trio.WouldBlock:
+                del self._lanes[room]
+                return
+            await self.take(message)
 
     async def take(self, message: dict[str, Any]) -> None:
         """Act on one published message, if it concerns this process."""

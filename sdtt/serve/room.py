@@ -187,6 +187,9 @@ class LiveRoom:
     chats: dict[int, Chat] = field(default_factory=dict)
     closes_at: float = math.inf
     """When the study's time limit ends the chat (trio's clock)."""
+    shown: list[StoredMessage] = field(default_factory=list)
+    """The room's messages so far (this process runs the room, so it stores and shows
+    them all): the end rule counts turns on every change without reading them back."""
 
     def __post_init__(self) -> None:
         r = self.record
@@ -264,9 +267,13 @@ class LiveRoom:
             self.show(message, self.interrogators())
         return chat.unshown[0][0] if chat.unshown else math.inf
 
-    def unshown_seqs(self) -> set[int]:
+    def unshown(self) -> list[StoredMessage]:
         """The witnesses' messages stored but not yet shown to the interrogator."""
-        return {m.seq for chat in self.chats.values() for _, m in chat.unshown}
+        return [m for chat in self.chats.values() for _, m in chat.unshown]
+
+    def unshown_seqs(self) -> set[int]:
+        """The sequence numbers of :meth:`unshown`."""
+        return {m.seq for m in self.unshown()}
 
     def show(self, message: StoredMessage, pids: Iterable[str]) -> None:
         """Show a message to ``pids`` now (the room's last shown message moves on)."""
@@ -278,6 +285,7 @@ class LiveRoom:
     def delivered(self, message: StoredMessage) -> None:
         """After a message was shown: the same for either kind of witness (a question
         schedules the typing indicator; an answer turns it off, after the message)."""
+        self.shown.append(message)
         chat = self.chats.get(message.chat)
         if chat is not None:
             chat.answered_cache = None
@@ -339,15 +347,14 @@ class LiveRoom:
     def dialogue(self, chat: int) -> list[Message]:
         """Chat ``chat`` as the interrogator has seen it so far, as a dialogue
         (interrogator: side A, witness: side B; held messages are not in it yet)."""
-        held = {m.seq for _, m in self.chats[chat].unshown} if chat in self.chats else set()
         return [
             Message(
                 side="user" if m.sender == "interrogator" else "response",
                 text=m.text,
                 time=datetime.fromisoformat(m.time),
             )
-            for m in self.server.store.messages(self.id)
-            if m.chat == chat and m.seq not in held
+            for m in self.shown
+            if m.chat == chat
         ]
 
     async def run(self, setup: BotSetup | None) -> None:

@@ -60,6 +60,8 @@ class StudyServer:
     ) -> None:
         self.study = study
         self.store = store
+        if virtual_clock and hasattr(store, "threads"):
+            store.threads = False  # the clock would jump while a worker thread reads
         self.records = Records(store, started)
         self._screener = open_screener(study, self.record, moderation)
         self.admin_token = admin_token or secrets.token_urlsafe(18)

@@ -92,20 +92,16 @@ def state_frames(
             frame["market"] = False  # the target answers; it does not trade
         return frames
     if participant.state in ("chat", "verdict") and participant.room is not None:
-        live = rooms.get(participant.room)
-        # Not the witness's answers the typing indicator still holds from the interrogator.
-        held = live.unshown_seqs() if live is not None and participant.role != "witness" else ()
-        frames.append(
-            {
-                "type": "history",
-                "messages": [
-                    message_frame(m, participant.role or "interrogator")
-                    for m in store.messages(participant.room)
-                    if m.seq not in held
-                ],
-            }
-        )
-        if live is not None and participant.role != "witness":
+        live = rooms.get(participant.room)  # run here: its messages are at hand
+        role = participant.role or "interrogator"
+        if live is None:
+            messages = store.messages(participant.room)
+        elif role == "witness":  # a witness sees its own answers at once
+            messages = sorted([*live.shown, *live.unshown()], key=lambda m: m.seq)
+        else:  # not the answers the typing indicator still holds from the interrogator
+            messages = live.shown
+        frames.append({"type": "history", "messages": [message_frame(m, role) for m in messages]})
+        if live is not None and role != "witness":
             frames.extend(_indicators(live))
     return frames
 

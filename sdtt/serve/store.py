@@ -5,7 +5,7 @@ in one SQLite file in the study folder. Every call commits before it returns, so
 server writes a message or an event first and delivers it after: whatever a participant
 saw is in the store even if the process is killed right then. Events are the exception
 that keeps this cheap: :meth:`add_event` queues them, and they are committed together by
-the next call that touches the database, by :meth:`flush` (which the server calls before
+the next call that writes to the database, by :meth:`flush` (which the server calls before
 any frame leaves and soon after every event), or by :meth:`close`.
 """
 
@@ -15,17 +15,18 @@ import contextlib
 import dataclasses
 import json
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 from sdtt.errors import InputError
 
 ParticipantState = Literal["consent", "lobby", "chat", "verdict", "done"]
 RoomState = Literal["live", "verdict", "done"]
 Sender = Literal["interrogator", "witness"]
+T = TypeVar("T")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS participants (
@@ -148,14 +149,18 @@ class StudyStore(Protocol):
     def add_participant(self, participant: Participant) -> None: ...
     def participant(self, pid: str) -> Participant | None: ...
     def participants(self, state: ParticipantState | None = None) -> list[Participant]: ...
-    def update_participant(self, pid: str, **fields: Any) -> None: ...
+    def update_participant(
+        self, pid: str, *, if_state: Collection[str] | None = None, **fields: Any
+    ) -> bool: ...
     def add_room(self, room: Room) -> None: ...
     def room(self, room_id: str) -> Room | None: ...
     def rooms(self) -> list[Room]: ...
     def room_count(self) -> int: ...
     def room_tally(self) -> list[RoomTally]: ...
     def human_waits(self, count: int) -> list[float]: ...
-    def update_room(self, room_id: str, **fields: Any) -> None: ...
+    def update_room(
+        self, room_id: str, *, if_state: Collection[str] | None = None, **fields: Any
+    ) -> bool: ...
     def add_message(
         self, room: str, sender: Sender, text: str, time: str, chat: int = 1
     ) -> StoredMessage: ...
@@ -196,6 +201,18 @@ _PARTICIPANT_FIELDS = frozenset(
 _ROOM_FIELDS = frozenset({"state", "end_reason", "ended", "witness_pid"})
 
 
+async def off_loop(store: StudyStore, read: Callable[[], T]) -> T:
+    """Run ``read``, a call of ``store``'s that reads neither events nor anything it
+    changes, off the event loop where the store can (PostgreSQL: a worker thread with
+    a connection of its own, so the loop runs other rooms while the database answers);
+    else here and now."""
+    run = getattr(store, "read_off_loop", None)
+    if run is None:
+        return read()
+    result: T = await run(read)
+    return result
+
+
 def _fields(cls: type[Any], row: dict[str, Any]) -> Any:
     return cls(**{k: v for k, v in row.items() if k in cls.__dataclass_fields__})
 
@@ -221,9 +238,20 @@ class _SqlStore:
     EVENT_INSERT = "INSERT INTO events (room, participant, kind, data, time) VALUES (?,?,?,?,?)"
 
     def _run(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        """Run one statement (queued events first, so everything stays in order)."""
+        """Run one statement, the queued events committed first (a read of the events
+        table sees them)."""
         if self._pending:
             self.flush()
+        return self._execute(sql, args)
+
+    def _write(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """Run one statement that changes the study, committed after the queued events
+        (so everything stays in order)."""
+        return self._run(sql, args)
+
+    def _read(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """Run a query that does not read the events table: the queued events can wait
+        (committing them first cost a round trip to the database on most frames)."""
         return self._execute(sql, args)
 
     def _execute(self, sql: str, args: Sequence[Any]) -> list[dict[str, Any]]:
@@ -251,18 +279,21 @@ class _SqlStore:
 
     def participant(self, pid: str) -> Participant | None:
         """The participant ``pid``, if it has joined."""
-        rows = self._run("SELECT * FROM participants WHERE pid = ?", (pid,))
+        rows = self._read("SELECT * FROM participants WHERE pid = ?", (pid,))
         return _fields(Participant, rows[0]) if rows else None
 
     def participants(self, state: ParticipantState | None = None) -> list[Participant]:
         """Every participant (or those in ``state``), in the order they joined."""
         where, args = (" WHERE state = ?", (state,)) if state else ("", ())
-        rows = self._run(f"SELECT * FROM participants{where} ORDER BY {self.ORDER}", args)
+        rows = self._read(f"SELECT * FROM participants{where} ORDER BY {self.ORDER}", args)
         return [_fields(Participant, r) for r in rows]
 
-    def update_participant(self, pid: str, **fields: Any) -> None:
-        """Change some fields of a participant."""
-        self._update("participants", "pid", pid, fields, _PARTICIPANT_FIELDS)
+    def update_participant(
+        self, pid: str, *, if_state: Collection[str] | None = None, **fields: Any
+    ) -> bool:
+        """Change some fields of a participant (only if their state is one of
+        ``if_state``, when given: checked and changed in one statement); whether it did."""
+        return self._update("participants", "pid", pid, fields, _PARTICIPANT_FIELDS, if_state)
 
     def add_room(self, room: Room) -> None:
         """Add a new room."""
@@ -270,21 +301,22 @@ class _SqlStore:
 
     def room(self, room_id: str) -> Room | None:
         """The room ``room_id``, if any."""
-        rows = self._run("SELECT * FROM rooms WHERE id = ?", (room_id,))
+        rows = self._read("SELECT * FROM rooms WHERE id = ?", (room_id,))
         return _fields(Room, rows[0]) if rows else None
 
     def rooms(self) -> list[Room]:
         """Every room, oldest first."""
-        return [_fields(Room, r) for r in self._run(f"SELECT * FROM rooms ORDER BY {self.ORDER}")]
+        rows = self._read(f"SELECT * FROM rooms ORDER BY {self.ORDER}")
+        return [_fields(Room, r) for r in rows]
 
     def room_count(self) -> int:
         """How many rooms there are (counted in the database: it runs once per room)."""
-        return int(self._run("SELECT COUNT(*) AS n FROM rooms")[0]["n"])
+        return int(self._read("SELECT COUNT(*) AS n FROM rooms")[0]["n"])
 
     def room_tally(self) -> list[RoomTally]:
         """The rooms counted by witness kind, condition and bot position (the lobby needs
         only these, on every arrival: never every room)."""
-        rows = self._run(
+        rows = self._read(
             "SELECT witness, condition, bot_position, COUNT(*) AS count FROM rooms "
             "GROUP BY witness, condition, bot_position"
         )
@@ -293,7 +325,7 @@ class _SqlStore:
     def human_waits(self, count: int) -> list[float]:
         """Seconds the interrogators of the last ``count`` two-party rooms with a person
         witness waited in the lobby (newest first)."""
-        rows = self._run(
+        rows = self._read(
             "SELECT r.created AS created, p.waiting_since AS since FROM rooms r "
             "JOIN participants p ON p.pid = r.interrogator "
             "WHERE r.witness = 'human' AND r.mode = 'two-party' AND p.waiting_since IS NOT NULL "
@@ -305,13 +337,16 @@ class _SqlStore:
             for r in rows
         ]
 
-    def update_room(self, room_id: str, **fields: Any) -> None:
-        """Change some fields of a room."""
-        self._update("rooms", "id", room_id, fields, _ROOM_FIELDS)
+    def update_room(
+        self, room_id: str, *, if_state: Collection[str] | None = None, **fields: Any
+    ) -> bool:
+        """Change some fields of a room (only if its state is one of ``if_state``, when
+        given); whether it did."""
+        return self._update("rooms", "id", room_id, fields, _ROOM_FIELDS, if_state)
 
     def messages(self, room: str) -> list[StoredMessage]:
         """The messages of ``room`` in order."""
-        rows = self._run("SELECT * FROM messages WHERE room = ? ORDER BY seq", (room,))
+        rows = self._read("SELECT * FROM messages WHERE room = ? ORDER BY seq", (room,))
         return [_fields(StoredMessage, r) for r in rows]
 
     def add_event(
@@ -350,7 +385,7 @@ class _SqlStore:
 
     def verdicts(self) -> list[Verdict]:
         """Every verdict, oldest first."""
-        rows = self._run(f"SELECT * FROM verdicts ORDER BY {self.ORDER}")
+        rows = self._read(f"SELECT * FROM verdicts ORDER BY {self.ORDER}")
         return [_fields(Verdict, r) for r in rows]
 
     def add_belief(self, belief: Belief) -> None:
@@ -359,27 +394,44 @@ class _SqlStore:
 
     def beliefs(self) -> list[Belief]:
         """Every belief reading, oldest first."""
-        rows = self._run(f"SELECT * FROM beliefs ORDER BY {self.ORDER}")
+        rows = self._read(f"SELECT * FROM beliefs ORDER BY {self.ORDER}")
         return [_fields(Belief, r) for r in rows]
 
     def _insert(self, table: str, record: Any) -> None:
         """Insert a record dataclass as a row (its fields are the table's columns)."""
         names = [field.name for field in dataclasses.fields(record)]
-        self._run(
+        self._write(
             f"INSERT INTO {table} ({', '.join(names)}) VALUES ({','.join('?' * len(names))})",
             tuple(getattr(record, name) for name in names),
         )
 
     def _update(
-        self, table: str, key: str, value: str, fields: dict[str, Any], allowed: frozenset[str]
-    ) -> None:
+        self,
+        table: str,
+        key: str,
+        value: str,
+        fields: dict[str, Any],
+        allowed: frozenset[str],
+        if_state: Collection[str] | None,
+    ) -> bool:
         unknown = set(fields) - allowed
         if unknown:
             raise ValueError(f"cannot update {sorted(unknown)} of {table}")
         if not fields:
-            return
+            return True
+        if if_state is not None and not if_state:
+            return False  # (no state allows it)
         assignments = ", ".join(f"{name} = ?" for name in fields)
-        self._run(f"UPDATE {table} SET {assignments} WHERE {key} = ?", (*fields.values(), value))
+        sql = f"UPDATE {table} SET {assignments} WHERE {key} = ?"
+        args: tuple[Any, ...] = (*fields.values(), value)
+        if if_state is not None:
+            sql += f" AND state IN ({','.join('?' * len(if_state))})"
+            args += tuple(if_state)
+        return self._write_count(sql, args) > 0
+
+    def _write_count(self, sql: str, args: Sequence[Any]) -> int:
+        """:meth:`_write`, returning how many rows the statement changed."""
+        raise NotImplementedError
 
 
 class SqliteStore(_SqlStore):
@@ -424,6 +476,11 @@ class SqliteStore(_SqlStore):
 
     def _execute(self, sql: str, args: Sequence[Any]) -> list[dict[str, Any]]:
         return [dict(row) for row in self._db.execute(sql, args).fetchall()]
+
+    def _write_count(self, sql: str, args: Sequence[Any]) -> int:
+        if self._pending:
+            self.flush()
+        return int(self._db.execute(sql, args).rowcount)
 
     def _insert_events(self, events: list[tuple[Any, ...]]) -> None:
         with self._db:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,16 @@ import trio
 import trio.testing
 
 from sdtt.serve.pgstore import PostgresStore
-from sdtt.serve.store import Belief, Participant, Room, SqliteStore, StudyStore, Verdict
+from sdtt.serve.phases import BadMove, move_participant
+from sdtt.serve.store import (
+    Belief,
+    Participant,
+    Room,
+    SqliteStore,
+    StudyStore,
+    Verdict,
+    off_loop,
+)
 from tests.serve.helpers import Browser, run_server, write_spec
 from tests.serve.test_two_party import play_bot_game
 
@@ -167,3 +177,41 @@ async def test_a_started_server_hears_what_other_processes_publish(
         with trio.fail_after(10):
             await heard.wait()
         nursery.cancel_scope.cancel()
+
+
+@pytest.mark.trio
+async def test_a_read_waiting_for_the_database_leaves_the_loop_running(
+    pg_store: Callable[[], PostgresStore], fresh_database: str
+) -> None:
+    store = pg_store()
+    store.add_participant(Participant("P1", "tok", "consent", None, None, None, "t0"))
+    move_participant(store, "P1", "lobby")
+    order: list[str] = []
+    with psycopg.connect(fresh_database) as blocker:
+        # Another session holds the table: a read of it waits until the loop ends that
+        # session's transaction (or, a read on the loop, the server ends it 5 s later).
+        blocker.execute("SET idle_in_transaction_session_timeout = '5s'")
+        blocker.execute("LOCK TABLE participants IN ACCESS EXCLUSIVE MODE")
+
+        async def release() -> None:
+            await trio.sleep(0.2)
+            blocker.commit()
+            order.append("released")
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(release)
+            participant = await off_loop(store, partial(store.participant, "P1"))
+            order.append("read")
+    assert order == ["released", "read"]
+    assert participant is not None and participant.state == "lobby"
+
+
+def test_a_move_is_checked_against_the_phase_in_the_database(
+    pg_store: Callable[[], PostgresStore],
+) -> None:
+    here, there = pg_store(), pg_store()  # two processes
+    here.add_participant(Participant("P1", "tok", "consent", None, None, None, "t0"))
+    move_participant(there, "P1", "done", outcome="declined")
+    with pytest.raises(BadMove, match="from 'done' to 'chat'"):
+        move_participant(here, "P1", "chat")
+    assert here.participant("P1").state == "done"  # type: ignore[union-attr]
