@@ -101,7 +101,7 @@ def test_eliza_is_the_bot_in_a_simulated_chat(tmp_path: Path) -> None:
     assert code == 0
     (path,) = [p for p in tmp_path.glob("*.jsonl") if not p.name.endswith(".events.jsonl")]
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    assert records[0]["meta"]["model"] == "eliza/classic"
+    assert records[0]["condition"]["model"] == "eliza/classic"
     bot = [r["text"] for r in records[1:] if r.get("side") == "response"]
     assert bot and all(text and "Response:" not in text for text in bot)
 

@@ -589,6 +589,8 @@ async def test_a_person_target_earns_by_the_final_price(
             await browser.say({"type": "consent"})
         for browser in (ann, bob, tia):
             await browser.wait_phase("chat")
+        for bettor in (ann, bob):  # the market shows before anyone trades in it
+            await bettor.wait(lambda b=bettor: bool(b.of("market")))
         await ann.say({"type": "trade", "kind": "human", "side": "buy", "count": 14})
         await ann.wait(lambda: account(ann)["count"] == 14)
         await bob.say({"type": "trade", "kind": "computer", "side": "buy", "count": 4})
