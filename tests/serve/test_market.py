@@ -36,7 +36,8 @@ async def join_market(server: StudyServer, nursery: trio.Nursery, pids: list[str
         await browser.say({"type": "consent"})
     for browser in browsers:
         await browser.wait_phase("chat")
-        await browser.wait(lambda b=browser: bool(b.of("market")))
+        if browser.of("phase")[-1]["role"] != "witness":  # a person target does not trade
+            await browser.wait(lambda b=browser: bool(b.of("market")))
     return browsers
 
 
@@ -218,12 +219,7 @@ async def test_a_person_as_the_target(tmp_path: Path, autojump_clock: object) ->
     server = make_server(spec)
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
-        ann, bob, tia = (Browser(server, pid) for pid in ("ann", "bob", "tia"))
-        for browser in (ann, bob, tia):
-            await browser.open(nursery)
-            await browser.say({"type": "consent"})
-        for browser in (ann, bob, tia):
-            await browser.wait_phase("chat")
+        ann, bob, tia = await join_market(server, nursery, ["ann", "bob", "tia"])
         assert tia.of("phase")[-1]["role"] == "witness" and not tia.of("market")
         await ann.say({"type": "send", "text": "are you a person?"})
         await tia.wait(lambda: tia.texts("them") == ["are you a person?"])
@@ -357,12 +353,7 @@ async def test_one_question_at_a_time_then_the_queues_round_robin(
     server = make_server(person_target_spec(tmp_path))
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
-        ann, bob, cy, tia = (Browser(server, pid) for pid in ("ann", "bob", "cy", "tia"))
-        for browser in (ann, bob, cy, tia):
-            await browser.open(nursery)
-            await browser.say({"type": "consent"})
-        for browser in (ann, bob, cy, tia):
-            await browser.wait_phase("chat")
+        ann, bob, cy, tia = await join_market(server, nursery, ["ann", "bob", "cy", "tia"])
         assert tia.of("phase")[-1]["role"] == "witness"
 
         await ann.say({"type": "send", "text": "ann asks first?"})
@@ -467,12 +458,7 @@ async def test_the_head_start_is_set_in_the_spec(tmp_path: Path, autojump_clock:
     server = make_server(person_target_spec(tmp_path, extra="advantage = 0\n"))
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
-        ann, bob, cy, tia = (Browser(server, pid) for pid in ("ann", "bob", "cy", "tia"))
-        for browser in (ann, bob, cy, tia):
-            await browser.open(nursery)
-            await browser.say({"type": "consent"})
-        for browser in (ann, bob, cy, tia):
-            await browser.wait_phase("chat")
+        ann, bob, cy, tia = await join_market(server, nursery, ["ann", "bob", "cy", "tia"])
         await ann.say({"type": "send", "text": "tea or coffee?"})
         await tia.wait(lambda: tia.texts("them") == ["tea or coffee?"])
         await tia.say({"type": "send", "text": "tea"})
@@ -583,14 +569,7 @@ async def test_a_person_target_earns_by_the_final_price(
     server = make_server(spec)
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
-        ann, bob, tia = (Browser(server, pid) for pid in ("ann", "bob", "tia"))
-        for browser in (ann, bob, tia):
-            await browser.open(nursery)
-            await browser.say({"type": "consent"})
-        for browser in (ann, bob, tia):
-            await browser.wait_phase("chat")
-        for bettor in (ann, bob):  # the market shows before anyone trades in it
-            await bettor.wait(lambda b=bettor: bool(b.of("market")))
+        ann, bob, tia = await join_market(server, nursery, ["ann", "bob", "tia"])
         await ann.say({"type": "trade", "kind": "human", "side": "buy", "count": 14})
         await ann.wait(lambda: account(ann)["count"] == 14)
         await bob.say({"type": "trade", "kind": "computer", "side": "buy", "count": 4})
