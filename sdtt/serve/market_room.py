@@ -90,41 +90,6 @@ def games_played(store: StudyStore, pid: str) -> int:
     return sum(1 for e in store.events() if e["kind"] == "bettor" and e["participant"] == pid)
 
 
-def price_points(events: list[dict[str, Any]], maker: Maker) -> list[BeliefPoint]:
-    """A market room's price history from its stored events, as belief points (source
-    'price'; ``belief`` = the bid, ``ask`` = what one more human security costs;
-    ``turn`` = turns answered and ``message`` = target messages sent at the trade,
-    ``time_s`` = seconds since the game started), closed by the price held at the end."""
-    opening = maker.price
-    points = [
-        BeliefPoint(
-            turn=0,
-            message=0,
-            time_s=0.0,
-            belief=opening,
-            ask=ask_of(maker, opening),
-            source="price",
-        )
-    ]
-    for event in events:
-        data = event["data"]
-        if event["kind"] in ("trade", "market_settled"):
-            price = min(
-                100.0, max(0.0, data["price_after" if event["kind"] == "trade" else "price"])
-            )
-            points.append(
-                BeliefPoint(
-                    turn=data["turn"],
-                    message=data["message"],
-                    time_s=data["time_s"],
-                    belief=price,
-                    ask=ask_of(maker, price),
-                    source="price",
-                )
-            )
-    return points
-
-
 PRICE_COLUMNS = ("room", "event", "time_s", "turn", "message", "bid", "ask")
 """Columns of the export's ``prices.csv``."""
 
@@ -163,6 +128,24 @@ def price_rows(room: str, events: list[dict[str, Any]], maker: Maker) -> list[di
             }
         )
     return rows
+
+
+def price_points(events: list[dict[str, Any]], maker: Maker) -> list[BeliefPoint]:
+    """A market room's price history (:func:`price_rows`) as belief points (source
+    'price'; ``belief`` = the bid, ``ask`` = what one more human security costs;
+    ``turn`` = turns answered and ``message`` = target messages sent at the trade,
+    ``time_s`` = seconds since the game started), closed by the price held at the end."""
+    return [
+        BeliefPoint(
+            turn=row["turn"],
+            message=row["message"],
+            time_s=row["time_s"],
+            belief=min(100.0, max(0.0, row["bid"])),
+            ask=min(100.0, max(0.0, row["ask"])),
+            source="price",
+        )
+        for row in price_rows("", events, maker)
+    ]
 
 
 def price_trace(
