@@ -51,7 +51,7 @@ def _wilson_excludes_half(correct: np.ndarray, n: np.ndarray) -> np.ndarray:
     p = correct / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return (centre - half > 0.5) | (centre + half < 0.5)
+    return np.asarray((centre - half > 0.5) | (centre + half < 0.5), dtype=bool)
 
 
 def test_peeking_after_every_judgement_keeps_the_error_rate_at_most_alpha() -> None:
