@@ -115,23 +115,29 @@ def pan_scores(truth: Sequence[float], score: Sequence[float]) -> PanScores:
     )
 
 
-def judge_item_scores(frame: pd.DataFrame, pair_ids: Sequence[str]) -> dict[str, dict[str, float]]:
+def judge_item_scores(
+    frame: pd.DataFrame, truth: Mapping[str, bool]
+) -> dict[str, dict[str, float]]:
     """Per judge group (as the score tables split them), each item's share of usable
-    paired judgements saying chat 2's User B is the person; 0.5 where the group has none."""
-    test = frame.loc[(frame["pair_kind"] == "test") & frame["pair_id"].isin(list(pair_ids))]
+    paired judgements saying chat 2's User B is the person; 0.5 where the group has none.
+
+    ``truth`` maps pair id to "chat 2's User B is the person" in the layout detectors
+    see. A judgement says so when it is right exactly where that is true: read from
+    whether it was right, not from the side it picked, so a judge shown the pair swapped
+    (an LLM judge's second order, a judge design's second view) counts the same.
+    """
+    test = frame.loc[(frame["pair_kind"] == "test") & frame["pair_id"].isin(list(truth))]
     groups: dict[str, dict[str, float]] = {}
     for title, part in judge_parts(test):
         used = usable(part)
-        used = used.loc[used["witness"].isna() & used["bot_position"].notna()]
+        used = used.loc[used["witness"].isna()]
         if used.empty:
             continue
         correct = used["correct"].to_numpy(dtype=float) > 0.5
-        bot_first = used["bot_position"].to_numpy(dtype=float) == 1
-        # Finding the bot in chat 1, or wrongly naming chat 1 when the bot was in 2,
-        # both say chat 2's User B is the person.
-        second_human = pd.Series((correct == bot_first).astype(float), index=used.index)
-        shares = second_human.groupby(used["pair_id"]).mean()
-        groups[title] = {pair: float(shares.get(pair, 0.5)) for pair in pair_ids}
+        second = used["pair_id"].map(truth).to_numpy(dtype=bool)
+        says = pd.Series((correct == second).astype(float), index=used.index)
+        shares = says.groupby(used["pair_id"]).mean()
+        groups[title] = {pair: float(shares.get(pair, 0.5)) for pair in truth}
     return groups
 
 

@@ -62,7 +62,7 @@ def run_score(args: argparse.Namespace) -> int:
         scored[name] = detectors.read_scores(path, items, args.format)
     if args.judgements:
         frame = judgement_table(read_judgements(args.judgements))
-        scored.update(judge_item_scores(frame, list(truth)))
+        scored.update(judge_item_scores(frame, truth))
     rows = []
     for name, scores in score_table(truth, scored):
         cells = [scores.roc_auc, scores.brier, scores.c_at_1, scores.f1, scores.f05u, scores.mean]

@@ -18,10 +18,11 @@ be handed to anyone as judges' questionnaires are:
 
 Dialogue A / text1 is chat 1 of the pair as judges saw it, so detectors, human judges
 and LLM judges are scored on the very same items. Only test pairs are written (catch
-pairs have an obvious answer); under a judge design, each view of a pair is an item, as
-it is for the judges who saw it. A dialogue is one line per message, ``User A: text`` or
-``User B: text`` (the shown timestamp in brackets when the study shows them), with line
-breaks inside a message folded so no message can forge a line.
+pairs have an obvious answer); under a judge design, each pair once, as its first view
+(the second shows the same chats swapped; judges of either view are scored on it). A
+dialogue is one line per message, ``User A: text`` or ``User B: text`` (the shown
+timestamp in brackets when the study shows them), with line breaks inside a message
+folded so no message can forge a line.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def detector_items(questionnaire: Questionnaire, key: AnswerKey) -> list[Detecto
     items: list[DetectorItem] = []
     for item in questionnaire.items:
         truth = key.items.get(item.id)
-        if truth is None or truth.kind != "test":
+        if truth is None or truth.kind != "test" or truth.is_mirror:
             continue
         items.append(
             DetectorItem(

@@ -178,3 +178,30 @@ def test_itb_answers_read_as_the_same_scores_as_pan(tmp_path: Path) -> None:
 
 def test_the_parser_offers_the_librarys_formats() -> None:
     assert detectors_parser.FORMATS == detectors.FORMATS
+
+
+def test_a_judge_shown_the_pair_swapped_counts_for_the_same_side() -> None:
+    from sdtt.analysis.table import judgement_table
+
+    # Chat 2's User B is the person in p1 and not in p2, as the detectors see them.
+    truth = {"p1": True, "p2": False}
+    records = [
+        # Right in the order detectors see (bot in chat 1) and in the swapped order.
+        judgement("p1", "j1", True, bot_position=1, order="original"),
+        judgement("p1", "j2", True, bot_position=2, order="swapped"),
+        # Wrong both times on p2.
+        judgement("p2", "j1", False, bot_position=2, order="original"),
+        judgement("p2", "j2", False, bot_position=1, order="swapped"),
+    ]
+    scores = detection.judge_item_scores(judgement_table(records), truth)
+    assert scores == {"Human judges": {"p1": 1.0, "p2": 1.0}}
+
+
+def test_the_second_view_of_a_judge_design_pair_is_not_a_second_item() -> None:
+    study = fixture_study()
+    first, second = [
+        i.id for i in study.questionnaire.items if study.key.items[i.id].kind == "test"
+    ]
+    mirror = study.key.items[second].model_copy(update={"pair": first})
+    key = study.key.model_copy(update={"items": {**study.key.items, second: mirror}})
+    assert [item.pair_id for item in detectors.detector_items(study.questionnaire, key)] == [first]
