@@ -51,13 +51,14 @@ PRIOR = (10.0, 10.0)
 """``(a, b)`` of the Beta mixing distribution."""
 
 Conclusion = Literal["differs", "equivalent"]
-Goal = Literal["differs", "equivalent"]
+"""What the stopping rule concludes: the pass rate differs from 50%, or is equivalent
+to 50% within the margin (also what a plan aims for)."""
 
 
 def log_mixture(
     correct: NDArray[np.int64] | int,
     n: NDArray[np.int64] | int,
-    p: float,
+    p: NDArray[np.float64] | float,
     prior: tuple[float, float] = PRIOR,
 ) -> NDArray[np.float64]:
     """``log M_n(p)`` for ``correct`` of ``n`` (arrays broadcast): the evidence against
@@ -66,11 +67,14 @@ def log_mixture(
     a, b = prior
     s = np.asarray(correct, dtype=float)
     total = np.asarray(n, dtype=float)
+    # p at 0 or 1 exactly is out of every sequence that saw both outcomes; clipped, the
+    # logarithms stay finite.
+    q = np.clip(np.asarray(p, dtype=float), 1e-15, 1 - 1e-15)
     value = (
         special.betaln(a + s, b + total - s)
         - special.betaln(a, b)
-        - s * math.log(p)
-        - (total - s) * math.log1p(-p)
+        - s * np.log(q)
+        - (total - s) * np.log1p(-q)
     )
     return np.asarray(value, dtype=float)
 
@@ -101,39 +105,15 @@ def interval_arrays(
         inside = centre.astype(float)
         edge = np.full(centre.shape, outer)
         # Where even the edge is inside the sequence, the bound is the edge itself.
-        at_edge = log_mixture(correct, n, _clip(outer), prior) < level
+        at_edge = log_mixture(correct, n, outer, prior) < level
         for _ in range(60):
             middle = (inside + edge) / 2
-            out = _log_mixture_at(correct, n, middle, prior) >= level
+            out = log_mixture(correct, n, middle, prior) >= level
             edge = np.where(out, middle, edge)
             inside = np.where(out, inside, middle)
         return np.where(at_edge, outer, (inside + edge) / 2)
 
     return side(0.0), side(1.0)
-
-
-def _clip(p: float) -> float:
-    return min(max(p, 1e-15), 1 - 1e-15)
-
-
-def _log_mixture_at(
-    correct: NDArray[np.int64],
-    n: NDArray[np.int64],
-    p: NDArray[np.float64],
-    prior: tuple[float, float],
-) -> NDArray[np.float64]:
-    """:func:`log_mixture` with one ``p`` per entry."""
-    a, b = prior
-    s = correct.astype(float)
-    total = n.astype(float)
-    q = np.clip(p, 1e-15, 1 - 1e-15)
-    value = (
-        special.betaln(a + s, b + total - s)
-        - special.betaln(a, b)
-        - s * np.log(q)
-        - (total - s) * np.log1p(-q)
-    )
-    return np.asarray(value, dtype=float)
 
 
 @dataclass(frozen=True)
@@ -231,7 +211,7 @@ def _excluded(
 class SamplePlan:
     """Stopping times of the rule, simulated under a planned pass rate."""
 
-    goal: Goal
+    goal: Conclusion
     simulations: int
     max_judgements: int
     expected: float
@@ -249,7 +229,7 @@ class SamplePlan:
 def simulate_stopping(
     pc: float,
     *,
-    goal: Goal,
+    goal: Conclusion,
     margin: float,
     alpha: float = 0.05,
     max_judgements: int = 2000,
@@ -260,28 +240,25 @@ def simulate_stopping(
     """Run the stopping rule on ``simulations`` seeded streams of independent judgements
     with proportion correct ``pc``, each up to ``max_judgements``.
 
-    The rule's decisions depend only on (n, correct), so they are tabulated once and
-    every stream is a lookup along its running count.
+    Streams are drawn in blocks, so memory stays bounded for any cap.
     """
     level = math.log(1 / alpha)
-    n = np.arange(1, max_judgements + 1)[:, None]
-    s = np.arange(max_judgements + 1)[None, :]
-    with np.errstate(invalid="ignore"):
-        differs_table = log_mixture(s, n, 0.5, prior) >= level
-        below_table = _excluded(s, n, 0.5 - margin, level, prior, above=True)
-        over_table = _excluded(s, n, 0.5 + margin, level, prior, above=False)
     rng = np.random.default_rng(seed)
-    steps = np.arange(max_judgements)[None, :]
+    counts = np.arange(1, max_judgements + 1)[None, :]
     stops = np.empty(simulations, dtype=np.int64)
     outcome = np.empty(simulations, dtype="U10")
-    block = max(1, 2_000_000 // max_judgements)
+    block = max(1, 1_000_000 // max_judgements)
     for start in range(0, simulations, block):
         size = min(block, simulations - start)
-        running = np.cumsum(rng.random((size, max_judgements)) < pc, axis=1)
-        differs = np.logical_or.accumulate(differs_table[steps, running], axis=1)
-        equivalent = np.logical_or.accumulate(
-            below_table[steps, running], axis=1
-        ) & np.logical_or.accumulate(over_table[steps, running], axis=1)
+        running = np.cumsum(rng.random((size, max_judgements)) < pc, axis=1, dtype=np.int64)
+        differs = np.logical_or.accumulate(
+            log_mixture(running, counts, 0.5, prior) >= level, axis=1
+        )
+        below = _excluded(running, counts, 0.5 - margin, level, prior, above=True)
+        over = _excluded(running, counts, 0.5 + margin, level, prior, above=False)
+        equivalent = np.logical_or.accumulate(below, axis=1) & np.logical_or.accumulate(
+            over, axis=1
+        )
         first_differs = np.where(differs.any(1), differs.argmax(1), max_judgements)
         first_equivalent = np.where(equivalent.any(1), equivalent.argmax(1), max_judgements)
         first = np.minimum(first_differs, first_equivalent)

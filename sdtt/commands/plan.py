@@ -95,9 +95,9 @@ def _sequential(args: argparse.Namespace, pc: float) -> int:
             field="--max-judgements" if args.max_judgements < 1 else "--simulations",
         )
     from sdtt.analysis.power import binomial_power, tost_power
-    from sdtt.analysis.sequential import Goal, simulate_stopping
+    from sdtt.analysis.sequential import Conclusion, simulate_stopping
 
-    goal: Goal = "equivalent" if args.equivalence else "differs"
+    goal: Conclusion = "equivalent" if args.equivalence else "differs"
     plan = simulate_stopping(
         pc,
         goal=goal,
