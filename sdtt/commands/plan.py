@@ -80,6 +80,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+FIXED_SEARCH = 5000
+"""The largest fixed n tried when comparing the sequential plan with a fixed-n test."""
+
+
 def _sequential(args: argparse.Namespace, pc: float) -> int:
     """Print the simulated stopping times of the sequential rule, beside the fixed-n test
     of the same power."""
@@ -131,7 +135,10 @@ def _sequential(args: argparse.Namespace, pc: float) -> int:
     console = Console(highlight=False)
     console.print(grid)
     fixed = None
-    for n in range(1, args.max_judgements + 1):
+    # Exact power is not monotone in n, so the smallest n is found by trying each in
+    # turn; past a few thousand that stops being quick.
+    searched = min(args.max_judgements, FIXED_SEARCH)
+    for n in range(1, searched + 1):
         if goal == "differs":
             power = binomial_power(n, pc, args.alpha)
         else:
@@ -141,7 +148,7 @@ def _sequential(args: argparse.Namespace, pc: float) -> int:
             break
     if fixed is None:
         console.print(
-            f"A fixed-n test would need more than {args.max_judgements} judgements for "
+            f"A fixed-n test would need more than {searched} judgements for "
             f"power {args.power:g}."
         )
     else:
