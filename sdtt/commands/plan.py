@@ -148,8 +148,7 @@ def _sequential(args: argparse.Namespace, pc: float) -> int:
             break
     if fixed is None:
         console.print(
-            f"A fixed-n test would need more than {searched} judgements for "
-            f"power {args.power:g}."
+            f"A fixed-n test would need more than {searched} judgements for power {args.power:g}."
         )
     else:
         console.print(
