@@ -137,10 +137,21 @@ def test_score_puts_a_detector_beside_the_judges_of_the_same_pairs(
     y = np.array([truth[pair] for pair in ids])
     detector_scores = np.array([truth[ids[0]] * 0.8 + 0.1, 0.5])
     expected_c1 = detection.c_at_1(y, detector_scores)
-    row = next(line for line in out.splitlines() if "detector fastdetect" in line)
-    assert f"{expected_c1:.3f}" in row and " 1 " in row  # one pair answered
-    human = next(line for line in out.splitlines() if "Human judges" in line)
-    assert human.count("1.000") >= 4  # perfect judges: C@1, F1, F0.5u, Brier (AUC if both classes)
+    rows = {cells[0]: cells[1:] for cells in map(_cells, out.splitlines()) if cells}
+    # pairs, answered, ROC-AUC, Brier, C@1, F1, F0.5u, mean
+    detector = rows["detector fastdetect"]
+    assert detector[:2] == [str(len(ids)), "1"]
+    assert detector[4] == f"{expected_c1:.3f}"
+    assert detector[3] == f"{1 - sk.brier_score_loss(y, detector_scores):.3f}"
+    # Both judges right on every pair: a perfect score on every measure.
+    assert rows["Human judges"] == [str(len(ids)), str(len(ids)), *["1.000"] * 6]
+
+
+def _cells(line: str) -> list[str]:
+    """The cells of one row of a Rich table (none for other lines)."""
+    if not line.startswith("│"):
+        return []
+    return [cell.strip() for cell in line.strip("│").split("│")]
 
 
 @pytest.mark.parametrize(
