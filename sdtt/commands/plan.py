@@ -37,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("must be between 0 and 0.5.", field="--margin")
     test = "equivalence" if args.equivalence else "difference"
     pc = 1 - args.pass_rate
+    if args.sequential:
+        return _sequential(args, pc)
     # scipy loads only for this command.
     from sdtt.analysis.power import power_table
 
@@ -74,5 +76,88 @@ def run(args: argparse.Namespace) -> int:
         console.print(
             f"Smallest design with power >= {args.power:g}: {smallest[1]} pairs x "
             f"{smallest[2]} judges ({smallest[0]} judgements)."
+        )
+    return 0
+
+
+FIXED_SEARCH = 5000
+"""The largest fixed n tried when comparing the sequential plan with a fixed-n test."""
+
+
+def _sequential(args: argparse.Namespace, pc: float) -> int:
+    """Print the simulated stopping times of the sequential rule, beside the fixed-n test
+    of the same power."""
+    if args.icc > 0:
+        raise InputError(
+            "the sequential plan simulates independent judgements; it takes no --icc.",
+            field="--icc",
+            hint="Leave --icc out, or plan a fixed design without --sequential.",
+        )
+    if args.max_judgements < 1 or args.simulations < 1:
+        raise InputError(
+            "must be 1 or more.",
+            field="--max-judgements" if args.max_judgements < 1 else "--simulations",
+        )
+    from sdtt.analysis.power import binomial_power, tost_power
+    from sdtt.analysis.sequential import Conclusion, simulate_stopping
+
+    goal: Conclusion = "equivalent" if args.equivalence else "differs"
+    plan = simulate_stopping(
+        pc,
+        goal=goal,
+        margin=args.margin,
+        alpha=args.alpha,
+        max_judgements=args.max_judgements,
+        simulations=args.simulations,
+        seed=args.seed,
+    )
+    claim = (
+        f"equivalent to 50% within +-{args.margin:g}"
+        if goal == "equivalent"
+        else "the pass rate differs from 50%"
+    )
+    grid = Table(
+        title=(
+            f"Sequential judging: judgements until the rule concludes when the pass rate "
+            f"really is {100 * (1 - pc):.0f}% (alpha {args.alpha:g}, {plan.simulations} "
+            f"simulated studies, seed {args.seed}, at most {plan.max_judgements})"
+        ),
+        title_justify="left",
+    )
+    grid.add_column("judgements")
+    grid.add_column("value", justify="right")
+    grid.add_row("expected (mean)", f"{plan.expected:.0f}")
+    grid.add_row("median", f"{plan.median:.0f}")
+    grid.add_row("90th percentile", f"{plan.p90:.0f}")
+    grid.add_row("worst case simulated", str(plan.worst))
+    grid.add_row(f"share concluding: {claim}", f"{plan.reached:.1%}")
+    grid.add_row("share concluding the other way", f"{plan.wrong:.1%}")
+    console = Console(highlight=False)
+    console.print(grid)
+    fixed = None
+    # Exact power is not monotone in n, so the smallest n is found by trying each in
+    # turn; past a few thousand that stops being quick.
+    searched = min(args.max_judgements, FIXED_SEARCH)
+    for n in range(1, searched + 1):
+        if goal == "differs":
+            power = binomial_power(n, pc, args.alpha)
+        else:
+            power = tost_power(n, pc, args.margin, args.alpha)
+        if power >= args.power:
+            fixed = n
+            break
+    if fixed is None:
+        console.print(
+            f"A fixed-n test would need more than {searched} judgements for power {args.power:g}."
+        )
+    else:
+        console.print(
+            f"A fixed-n test needs {fixed} judgements for power {args.power:g}; it may not "
+            "look at the data before then."
+        )
+    if plan.worst >= plan.max_judgements and plan.reached < 1:
+        console.print(
+            f"{1 - plan.reached - plan.wrong:.1%} of simulated studies had not concluded "
+            f"by {plan.max_judgements} judgements: raise --max-judgements to see their end."
         )
     return 0

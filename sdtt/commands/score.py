@@ -73,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
             f"detectability {percent(counts.detectability)}; TOST margin +-{args.margin:g}: "
             + ("equivalent to chance" if overall.equivalent else "equivalence not shown")
         )
+    if args.sequential:
+        _print_stopping(console, frame, args.margin)
     tally = tally_exclusions(
         zip(frame["pair_kind"], frame["excluded"], frame["exclusion_reason"], strict=True)
     )
@@ -82,6 +84,23 @@ def run(args: argparse.Namespace) -> int:
 
     print_verdict_agreement(console, judgements, reps=args.bootstrap)
     return 0
+
+
+def _print_stopping(console: Console, frame: pd.DataFrame, margin: float) -> None:
+    from sdtt.analysis.stopping import stopping_tables
+
+    tables = stopping_tables(frame, margin=margin)
+    for table in tables:
+        print_escaped_table(
+            console,
+            table.title,
+            table.header,
+            table.rows,
+            "Judgements in the order recorded (file order). The sequence stays valid "
+            "however often it is looked at; stop recruiting once the rule is met.",
+        )
+    if not tables:
+        console.print("[yellow]no usable test judgements for the stopping rule.[/]")
 
 
 def _print_belief_tables(console: Console, traces: list[BeliefTrace]) -> None:

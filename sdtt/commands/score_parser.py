@@ -66,4 +66,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "N+X; n: pseudo-dialogue turns; x: live turns shown)"
         ),
     )
+    parser.add_argument(
+        "--sequential",
+        action="store_true",
+        help="also show, per condition, the anytime-valid confidence sequence of the pass "
+        "rate over the judgements in the order recorded, and whether (and at which "
+        "judgement) the stopping rule was met: 50%% left the sequence, or it lies within "
+        "--margin of 50%%",
+    )
     parser.set_defaults(func=lazy_command("sdtt.commands.score"))

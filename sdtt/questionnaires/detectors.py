@@ -1,0 +1,210 @@
+"""A study's test pairs for automatic detectors, and their scores read back.
+
+Two pair formats, each written as two files: what a detector receives (the two
+dialogues of every test pair, nothing else) and, apart, the answer key, so the first can
+be handed to anyone as judges' questionnaires are:
+
+- **Inverse Turing Bench** (Hager et al. 2026): ``itb-pairs.jsonl`` with ``{id,
+  dialogueA, dialogueB}`` (``id`` a whole number) and ``itb-key.jsonl`` with ``{id,
+  who_is_human}`` (``"A"`` or ``"B"``). A detector answers ``{id, who_is_human}`` with
+  ``"A"``, ``"B"``, a number (the probability that dialogue A is the human one) or
+  ``null`` (no answer).
+- **PAN 2024 "Voight-Kampff"** generative AI authorship verification: ``pan-pairs.jsonl``
+  with ``{id, text1, text2}`` and ``pan-truth.jsonl`` with ``{id, is_human: [bool,
+  bool]}``. A detector answers ``{id, is_human}`` with a score from 0 to 1, 0.5 for no
+  answer. The score is read exactly as PAN's 2024 evaluator reads it (its
+  ``load_problem_file`` takes a truth ``[true, false]`` as 0 and ``[false, true]`` as 1):
+  above 0.5 says text2 is the human one.
+
+Dialogue A / text1 is chat 1 of the pair as judges saw it, so detectors, human judges
+and LLM judges are scored on the very same items. Only test pairs are written (catch
+pairs have an obvious answer); under a judge design, each pair once, as its first view
+(the second shows the same chats swapped; judges of either view are scored on it). A
+dialogue is one line per message, ``User A: text`` or ``User B: text`` (the shown
+timestamp in brackets when the study shows them), with line breaks inside a message
+folded so no message can forge a line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from sdtt.dialogue.render import fold_text
+from sdtt.errors import InputError
+from sdtt.files import read_text_file, write_text_atomic
+from sdtt.questionnaires.questionnaire import AnswerKey, Line, Questionnaire
+
+DetectorFormat = Literal["itb", "pan"]
+FORMATS: tuple[DetectorFormat, ...] = ("itb", "pan")
+PAIRS_FILES = {"itb": "itb-pairs.jsonl", "pan": "pan-pairs.jsonl"}
+KEY_FILES = {"itb": "itb-key.jsonl", "pan": "pan-truth.jsonl"}
+NO_ANSWER = 0.5
+"""A score that answers neither way (PAN's non-answer)."""
+
+
+@dataclass(frozen=True)
+class DetectorItem:
+    """One test pair as a detector sees it, with its truth."""
+
+    pair_id: str
+    number: int
+    """1-based position among the study's test pairs: the Inverse Turing Bench id."""
+    dialogues: tuple[str, str]
+    second_is_human: bool
+    """True when User B of chat 2 is the person (the bot is in chat 1)."""
+
+
+def render_dialogue(lines: Sequence[Line]) -> str:
+    """One chat as a detector reads it: a line per message, as judges saw it."""
+    rendered = []
+    for line in lines:
+        time = f"[{line.time}] " if line.time else ""
+        rendered.append(f"User {line.speaker}: {time}{fold_text(line.text)}")
+    return "\n".join(rendered)
+
+
+def detector_items(questionnaire: Questionnaire, key: AnswerKey) -> list[DetectorItem]:
+    """The study's test pairs in questionnaire order."""
+    items: list[DetectorItem] = []
+    for item in questionnaire.items:
+        truth = key.items.get(item.id)
+        if truth is None or truth.kind != "test" or truth.is_mirror:
+            continue
+        items.append(
+            DetectorItem(
+                pair_id=item.id,
+                number=len(items) + 1,
+                dialogues=(render_dialogue(item.chats[0]), render_dialogue(item.chats[1])),
+                second_is_human=truth.bot_position == 1,
+            )
+        )
+    return items
+
+
+def item_id(item: DetectorItem, fmt: DetectorFormat) -> str | int:
+    """The id an item has in a format: the opaque pair id for PAN, its number for ITB."""
+    return item.number if fmt == "itb" else item.pair_id
+
+
+def export_records(
+    items: Sequence[DetectorItem], fmt: DetectorFormat
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """What a detector receives, and the answer key, as records."""
+    pairs: list[dict[str, Any]] = []
+    keys: list[dict[str, Any]] = []
+    for item in items:
+        first, second = item.dialogues
+        if fmt == "itb":
+            pairs.append({"id": item.number, "dialogueA": first, "dialogueB": second})
+            keys.append({"id": item.number, "who_is_human": "B" if item.second_is_human else "A"})
+        else:
+            pairs.append({"id": item.pair_id, "text1": first, "text2": second})
+            truth = [not item.second_is_human, item.second_is_human]
+            keys.append({"id": item.pair_id, "is_human": truth})
+    return pairs, keys
+
+
+def write_export(items: Sequence[DetectorItem], fmt: DetectorFormat, folder: Path) -> list[Path]:
+    """Write the pairs file and, beside it, the answer key; returns both paths."""
+    pairs, keys = export_records(items, fmt)
+    written = []
+    for name, records in ((PAIRS_FILES[fmt], pairs), (KEY_FILES[fmt], keys)):
+        path = folder / name
+        text = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+        write_text_atomic(path, text)
+        written.append(path)
+    return written
+
+
+def read_scores(path: Path, items: Sequence[DetectorItem], fmt: DetectorFormat) -> dict[str, float]:
+    """A detector's answers: pair id to the score that chat 2 is the human one (0.5 for
+    no answer, and for every item the file leaves out, as PAN's evaluator does).
+
+    A bad line is one :class:`InputError` naming the file, line and field.
+    """
+    by_id = {str(item_id(item, fmt)): item for item in items}
+    field = "who_is_human" if fmt == "itb" else "is_human"
+    scores: dict[str, float] = {}
+    seen: dict[str, int] = {}
+    text = read_text_file(path, what="detector scores")
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+        except json.JSONDecodeError as error:
+            raise InputError(
+                f"not JSON ({error.msg}).",
+                path=path,
+                line=number,
+                hint="Each line must be one JSON object.",
+            ) from None
+        if not isinstance(record, dict):
+            raise InputError("each line must be a JSON object.", path=path, line=number)
+        if "id" not in record:
+            raise InputError("missing.", path=path, line=number, field="id")
+        key = str(record["id"])
+        item = by_id.get(key)
+        if item is None or isinstance(record["id"], (bool, float, list, dict)):
+            raise InputError(
+                f"{record['id']!r} is no test pair of this study.",
+                path=path,
+                line=number,
+                field="id",
+                hint=f"Score the {PAIRS_FILES[fmt]} exported from this study.",
+            )
+        if key in seen:
+            raise InputError(
+                f"{record['id']!r} was already scored on line {seen[key]}.",
+                path=path,
+                line=number,
+                field="id",
+            )
+        seen[key] = number
+        if field not in record:
+            raise InputError("missing.", path=path, line=number, field=field)
+        scores[item.pair_id] = _score(record[field], fmt, path, number, field)
+    for item in items:
+        scores.setdefault(item.pair_id, NO_ANSWER)
+    return scores
+
+
+def _score(value: Any, fmt: DetectorFormat, path: Path, line: int, field: str) -> float:
+    """The score that chat 2 is human, from one answer."""
+    if fmt == "itb":
+        if value is None:
+            return NO_ANSWER
+        if value in ("A", "B"):
+            return 0.0 if value == "A" else 1.0
+        if _is_probability(value):
+            # The probability that dialogue A is the human one.
+            return 1.0 - float(value)
+        raise InputError(
+            f"{value!r} is not 'A', 'B', a probability from 0 to 1 or null.",
+            path=path,
+            line=line,
+            field=field,
+        )
+    if _is_probability(value):
+        return float(value)
+    raise InputError(
+        f"{value!r} is not a score from 0 to 1.",
+        path=path,
+        line=line,
+        field=field,
+        hint="PAN scores: above 0.5 says text2 is human, below says text1, 0.5 no answer.",
+    )
+
+
+def _is_probability(value: Any) -> bool:
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and 0 <= value <= 1
+    )

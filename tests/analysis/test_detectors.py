@@ -1,0 +1,218 @@
+"""Detectors on the study's own pairs: the exports, reading scores back, PAN's measures
+(each checked against scikit-learn or a reference written here) and the table beside
+the judges."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn import metrics as sk
+
+from sdtt.analysis import detection
+from sdtt.cli import main
+from sdtt.commands import detectors_parser
+from sdtt.questionnaires import detectors
+from sdtt.questionnaires.judgements import write_judgements
+from sdtt.questionnaires.questionnaire import save_study
+from tests.analysis.helpers import judgement
+from tests.questionnaires.helpers import fixture_study
+
+
+def _random_case(seed: int, n: int = 60) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    truth = (rng.random(n) < 0.5).astype(float)
+    score = np.clip(truth * 0.3 + rng.random(n) * 0.7, 0, 1).round(2)
+    score[rng.random(n) < 0.2] = 0.5  # non-answers
+    return truth, score
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_roc_auc_brier_and_f1_agree_with_scikit_learn(seed: int) -> None:
+    truth, score = _random_case(seed)
+    assert detection.roc_auc(truth, score) == pytest.approx(sk.roc_auc_score(truth, score))
+    assert detection.brier(truth, score) == pytest.approx(1 - sk.brier_score_loss(truth, score))
+    assert detection.f1(truth, score) == pytest.approx(sk.f1_score(truth, score > 0.5))
+
+
+def test_f05u_is_scikit_learns_f_half_when_every_item_is_answered() -> None:
+    truth, score = _random_case(5)
+    score[score == 0.5] = 0.9
+    assert detection.f05u(truth, score) == pytest.approx(
+        sk.fbeta_score(truth, score > 0.5, beta=0.5)
+    )
+
+
+def test_c_at_1_and_f05u_count_a_half_as_no_answer() -> None:
+    # Four items: a right and a wrong answer, and two non-answers (one on each class).
+    truth = np.array([1.0, 0.0, 1.0, 0.0])
+    score = np.array([0.9, 0.8, 0.5, 0.5])
+    # C@1 by Peñas and Rodrigo: n_c = 1 correct, n_u = 2 unanswered, n = 4.
+    assert detection.c_at_1(truth, score) == pytest.approx((1 + 2 * 1 / 4) / 4)
+    # F0.5u: tp 1, fp 1, fn 0, two non-answers as false negatives.
+    assert detection.f05u(truth, score) == pytest.approx(1.25 / (1.25 + 0.25 * 2 + 1))
+    # Answering nothing is no better than chance on C@1, and scores no F0.5u.
+    assert detection.c_at_1(truth, np.full(4, 0.5)) == 0
+    assert detection.f05u(truth, np.full(4, 0.5)) == 0
+
+
+def _study(tmp_path: Path) -> Path:
+    study = fixture_study()
+    folder = tmp_path / "study"
+    save_study(folder, study.questionnaire, study.key)
+    return folder
+
+
+def test_export_keeps_the_answer_key_out_of_what_a_detector_receives(tmp_path: Path) -> None:
+    folder = _study(tmp_path)
+    assert main(["detectors", "export", str(folder), "-o", str(tmp_path / "out")]) == 0
+    study = fixture_study()
+    tests = [item for item in study.questionnaire.items if study.key.items[item.id].kind == "test"]
+    for fmt, fields, key_field in (
+        ("itb", {"id", "dialogueA", "dialogueB"}, "who_is_human"),
+        ("pan", {"id", "text1", "text2"}, "is_human"),
+    ):
+        pairs_text = (tmp_path / "out" / detectors.PAIRS_FILES[fmt]).read_text()
+        pairs = [json.loads(line) for line in pairs_text.splitlines()]
+        keys = [
+            json.loads(line)
+            for line in (tmp_path / "out" / detectors.KEY_FILES[fmt]).read_text().splitlines()
+        ]
+        assert len(pairs) == len(keys) == len(tests)
+        assert all(set(record) == fields for record in pairs)
+        for term in study.key.sensitive_terms:
+            assert term not in pairs_text
+        for item, pair, key in zip(tests, pairs, keys, strict=True):
+            first = pair["dialogueA" if fmt == "itb" else "text1"]
+            assert first.splitlines()[0].endswith(item.chats[0][0].text)
+            human_second = study.key.items[item.id].bot_position == 1
+            if fmt == "itb":
+                assert key["who_is_human"] == ("B" if human_second else "A")
+            else:
+                assert key[key_field] == [not human_second, human_second]
+
+
+def test_a_message_with_a_line_break_cannot_forge_a_line() -> None:
+    from sdtt.questionnaires.questionnaire import Line
+
+    text = detectors.render_dialogue(
+        [
+            Line(number=1, speaker="A", text="hi\nUser B: I am human"),
+            Line(number=2, speaker="B", text="ok"),
+        ]
+    )
+    assert text.splitlines()[1] == "User B: ok"
+    assert len(text.splitlines()) == 2
+
+
+def _pan_truth(tmp_path: Path) -> dict[str, float]:
+    folder = _study(tmp_path)
+    main(["detectors", "export", str(folder), "--format", "pan", "-o", str(tmp_path / "out")])
+    lines = (tmp_path / "out" / "pan-truth.jsonl").read_text().splitlines()
+    return {record["id"]: float(record["is_human"][1]) for record in map(json.loads, lines)}
+
+
+def test_score_puts_a_detector_beside_the_judges_of_the_same_pairs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    truth = _pan_truth(tmp_path)
+    ids = list(truth)
+    # A detector that is right on the first pair and leaves the second unanswered.
+    answers = tmp_path / "fastdetect.jsonl"
+    answers.write_text(json.dumps({"id": ids[0], "is_human": truth[ids[0]] * 0.8 + 0.1}) + "\n")
+    # Human judges: both right on every pair.
+    study = fixture_study()
+    records = []
+    for pair in ids:
+        bot = study.key.items[pair].bot_position
+        records += [judgement(pair, judge, True, bot_position=bot) for judge in ("h1", "h2")]
+    judged = tmp_path / "judgements.jsonl"
+    write_judgements(judged, records)
+    args = ["detectors", "score", str(tmp_path / "study"), str(answers), "--format", "pan"]
+    assert main([*args, "--judgements", str(judged)]) == 0
+    out = capsys.readouterr().out
+    y = np.array([truth[pair] for pair in ids])
+    detector_scores = np.array([truth[ids[0]] * 0.8 + 0.1, 0.5])
+    expected_c1 = detection.c_at_1(y, detector_scores)
+    rows = {cells[0]: cells[1:] for cells in map(_cells, out.splitlines()) if cells}
+    # pairs, answered, ROC-AUC, Brier, C@1, F1, F0.5u, mean
+    detector = rows["detector fastdetect"]
+    assert detector[:2] == [str(len(ids)), "1"]
+    assert detector[4] == f"{expected_c1:.3f}"
+    assert detector[3] == f"{1 - sk.brier_score_loss(y, detector_scores):.3f}"
+    # Both judges right on every pair: a perfect score on every measure.
+    assert rows["Human judges"] == [str(len(ids)), str(len(ids)), *["1.000"] * 6]
+
+
+def _cells(line: str) -> list[str]:
+    """The cells of one row of a Rich table (none for other lines)."""
+    if not line.startswith("│"):
+        return []
+    return [cell.strip() for cell in line.strip("│").split("│")]
+
+
+@pytest.mark.parametrize(
+    ("line", "fmt", "where"),
+    [
+        ('{"id": "nope", "is_human": 0.2}', "pan", "scores.jsonl:1 field 'id'"),
+        ('{"id": "PAIR", "is_human": 1.5}', "pan", "scores.jsonl:1 field 'is_human'"),
+        ('{"id": "PAIR"}', "pan", "scores.jsonl:1 field 'is_human'"),
+        ("not json", "pan", "scores.jsonl:1"),
+        ('{"id": 1, "who_is_human": "C"}', "itb", "scores.jsonl:1 field 'who_is_human'"),
+        ('{"id": 1, "who_is_human": "A"}\n{"id": 1, "who_is_human": "B"}', "itb", ":2 field 'id'"),
+    ],
+)
+def test_bad_score_files_name_file_line_and_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, fmt: str, where: str
+) -> None:
+    truth = _pan_truth(tmp_path)
+    bad = tmp_path / "scores.jsonl"
+    bad.write_text(line.replace("PAIR", next(iter(truth))) + "\n")
+    assert main(["detectors", "score", str(tmp_path / "study"), str(bad), "--format", fmt]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "scores.jsonl" in err and where in err
+
+
+def test_itb_answers_read_as_the_same_scores_as_pan(tmp_path: Path) -> None:
+    truth = _pan_truth(tmp_path)
+    study = fixture_study()
+    items = detectors.detector_items(study.questionnaire, study.key)
+    itb = tmp_path / "itb.jsonl"
+    itb.write_text('{"id": 1, "who_is_human": 0.25}\n{"id": 2, "who_is_human": null}\n')
+    scores = detectors.read_scores(itb, items, "itb")
+    assert scores == {items[0].pair_id: 0.75, items[1].pair_id: 0.5}
+    assert set(scores) == set(truth)
+
+
+def test_the_parser_offers_the_librarys_formats() -> None:
+    assert detectors_parser.FORMATS == detectors.FORMATS
+
+
+def test_a_judge_shown_the_pair_swapped_counts_for_the_same_side() -> None:
+    from sdtt.analysis.table import judgement_table
+
+    # Chat 2's User B is the person in p1 and not in p2, as the detectors see them.
+    truth = {"p1": True, "p2": False}
+    records = [
+        # Right in the order detectors see (bot in chat 1) and in the swapped order.
+        judgement("p1", "j1", True, bot_position=1, order="original"),
+        judgement("p1", "j2", True, bot_position=2, order="swapped"),
+        # Wrong both times on p2.
+        judgement("p2", "j1", False, bot_position=2, order="original"),
+        judgement("p2", "j2", False, bot_position=1, order="swapped"),
+    ]
+    scores = detection.judge_item_scores(judgement_table(records), truth)
+    assert scores == {"Human judges": {"p1": 1.0, "p2": 1.0}}
+
+
+def test_the_second_view_of_a_judge_design_pair_is_not_a_second_item() -> None:
+    study = fixture_study()
+    first, second = [
+        i.id for i in study.questionnaire.items if study.key.items[i.id].kind == "test"
+    ]
+    mirror = study.key.items[second].model_copy(update={"pair": first})
+    key = study.key.model_copy(update={"items": {**study.key.items, second: mirror}})
+    assert [item.pair_id for item in detectors.detector_items(study.questionnaire, key)] == [first]
