@@ -99,6 +99,8 @@ class Rooms:
             ended=None,
         )
         self.host.store.add_room(room)
+        if self.lease is not None:  # in the lobby's transaction: never a game without owner
+            self._lease_store().own_room(room.id, self.lease.server)
         if game.timed_out:
             self.host.record(
                 "lobby_timeout", {"outcome": "market", "bettors": len(game.bettors)}, room=room.id
@@ -176,7 +178,9 @@ class Rooms:
             self.participants.finish(live.record.witness_pid, note)
         for pid in live.bettors:
             if reason == "finished" and games_played(store, pid) < live.spec.games:
-                self.participants.enter_lobby(pid)
+                # The next game waits while they read the reveal: until they press
+                # Continue, or at most reveal_seconds (one idle bettor holds none up).
+                self.participants.enter_lobby(pid, after=live.spec.reveal_seconds)
                 self.send_state(pid)
             else:
                 self.participants.finish(pid, note)

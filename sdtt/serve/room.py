@@ -296,6 +296,11 @@ class LiveRoom:
                 chat.indicator.asked(trio.current_time())
         self.wake()
 
+    async def receive(self, pid: str, chat: Chat, sender: Sender, text: str) -> None:
+        """A message ``pid`` sent in ``chat`` (received here or passed on by another
+        process): :meth:`post` it."""
+        await self.post(chat, sender, text)
+
     async def post(self, chat: Chat, sender: Sender, text: str) -> None:
         """A participant's message: stored, shown to its chat, then given to the bot."""
         message = self.server.store.add_message(
