@@ -20,7 +20,7 @@ from sdtt.serve.lease import Lease, LeaseStore, has_leases
 from sdtt.serve.market_room import MarketRoom, games_played, refund_game
 from sdtt.serve.matchmaker import BotRoom, Decision, HumanRoom, MarketGame, ThreeRoom, TimedOut
 from sdtt.serve.participants import Participants
-from sdtt.serve.phases import move_participant, move_room
+from sdtt.serve.phases import BadMove, move_participant, move_room
 from sdtt.serve.room import LiveRoom, RoomHost
 from sdtt.serve.store import Room
 
@@ -165,13 +165,21 @@ class Rooms:
                     self.send_state(pid)
 
     def _end_market(self, live: MarketRoom, reason: str) -> None:
-        """Reveal and pay out (or, cut short, refund); bettors play on or are done."""
+        """Reveal and pay out (or, cut short, refund); bettors play on or are done. A game
+        another process ended meanwhile (this one was taken for dead, and the other paid
+        its trades back) is neither settled nor refunded here: its people are shown how
+        it ended."""
+        store = self.host.store
+        try:  # (checked and moved in one statement: one process ends a game)
+            move_room(store, live.id, "done", end_reason=reason, ended=self.host.wall_iso())
+        except BadMove:
+            for pid in live.members():
+                self.send_state(pid)
+            return
         if reason == "finished":
             live.settle(target_human=live.record.witness == "human")
         else:
             live.refund()
-        store = self.host.store
-        move_room(store, live.id, "done", end_reason=reason, ended=self.host.wall_iso())
         self.host.record("room_ended", {"reason": reason}, room=live.id)
         note = OUTCOMES.get(reason, reason)
         if live.record.witness_pid is not None:
