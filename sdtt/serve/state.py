@@ -47,6 +47,8 @@ def state_frames(
     frame: dict[str, Any] = {"type": "phase", "phase": participant.state}
     if participant.state == "lobby" and participant.platform_study != OWN_PERSON:
         frame["wait"] = _lobby_wait(study)
+    if participant.state == "lobby" and study.spec.study.mode == "market":
+        frame["market"] = True  # the page says they wait for the other bettors
     if participant.state == "chat":
         frame["role"] = participant.role
         frame["instructions"] = _instructions(study, participant.role)

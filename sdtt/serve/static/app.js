@@ -77,6 +77,11 @@
     if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
   }
 
+  function setGame(named) {
+    if (named !== game) $("trade-count").value = "1";  // a new game starts afresh
+    game = named;
+  }
+
   // A frame of the game shown (a question, answer or trade), named as the server did.
   function sendInGame(frame) {
     send(game == null ? frame : Object.assign({ game: game }, frame));
@@ -245,7 +250,7 @@
   function fmt(x) { return String(Math.round(x * 100) / 100); }
 
   function showMarket(f) {
-    game = f.game;
+    setGame(f.game);
     if (f.ends_in != null) startClock(f.ends_in);  // (its game may run in another process)
     market.prices = f.prices.slice();
     market.answers = f.answers.slice();
@@ -335,6 +340,11 @@
     if (f.phase !== "chat") startClock(null);
     if (f.phase === "consent") show("consent");
     else if (f.phase === "lobby") {
+      // A market bettor waits for the next game's other bettors, who may still be
+      // reading their last game's result.
+      $("lobby-text").textContent = f.market ? "Waiting for the other bettors of your next " +
+        "game (each presses Continue after a game). Please keep this page open." :
+        "Waiting for a chat partner. Please keep this page open.";
       $("lobby-wait").hidden = !f.wait;
       $("lobby-wait").textContent = f.wait ? "This takes at most about " + duration(f.wait) + "." : "";
       waitingClock(Date.now());
@@ -357,7 +367,7 @@
         $("belief-out").textContent = String(value);
       }
       startClock(f.ends_in);
-      game = f.game == null ? null : f.game;
+      setGame(f.game == null ? null : f.game);
       market.on = !!f.market;
       $("market").hidden = !market.on;
       $("belief").hidden = market.on || !slider || f.role === "witness" || (f.chats || 1) > 1;
