@@ -64,7 +64,6 @@ from sdtt.beliefs.market import (
 from sdtt.beliefs.traces import BeliefPoint, BeliefTrace
 from sdtt.engine.opening import BotSetup
 from sdtt.engine.session import SessionClosedError
-from sdtt.serve.protocol import typing_frame
 from sdtt.serve.room import Chat, LiveRoom, RoomHost
 from sdtt.serve.spec import MarketSection, Study
 from sdtt.serve.store import Room, Sender, StoredMessage, StudyStore
@@ -404,7 +403,7 @@ class MarketRoom(LiveRoom):
         return [
             {"type": "history", "messages": self.history_for(pid)},
             self.state_frame(pid),
-            *(typing_frame(True, c.number) for c in self.chats.values() if c.indicator.on),
+            *self.indicator_frames(),
         ]
 
     async def ask(self, pid: str, text: str) -> None:

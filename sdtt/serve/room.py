@@ -267,6 +267,11 @@ class LiveRoom:
             self.show(message, self.interrogators())
         return chat.unshown[0][0] if chat.unshown else math.inf
 
+    def indicator_frames(self) -> list[dict[str, Any]]:
+        """The typing indicators on now, for a page that (re)connects: an answer the
+        indicator holds is not to come with none showing."""
+        return [typing_frame(True, c.number) for c in self.chats.values() if c.indicator.on]
+
     def unshown(self) -> list[StoredMessage]:
         """The witnesses' messages stored but not yet shown to the interrogator."""
         return [m for chat in self.chats.values() for _, m in chat.unshown]

@@ -12,7 +12,7 @@ import trio
 from sdtt.serve.market_room import MarketRoom, game_id
 from sdtt.serve.participants import OWN_PERSON, rounds_played
 from sdtt.serve.points import describe, earned_by, verdict_right
-from sdtt.serve.protocol import message_frame, typing_frame
+from sdtt.serve.protocol import message_frame
 from sdtt.serve.room import LiveRoom
 from sdtt.serve.spec import Study, StudySection
 from sdtt.serve.store import StudyStore
@@ -106,14 +106,8 @@ def state_frames(
             messages = live.shown
         frames.append({"type": "history", "messages": [message_frame(m, role) for m in messages]})
         if live is not None and role != "witness":
-            frames.extend(_indicators(live))
+            frames.extend(live.indicator_frames())
     return frames
-
-
-def _indicators(live: LiveRoom) -> list[dict[str, Any]]:
-    """The typing indicators on now, for a page that (re)connects: an answer the
-    indicator holds is not to come with none showing."""
-    return [typing_frame(True, c.number) for c in live.chats.values() if c.indicator.on]
 
 
 def completion_code(study: Study, outcome: str | None) -> str:
