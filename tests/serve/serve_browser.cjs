@@ -125,6 +125,10 @@ async function marketGame(browser, log) {
   }
   for (const page of pages) await page.locator("#consent-yes").click();
   for (const page of pages) await page.locator("#market").waitFor({ state: "visible" });
+  // The account comes from the game's process, which may be the other one.
+  for (const page of pages) {
+    await page.waitForFunction(() => document.getElementById("points").textContent !== "");
+  }
   const [ann, bob, cy] = pages;
   log.startPoints = await ann.locator("#points").textContent();
   await say(ann, 1, "hi all, <i>where</i> do you live?");
