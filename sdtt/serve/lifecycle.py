@@ -187,7 +187,8 @@ class Rooms:
         for pid in live.bettors:
             if reason == "finished" and games_played(store, pid) < live.spec.games:
                 # The next game waits while they read the reveal: until they press
-                # Continue, or at most reveal_seconds (one idle bettor holds none up).
+                # Continue, or at most reveal_seconds (one idle bettor cannot hold the
+                # others up for longer).
                 self.participants.enter_lobby(pid, after=live.spec.reveal_seconds)
                 self.send_state(pid)
             else:
