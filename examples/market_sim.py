@@ -21,9 +21,11 @@ answers every question):
   (``--accuracy 0.3``) taken as right (``--believed 0.7``); its prices are confidently
   wrong, and the figures show it.
 
-Each participant plays one game and a new one takes their place; when ``--games``
-games have been revealed, no one new comes, those waiting in the lobby leave, the games
-under way finish, and the server stops. The script then runs
+Each participant plays ``--per-bettor`` games (reading each reveal a moment, then
+pressing Continue; every question and trade names its game, so one sent as a game ends
+is refused, not taken into the next) and a new one takes their place; a target plays
+one. When ``--games`` games have been revealed, no one new comes, those waiting in the
+lobby leave, the games under way finish, and the server stops. The script then runs
 ``sdtt serve export`` and ``sdtt report`` into ``OUT``: ``OUT/report/report.html`` has
 the market's calibration and sharpness at fixed seconds (Turing Trade's Figures 7 and
 8, ``market-calibration.png`` and ``market-sharpness.png``) beside the per-turn figures,
@@ -31,7 +33,8 @@ and the terminal shows the summary per second. Everything is seeded (``--seed``)
 server runs in real time, so two runs can differ in which bettor traded first.
 
 Usage: ``python examples/market_sim.py OUT [--games 60] [--accuracy 0.75]
-[--believed P] [--bettors 3] [--seed 0] [--speed 20]``. A minute or two for 60 games.
+[--believed P] [--bettors 3] [--per-bettor 3] [--seed 0] [--speed 20]``. A minute or two
+for 60 games.
 """
 
 from __future__ import annotations
@@ -88,10 +91,6 @@ bettors = {bettors}
 games = {per_bettor}
 start_points = 100000
 """
-GAMES_PER_BETTOR = 1
-"""Each scripted participant plays one game, then a new one takes their place: a
-browser's trade or question carries no game, so one sent just as a game ends (a
-scripted bettor lagging behind on a busy machine) would land in the next game."""
 
 
 @dataclass(frozen=True)
@@ -167,6 +166,7 @@ async def participant(port: int, pid: str, crowd: Crowd, seed: int, play: Play) 
     client = await WebSocketClient.connect("127.0.0.1", port, "/ws/market-sim")
     await client.send({"type": "join", "pid": pid})
     role = ""
+    game = None  # the game shown: every question, answer and trade names it
     log_odds = 0.0
     level, points, kind, held, most = 50, 0.0, None, 0, 1
     trading = opened = False
@@ -178,13 +178,14 @@ async def participant(port: int, pid: str, crowd: Crowd, seed: int, play: Play) 
         trading = order is not None
         if order is not None:
             what, side, count = order
-            await client.send({"type": "trade", "kind": what, "side": side, "count": count})
+            await client.send(
+                {"type": "trade", "kind": what, "side": side, "count": count, "game": game}
+            )
 
     async def say(text: str) -> None:
-        # Whatever a scripted person types is a person's text: a question sent as its
-        # game ends can land in the next game, where this participant is the target.
+        # Whatever a scripted person types is a person's text (as a target's answer).
         play.person_texts.add(text)
-        await client.send({"type": "send", "text": text})
+        await client.send({"type": "send", "text": text, "game": game})
 
     async def ask() -> None:
         await say(f"question from {pid}: are you a person?")
@@ -199,7 +200,7 @@ async def participant(port: int, pid: str, crowd: Crowd, seed: int, play: Play) 
                 elif phase == "lobby" and play.stop.is_set():
                     return  # enough games: leave instead of waiting for another
                 elif phase == "chat":
-                    role = frame["role"]
+                    role, game = frame["role"], frame["game"]
                     log_odds = math.log(crowd.prior / (1 - crowd.prior))
                     trading = opened = False
                 elif phase == "done":
@@ -215,11 +216,16 @@ async def participant(port: int, pid: str, crowd: Crowd, seed: int, play: Play) 
                     await ask()  # the game has started: the first question
             elif kind_of == "price":
                 level = round(frame["price"])
-            elif kind_of == "refused" and frame["message"].startswith("Trade refused"):
-                trading = False  # (a question refused, too soon after the last, is let go)
+            elif kind_of == "refused" and "question" not in frame["message"]:
+                # A trade refused (or sent as its game ended); a question refused, too
+                # soon after the last, is let go.
+                trading = False
             elif kind_of == "reveal":
-                trading = False  # (a last order of this game is refused or lands here)
+                trading = False  # (a last order of this game is refused)
                 play.revealed()
+                if role != "witness":
+                    await trio.sleep(rng.uniform(1, 5) / play.speed)  # reads it, then on
+                    await client.send({"type": "continue"})
             elif role == "witness" and kind_of in ("message", "history"):
                 # A question asked before this page joined comes in the history.
                 for message in frame.get("messages", [frame]):
@@ -295,6 +301,7 @@ def run(
     games: int = 60,
     bettors: int = 3,
     turns: int = 4,
+    per_bettor: int = 3,
     seed: int = 0,
     speed: float = 20,
     limit: float = 600,
@@ -309,7 +316,7 @@ def run(
             turns=turns,
             share=crowd.prior,
             bettors=bettors,
-            per_bettor=GAMES_PER_BETTOR,
+            per_bettor=per_bettor,
             speed=speed,
         ),
         encoding="utf-8",
@@ -347,6 +354,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--accuracy", type=float, default=0.75, help="signals' real accuracy")
     parser.add_argument("--believed", type=float, help="the accuracy bettors assume")
     parser.add_argument("--bettors", type=int, default=3, help="bettors per game (default 3)")
+    parser.add_argument(
+        "--per-bettor", type=int, default=3, help="games each bettor plays (default 3)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--speed", type=float, default=20, help="study clock vs real time (default 20)"
@@ -358,7 +368,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"--{name} must be between 0 and 1 (not {value:g})")
     crowd = Crowd(accuracy=args.accuracy, believed=args.believed)
     found = run(
-        args.out, crowd, games=args.games, bettors=args.bettors, seed=args.seed, speed=args.speed
+        args.out,
+        crowd,
+        games=args.games,
+        bettors=args.bettors,
+        per_bettor=args.per_bettor,
+        seed=args.seed,
+        speed=args.speed,
     )
     print(found.note())
     for row in summary(found).to_dict("records"):

@@ -17,7 +17,7 @@ from typing import Any
 import trio
 
 from sdtt.beliefs.market import TradeRefused
-from sdtt.serve.market_room import MarketRoom
+from sdtt.serve.market_room import MarketRoom, game_id
 from sdtt.serve.moderation import blocked_word
 from sdtt.serve.participants import OWN_PERSON, Participants
 from sdtt.serve.phases import move_room
@@ -25,6 +25,7 @@ from sdtt.serve.protocol import (
     PID,
     BeliefFrame,
     Consent,
+    Continue,
     Decline,
     DoneBuying,
     Join,
@@ -36,6 +37,7 @@ from sdtt.serve.protocol import (
     TradeFrame,
     Typing,
     VerdictFrame,
+    stale_game,
 )
 from sdtt.serve.room import Chat, LiveRoom, RoomHost
 from sdtt.serve.store import Belief, Participant, Sender, Verdict, off_loop
@@ -171,8 +173,19 @@ class FrameHandler:
         if isinstance(frame, Report):
             self._report(pid, participant, frame)
             return
+        if isinstance(frame, Continue):
+            self._continue(pid, participant)
+            return
         live = self.rooms.get(participant.room or "")
         role: Sender = participant.role or "interrogator"
+        if isinstance(frame, Send | TradeFrame | Quote | DoneBuying):
+            self._check_game(participant, frame.game)
+        if isinstance(frame, TradeFrame | Quote | DoneBuying) and live is None:
+            if participant.state != "chat" or participant.role != "interrogator":
+                raise Refused("There is no market to trade in.")
+            # The game runs in another process of the study: pass the frame on.
+            store.publish({"room": participant.room, "pid": pid, "market": frame.model_dump()})
+            return
         if isinstance(frame, Send | Typing) and live is None and participant.state == "chat":
             # The room runs in another process of the study: pass the message on.
             if isinstance(frame, Send):
@@ -199,21 +212,12 @@ class FrameHandler:
                 with chat.held():
                     await self._screen(pid, frame.text, participant)
                 _check_open(live, chat, role)  # (the chat may have ended meanwhile)
-            if isinstance(live, MarketRoom) and role == "interrogator":
-                await live.ask(pid, frame.text)
-            else:
-                await live.post(chat, role, frame.text)
+            await live.receive(pid, chat, role, frame.text)
         elif isinstance(frame, TradeFrame | DoneBuying | Quote):
             if not isinstance(live, MarketRoom) or pid not in live.bettors:
                 raise Refused("There is no market to trade in.")
-            if isinstance(frame, DoneBuying):
-                live.done(pid)
-                return
             try:
-                if isinstance(frame, Quote):
-                    self.host.deliver(pid, live.quote(pid, frame.kind, frame.side, frame.count))
-                else:
-                    live.trade(pid, frame.kind, frame.side, frame.count, frame.quoted)
+                live.act(pid, frame.model_dump())
             except TradeRefused as error:
                 raise Refused(f"Trade refused: {error}") from None
         elif isinstance(frame, Typing):
@@ -268,6 +272,28 @@ class FrameHandler:
                 store, participant.room, "done", end_reason="finished", ended=self.host.wall_iso()
             )
             self.participants.round_done(pid)
+
+    def _check_game(self, participant: Participant, game: str | None) -> None:
+        """In a market study, refuse a frame not meant for the game its sender is in now
+        (sent as their last game ended, it would land in the next one)."""
+        if self.host.study.spec.study.mode != "market":
+            return
+        if participant.state != "chat" or participant.room is None:
+            raise Refused(stale_game(game or ""))
+        if game != game_id(participant.room):
+            raise Refused(stale_game(game))
+
+    def _continue(self, pid: str, participant: Participant) -> None:
+        """A bettor has read a game's reveal: they wait for the next game from now
+        (until then the lobby leaves them out; see :meth:`Rooms._end_market`)."""
+        now = self.host.wall().timestamp()
+        since = participant.waiting_since
+        if participant.state != "lobby" or since is None or since <= now:
+            return
+        if self.host.store.update_participant(pid, if_state=["lobby"], waiting_since=now):
+            self.host.record("reveal_read", {}, participant=pid)
+            self.participants.wake_lobby()
+            self.host.store.publish({"lobby": True})
 
     def _answers(self, given: Mapping[str, str]) -> dict[str, str]:
         """The answers to the spec's questions (checked; raises :class:`Refused`)."""

@@ -20,7 +20,7 @@ from sdtt.serve.lease import Lease, LeaseStore, has_leases
 from sdtt.serve.market_room import MarketRoom, games_played, refund_game
 from sdtt.serve.matchmaker import BotRoom, Decision, HumanRoom, MarketGame, ThreeRoom, TimedOut
 from sdtt.serve.participants import Participants
-from sdtt.serve.phases import move_participant, move_room
+from sdtt.serve.phases import BadMove, move_participant, move_room
 from sdtt.serve.room import LiveRoom, RoomHost
 from sdtt.serve.store import Room
 
@@ -99,6 +99,8 @@ class Rooms:
             ended=None,
         )
         self.host.store.add_room(room)
+        if self.lease is not None:  # in the lobby's transaction: never a game without owner
+            self._lease_store().own_room(room.id, self.lease.server)
         if game.timed_out:
             self.host.record(
                 "lobby_timeout", {"outcome": "market", "bettors": len(game.bettors)}, room=room.id
@@ -163,20 +165,31 @@ class Rooms:
                     self.send_state(pid)
 
     def _end_market(self, live: MarketRoom, reason: str) -> None:
-        """Reveal and pay out (or, cut short, refund); bettors play on or are done."""
+        """Reveal and pay out (or, cut short, refund); bettors play on or are done. A game
+        another process ended meanwhile (this one was taken for dead, and the other paid
+        its trades back) is neither settled nor refunded here: its people are shown how
+        it ended."""
+        store = self.host.store
+        try:  # (checked and moved in one statement: one process ends a game)
+            move_room(store, live.id, "done", end_reason=reason, ended=self.host.wall_iso())
+        except BadMove:
+            for pid in live.members():
+                self.send_state(pid)
+            return
         if reason == "finished":
             live.settle(target_human=live.record.witness == "human")
         else:
             live.refund()
-        store = self.host.store
-        move_room(store, live.id, "done", end_reason=reason, ended=self.host.wall_iso())
         self.host.record("room_ended", {"reason": reason}, room=live.id)
         note = OUTCOMES.get(reason, reason)
         if live.record.witness_pid is not None:
             self.participants.finish(live.record.witness_pid, note)
         for pid in live.bettors:
             if reason == "finished" and games_played(store, pid) < live.spec.games:
-                self.participants.enter_lobby(pid)
+                # The next game waits while they read the reveal: until they press
+                # Continue, or at most reveal_seconds (one idle bettor cannot hold the
+                # others up for longer).
+                self.participants.enter_lobby(pid, after=live.spec.reveal_seconds)
                 self.send_state(pid)
             else:
                 self.participants.finish(pid, note)

@@ -30,6 +30,8 @@ class Lobby:
         self.wall = wall
         """Now, as wall time (the server's clock)."""
         self._changed = trio.Event()
+        self._reading = math.inf
+        """When the first bettor still reading a reveal starts waiting (see :meth:`_step`)."""
         self.matchmaker = self.restore()
 
     def wake(self) -> None:
@@ -81,8 +83,12 @@ class Lobby:
 
     def _step(self, now: float, apply: Callable[[Decision], None]) -> None:
         self.matchmaker = self.restore()
+        self._reading = math.inf
         for p in self.store.participants("lobby"):
             since = now if p.waiting_since is None else p.waiting_since
+            if since > now:  # a market bettor still reading a reveal: not yet waiting
+                self._reading = min(self._reading, since)
+                continue
             own = p.platform_study == OWN_PERSON
             self.matchmaker.arrive(p.pid, since, witness_only=own, last_role=p.role)
         for decision in self.matchmaker.step(now):
@@ -98,8 +104,9 @@ class Lobby:
             if not held:
                 await trio.sleep(BUSY_RETRY)
                 continue
-            deadline = self.matchmaker.next_deadline()
-            wait = math.inf if deadline is None else trio.current_time() + deadline - now
+            due = self.matchmaker.next_deadline()
+            deadline = min(math.inf if due is None else due, self._reading)
+            wait = trio.current_time() + deadline - now
             with trio.move_on_at(wait):
                 await self._changed.wait()
             self._changed = trio.Event()

@@ -24,12 +24,22 @@ out (events ``payout``; a person target earns ``target_points`` by the final pri
 
 What a bettor's browser gets never says what the target is before the reveal: messages
 are ``you`` (their own questions), ``other`` (another bettor's) or ``them`` (the
-target's), prices are numbers, and accounts are their own.
+target's), prices are numbers, and accounts are their own. Each game is named to its
+people by an opaque :func:`game_id` that their frames carry back, so a frame meant for a
+game that has ended never lands in the next one.
+
+On a shared database (PostgreSQL, several server processes) one process runs a game;
+bettors connected to another have their frames passed on to it and its frames passed
+back (:mod:`sdtt.serve.relay`). Each trade is stored only while the database still has
+the game live (:func:`store_trade`), so a process taken for dead, whose games another
+process ended and refunded, cannot charge a trade after the refund.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
+import hashlib
 import math
 from collections import deque
 from collections.abc import Iterable
@@ -54,9 +64,9 @@ from sdtt.beliefs.market import (
 from sdtt.beliefs.traces import BeliefPoint, BeliefTrace
 from sdtt.engine.opening import BotSetup
 from sdtt.engine.session import SessionClosedError
-from sdtt.serve.room import LiveRoom, RoomHost
+from sdtt.serve.room import Chat, LiveRoom, RoomHost
 from sdtt.serve.spec import MarketSection, Study
-from sdtt.serve.store import Room, StoredMessage, StudyStore
+from sdtt.serve.store import Room, Sender, StoredMessage, StudyStore
 
 PAYING_EVENTS = ("trade", "payout")
 NEVER = 2**31
@@ -64,6 +74,23 @@ NEVER = 2**31
 ANSWER_GRACE = 2.0
 """Seconds the target may add to an answer (after its last message, not composing)
 before the next question is put to it."""
+
+
+def game_id(room: str) -> str:
+    """The name of the game in room ``room`` that its people's pages are told and send
+    back: the same in every process, and not the room id (never sent to a browser)."""
+    return hashlib.sha256(f"sdtt-game:{room}".encode()).hexdigest()[:12]
+
+
+def store_trade(server: RoomHost, room: str, pid: str, data: dict[str, Any]) -> bool:
+    """Store a trade event; False (nothing stored) if the store shares the study with
+    other processes and no longer has ``room`` live (it was ended elsewhere: its trades
+    were refunded, and this one must not be charged)."""
+    guarded = getattr(server.store, "add_event_if_live", None)
+    if guarded is None:
+        server.record("trade", data, room=room, participant=pid)
+        return True
+    return bool(guarded("trade", data, server.wall_iso(), room=room, participant=pid))
 
 
 def new_maker(spec: MarketSection) -> Maker:
@@ -310,10 +337,13 @@ class MarketRoom(LiveRoom):
         return min((at for at, _, _ in self.held_back.values()), default=math.inf)
 
     def state_frame(self, pid: str) -> dict[str, Any]:
-        """The market as ``pid`` sees it: the price history, answer markers, their account."""
+        """The market as ``pid`` sees it: the price history, answer markers, their
+        account, and the seconds left on the game's clock (None: it has none)."""
         account = self.market.accounts[pid]
+        now = trio.current_time()
         return {
             "type": "market",
+            "game": game_id(self.id),
             "prices": [self.opening, *(t.price_after for t in self.market.trades)],
             "ask": ask_of(self.market.maker, self.market.maker.price),
             "answers": list(self.answered_at),
@@ -323,6 +353,9 @@ class MarketRoom(LiveRoom):
             "done": pid in self.done_buying,
             "max_trade": self.spec.max_trade,
             "queued": list(self.queues[pid]),
+            "ends_in": (
+                None if math.isinf(self.closes_at) else max(0, round(self.closes_at - now))
+            ),
         }
 
     # ------------------------------------------------------------ bettors' actions
@@ -345,6 +378,33 @@ class MarketRoom(LiveRoom):
                 return
             with contextlib.suppress(SessionClosedError):
                 await chat.session.send_user_message(text)
+
+    async def receive(self, pid: str, chat: Chat, sender: Sender, text: str) -> None:
+        """A message from ``pid``: a bettor's is a question (:meth:`ask`)."""
+        if pid in self.bettors:
+            await self.ask(pid, text)
+        else:
+            await super().receive(pid, chat, sender, text)
+
+    def act(self, pid: str, frame: dict[str, Any]) -> None:
+        """A bettor's quote, trade or "done buying" (a frame's fields, checked where it
+        was received); raises :class:`TradeRefused`."""
+        kind, side, count = frame.get("kind"), frame.get("side"), frame.get("count", 0)
+        if frame["type"] == "done_buying":
+            self.done(pid)
+        elif frame["type"] == "quote":
+            self.server.deliver(pid, self.quote(pid, kind, side, count))  # type: ignore[arg-type]
+        else:
+            self.trade(pid, kind, side, count, frame.get("quoted"))  # type: ignore[arg-type]
+
+    def state_frames(self, pid: str) -> list[dict[str, Any]]:
+        """What a bettor's page needs on (re)connecting, besides its phase: the chat so
+        far, their market and the typing indicators on now."""
+        return [
+            {"type": "history", "messages": self.history_for(pid)},
+            self.state_frame(pid),
+            *self.indicator_frames(),
+        ]
 
     async def ask(self, pid: str, text: str) -> None:
         """A bettor's question: current at once if the target has none, else queued."""
@@ -437,7 +497,9 @@ class MarketRoom(LiveRoom):
                 raise TradeRefused(
                     f"the price moved: that now costs {cost:g} points, not {quoted:g}."
                 )
-        made = self.market.trade(
+        # Made on a copy, which becomes the market once the trade is stored.
+        trial = copy.deepcopy(self.market)
+        made = trial.trade(
             pid,
             kind,
             side,
@@ -445,9 +507,11 @@ class MarketRoom(LiveRoom):
             time_s=round(trio.current_time() - self.opened_at, 3),
             message=self.answers,
         )
-        ask = ask_of(self.market.maker, made.price_after)
-        self.server.record(
-            "trade",
+        ask = ask_of(trial.maker, made.price_after)
+        stored = store_trade(
+            self.server,
+            self.id,
+            pid,
             {
                 "kind": made.kind,
                 "side": made.side,
@@ -460,9 +524,11 @@ class MarketRoom(LiveRoom):
                 "turn": self.answered(self.chats[1]),
                 "time_s": made.time_s,
             },
-            room=self.id,
-            participant=pid,
         )
+        if not stored:
+            self.end("server_lost")  # (ended elsewhere: this process was taken for dead)
+            raise TradeRefused("the game has ended.")
+        self.market = trial
         self.server.deliver(pid, self.state_frame(pid))
         price = {"type": "price", "price": made.price_after, "ask": ask}
         for other in self.bettors:

@@ -33,8 +33,10 @@ class Participants:
         self.send_state = send_state
         self.wake_lobby = wake_lobby
 
-    def enter_lobby(self, pid: str) -> None:
-        """``pid`` waits for a room from now (their browser is not told here)."""
+    def enter_lobby(self, pid: str, *, after: float = 0.0) -> None:
+        """``pid`` waits for a room from now, or only ``after`` seconds from now (a market
+        bettor reading a game's reveal, unless they say they are ready sooner); their
+        browser is not told here."""
         store = self.host.store
         move_participant(
             store,
@@ -42,7 +44,7 @@ class Participants:
             "lobby",
             room=None,
             outcome=None,
-            waiting_since=self.host.wall().timestamp(),
+            waiting_since=self.host.wall().timestamp() + after,
         )
         self.wake_lobby()
         store.publish({"lobby": True})

@@ -180,6 +180,29 @@ class PostgresStore(_SqlStore):
             room=room, seq=int(rows[0]["seq"]), sender=sender, text=text, time=time, chat=chat
         )
 
+    def add_event_if_live(
+        self,
+        kind: str,
+        data: dict[str, Any],
+        time: str,
+        *,
+        room: str,
+        participant: str | None = None,
+    ) -> bool:
+        """Record an event of ``room`` now, only while the room is live; whether it was.
+
+        The room's row is locked for share meanwhile: a process ending the room (and
+        refunding its trades) waits for this insert, or this one for its end, so a
+        market's trade is either refunded with the rest or not stored at all."""
+        self.flush()  # (the queued events first, in order)
+        rows = self._write(
+            "INSERT INTO events (room, participant, kind, data, time) "
+            "SELECT ?, ?, ?, ?, ? WHERE EXISTS "
+            "(SELECT 1 FROM rooms WHERE id = ? AND state = 'live' FOR SHARE) RETURNING id",
+            (room, participant, kind, json.dumps(data, default=str), time, room),
+        )
+        return bool(rows)
+
     @contextlib.contextmanager
     def lobby_lock(self) -> Iterator[bool]:
         """One transaction holding the study's lobby, so two processes never put one

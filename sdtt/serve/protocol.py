@@ -8,7 +8,10 @@ What the server sends never says what a witness is: a chat message is
 ``{"type": "message", "id": n, "chat": 1|2, "from": "you"|"them", "text": ...}`` whether
 the other side is the bot or a person, and typing is ``{"type": "typing", "chat": 1|2,
 "from": "them", "on": bool}`` either way. Room and participant ids are never sent; the
-reconnect token is random.
+reconnect token is random. In a market study the server names the game a participant is
+in with an opaque ``game`` (in the phase and market frames), and every question, answer,
+quote, trade and "done buying" must carry it back: a frame meant for a game that has
+ended is refused rather than taken as part of the next one.
 """
 
 from __future__ import annotations
@@ -76,6 +79,11 @@ class Send(_Frame):
     type: Literal["send"]
     text: str
     chat: int = Field(default=1, ge=1, le=2, description="Which chat (three-party: 1 or 2).")
+    game: str | None = Field(
+        default=None,
+        max_length=32,
+        description="Market study: the game it is meant for (from the phase frame).",
+    )
 
 
 class Typing(_Frame):
@@ -126,6 +134,11 @@ class TradeFrame(_Frame):
         default=None,
         description="The cost the bettor confirmed (from a quote): refused if it now costs more.",
     )
+    game: str | None = Field(
+        default=None,
+        max_length=32,
+        description="Market study: the game it is meant for (from the phase frame).",
+    )
 
 
 class Quote(_Frame):
@@ -135,12 +148,28 @@ class Quote(_Frame):
     kind: Literal["human", "computer"]
     side: Literal["buy", "sell"]
     count: int = Field(ge=1, le=1000)
+    game: str | None = Field(
+        default=None,
+        max_length=32,
+        description="Market study: the game it is meant for (from the phase frame).",
+    )
 
 
 class DoneBuying(_Frame):
     """A market bettor will buy no more in this game."""
 
     type: Literal["done_buying"]
+    game: str | None = Field(
+        default=None,
+        max_length=32,
+        description="Market study: the game it is meant for (from the phase frame).",
+    )
+
+
+class Continue(_Frame):
+    """A market bettor has read a game's reveal and is ready for the next game."""
+
+    type: Literal["continue"]
 
 
 ClientFrame = Annotated[
@@ -154,6 +183,7 @@ ClientFrame = Annotated[
     | VerdictFrame
     | TradeFrame
     | DoneBuying
+    | Continue
     | Report,
     Field(discriminator="type"),
 ]
@@ -199,6 +229,16 @@ def typing_frame(on: bool, chat: int = 1) -> dict[str, Any]:
 def refusal(text: str) -> dict[str, Any]:
     """A frame the server refused, and why (the connection stays open)."""
     return {"type": "refused", "message": text}
+
+
+def stale_game(game: str | None) -> str:
+    """Why a market frame for game ``game`` (None: it named none) is refused: the
+    participant is in another game now, or in none."""
+    if game is None:
+        return (
+            "Please reload the page: that did not say which game it was for, so it had no effect."
+        )
+    return "That was meant for a game that has ended, so it had no effect."
 
 
 def dumps(frame: dict[str, Any]) -> str:

@@ -1,6 +1,7 @@
 """What other processes of a study publish on a shared store, taken here: someone
 entered the lobby, a room to end, a participant whose browser is connected here to be
-shown their state or sent a frame, and a message or keystroke for a room that runs here.
+shown their state or sent a frame, and a message or keystroke for a room that runs here
+(or, for a market game that runs here, a bettor's trade or a page that asks for the game).
 """
 
 from __future__ import annotations
@@ -13,7 +14,10 @@ from typing import Any
 
 import trio
 
+from sdtt.beliefs.market import TradeRefused
 from sdtt.serve.connections import Connections
+from sdtt.serve.market_room import MarketRoom
+from sdtt.serve.protocol import refusal
 from sdtt.serve.room import LiveRoom
 
 
@@ -110,10 +114,30 @@ class Relay:
             self.connections.deliver(message["to"], message["frame"])
         elif "room" in message and message["room"] in self.rooms:
             live = self.rooms[message["room"]]
+            if "market_state" in message or "market" in message:
+                self._market(live, message)
+                return
             chat = live.chat_of(message["pid"], message.get("chat", 1))
             if chat is None or chat.done:
                 return
             if message.get("text") is not None:
-                await live.post(chat, message["role"], message["text"])
+                await live.receive(message["pid"], chat, message["role"], message["text"])
             else:
                 live.keystroke(chat, message["role"])
+
+    def _market(self, live: LiveRoom, message: dict[str, Any]) -> None:
+        """A market game's bettor connected to another process: their page is to be shown
+        the game, or they quote, trade or are done buying (a refusal goes back to them)."""
+        if not isinstance(live, MarketRoom):
+            return
+        pid = message.get("market_state", message.get("pid"))
+        if pid not in live.bettors:
+            return
+        if "market_state" in message:
+            for frame in live.state_frames(pid):
+                live.server.deliver(pid, frame)
+            return
+        try:
+            live.act(pid, message["market"])
+        except TradeRefused as error:
+            live.server.deliver(pid, refusal(f"Trade refused: {error}"))

@@ -267,6 +267,11 @@ class LiveRoom:
             self.show(message, self.interrogators())
         return chat.unshown[0][0] if chat.unshown else math.inf
 
+    def indicator_frames(self) -> list[dict[str, Any]]:
+        """The typing indicators on now, for a page that (re)connects: an answer the
+        indicator holds is not to come with none showing."""
+        return [typing_frame(True, c.number) for c in self.chats.values() if c.indicator.on]
+
     def unshown(self) -> list[StoredMessage]:
         """The witnesses' messages stored but not yet shown to the interrogator."""
         return [m for chat in self.chats.values() for _, m in chat.unshown]
@@ -295,6 +300,11 @@ class LiveRoom:
             else:
                 chat.indicator.asked(trio.current_time())
         self.wake()
+
+    async def receive(self, pid: str, chat: Chat, sender: Sender, text: str) -> None:
+        """A message ``pid`` sent in ``chat`` (received here or passed on by another
+        process): :meth:`post` it."""
+        await self.post(chat, sender, text)
 
     async def post(self, chat: Chat, sender: Sender, text: str) -> None:
         """A participant's message: stored, shown to its chat, then given to the bot."""

@@ -262,6 +262,12 @@ class MarketSection(_Section):
         "event target_reward and shown to the target at the end; 0: none. The paper "
         "rewards the target by the bettors' bets without giving a formula.",
     )
+    reveal_seconds: float = Field(
+        default=60.0,
+        ge=0,
+        description="Seconds a bettor with games left may read a game's reveal before "
+        "the lobby counts them for the next game; pressing Continue counts them at once.",
+    )
     advantage: float = Field(
         default=5.0,
         ge=0,
@@ -367,11 +373,6 @@ class StudySpec(_Section):
             raise ValueError("a market study plays several games with [market] games, not rounds")
         if self.study.mode == "market" and self.study.points:
             raise ValueError("a market pays in its own points ([market]): leave study.points out")
-        if self.study.mode == "market" and self.storage.url:
-            # A market's book lives in the process that runs its room.
-            raise ValueError(
-                "a market study runs in one server process: leave storage.url empty (SQLite)"
-            )
         return self
 
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import trio
 
-from sdtt.serve.market_room import MarketRoom
+from sdtt.serve.market_room import MarketRoom, game_id
 from sdtt.serve.participants import OWN_PERSON, rounds_played
 from sdtt.serve.points import describe, earned_by, verdict_right
-from sdtt.serve.protocol import message_frame, typing_frame
+from sdtt.serve.protocol import message_frame
 from sdtt.serve.room import LiveRoom
 from sdtt.serve.spec import Study, StudySection
 from sdtt.serve.store import StudyStore
@@ -47,6 +47,8 @@ def state_frames(
     frame: dict[str, Any] = {"type": "phase", "phase": participant.state}
     if participant.state == "lobby" and participant.platform_study != OWN_PERSON:
         frame["wait"] = _lobby_wait(study)
+    if participant.state == "lobby" and study.spec.study.mode == "market":
+        frame["market"] = True  # the page says they wait for the other bettors
     if participant.state == "chat":
         frame["role"] = participant.role
         frame["instructions"] = _instructions(study, participant.role)
@@ -81,16 +83,18 @@ def state_frames(
             frame["points"] = describe(points)
         frame["note"] = NOTES.get(participant.outcome or "finished", NOTES["finished"])
     frames = [frame]
-    market = rooms.get(participant.room or "")
-    if participant.state == "chat" and isinstance(market, MarketRoom):
-        frame["market"] = True
-        frames.append({"type": "history", "messages": market.history_for(pid)})
-        if pid in market.bettors:
-            frames.append(market.state_frame(pid))
-            frames.extend(_indicators(market))
+    if participant.state == "chat" and study.spec.study.mode == "market" and participant.room:
+        frame["game"] = game_id(participant.room)  # every market frame of theirs names it
+        frame["market"] = participant.role != "witness"  # the target answers; it does not trade
+        market = rooms.get(participant.room)
+        if not isinstance(market, MarketRoom):
+            if frame["market"]:  # the game runs in another process: it sends the rest
+                store.publish({"room": participant.room, "market_state": pid})
+                return frames
+        elif frame["market"]:
+            return [*frames, *market.state_frames(pid)]
         else:
-            frame["market"] = False  # the target answers; it does not trade
-        return frames
+            return [*frames, {"type": "history", "messages": market.history_for(pid)}]
     if participant.state in ("chat", "verdict") and participant.room is not None:
         live = rooms.get(participant.room)  # run here: its messages are at hand
         role = participant.role or "interrogator"
@@ -102,14 +106,8 @@ def state_frames(
             messages = live.shown
         frames.append({"type": "history", "messages": [message_frame(m, role) for m in messages]})
         if live is not None and role != "witness":
-            frames.extend(_indicators(live))
+            frames.extend(live.indicator_frames())
     return frames
-
-
-def _indicators(live: LiveRoom) -> list[dict[str, Any]]:
-    """The typing indicators on now, for a page that (re)connects: an answer the
-    indicator holds is not to come with none showing."""
-    return [typing_frame(True, c.number) for c in live.chats.values() if c.indicator.on]
 
 
 def completion_code(study: Study, outcome: str | None) -> str:

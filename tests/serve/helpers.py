@@ -167,6 +167,17 @@ class Browser:
         raw = json.dumps(frame) if isinstance(frame, dict) else frame
         await self._to_server.send(raw)
 
+    def game(self) -> str | None:
+        """The market game the page shows now (as the page keeps it: named by the last
+        phase or market frame that named one)."""
+        named = [f["game"] for f in self.frames if f["type"] in ("phase", "market") and "game" in f]
+        return named[-1] if named else None
+
+    async def play(self, frame: dict[str, Any]) -> None:
+        """Send a market frame (a question, answer or trade) for the game shown, as the
+        page does."""
+        await self.say({**frame, "game": self.game()})
+
     async def close(self) -> None:
         """Drop the connection, as a closed tab would."""
         assert self._to_server is not None

@@ -1,9 +1,12 @@
 // Plays live games of `sdtt serve` in headless Chromium, as participants would.
-// Usage: node serve_browser.cjs BASE_URL STUDY SCENARIO ADMIN_TOKEN -> JSON on stdout
+// Usage: node serve_browser.cjs BASE_URL STUDY SCENARIO ADMIN_TOKEN [OTHER_URL] -> JSON
+// on stdout (OTHER_URL: a second server process of the study, for the market's third
+// bettor).
 //   SCENARIO two-party: one participant plays a whole game with the bot, reloading the
 //   page mid-chat (a reconnect), then the admin page is read.
 //   SCENARIO three-party: an interrogator and a human witness in two browsers.
-//   SCENARIO market: three bettors question the bot, trade, say "done buying".
+//   SCENARIO market: three bettors question the bot, trade, say "done buying", read the
+//   reveal and play a second game.
 // Uses the playwright-core and system Chromium installed for the questionnaire tests
 // (bash tests/questionnaires/js/install.sh).
 "use strict";
@@ -11,10 +14,10 @@ const path = require("path");
 const { chromium } = require(path.join(__dirname, "..", "questionnaires", "js",
   "node_modules", "playwright-core"));
 
-const [base, study, scenario, adminToken] = process.argv.slice(2);
+const [base, study, scenario, adminToken, otherBase] = process.argv.slice(2);
 const TIMEOUT = 60000;
 
-async function participant(browser, query, log) {
+async function participant(browser, query, log, at = base) {
   const context = await browser.newContext({ viewport: { width: 390, height: 800 } });
   const page = await context.newPage();
   page.setDefaultTimeout(TIMEOUT);
@@ -23,11 +26,11 @@ async function participant(browser, query, log) {
   page.on("websocket", (ws) => ws.on("framereceived", (f) => log.frames.push(String(f.payload))));
   await page.route("**/*", (route) => {
     const url = route.request().url();
-    if (url.startsWith(base)) return route.continue();
+    if (url.startsWith(at)) return route.continue();
     log.blocked.push(url);
     return route.abort();
   });
-  await page.goto(base + "/s/" + study + "?" + query);
+  await page.goto(at + "/s/" + study + "?" + query);
   return page;
 }
 
@@ -116,9 +119,16 @@ async function threeParty(browser, log) {
 
 async function marketGame(browser, log) {
   const pages = [];
-  for (const pid of ["A1", "A2", "A3"]) pages.push(await participant(browser, "pid=" + pid, log));
+  for (const pid of ["A1", "A2", "A3"]) {
+    const at = pid === "A3" && otherBase ? otherBase : base;  // (another process, if given)
+    pages.push(await participant(browser, "pid=" + pid, log, at));
+  }
   for (const page of pages) await page.locator("#consent-yes").click();
   for (const page of pages) await page.locator("#market").waitFor({ state: "visible" });
+  // The account comes from the game's process, which may be the other one.
+  for (const page of pages) {
+    await page.waitForFunction(() => document.getElementById("points").textContent !== "");
+  }
   const [ann, bob, cy] = pages;
   log.startPoints = await ann.locator("#points").textContent();
   await say(ann, 1, "hi all, <i>where</i> do you live?");
@@ -146,7 +156,11 @@ async function marketGame(browser, log) {
   log.bobAnswerMarks = await bob.locator("#chart line.answer").count();
   log.answerMarkX = await bob.locator("#chart line.answer").evaluateAll(
     (lines) => lines.map((l) => Number(l.getAttribute("x1"))));
+  await shots(bob, "market-chart");
   log.queuedShown = await bob.locator("#queued").isVisible();
+  // "You see the answer in 5 seconds" goes once the answers held from bob have come
+  // (the bot may still be adding to its answer: wait for its last).
+  await bob.locator(".pending").waitFor({ state: "hidden", timeout: 20000 }).catch(() => {});
   log.pendingShown = await bob.locator(".pending").isVisible();
   await cy.locator("#trade-count").fill("40");
   await cy.locator('.trade[data-kind="human"][data-side="buy"]').click();
@@ -154,17 +168,22 @@ async function marketGame(browser, log) {
   log.cyRefused = await cy.locator("#notice").textContent();
   log.cyConfirmShown = await cy.locator("#confirm-trade").isVisible();
   for (const page of pages) await page.locator("#done-buying").click();
-  // The reveal stays until the bettor moves on, though the second game opens meanwhile.
-  await ann.locator("#reveal").waitFor({ state: "visible" });
-  await ann.locator("#points", { hasText: "1144" }).waitFor();
-  await ann.locator("#done-buying:not([disabled])").waitFor();
+  // The reveal stays until the bettor moves on; the second game waits for all three.
+  for (const page of pages) await page.locator("#reveal").waitFor({ state: "visible" });
+  for (const page of [bob, cy]) await page.locator("#reveal-ok").click();
   await ann.waitForTimeout(1000);
   log.revealVisible = await ann.locator("#reveal").isVisible();
-  log.nextGameShown = await ann.locator("#market").isVisible();
+  log.lobbyWhileReading = await Promise.all(pages.map((p) => p.locator("#lobby").isVisible()));
   log.reveal = await ann.locator("#reveal-text").textContent();
+  log.lobbyText = await ann.locator("#lobby-text").textContent();
   await shots(ann, "market-reveal");
   await ann.locator("#reveal-ok").click();
   log.revealAfterContinue = await ann.locator("#reveal").isVisible();
+  for (const page of pages) await page.locator("#market").waitFor({ state: "visible" });
+  await ann.locator("#points", { hasText: "1144" }).waitFor();
+  log.nextGameShown = await ann.locator("#market").isVisible();
+  log.nextGameCount = await cy.locator("#trade-count").inputValue();  // (40 in the first)
+  await shots(cy, "market-next");
   for (const page of pages) await page.locator("#done-buying:not([disabled])").click();
   for (const page of pages) await page.locator("#done").waitFor({ state: "visible" });
   log.code = await cy.locator("#done-code").textContent();

@@ -10,7 +10,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import pytest
@@ -44,10 +44,10 @@ def serving(spec: Path, token: str) -> Iterator[str]:
         stop_server(process)
 
 
-def _play(base: str, study: str, scenario: str, token: str) -> dict[str, object]:
+def _play(base: str, study: str, scenario: str, token: str, *more: str) -> dict[str, object]:
     node, chromium = _tools()
     result = subprocess.run(
-        [node, str(HERE / "serve_browser.cjs"), base, study, scenario, token],
+        [node, str(HERE / "serve_browser.cjs"), base, study, scenario, token, *more],
         capture_output=True,
         text=True,
         timeout=240,
@@ -99,11 +99,20 @@ def test_three_party_game_in_two_browsers(tmp_path: Path) -> None:
     assert log["code"] == "CODE-123"
 
 
-def test_market_game_with_three_bettors(tmp_path: Path) -> None:
-    spec = _fast(write_spec(tmp_path, turns=3), 'mode = "market"')
-    spec.write_text(spec.read_text() + "\n[market]\nbettors = 3\nmax_trade = 100\ngames = 2\n")
-    with serving(spec, "admin-secret") as base:
-        log = _play(base, "pilot", "market", "admin-secret")
+@pytest.mark.parametrize("processes", [1, 2])
+def test_market_game_with_three_bettors(
+    tmp_path: Path, processes: int, request: pytest.FixtureRequest
+) -> None:
+    # No lobby timeout, reveal timeout or lease a loaded machine could reach at speed 20.
+    spec = _fast(write_spec(tmp_path, turns=3, timeout=100_000), 'mode = "market"')
+    market = "[market]\nbettors = 3\nmax_trade = 100\ngames = 2\nreveal_seconds = 100000\n"
+    spec.write_text(spec.read_text() + "\n" + market)
+    if processes == 2:  # A1 and A2 on one process, A3 on another, sharing PostgreSQL
+        url = request.getfixturevalue("fresh_database")
+        spec.write_text(spec.read_text() + f'\n[storage]\nurl = "{url}"\nlease = 100000\n')
+    with serving(spec, "admin-secret") as base, ExitStack() as more:
+        others = [more.enter_context(serving(spec, "admin-secret"))] if processes == 2 else []
+        log = _play(base, "pilot", "market", "admin-secret", *others)
     assert log["errors"] == [] and log["blocked"] == []
     assert log["startPoints"] == "1000"
     assert log["confirmText"] == f"Buy 3 computer for {51 + 52 + 53} points?"
@@ -120,6 +129,10 @@ def test_market_game_with_three_bettors(tmp_path: Path) -> None:
     assert log["cyConfirmShown"] is False
     assert log["revealVisible"] is True and log["nextGameShown"] is True
     assert log["revealAfterContinue"] is False
+    # Two had pressed Continue, one was still reading: no game opened for anyone.
+    assert log["lobbyWhileReading"] == [True, True, True]
+    assert str(log["lobbyText"]).startswith("Waiting for the other bettors of your next game")
+    assert log["nextGameCount"] == "1"  # a new game's trade box starts afresh
     assert log["reveal"] == (
         "The chat partner was a computer program. Your securities paid 300 points; "
         "you now have 1144 points."

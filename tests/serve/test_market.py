@@ -78,13 +78,13 @@ async def test_three_bettors_trade_then_reveal_and_payouts(
 
         ann.on_frame = check
         assert account(ann)["prices"] == [50.0] and account(ann)["points"] == 1000
-        await ann.say({"type": "send", "text": "what did you have for breakfast?"})
+        await ann.play({"type": "send", "text": "what did you have for breakfast?"})
         await bob.wait(lambda: bob.texts("them") != [])
         # Everyone sees the question (as another bettor's) and the public answer.
         assert bob.of("message")[0]["from"] == "other"
         assert ann.of("message")[0]["from"] == "you"
 
-        await ann.say({"type": "trade", "kind": "computer", "side": "buy", "count": 5})
+        await ann.play({"type": "trade", "kind": "computer", "side": "buy", "count": 5})
         await ann.wait(lambda: account(ann)["count"] == 5)
         assert account(ann)["kind"] == "computer"
         assert account(ann)["points"] == 1000 - sum(range(51, 56))  # 51 + 52 + ... + 55
@@ -92,26 +92,26 @@ async def test_three_bettors_trade_then_reveal_and_payouts(
         assert bob.of("price")[-1]["price"] == 45
 
         # Refusals: the other kind while holding one, too many points, malformed.
-        await ann.say({"type": "trade", "kind": "human", "side": "buy", "count": 1})
+        await ann.play({"type": "trade", "kind": "human", "side": "buy", "count": 1})
         await ann.wait(lambda: len(ann.of("refused")) == 1)
         assert "sell your computer securities" in ann.of("refused")[-1]["message"]
-        await cy.say({"type": "trade", "kind": "human", "side": "buy", "count": 20})
+        await cy.play({"type": "trade", "kind": "human", "side": "buy", "count": 20})
         await cy.wait(lambda: len(cy.of("refused")) == 1)
         assert "costs 1110 points; you have 1000" in cy.of("refused")[-1]["message"]
-        await cy.say({"type": "trade", "kind": "human", "side": "sell", "count": 1})
+        await cy.play({"type": "trade", "kind": "human", "side": "sell", "count": 1})
         await cy.wait(lambda: len(cy.of("refused")) == 2)
         assert cy.of("refused")[-1]["message"] == (
             "Trade refused: you hold 0 human securities, so you cannot sell 1."
         )
-        await cy.say({"type": "trade", "kind": "human", "side": "buy", "count": 10})
+        await cy.play({"type": "trade", "kind": "human", "side": "buy", "count": 10})
         await cy.wait(lambda: account(cy)["count"] == 10)
-        await bob.say({"type": "trade", "kind": "human", "side": "buy", "count": 0})
-        await bob.say({"type": "trade", "kind": "cat", "side": "buy", "count": 1})
+        await bob.play({"type": "trade", "kind": "human", "side": "buy", "count": 0})
+        await bob.play({"type": "trade", "kind": "cat", "side": "buy", "count": 1})
         await bob.wait(lambda: len(bob.of("refused")) == 2)
         assert all(f["message"].startswith("Bad frame") for f in bob.of("refused"))
 
         for browser in (ann, bob, cy):
-            await browser.say({"type": "done_buying"})
+            await browser.play({"type": "done_buying"})
         for browser in (ann, bob, cy):
             await browser.wait_phase("done")
         nursery.cancel_scope.cancel()
@@ -154,20 +154,20 @@ async def test_points_carry_over_and_price_exports_as_a_trace(
         await nursery.start(server.run)
         browsers = await join_market(server, nursery, ["ann", "bob", "cy"])
         ann = browsers[0]
-        await ann.say({"type": "trade", "kind": "human", "side": "buy", "count": 3})
+        await ann.play({"type": "trade", "kind": "human", "side": "buy", "count": 3})
         await ann.wait(lambda: account(ann)["count"] == 3)
         after_trade = account(ann)["points"]
         assert after_trade == pytest.approx(
             1000 - LmsrMaker(b=10).cost("human", "buy", 3), abs=0.01
         )
-        await ann.say({"type": "send", "text": "are you a person?"})
+        await ann.play({"type": "send", "text": "are you a person?"})
         for browser in browsers:  # the game ends after X = 1 turn, then the lobby again
             await browser.wait(lambda b=browser: bool(b.of("reveal")))
             await browser.wait(lambda b=browser: b.frames[-1]["type"] == "market")
         assert account(ann)["points"] == pytest.approx(after_trade)  # lost the bet, kept the rest
         assert account(ann)["prices"] == [50.0]  # a new market
         for browser in browsers:
-            await browser.say({"type": "done_buying"})
+            await browser.play({"type": "done_buying"})
         for browser in browsers:
             await browser.wait_phase("done")
         nursery.cancel_scope.cancel()
@@ -203,7 +203,7 @@ async def test_a_trade_outside_a_market_is_refused(tmp_path: Path, autojump_cloc
         await nursery.start(server.run)
         browser = Browser(server, "P1")
         await browser.enter_chat(nursery)
-        await browser.say({"type": "trade", "kind": "human", "side": "buy", "count": 1})
+        await browser.play({"type": "trade", "kind": "human", "side": "buy", "count": 1})
         await browser.wait(lambda: bool(browser.of("refused")))
         nursery.cancel_scope.cancel()
     assert browser.of("refused")[0]["message"] == "There is no market to trade in."
@@ -221,10 +221,10 @@ async def test_a_person_as_the_target(tmp_path: Path, autojump_clock: object) ->
         await nursery.start(server.run)
         ann, bob, tia = await join_market(server, nursery, ["ann", "bob", "tia"])
         assert tia.of("phase")[-1]["role"] == "witness" and not tia.of("market")
-        await ann.say({"type": "send", "text": "are you a person?"})
+        await ann.play({"type": "send", "text": "are you a person?"})
         await tia.wait(lambda: tia.texts("them") == ["are you a person?"])
         await tia.say({"type": "typing"})
-        await tia.say({"type": "send", "text": "yes, very much so"})
+        await tia.play({"type": "send", "text": "yes, very much so"})
         for bettor in (ann, bob):
             await bettor.wait(lambda b=bettor: b.texts("them") == ["yes, very much so"])
         # Bettors see the typing indicator by the one policy, not the target's keystrokes:
@@ -252,10 +252,10 @@ async def test_a_person_as_the_target(tmp_path: Path, autojump_clock: object) ->
             ("typing", False),
             ("message", None),
         ]
-        await ann.say({"type": "trade", "kind": "human", "side": "buy", "count": 2})
+        await ann.play({"type": "trade", "kind": "human", "side": "buy", "count": 2})
         await ann.wait(lambda: account(ann)["count"] == 2)
         for bettor in (ann, bob):
-            await bettor.say({"type": "done_buying"})
+            await bettor.play({"type": "done_buying"})
         for browser in (ann, bob, tia):
             await browser.wait_phase("done")
         nursery.cancel_scope.cancel()
@@ -272,15 +272,6 @@ async def test_a_person_as_the_target(tmp_path: Path, autojump_clock: object) ->
     assert '"human":' not in before
 
 
-async def test_a_market_study_refuses_a_shared_database(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    spec = market_spec(tmp_path)
-    spec.write_text(spec.read_text() + '\n[storage]\nurl = "postgresql://localhost/x"\n')
-    assert main(["serve", str(spec)]) == 2
-    assert "a market study runs in one server process" in capsys.readouterr().err.replace("\n", " ")
-
-
 async def test_a_restart_ends_a_market_game_and_pays_back_its_trades(
     tmp_path: Path, autojump_clock: object
 ) -> None:
@@ -289,7 +280,7 @@ async def test_a_restart_ends_a_market_game_and_pays_back_its_trades(
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
         ann = (await join_market(server, nursery, ["ann", "bob", "cy"]))[0]
-        await ann.say({"type": "trade", "kind": "human", "side": "buy", "count": 4})
+        await ann.play({"type": "trade", "kind": "human", "side": "buy", "count": 4})
         await ann.wait(lambda: account(ann)["count"] == 4)
         assert carried_points(server.store, "ann", 1000) == 1000 - 51 - 52 - 53 - 54
         nursery.cancel_scope.cancel()  # the server stops mid-game
@@ -316,11 +307,11 @@ async def test_a_tiny_lmsr_liquidity_keeps_the_socket_and_the_store_in_step(
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
         ann, bob, _ = await join_market(server, nursery, ["ann", "bob", "cy"])
-        await ann.say({"type": "trade", "kind": "computer", "side": "buy", "count": 8})
+        await ann.play({"type": "trade", "kind": "computer", "side": "buy", "count": 8})
         await ann.wait(lambda: account(ann)["count"] == 8)
-        await ann.say({"type": "trade", "kind": "computer", "side": "sell", "count": 3})
+        await ann.play({"type": "trade", "kind": "computer", "side": "sell", "count": 3})
         await ann.wait(lambda: account(ann)["count"] == 5)
-        await bob.say({"type": "trade", "kind": "human", "side": "buy", "count": 2})
+        await bob.play({"type": "trade", "kind": "human", "side": "buy", "count": 2})
         await bob.wait(lambda: account(bob)["count"] == 2)
         [room] = server.store.rooms()
         live = server._rooms[room.id]
@@ -356,7 +347,7 @@ async def test_one_question_at_a_time_then_the_queues_round_robin(
         ann, bob, cy, tia = await join_market(server, nursery, ["ann", "bob", "cy", "tia"])
         assert tia.of("phase")[-1]["role"] == "witness"
 
-        await ann.say({"type": "send", "text": "ann asks first?"})
+        await ann.play({"type": "send", "text": "ann asks first?"})
         await tia.wait(lambda: tia.texts("them") == ["ann asks first?"])
         # While a1 is current, further questions wait, each seen only by its asker.
         for browser, text in (
@@ -366,7 +357,7 @@ async def test_one_question_at_a_time_then_the_queues_round_robin(
             (ann, "ann asks again?"),
         ):
             await trio.sleep(1)  # (the spec's min_interval between one's messages)
-            await browser.say({"type": "send", "text": text})
+            await browser.play({"type": "send", "text": text})
             await browser.wait(lambda b=browser, t=text: t in account(b)["queued"])
         assert account(bob)["queued"] == ["bob asks first?", "bob asks again?"] and account(cy)[
             "queued"
@@ -388,7 +379,7 @@ async def test_one_question_at_a_time_then_the_queues_round_robin(
         # Answered, the next question is the next bettor's in order (ann, bob, cy),
         # skipping empty queues: bob's first, cy's, ann's second, bob's second.
         for nxt in ("bob asks first?", "cy asks first?", "ann asks again?", "bob asks again?"):
-            await tia.say({"type": "send", "text": f"answer to {expected[-1]}"})
+            await tia.play({"type": "send", "text": f"answer to {expected[-1]}"})
             expected += [f"answer to {expected[-1]}", nxt]
             await tia.wait(lambda n=nxt: tia.texts("them")[-1:] == [n])
             for browser in (ann, bob, cy):
@@ -435,9 +426,9 @@ async def test_the_asker_sees_the_answer_five_seconds_before_the_others(
             await browser.say({"type": "consent"})
         for browser in (ann, bob, cy, tia):
             await browser.wait_phase("chat")
-        await bob.say({"type": "send", "text": "what is your job?"})
+        await bob.play({"type": "send", "text": "what is your job?"})
         await tia.wait(lambda: tia.texts("them") == ["what is your job?"])
-        await tia.say({"type": "send", "text": "I fix bicycles"})
+        await tia.play({"type": "send", "text": "I fix bicycles"})
         await bob.wait(lambda: bob.texts("them") == ["I fix bicycles"])
         answered = seen[("bob", "I fix bicycles")]
         assert seen[("tia", "I fix bicycles")] <= answered  # the writer sees it at once
@@ -459,9 +450,9 @@ async def test_the_head_start_is_set_in_the_spec(tmp_path: Path, autojump_clock:
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
         ann, bob, cy, tia = await join_market(server, nursery, ["ann", "bob", "cy", "tia"])
-        await ann.say({"type": "send", "text": "tea or coffee?"})
+        await ann.play({"type": "send", "text": "tea or coffee?"})
         await tia.wait(lambda: tia.texts("them") == ["tea or coffee?"])
-        await tia.say({"type": "send", "text": "tea"})
+        await tia.play({"type": "send", "text": "tea"})
         await ann.wait(lambda: ann.texts("them") == ["tea"])
         answered = trio.current_time()
         for other in (bob, cy):
@@ -481,10 +472,10 @@ async def test_a_game_lasts_two_minutes_on_a_clock_whatever_the_turns(
         ann, bob, cy = await join_market(server, nursery, ["ann", "bob", "cy"])
         started = trio.current_time()
         assert all(b.of("phase")[-1]["ends_in"] == seconds for b in (ann, bob, cy))
-        await ann.say({"type": "send", "text": "where are you?"})
+        await ann.play({"type": "send", "text": "where are you?"})
         await ann.wait(lambda: bool(ann.texts("them")))
         await trio.sleep(20)  # answered turn X = 1 and then quiet: the game goes on
-        await ann.say({"type": "send", "text": "and before that?"})
+        await ann.play({"type": "send", "text": "and before that?"})
         assert not ann.of("reveal")
         await ann.wait(lambda: bool(ann.of("reveal")))
         assert trio.current_time() - started == pytest.approx(seconds, abs=0.1)
@@ -506,36 +497,36 @@ async def test_a_trade_shows_its_cost_first_and_prices_record_bid_and_ask(
         ann, bob, cy = await join_market(server, nursery, ["ann", "bob", "cy"])
         assert account(ann)["ask"] == 51  # the paper's price: what one more costs
         buy = {"kind": "human", "side": "buy", "count": 4}
-        await ann.say({"type": "quote", **buy})
+        await ann.play({"type": "quote", **buy})
         await ann.wait(lambda: bool(ann.of("quote")))
         [quote] = ann.of("quote")
         assert quote["cost"] == 51 + 52 + 53 + 54
         assert quote["text"] == "buy 4 human for 210 points"
-        await bob.say({"type": "trade", "kind": "human", "side": "buy", "count": 2})
+        await bob.play({"type": "trade", "kind": "human", "side": "buy", "count": 2})
         await bob.wait(lambda: account(bob)["count"] == 2)
         # The price moved since the quote: confirming it is refused, not charged more.
-        await ann.say({"type": "trade", **buy, "quoted": quote["cost"]})
+        await ann.play({"type": "trade", **buy, "quoted": quote["cost"]})
         await ann.wait(lambda: bool(ann.of("refused")))
         assert (
             "the price moved: that now costs 218 points, not 210"
             in (ann.of("refused")[-1]["message"])
         )
         assert account(ann)["count"] == 0 and account(ann)["points"] == 1000
-        await ann.say({"type": "quote", "kind": "human", "side": "sell", "count": 1})
+        await ann.play({"type": "quote", "kind": "human", "side": "sell", "count": 1})
         await ann.wait(lambda: len(ann.of("refused")) == 2)
-        await bob.say({"type": "quote", "kind": "human", "side": "sell", "count": 2})
+        await bob.play({"type": "quote", "kind": "human", "side": "sell", "count": 2})
         await bob.wait(lambda: bool(bob.of("quote")))
         assert bob.of("quote")[-1]["text"] == "sell 2 human for 103 points"  # 52 + 51
-        await bob.say(
+        await bob.play(
             {"type": "trade", "kind": "human", "side": "sell", "count": 2, "quoted": -103}
         )
         await bob.wait(lambda: account(bob)["count"] == 0)
-        await cy.say({"type": "trade", "kind": "computer", "side": "buy", "count": 3})
+        await cy.play({"type": "trade", "kind": "computer", "side": "buy", "count": 3})
         await cy.wait(lambda: account(cy)["count"] == 3)
         await ann.wait(lambda: ann.of("price")[-1]["price"] == 47)
         assert ann.of("price")[-1]["ask"] == 48
         for browser in (ann, bob, cy):
-            await browser.say({"type": "done_buying"})
+            await browser.play({"type": "done_buying"})
         for browser in (ann, bob, cy):
             await browser.wait_phase("done")
         nursery.cancel_scope.cancel()
@@ -570,12 +561,12 @@ async def test_a_person_target_earns_by_the_final_price(
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
         ann, bob, tia = await join_market(server, nursery, ["ann", "bob", "tia"])
-        await ann.say({"type": "trade", "kind": "human", "side": "buy", "count": 14})
+        await ann.play({"type": "trade", "kind": "human", "side": "buy", "count": 14})
         await ann.wait(lambda: account(ann)["count"] == 14)
-        await bob.say({"type": "trade", "kind": "computer", "side": "buy", "count": 4})
+        await bob.play({"type": "trade", "kind": "computer", "side": "buy", "count": 4})
         await bob.wait(lambda: account(bob)["count"] == 4)
         for bettor in (ann, bob):
-            await bettor.say({"type": "done_buying"})
+            await bettor.play({"type": "done_buying"})
         await tia.wait_phase("done")
         nursery.cancel_scope.cancel()
     final = 50 + 14 - 4  # the Turing Trade price moves one point per security
@@ -600,7 +591,7 @@ async def test_no_target_reward_unless_the_spec_sets_one(
             await browser.say({"type": "consent"})
         for browser in (ann, tia):
             await browser.wait_phase("chat")
-        await ann.say({"type": "done_buying"})
+        await ann.play({"type": "done_buying"})
         await tia.wait_phase("done")
         nursery.cancel_scope.cancel()
     assert not tia.of("reveal")

@@ -27,7 +27,7 @@ class SlowRoom:
 
     done = False
 
-    async def post(self, chat: object, role: str, text: str) -> None:
+    async def receive(self, pid: str, chat: object, role: str, text: str) -> None:
         await self.opened.wait()
         self.posted.append(text)
 

@@ -28,6 +28,9 @@
   let moveHere = false;  // the own person confirmed: this device takes over the link
   // A market game: the price history of a human security and where answers came.
   const market = { on: false, prices: [], answers: [], ask: null, quote: null };
+  // A market study's game this page shows (from the server): every question, answer
+  // and trade names it, so one sent as a game ends is refused, not taken into the next.
+  let game = null;
   const SVG = "http://www.w3.org/2000/svg";
 
   function show(...names) {
@@ -74,6 +77,16 @@
     if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
   }
 
+  function setGame(named) {
+    if (named !== game) $("trade-count").value = "1";  // a new game starts afresh
+    game = named;
+  }
+
+  // A frame of the game shown (a question, answer or trade), named as the server did.
+  function sendInGame(frame) {
+    send(game == null ? frame : Object.assign({ game: game }, frame));
+  }
+
   function makePanes(count) {
     if (panes.size === count) return;
     $("panes").replaceChildren();
@@ -93,7 +106,7 @@
         if (!input.value.trim() || button.disabled) return;
         pane.pending = input.value;
         button.disabled = true;
-        send({ type: "send", chat: n, text: input.value });
+        sendInGame({ type: "send", chat: n, text: input.value });
       });
       input.addEventListener("paste", (e) => {
         if (!blockPaste) return;
@@ -237,6 +250,8 @@
   function fmt(x) { return String(Math.round(x * 100) / 100); }
 
   function showMarket(f) {
+    setGame(f.game);
+    if (f.ends_in != null) startClock(f.ends_in);  // (its game may run in another process)
     market.prices = f.prices.slice();
     market.answers = f.answers.slice();
     market.ask = f.ask;
@@ -325,6 +340,11 @@
     if (f.phase !== "chat") startClock(null);
     if (f.phase === "consent") show("consent");
     else if (f.phase === "lobby") {
+      // A market bettor waits for the next game's other bettors, who may still be
+      // reading their last game's result.
+      $("lobby-text").textContent = f.market ? "Waiting for the other bettors of your next " +
+        "game (each presses Continue after a game). Please keep this page open." :
+        "Waiting for a chat partner. Please keep this page open.";
       $("lobby-wait").hidden = !f.wait;
       $("lobby-wait").textContent = f.wait ? "This takes at most about " + duration(f.wait) + "." : "";
       waitingClock(Date.now());
@@ -347,6 +367,7 @@
         $("belief-out").textContent = String(value);
       }
       startClock(f.ends_in);
+      setGame(f.game == null ? null : f.game);
       market.on = !!f.market;
       $("market").hidden = !market.on;
       $("belief").hidden = market.on || !slider || f.role === "witness" || (f.chats || 1) > 1;
@@ -512,18 +533,23 @@
       const count = Math.floor(Number($("trade-count").value));
       if (!(count >= 1)) { notice("Enter how many securities (1 or more)."); return; }
       notice("");
-      send({ type: "quote", kind: button.dataset.kind, side: button.dataset.side, count: count });
+      sendInGame({ type: "quote", kind: button.dataset.kind, side: button.dataset.side,
+                   count: count });
     });
   }
   $("confirm-yes").addEventListener("click", () => {
     const q = market.quote;
     if (!q) return;
     showQuote(null);
-    send({ type: "trade", kind: q.kind, side: q.side, count: q.count, quoted: q.cost });
+    sendInGame({ type: "trade", kind: q.kind, side: q.side, count: q.count, quoted: q.cost });
   });
   $("confirm-no").addEventListener("click", () => showQuote(null));
-  $("reveal-ok").addEventListener("click", () => { $("reveal").hidden = true; });
-  $("done-buying").addEventListener("click", () => send({ type: "done_buying" }));
+  // Read: the next game may start (the server waits a while for every bettor to).
+  $("reveal-ok").addEventListener("click", () => {
+    $("reveal").hidden = true;
+    send({ type: "continue" });
+  });
+  $("done-buying").addEventListener("click", () => sendInGame({ type: "done_buying" }));
   $("belief-value").addEventListener("change", () => {
     $("belief-out").textContent = $("belief-value").value;
     send({ type: "belief", value: Number($("belief-value").value) });
