@@ -182,7 +182,7 @@ def build_study(
     forms = balanced_forms(
         items,
         forms=settings.forms,
-        per_form=min(settings.per_form, len({item.source for item in items})),
+        per_form=settings.per_form,
         catch=catch,
         catch_per_form=settings.catch_per_form,
         seed=settings.seed,

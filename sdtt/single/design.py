@@ -32,13 +32,6 @@ def balanced_forms(
     if forms < 1 or per_form < 1:
         raise InputError("a design needs at least one form of at least one item.", field="forms")
     sources = {item.source for item in items}
-    if per_form > len(sources):
-        raise InputError(
-            f"a form of {per_form} items needs {per_form} different sources, and the items "
-            f"come from {len(sources)}.",
-            field="per_form",
-            hint="Show fewer items per judge, or add conversations.",
-        )
     if catch_per_form and not catch:
         raise InputError("catch items per form asked for, but there are none.", field="catch")
     rng = random.Random(seed)
@@ -48,34 +41,34 @@ def balanced_forms(
     catch_shown: Counter[str] = Counter()
     out: list[list[str]] = []
     for _ in range(forms):
-        draw = {item.id: rng.random() for item in items}
-        ranked = sorted(
-            items,
-            key=lambda it: (shown[it.id], source_shown[it.source], cut_shown[it.cut], draw[it.id]),
-        )
         chosen: list[SingleItem] = []
         used: set[str] = set()
-        for item in ranked:
-            if item.source in used:
-                continue
-            chosen.append(item)
-            used.add(item.source)
-            if len(chosen) == per_form:
-                break
+        # Catch items first, so they never run out of sources the items took.
         catch_draw = {item.id: rng.random() for item in catch}
         for item in sorted(catch, key=lambda it: (catch_shown[it.id], catch_draw[it.id])):
-            if len(chosen) == per_form + catch_per_form:
+            if len(chosen) == catch_per_form:
                 break
             if item.source not in used:
                 chosen.append(item)
                 used.add(item.source)
                 catch_shown[item.id] += 1
+        draw = {item.id: rng.random() for item in items}
+        ranked = sorted(
+            items,
+            key=lambda it: (shown[it.id], source_shown[it.source], cut_shown[it.cut], draw[it.id]),
+        )
+        for item in ranked:
+            if len(chosen) == per_form + catch_per_form:
+                break
+            if item.source not in used:
+                chosen.append(item)
+                used.add(item.source)
         if len(chosen) < per_form + catch_per_form:
             raise InputError(
-                "the catch items come from the same sources as a form's items, so a form "
-                f"could not get {catch_per_form} of them.",
-                field="catch",
-                hint="Make catch items from more conversations, or ask for fewer per form.",
+                f"a form of {per_form} items and {catch_per_form} catch items needs "
+                f"{per_form + catch_per_form} different sources, and there are {len(sources)}.",
+                field="per_form",
+                hint="Show fewer items per judge, or add conversations.",
             )
         for item in chosen:
             if item.catch is None:
