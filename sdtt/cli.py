@@ -61,6 +61,7 @@ COMMANDS: dict[str, Command] = {
     "report": Command("write an HTML and Markdown report with figures"),
     "plan": Command("pairs and judges needed for a given power"),
     "align": Command("judge alignment: pairwise similarity ratings, LLM cohorts and RSA"),
+    "single": Command("single-item tests: one conversation cut at a time, each speaker judged"),
 }
 """Every command, in the order ``sdtt --help`` lists them."""
 

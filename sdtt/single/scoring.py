@@ -193,10 +193,12 @@ def judge_bootstrap(
     trials: Sequence[Trial], *, reps: int = 2000, seed: int = 0, confidence: float = 0.95
 ) -> tuple[float, float]:
     """Percentile interval of detectability over judges drawn with replacement (a judge's
-    trials go together, as they are not independent)."""
+    trials go together, as they are not independent); over items when one judge (an
+    LLM) made every trial."""
     by_judge: dict[str, list[Trial]] = defaultdict(list)
+    single = len({trial.judge for trial in trials}) == 1
     for trial in trials:
-        by_judge[trial.judge].append(trial)
+        by_judge[trial.item if single else trial.judge].append(trial)
     judges = sorted(by_judge)
     if not judges or reps <= 0:
         return NAN, NAN
