@@ -2,10 +2,11 @@
 
 Each form (one judge, or one judge group with its own link) shows ``per_form`` items and
 ``catch_per_form`` catch items, never two items of one source: a judge who read the
-first 24 exchanges of a chat would know its first 6. Items are handed out least-used
-first, so every item is shown equally often across forms (within one), and among equally
-used items the least-used sources and cuts first, so forms mix conversations and lengths.
-Ties are broken by a seeded draw: the same seed gives the same forms.
+first 24 exchanges of a chat would know its first 6. Catch items are placed first; then
+sources take turns by how much of their share they have had (a source with more items is
+due more often) and each gives its least-shown item (among those, the least-shown cut),
+so every item is shown about equally often across forms and forms mix conversations and
+lengths. Ties are broken by a seeded draw: the same seed gives the same forms.
 """
 
 from __future__ import annotations
@@ -31,7 +32,10 @@ def balanced_forms(
     form cannot be filled with items of distinct sources."""
     if forms < 1 or per_form < 1:
         raise InputError("a design needs at least one form of at least one item.", field="forms")
-    sources = {item.source for item in items}
+    by_source: dict[str, list[SingleItem]] = {}
+    for item in items:
+        by_source.setdefault(item.source, []).append(item)
+    sources = sorted(by_source)
     if catch_per_form and not catch:
         raise InputError("catch items per form asked for, but there are none.", field="catch")
     rng = random.Random(seed)
@@ -45,24 +49,37 @@ def balanced_forms(
         used: set[str] = set()
         # Catch items first, so they never run out of sources the items took.
         catch_draw = {item.id: rng.random() for item in catch}
-        for item in sorted(catch, key=lambda it: (catch_shown[it.id], catch_draw[it.id])):
+        # A catch item blocks its source for this form: prefer sources already ahead.
+        def ahead(source: str) -> float:
+            return -source_shown[source] / len(by_source.get(source, [None]))
+
+        for item in sorted(
+            catch, key=lambda it: (ahead(it.source), catch_shown[it.id], catch_draw[it.id])
+        ):
             if len(chosen) == catch_per_form:
                 break
             if item.source not in used:
                 chosen.append(item)
                 used.add(item.source)
                 catch_shown[item.id] += 1
-        draw = {item.id: rng.random() for item in items}
-        ranked = sorted(
-            items,
-            key=lambda it: (shown[it.id], source_shown[it.source], cut_shown[it.cut], draw[it.id]),
+        # Sources in order of how much of their share they have had (a source with more
+        # items is due more often), then each source's least-shown item, cuts evenly.
+        source_draw = {source: rng.random() for source in sources}
+        order = sorted(
+            sources,
+            key=lambda src: (source_shown[src] / len(by_source[src]), source_draw[src]),
         )
-        for item in ranked:
+        for source in order:
             if len(chosen) == per_form + catch_per_form:
                 break
-            if item.source not in used:
-                chosen.append(item)
-                used.add(item.source)
+            if source in used:
+                continue
+            draw = {item.id: rng.random() for item in by_source[source]}
+            best = min(
+                by_source[source], key=lambda it: (shown[it.id], cut_shown[it.cut], draw[it.id])
+            )
+            chosen.append(best)
+            used.add(source)
         if len(chosen) < per_form + catch_per_form:
             raise InputError(
                 f"a form of {per_form} items and {catch_per_form} catch items needs "
