@@ -107,8 +107,12 @@ def permutation_test(
         greater = float(np.mean(null >= observed - 1e-12))
     else:
         rng = np.random.default_rng(seed)
-        picks = np.array([rng.permutation(n1 + n2)[:n1] for _ in range(reps)])
-        sums = pooled[picks].sum(axis=1)
+        sums = np.empty(reps)
+        block = max(1, 2_000_000 // (n1 + n2))  # relabellings held in memory at once
+        for start in range(0, reps, block):
+            size = min(block, reps - start)
+            shuffled = rng.permuted(np.tile(pooled, (size, 1)), axis=1)
+            sums[start : start + size] = shuffled[:, :n1].sum(axis=1)
         null = sums / n1 - (total - sums) / n2
         # The observed labelling counts as one of the draws (so p is never 0).
         less = (float(np.sum(null <= observed + 1e-12)) + 1) / (reps + 1)
