@@ -59,6 +59,7 @@ _WORDS: dict[str, Verdict] = {
     "machine": "machine",
     "bot": "machine",
 }
+_WORD = "human|person|ai|machine|bot"
 _FORMATTING = re.compile(r"[*_`#>\"'“”‘’]")
 
 
@@ -125,8 +126,10 @@ def parse_verdicts(text: str, keys: Sequence[str]) -> dict[str, Verdict] | None:
     cleaned = _FORMATTING.sub("", text)
     found: dict[str, Verdict] = {}
     for key in keys:
+        # "A: human or AI" (the format echoed back) names no verdict.
         pattern = re.compile(
-            rf"(?<![\w-]){re.escape(key)}\s*(?::|=|-|\bis\b)\s*(?:an?\s+)?(human|person|ai|machine|bot)\b",
+            rf"(?<![\w-]){re.escape(key)}\s*(?::|=|-|\bis\b)\s*(?:an?\s+)?({_WORD})\b"
+            rf"(?!\s*(?:or|/)\s*(?:an?\s+)?(?:{_WORD})\b)",
             re.IGNORECASE,
         )
         said = {_WORDS[match.group(1).lower()] for match in pattern.finditer(cleaned)}
