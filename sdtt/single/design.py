@@ -81,9 +81,10 @@ def balanced_forms(
             chosen.append(best)
             used.add(source)
         if len(chosen) < per_form + catch_per_form:
+            extra = f" and {catch_per_form} catch items" if catch_per_form else ""
             raise InputError(
-                f"a form of {per_form} items and {catch_per_form} catch items needs "
-                f"{per_form + catch_per_form} different sources, and there are {len(sources)}.",
+                f"a form of {per_form} items{extra} needs {per_form + catch_per_form} "
+                f"different sources (one item per conversation), and there are {len(sources)}.",
                 field="per_form",
                 hint="Show fewer items per judge, or add conversations.",
             )

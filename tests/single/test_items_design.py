@@ -96,7 +96,7 @@ def test_forms_never_show_two_cuts_of_one_conversation_and_show_items_evenly() -
 
 def test_a_form_larger_than_the_conversations_is_refused_with_what_to_do() -> None:
     items, _ = cut_items(corpus(1), (3, 6))
-    with pytest.raises(InputError, match="needs 5 different sources, and there are 4") as error:
+    with pytest.raises(InputError, match="needs 5 different sources .one item per conversation., and there are 4") as error:
         balanced_forms(items, forms=1, per_form=5)
     assert error.value.hint is not None and "fewer items" in error.value.hint
 
