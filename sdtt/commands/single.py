@@ -249,7 +249,9 @@ def run_judge(args: argparse.Namespace) -> int:
     existed = out.exists()
     made: list[SingleAnswer] = []
     with output_lock(out):
-        settled = {a.item for a in read_answers(out) if a.judge_id == judge_id} if existed else set()
+        settled = (
+            {a.item for a in read_answers(out) if a.judge_id == judge_id} if existed else set()
+        )
         items = [item for item in items if item.id not in settled]
         with JsonlWriter(out) as writer:
 

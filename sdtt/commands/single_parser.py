@@ -56,9 +56,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     build.add_argument(
         "--catch-per-judge", type=int, default=0, help="catch items per form (default 0)"
     )
-    build.add_argument(
-        "--confidence", action="store_true", help="ask a 1-5 confidence per verdict"
-    )
+    build.add_argument("--confidence", action="store_true", help="ask a 1-5 confidence per verdict")
     build.add_argument("--reason", action="store_true", help="ask an optional reason per item")
     build.add_argument(
         "--no-topic-check",
@@ -178,9 +176,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--topic", action="append", help="topic (repeatable; default the papers' ten domains)"
     )
     chats.add_argument("--count", type=int, default=1, help="chats to make (default 1)")
-    chats.add_argument(
-        "--exchanges", type=int, default=24, help="messages per chat (default 24)"
-    )
+    chats.add_argument("--exchanges", type=int, default=24, help="messages per chat (default 24)")
     chats.add_argument(
         "--temperature", type=float, default=0.8, help="first temperature (default 0.8)"
     )

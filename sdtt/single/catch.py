@@ -38,7 +38,9 @@ LONG_LIST = (
 KINDS = ("repetition", "long-list")
 
 
-def catch_item(item: SingleItem, kind: str, speaker: str, *, pattern: str = REPEATED[0]) -> SingleItem:
+def catch_item(
+    item: SingleItem, kind: str, speaker: str, *, pattern: str = REPEATED[0]
+) -> SingleItem:
     """A catch item of ``kind`` from a chat item: ``speaker`` (A or B) turned into an
     obvious machine; only that speaker is scored."""
     if not item.lines:
@@ -47,7 +49,9 @@ def catch_item(item: SingleItem, kind: str, speaker: str, *, pattern: str = REPE
         raise InputError("a catch speaker is A or B.", field="speaker")
     lines = list(item.lines)
     if kind == "repetition":
-        lines = [Spoken(speaker=s.speaker, text=pattern) if s.speaker == speaker else s for s in lines]
+        lines = [
+            Spoken(speaker=s.speaker, text=pattern) if s.speaker == speaker else s for s in lines
+        ]
     elif kind == "long-list":
         # Its first reply after the other speaker's first message becomes the list.
         index = next((i for i, s in enumerate(lines) if s.speaker == speaker and i > 0), None)
@@ -55,7 +59,7 @@ def catch_item(item: SingleItem, kind: str, speaker: str, *, pattern: str = REPE
             index = next((i for i, s in enumerate(lines) if s.speaker == speaker), None)
         if index is None:
             raise InputError(f"item {item.id!r}: speaker {speaker} never speaks.", field="item")
-        lines[index] = Spoken(speaker=speaker, text=LONG_LIST)
+        lines[index] = Spoken(speaker=lines[index].speaker, text=LONG_LIST)
     else:
         raise InputError(f"unknown catch kind {kind!r}.", hint=f"Use one of {', '.join(KINDS)}.")
     return item.model_copy(

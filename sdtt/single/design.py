@@ -49,6 +49,7 @@ def balanced_forms(
         used: set[str] = set()
         # Catch items first, so they never run out of sources the items took.
         catch_draw = {item.id: rng.random() for item in catch}
+
         # A catch item blocks its source for this form: prefer sources already ahead.
         def ahead(source: str) -> float:
             return -source_shown[source] / len(by_source.get(source, [None]))

@@ -145,7 +145,9 @@ def clean_reply(text: str, name: str, other: str) -> str:
     return " ".join(kept)
 
 
-def chat_prompt(first: str, second: str, topic: str, lines: Sequence[tuple[str, str]], speaker: str) -> Prompt:
+def chat_prompt(
+    first: str, second: str, topic: str, lines: Sequence[tuple[str, str]], speaker: str
+) -> Prompt:
     """What the model playing ``speaker`` is asked: the papers' framing, the chat so far
     as ``Name: text`` lines, and the speaker's turn."""
     dialogue = "\n".join([f"{first}: Hi!", *(f"{who}: {text}" for who, text in lines)])
@@ -189,7 +191,9 @@ async def _reply(
         else:
             record = ReplyRecord(name, target, attempt, temperature, words, cut, rejected)
             return text, record
-        temperature = min(settings.temperature_max, round(temperature + settings.temperature_step, 6))
+        temperature = min(
+            settings.temperature_max, round(temperature + settings.temperature_step, 6)
+        )
     return None
 
 

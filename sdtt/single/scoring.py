@@ -143,7 +143,12 @@ def trials_of(
             continue
         entry = key.entry(answer.item)
         human = answer.judge_type == "human"
-        if human and entry.catch is None and entry.topic is not None and answer.topic != entry.topic:
+        if (
+            human
+            and entry.catch is None
+            and entry.topic is not None
+            and answer.topic != entry.topic
+        ):
             attention.wrong_topic_trials += 1
             continue
         for speaker, truth in entry.truth.items():
@@ -228,7 +233,9 @@ def _row(group: str, klass: str, cut: str, trials: Sequence[Trial], reps: int, s
     humans = counts.hh + counts.mh
     machines = counts.hm + counts.mm
     detect = counts.detectability
-    interval = judge_bootstrap(trials, reps=reps, seed=seed) if not math.isnan(detect) else (NAN, NAN)
+    interval = (
+        judge_bootstrap(trials, reps=reps, seed=seed) if not math.isnan(detect) else (NAN, NAN)
+    )
     return Row(
         group=group,
         klass=klass,
@@ -244,9 +251,7 @@ def _row(group: str, klass: str, cut: str, trials: Sequence[Trial], reps: int, s
     )
 
 
-def per_unit_share(
-    trials: Iterable[Trial], said: str, unit: Callable[[Trial], str]
-) -> list[float]:
+def per_unit_share(trials: Iterable[Trial], said: str, unit: Callable[[Trial], str]) -> list[float]:
     """Each unit's (judge's, or item's) share of verdicts ``said`` over ``trials``."""
     tally: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for trial in trials:

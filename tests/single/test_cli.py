@@ -88,7 +88,9 @@ def test_the_whole_single_item_study_runs_offline(
     table = list(csv.DictReader(rows.read_text(encoding="utf-8").splitlines()))
     groups = {row["judges"] for row in table}
     assert groups == {"human", "llm mock/chatty zero-shot", "llm mock/chatty one-shot"}
-    top = next(r for r in table if r["judges"] == "human" and r["class"] == "all" and r["cut"] == "all")
+    top = next(
+        r for r in table if r["judges"] == "human" and r["class"] == "all" and r["cut"] == "all"
+    )
     assert float(top["detect. [95% CI]"].split()[0]) > 0.6
 
 
@@ -105,10 +107,14 @@ def test_machine_chats_from_the_command_line_record_their_settings(
     assert code == 0 and "2 chat(s) of 6 messages" in out, out
     made = read_transcripts(out_file)
     assert [len(t.messages) for t in made] == [6, 6]
-    assert all(t.topic == "music" and t.meta["speakers"] == {"A": "machine", "B": "machine"} for t in made)
+    assert all(
+        t.topic == "music" and t.meta["speakers"] == {"A": "machine", "B": "machine"} for t in made
+    )
     assert made[0].meta["generation"]["settings"]["exchanges"] == 6
     # Their items build like any others.
-    code, out = run(capsys, "build", out_file, "-o", tmp_path / "mm", "--cuts", "6", "--per-judge", "2")
+    code, out = run(
+        capsys, "build", out_file, "-o", tmp_path / "mm", "--cuts", "6", "--per-judge", "2"
+    )
     assert code == 0 and "2 MM" in out, out
 
 

@@ -43,7 +43,7 @@ def test_a_chat_with_no_condition_is_human_human_and_bad_speakers_are_named() ->
     plain = chat("h", "HH").model_copy(update={"meta": {}})
     assert speaker_truth(plain) == {"A": "human", "B": "human"}
     wrong = chat("w", "HH").model_copy(update={"meta": {"speakers": {"A": "robot"}}})
-    with pytest.raises(InputError, match="meta.speakers"):
+    with pytest.raises(InputError, match=r"meta\.speakers"):
         speaker_truth(wrong)
 
 
@@ -90,13 +90,18 @@ def test_forms_never_show_two_cuts_of_one_conversation_and_show_items_evenly() -
     shown = Counter(i for form in forms for i in form if by_id[i].catch is None)
     # 16 forms x 6 = 96 showings of 48 items: each twice.
     assert len(shown) == len(items) and set(shown.values()) == {2}
-    assert forms == balanced_forms(items, forms=16, per_form=6, catch=catch, catch_per_form=1, seed=5)
-    assert forms != balanced_forms(items, forms=16, per_form=6, catch=catch, catch_per_form=1, seed=6)
+    assert forms == balanced_forms(
+        items, forms=16, per_form=6, catch=catch, catch_per_form=1, seed=5
+    )
+    assert forms != balanced_forms(
+        items, forms=16, per_form=6, catch=catch, catch_per_form=1, seed=6
+    )
 
 
 def test_a_form_larger_than_the_conversations_is_refused_with_what_to_do() -> None:
     items, _ = cut_items(corpus(1), (3, 6))
-    with pytest.raises(InputError, match="needs 5 different sources .one item per conversation., and there are 4") as error:
+    wanted = r"needs 5 different sources \(one item per conversation\), and there are 4"
+    with pytest.raises(InputError, match=wanted) as error:
         balanced_forms(items, forms=1, per_form=5)
     assert error.value.hint is not None and "fewer items" in error.value.hint
 
@@ -106,7 +111,7 @@ def test_built_study_hides_the_truth_and_keeps_it_in_the_key(tmp_path: Path) -> 
     task, key = build_study(items, StudySettings(forms=2, per_form=6, seed=1))
     save_study(tmp_path, task, key)
     text = (tmp_path / "single-task.json").read_text(encoding="utf-8")
-    for word in ("machine\"", "human\"", "persona-name-xyz", "hh0@3", '"source"', "truth"):
+    for word in ('machine"', 'human"', "persona-name-xyz", "hh0@3", '"source"', "truth"):
         assert word not in text
     assert load_task(tmp_path) == task and load_key(tmp_path) == key
     for view in task.items:

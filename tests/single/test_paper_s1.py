@@ -81,9 +81,7 @@ def test_an_llm_judge_labels_both_speakers_of_every_item(judged: tuple) -> None:
     answers, key, items = judged
     assert len(answers) == len(items) == 19
     assert all(a.exclusion_reason is None for a in answers)
-    davinci_discarded = next(
-        a for a in answers if key.entry(a.item).item == "paper-s1.4@24"
-    )
+    davinci_discarded = next(a for a in answers if key.entry(a.item).item == "paper-s1.4@24")
     assert davinci_discarded.verdicts == {"A": "machine", "B": "machine"}
     people = next(a for a in answers if key.entry(a.item).item == "paper-s1.1@24")
     assert people.verdicts == {"A": "human", "B": "human"}

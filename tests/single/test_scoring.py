@@ -43,10 +43,20 @@ def fabricate(
                 truth = entry.truth.get(judged.key, "human")
                 other = "machine" if truth == "human" else "human"
                 verdicts[judged.key] = truth if rng.random() < skill else other
-            wrong = [c.value for c in view.topic.choices or [] if c.value != entry.topic] if view.topic else []
+            wrong = (
+                [c.value for c in view.topic.choices or [] if c.value != entry.topic]
+                if view.topic
+                else []
+            )
             topic = entry.topic if rng.random() < topic_skill or not wrong else rng.choice(wrong)
             answers.append(
-                SingleAnswer(task=task.id, judge_id=f"j{number}", item=item_id, verdicts=verdicts, topic=topic)
+                SingleAnswer(
+                    task=task.id,
+                    judge_id=f"j{number}",
+                    item=item_id,
+                    verdicts=verdicts,
+                    topic=topic,
+                )
             )
     return answers
 
@@ -62,13 +72,20 @@ def expected_table(answers: list[SingleAnswer], key: SingleKey) -> pd.DataFrame:
             continue
         for speaker, truth in entry.truth.items():
             rows.append(
-                {"judge": answer.judge_id, "klass": entry.klass, "cut": str(entry.cut),
-                 "truth": truth, "said": answer.verdicts[speaker]}  # fmt: skip
+                {
+                    "judge": answer.judge_id,
+                    "klass": entry.klass,
+                    "cut": str(entry.cut),
+                    "truth": truth,
+                    "said": answer.verdicts[speaker],
+                }
             )
     return pd.DataFrame(rows)
 
 
-def test_rates_per_class_and_cut_match_an_independent_count(study: tuple[SingleTask, SingleKey]) -> None:
+def test_rates_per_class_and_cut_match_an_independent_count(
+    study: tuple[SingleTask, SingleKey],
+) -> None:
     task, key = study
     answers = fabricate(task, key, skill=0.7, topic_skill=0.95, seed=1)
     scores = score_single(answers, key, min_topic_share=0.0, reps=200)
@@ -81,7 +98,9 @@ def test_rates_per_class_and_cut_match_an_independent_count(study: tuple[SingleT
         assert row.trials == len(cell)
         if len(humans):
             assert row.p_hh == pytest.approx((humans.said == "human").mean())
-            low, high = proportion_confint((humans.said == "human").sum(), len(humans), method="wilson")
+            low, high = proportion_confint(
+                (humans.said == "human").sum(), len(humans), method="wilson"
+            )
             assert row.p_hh_interval == pytest.approx((low, high))
         else:
             assert np.isnan(row.p_hh)
@@ -126,9 +145,7 @@ def test_inattentive_judges_and_wrong_topic_trials_are_left_out(
     slip = careful[0].model_copy(update={"judge_id": "slip"})
     slips = [slip] + [a.model_copy(update={"judge_id": "slip"}) for a in careful[1:8]]
     wrong_item = next(a for a in slips if key.entry(a.item).topic and not key.entry(a.item).catch)
-    slips = [
-        a.model_copy(update={"topic": "t9"}) if a is wrong_item else a for a in slips
-    ]
+    slips = [a.model_copy(update={"topic": "t9"}) if a is wrong_item else a for a in slips]
     trials, catch, attention = trials_of([*careful, *careless, *slips], key)
     assert "careless" in attention.judges_out and "slip" not in attention.judges_out
     assert attention.wrong_topic_trials == 1
@@ -145,16 +162,26 @@ def test_llm_judges_are_scored_apart_and_not_asked_the_topic(
     task, key = study
     people = fabricate(task, key, skill=0.6, topic_skill=1, seed=5)
     llm = [
-        SingleAnswer(task=task.id, judge_id="llm:mock/x:zero-shot", judge_type="llm",
-                     judge_model="mock/x", judge_kind="zero-shot", item=item.id,
-                     verdicts={j.key: "machine" for j in item.judged})  # fmt: skip
+        SingleAnswer(
+            task=task.id,
+            judge_id="llm:mock/x:zero-shot",
+            judge_type="llm",
+            judge_model="mock/x",
+            judge_kind="zero-shot",
+            item=item.id,
+            verdicts={j.key: "machine" for j in item.judged},
+        )
         for item in task.items
     ]
     scores = score_single([*people, *llm], key, reps=100)
     groups = {r.group for r in scores.rows}
     assert groups == {"human", "llm mock/x zero-shot"}
-    machine_only = next(r for r in scores.rows if r.group != "human" and r.klass == "all" and r.cut == "all")
-    assert machine_only.p_hh == 0.0 and machine_only.p_mm == 1.0 and machine_only.detectability == 0.5
+    machine_only = next(
+        r for r in scores.rows if r.group != "human" and r.klass == "all" and r.cut == "all"
+    )
+    assert (
+        machine_only.p_hh == 0.0 and machine_only.p_mm == 1.0 and machine_only.detectability == 0.5
+    )
     assert not scores.attention.judges_out
 
 

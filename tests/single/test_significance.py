@@ -16,9 +16,9 @@ from sdtt.single.significance import (
 
 RNG = np.random.default_rng(11)
 # Per-judge rates as the scoring makes them: shares of a few trials, so ties abound.
-RATE_SAMPLES = [
-    RNG.integers(0, 11, size=size) / 10 for size in (8, 15, 40)
-] + [np.array([0.5, 0.6, 0.7, 0.7, 0.8, 0.3, 0.9, 0.9, 1.0, 0.6])]
+RATE_SAMPLES = [RNG.integers(0, 11, size=size) / 10 for size in (8, 15, 40)] + [
+    np.array([0.5, 0.6, 0.7, 0.7, 0.8, 0.3, 0.9, 0.9, 1.0, 0.6])
+]
 
 
 @pytest.mark.parametrize("values", RATE_SAMPLES)

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
+from sdtt.questionnaires.single_task import SingleTask
 from sdtt.questionnaires.tools import TOOLS, ExportOptions
 from sdtt.single.build import SingleKey, StudySettings, build_study
 from sdtt.single.catch import catch_items
 from sdtt.single.items import cut_items
-from sdtt.questionnaires.single_task import SingleTask
 from tests.questionnaires.test_js_tools import _node
 from tests.single.helpers import PLANTED, corpus
 
@@ -35,7 +35,9 @@ def study() -> tuple[SingleTask, SingleKey]:
 
 
 @pytest.fixture(scope="module")
-def files(study: tuple[SingleTask, SingleKey], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def files(
+    study: tuple[SingleTask, SingleKey], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Path]:
     task, _ = study
     folder = tmp_path_factory.mktemp("single-export")
     written: dict[str, Path] = {}

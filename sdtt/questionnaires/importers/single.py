@@ -79,12 +79,12 @@ def _answer(
         if level is not None:
             confidence[judged.key] = level
     topic = given.get(item.topic_name)
-    if topic not in (None, "") and item.topic is not None:
-        if item.topic.choice_for(str(topic)) is None:
-            raise InputError(
-                f"{where}: topic answer {topic!r} is not an option of item {item.id}.",
-                field=item.topic_name,
-            )
+    known = item.topic is not None and item.topic.choice_for(str(topic)) is not None
+    if topic not in (None, "") and item.topic is not None and not known:
+        raise InputError(
+            f"{where}: topic answer {topic!r} is not an option of item {item.id}.",
+            field=item.topic_name,
+        )
     reason = given.get(item.reason_name)
     return SingleAnswer(
         task=task.id,
