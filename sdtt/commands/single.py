@@ -27,6 +27,11 @@ EXPORT_FOLDER = "export"
 ITEMS_FILE = "items.jsonl"
 ANSWERS_FORMAT = "single-item answers"
 EXIT_NOTHING_USABLE = 1
+CSV_HEADER = (
+    "judges", "class", "cut", "trials", "judge_count", "p_hh", "p_hh_low", "p_hh_high",
+    "p_mm", "p_mm_low", "p_mm_high", "detectability", "detectability_low", "detectability_high",
+)  # fmt: skip
+"""Columns of ``sdtt single score --csv``: numbers as numbers (NaN where none)."""
 
 
 def _console() -> Console:
@@ -321,7 +326,6 @@ def run_score(args: argparse.Namespace) -> int:
     )
     console = _console()
     header = ["class", "cut", "trials", "p(H|H) [95% CI]", "p(M|M) [95% CI]", "detect. [95% CI]"]
-    rows: list[list[str]] = []
     for group in dict.fromkeys(row.group for row in scores.rows):
         mine = [
             [
@@ -335,7 +339,6 @@ def run_score(args: argparse.Namespace) -> int:
             for row in scores.rows
             if row.group == group
         ]
-        rows += [[group, *row] for row in mine]
         print_escaped_table(console, f"Verdicts of {group} judges", header, mine)
     console.print(
         "[dim]detectability = (p(H|H) + p(M|M)) / 2: 0.5 a perfect imitator, 1.0 always "
@@ -363,15 +366,35 @@ def run_score(args: argparse.Namespace) -> int:
         "permutation tests compare trial accuracy between cuts.",
     )
     attention = scores.attention
+    caught = "; ".join(
+        f"{group}: {hits} of {total}" for group, (hits, total) in attention.catch.items()
+    )
     console.print(
         f"attention: {len(attention.judges_out)} judge(s) below the topic threshold left out, "
         f"{attention.wrong_topic_trials} answer(s) with a wrong topic left out, "
         f"{attention.unanswered} verdict(s) unanswered, {attention.excluded_answers} excluded; "
-        f"catch items: {attention.catch_caught} of {attention.catch_trials} called a machine"
+        f"catch items' machines called machines: {caught or 'none shown'}"
     )
     if args.csv is not None:
         buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="\n").writerows([["judges", *header], *rows])
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(CSV_HEADER)
+        for row in scores.rows:
+            writer.writerow(
+                [
+                    row.group,
+                    row.klass,
+                    row.cut,
+                    row.trials,
+                    row.judges,
+                    row.p_hh,
+                    *row.p_hh_interval,
+                    row.p_mm,
+                    *row.p_mm_interval,
+                    row.detectability,
+                    *row.detectability_interval,
+                ]
+            )
         write_text_atomic(args.csv, buffer.getvalue())
         console.print(f"  {shown(str(args.csv))}")
     return 0

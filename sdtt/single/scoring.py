@@ -90,13 +90,8 @@ class Attention:
     wrong_topic_trials: int = 0
     unanswered: int = 0
     excluded_answers: int = 0
-    catch_trials: int = 0
-    catch_caught: int = 0
-
-    @property
-    def catch_rate(self) -> float:
-        """p(M|M) on catch items' obvious machines."""
-        return self.catch_caught / self.catch_trials if self.catch_trials else NAN
+    catch: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Per judge group: catch items' obvious machines called a machine, and all of them."""
 
 
 @dataclass
@@ -168,8 +163,9 @@ def trials_of(
                 said=said,
             )
             (catch if entry.catch else trials).append(trial)
-    attention.catch_trials = len(catch)
-    attention.catch_caught = sum(1 for trial in catch if trial.said == "machine")
+    for group in sorted({trial.group for trial in catch}):
+        mine = [trial for trial in catch if trial.group == group]
+        attention.catch[group] = (sum(t.said == "machine" for t in mine), len(mine))
     return trials, catch, attention
 
 

@@ -84,14 +84,15 @@ def test_the_whole_single_item_study_runs_offline(
     assert code == 0, out
     for title in ("Verdicts of human judges", "Verdicts of llm mock/chatty zero-shot", "Tests"):
         assert title in out
-    assert "catch items: " in out
+    assert "catch items' machines called machines: human: " in " ".join(out.split())
     table = list(csv.DictReader(rows.read_text(encoding="utf-8").splitlines()))
     groups = {row["judges"] for row in table}
     assert groups == {"human", "llm mock/chatty zero-shot", "llm mock/chatty one-shot"}
     top = next(
         r for r in table if r["judges"] == "human" and r["class"] == "all" and r["cut"] == "all"
     )
-    assert float(top["detect. [95% CI]"].split()[0]) > 0.6
+    assert float(top["detectability"]) > 0.6
+    assert float(top["detectability_low"]) <= float(top["detectability"])
 
 
 def test_machine_chats_from_the_command_line_record_their_settings(
