@@ -1,5 +1,6 @@
 // The single-item page: per item one screen with the item, a human/machine question per
-// speaker (and its confidence), the topic check, then the optional reason. A row's
+// speaker (and its confidence) and the topic check, then the optional reason below the
+// item again. A row's
 // `answer` holds the screen's answers as JSON of question name to option code.
 runStudyPage(({ study, jsPsych, timeline, shown }) => {
   const byId = {};
@@ -28,10 +29,12 @@ runStudyPage(({ study, jsPsych, timeline, shown }) => {
   const reason = {
     timeline: [{
       type: jsPsychSurveyText,
+      // The item stays in view while the judge says why.
+      preamble: () => jsPsych.evaluateTimelineVariable("view"),
       questions: () => [{
         name: jsPsych.evaluateTimelineVariable("reason_name"),
         prompt: study.reason_prompt,
-        rows: 2,
+        rows: 3,
         required: false,
       }],
       data: {

@@ -21,7 +21,7 @@ from sdtt.questionnaires.tools import TOOLS, ExportOptions
 from sdtt.single.build import SingleKey, StudySettings, build_study
 from sdtt.single.catch import catch_items
 from sdtt.single.items import cut_items
-from tests.questionnaires.test_js_tools import _node
+from tests.questionnaires.test_js_tools import HOST, _node
 from tests.single.helpers import PLANTED, corpus
 
 
@@ -55,8 +55,11 @@ def report(files: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> 
     tasks = {
         "surveyjs": {
             "json": str(files["single-surveyjs-form-1.json"]),
-            "host": "",
-            "runs": [{"standalone": True, "seed": 3}],
+            "host": str(HOST),
+            "runs": [
+                {"standalone": True, "seed": 3},
+                {"params": "?PROLIFIC_PID=hosted", "seed": 5},
+            ],
         },
         "jspsych": {
             "page": str(files["single-jspsych.html"]),
@@ -83,7 +86,7 @@ def test_surveyjs_judge_sees_one_item_a_screen_and_answers_import_back(
     report: dict[str, Any], study: tuple[SingleTask, SingleKey], tmp_path: Path
 ) -> None:
     task, _ = study
-    (run,) = report["surveyjs"]
+    run = report["surveyjs"][0]
     assert run["errors"] == [] and run["blocked"] == []
     assert run["pwned"] is None and PLANTED in run["text"]  # shown as text, never run
     form = task.forms[0]
@@ -151,3 +154,19 @@ def test_no_export_carries_the_key_or_provenance(
         assert "persona-name-xyz" not in text
         for entry in key.items[:6]:
             assert entry.item not in text and f'"{entry.source}"' not in text
+
+
+def test_surveyjs_on_the_host_page_records_the_judge_and_seconds_per_item(
+    report: dict[str, Any], study: tuple[SingleTask, SingleKey], tmp_path: Path
+) -> None:
+    task, _ = study
+    run = report["surveyjs"][1]
+    assert run["errors"] == [] and run["blocked"] == []
+    results = tmp_path / "hosted.json"
+    results.write_text(json.dumps(run["result"]), encoding="utf-8")
+    fielded = TOOLS["surveyjs"].single
+    assert fielded is not None
+    answers = fielded.read(results, task)
+    assert sorted(a.item for a in answers) == sorted(task.forms[0])
+    assert {a.judge_id for a in answers} == {"hosted"}
+    assert all(a.seconds is not None and a.seconds >= 0 for a in answers)
