@@ -34,8 +34,8 @@ From the command line, with no code, use a built-in script:
   topics``), it lists N everyday topics not yet taken; asked to pick one of two options
   (an LLM judge's "Answer with ... only: A or B"), it answers one of them; asked for a
   verdict per speaker (lines such as "A: human or AI"), it answers each human or AI;
-  asked for "one whole number from L to H" (a similarity rating), it answers the word overlap of
-  the two excerpts on that scale, moved a point by the call's seed;
+  asked for "one whole number from L to H" (a similarity rating), it answers the word
+  overlap of the two excerpts on that scale, moved a point by the call's seed;
   asked for a belief as a whole number from 0 to 100 (a reveal-mode judge), it gives
   one, with log-probabilities when the call asks for them.
 - ``mock/fail``: always raises :class:`~sdtt.errors.ServerError` (retried, then raised).

@@ -5,9 +5,9 @@ how, how its answer files are read back, whether its single file carries a judge
 itself, whether it can do reveal mode, how it fields a rating task (``sdtt align``).
 ``sdtt questionnaire export``, ``sdtt responses import`` and ``sdtt align export/import``
 take their ``--format`` choices and help text from :data:`TOOLS`; reveal mode, the
-belief-trace importer, the rating tasks and the single-item tasks (``sdtt single``) ask it
-what a tool can do. Adding a tool is
-an exporter, a reader and one entry here (ARCHITECTURE.md, "Where to add").
+belief-trace importer, the rating tasks and the single-item tasks (``sdtt single``) ask
+it what a tool can do. Adding a tool is an exporter, a reader and one entry here
+(ARCHITECTURE.md, "Where to add").
 
 ==============  =====================================================================
 ``surveyjs``    SurveyJS survey JSON; reveal mode, rating and single-item tasks; its results

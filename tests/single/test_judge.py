@@ -7,10 +7,10 @@ import pytest
 import trio
 
 from sdtt.errors import InputError
-from sdtt.judges.single_item import (
+from sdtt.judges.single_item import judge_task
+from sdtt.judges.single_prompts import (
     ONE_SHOT,
     ZERO_SHOT,
-    judge_task,
     parse_verdicts,
     single_item_prompt,
 )
