@@ -90,8 +90,8 @@ def run_build(args: argparse.Namespace) -> int:
     from sdtt.single.items import write_items
 
     items, skipped = _items(args.sources, _cuts(args.cuts))
+    # As many catch items as forms times catch items per form: each is shown once.
     catch = catch_items(items, args.forms * args.catch_per_judge, args.seed)
-    # Each catch item is shown once: as many as forms times catch items per form.
     settings = StudySettings(
         forms=args.forms,
         per_form=args.per_judge,
@@ -219,11 +219,7 @@ def pick_example(
             )
         chosen = max(labelled, key=lambda entry: (entry.cut or 0, entry.item))
     view = next(item for item in task_items if item.id == chosen.id)
-    truth: dict[str, Verdict] = {
-        speaker: "human" if verdict == "human" else "machine"
-        for speaker, verdict in chosen.truth.items()
-    }
-    return view, truth, chosen.source
+    return view, dict(chosen.truth), chosen.source
 
 
 def run_judge(args: argparse.Namespace) -> int:
@@ -232,7 +228,7 @@ def run_judge(args: argparse.Namespace) -> int:
 
     from sdtt.commands.common import check_base_url
     from sdtt.dialogue.jsonl import JsonlWriter
-    from sdtt.judges.single_item import judge_task
+    from sdtt.judges.single_item import judge_id_for, judge_task
     from sdtt.lock import output_lock
     from sdtt.models.model import get_model
     from sdtt.redact import shown
@@ -250,12 +246,20 @@ def run_judge(args: argparse.Namespace) -> int:
         same = {entry.id for entry in key.items if entry.source == source}
         items = [item for item in items if item.id not in same]
     out = _answers_path(args)
-    judge_id = f"llm:{args.model}:{args.kind}"
+    judge_id = judge_id_for(args.model, args.kind)
     existed = out.exists()
     made: list[SingleAnswer] = []
     with output_lock(out):
+        # A provider failure is asked again on a rerun; an unreadable answer is not.
         settled = (
-            {a.item for a in read_answers(out) if a.judge_id == judge_id} if existed else set()
+            {
+                a.item
+                for a in read_answers(out)
+                if a.judge_id == judge_id
+                and not (a.exclusion_reason or "").startswith("model_error")
+            }
+            if existed
+            else set()
         )
         items = [item for item in items if item.id not in settled]
         with JsonlWriter(out) as writer:

@@ -27,6 +27,11 @@ RAW_LIMIT = 200
 """Characters of an unreadable answer kept in the record (to see what went wrong)."""
 
 
+def judge_id_for(model: str, kind: SingleKind) -> str:
+    """The judge id of a model answering with a prompt kind."""
+    return f"llm:{model}:{kind}"
+
+
 async def judge_item(
     model: Model,
     task: SingleTask,
@@ -86,7 +91,7 @@ async def judge_task(
         raise InputError("a one-shot judge needs a labelled example item.", field="example")
     if attempts < 1:
         raise InputError("attempts must be at least 1.", field="attempts")
-    judge_id = f"llm:{model.name}:{kind}"
+    judge_id = judge_id_for(model.name, kind)
     shown = [
         item
         for item in (task.items if items is None else items)

@@ -25,7 +25,7 @@ from sdtt.files import parse_json, read_text_file, write_text_atomic
 from sdtt.questionnaires.ids import OpaqueIds
 from sdtt.questionnaires.layout import SPEAKER_LABELS
 from sdtt.questionnaires.questionnaire import Choice, Line, Question
-from sdtt.questionnaires.single_task import ItemView, Judged, SingleTask
+from sdtt.questionnaires.single_task import ItemView, Judged, SingleTask, Verdict
 from sdtt.single.design import balanced_forms
 from sdtt.single.items import SingleItem
 
@@ -84,7 +84,7 @@ class KeyEntry(BaseModel):
     source: str
     cut: int | None
     klass: str
-    truth: dict[str, str]
+    truth: dict[str, Verdict]
     topic: str | None = Field(default=None, description="The right topic option code.")
     catch: str | None = None
     meta: dict[str, object] = Field(default_factory=dict)

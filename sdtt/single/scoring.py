@@ -4,12 +4,13 @@ Every answer becomes one trial per scored speaker: the truth (human or machine) 
 the judge said. Attention as theirs: a judge who picked the right topic for fewer than
 ``min_topic_share`` of the items with a topic check (15 of 20 in the papers) is left
 out, and so is every trial whose topic the judge got wrong (LLM judges are not asked the
-topic). Catch items are scored apart
-(their obvious machine should be called a machine) and never enter the main figures.
+topic). Catch items are scored apart (their obvious machine should be called a machine)
+and never enter the main figures.
 
 For each group of trials: p(H|H) and p(M|M) with Wilson intervals, imitation
 detectability ``(p(H|H) + p(M|M)) / 2`` (NaN when the group has only humans or only
-machines) with a percentile bootstrap interval over judges, and the papers' tests: a
+machines) with a percentile bootstrap interval over judges (over items for a single LLM
+judge, whose tests below are over items too), and the papers' tests: a
 one-sample Wilcoxon signed-rank test of per-judge p(H|H) and p(M|M) against 0.5, a
 Mann-Whitney U test of how often HH and MM chats are called human (per judge), and
 permutation tests of accuracy between every two cuts with Bonferroni correction.
@@ -185,11 +186,6 @@ def confusion_of(trials: Iterable[Trial]) -> Confusion:
     return counts
 
 
-def detectability_of(trials: Sequence[Trial]) -> float:
-    """``(p(H|H) + p(M|M)) / 2``; NaN unless both humans and machines were judged."""
-    return confusion_of(trials).detectability
-
-
 def judge_bootstrap(
     trials: Sequence[Trial], *, reps: int = 2000, seed: int = 0, confidence: float = 0.95
 ) -> tuple[float, float]:
@@ -291,9 +287,10 @@ def score_single(
             for cut in cuts:
                 cell = [t for t in mine if t.cut == cut]
                 rows.append(_row(group, ALL, _cut_label(cut), cell, reps, seed))
-        # The papers' tests, over judges; a group of one judge (an LLM) over its trials.
-        unit = (lambda t: t.judge) if len({t.judge for t in mine}) > 1 else (lambda t: t.item)
-        per = "per judge" if len({t.judge for t in mine}) > 1 else "per trial"
+        # The papers' tests, over judges; a group of one judge (an LLM) over its items.
+        several = len({t.judge for t in mine}) > 1
+        unit = (lambda t: t.judge) if several else (lambda t: t.item)
+        per = "per judge" if several else "per item"
         for truth, name in (("human", "p(H|H)"), ("machine", "p(M|M)")):
             rates = per_unit_share([t for t in mine if t.truth == truth], truth, unit)
             if rates:
