@@ -85,7 +85,14 @@ def run_build(args: argparse.Namespace) -> int:
 
     from sdtt.files import output_folder
     from sdtt.redact import shown
-    from sdtt.single.build import KEY_FILE, TASK_FILE, StudySettings, build_study, save_study
+    from sdtt.single.build import (
+        KEY_FILE,
+        TASK_FILE,
+        StudySettings,
+        build_study,
+        chat_leaks,
+        save_study,
+    )
     from sdtt.single.catch import catch_items
     from sdtt.single.items import write_items
 
@@ -118,6 +125,8 @@ def run_build(args: argparse.Namespace) -> int:
             f"[yellow]note:[/] {len(skipped)} cut(s) longer than their conversation left out "
             f"(e.g. {shown(skipped[0][0])} at {skipped[0][1]})"
         )
+    for warning in chat_leaks(items):
+        console.print(f"[yellow]warning:[/] {shown(warning)}")
     for name in (TASK_FILE, KEY_FILE, ITEMS_FILE):
         console.print(f"  {shown(str(folder / name))}")
     return 0

@@ -24,6 +24,7 @@ from sdtt.errors import InputError
 from sdtt.files import parse_json, read_text_file, write_text_atomic
 from sdtt.questionnaires.ids import OpaqueIds
 from sdtt.questionnaires.layout import SPEAKER_LABELS
+from sdtt.questionnaires.leaks import find_terms, meta_terms, unique_terms
 from sdtt.questionnaires.questionnaire import Choice, Line, Question
 from sdtt.questionnaires.single_task import ItemView, Judged, SingleTask, Verdict
 from sdtt.single.design import balanced_forms
@@ -213,6 +214,20 @@ def build_study(
         },
     )
     return task, key
+
+
+def chat_leaks(items: Sequence[SingleItem], *, limit: int = 5) -> list[str]:
+    """Warnings for item text that names the item's model or persona (shown as written:
+    someone may well have typed "are you a bot?"), at most ``limit`` and a count."""
+    warnings: list[str] = []
+    for item in items:
+        terms = unique_terms(meta_terms(item.meta))
+        texts = [s.text for s in item.lines] + [part.text for part in item.parts]
+        for term in sorted({t for text in texts for t in find_terms(text, terms)}):
+            warnings.append(f"item {item.id}: its text mentions {term!r}; judges will see it.")
+    if len(warnings) > limit:
+        warnings = [*warnings[:limit], f"... and {len(warnings) - limit} more such items."]
+    return warnings
 
 
 def save_study(folder: Path, task: SingleTask, key: SingleKey) -> None:

@@ -133,9 +133,16 @@ def cut_items(
             Spoken(speaker="A" if message.side == USER else "B", text=message.text)
             for message in transcript.messages
         ]
-        meta = {"class": "".join("H" if truth[k] == "human" else "M" for k in ("A", "B"))}
-        if transcript.condition is not None and transcript.condition.model:
-            meta["model"] = transcript.condition.model
+        klass = "".join("H" if truth[k] == "human" else "M" for k in ("A", "B"))
+        meta: dict[str, Any] = {"class": klass}
+        condition = transcript.condition
+        if condition is not None:
+            # Kept in the key, and looked for in the chat text (see chat_leaks).
+            named = {"model": condition.model, "persona": condition.persona,
+                     "interrogator": condition.interrogator}  # fmt: skip
+            meta.update({k: v for k, v in named.items() if v})
+        if isinstance(transcript.meta.get("models"), dict):
+            meta["models"] = sorted(str(v) for v in transcript.meta["models"].values())
         for cut in sorted(set(cuts)):
             if cut > len(spoken):
                 skipped.append((transcript.id, cut))

@@ -10,7 +10,14 @@ import pytest
 
 from sdtt.errors import InputError
 from sdtt.questionnaires.single_task import Part
-from sdtt.single.build import StudySettings, build_study, load_key, load_task, save_study
+from sdtt.single.build import (
+    StudySettings,
+    build_study,
+    chat_leaks,
+    load_key,
+    load_task,
+    save_study,
+)
 from sdtt.single.catch import LONG_LIST, catch_item, catch_items
 from sdtt.single.design import balanced_forms
 from sdtt.single.items import SingleItem, cut_items, read_items, speaker_truth, write_items
@@ -133,3 +140,23 @@ def test_a_broken_study_file_names_the_file(tmp_path: Path) -> None:
     assert error.value.path is not None and error.value.path.endswith("single-task.json")
     with pytest.raises(InputError, match="does not exist"):
         load_key(tmp_path)
+
+
+def test_chat_text_naming_the_bots_model_or_persona_is_warned_about() -> None:
+    chat_ = bot_chat("c", "human")
+    said = chat_.messages[0].model_copy(update={"text": "are you chatty or a person?"})
+    named = chat_.model_copy(
+        update={
+            "messages": [said, *chat_.messages[1:]],
+            "condition": chat_.condition.model_copy(update={"persona": "Chatty"})
+            if chat_.condition
+            else None,
+        }
+    )
+    items, _ = cut_items([named, chat("plain", "HH", 6)], (3, 6))
+    warnings = chat_leaks(items)
+    assert len(warnings) == 2  # both cuts of the named chat, none of the plain one
+    assert all(
+        "'chatty'" in warning.lower() and "judges will see it" in warning for warning in warnings
+    )
+    assert len(chat_leaks(items * 5, limit=3)) == 4
