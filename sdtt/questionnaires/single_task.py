@@ -43,13 +43,15 @@ class Part(BaseModel):
 
 
 class Judged(BaseModel):
-    """One speaker the judge labels: its key (``A``, ``B``, or a part's label) and how the
-    question names it."""
+    """One speaker the judge labels: its key (``A``, ``B``, or a part's label), how the
+    questions name it, and its own verdict question when the task's does not fit (a
+    part: "Was this caption written by a human or a machine?")."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     key: str
     label: str
+    question: str | None = None
 
 
 class ItemView(BaseModel):
@@ -121,7 +123,7 @@ class SingleTask(BaseModel):
 
     def question_for(self, judged: Judged) -> str:
         """The verdict question about one speaker."""
-        return self.question.replace("{speaker}", judged.label)
+        return judged.question or self.question.replace("{speaker}", judged.label)
 
     def form_items(self) -> list[list[ItemView]]:
         """Each form's items in order (one form of every item when there are no forms)."""

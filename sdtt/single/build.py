@@ -57,8 +57,17 @@ INTRO = (
     "Then say what the conversation was mostly about. There are no trick questions about "
     "spelling or grammar: go with your impression."
 )
+PARTS_INTRO = (
+    "You will see a series of short items, one at a time, such as a word and another word "
+    "someone associated with it, or a picture and its description. Each was written by a "
+    "person or by a computer program.\n\n"
+    "For each item, say whether you think a human or a machine wrote the part asked about. "
+    "Go with your impression."
+)
+"""The introduction when no item is a chat."""
 END_TEXT = "Thank you! Your answers have been recorded."
 QUESTION = "Is {speaker} a human or a machine?"
+PART_QUESTION = "Was {part} written by a human or a machine?"
 TOPIC_QUESTION = "What was this conversation mostly about?"
 
 
@@ -109,8 +118,12 @@ class SingleKey(BaseModel):
         raise InputError(f"item {item_id!r} is not in this study's key.", field="item")
 
 
-def _label(item: SingleItem, key: str) -> str:
-    return SPEAKER_LABELS[key] if item.lines and key in ("A", "B") else key  # type: ignore[index]
+def _judged(item: SingleItem, key: str) -> Judged:
+    if item.lines and key in ("A", "B"):
+        return Judged(key=key, label=SPEAKER_LABELS["A" if key == "A" else "B"])
+    # A part (an association, a caption): "this caption", asked whether it was written by one.
+    label = f"this {key.lower()}"
+    return Judged(key=key, label=label, question=PART_QUESTION.replace("{part}", label))
 
 
 def _topic_question(
@@ -133,7 +146,7 @@ def _view(item: SingleItem, item_id: str, topic: Question | None) -> ItemView:
         ],
         parts=item.parts,
         image=item.image,
-        judged=[Judged(key=key, label=_label(item, key)) for key in item.judged],
+        judged=[_judged(item, key) for key in item.judged],
         topic=topic,
     )
 
@@ -192,7 +205,7 @@ def build_study(
     task = SingleTask(
         id=task_id,
         title=TITLE,
-        intro=INTRO,
+        intro=INTRO if any(item.lines for item in items) else PARTS_INTRO,
         end_text=END_TEXT,
         question=QUESTION,
         confidence=settings.confidence,

@@ -160,3 +160,40 @@ def test_chat_text_naming_the_bots_model_or_persona_is_warned_about() -> None:
         "'chatty'" in warning.lower() and "judges will see it" in warning for warning in warnings
     )
     assert len(chat_leaks(items * 5, limit=3)) == 4
+
+
+def test_items_of_parts_and_images_are_asked_about_their_part_and_escaped() -> None:
+    from sdtt.questionnaires.exporters.single import item_html
+    from sdtt.questionnaires.tools import TOOLS, ExportOptions
+
+    items = [
+        SingleItem(
+            id="apple",
+            source="apple",
+            parts=[Part(label="Cue", text="apple"), Part(label="Association", text="<b>pie</b>")],
+            truth={"Association": "machine"},
+        ),
+        SingleItem(
+            id="img",
+            source="img",
+            image='https://example.org/a.jpg?x="><script>',
+            parts=[Part(label="Caption", text="a dog")],
+            truth={"Caption": "human"},
+        ),
+    ]
+    task, key = build_study(items, StudySettings(forms=1, per_form=2))
+    by_item = {key.entry(view.id).item: view for view in task.items}
+    association = by_item["apple"]
+    assert association.topic is None  # no chat, no topic check
+    assert "conversation" not in task.intro
+    assert task.question_for(association.judged[0]) == (
+        "Was this association written by a human or a machine?"
+    )
+    html = item_html(association)
+    assert "&lt;b&gt;pie&lt;/b&gt;" in html and "<b>pie</b>" not in html
+    picture = item_html(by_item["img"])
+    assert '<img src="https://example.org/a.jpg?x=&quot;&gt;&lt;script&gt;"' in picture
+    fielded = TOOLS["surveyjs"].single
+    assert fielded is not None
+    (survey,) = fielded.write(task, ExportOptions()).values()
+    assert "Was this caption written by a human or a machine?" in survey
