@@ -7,6 +7,7 @@ with the truth of each judged speaker. :mod:`~sdtt.single.items` cuts conversati
 any class (HH, HM, MH, MM) into items, :mod:`~sdtt.single.catch` makes the attention
 catch items, :mod:`~sdtt.single.design` hands out balanced forms,
 :mod:`~sdtt.single.build` turns items into the task judges see and the key they never
-see, :mod:`~sdtt.single.scoring` scores answers per class and per cut, and
+see, :mod:`~sdtt.single.scoring` scores answers per class and per cut with the papers'
+tests (:mod:`~sdtt.single.significance`), and
 :mod:`~sdtt.single.machine_chats` makes machine-machine chats the papers' way.
 """

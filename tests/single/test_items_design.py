@@ -197,3 +197,31 @@ def test_items_of_parts_and_images_are_asked_about_their_part_and_escaped() -> N
     assert fielded is not None
     (survey,) = fielded.write(task, ExportOptions()).values()
     assert "Was this caption written by a human or a machine?" in survey
+
+
+def test_an_answer_that_is_no_option_names_the_file_and_record(tmp_path: Path) -> None:
+    from sdtt.questionnaires.importers.single import read_jspsych_single, read_surveyjs_single
+
+    items, _ = cut_items(corpus(1), (3,))
+    task, _ = build_study(items, StudySettings(forms=1, per_form=4, confidence=True))
+    item = task.items[0]
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps([{item.verdict_name(1): "robot"}]), encoding="utf-8")
+    with pytest.raises(InputError, match=r"results\.json\[1\]: answer 'robot' to A is neither"):
+        read_surveyjs_single(results, task)
+    results.write_text(json.dumps([{item.confidence_name(2): 9}]), encoding="utf-8")
+    with pytest.raises(InputError, match="confidence 9 in B is not a whole number from 1 to 5"):
+        read_surveyjs_single(results, task)
+    table = tmp_path / "page.csv"
+    table.write_text(
+        "judge_id,role,item,answer,rt,form\nj,single,nosuch1,{},10,\n", encoding="utf-8"
+    )
+    with pytest.raises(InputError, match="'nosuch1' is not in this single-item task"):
+        read_jspsych_single(table, task)
+    table.write_text(
+        f"judge_id,role,item,answer,rt,form\nj,single,{item.id},{{}},10,other-task\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError, match="holds answers to task 'other-task'") as error:
+        read_jspsych_single(table, task)
+    assert error.value.line == 2

@@ -100,7 +100,8 @@ def _answer(
 
 
 def _shown(item: ItemView, given: dict[str, Any]) -> bool:
-    names = [item.verdict_name(i) for i in range(1, len(item.judged) + 1)]
+    numbers = range(1, len(item.judged) + 1)
+    names = [item.verdict_name(i) for i in numbers] + [item.confidence_name(i) for i in numbers]
     return any(name in given for name in [*names, item.topic_name, item.reason_name])
 
 
