@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 EXPORT_FOLDER = "export"
 ITEMS_FILE = "items.jsonl"
-ANSWERS_FORMAT = "single-item answers"
 EXIT_NOTHING_USABLE = 1
 CSV_HEADER = (
     "judges", "class", "cut", "trials", "judge_count", "p_hh", "p_hh_low", "p_hh_high",
@@ -162,20 +161,11 @@ def _answers_path(args: argparse.Namespace) -> Path:
     return output_file(args.out or args.study / ANSWERS_FILE)
 
 
-def read_answers(path: Path) -> list[SingleAnswer]:
-    """Answers of a file ``import`` or ``judge`` wrote."""
-    from sdtt.dialogue.records import read_records
-    from sdtt.questionnaires.single_task import ANSWERS_VERSION, SingleAnswer
-
-    return read_records(
-        path, SingleAnswer, version=ANSWERS_VERSION, noun="answer", format_name=ANSWERS_FORMAT
-    )
-
-
 def run_import(args: argparse.Namespace) -> int:
     """``sdtt single import``."""
     from sdtt.dialogue.records import append_records
     from sdtt.lock import output_lock
+    from sdtt.questionnaires.single_task import read_single_answers
     from sdtt.questionnaires.tools import TOOLS, either, single_tools
     from sdtt.redact import shown
     from sdtt.single.build import load_task
@@ -191,7 +181,7 @@ def run_import(args: argparse.Namespace) -> int:
     found = [answer for path in args.files for answer in fielded.read(path, task)]
     out = _answers_path(args)
     with output_lock(out):
-        held = {(a.judge_id, a.item) for a in read_answers(out)} if out.exists() else set()
+        held = {(a.judge_id, a.item) for a in read_single_answers(out)} if out.exists() else set()
         fresh = [a for a in found if (a.judge_id, a.item) not in held]
         append_records(out, fresh)
     console = _console()
@@ -240,6 +230,7 @@ def run_judge(args: argparse.Namespace) -> int:
     from sdtt.judges.single_item import judge_id_for, judge_task
     from sdtt.lock import output_lock
     from sdtt.models.model import get_model
+    from sdtt.questionnaires.single_task import read_single_answers
     from sdtt.redact import shown
     from sdtt.single.build import load_key, load_task
 
@@ -263,7 +254,7 @@ def run_judge(args: argparse.Namespace) -> int:
         settled = (
             {
                 a.item
-                for a in read_answers(out)
+                for a in read_single_answers(out)
                 if a.judge_id == judge_id
                 and not (a.exclusion_reason or "").startswith("model_error")
             }
@@ -321,13 +312,14 @@ def run_score(args: argparse.Namespace) -> int:
 
     from sdtt.commands.scoring import print_escaped_table
     from sdtt.files import write_text_atomic
+    from sdtt.questionnaires.single_task import read_single_answers
     from sdtt.redact import shown
     from sdtt.single.build import load_key
     from sdtt.single.scoring import score_single
 
     key = load_key(args.study)
     files = args.answers or [args.study / ANSWERS_FILE]
-    answers = [answer for path in files for answer in read_answers(path)]
+    answers = [answer for path in files for answer in read_single_answers(path)]
     foreign = {a.task for a in answers} - {key.task}
     if foreign:
         raise InputError(

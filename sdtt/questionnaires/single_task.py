@@ -16,15 +16,18 @@ the n-th judged speaker, ``<item>c<n>`` its confidence, ``<item>why`` the reason
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from sdtt.dialogue.records import read_records
 from sdtt.errors import InputError
 from sdtt.questionnaires.questionnaire import Line, Question
 
 TASK_VERSION = 1
 ANSWERS_VERSION = 1
+ANSWERS_FORMAT = "single-item answers"
 Verdict = Literal["human", "machine"]
 VERDICTS: tuple[tuple[Verdict, str], ...] = (("human", "Human"), ("machine", "Machine"))
 """Each verdict's code and the label judges read."""
@@ -154,3 +157,14 @@ class SingleAnswer(BaseModel):
         default=None, description="Why the answer cannot be used (LLM: non-compliant...)."
     )
     where: str = Field(default="", description="File and line or row it came from.")
+
+
+def read_single_answers(path: str | Path) -> list[SingleAnswer]:
+    """The answers in a file ``sdtt single import`` or ``sdtt single judge`` wrote."""
+    return read_records(
+        path,
+        SingleAnswer,
+        version=ANSWERS_VERSION,
+        noun="answer",
+        format_name="single-item answers",
+    )
