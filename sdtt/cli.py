@@ -62,6 +62,7 @@ COMMANDS: dict[str, Command] = {
     "plan": Command("pairs and judges needed for a given power"),
     "align": Command("judge alignment: pairwise similarity ratings, LLM cohorts and RSA"),
     "detectors": Command("export a study's pairs for AI-text detectors and score their answers"),
+    "single": Command("single-item tests: one conversation cut at a time, each speaker judged"),
 }
 """Every command, in the order ``sdtt --help`` lists them."""
 

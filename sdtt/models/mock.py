@@ -32,9 +32,10 @@ From the command line, with no code, use a built-in script:
   prompt, so bursts show. Asked for a whole chat of N rounds (``sdtt generate``), it
   writes N rounds of ``User:`` and ``Response:`` lines; asked for N topics (``sdtt
   topics``), it lists N everyday topics not yet taken; asked to pick one of two options
-  (an LLM judge's "Answer with ... only: A or B"), it answers one of them; asked for
-  "one whole number from L to H" (a similarity rating), it answers the word overlap of
-  the two excerpts on that scale, moved a point by the call's seed;
+  (an LLM judge's "Answer with ... only: A or B"), it answers one of them; asked for a
+  verdict per speaker (lines such as "A: human or AI"), it answers each human or AI;
+  asked for "one whole number from L to H" (a similarity rating), it answers the word
+  overlap of the two excerpts on that scale, moved a point by the call's seed;
   asked for a belief as a whole number from 0 to 100 (a reveal-mode judge), it gives
   one, with log-probabilities when the call asks for them.
 - ``mock/fail``: always raises :class:`~sdtt.errors.ServerError` (retried, then raised).
@@ -218,6 +219,7 @@ def _response_lines(texts: Iterable[str], after: datetime | None) -> str:
 
 _CHOICE = re.compile(r"\bonly:\s*\(?([\w-]+)\)? or \(?([\w-]+)\)?[.\s]")
 _SCALE = re.compile(r"\bone whole number from (-?\d+) to (-?\d+)\b")
+_PER_SPEAKER = re.compile(r"^(\S+): human or AI$", re.MULTILINE)
 _TOPIC_LIST = re.compile(r"\bList (\d{1,3}) (?:such |more )?topics\b")
 _TAKEN = re.compile(r"^- (.+)$", re.MULTILINE)
 
@@ -272,6 +274,12 @@ def special_reply(prompt: Prompt, config: GenerateConfig) -> str | None:
         # A similarity rating: word overlap of the two excerpts, plus seeded noise.
         low, high = int(scale.group(1)), int(scale.group(2))
         return str(_similarity_rating(prompt.dialogue, low, high, key))
+    speakers = _PER_SPEAKER.findall(prompt.task)
+    if speakers:
+        # A single-item judge's verdict on each speaker, one bit of the call's key each.
+        return "\n".join(
+            f"{speaker}: {_pick(('human', 'AI'), key >> n)}" for n, speaker in enumerate(speakers)
+        )
     choice = _CHOICE.search(prompt.task)
     if choice is not None:
         # A judge's verdict: one of the two options, as a pure function of the call.

@@ -5,13 +5,14 @@ how, how its answer files are read back, whether its single file carries a judge
 itself, whether it can do reveal mode, how it fields a rating task (``sdtt align``).
 ``sdtt questionnaire export``, ``sdtt responses import`` and ``sdtt align export/import``
 take their ``--format`` choices and help text from :data:`TOOLS`; reveal mode, the
-belief-trace importer and the rating tasks ask it what a tool can do. Adding a tool is
-an exporter, a reader and one entry here (ARCHITECTURE.md, "Where to add").
+belief-trace importer, the rating tasks and the single-item tasks (``sdtt single``) ask
+it what a tool can do. Adding a tool is an exporter, a reader and one entry here
+(ARCHITECTURE.md, "Where to add").
 
 ==============  =====================================================================
-``surveyjs``    SurveyJS survey JSON; reveal mode, rating tasks; answers as its results
+``surveyjs``    SurveyJS survey JSON; reveal mode, rating and single-item tasks; its results
 ``qualtrics``   a Qualtrics ``.qsf`` that hands out a judge design itself; response CSV
-``jspsych``     a self-contained jsPsych page (design, reveal mode, rating tasks); its CSV
+``jspsych``     a jsPsych page (design, reveal mode, rating and single-item tasks); its CSV
 ``limesurvey``  a LimeSurvey tab-separated import file; response CSV
 ``html``        a printable page (no answers come back)
 ``markdown``    printable Markdown (no answers come back)
@@ -33,6 +34,7 @@ from sdtt.questionnaires.exporters import (
     qualtrics,
     rating,
     reveal,
+    single,
     surveyjs,
 )
 from sdtt.questionnaires.exporters.reveal import RevealNotSupported
@@ -47,9 +49,11 @@ from sdtt.questionnaires.importers.rating import (
     read_jspsych_ratings,
     read_surveyjs_ratings,
 )
+from sdtt.questionnaires.importers.single import read_jspsych_single, read_surveyjs_single
 from sdtt.questionnaires.importers.surveyjs import read_surveyjs
 from sdtt.questionnaires.questionnaire import Questionnaire
 from sdtt.questionnaires.rating_task import RatingTask
+from sdtt.questionnaires.single_task import SingleAnswer, SingleTask
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,16 @@ class RatingFormat:
 
 
 @dataclass(frozen=True)
+class SingleFormat:
+    """How a tool fields a single-item task of ``sdtt single``: its files and its answers."""
+
+    write: Callable[[SingleTask, ExportOptions], dict[str, str]]
+    """The task's files (never its key), by file name."""
+    read: Callable[[Path, SingleTask], list[SingleAnswer]]
+    """The answers in one response file."""
+
+
+@dataclass(frozen=True)
 class SurveyTool:
     """A survey tool: what its export is, how to write it and how its answers come back."""
 
@@ -115,6 +129,8 @@ class SurveyTool:
     """Its reveal-mode export (None: it cannot show a pair turn by turn with a slider)."""
     rating: RatingFormat | None = None
     """How it fields a rating task (None: ``sdtt align`` cannot use it)."""
+    single: SingleFormat | None = None
+    """How it fields a single-item task (None: ``sdtt single`` cannot use it)."""
 
     def __post_init__(self) -> None:
         if (self.read is None) != (not self.answers):
@@ -133,6 +149,7 @@ TOOLS: dict[str, SurveyTool] = {
             answers="SurveyJS result JSON (object, array or JSON Lines)",
             reveal=RevealExport(reveal.SURVEYJS_FILENAME, lambda q, o: reveal.export_surveyjs(q)),
             rating=RatingFormat(rating.surveyjs_files, read_surveyjs_ratings),
+            single=SingleFormat(lambda t, o: single.surveyjs_files(t), read_surveyjs_single),
         ),
         SurveyTool(
             "qualtrics",
@@ -157,6 +174,9 @@ TOOLS: dict[str, SurveyTool] = {
                 lambda q, o: reveal.export_jspsych(q, data_url=o.data_url),
             ),
             rating=RatingFormat(rating.jspsych_files, read_jspsych_ratings),
+            single=SingleFormat(
+                lambda t, o: single.jspsych_files(t, o.data_url), read_jspsych_single
+            ),
         ),
         SurveyTool(
             "limesurvey",
@@ -212,6 +232,11 @@ def reveal_tools() -> list[str]:
 def rating_tools() -> list[str]:
     """The names of the tools that can field a rating task."""
     return [tool.name for tool in TOOLS.values() if tool.rating is not None]
+
+
+def single_tools() -> list[str]:
+    """The names of the tools that can field a single-item task."""
+    return [tool.name for tool in TOOLS.values() if tool.single is not None]
 
 
 def reveal_export(format_name: str) -> RevealExport:

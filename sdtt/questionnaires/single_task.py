@@ -1,0 +1,170 @@
+"""The single-item task judges receive, and the answers that come back from it.
+
+In a single-item test (Zhang, Kreiman et al.) a judge sees ONE item at a time, a
+conversation or a conversation's first exchanges, a cue and its association, an image and
+its caption, and says for each speaker whether a human or a machine wrote it. This module
+holds what a judge sees and nothing else (opaque ids, the item's text, the questions):
+:mod:`sdtt.single` builds it from items and keeps the researcher's key. It lives here,
+beside the questionnaire, because every survey tool that can field it writes it and reads
+its answers (:mod:`sdtt.questionnaires.exporters.single`,
+:mod:`sdtt.questionnaires.importers.single`), and LLM judges answer it too.
+
+Question names inside a survey are built from the item id: ``<item>v<n>`` the verdict on
+the n-th judged speaker, ``<item>c<n>`` its confidence, ``<item>why`` the reason and
+``<item>topic`` the topic check.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from sdtt.dialogue.records import read_records
+from sdtt.errors import InputError
+from sdtt.questionnaires.questionnaire import Line, Question
+
+TASK_VERSION = 1
+ANSWERS_VERSION = 1
+ANSWERS_FORMAT = "single-item answers"
+Verdict = Literal["human", "machine"]
+VERDICTS: tuple[tuple[Verdict, str], ...] = (("human", "Human"), ("machine", "Machine"))
+"""Each verdict's code and the label judges read."""
+CONFIDENCE = (1, 5)
+"""The confidence scale: 1 (guessing) to 5 (certain)."""
+CONFIDENCE_ENDS = ("guessing", "certain")
+
+
+class Part(BaseModel):
+    """A labelled piece of text of an item that is not a chat (a cue, an association)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    label: str
+    text: str
+
+
+class Judged(BaseModel):
+    """One speaker the judge labels: its key (``A``, ``B``, or a part's label), how the
+    questions name it, and its own verdict question when the task's does not fit (a
+    part: "Was this caption written by a human or a machine?")."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    key: str
+    label: str
+    question: str | None = None
+
+
+class ItemView(BaseModel):
+    """One item as a judge sees it: a chat's numbered lines, labelled parts and/or an
+    image, the speakers to label and the topic check."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9]{5,11}$", description="Opaque item id.")
+    lines: list[Line] = Field(default_factory=list, description="A chat, speakers A and B.")
+    parts: list[Part] = Field(default_factory=list, description="Labelled texts.")
+    image: str | None = Field(default=None, description="An image's URL or data URI.")
+    judged: list[Judged] = Field(min_length=1)
+    topic: Question | None = None
+
+    @model_validator(mode="after")
+    def _shows_something(self) -> ItemView:
+        if not (self.lines or self.parts or self.image):
+            raise ValueError("an item shows a chat, labelled parts or an image")
+        return self
+
+    def verdict_name(self, index: int) -> str:
+        """The survey question name of the verdict on the ``index``-th judged speaker (1-based)."""
+        return f"{self.id}v{index}"
+
+    def confidence_name(self, index: int) -> str:
+        """The survey question name of the confidence in that verdict."""
+        return f"{self.id}c{index}"
+
+    @property
+    def reason_name(self) -> str:
+        """The survey question name of the item's free-text reason."""
+        return f"{self.id}why"
+
+    @property
+    def topic_name(self) -> str:
+        """The survey question name of the item's topic check."""
+        return f"{self.id}topic"
+
+
+class SingleTask(BaseModel):
+    """Everything a single-item judge receives, and nothing else."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = TASK_VERSION
+    id: str = Field(description="Opaque task id (judges may see it).")
+    title: str
+    intro: str
+    end_text: str
+    question: str = Field(
+        description="The verdict question; '{speaker}' stands for the speaker's label."
+    )
+    confidence: bool = Field(description="Whether each verdict asks for a confidence.")
+    reason: bool = Field(description="Whether each item asks for a free-text reason.")
+    items: list[ItemView]
+    forms: list[list[str]] = Field(
+        default_factory=list,
+        description="Item ids each judge group sees, in order; empty when every judge sees "
+        "every item.",
+    )
+
+    def item(self, item_id: str) -> ItemView:
+        """The item with this id; :class:`InputError` when there is none."""
+        for item in self.items:
+            if item.id == item_id:
+                return item
+        raise InputError(f"item {item_id!r} is not in this single-item task.", field="item")
+
+    def question_for(self, judged: Judged) -> str:
+        """The verdict question about one speaker."""
+        return judged.question or self.question.replace("{speaker}", judged.label)
+
+    def form_items(self) -> list[list[ItemView]]:
+        """Each form's items in order (one form of every item when there are no forms)."""
+        forms = self.forms or [[item.id for item in self.items]]
+        return [[self.item(item_id) for item_id in form] for form in forms]
+
+
+class SingleAnswer(BaseModel):
+    """One judge's answer to one item, human or LLM alike, as imported or judged."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = ANSWERS_VERSION
+    task: str
+    judge_id: str
+    judge_type: Literal["human", "llm"] = "human"
+    judge_model: str | None = Field(default=None, description="provider/model of an LLM judge.")
+    judge_kind: str | None = Field(default=None, description="LLM: 'zero-shot' or 'one-shot'.")
+    item: str
+    verdicts: dict[str, Verdict | None] = Field(
+        description="By judged speaker key; None when the speaker was left unanswered."
+    )
+    confidence: dict[str, int] = Field(default_factory=dict)
+    reason: str | None = None
+    topic: str | None = Field(default=None, description="The topic option code chosen.")
+    seconds: float | None = None
+    exclusion_reason: str | None = Field(
+        default=None, description="Why the answer cannot be used (LLM: non-compliant...)."
+    )
+    where: str = Field(default="", description="File and line or row it came from.")
+
+
+def read_single_answers(path: str | Path) -> list[SingleAnswer]:
+    """The answers in a file ``sdtt single import`` or ``sdtt single judge`` wrote."""
+    return read_records(
+        path,
+        SingleAnswer,
+        version=ANSWERS_VERSION,
+        noun="answer",
+        format_name="single-item answers",
+    )
