@@ -61,6 +61,9 @@ COMMANDS: dict[str, Command] = {
     "report": Command("write an HTML and Markdown report with figures"),
     "plan": Command("pairs and judges needed for a given power"),
     "align": Command("judge alignment: pairwise similarity ratings, LLM cohorts and RSA"),
+    "wordassoc": Command("word-association items (cue, association), human or machine; SVM judge"),
+    "captions": Command("image-caption items (image, caption), human or machine; SVM judge"),
+    "import-kreiman": Command("import the Kreiman lab's released Turing-test files"),
 }
 """Every command, in the order ``sdtt --help`` lists them."""
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -30,9 +30,8 @@ from sdtt.analysis.metrics import Confusion
 from sdtt.errors import InputError
 from sdtt.judges.classifier import Examples, grouped_folds
 from sdtt.single.records import SingleResponse, Truth
+from sdtt.single.svm_options import DEFAULT_EMBEDDING, DEFAULT_FOLDS, EMBEDDINGS
 
-Embedding = Literal["char", "minilm"]
-EMBEDDINGS: tuple[Embedding, ...] = ("char", "minilm")
 Embed = Callable[[Sequence[str]], NDArray[np.float64]]
 HASH_FEATURES = 2**12
 
@@ -123,8 +122,8 @@ def _tally(confusion: Confusion, said: str, truth: str) -> None:
 def svm_judge(
     records: Sequence[SingleResponse],
     *,
-    embedding: str = "char",
-    folds: int = 10,
+    embedding: str = DEFAULT_EMBEDDING,
+    folds: int = DEFAULT_FOLDS,
     seed: int = 0,
     embed: Embed | None = None,
 ) -> SvmResult:
