@@ -5,15 +5,21 @@ from __future__ import annotations
 import argparse
 
 from rich.console import Console
+from rich.table import Table
 
 from sdtt.beliefs.traces import BeliefTrace
 from sdtt.commands.single_common import check_out, save_json_lines, save_responses
 from sdtt.dialogue.records import write_records
 from sdtt.dialogue.store import write_transcripts
 from sdtt.single.records import Truth
-from sdtt.single.theirdata.conversations import read_class_labels, read_conversation_folder
+from sdtt.single.theirdata.conversations import (
+    CLASSES,
+    read_class_labels,
+    read_conversation_folder,
+)
 from sdtt.single.theirdata.psiturk import read_compiled, read_psiturk
 from sdtt.single.theirdata.responses import read_groundtruth, read_response_file
+from sdtt.single.theirdata.scoring import TrialScores, score_trials
 from sdtt.single.theirdata.verdicts import read_verdicts
 
 
@@ -63,11 +69,35 @@ def run_psiturk(args: argparse.Namespace, console: Console | None = None) -> int
         for worker, answers in judges.demographics.items()
     ]
     save_json_lines(args.out, rows)
-    _console(console).print(
+    shown = _console(console)
+    shown.print(
         f"Wrote {len(judges.trials)} trials of {len({t.worker for t in judges.trials})} judges "
         f"and {len(judges.demographics)} judges' demographics to {args.out}."
     )
+    if args.labels:
+        scores = score_trials(judges.trials, read_class_labels(args.labels))
+        shown.print(scores_table(scores))
     return 0
+
+
+def scores_table(scores: TrialScores) -> Table:
+    """Per class: speakers judged, p(H|H), p(M|M), detectability."""
+    note = f" ({scores.unlabelled} unlabelled trials left out)" if scores.unlabelled else ""
+    table = Table(title=f"Judges' verdicts per speaker{note}")
+    for column in ("class", "speakers", "p(H|H)", "p(M|M)", "detectability"):
+        table.add_column(column, justify="right")
+    for name in (*CLASSES, "all"):
+        tally = scores.by_class.get(name)
+        if tally is None:
+            continue
+        table.add_row(
+            name,
+            str(tally.hh + tally.mh + tally.hm + tally.mm),
+            f"{tally.rate('H', 'H'):.2f}",
+            f"{tally.rate('M', 'M'):.2f}",
+            f"{tally.detectability:.2f}",
+        )
+    return table
 
 
 def vars_of(record: object) -> dict[str, object]:

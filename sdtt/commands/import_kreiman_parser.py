@@ -87,6 +87,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "file", type=Path, metavar="FILE", help="trialdata.csv, or the compiled .json"
     )
     psiturk.add_argument("--questions", type=Path, help="psiTurk's questiondata.csv")
+    psiturk.add_argument(
+        "--labels",
+        type=Path,
+        help="their class labels (correct_answers.json): print p(H|H), p(M|M) and "
+        "detectability per class of conversation",
+    )
     add_write_arguments(psiturk, "trials and demographics")
     psiturk.set_defaults(func=lazy_command(MODULE, "run_psiturk"))
 

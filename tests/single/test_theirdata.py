@@ -7,16 +7,19 @@ import json
 from pathlib import Path
 
 import pytest
+from sklearn.metrics import confusion_matrix
 
 from sdtt.beliefs.traces import verdict
 from sdtt.errors import InputError
 from sdtt.single.theirdata.conversations import (
+    CLASSES,
     read_class_labels,
     read_conversation_folder,
     read_conversation_html,
 )
-from sdtt.single.theirdata.psiturk import read_compiled, read_psiturk
+from sdtt.single.theirdata.psiturk import KreimanTrial, read_compiled, read_psiturk
 from sdtt.single.theirdata.responses import read_groundtruth, read_response_file
+from sdtt.single.theirdata.scoring import score_trials
 from sdtt.single.theirdata.verdicts import read_verdicts
 
 
@@ -288,3 +291,31 @@ def test_malformed_verdicts_are_named(tmp_path: Path, row: str, message: str) ->
     )
     with pytest.raises(InputError, match=message):
         read_verdicts(path, study="kreiman", labels={"conv12": "AIH"})
+
+
+def test_trials_scored_per_class_agree_with_sklearn() -> None:
+    labels = {"conv1": "HH", "conv2": "HAI", "conv3": "AIAI"}
+    said = [
+        ("conv1_len3", "HH"),
+        ("conv2_len6", "HH"),
+        ("conv2_len3", "HAI"),
+        ("conv3_len9", "AIH"),
+        ("conv3_len3", "AIAI"),
+        ("conv9_len3", "HH"),
+    ]
+    trials = [
+        KreimanTrial("w", n, conv, None, cls, *CLASSES[cls], "1", None)
+        for n, (conv, cls) in enumerate(said)
+    ]
+    scores = score_trials(trials, labels)
+    assert scores.unlabelled == 1
+    truth: list[str] = []
+    guess: list[str] = []
+    for conv, cls in said[:5]:
+        truth += CLASSES[labels[conv.split("_")[0]]]
+        guess += CLASSES[cls]
+    (hh, mh), (hm, mm) = confusion_matrix(truth, guess, labels=["human", "machine"])
+    c = scores.by_class["all"]
+    assert (c.hh, c.mh, c.hm, c.mm) == (hh, mh, hm, mm)
+    hai = scores.by_class["HAI"]
+    assert (hai.rate("H", "H"), hai.rate("M", "M")) == (1.0, 0.5)
