@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from sdtt.beliefs.traces import BeliefTrace
-from sdtt.commands.single_common import check_out, save_json_lines, save_responses
+from sdtt.commands.single_common import check_out, rate_text, save_json_lines, save_responses
 from sdtt.dialogue.records import write_records
 from sdtt.dialogue.store import write_transcripts
 from sdtt.single.records import Truth
@@ -93,9 +93,9 @@ def scores_table(scores: TrialScores) -> Table:
         table.add_row(
             name,
             str(tally.hh + tally.mh + tally.hm + tally.mm),
-            f"{tally.rate('H', 'H'):.2f}",
-            f"{tally.rate('M', 'M'):.2f}",
-            f"{tally.detectability:.2f}",
+            rate_text(tally.rate("H", "H")),
+            rate_text(tally.rate("M", "M")),
+            rate_text(tally.detectability),
         )
     return table
 

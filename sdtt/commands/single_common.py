@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, is_dataclass
@@ -96,6 +97,11 @@ def run_svm(args: argparse.Namespace, task: str, console: Console | None = None)
     return 0
 
 
+def rate_text(value: float) -> str:
+    """A rate to two places, or "n/a" when no response of that kind was judged."""
+    return "n/a" if math.isnan(value) else f"{value:.2f}"
+
+
 def svm_table(result: SvmResult) -> Table:
     """The SVM judge's rates: overall, then per machine agent."""
     table = Table(
@@ -105,13 +111,16 @@ def svm_table(result: SvmResult) -> Table:
     for column in ("responses", "p(H|H)", "p(M|M)", "detectability"):
         table.add_column(column, justify="right")
     table.add_column("machine", justify="left")
-    rows = [("all", result.confusion), *result.by_agent.items()]
+    # Per machine only when there are several: with one, its row repeats "all".
+    rows = [("all", result.confusion)]
+    if len(result.by_agent) > 1:
+        rows += list(result.by_agent.items())
     for name, tally in rows:
         table.add_row(
             str(tally.hh + tally.mh + tally.hm + tally.mm),
-            f"{tally.rate('H', 'H'):.2f}",
-            f"{tally.rate('M', 'M'):.2f}",
-            f"{tally.detectability:.2f}",
+            rate_text(tally.rate("H", "H")),
+            rate_text(tally.rate("M", "M")),
+            rate_text(tally.detectability),
             name or "(unnamed)",
         )
     return table
