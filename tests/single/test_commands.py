@@ -65,7 +65,7 @@ def test_word_association_from_cues_to_the_svm_judge(
         == 0
     )
     out = capsys.readouterr().out
-    assert "detectability" in out and "40 stimuli" in out
+    assert "detectability" in out and "over 40" in out
     verdicts = [json.loads(line) for line in Path("verdicts.jsonl").read_text().splitlines()]
     usable = sum(r.usable for r in [*machine, *read_responses("human.jsonl")])
     assert len(verdicts) == usable
