@@ -31,6 +31,7 @@ from sdtt.errors import InputError
 from sdtt.judges.classifier import Examples, grouped_folds
 from sdtt.single.records import SingleResponse, Truth
 from sdtt.single.svm_options import DEFAULT_EMBEDDING, DEFAULT_FOLDS, EMBEDDINGS
+from sdtt.single.tally import add_verdict
 
 Embed = Callable[[Sequence[str]], NDArray[np.float64]]
 HASH_FEATURES = 2**12
@@ -114,11 +115,6 @@ class SvmResult:
         return self.confusion.detectability
 
 
-def _tally(confusion: Confusion, said: str, truth: str) -> None:
-    attribute = {"HH": "hh", "MH": "mh", "HM": "hm", "MM": "mm"}[said[0].upper() + truth[0].upper()]
-    setattr(confusion, attribute, getattr(confusion, attribute) + 1)
-
-
 def svm_judge(
     records: Sequence[SingleResponse],
     *,
@@ -180,13 +176,13 @@ def svm_judge(
     for record, said, fold in zip(usable, predicted, fold_of, strict=True):
         said_truth: Truth = "machine" if said == 1 else "human"
         verdicts.append(SvmVerdict(record.id, said_truth, record.truth, int(fold)))
-        _tally(confusion, said_truth, record.truth)
+        add_verdict(confusion, said_truth, record.truth)
     agents = sorted({r.agent for r in usable if r.truth == "machine"})
     for agent in agents:
         tally = by_agent.setdefault(agent, Confusion())
         for record, verdict in zip(usable, verdicts, strict=True):
             if record.truth == "human" or record.agent == agent:
-                _tally(tally, verdict.said, record.truth)
+                add_verdict(tally, verdict.said, record.truth)
     return SvmResult(
         task=task,
         embedding="custom" if embed is not None else embedding,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import trio
 
@@ -20,7 +21,7 @@ from sdtt.dialogue.seeds import derive_seed
 from sdtt.errors import InputError
 from sdtt.models.base import GenerateConfig, Generator, Prompt
 from sdtt.single.csvrows import csv_rows
-from sdtt.single.records import SingleResponse, response_id
+from sdtt.single.records import SingleResponse, Truth, response_id
 from sdtt.single.wordclean import clean_association, letters_only
 
 INSTRUCTIONS = (
@@ -58,7 +59,6 @@ async def associate(
     """One machine association to ``cue``, post-processed (refused answers asked again)."""
     prompt = association_prompt(cue, examples)
     raw = ""
-    cleaned = clean_association(cue, raw)
     tries = 0
     for tries in range(1, max(1, attempts) + 1):
         call = GenerateConfig(
@@ -68,20 +68,44 @@ async def associate(
             seed=derive_seed(seed, "wordassoc", cue, tries),
         )
         raw = (await model.generate(prompt, call)).text.strip()
-        cleaned = clean_association(cue, raw)
-        if cleaned.reason is None:
+        if clean_association(cue, raw).reason is None:
             break
-    return SingleResponse(
-        task="wordassoc",
-        id=response_id("wordassoc", cue, cleaned.word, model.name, str(seed)),
-        stimulus=cue,
-        response=cleaned.word,
+    return association_record(
+        cue,
+        raw,
         truth="machine",
         agent=model.name,
-        raw=raw if raw != cleaned.word else None,
-        exclusion_reason=cleaned.reason,
         origin="model",
+        salt=str(seed),
         meta={"seed": seed, "attempts": tries, "prompted": bool(examples)},
+    )
+
+
+def association_record(
+    cue: str,
+    answer: str,
+    *,
+    truth: Truth,
+    agent: str,
+    origin: str,
+    salt: str = "",
+    meta: dict[str, Any] | None = None,
+) -> SingleResponse:
+    """The record of one answer to ``cue``, post-processed (a refused answer is kept,
+    excluded with the reason). ``salt`` tells apart equal answers of one agent (a seed,
+    a file line)."""
+    cleaned = clean_association(cue, answer)
+    return SingleResponse(
+        task="wordassoc",
+        id=response_id("wordassoc", cue, cleaned.word, agent, salt),
+        stimulus=cue,
+        response=cleaned.word,
+        truth=truth,
+        agent=agent,
+        raw=answer if answer != cleaned.word else None,
+        exclusion_reason=cleaned.reason,
+        origin=origin,
+        meta=meta or {},
     )
 
 
@@ -130,18 +154,14 @@ def read_human_associations(
                 hint="Check the spelling, or pass the cue list the answers were given to.",
             )
         participant = row.get("participant", "")
-        cleaned = clean_association(cue, row["association"])
         records.append(
-            SingleResponse(
-                task="wordassoc",
-                id=response_id("wordassoc", cue, cleaned.word, participant, f"{path}:{line}"),
-                stimulus=cue,
-                response=cleaned.word,
+            association_record(
+                cue,
+                row["association"],
                 truth="human",
                 agent=participant,
-                raw=row["association"] if row["association"] != cleaned.word else None,
-                exclusion_reason=cleaned.reason,
                 origin=f"{Path(path).name}:{line}",
+                salt=f"{path}:{line}",
             )
         )
     return records

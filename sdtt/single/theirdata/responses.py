@@ -21,7 +21,8 @@ from typing import Any
 from sdtt.errors import InputError
 from sdtt.single.records import SingleResponse, Task, Truth, response_id
 from sdtt.single.theirdata.jsonfile import key_line, load_json, need_object
-from sdtt.single.wordclean import clean_association, letters_only
+from sdtt.single.wordassoc import association_record
+from sdtt.single.wordclean import letters_only
 
 TASKS: tuple[Task, ...] = ("wordassoc", "caption")
 
@@ -35,12 +36,11 @@ def _record(
     origin: str,
     meta: dict[str, Any],
 ) -> SingleResponse:
-    raw: str | None = None
-    reason = None
     if task == "wordassoc":
-        stimulus = letters_only(stimulus) or stimulus
-        cleaned = clean_association(stimulus, text)
-        raw, text, reason = (text if text != cleaned.word else None), cleaned.word, cleaned.reason
+        cue = letters_only(stimulus) or stimulus
+        return association_record(
+            cue, text, truth=truth, agent=agent, origin=origin, salt=origin, meta=meta
+        )
     return SingleResponse(
         task=task,
         id=response_id(task, stimulus, text, agent, origin),
@@ -48,8 +48,6 @@ def _record(
         response=text,
         truth=truth,
         agent=agent,
-        raw=raw,
-        exclusion_reason=reason,
         origin=origin,
         meta=meta,
     )

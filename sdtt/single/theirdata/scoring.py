@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from sdtt.analysis.metrics import Confusion
+from sdtt.single.tally import add_verdict
 from sdtt.single.theirdata.conversations import CLASSES
 from sdtt.single.theirdata.psiturk import KreimanTrial
 
@@ -41,6 +42,5 @@ def score_trials(trials: Iterable[KreimanTrial], labels: Mapping[str, str]) -> T
         for name in (label, "all"):
             tally = scores.by_class.setdefault(name, Confusion())
             for said, truth in zip((trial.said_a, trial.said_b), CLASSES[label], strict=True):
-                key = ("h" if said == "human" else "m") + ("h" if truth == "human" else "m")
-                setattr(tally, key, getattr(tally, key) + 1)
+                add_verdict(tally, said, truth)
     return scores
