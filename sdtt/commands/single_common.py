@@ -13,15 +13,21 @@ from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any
 
+import trio
 from rich.console import Console
 from rich.table import Table
 
+from sdtt.analysis.metrics import Confusion
+from sdtt.commands.common import check_base_url
 from sdtt.errors import ConfigError
 from sdtt.files import replacing
+from sdtt.models.model import get_model
 from sdtt.single.captions import load_images
 from sdtt.single.items_html import response_html
 from sdtt.single.records import SingleResponse, read_responses, write_responses
 from sdtt.single.svm import SvmResult, svm_judge
+from sdtt.single.tally import add_verdict
+from sdtt.single.zeroshot import ZeroShotVerdict, zero_shot_judge
 from sdtt.templates import escape_html
 
 
@@ -80,6 +86,43 @@ def run_preview(args: argparse.Namespace, console: Console | None = None) -> int
     with replacing(args.out) as partial:
         partial.write_text(page, encoding="utf-8")
     console.print(f"Wrote {len(items)} items to {args.out}.")
+    return 0
+
+
+def run_llm_judge(args: argparse.Namespace, task: str, console: Console | None = None) -> int:
+    """``llm-judge``: the papers' zero-shot LLM judge on response files."""
+    console = console or Console(highlight=False)
+    check_base_url(args.base_url, [args.model])
+    if args.out is not None:
+        check_out(args.out, args.force)
+    records = [r for path in args.files for r in read_responses(path) if r.task == task]
+    images = (
+        {image.name: image for image in load_images(args.images)}
+        if getattr(args, "images", None)
+        else None
+    )
+
+    async def main() -> list[ZeroShotVerdict]:
+        async with get_model(
+            args.model, base_url=args.base_url, api_key_env=args.api_key_env
+        ) as model:
+            return await zero_shot_judge(model, records, images=images, seed=args.seed)
+
+    verdicts = trio.run(main)
+    tally = Confusion()
+    for verdict in verdicts:
+        if verdict.said is not None:
+            add_verdict(tally, verdict.said, verdict.truth)
+    unreadable = sum(verdict.said is None for verdict in verdicts)
+    console.print(
+        f"{args.model} judged {len(verdicts) - unreadable} of {len(verdicts)} responses "
+        f"({unreadable} without a readable label): p(H|H) {rate_text(tally.rate('H', 'H'))}, "
+        f"p(M|M) {rate_text(tally.rate('M', 'M'))}, detectability "
+        f"{rate_text(tally.detectability)}."
+    )
+    if args.out is not None:
+        count = save_json_lines(args.out, verdicts)
+        console.print(f"Wrote {count} verdicts to {args.out}.")
     return 0
 
 

@@ -86,6 +86,32 @@ def add_preview_parser(
     parser.set_defaults(func=lazy_command(module, "run_preview"))
 
 
+def add_llm_judge_parser(
+    actions: argparse._SubParsersAction[argparse.ArgumentParser], task: str, module: str
+) -> None:
+    """The ``llm-judge`` action: the papers' zero-shot LLM judge."""
+    several = "10 associations of a cue" if task == "wordassoc" else "7 captions of an image"
+    parser = actions.add_parser(
+        "llm-judge",
+        help="let an LLM judge the responses with the papers' zero-shot prompt",
+        description=(
+            f"Ask a model the papers' zero-shot question about up to {several} at a time "
+            "(shuffled), and read a Human or AI-generated label per response from its "
+            "'Summary of Classifications'. Prints p(H|H), p(M|M) and detectability; replies "
+            "without a readable summary give no verdict and are counted."
+        ),
+    )
+    parser.add_argument("files", nargs="+", type=Path, metavar="FILE", help="response files")
+    add_model_arguments(parser, "openai/gpt-4o")
+    if task == "caption":
+        parser.add_argument(
+            "--images", type=Path, required=True, help="folder of the images, shown to the judge"
+        )
+    add_out_argument(parser, folder=False, help="file of per-response verdicts to write (.jsonl)")
+    parser.add_argument("--force", action="store_true", help="replace --out when it exists")
+    parser.set_defaults(func=lazy_command(module, "run_llm_judge"))
+
+
 def print_help(parser: argparse.ArgumentParser) -> int:
     """Show a command's help (a command given without an action)."""
     parser.print_help()

@@ -10,6 +10,7 @@ from rich.console import Console
 
 from sdtt.commands.common import check_base_url
 from sdtt.commands.single_common import check_out, save_responses
+from sdtt.commands.single_common import run_llm_judge as _run_llm_judge
 from sdtt.commands.single_common import run_preview as _run_preview
 from sdtt.commands.single_common import run_svm as _run_svm
 from sdtt.models.model import get_model
@@ -64,6 +65,11 @@ def run_import(args: argparse.Namespace, console: Console | None = None) -> int:
 def run_preview(args: argparse.Namespace, console: Console | None = None) -> int:
     """An HTML page of the word-association items."""
     return _run_preview(args, console)
+
+
+def run_llm_judge(args: argparse.Namespace, console: Console | None = None) -> int:
+    """The papers' zero-shot LLM judge on word associations."""
+    return _run_llm_judge(args, "wordassoc", console)
 
 
 def run_svm(args: argparse.Namespace, console: Console | None = None) -> int:

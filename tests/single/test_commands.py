@@ -4,12 +4,16 @@ and the SVM judge, as the README's worked examples run them."""
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from sdtt.cli import main
 from sdtt.single.records import read_responses
+from tests.fakes.openai_fake import FakeOpenAIServer
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -269,3 +273,54 @@ def test_import_kreiman_writes_each_kind_of_record(
         == 0
     )
     assert '"reason":"odd"' in Path("traces.jsonl").read_text().replace(" ", "")
+
+
+def test_llm_judge_on_the_openai_fake(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    Path("word.json").write_text('{"bread": "butter", "river": "water"}')
+    main(
+        [
+            "import-kreiman",
+            "responses",
+            "word.json",
+            "--task",
+            "wordassoc",
+            "--agent",
+            "gpt2",
+            "-o",
+            "machine.jsonl",
+        ]
+    )
+    Path("human.csv").write_text("cue,association\nbread,toast\nriver,boat\n")
+    main(["wordassoc", "import", "human.csv", "-o", "human.jsonl"])
+
+    def reply(body: Mapping[str, Any]) -> str:
+        asked = body["messages"][-1]["content"]
+        count = int(re.search(r"along with (\d+)", asked).group(1))  # type: ignore[union-attr]
+        return "Summary of Classifications\n" + "- AI-generated\n" * count
+
+    with FakeOpenAIServer(reply=reply) as server:
+        assert (
+            main(
+                [
+                    "wordassoc",
+                    "llm-judge",
+                    "machine.jsonl",
+                    "human.jsonl",
+                    "--model",
+                    "openai/gpt-test",
+                    "--base-url",
+                    server.base_url,
+                    "-o",
+                    "llm.jsonl",
+                ]
+            )
+            == 0
+        )
+        assert len(server.requests) == 2
+    out = " ".join(capsys.readouterr().out.split())  # as printed, less Rich's line breaks
+    assert "judged 4 of 4" in out and "p(H|H) 0.00" in out and "p(M|M) 1.00" in out
+    assert len(Path("llm.jsonl").read_text().splitlines()) == 4
