@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import asdict
 
 from rich.console import Console
 from rich.table import Table
@@ -63,7 +64,7 @@ def run_psiturk(args: argparse.Namespace, console: Console | None = None) -> int
         judges = read_compiled(args.file)
     else:
         judges = read_psiturk(args.file, args.questions)
-    rows: list[object] = [{"record": "trial", **vars_of(t)} for t in judges.trials]
+    rows: list[object] = [{"record": "trial", **asdict(t)} for t in judges.trials]
     rows += [
         {"record": "demographics", "worker": worker, **answers}
         for worker, answers in judges.demographics.items()
@@ -98,13 +99,6 @@ def scores_table(scores: TrialScores) -> Table:
             rate_text(tally.detectability),
         )
     return table
-
-
-def vars_of(record: object) -> dict[str, object]:
-    """A dataclass record's fields."""
-    from dataclasses import asdict
-
-    return asdict(record)  # type: ignore[call-overload, no-any-return]
 
 
 def run_verdicts(args: argparse.Namespace, console: Console | None = None) -> int:

@@ -1,6 +1,6 @@
 """What the single-item commands (``sdtt wordassoc``, ``sdtt captions``,
-``sdtt import-kreiman``) share: writing records without overwriting, and the SVM judge's
-report."""
+``sdtt import-kreiman``) share: writing records without replacing a file unasked, the
+items' preview page, and running the SVM and LLM judges."""
 
 from __future__ import annotations
 
@@ -130,11 +130,12 @@ def run_svm(args: argparse.Namespace, task: str, console: Console | None = None)
     """``sdtt wordassoc svm`` / ``sdtt captions svm``: cross-validate the SVM judge on
     response files and print its confusion matrix and detectability."""
     console = console or Console(highlight=False)
+    if args.out is not None:
+        check_out(args.out, args.force)
     records = [r for path in args.files for r in read_responses(path) if r.task == task]
     result = svm_judge(records, embedding=args.embedding, folds=args.folds, seed=args.seed)
     console.print(svm_table(result))
     if args.out is not None:
-        check_out(args.out, args.force)
         count = save_json_lines(args.out, result.verdicts)
         console.print(f"Wrote {count} verdicts to {args.out}.")
     return 0

@@ -18,9 +18,11 @@ def add_model_arguments(parser: argparse.ArgumentParser, example: str) -> None:
     add_base_url_argument(parser)
 
 
-def add_write_arguments(parser: argparse.ArgumentParser, what: str) -> None:
-    """``--out`` (a response file, required) and ``--force``."""
-    add_out_argument(parser, folder=False, required=True, help=f"file of {what} to write (.jsonl)")
+def add_write_arguments(parser: argparse.ArgumentParser, what: str, suffix: str = ".jsonl") -> None:
+    """``--out`` (the file written, required) and ``--force``."""
+    add_out_argument(
+        parser, folder=False, required=True, help=f"file of {what} to write ({suffix})"
+    )
     parser.add_argument("--force", action="store_true", help="replace --out when it exists")
 
 
@@ -82,7 +84,7 @@ def add_preview_parser(
     parser.add_argument(
         "--image-base", help="link images under this URL or folder instead of embedding them"
     )
-    add_write_arguments(parser, "HTML")
+    add_write_arguments(parser, "the items", ".html")
     parser.set_defaults(func=lazy_command(module, "run_preview"))
 
 
