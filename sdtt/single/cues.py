@@ -12,161 +12,35 @@ from pathlib import Path
 
 from sdtt.errors import InputError
 
-NOUNS: tuple[str, ...] = (
-    "house",
-    "water",
-    "dog",
-    "tree",
-    "car",
-    "book",
-    "school",
-    "money",
-    "music",
-    "city",
-    "bread",
-    "river",
-    "window",
-    "doctor",
-    "garden",
-    "winter",
-    "mountain",
-    "coffee",
-    "friend",
-    "ocean",
-    "church",
-    "kitchen",
-    "forest",
-    "island",
-    "teacher",
-    "bridge",
-    "pencil",
-    "candle",
-    "mirror",
-    "ladder",
-    "village",
-    "thunder",
-    "blanket",
-    "pillow",
-    "engine",
-    "violin",
-    "lantern",
-    "harbor",
-    "meadow",
-    "orchard",
-    "compass",
-    "anchor",
-    "saddle",
-    "glacier",
-    "falcon",
-    "pebble",
-    "quarry",
-    "turnip",
-    "cathedral",
-    "telescope",
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+NOUNS: tuple[str, ...] = _words(
+    """
+    house water dog tree car book school money music city bread river window doctor
+    garden winter mountain coffee friend ocean church kitchen forest island teacher
+    bridge pencil candle mirror ladder village thunder blanket pillow engine violin
+    lantern harbor meadow orchard compass anchor saddle glacier falcon pebble quarry
+    turnip cathedral telescope
+    """
 )
-VERBS: tuple[str, ...] = (
-    "run",
-    "eat",
-    "sleep",
-    "write",
-    "sing",
-    "drive",
-    "swim",
-    "read",
-    "build",
-    "laugh",
-    "cook",
-    "dance",
-    "climb",
-    "teach",
-    "break",
-    "listen",
-    "travel",
-    "paint",
-    "whisper",
-    "borrow",
-    "forgive",
-    "wander",
-    "shout",
-    "gather",
-    "polish",
-    "argue",
-    "bake",
-    "fold",
-    "hesitate",
-    "celebrate",
-    "stumble",
-    "scatter",
-    "negotiate",
-    "pray",
-    "kneel",
-    "squeeze",
-    "shiver",
-    "juggle",
-    "plead",
-    "sprint",
-    "bargain",
-    "inherit",
-    "glide",
-    "mourn",
-    "sew",
-    "harvest",
-    "rescue",
-    "tremble",
-    "summon",
-    "wrestle",
+VERBS: tuple[str, ...] = _words(
+    """
+    run eat sleep write sing drive swim read build laugh cook dance climb teach break
+    listen travel paint whisper borrow forgive wander shout gather polish argue bake
+    fold hesitate celebrate stumble scatter negotiate pray kneel squeeze shiver juggle
+    plead sprint bargain inherit glide mourn sew harvest rescue tremble summon wrestle
+    """
 )
-ADJECTIVES: tuple[str, ...] = (
-    "happy",
-    "cold",
-    "big",
-    "green",
-    "old",
-    "fast",
-    "dark",
-    "soft",
-    "loud",
-    "young",
-    "sweet",
-    "empty",
-    "strong",
-    "bright",
-    "quiet",
-    "heavy",
-    "sharp",
-    "rich",
-    "brave",
-    "angry",
-    "clever",
-    "gentle",
-    "narrow",
-    "bitter",
-    "lonely",
-    "honest",
-    "famous",
-    "rough",
-    "curious",
-    "ancient",
-    "fragile",
-    "humble",
-    "stubborn",
-    "elegant",
-    "clumsy",
-    "generous",
-    "shallow",
-    "vivid",
-    "hollow",
-    "fierce",
-    "anxious",
-    "jealous",
-    "polite",
-    "crooked",
-    "sincere",
-    "rusty",
-    "eager",
-    "bland",
-    "feeble",
-    "serene",
+ADJECTIVES: tuple[str, ...] = _words(
+    """
+    happy cold big green old fast dark soft loud young sweet empty strong bright quiet
+    heavy sharp rich brave angry clever gentle narrow bitter lonely honest famous rough
+    curious ancient fragile humble stubborn elegant clumsy generous shallow vivid hollow
+    fierce anxious jealous polite crooked sincere rusty eager bland feeble serene
+    """
 )
 CUES: tuple[str, ...] = NOUNS + VERBS + ADJECTIVES
 """The bundled cues: nouns, then verbs, then adjectives."""
