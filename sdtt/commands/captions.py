@@ -16,6 +16,7 @@ from sdtt.commands.single_common import run_svm as _run_svm
 from sdtt.models.model import get_model
 from sdtt.models.registry import require_image_input
 from sdtt.single.captions import load_images, machine_captions, read_human_captions
+from sdtt.single.catch import catch_items
 from sdtt.single.records import SingleResponse
 
 
@@ -45,6 +46,16 @@ def run_import(args: argparse.Namespace, console: Console | None = None) -> int:
     names = [image.name for image in load_images(args.images)] if args.images else None
     records = read_human_captions(args.file, names)
     save_responses(console, args.out, records, "human captions")
+    return 0
+
+
+def run_catch(args: argparse.Namespace, console: Console | None = None) -> int:
+    """Write catch items: one word repeated four times as an image's caption."""
+    console = console or Console(highlight=False)
+    check_out(args.out, args.force)
+    names = [image.name for image in load_images(args.images)]
+    records = catch_items("caption", names, args.count, seed=args.seed)
+    save_responses(console, args.out, records, "catch items")
     return 0
 
 

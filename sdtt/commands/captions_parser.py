@@ -7,6 +7,7 @@ from pathlib import Path
 
 from sdtt.commands import lazy_command
 from sdtt.commands.single_flags import (
+    add_catch_parser,
     add_llm_judge_parser,
     add_model_arguments,
     add_preview_parser,
@@ -19,7 +20,7 @@ MODULE = "sdtt.commands.captions"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``sdtt captions generate|import|preview|llm-judge|svm``."""
+    """Add ``sdtt captions generate|import|catch|preview|llm-judge|svm``."""
     parser = subparsers.add_parser(
         "captions",
         description=(
@@ -60,6 +61,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_write_arguments(importing, "human captions")
     importing.set_defaults(func=lazy_command(MODULE, "run_import"))
 
+    add_catch_parser(actions, "caption", MODULE)
     add_preview_parser(actions, MODULE)
     add_llm_judge_parser(actions, "caption", MODULE)
     add_svm_parser(actions, "caption", MODULE)

@@ -114,6 +114,32 @@ def add_llm_judge_parser(
     parser.set_defaults(func=lazy_command(module, "run_llm_judge"))
 
 
+def add_catch_parser(
+    actions: argparse._SubParsersAction[argparse.ArgumentParser], task: str, module: str
+) -> None:
+    """The ``catch`` action: the papers' catch trials, as attention checks."""
+    example = "the cue repeated" if task == "wordassoc" else "one word repeated four times"
+    parser = actions.add_parser(
+        "catch",
+        help="write catch items (attention checks) as the papers made them",
+        description=(
+            f"Write COUNT catch items ({example}, as in the papers' Table S3) on stimuli "
+            "drawn at random: shown to judges like any item, truth machine, never used by "
+            "the SVM or LLM judges."
+        ),
+    )
+    parser.add_argument("--count", type=int, required=True, help="how many catch items")
+    if task == "wordassoc":
+        parser.add_argument(
+            "--cues", type=Path, help="file of cue words (default: the bundled 150)"
+        )
+    else:
+        parser.add_argument("--images", type=Path, required=True, help="folder of the images")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the draw (default 0)")
+    add_write_arguments(parser, "catch items")
+    parser.set_defaults(func=lazy_command(module, "run_catch"))
+
+
 def print_help(parser: argparse.ArgumentParser) -> int:
     """Show a command's help (a command given without an action)."""
     parser.print_help()

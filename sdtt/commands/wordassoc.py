@@ -14,6 +14,7 @@ from sdtt.commands.single_common import run_llm_judge as _run_llm_judge
 from sdtt.commands.single_common import run_preview as _run_preview
 from sdtt.commands.single_common import run_svm as _run_svm
 from sdtt.models.model import get_model
+from sdtt.single.catch import catch_items
 from sdtt.single.cues import CUES, read_cues
 from sdtt.single.records import SingleResponse
 from sdtt.single.wordassoc import machine_associations, read_human_associations
@@ -59,6 +60,16 @@ def run_import(args: argparse.Namespace, console: Console | None = None) -> int:
     cues = read_cues(args.cues) if args.cues else None
     records = read_human_associations(args.file, cues)
     save_responses(console, args.out, records, "human associations")
+    return 0
+
+
+def run_catch(args: argparse.Namespace, console: Console | None = None) -> int:
+    """Write catch items: cues repeated as their own associations."""
+    console = console or Console(highlight=False)
+    check_out(args.out, args.force)
+    cues = read_cues(args.cues) if args.cues else CUES
+    records = catch_items("wordassoc", cues, args.count, seed=args.seed)
+    save_responses(console, args.out, records, "catch items")
     return 0
 
 

@@ -48,6 +48,11 @@ class SingleResponse(BaseModel):
     exclusion_reason: str | None = Field(
         default=None, description="Why post-processing disqualified it; None when usable."
     )
+    catch: bool = Field(
+        default=False,
+        description="An attention check (the papers' catch trial): obviously machine-made, "
+        "so a judge who reads it says machine. Shown to judges, never used as a response.",
+    )
     origin: str = Field(description="Where it came from: 'FILE:LINE', or 'model' when generated.")
     meta: dict[str, Any] = Field(
         default_factory=dict, description="Provenance: seed, attempts, imported fields."
@@ -55,8 +60,13 @@ class SingleResponse(BaseModel):
 
     @property
     def usable(self) -> bool:
-        """Whether it may be shown to judges and used by the SVM judges."""
+        """Whether it may be shown to judges (catch items included)."""
         return self.exclusion_reason is None
+
+    @property
+    def judged(self) -> bool:
+        """Whether it is a real response judges and the SVM and LLM judges are scored on."""
+        return self.usable and not self.catch
 
 
 def response_id(task: str, stimulus: str, text: str, agent: str, extra: str = "") -> str:

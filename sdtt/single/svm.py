@@ -123,14 +123,14 @@ def svm_judge(
     seed: int = 0,
     embed: Embed | None = None,
 ) -> SvmResult:
-    """Cross-validate a linear SVM on the usable ``records`` of one task.
+    """Cross-validate a linear SVM on the judged ``records`` of one task (usable, no catch items).
 
     ``embed`` overrides ``embedding`` (a function of texts to vectors). Raises
     :class:`InputError` for mixed tasks, or too few stimuli of each class for two folds.
     """
     from sklearn.svm import LinearSVC
 
-    usable = [r for r in records if r.usable]
+    usable = [r for r in records if r.judged]
     tasks = {r.task for r in usable}
     if len(tasks) != 1:
         raise InputError(

@@ -93,7 +93,7 @@ async def zero_shot_judge(
 
     Captions need ``images`` (file name -> image) and a model that takes image input.
     """
-    usable = [r for r in records if r.usable]
+    usable = [r for r in records if r.judged]
     tasks = {r.task for r in usable}
     if len(tasks) != 1:
         raise InputError(

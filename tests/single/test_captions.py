@@ -18,6 +18,7 @@ from sdtt.single.captions import (
     read_human_captions,
     tidy_caption,
 )
+from sdtt.single.catch import catch_items
 from sdtt.single.items_html import response_html
 from sdtt.single.records import SingleResponse
 from tests.fakes.openai_fake import FakeOpenAIServer
@@ -147,3 +148,13 @@ def test_association_items_show_cue_and_word_escaped() -> None:
     html = response_html(record("wordassoc", "bread", "<b>butter</b>"))
     assert "bread" in html and "&lt;b&gt;butter&lt;/b&gt;" in html
     assert "gpt-secret" not in html
+
+
+def test_caption_catch_items_repeat_one_word_four_times() -> None:
+    items = catch_items("caption", ["0001.jpg", "0002.jpg", "0003.jpg"], 3, seed=2)
+    for item in items:
+        words = item.response.split()
+        assert len(words) == 4 and len(set(words)) == 1
+        assert item.catch and item.truth == "machine"
+    html = response_html(items[0], image_base="images")
+    assert "catch" not in html

@@ -73,9 +73,20 @@ def test_word_association_from_cues_to_the_svm_judge(
     verdicts = [json.loads(line) for line in Path("verdicts.jsonl").read_text().splitlines()]
     usable = sum(r.usable for r in [*machine, *read_responses("human.jsonl")])
     assert len(verdicts) == usable
-    assert main(["wordassoc", "preview", "machine.jsonl", "human.jsonl", "-o", "items.html"]) == 0
+    assert (
+        main(["wordassoc", "catch", "--count", "3", "--cues", "cues.txt", "-o", "catch.jsonl"]) == 0
+    )
+    catch = read_responses("catch.jsonl")
+    assert all(r.catch and r.response == r.stimulus for r in catch)
+    assert (
+        main(["wordassoc", "svm", "machine.jsonl", "human.jsonl", "catch.jsonl", "--folds", "5"])
+        == 0
+    )
+    assert f"Wrote {usable} verdicts" not in capsys.readouterr().out  # no --out: none written
+    files = ["machine.jsonl", "human.jsonl", "catch.jsonl"]
+    assert main(["wordassoc", "preview", *files, "-o", "items.html"]) == 0
     page = Path("items.html").read_text()
-    assert page.count("<li") == usable and "mock/short" not in page
+    assert page.count("<li") == usable + 3 and "mock/short" not in page and "catch" not in page
 
 
 def test_an_existing_out_is_kept_unless_forced(
