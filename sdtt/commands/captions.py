@@ -1,5 +1,5 @@
-"""``sdtt captions``: the image-captioning task (machine and human captions, a preview of
-the items, the SVM judge)."""
+"""``sdtt captions``: the image-captioning task (machine and human captions, catch items,
+a preview of the items, the LLM and SVM judges)."""
 
 from __future__ import annotations
 

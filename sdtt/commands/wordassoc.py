@@ -1,5 +1,5 @@
 """``sdtt wordassoc``: the word-association task (cues, machine and human associations,
-the SVM judge)."""
+catch items, a preview of the items, the LLM and SVM judges)."""
 
 from __future__ import annotations
 
