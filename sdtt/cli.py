@@ -63,6 +63,9 @@ COMMANDS: dict[str, Command] = {
     "align": Command("judge alignment: pairwise similarity ratings, LLM cohorts and RSA"),
     "detectors": Command("export a study's pairs for AI-text detectors and score their answers"),
     "single": Command("single-item tests: one conversation cut at a time, each speaker judged"),
+    "wordassoc": Command("word-association items (cue, association), human or machine; SVM judge"),
+    "captions": Command("image-caption items (image, caption), human or machine; SVM judge"),
+    "import-kreiman": Command("import the Kreiman lab's released Turing-test files"),
 }
 """Every command, in the order ``sdtt --help`` lists them."""
 

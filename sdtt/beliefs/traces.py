@@ -69,6 +69,11 @@ class BeliefPoint(BaseModel):
         description="What had just been revealed (the target side's messages of this turn), "
         "for listing the moments that moved belief; researcher-side only.",
     )
+    reason: str | None = Field(
+        default=None,
+        description="Why the judge said so at this point, when the judge gave a reason "
+        "(per-exchange verdicts with reasons); researcher-side only.",
+    )
 
 
 class BeliefTrace(BaseModel):

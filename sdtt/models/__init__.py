@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from sdtt.models.base import (
         GenerateConfig,
         Generator,
+        Image,
         ModelAPI,
         ModelOutput,
         Prompt,
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 _HOMES = {
     "GenerateConfig": "base",
     "Generator": "base",
+    "Image": "base",
     "ModelAPI": "base",
     "ModelOutput": "base",
     "Prompt": "base",
@@ -66,6 +68,7 @@ __all__ = [
     "CallRecord",
     "GenerateConfig",
     "Generator",
+    "Image",
     "MockModelAPI",
     "MockReply",
     "Model",

@@ -105,6 +105,22 @@ def user_content(prompt: Prompt) -> str | list[dict[str, Any]]:
     ]
 
 
+def image_blocks(prompt: Prompt) -> list[dict[str, Any]]:
+    """The prompt's images as Messages API ``image`` blocks with base64 sources."""
+    return [
+        {
+            "type": "image",
+            "source": {"type": "base64", "media_type": image.media_type, "data": image.base64()},
+        }
+        for image in prompt.images
+    ]
+
+
+def text_blocks(content: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A user message's content as a list of blocks (images go before them)."""
+    return [{"type": "text", "text": content}] if isinstance(content, str) else content
+
+
 class AnthropicAPI(SdkAPI["AsyncAnthropic"]):
     """One Messages API call per ``generate``, through the official SDK."""
 
@@ -136,6 +152,8 @@ class AnthropicAPI(SdkAPI["AsyncAnthropic"]):
         content = (
             user_content(prompt) if self.cache_marks else (prompt.user_text() or EMPTY_USER_TEXT)
         )
+        if prompt.images:
+            content = image_blocks(prompt) + text_blocks(content)
         kwargs: dict[str, Any] = {
             "model": self.model,
             "max_tokens": config.max_tokens,

@@ -12,8 +12,32 @@ provider that caches only at explicit marks (Anthropic) can put a second mark th
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class Image:
+    """An image a prompt shows the model (image captioning): its bytes and media type.
+
+    Only providers whose registry entry says ``image_input`` accept a prompt with images;
+    :class:`sdtt.models.Model` refuses the others before any call.
+    """
+
+    data: bytes = field(repr=False)
+    media_type: str
+    """``image/jpeg``, ``image/png``, ``image/gif`` or ``image/webp``."""
+    name: str = ""
+    """Where it came from (a file name), for messages; never sent to the model."""
+
+    def base64(self) -> str:
+        """The bytes as base64 text, as both providers' JSON bodies carry them."""
+        return base64.b64encode(self.data).decode("ascii")
+
+    def data_uri(self) -> str:
+        """A ``data:`` URI holding the image (OpenAI's ``image_url``, HTML ``<img src>``)."""
+        return f"data:{self.media_type};base64,{self.base64()}"
 
 
 @dataclass(frozen=True)
@@ -30,6 +54,8 @@ class Prompt:
     """What to write now (chat providers get it after the dialogue)."""
     continue_with: str = ""
     """For completion providers: the text the continuation starts from, e.g. 'Response: ['."""
+    images: tuple[Image, ...] = ()
+    """Images shown with the user message (sent before its text). Empty for text prompts."""
     stable_dialogue_chars: int = 0
     """How many leading characters of ``dialogue`` stay the same in the later prompts of
     this conversation (e.g. the chats on topics already finished). Providers may cache the

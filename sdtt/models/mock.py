@@ -39,6 +39,8 @@ From the command line, with no code, use a built-in script:
   asked for a belief as a whole number from 0 to 100 (a reveal-mode judge), it gives
   one, with log-probabilities when the call asks for them.
 - ``mock/fail``: always raises :class:`~sdtt.errors.ServerError` (retried, then raised).
+- ``mock/short``: answers one word (a word association), or a one-sentence caption when
+  the prompt shows an image.
 - ``mock/empty``: answers with whitespace and a line for the wrong side, i.e. output that
   holds no usable message, to see how garbage output is reported.
 
@@ -186,6 +188,10 @@ def call_key(prompt: Prompt, config: GenerateConfig) -> int:
         list(config.stop),
         config.seed,
     ]
+    if prompt.images:
+        # Text prompts keep the keys they always had; an image prompt's reply depends on
+        # which image it shows.
+        fields.append([hashlib.sha256(image.data).hexdigest() for image in prompt.images])
     digest = hashlib.sha256(json.dumps(fields, ensure_ascii=False).encode("utf-8")).digest()
     return int.from_bytes(digest[:8], "big")
 
@@ -408,11 +414,56 @@ def empty_script() -> MockScript:
     return empty
 
 
+SHORT_WORDS: tuple[str, ...] = (
+    "bread",
+    "river",
+    "happy",
+    "music",
+    "winter",
+    "garden",
+    "light",
+    "friend",
+    "money",
+    "paper",
+    "quiet",
+    "travel",
+    "doctor",
+    "summer",
+    "window",
+    "sleep",
+    "orange",
+    "chair",
+)
+"""The single words ``mock/short`` answers with when asked for one word."""
+SHORT_CAPTIONS: tuple[str, ...] = (
+    "A small dog sits on a wooden porch in the afternoon sun.",
+    "Two people walk along a busy street past a row of shops.",
+    "A plate of pasta with tomato sauce rests on a kitchen table.",
+    "A red bicycle leans against a brick wall near a doorway.",
+    "Several boats are tied up in a calm harbour at dusk.",
+    "A child in a yellow coat plays in a park covered with leaves.",
+)
+"""The captions ``mock/short`` answers with when shown an image."""
+
+
+def short_script() -> MockScript:
+    """Short answers: a caption for a prompt with an image, else one word (a word
+    association), each drawn from :func:`call_key` so a call always gets the same one."""
+
+    def short(prompt: Prompt, config: GenerateConfig) -> str:
+        key = call_key(prompt, config)
+        pool = SHORT_CAPTIONS if prompt.images else SHORT_WORDS
+        return pool[key % len(pool)]
+
+    return short
+
+
 SCRIPTS: dict[str, Callable[[], MockScript]] = {
     "echo": echo_script,
     "chatty": chatty_script,
     "fail": fail_script,
     "empty": empty_script,
+    "short": short_script,
 }
 """The built-in scripts, by model name."""
 

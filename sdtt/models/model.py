@@ -36,7 +36,7 @@ import trio
 
 from sdtt.errors import ConfigError, ProviderError, ProviderTimeoutError
 from sdtt.models.base import GenerateConfig, ModelAPI, ModelOutput, Prompt, Usage
-from sdtt.models.registry import Provider, create_api, provider_of
+from sdtt.models.registry import Provider, create_api, provider_of, require_image_input
 from sdtt.models.retry import RetryPolicy, policy_from_env, retry_delay
 
 log = logging.getLogger("sdtt.models")
@@ -173,6 +173,9 @@ class Model:
         The output's ``latency`` and ``attempts`` cover the whole call, retries included.
         """
         prompt = as_prompt(prompt)
+        if prompt.images:
+            # Before any call: a text-only provider would drop the images silently.
+            require_image_input(self.name)
         config = config or self.config
         started = trio.current_time()
         self.calls += 1

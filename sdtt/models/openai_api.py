@@ -50,11 +50,11 @@ class OpenAIAPI(SdkAPI["AsyncOpenAI"]):
 
     def request(self, prompt: Prompt, config: GenerateConfig) -> dict[str, Any]:
         """The keyword arguments of the chat completions call for ``prompt``."""
-        messages: list[dict[str, str]] = []
+        messages: list[dict[str, Any]] = []
         system = prompt.system_text()
         if system:
             messages.append({"role": "system", "content": system})
-        messages.append({"role": "user", "content": prompt.user_text()})
+        messages.append({"role": "user", "content": user_content(prompt)})
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
@@ -108,6 +108,18 @@ class OpenAIAPI(SdkAPI["AsyncOpenAI"]):
             ),
             logprobs=_logprobs(getattr(choices[0], "logprobs", None)),
         )
+
+
+def user_content(prompt: Prompt) -> str | list[dict[str, Any]]:
+    """The user message's content: its text, or with images a list of content parts
+    (each image as an ``image_url`` part holding a data URI, then the text)."""
+    if not prompt.images:
+        return prompt.user_text()
+    parts: list[dict[str, Any]] = [
+        {"type": "image_url", "image_url": {"url": image.data_uri()}} for image in prompt.images
+    ]
+    parts.append({"type": "text", "text": prompt.user_text()})
+    return parts
 
 
 def _logprobs(found: Any) -> tuple[TokenLogprobs, ...] | None:

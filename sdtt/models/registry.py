@@ -82,6 +82,9 @@ class Provider:
     """Whether its replies come from rules that only reflect what they are told (ELIZA):
     fine as a baseline bot, no use as a simulated interrogator (two of them talk in
     circles), so ``sdtt simulate`` gives it :data:`DEFAULT_MODEL` as the interrogator."""
+    image_input: bool = False
+    """Whether its models can be shown images (``Prompt.images``): image captioning asks a
+    model that can; :class:`sdtt.models.Model` refuses images for one that cannot."""
     install: str = ""
     """The command that installs what it needs, when loading it fails (default:
     ``pip install <name>``, its SDK)."""
@@ -102,6 +105,7 @@ PROVIDERS: dict[str, Provider] = {
             logprobs=True,
             free=True,
             virtual_time=True,
+            image_input=True,
             max_connections=100,
         ),
         Provider(
@@ -116,6 +120,7 @@ PROVIDERS: dict[str, Provider] = {
             prices=price_tables.OPENAI,
             batch="sdtt.models.openai_batch",
             logprobs=True,
+            image_input=True,
         ),
         Provider(
             "anthropic",
@@ -128,6 +133,7 @@ PROVIDERS: dict[str, Provider] = {
             own_hosts=frozenset({"api.anthropic.com"}),
             prices=price_tables.ANTHROPIC,
             batch="sdtt.models.anthropic_batch",
+            image_input=True,
         ),
         Provider(
             "local",
@@ -182,6 +188,19 @@ def provider_of(name: str) -> Provider | None:
     the facts: remote, priced, chat-style, no batch API, the default connection limit.
     """
     return PROVIDERS.get(name.partition("/")[0])
+
+
+def require_image_input(name: str) -> None:
+    """Raise a :class:`ConfigError` unless model ``name``'s provider takes image input."""
+    provider = provider_of(name)
+    if provider is not None and provider.image_input:
+        return
+    able = ", ".join(p.name for p in PROVIDERS.values() if p.image_input)
+    raise ConfigError(
+        f"{name} cannot be shown images: its provider takes text only. Use a "
+        f"vision-capable model of a provider that takes images ({able}), e.g. "
+        "openai/gpt-4o-mini or anthropic/claude-sonnet-4-5."
+    )
 
 
 def base_url_for(name: str, base_url: str | None) -> str | None:

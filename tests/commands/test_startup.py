@@ -104,8 +104,14 @@ def test_a_commands_help_imports_its_parser_not_its_code(command: str) -> None:
     loaded = _loaded_by([command, "--help"])
     parser = f"sdtt.commands.{command.replace('-', '_')}_parser"
     assert parser in loaded
-    # Option helpers shared by several parsers (session_flags: chat and simulate).
-    shared = {"sdtt.commands", "sdtt.commands.common", "sdtt.commands.session_flags"}
+    # Option helpers shared by several parsers (session_flags: chat and simulate;
+    # single_flags: wordassoc, captions and import-kreiman).
+    shared = {
+        "sdtt.commands",
+        "sdtt.commands.common",
+        "sdtt.commands.session_flags",
+        "sdtt.commands.single_flags",
+    }
     code = [m for m in loaded if m.startswith("sdtt.commands") and m not in shared]
     # Another command's parser may lend its options (report uses score's).
     assert [m for m in code if not m.endswith("_parser")] == []

@@ -1,0 +1,111 @@
+"""``sdtt import-kreiman``: the Kreiman lab's released files as sdtt records."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict
+
+from rich.console import Console
+from rich.table import Table
+
+from sdtt.beliefs.traces import BeliefTrace
+from sdtt.commands.single_common import check_out, rate_text, save_json_lines, save_responses
+from sdtt.dialogue.records import write_records
+from sdtt.dialogue.store import write_transcripts
+from sdtt.single.response import Truth
+from sdtt.single.theirdata.conversations import (
+    CLASSES,
+    read_class_labels,
+    read_conversation_folder,
+)
+from sdtt.single.theirdata.psiturk import read_compiled, read_psiturk
+from sdtt.single.theirdata.responses import read_groundtruth, read_response_file
+from sdtt.single.theirdata.scoring import TrialScores, score_trials
+from sdtt.single.theirdata.verdicts import read_verdicts
+
+
+def _console(console: Console | None) -> Console:
+    return console or Console(highlight=False)
+
+
+def run_responses(args: argparse.Namespace, console: Console | None = None) -> int:
+    """One agent's response file."""
+    check_out(args.out, args.force)
+    truth: Truth = "human" if args.human else "machine"
+    records = read_response_file(args.file, args.task, agent=args.agent, truth=truth)
+    save_responses(_console(console), args.out, records, f"responses of {args.agent}")
+    return 0
+
+
+def run_groundtruth(args: argparse.Namespace, console: Console | None = None) -> int:
+    """A ground-truth dictionary."""
+    check_out(args.out, args.force)
+    records = read_groundtruth(args.file, args.task)
+    save_responses(_console(console), args.out, records, "responses")
+    return 0
+
+
+def run_conversations(args: argparse.Namespace, console: Console | None = None) -> int:
+    """A folder of conversation files."""
+    check_out(args.out, args.force)
+    labels = read_class_labels(args.labels) if args.labels else None
+    transcripts = read_conversation_folder(args.folder, labels)
+    write_transcripts(args.out, transcripts)
+    unlabelled = sum("class" not in t.meta for t in transcripts)
+    note = f" ({unlabelled} without a class label)" if unlabelled else ""
+    _console(console).print(f"Wrote {len(transcripts)} transcripts to {args.out}{note}.")
+    return 0
+
+
+def run_psiturk(args: argparse.Namespace, console: Console | None = None) -> int:
+    """Judges' trials and demographics."""
+    check_out(args.out, args.force)
+    if args.file.suffix.lower() == ".json":
+        judges = read_compiled(args.file)
+    else:
+        judges = read_psiturk(args.file, args.questions)
+    rows: list[object] = [{"record": "trial", **asdict(t)} for t in judges.trials]
+    rows += [
+        {"record": "demographics", "worker": worker, **answers}
+        for worker, answers in judges.demographics.items()
+    ]
+    save_json_lines(args.out, rows)
+    shown = _console(console)
+    shown.print(
+        f"Wrote {len(judges.trials)} trials of {len({t.worker for t in judges.trials})} judges "
+        f"and {len(judges.demographics)} judges' demographics to {args.out}."
+    )
+    if args.labels:
+        scores = score_trials(judges.trials, read_class_labels(args.labels))
+        shown.print(scores_table(scores))
+    return 0
+
+
+def scores_table(scores: TrialScores) -> Table:
+    """Per class: speakers judged, p(H|H), p(M|M), detectability."""
+    note = f" ({scores.unlabelled} unlabelled trials left out)" if scores.unlabelled else ""
+    table = Table(title=f"Judges' verdicts per speaker{note}")
+    for column in ("class", "speakers", "p(H|H)", "p(M|M)", "detectability"):
+        table.add_column(column, justify="right")
+    for name in (*CLASSES, "all"):
+        tally = scores.by_class.get(name)
+        if tally is None:
+            continue
+        table.add_row(
+            name,
+            str(tally.hh + tally.mh + tally.hm + tally.mm),
+            rate_text(tally.rate("H", "H")),
+            rate_text(tally.rate("M", "M")),
+            rate_text(tally.detectability),
+        )
+    return table
+
+
+def run_verdicts(args: argparse.Namespace, console: Console | None = None) -> int:
+    """Per-exchange verdicts as belief traces."""
+    check_out(args.out, args.force)
+    labels = read_class_labels(args.labels) if args.labels else None
+    traces: list[BeliefTrace] = read_verdicts(args.file, study=args.study, labels=labels)
+    write_records(args.out, traces)
+    _console(console).print(f"Wrote {len(traces)} belief traces to {args.out}.")
+    return 0

@@ -1,0 +1,114 @@
+"""The parser of ``sdtt import-kreiman``; it runs in :mod:`sdtt.commands.import_kreiman`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from sdtt.commands import lazy_command
+from sdtt.commands.single_flags import add_write_arguments, print_help
+
+MODULE = "sdtt.commands.import_kreiman"
+TASKS = ("wordassoc", "caption")
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``sdtt import-kreiman responses|groundtruth|conversations|psiturk|verdicts``."""
+    parser = subparsers.add_parser(
+        "import-kreiman",
+        description=(
+            "Import the files of the Kreiman lab's released Turing-test code and data into "
+            "sdtt's records: response files and ground-truth dictionaries (response records), "
+            "conversations (transcripts), psiTurk judge trials and per-exchange verdicts "
+            "(belief traces)."
+        ),
+    )
+    actions = parser.add_subparsers(dest="kreiman_command", metavar="ACTION")
+    parser.set_defaults(func=lambda _args: print_help(parser))
+
+    responses = actions.add_parser(
+        "responses",
+        help='one agent\'s {"stimulus": "response"} file',
+        description=(
+            'Read a {"cue": "association"} or {"0001.jpg": "caption"} file, all written by one '
+            "agent (--agent). Word associations are post-processed as sdtt's own are."
+        ),
+    )
+    responses.add_argument("file", type=Path, metavar="FILE", help="the JSON response file")
+    responses.add_argument("--task", choices=TASKS, required=True, help="what the file answers")
+    responses.add_argument(
+        "--agent", required=True, help="who wrote the responses (a model's name, or a label)"
+    )
+    responses.add_argument(
+        "--human", action="store_true", help="the agent is a person (default: a machine)"
+    )
+    add_write_arguments(responses, "response records")
+    responses.set_defaults(func=lazy_command(MODULE, "run_responses"))
+
+    truth = actions.add_parser(
+        "groundtruth",
+        help="a ground-truth dictionary {stimulus: [{response, groundtruth, ...}]}",
+        description=(
+            "Read a ground-truth dictionary: every response of every stimulus with its "
+            "groundtruth (human or machine) and machine_groundtruth (the model)."
+        ),
+    )
+    truth.add_argument("file", type=Path, metavar="FILE", help="the JSON dictionary")
+    truth.add_argument("--task", choices=TASKS, required=True, help="what the file answers")
+    add_write_arguments(truth, "response records")
+    truth.set_defaults(func=lazy_command(MODULE, "run_groundtruth"))
+
+    conversations = actions.add_parser(
+        "conversations",
+        help="a folder of <p> A: ... </p> conversation files",
+        description=(
+            "Read every convN_lenL.html of a folder (one <p> A: ... </p> or <p> B: ... </p> per "
+            "message) as transcripts; --labels (their correct_answers.json) says who each "
+            "speaker was. Their files hold no times: messages get synthetic ones, marked."
+        ),
+    )
+    conversations.add_argument("folder", type=Path, metavar="DIR", help="folder of .html files")
+    conversations.add_argument(
+        "--labels", type=Path, help='JSON of classes, e.g. {"conv12_len6": "HAI"}'
+    )
+    add_write_arguments(conversations, "transcripts")
+    conversations.set_defaults(func=lazy_command(MODULE, "run_conversations"))
+
+    psiturk = actions.add_parser(
+        "psiturk",
+        help="judges' trials and demographics from psiTurk (or their compiled JSON)",
+        description=(
+            "Read psiTurk's trialdata.csv (and questiondata.csv), or their compiled JSON, into "
+            "one JSON line per conversation trial (conversation, length, the class the judge "
+            "chose, topic, reaction time) followed by one per judge's demographics."
+        ),
+    )
+    psiturk.add_argument(
+        "file", type=Path, metavar="FILE", help="trialdata.csv, or the compiled .json"
+    )
+    psiturk.add_argument("--questions", type=Path, help="psiTurk's questiondata.csv")
+    psiturk.add_argument(
+        "--labels",
+        type=Path,
+        help="their class labels (correct_answers.json): print p(H|H), p(M|M) and "
+        "detectability per class of conversation",
+    )
+    add_write_arguments(psiturk, "trials and demographics")
+    psiturk.set_defaults(func=lazy_command(MODULE, "run_psiturk"))
+
+    verdicts = actions.add_parser(
+        "verdicts",
+        help="per-exchange verdicts with reasons, as belief traces",
+        description=(
+            "Read a CSV of per-exchange verdicts (judge, conversation, exchange, speaker, "
+            "verdict; optional reason, confidence, judge_type, truth) into belief traces, one "
+            "per judge and speaker."
+        ),
+    )
+    verdicts.add_argument("file", type=Path, metavar="FILE", help="the verdict CSV")
+    verdicts.add_argument("--study", required=True, help="the study name the traces belong to")
+    verdicts.add_argument(
+        "--labels", type=Path, help="their class labels, for rows without a truth column"
+    )
+    add_write_arguments(verdicts, "belief traces")
+    verdicts.set_defaults(func=lazy_command(MODULE, "run_verdicts"))

@@ -1,0 +1,73 @@
+"""Reading the researcher's CSV files of human responses, each problem named by file,
+line and column."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from sdtt.errors import InputError
+
+
+def csv_rows(
+    path: str | Path, required: Sequence[str], optional: Sequence[str] = ()
+) -> Iterator[tuple[int, dict[str, str]]]:
+    """``(line, row)`` for every data row of a CSV file with a header line.
+
+    Header names are matched without regard to case or surrounding spaces; every
+    ``required`` column must be there and hold text on every row (an
+    :class:`InputError` names the file, line and column otherwise). Values are stripped;
+    columns other than ``required`` and ``optional`` are ignored.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except OSError as error:
+        raise InputError(f"cannot read the file ({error.strerror}).", path=path) from None
+    except UnicodeDecodeError:
+        raise InputError(
+            "the file is not UTF-8 text.", path=path, hint="Save it as CSV (UTF-8)."
+        ) from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader, None)
+        if header is None:
+            raise InputError(
+                "the file is empty.",
+                path=path,
+                hint=f"Give a header line: {','.join(required)}.",
+            )
+        names = [name.strip().lower() for name in header]
+        missing = [name for name in required if name not in names]
+        if missing:
+            raise InputError(
+                f"no {', '.join(repr(m) for m in missing)} column (found "
+                f"{', '.join(repr(n) for n in names if n) or 'none'}).",
+                path=path,
+                line=1,
+                hint=f"The header line must name the columns {', '.join(required)}.",
+            )
+        wanted = {name: names.index(name) for name in (*required, *optional) if name in names}
+        for row in reader:
+            line = reader.line_num
+            if not any(cell.strip() for cell in row):
+                continue
+            values = {
+                name: row[index].strip() if index < len(row) else ""
+                for name, index in wanted.items()
+            }
+            for name in required:
+                if not values[name]:
+                    raise InputError(
+                        "the cell is empty.",
+                        path=path,
+                        line=line,
+                        field=name,
+                        hint="Fill it in or delete the row.",
+                    )
+            yield line, values
+    except csv.Error as error:
+        raise InputError(
+            f"the CSV is malformed ({error}).", path=path, line=reader.line_num
+        ) from None
