@@ -15,8 +15,8 @@ from pathlib import Path
 from sdtt.beliefs.traces import BeliefPoint, BeliefSource, BeliefTrace, verdict
 from sdtt.errors import InputError
 from sdtt.questionnaires.exporters.reveal import belief_name, step_name
-from sdtt.questionnaires.importers.common import JudgeAnswers, score
 from sdtt.questionnaires.questionnaire import AnswerKey, Questionnaire
+from sdtt.questionnaires.readers.common import JudgeAnswers, score
 from sdtt.questionnaires.reveal import new_text, reveal_turns
 from sdtt.questionnaires.tools import reader, reveal_tools
 

@@ -21,7 +21,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sdtt.dialogue.records import append_records, read_records, write_records
+from sdtt.dialogue.record_files import append_records, read_records, write_records
 from sdtt.questionnaires.judgements import Judgement, JudgeType, PairKind
 
 TRACE_VERSION = 1

@@ -26,8 +26,8 @@ from sdtt.display import print_conversation, terminal_text, usage_line
 from sdtt.engine.interrogator import ScriptInterrogator
 from sdtt.engine.session import SessionSettings
 from sdtt.engine.simulate import DEMO_SCRIPT, DEMO_TOPIC, persona_bot, run_simulated_chat
+from sdtt.generate.chain import ChainSettings, resolve_style, usage_of
 from sdtt.generate.chainfile import read_chain
-from sdtt.generate.records import ChainSettings, resolve_style, usage_of
 from sdtt.generate.runner import generate_pseudo_dialogue
 from sdtt.judges.llm import run_llm_judge
 from sdtt.models.base import ModelOutput, Usage

@@ -9,7 +9,7 @@ store, and :meth:`ChainState.apply` folds a stored record back in. A chain file 
 header record followed by the records in the order they were produced, so replaying a
 file rebuilds the exact state, which is how a killed run resumes (see
 :mod:`sdtt.generate.runner`) and how the prompt of any call can be rebuilt. The chain's
-settings and the records themselves live in :mod:`sdtt.generate.records`.
+settings and the records themselves live in :mod:`sdtt.generate.chain`.
 
 Two ways to get turns out of a model (``style``):
 
@@ -40,14 +40,7 @@ from sdtt.dialogue.render import render_messages
 from sdtt.dialogue.seeds import derive_seed, seeded_rng
 from sdtt.dialogue.turns import flatten_turns, to_pingpong
 from sdtt.errors import EmptyReplyError, InputError, ModelOutputError
-from sdtt.generate.prompts import (
-    Mode,
-    continue_task,
-    line_prefix,
-    start_task,
-    topic_header,
-)
-from sdtt.generate.records import (
+from sdtt.generate.chain import (
     ChainHeader,
     PseudoCallRecord,
     TurnRecord,
@@ -55,6 +48,13 @@ from sdtt.generate.records import (
     split_usage,
     usage_dict,
     usage_of,
+)
+from sdtt.generate.prompts import (
+    Mode,
+    continue_task,
+    line_prefix,
+    start_task,
+    topic_header,
 )
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, Usage
 
