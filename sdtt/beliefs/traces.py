@@ -22,6 +22,7 @@ from typing import Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sdtt.dialogue.record_files import append_records, read_records, write_records
+from sdtt.dialogue.turn_index import migrate_shown, shown_turns
 from sdtt.questionnaires.judgements import Judgement, JudgeType, PairKind
 
 TRACE_VERSION = 1
@@ -93,9 +94,6 @@ class BeliefTrace(BaseModel):
     bot_position: Literal[1, 2] | None = Field(
         default=None, description="Pairs: which chat had the bot."
     )
-    x_turns: int = Field(default=0, ge=0, description="X: turns of each chat revealed in all.")
-    pseudo_turns: int | None = Field(default=None, ge=0, description="N, when known.")
-    total_turns: int | None = Field(default=None, ge=0, description="N + X, when known.")
     points: list[BeliefPoint] = Field(default_factory=list, description="In the order given.")
     excluded: bool = Field(default=False, description="True when analyses should leave it out.")
     exclusion_reason: str | None = Field(default=None, description="Why it is excluded.")
@@ -103,8 +101,30 @@ class BeliefTrace(BaseModel):
     condition: dict[str, Any] = Field(
         default_factory=dict,
         description="What the analysis groups by, copied from the answer key as judgements "
-        "carry it (conversation ids, the bot's metadata, judge kind, order).",
+        "carry it (conversation ids, the bot's condition, the live turns revealed "
+        "live_from..live_to, judge kind, order).",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_turn_counts(cls, data: Any) -> Any:
+        # Records written before kept X, N and N + X at the top level as well.
+        return migrate_shown(data)
+
+    @property
+    def x_turns(self) -> int:
+        """X: turns of each chat revealed in all."""
+        return shown_turns(self.condition).x
+
+    @property
+    def pseudo_turns(self) -> int | None:
+        """N, when known."""
+        return shown_turns(self.condition).pseudo
+
+    @property
+    def total_turns(self) -> int | None:
+        """N + the last live turn revealed, when N is known."""
+        return shown_turns(self.condition).total
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:
@@ -179,9 +199,6 @@ def to_judgement(trace: BeliefTrace) -> Judgement:
         judge_model=trace.judge_model,
         pair_id=trace.item_id,
         pair_kind=trace.pair_kind,
-        x_turns=trace.x_turns,
-        pseudo_turns=trace.pseudo_turns,
-        total_turns=trace.total_turns,
         choice=choice,
         bot_position=trace.bot_position,
         correct=correct,
