@@ -22,7 +22,7 @@ from typing import Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sdtt.dialogue.record_files import append_records, read_records, write_records
-from sdtt.dialogue.turn_index import migrate_shown, shown_turns
+from sdtt.dialogue.turn_index import ShownTurnCounts, migrate_shown
 from sdtt.questionnaires.judgements import Judgement, JudgeType, PairKind
 
 TRACE_VERSION = 1
@@ -72,7 +72,7 @@ class BeliefPoint(BaseModel):
     )
 
 
-class BeliefTrace(BaseModel):
+class BeliefTrace(ShownTurnCounts, BaseModel):
     """One judge's beliefs about one item, in the order given."""
 
     model_config = ConfigDict(extra="forbid")
@@ -110,21 +110,6 @@ class BeliefTrace(BaseModel):
     def _old_turn_counts(cls, data: Any) -> Any:
         # Records written before kept X, N and N + X at the top level as well.
         return migrate_shown(data)
-
-    @property
-    def x_turns(self) -> int:
-        """X: turns of each chat revealed in all."""
-        return shown_turns(self.condition).x
-
-    @property
-    def pseudo_turns(self) -> int | None:
-        """N, when known."""
-        return shown_turns(self.condition).pseudo
-
-    @property
-    def total_turns(self) -> int | None:
-        """N + the last live turn revealed, when N is known."""
-        return shown_turns(self.condition).total
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:

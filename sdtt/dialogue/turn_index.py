@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sdtt.dialogue.condition import Condition, record_condition
 
@@ -77,6 +77,30 @@ def shown_turns(grouping: Mapping[str, Any]) -> ShownTurns:
     return ShownTurns(
         x=grouping.get("x_turns", x), pseudo=pseudo, total=grouping.get("total_turns", total)
     )
+
+
+class ShownTurnCounts:
+    """X, N and the total turn index of a judgement or belief trace, read from its
+    ``condition`` mapping (a mixin of both records)."""
+
+    if TYPE_CHECKING:
+        condition: dict[str, Any]
+
+    @property
+    def x_turns(self) -> int:
+        """X: how many live turns of each chat were shown (or revealed in all)."""
+        return shown_turns(self.condition).x
+
+    @property
+    def pseudo_turns(self) -> int | None:
+        """N: pseudo-dialogue turns in the bot's prompt; None when unknown."""
+        return shown_turns(self.condition).pseudo
+
+    @property
+    def total_turns(self) -> int | None:
+        """The total turn index shown: N + the last live turn shown (the paper's turn
+        N+X); None when N is unknown."""
+        return shown_turns(self.condition).total
 
 
 def migrate_shown(data: Any) -> Any:

@@ -19,7 +19,7 @@ from typing import Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sdtt.dialogue.record_files import append_records, read_records, write_records
-from sdtt.dialogue.turn_index import migrate_shown, shown_turns
+from sdtt.dialogue.turn_index import ShownTurnCounts, migrate_shown
 
 JUDGEMENT_VERSION = 1
 """Format version of judgement records; bump on breaking changes."""
@@ -29,7 +29,7 @@ Choice = Literal["A", "B"]
 PairKind = Literal["test", "catch"]
 
 
-class Judgement(BaseModel):
+class Judgement(ShownTurnCounts, BaseModel):
     """One judge's decision on one pair of conversations, or on one conversation's witness
     (a live two-party verdict: ``witness`` and ``verdict`` set, no ``choice``)."""
 
@@ -103,22 +103,6 @@ class Judgement(BaseModel):
     def _old_turn_counts(cls, data: Any) -> Any:
         # Records written before kept X, N and N + X at the top level as well.
         return migrate_shown(data)
-
-    @property
-    def x_turns(self) -> int:
-        """X: how many turns of each conversation were shown."""
-        return shown_turns(self.condition).x
-
-    @property
-    def pseudo_turns(self) -> int | None:
-        """N: pseudo-dialogue turns in the bot's prompt; None when unknown."""
-        return shown_turns(self.condition).pseudo
-
-    @property
-    def total_turns(self) -> int | None:
-        """The total turn index shown: N + the last live turn shown (the paper's turn
-        N+X); None when N is unknown."""
-        return shown_turns(self.condition).total
 
     @model_validator(mode="after")
     def _reason_with_exclusion(self) -> Self:
