@@ -49,8 +49,8 @@ import trio
 from _quick import add_quick
 
 from sdtt.errors import SdttError
+from sdtt.generate.chain import ChainSettings, ChainSpec, topic_targets
 from sdtt.generate.chainfile import read_chain
-from sdtt.generate.records import ChainSettings, ChainSpec, topic_targets
 from sdtt.generate.runner import RunReport, run_chains
 from sdtt.models.model import get_model
 from sdtt.personas.persona import Persona

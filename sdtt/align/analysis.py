@@ -20,6 +20,7 @@ import numpy as np
 
 from sdtt.align import rsa
 from sdtt.align.ratings import Rating
+from sdtt.dialogue.seeds import derive_seed
 from sdtt.questionnaires.rating_task import RatingTask
 
 HUMAN = "human"
@@ -137,7 +138,10 @@ def analyse(
     if human is not None:
         for number, cohort in enumerate(models):
             p = rsa.permutation_p(
-                human.group, cohort.group, permutations=permutations, seed=seed + number
+                human.group,
+                cohort.group,
+                permutations=permutations,
+                seed=derive_seed(seed, "cohort", number),
             )
             individual = rsa.cross_alignment(cohort.matrices, human.matrices)
             kept = individual[~np.isnan(individual)]

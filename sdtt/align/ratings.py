@@ -15,7 +15,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sdtt.dialogue.records import append_records, read_records
+from sdtt.dialogue.record_files import append_records, read_records
 
 RATING_VERSION = 1
 """Format version of rating records; bump on breaking changes."""

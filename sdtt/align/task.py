@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sdtt.dialogue.condition import Condition, migrate_record
 from sdtt.dialogue.message import Message, Transcript, segment_turns
+from sdtt.dialogue.seeds import seeded_rng
 from sdtt.dialogue.store import check_version, read_transcripts, validate_record
 from sdtt.errors import InputError
 from sdtt.files import parse_json, write_text_atomic
@@ -221,7 +222,7 @@ def build_rating_task(study: StudySpec, base: Path) -> RatingBuild:
             "the study spec has no [rating] section.",
             hint="Add one (see 'Judge alignment' in the README).",
         )
-    rng = random.Random(f"rating:{study.seed}")
+    rng = seeded_rng(study.seed, "rating")
     candidates: list[_Candidate] = []
     terms: list[str] = []
     for number, source in enumerate(spec.sources, start=1):

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sdtt.analysis.stats import percentile_interval
+from sdtt.dialogue.seeds import derive_seed
 from sdtt.questionnaires.judgements import Judgement
 
 NAN = float("nan")
@@ -178,8 +179,8 @@ def verdict_agreement(
             JudgeAgreement(
                 judge=judge,
                 pairs=len(keys),
-                kappa=_bootstrap(keys, kappa, reps, seed + number),
-                fooled_r=_bootstrap(keys, fooled, reps, seed + number),
+                kappa=_bootstrap(keys, kappa, reps, derive_seed(seed, "judge", number)),
+                fooled_r=_bootstrap(keys, fooled, reps, derive_seed(seed, "judge", number)),
             )
         )
     results.sort(key=lambda a: -a.kappa.value if not math.isnan(a.kappa.value) else math.inf)

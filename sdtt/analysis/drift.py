@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from sdtt.dialogue.message import RESPONSE, Message, Side
 from sdtt.dialogue.turns import to_pingpong
+from sdtt.generate.chain import TurnRecord
 from sdtt.generate.prompts import Mode
-from sdtt.generate.records import TurnRecord
 from sdtt.personas.style_stats import StyleStats, style_stats
 
 DEFAULT_WINDOW = 10

@@ -15,8 +15,8 @@ from pathlib import Path
 from sdtt.beliefs.traces import BeliefPoint, BeliefSource, BeliefTrace, verdict
 from sdtt.errors import InputError
 from sdtt.questionnaires.exporters.reveal import belief_name, step_name
-from sdtt.questionnaires.importers.common import JudgeAnswers, score
 from sdtt.questionnaires.questionnaire import AnswerKey, Questionnaire
+from sdtt.questionnaires.readers.common import JudgeAnswers, score
 from sdtt.questionnaires.reveal import new_text, reveal_turns
 from sdtt.questionnaires.tools import reader, reveal_tools
 
@@ -106,9 +106,6 @@ def traces_from_answers(
                 pair_kind=judgement.pair_kind,
                 target_human=truth.bot_position == 2,
                 bot_position=truth.bot_position,
-                x_turns=truth.x_turns,
-                pseudo_turns=truth.pseudo_turns,
-                total_turns=truth.total_turns,
                 points=points,
                 excluded=bool(reasons),
                 exclusion_reason="; ".join(reasons) or None,

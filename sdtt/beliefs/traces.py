@@ -21,7 +21,8 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sdtt.dialogue.records import append_records, read_records, write_records
+from sdtt.dialogue.record_files import append_records, read_records, write_records
+from sdtt.dialogue.turn_index import ShownTurnCounts, migrate_shown
 from sdtt.questionnaires.judgements import Judgement, JudgeType, PairKind
 
 TRACE_VERSION = 1
@@ -76,7 +77,7 @@ class BeliefPoint(BaseModel):
     )
 
 
-class BeliefTrace(BaseModel):
+class BeliefTrace(ShownTurnCounts, BaseModel):
     """One judge's beliefs about one item, in the order given."""
 
     model_config = ConfigDict(extra="forbid")
@@ -98,9 +99,6 @@ class BeliefTrace(BaseModel):
     bot_position: Literal[1, 2] | None = Field(
         default=None, description="Pairs: which chat had the bot."
     )
-    x_turns: int = Field(default=0, ge=0, description="X: turns of each chat revealed in all.")
-    pseudo_turns: int | None = Field(default=None, ge=0, description="N, when known.")
-    total_turns: int | None = Field(default=None, ge=0, description="N + X, when known.")
     points: list[BeliefPoint] = Field(default_factory=list, description="In the order given.")
     excluded: bool = Field(default=False, description="True when analyses should leave it out.")
     exclusion_reason: str | None = Field(default=None, description="Why it is excluded.")
@@ -108,8 +106,15 @@ class BeliefTrace(BaseModel):
     condition: dict[str, Any] = Field(
         default_factory=dict,
         description="What the analysis groups by, copied from the answer key as judgements "
-        "carry it (conversation ids, the bot's metadata, judge kind, order).",
+        "carry it (conversation ids, the bot's condition, the live turns revealed "
+        "live_from..live_to, judge kind, order).",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_turn_counts(cls, data: Any) -> Any:
+        # Records written before kept X, N and N + X at the top level as well.
+        return migrate_shown(data)
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:
@@ -184,9 +189,6 @@ def to_judgement(trace: BeliefTrace) -> Judgement:
         judge_model=trace.judge_model,
         pair_id=trace.item_id,
         pair_kind=trace.pair_kind,
-        x_turns=trace.x_turns,
-        pseudo_turns=trace.pseudo_turns,
-        total_turns=trace.total_turns,
         choice=choice,
         bot_position=trace.bot_position,
         correct=correct,

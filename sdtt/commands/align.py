@@ -84,7 +84,7 @@ def _ratings_path(args: argparse.Namespace) -> Path:
 
 def run_import(args: argparse.Namespace) -> int:
     """``sdtt align import``."""
-    from sdtt.align.importers import import_ratings
+    from sdtt.align.rating_import import import_ratings
     from sdtt.align.ratings import append_ratings, rating_key, read_ratings
     from sdtt.align.task import load_rating_key, load_rating_task
     from sdtt.lock import output_lock

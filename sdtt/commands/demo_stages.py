@@ -3,7 +3,6 @@ stage, each printing what it did to the demo's console and writing its files."""
 
 from __future__ import annotations
 
-import random
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -21,13 +20,14 @@ from sdtt.analysis.tells import study_tells
 from sdtt.commands.scoring import print_summary
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message, Transcript
+from sdtt.dialogue.seeds import seeded_rng
 from sdtt.dialogue.store import read_transcripts, write_transcripts
 from sdtt.display import print_conversation, terminal_text, usage_line
 from sdtt.engine.interrogator import ScriptInterrogator
 from sdtt.engine.session import SessionSettings
 from sdtt.engine.simulate import DEMO_SCRIPT, DEMO_TOPIC, persona_bot, run_simulated_chat
+from sdtt.generate.chain import ChainSettings, resolve_style, usage_of
 from sdtt.generate.chainfile import read_chain
-from sdtt.generate.records import ChainSettings, resolve_style, usage_of
 from sdtt.generate.runner import generate_pseudo_dialogue
 from sdtt.judges.llm import run_llm_judge
 from sdtt.models.base import ModelOutput, Usage
@@ -128,7 +128,7 @@ async def stage_burst_reply(demo: DemoRun) -> None:
             prompts=BotPromptBuilder.for_persona(demo.persona, history_turns=demo.history_turns),
         )
         with console.status("the persona bot is writing..."):
-            reply = await bot.reply(opening, now, random.Random(demo.seed))
+            reply = await bot.reply(opening, now, seeded_rng(demo.seed, "reply"))
     demo.outputs.extend(reply.outputs)
     transcript = Transcript(
         id=f"{demo.stem}-reply",

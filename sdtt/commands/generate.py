@@ -24,6 +24,7 @@ from sdtt.commands.generate_display import RichProgress, summary_table
 from sdtt.commands.generate_parser import DEFAULT_OUT
 from sdtt.errors import ConfigError
 from sdtt.files import output_folder
+from sdtt.generate.chain import ChainSpec
 from sdtt.generate.chain_spec import (
     Grid,
     PlanSettings,
@@ -31,7 +32,6 @@ from sdtt.generate.chain_spec import (
     load_topic_list,
     read_plan,
 )
-from sdtt.generate.records import ChainSpec
 from sdtt.generate.runner import ChainProgress, RunOptions, RunReport, chain_path, run_chains
 from sdtt.lock import output_lock
 from sdtt.models.model import get_model
@@ -39,7 +39,7 @@ from sdtt.models.pool import ModelPool
 from sdtt.models.registry import DEFAULT_MODEL, base_url_for
 from sdtt.models.retry import long_run_policy
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
-from sdtt.questionnaires.topics import live_topic
+from sdtt.questionnaires.pairing_topics import live_topic
 from sdtt.redact import redact_url, shown
 
 

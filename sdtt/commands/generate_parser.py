@@ -13,12 +13,12 @@ from sdtt.commands.common import (
     add_out_argument,
     setting_default,
 )
+from sdtt.generate.chain import DEFAULT_TURNS_PER_TOPIC, MODES
 from sdtt.generate.chain_spec import (
     CORPUS_TOPICS,
     Grid,
     PlanSettings,
 )
-from sdtt.generate.records import DEFAULT_TURNS_PER_TOPIC, MODES
 from sdtt.models.registry import DEFAULT_MODEL, PROVIDERS
 from sdtt.personas.store import DEFAULT_PERSONA
 

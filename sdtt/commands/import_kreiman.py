@@ -10,7 +10,7 @@ from rich.table import Table
 
 from sdtt.beliefs.traces import BeliefTrace
 from sdtt.commands.single_common import check_out, rate_text, save_json_lines, save_responses
-from sdtt.dialogue.records import write_records
+from sdtt.dialogue.record_files import write_records
 from sdtt.dialogue.store import write_transcripts
 from sdtt.single.response import Truth
 from sdtt.single.theirdata.conversations import (

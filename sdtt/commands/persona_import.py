@@ -9,8 +9,8 @@ options, printing the report on stderr and writing the scrub report.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
@@ -26,11 +26,8 @@ from sdtt.personas.importers.chitchat import (
 )
 from sdtt.personas.importers.import_report import ImportReport
 from sdtt.personas.importers.options import (
-    DEFAULT_COLUMNS,
     DEFAULT_TIMEZONE,
-    Columns,
     ImportOptions,
-    parse_columns,
     parse_gap,
     parse_timezone,
     split_names,
@@ -45,11 +42,14 @@ def add_import_arguments(parser: argparse.ArgumentParser, importer: Importer) ->
     if importer.name in CORPUS_FORMATS:
         _add_chitchat_arguments(parser)
         return
-    file_help = getattr(importer, "file_help", "The exported chat file.")
-    add_common_arguments(parser, file_help=file_help)
-    extra = _FORMAT_ARGUMENTS.get(importer.name)
-    if extra is not None:
-        extra(parser)
+    assert isinstance(importer, FileImporter)
+    add_common_arguments(parser, file_help=importer.file_help)
+    for flag in importer.flags:
+        parser.add_argument(
+            flag.name, dest=flag.field, metavar=flag.metavar, default=flag.default, help=flag.help
+        )
+    # options_from_args reads the values of the format's own flags with their parsers.
+    parser.set_defaults(format_flags=importer.flags)
 
 
 def add_common_arguments(parser: argparse.ArgumentParser, *, file_help: str) -> None:
@@ -123,65 +123,6 @@ def add_common_arguments(parser: argparse.ArgumentParser, *, file_help: str) -> 
     )
 
 
-def _add_whatsapp_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--date-format",
-        metavar="ORDER",
-        help="The order of the dates, e.g. DD/MM/YY, MM/DD/YY or YYYY-MM-DD (default: "
-        "detected; a warning is printed when it had to be guessed).",
-    )
-
-
-def _add_telegram_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--chat",
-        metavar="NAME",
-        help="In a full account export, the chat to import (its name or id).",
-    )
-
-
-def _add_slack_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--channel",
-        metavar="NAME",
-        help="The channel (or DM folder) to import; needed when the export holds several.",
-    )
-
-
-def _add_table_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--columns",
-        default=DEFAULT_COLUMNS,
-        metavar="MAPPING",
-        help="Which columns hold sender, text and time (and optionally conversation), "
-        f"e.g. sender=author,text=body,time=ts (default: {DEFAULT_COLUMNS}).",
-    )
-    parser.add_argument(
-        "--time-format",
-        default="iso",
-        metavar="FORMAT",
-        help="iso (default), epoch, epoch_ms, or a strptime pattern such as '%%d/%%m/%%Y %%H:%%M'.",
-    )
-
-
-def _add_csv_arguments(parser: argparse.ArgumentParser) -> None:
-    _add_table_arguments(parser)
-    parser.add_argument(
-        "--delimiter",
-        metavar="CHAR",
-        help="Field separator (default: guessed from the header among , ; tab |).",
-    )
-
-
-_FORMAT_ARGUMENTS: dict[str, Callable[[argparse.ArgumentParser], None]] = {
-    "whatsapp": _add_whatsapp_arguments,
-    "telegram": _add_telegram_arguments,
-    "slack": _add_slack_arguments,
-    "csv": _add_csv_arguments,
-    "jsonl": _add_table_arguments,
-}
-
-
 def _whole_number(text: str) -> int:
     try:
         value = int(text)
@@ -226,9 +167,14 @@ def _add_chitchat_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def options_from_args(args: argparse.Namespace) -> ImportOptions:
-    """The importer options from parsed ``sdtt persona import FORMAT`` arguments."""
+    """The importer options from parsed ``sdtt persona import FORMAT`` arguments: the
+    common flags, then the format's own (:attr:`FileImporter.flags`)."""
     name = getattr(args, "name", None)
-    columns = getattr(args, "columns", None)
+    own: dict[str, Any] = {}
+    for flag in getattr(args, "format_flags", ()):
+        value = getattr(args, flag.field)
+        if value is not None:
+            own[flag.field] = value if flag.parse is None else flag.parse(value)
     return ImportOptions(
         me=args.me,
         partners=split_names(args.partners),
@@ -239,12 +185,7 @@ def options_from_args(args: argparse.Namespace) -> ImportOptions:
         scrub_names=split_names(args.scrub_names),
         keep_media=args.keep_media,
         name=name if isinstance(name, str) and name else None,
-        date_format=getattr(args, "date_format", None),
-        chat=getattr(args, "chat", None),
-        channel=getattr(args, "channel", None),
-        columns=parse_columns(columns) if columns is not None else Columns(),
-        time_format=getattr(args, "time_format", "iso"),
-        delimiter=getattr(args, "delimiter", None),
+        **own,
     )
 
 

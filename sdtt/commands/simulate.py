@@ -55,7 +55,7 @@ from sdtt.personas.prompt import (
     fitting_history_turns,
 )
 from sdtt.personas.store import find_persona
-from sdtt.questionnaires.topics import in_pool, live_topic
+from sdtt.questionnaires.pairing_topics import in_pool, live_topic
 from sdtt.redact import shown
 
 

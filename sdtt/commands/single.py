@@ -163,7 +163,7 @@ def _answers_path(args: argparse.Namespace) -> Path:
 
 def run_import(args: argparse.Namespace) -> int:
     """``sdtt single import``."""
-    from sdtt.dialogue.records import append_records
+    from sdtt.dialogue.record_files import append_records
     from sdtt.lock import output_lock
     from sdtt.questionnaires.single_task import read_single_answers
     from sdtt.questionnaires.tools import TOOLS, either, single_tools

@@ -2,7 +2,7 @@
 
 - :mod:`sdtt.generate.topics`: ask a model for distinct everyday topics, read topic files;
 - :mod:`sdtt.generate.prompts`: the generator's own prompts;
-- :mod:`sdtt.generate.records`: a chain's settings and the records of its file;
+- :mod:`sdtt.generate.chain`: a chain's settings and the records of its file;
 - :mod:`sdtt.generate.pseudo`: the pure core of Algorithm 1 (chain state, steps);
 - :mod:`sdtt.generate.chainfile`: reading chain files back (resume, ``--pseudo``);
 - :mod:`sdtt.generate.runner`: chains run concurrently on trio, with resume;

@@ -23,8 +23,8 @@ import trio
 
 from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
 from sdtt.errors import ProviderError, SdttError
+from sdtt.generate.chain import ChainSpec
 from sdtt.generate.pseudo import Step
-from sdtt.generate.records import ChainSpec
 from sdtt.generate.runner import (
     ChainRunner,
     Display,

@@ -35,8 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sdtt.dialogue.store import validate_record
 from sdtt.errors import InputError
 from sdtt.files import load_settings_file
-from sdtt.generate.prompts import Mode
-from sdtt.generate.records import (
+from sdtt.generate.chain import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_TEMPERATURE,
     DEFAULT_TIMEOUT,
@@ -48,6 +47,7 @@ from sdtt.generate.records import (
     resolve_style,
     topic_targets,
 )
+from sdtt.generate.prompts import Mode
 from sdtt.generate.topics import locate_topics, read_topics
 from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS
 

@@ -2,7 +2,7 @@
 
 Records, in the order they were produced (all carry ``"type"`` and ``"chain"``):
 
-- ``pseudo_chain``: the header (:class:`~sdtt.generate.records.ChainHeader`), first;
+- ``pseudo_chain``: the header (:class:`~sdtt.generate.chain.ChainHeader`), first;
 - ``pseudo_call``: one model call, its raw output and the messages kept from it;
 - ``pseudo_turn``: one finished turn with its topic, indices, model, settings and usage;
 - ``pseudo_error``: a failure of the chain in some run (informational, skipped on replay).
@@ -24,8 +24,8 @@ from sdtt.dialogue.jsonl import read_jsonl
 from sdtt.dialogue.message import SCHEMA_VERSION, Message, segment_turns
 from sdtt.dialogue.store import check_version, transcripts_from_records, validate_record
 from sdtt.errors import InputError
+from sdtt.generate.chain import ChainHeader, PseudoCallRecord, TurnRecord
 from sdtt.generate.pseudo import ChainState
-from sdtt.generate.records import ChainHeader, PseudoCallRecord, TurnRecord
 from sdtt.models.base import Prompt
 
 M = TypeVar("M", bound=BaseModel)

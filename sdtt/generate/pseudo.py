@@ -9,7 +9,7 @@ store, and :meth:`ChainState.apply` folds a stored record back in. A chain file 
 header record followed by the records in the order they were produced, so replaying a
 file rebuilds the exact state, which is how a killed run resumes (see
 :mod:`sdtt.generate.runner`) and how the prompt of any call can be rebuilt. The chain's
-settings and the records themselves live in :mod:`sdtt.generate.records`.
+settings and the records themselves live in :mod:`sdtt.generate.chain`.
 
 Two ways to get turns out of a model (``style``):
 
@@ -40,14 +40,7 @@ from sdtt.dialogue.render import render_messages
 from sdtt.dialogue.seeds import derive_seed, seeded_rng
 from sdtt.dialogue.turns import flatten_turns, to_pingpong
 from sdtt.errors import EmptyReplyError, InputError, ModelOutputError
-from sdtt.generate.prompts import (
-    Mode,
-    continue_task,
-    line_prefix,
-    start_task,
-    topic_header,
-)
-from sdtt.generate.records import (
+from sdtt.generate.chain import (
     ChainHeader,
     PseudoCallRecord,
     TurnRecord,
@@ -55,6 +48,13 @@ from sdtt.generate.records import (
     split_usage,
     usage_dict,
     usage_of,
+)
+from sdtt.generate.prompts import (
+    Mode,
+    continue_task,
+    line_prefix,
+    start_task,
+    topic_header,
 )
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, Usage
 
@@ -87,16 +87,16 @@ def sample_burst(counts: Mapping[int, int], rng: random.Random) -> int:
     return max(1, min(MAX_PLANNED_BURST, drawn))
 
 
-def side_plan(
+def speaker_order(
     turns: int, mode: Mode, bursts: Mapping[Side, Mapping[int, int]], rng: random.Random
 ) -> list[Side]:
     """Who writes each message of a topic in ``lines`` style: ``turns`` rounds of A then B."""
-    plan: list[Side] = []
+    order: list[Side] = []
     for _ in range(turns):
         for side in (USER, RESPONSE):
             size = 1 if mode == "pingpong" else sample_burst(bursts.get(side, {}), rng)
-            plan.extend([side] * size)
-    return plan
+            order.extend([side] * size)
+    return order
 
 
 def complete_turns(messages: Sequence[Message]) -> int:
@@ -246,10 +246,11 @@ class ChainState:
         header = topic_header(self.spec.topics[index].topic)
         return f"{header}\n{render_messages(messages)}" if messages else header
 
-    def _plan(self) -> list[Side]:
+    def _speakers(self) -> list[Side]:
         target = self.spec.topics[self.topic_index]
+        # "plan" names this stream in chain files already written: kept, so they resume.
         rng = seeded_rng(self.spec.seed, self.header.chain, "plan", self.topic_index)
-        return side_plan(target.turns, self.spec.mode, self.header.burst_sizes, rng)
+        return speaker_order(target.turns, self.spec.mode, self.header.burst_sizes, rng)
 
     def _start(self) -> datetime:
         if self._topic.start is None:
@@ -266,8 +267,8 @@ class ChainState:
         settings = self.spec.settings
         target = self.spec.topics[self.topic_index]
         topic = self._topic
-        plan = self._plan() if settings.style == "lines" else []
-        budget = settings.call_budget(target.turns, len(plan))
+        speakers = self._speakers() if settings.style == "lines" else []
+        budget = settings.call_budget(target.turns, len(speakers))
         if self.calls_this_run >= budget:
             raise ChainStuckError(
                 f"topic {self.topic_index + 1} ({target.topic!r}) still lacks turns after "
@@ -293,7 +294,7 @@ class ChainState:
                 timeout=settings.timeout,
             )
         else:
-            side = plan[len(topic.messages)]
+            side = speakers[len(topic.messages)]
             if topic.messages:
                 earliest = topic.messages[-1].time
                 continue_with = line_prefix(side)
@@ -355,7 +356,7 @@ class ChainState:
         if self.spec.mode == "pingpong":
             combined = to_pingpong(combined)
         if step.side is not None:
-            done = len(combined) >= len(self._plan())
+            done = len(combined) >= len(self._speakers())
         else:
             turns = segment_turns(combined)
             done = len(turns) > target.turns or (

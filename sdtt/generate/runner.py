@@ -28,10 +28,7 @@ from pydantic import BaseModel
 
 from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
 from sdtt.errors import InputError, SdttError
-from sdtt.generate.chainfile import read_chain
-from sdtt.generate.prompts import Mode
-from sdtt.generate.pseudo import ChainState, Step
-from sdtt.generate.records import (
+from sdtt.generate.chain import (
     ChainHeader,
     ChainSettings,
     ChainSpec,
@@ -42,6 +39,9 @@ from sdtt.generate.records import (
     resolve_style,
     topic_targets,
 )
+from sdtt.generate.chainfile import read_chain
+from sdtt.generate.prompts import Mode
+from sdtt.generate.pseudo import ChainState, Step
 from sdtt.models.base import Generator, ModelOutput, Usage
 from sdtt.models.pool import NameCache
 from sdtt.personas.persona import Persona
@@ -171,7 +171,7 @@ def open_state(path: Path, header: ChainHeader) -> tuple[ChainState, bool]:
 class ChainRunner:
     """Runs one chain to its end, writing each record as soon as it exists.
 
-    ``history`` is the persona's :func:`~sdtt.generate.records.persona_history` for this
+    ``history`` is the persona's :func:`~sdtt.generate.chain.persona_history` for this
     chain, when the caller has it already (worked out here otherwise).
     """
 

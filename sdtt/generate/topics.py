@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from sdtt.dialogue.render import fold_text
+from sdtt.dialogue.seeds import derive_seed
 from sdtt.errors import InputError, ModelOutputError
 from sdtt.files import read_text_file, write_text_atomic
 from sdtt.models.base import GenerateConfig, Generator, ModelOutput, Prompt
@@ -165,7 +166,7 @@ async def generate_topics(
         config = GenerateConfig(
             max_tokens=40 * missing + 60,
             temperature=temperature,
-            seed=seed + round_index,
+            seed=derive_seed(seed, "topics", round_index),
         )
         output = await model.generate(prompt, config)
         if outputs is not None:

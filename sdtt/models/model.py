@@ -75,7 +75,7 @@ def dropped_input(prompt: Prompt, usage: Usage) -> int | None:
 class CallRecord:
     """What one ``Model.generate`` call cost and how it ended (for ``on_call`` callbacks
     and logs; a pseudo-dialogue chain's file keeps its calls as
-    :class:`sdtt.generate.records.PseudoCallRecord`)."""
+    :class:`sdtt.generate.chain.PseudoCallRecord`)."""
 
     model: str
     """The ``provider/model`` name."""

@@ -13,6 +13,7 @@ from datetime import datetime
 
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.parse import Resampler, parse_reply
+from sdtt.dialogue.seeds import derive_seed
 from sdtt.errors import EmptyReplyError
 from sdtt.models.asking import ask
 from sdtt.models.base import GenerateConfig, Generator, ModelOutput
@@ -78,7 +79,8 @@ class PersonaBot:
         return BotReply(messages=asked.answer, outputs=list(asked.outputs))
 
     def _config_for(self, attempt: int) -> GenerateConfig:
-        # A fixed seed would make every retry repeat the same unusable sample.
+        # A fixed seed would make every retry repeat the same unusable sample: each retry
+        # gets a seed of its own, derived by the one seed rule.
         if attempt == 1 or self.config.seed is None:
             return self.config
-        return replace(self.config, seed=self.config.seed + attempt - 1)
+        return replace(self.config, seed=derive_seed(self.config.seed, "retry", attempt))

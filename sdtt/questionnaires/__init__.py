@@ -12,6 +12,6 @@ The flow (``questionnaires/README.md`` at the repository root has the user's vie
    and CSV; one :mod:`~sdtt.questionnaires.exporters` module each, all through the
    shared :mod:`~sdtt.questionnaires.layout`);
 4. :mod:`~sdtt.questionnaires.answers` reads each tool's answers back (with its
-   :mod:`~sdtt.questionnaires.importers` module) into
+   :mod:`~sdtt.questionnaires.readers` module) into
    :class:`~sdtt.questionnaires.judgements.Judgement` records.
 """

@@ -6,8 +6,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from sdtt.questionnaires.importers.common import ImportResult, score
 from sdtt.questionnaires.questionnaire import AnswerKey, Questionnaire
+from sdtt.questionnaires.readers.common import ImportResult, score
 from sdtt.questionnaires.tools import reader
 
 

@@ -18,7 +18,8 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sdtt.dialogue.records import append_records, read_records, write_records
+from sdtt.dialogue.record_files import append_records, read_records, write_records
+from sdtt.dialogue.turn_index import ShownTurnCounts, migrate_shown
 
 JUDGEMENT_VERSION = 1
 """Format version of judgement records; bump on breaking changes."""
@@ -28,7 +29,7 @@ Choice = Literal["A", "B"]
 PairKind = Literal["test", "catch"]
 
 
-class Judgement(BaseModel):
+class Judgement(ShownTurnCounts, BaseModel):
     """One judge's decision on one pair of conversations, or on one conversation's witness
     (a live two-party verdict: ``witness`` and ``verdict`` set, no ``choice``)."""
 
@@ -45,20 +46,6 @@ class Judgement(BaseModel):
     pair_kind: PairKind = Field(
         default="test",
         description="'test' for a real bot/human pair, 'catch' for a pair with an obvious answer.",
-    )
-    x_turns: int = Field(ge=0, description="X: how many turns of each conversation were shown.")
-    pseudo_turns: int | None = Field(
-        default=None,
-        ge=0,
-        description="N: pseudo-dialogue turns in the bot's prompt; None when unknown.",
-    )
-    total_turns: int | None = Field(
-        default=None,
-        ge=0,
-        description=(
-            "Total turn index shown: N + the index of the last live turn shown (the paper's "
-            "turn N+X); None when N is unknown."
-        ),
     )
     choice: Choice | None = Field(
         description=(
@@ -105,10 +92,17 @@ class Judgement(BaseModel):
         default_factory=dict,
         description=(
             "What the analysis groups by, copied from the answer key: the bot and human "
-            "conversation ids and the bot conversation's condition nested whole "
-            "(bot_condition: model, persona, mode, N, X...; older records: bot_meta)."
+            "conversation ids, the bot conversation's condition nested whole "
+            "(bot_condition: model, persona, mode, N, X...; older records: bot_meta) and "
+            "the live turns shown (live_from..live_to)."
         ),
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_turn_counts(cls, data: Any) -> Any:
+        # Records written before kept X, N and N + X at the top level as well.
+        return migrate_shown(data)
 
     @model_validator(mode="after")
     def _reason_with_exclusion(self) -> Self:

@@ -4,7 +4,7 @@ What a judge of ``sdtt align`` sees and nothing else (opaque ids, chat lines, th
 question and scale); :mod:`sdtt.align.task` builds it and keeps the researcher's key.
 It lives here, beside the questionnaire, because every survey tool that can field a
 rating task writes it and reads its answers in
-:mod:`sdtt.questionnaires.exporters.rating` and :mod:`sdtt.questionnaires.importers.rating`.
+:mod:`sdtt.questionnaires.exporters.rating` and :mod:`sdtt.questionnaires.readers.rating`.
 """
 
 from __future__ import annotations

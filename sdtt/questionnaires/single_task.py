@@ -7,7 +7,7 @@ holds what a judge sees and nothing else (opaque ids, the item's text, the quest
 :mod:`sdtt.single` builds it from items and keeps the researcher's key. It lives here,
 beside the questionnaire, because every survey tool that can field it writes it and reads
 its answers (:mod:`sdtt.questionnaires.exporters.single`,
-:mod:`sdtt.questionnaires.importers.single`), and LLM judges answer it too.
+:mod:`sdtt.questionnaires.readers.single`), and LLM judges answer it too.
 
 Question names inside a survey are built from the item id: ``<item>v<n>`` the verdict on
 the n-th judged speaker, ``<item>c<n>`` its confidence, ``<item>why`` the reason and
@@ -21,7 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sdtt.dialogue.records import read_records
+from sdtt.dialogue.record_files import read_records
 from sdtt.errors import InputError
 from sdtt.questionnaires.questionnaire import Line, Question
 

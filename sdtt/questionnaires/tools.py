@@ -38,21 +38,21 @@ from sdtt.questionnaires.exporters import (
     surveyjs,
 )
 from sdtt.questionnaires.exporters.reveal import RevealNotSupported
-from sdtt.questionnaires.importers.common import JudgeAnswers
-from sdtt.questionnaires.importers.generic import read_generic
-from sdtt.questionnaires.importers.jspsych import read_jspsych
-from sdtt.questionnaires.importers.limesurvey import read_limesurvey
-from sdtt.questionnaires.importers.qualtrics import read_qualtrics
-from sdtt.questionnaires.importers.rating import (
+from sdtt.questionnaires.questionnaire import Questionnaire
+from sdtt.questionnaires.rating_task import RatingTask
+from sdtt.questionnaires.readers.common import JudgeAnswers
+from sdtt.questionnaires.readers.generic import read_generic
+from sdtt.questionnaires.readers.jspsych import read_jspsych
+from sdtt.questionnaires.readers.limesurvey import read_limesurvey
+from sdtt.questionnaires.readers.qualtrics import read_qualtrics
+from sdtt.questionnaires.readers.rating import (
     RatingAnswer,
     read_csv_ratings,
     read_jspsych_ratings,
     read_surveyjs_ratings,
 )
-from sdtt.questionnaires.importers.single import read_jspsych_single, read_surveyjs_single
-from sdtt.questionnaires.importers.surveyjs import read_surveyjs
-from sdtt.questionnaires.questionnaire import Questionnaire
-from sdtt.questionnaires.rating_task import RatingTask
+from sdtt.questionnaires.readers.single import read_jspsych_single, read_surveyjs_single
+from sdtt.questionnaires.readers.surveyjs import read_surveyjs
 from sdtt.questionnaires.single_task import SingleAnswer, SingleTask
 
 

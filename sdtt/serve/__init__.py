@@ -17,7 +17,7 @@ the modules:
 - :mod:`sdtt.serve.market_room`: a Turing Trade market game (bettors trade on a target);
 - :mod:`sdtt.serve.slider`: belief slider readings as belief traces (for the export);
 - :mod:`sdtt.serve.server`: the study server that joins these parts on one trio loop:
-  - :mod:`sdtt.serve.records`: its clock and event log (committed in batches);
+  - :mod:`sdtt.serve.event_log`: its clock and event log (committed in batches);
   - :mod:`sdtt.serve.connections`: websockets and the frames delivered to them;
   - :mod:`sdtt.serve.state`: what a (re)connecting browser is shown;
   - :mod:`sdtt.serve.handling`: each frame a browser sends (join, consent, send, trade,

@@ -117,11 +117,11 @@ def export_study(
             room,
             messages[room.id],
             readings,
-            **_trace_fields(room, transcripts[room.id]),
+            condition=_room_condition(room, transcripts[room.id]),
         )
     ]
     traces += [
-        price_trace(study, room, store.events(room.id), _trace_fields(room, transcripts[room.id]))
+        price_trace(study, room, store.events(room.id), _room_condition(room, transcripts[room.id]))
         for room in rooms.values()
         if room.mode == "market"
     ]
@@ -295,17 +295,12 @@ def _judgement(
     """A two-party verdict as a single-witness judgement; a three-party one as the
     judgement of a pair (chat 1 and 2 are conversations 1 and 2)."""
     bot_chat = room.bot_position or 1
-    fields = _trace_fields(room, chats)
-    live, pseudo = fields["x_turns"], fields["pseudo_turns"]
-    condition: dict[str, Any] = {**fields["condition"], "confidence": verdict.confidence}
+    condition: dict[str, Any] = {**_room_condition(room, chats), "confidence": verdict.confidence}
     common: dict[str, Any] = {
         "study": study.name,
         "judge_id": verdict.participant,
         "judge_type": "human",
         "pair_id": room.id,
-        "x_turns": live,
-        "pseudo_turns": pseudo,
-        "total_turns": None if pseudo is None else pseudo + live,
         "strategy": verdict.reason or None,
         "demographics": answers,
         "source": f"sdtt-serve:{study.name}",
@@ -342,17 +337,19 @@ def _answers(store: StudyStore, verdict: Verdict) -> dict[str, str]:
     return {}
 
 
-def _trace_fields(room: Room, chats: dict[int, Transcript]) -> dict[str, Any]:
-    """What a room's judgements and traces share: live turns X, pseudo turns N and the
-    condition the analyses group by (the bot's model, persona, mode, delays)."""
+def _room_condition(room: Room, chats: dict[int, Transcript]) -> dict[str, Any]:
+    """What a room's judgements and traces group by: the bot's condition (model, persona,
+    mode, delays, N) and the live turns every chat reached (1..X, read as X and N + X)."""
     bot_chat = room.bot_position or 1
     bot = chats[bot_chat].condition if room.witness != "human" else None
-    condition: dict[str, Any] = {"judge_kind": "live", "view": "whole"}
+    live = min(answered_turns(t.messages) for t in chats.values())
+    condition: dict[str, Any] = {
+        "judge_kind": "live",
+        "view": "whole",
+        "live_from": 1,
+        "live_to": live,
+    }
     if bot is not None:
         condition["bot_condition"] = bot.model_dump(mode="json")
         condition["bot_id"] = chats[bot_chat].id
-    return {
-        "x_turns": min(answered_turns(t.messages) for t in chats.values()),
-        "pseudo_turns": 0 if bot is None else bot.pseudo_turns,
-        "condition": condition,
-    }
+    return condition

@@ -176,12 +176,11 @@ def price_points(events: list[dict[str, Any]], maker: Maker) -> list[BeliefPoint
 
 
 def price_trace(
-    study: Study, room: Room, events: list[dict[str, Any]], fields: dict[str, Any]
+    study: Study, room: Room, events: list[dict[str, Any]], condition: dict[str, Any]
 ) -> BeliefTrace:
     """A market room's price history as the room's belief trace (item 'room', target
-    'target', source 'price'); ``fields`` holds its X, N and condition."""
+    'target', source 'price'); ``condition`` is the room's (its live turns and bot)."""
     ended_early = room.end_reason not in (None, "finished")
-    pseudo = fields["pseudo_turns"]
     return BeliefTrace(
         study=study.name,
         judge_id=room.id,
@@ -190,14 +189,11 @@ def price_trace(
         item_kind="room",
         target="target",
         target_human=room.witness == "human",
-        x_turns=fields["x_turns"],
-        pseudo_turns=pseudo,
-        total_turns=None if pseudo is None else pseudo + fields["x_turns"],
         points=price_points(events, new_maker(study.spec.market)),
         excluded=ended_early,
         exclusion_reason=f"room ended early: {room.end_reason}" if ended_early else None,
         source=f"sdtt-serve:{study.name}",
-        condition={**fields["condition"], "judge_kind": "market"},
+        condition={**condition, "judge_kind": "market"},
     )
 
 

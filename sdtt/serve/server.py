@@ -6,7 +6,7 @@ as two callables (receive a frame, send a frame), so everything here runs and is
 without a network. Times come from trio's clock, mapped onto the wall time the server
 started at, so under ``autojump_clock`` a whole study runs in milliseconds.
 
-The server joins parts that each do one job: :mod:`~sdtt.serve.records` (clock and event
+The server joins parts that each do one job: :mod:`~sdtt.serve.event_log` (clock and event
 log), :mod:`~sdtt.serve.connections` (websockets and delivery), :mod:`~sdtt.serve.state`
 (what a browser is shown on (re)connecting), :mod:`~sdtt.serve.handling` (each frame a
 browser sends), :mod:`~sdtt.serve.lobby`, :mod:`~sdtt.serve.lifecycle` (rooms from
@@ -27,6 +27,7 @@ import trio
 
 from sdtt.serve.bots import Bots, ModelFactory
 from sdtt.serve.connections import JOIN_EVENTS, Connections, Receive, SendFrame
+from sdtt.serve.event_log import Records
 from sdtt.serve.handling import FrameHandler
 from sdtt.serve.lease import Lease, has_leases
 from sdtt.serve.lifecycle import Rooms
@@ -35,7 +36,6 @@ from sdtt.serve.matchmaker import Matchmaker
 from sdtt.serve.moderation import ModerationClient, Screener, open_screener
 from sdtt.serve.overview import condition_label, overview
 from sdtt.serve.participants import Participants
-from sdtt.serve.records import Records
 from sdtt.serve.relay import Relay
 from sdtt.serve.room import LiveRoom
 from sdtt.serve.spec import Study

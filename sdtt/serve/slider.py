@@ -62,8 +62,6 @@ def slider_traces(
     messages: Sequence[StoredMessage],
     readings: Sequence[Belief],
     *,
-    x_turns: int,
-    pseudo_turns: int | None,
     condition: dict[str, Any],
 ) -> list[BeliefTrace]:
     """One trace per interrogator of a one-chat room (two-party, own-person) with slider
@@ -83,9 +81,6 @@ def slider_traces(
             item_kind="single",
             target="chat",
             target_human=room.witness == "human",
-            x_turns=x_turns,
-            pseudo_turns=pseudo_turns,
-            total_turns=None if pseudo_turns is None else pseudo_turns + x_turns,
             points=slider_points(room, messages, mine),
             excluded=ended_early,
             exclusion_reason=f"room ended early: {room.end_reason}" if ended_early else None,

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sdtt.dialogue.message import USER, Transcript
-from sdtt.dialogue.records import read_records, write_records
+from sdtt.dialogue.record_files import read_records, write_records
 from sdtt.errors import InputError
 from sdtt.questionnaires.single_task import Part, Verdict
 

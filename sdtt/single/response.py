@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sdtt.dialogue.records import read_records, write_records
+from sdtt.dialogue.record_files import read_records, write_records
 
 RESPONSE_VERSION = 1
 """Format version of response records; bump on breaking changes."""

@@ -3,8 +3,8 @@ questionnaire one at a time, then the strategy question.
 
 Each answer is appended at once to ``<out>.answers.csv`` in the generic long format
 (``judge_id,question,answer,seconds``, importable with ``sdtt responses import --format
-csv``), so a crash loses nothing. At the end the answers are scored with the importers'
-own :func:`~sdtt.questionnaires.importers.common.score` against the answer key and
+csv``), so a crash loses nothing. At the end the answers are scored with the survey-answer
+readers' own :func:`~sdtt.questionnaires.readers.common.score` against the answer key and
 appended to the judgement file. The key is read only to score: nothing of it is shown.
 """
 
@@ -26,10 +26,10 @@ from textual.widgets.option_list import Option
 
 from sdtt.dialogue.seeds import seeded_rng
 from sdtt.lock import output_lock
-from sdtt.questionnaires.importers.common import ImportResult, JudgeAnswers, score
 from sdtt.questionnaires.judgements import append_judgements, read_judgements
 from sdtt.questionnaires.layout import pair_text
 from sdtt.questionnaires.questionnaire import AnswerKey, PairItem, Question, Questionnaire
+from sdtt.questionnaires.readers.common import ImportResult, JudgeAnswers, score
 from sdtt.redact import printable
 from sdtt.spreadsheet import safe_cell
 
@@ -79,7 +79,7 @@ class AnswerLog:
     """Appends each answer to a long CSV as it is given (flushed per row).
 
     Free-text answers that a spreadsheet would run as a formula get a leading apostrophe
-    (:mod:`sdtt.spreadsheet`); the CSV importer takes it off again.
+    (:mod:`sdtt.spreadsheet`); the CSV reader takes it off again.
     """
 
     def __init__(self, path: Path) -> None:

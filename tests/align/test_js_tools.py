@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from sdtt.align.export import export_task
-from sdtt.align.importers import import_ratings
+from sdtt.align.rating_import import import_ratings
 from sdtt.align.task import RatingBuild
 from tests.align.helpers import build
 from tests.questionnaires.test_js_tools import HOST, _node

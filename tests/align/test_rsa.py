@@ -199,12 +199,16 @@ def _judgement(judge: str, pair: int, correct: bool) -> Judgement:
         judge_type="human" if human else "llm",
         judge_model=None if human else "mock/x",
         pair_id=f"p{pair:05d}",
-        x_turns=3,
         choice="A" if correct else "B",
         bot_position=1,
         correct=correct,
         source="test",
-        condition={"bot_conversation": f"b{pair}", "human_conversation": f"h{pair}"},
+        condition={
+            "bot_conversation": f"b{pair}",
+            "human_conversation": f"h{pair}",
+            "live_from": 1,
+            "live_to": 3,
+        },
     )
 
 

@@ -22,11 +22,14 @@ from tests.questionnaires.helpers import bots, humans
 FIXTURES = Path(__file__).parents[1] / "questionnaires" / "fixtures"
 
 
-def at(total: int, pair: str, judge: str, correct: bool, **fields: Any) -> Judgement:
-    """A human judgement of a pair shown at ``total`` turns (N = 100 above 10)."""
-    record = judgement(pair, judge, correct, x=min(total, 10), mode="burst", **fields)
-    n = 0 if total <= 10 else total - 10
-    return record.model_copy(update={"pseudo_turns": n, "total_turns": total})
+def at(
+    total: int, pair: str, judge: str, correct: bool, x: int | None = None, **fields: Any
+) -> Judgement:
+    """A human judgement of a pair shown at ``total`` turns (N = 100 above 10), its last
+    ``x`` live turns (default: all, at most 10)."""
+    live = min(total, 10)
+    n = total - live
+    return judgement(pair, judge, correct, x=x or live, n=n, live_to=live, mode="burst", **fields)
 
 
 def llm(record: Judgement) -> Judgement:
@@ -147,7 +150,7 @@ def test_the_last_3_and_last_10_turns_of_one_chat_stay_apart(
 ) -> None:
     monkeypatch.setenv("COLUMNS", "200")
     last10 = at(10, "p10", "j1", True)
-    last3 = at(10, "p3", "j1", False).model_copy(update={"x_turns": 3})
+    last3 = at(10, "p3", "j1", False, x=3)
     write_judgements(tmp_path / "j.jsonl", [last10, last3])
     out = _score(capsys, str(tmp_path / "j.jsonl"))
     assert "burst, turn 10 (N=0, X=3)" in out and "burst, turn 10 (N=0, X=10)" in out

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from sdtt.analysis.drift import baseline_stats, drift_report
 from sdtt.dialogue.message import Message
-from sdtt.generate.records import ChainSettings, TurnRecord
+from sdtt.generate.chain import ChainSettings, TurnRecord
 from tests.generate.helpers import START
 
 

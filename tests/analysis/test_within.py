@@ -15,13 +15,11 @@ from tests.analysis.helpers import judgement
 
 
 def llm(pair: str, judge_id: str, correct: bool, order: str) -> Judgement:
-    record = judgement(pair, judge_id, correct, mode="burst")
+    record = judgement(pair, judge_id, correct, n=0, mode="burst")
     return record.model_copy(
         update={
             "judge_type": "llm",
             "judge_model": "mock/judge",
-            "pseudo_turns": 0,
-            "total_turns": 3,
             "condition": {**record.condition, "judge_kind": "paired", "order": order},
         }
     )
@@ -49,17 +47,9 @@ def test_a_judge_asked_both_orders_and_one_random_order_is_two_runs_never_merged
 
 
 def test_the_report_opens_with_the_figure_and_a_line_per_condition(tmp_path: Path) -> None:
-    records = [
-        judgement("p1", f"j{i}", i < 1, mode="burst").model_copy(
-            update={"pseudo_turns": 0, "total_turns": 3}
-        )
-        for i in range(4)
-    ]
+    records = [judgement("p1", f"j{i}", i < 1, n=0, mode="burst") for i in range(4)]
     records += [
-        judgement("e1", f"j{i}", True, mode="burst", model="eliza/classic").model_copy(
-            update={"pseudo_turns": 0, "total_turns": 3}
-        )
-        for i in range(4)
+        judgement("e1", f"j{i}", True, n=0, mode="burst", model="eliza/classic") for i in range(4)
     ]
     markdown = render_markdown(build_report(judgement_table(records), tmp_path, reps=0))
     head = markdown.split("\n## ")[0]

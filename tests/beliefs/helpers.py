@@ -16,12 +16,11 @@ def trace(beliefs: list[float | None], **changes: Any) -> BeliefTrace:
         "item_id": "pabc234",
         "bot_position": 2,
         "target_human": True,
-        "x_turns": len(beliefs),
         "source": "test",
         "points": [
             BeliefPoint(turn=t, belief=b, source="slider") for t, b in enumerate(beliefs, 1)
         ],
-        "condition": {"bot_meta": {"model": "mock/a"}},
+        "condition": {"bot_meta": {"model": "mock/a"}, "live_from": 1, "live_to": len(beliefs)},
     }
     fields.update(changes)
     return BeliefTrace.model_validate(fields)

@@ -225,7 +225,7 @@ def test_a_market_that_traded_before_the_first_answer_still_counts() -> None:
         item_kind="room",
         target="target",
         bot_position=None,
-        x_turns=3,
+        condition={"live_from": 1, "live_to": 3},
         points=[
             BeliefPoint(turn=0, message=0, belief=50, source="price"),
             BeliefPoint(turn=0, message=0, belief=35, source="price"),

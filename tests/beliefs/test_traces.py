@@ -106,3 +106,19 @@ def test_a_truth_that_contradicts_the_bot_position_is_refused_by_line(tmp_path: 
     path.write_text(json.dumps(record) + "\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"traces.jsonl:1.*the bot is in chat 2"):
         read_traces(path)
+
+
+def test_an_old_trace_with_top_level_turn_counts_reads_them_from_its_condition(
+    tmp_path: Path,
+) -> None:
+    old = trace([40, 60]).model_dump(mode="json")
+    old["condition"] = {"bot_meta": {"model": "mock/a", "pseudo_turns": 10}}
+    old |= {"x_turns": 2, "pseudo_turns": 10, "total_turns": 12}
+    path = tmp_path / "old.jsonl"
+    path.write_text(json.dumps(old) + "\n", encoding="utf-8")
+    [read] = read_traces(path)
+    assert (read.x_turns, read.pseudo_turns, read.total_turns) == (2, 10, 12)
+    assert (to_judgement(read).x_turns, to_judgement(read).total_turns) == (2, 12)
+    write_traces(path, [read])
+    assert "x_turns" not in json.loads(path.read_text(encoding="utf-8"))
+    assert read_traces(path)[0].total_turns == 12

@@ -15,7 +15,7 @@ from sdtt.dialogue.pingpong import has_runs
 from sdtt.dialogue.store import read_transcripts
 from sdtt.engine.events import MessageSent, ReplyPlanned, read_event_log
 from sdtt.personas.corpus import load_corpus
-from sdtt.questionnaires.topics import in_pool, live_topic
+from sdtt.questionnaires.pairing_topics import in_pool, live_topic
 
 
 def generate_burst_chain(tmp_path: Path) -> Path:

@@ -13,8 +13,8 @@ import trio
 
 from sdtt.errors import ConfigError
 from sdtt.generate.batch_api import LEDGER_NAME, run_chains_batched
+from sdtt.generate.chain import ChainSpec, topic_targets
 from sdtt.generate.chainfile import read_chain
-from sdtt.generate.records import ChainSpec, topic_targets
 from sdtt.generate.runner import RunOptions, run_chains
 from sdtt.models.batch import batch_backend
 from sdtt.models.model import get_model

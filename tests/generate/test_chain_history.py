@@ -6,8 +6,8 @@ import itertools
 
 import pytest
 
+from sdtt.generate.chain import ChainSettings, ChainSpec, TopicTarget, chain_header
 from sdtt.generate.prompts import Mode
-from sdtt.generate.records import ChainSettings, ChainSpec, TopicTarget, chain_header
 from sdtt.personas.prompt import BotPromptBuilder
 from tests.generate.helpers import make_persona
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from sdtt.errors import InputError
+from sdtt.generate.chain import SettingsError
 from sdtt.generate.chain_spec import PlanSettings, grid_specs, read_plan
-from sdtt.generate.records import SettingsError
 
 PLAN = """
 topics = "my-topics.txt"

@@ -15,7 +15,7 @@ import pytest
 import trio
 
 from sdtt.cli import main
-from sdtt.generate.records import ChainSpec, topic_targets
+from sdtt.generate.chain import ChainSpec, topic_targets
 from sdtt.generate.runner import run_chains
 from sdtt.models.model import get_model
 from tests.generate.helpers import TOPICS, make_persona

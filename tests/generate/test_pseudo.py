@@ -10,19 +10,19 @@ import pytest
 
 from sdtt.dialogue.message import segment_turns
 from sdtt.errors import InputError
+from sdtt.generate.chain import (
+    ChainSettings,
+    ChainSpec,
+    SettingsError,
+    chain_header,
+    topic_targets,
+)
 from sdtt.generate.chainfile import read_chain, rebuild_prompt
 from sdtt.generate.pseudo import (
     COPY_TOLERANCE,
     ChainState,
     ChainStuckError,
     drop_repeats,
-)
-from sdtt.generate.records import (
-    ChainSettings,
-    ChainSpec,
-    SettingsError,
-    chain_header,
-    topic_targets,
 )
 from sdtt.generate.runner import ChainRunner, chain_path
 from sdtt.models.base import Prompt, Usage

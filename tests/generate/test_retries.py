@@ -10,8 +10,8 @@ import trio
 import trio.testing
 
 from sdtt.errors import ConfigError, ServerError
+from sdtt.generate.chain import ChainSpec, topic_targets
 from sdtt.generate.chainfile import read_chain
-from sdtt.generate.records import ChainSpec, topic_targets
 from sdtt.generate.runner import RunOptions, run_chains
 from sdtt.models import GenerateConfig, Model, Prompt, RetryPolicy
 from sdtt.models.mock import MockModelAPI, MockReply

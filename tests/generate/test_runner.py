@@ -12,8 +12,8 @@ import trio
 
 from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.errors import InputError
+from sdtt.generate.chain import ChainSettings, ChainSpec, topic_targets
 from sdtt.generate.chainfile import load_pseudo_messages, read_chain
-from sdtt.generate.records import ChainSettings, ChainSpec, topic_targets
 from sdtt.generate.runner import ChainProgress, run_chains
 from tests.generate.helpers import (
     TOPICS,

@@ -137,8 +137,8 @@ def test_a_new_provider_is_one_registry_entry_whose_facts_every_caller_asks(
 ) -> None:
     import warnings
 
+    from sdtt.generate.chain import resolve_style
     from sdtt.generate.pricing import estimate_cost
-    from sdtt.generate.records import resolve_style
     from sdtt.models import Usage
     from sdtt.models.batch import batch_backend
     from sdtt.models.model import provider_limiter

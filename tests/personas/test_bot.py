@@ -6,6 +6,7 @@ from datetime import timedelta
 import pytest
 
 from sdtt.dialogue.message import Message, Transcript
+from sdtt.dialogue.seeds import derive_seed
 from sdtt.errors import EmptyReplyError
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
 from sdtt.personas.bot import PersonaBot
@@ -107,4 +108,6 @@ async def test_retries_of_a_seeded_model_use_new_seeds() -> None:
         config=GenerateConfig(seed=11),
     )
     await bot.reply([], START, random.Random(0))
-    assert model.seeds == [11, 12]
+    # The first call uses the seed itself; the retry its own seed under the one seed rule.
+    assert model.seeds == [11, derive_seed(11, "retry", 2)]
+    assert model.seeds[1] != 11

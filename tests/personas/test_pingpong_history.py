@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from sdtt.dialogue.message import Message
 from sdtt.engine.interrogator import interrogator_prompts
-from sdtt.generate.records import ChainSpec, TopicTarget, chain_header
+from sdtt.generate.chain import ChainSpec, TopicTarget, chain_header
 from sdtt.personas.prompt import BotPromptBuilder, history_text
 from tests.generate.helpers import START, make_persona
 

@@ -19,11 +19,11 @@ import pytest
 from sdtt.align.ratings import read_ratings
 from sdtt.align.task import save_rating_task
 from sdtt.cli import main
-from sdtt.questionnaires.importers.common import JudgeAnswers
-from sdtt.questionnaires.importers.rating import RatingAnswer
 from sdtt.questionnaires.judgements import Judgement, read_judgements
 from sdtt.questionnaires.questionnaire import Questionnaire, save_study
 from sdtt.questionnaires.rating_task import RatingTask
+from sdtt.questionnaires.readers.common import JudgeAnswers
+from sdtt.questionnaires.readers.rating import RatingAnswer
 from sdtt.questionnaires.tools import (
     TOOLS,
     ExportOptions,

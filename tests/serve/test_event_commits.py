@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import trio
 
-import sdtt.serve.records as records_module
+import sdtt.serve.event_log as records_module
 from sdtt.serve.server import StudyServer
 from sdtt.serve.spec import read_study
 from sdtt.serve.store import SqliteStore

@@ -17,12 +17,12 @@ def verdict(room: str, witness: str, said: str) -> Judgement:
         judge_id=f"judge-{room}",
         judge_type="human",
         pair_id=room,
-        x_turns=3,
         choice=None,
         correct=(said == "ai") == (witness == "bot"),
         witness=witness,  # type: ignore[arg-type]
         verdict=said,  # type: ignore[arg-type]
         source="test",
+        condition={"live_from": 1, "live_to": 3},
     )
 
 

@@ -200,7 +200,7 @@ def test_items_of_parts_and_images_are_asked_about_their_part_and_escaped() -> N
 
 
 def test_an_answer_that_is_no_option_names_the_file_and_record(tmp_path: Path) -> None:
-    from sdtt.questionnaires.importers.single import read_jspsych_single, read_surveyjs_single
+    from sdtt.questionnaires.readers.single import read_jspsych_single, read_surveyjs_single
 
     items, _ = cut_items(corpus(1), (3,))
     task, _ = build_study(items, StudySettings(forms=1, per_form=4, confidence=True))

@@ -6,15 +6,15 @@ import hashlib
 from pathlib import Path
 
 from sdtt.personas.importers.build import ImportResult, ParsedChat, build_persona
-from sdtt.personas.importers.options import ImportOptions
+from sdtt.personas.importers.options import Flag, ImportOptions
 from sdtt.personas.importers.reading import read_bytes
 
 
 class FileImporter:
     """Base of the chat-export importers.
 
-    Subclasses set ``name``, ``help`` and ``file_help`` and implement :meth:`parse`; a
-    format read from several files overrides :meth:`load`.
+    Subclasses set ``name``, ``help``, ``file_help`` and their own ``flags`` and implement
+    :meth:`parse`; a format read from several files overrides :meth:`load`.
     """
 
     name: str = ""
@@ -23,6 +23,8 @@ class FileImporter:
     """One line for ``sdtt persona import --help``."""
     file_help: str = "The exported chat file."
     """Help for the FILE argument."""
+    flags: tuple[Flag, ...] = ()
+    """Options of this format's own, each setting an :class:`ImportOptions` field."""
 
     def parse(self, data: bytes, path: Path, options: ImportOptions) -> ParsedChat:
         """Read the export's bytes into a :class:`ParsedChat`."""

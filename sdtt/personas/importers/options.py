@@ -1,6 +1,7 @@
 """What the caller of an importer chooses: :class:`ImportOptions`, and parsers for its values.
 
-The ``sdtt persona import`` flags map one to one onto these fields; a notebook builds the
+The ``sdtt persona import`` flags map one to one onto these fields (a format's own flags
+are its importer's :class:`Flag` records); a notebook builds the
 object directly (``ImportOptions(me="Ann", timezone=parse_timezone("Europe/Berlin"))``).
 The value parsers raise :class:`~sdtt.errors.InputError` naming the flag they read.
 """
@@ -8,7 +9,7 @@ The value parsers raise :class:`~sdtt.errors.InputError` naming the flag they re
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, timedelta, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -21,6 +22,23 @@ TIME_FORMATS = ("iso", "epoch", "epoch_ms")
 """The named ``time_format`` values; anything else must be a ``strptime`` pattern."""
 TABLE_FIELDS = ("sender", "text", "time", "conversation")
 DEFAULT_COLUMNS = "sender=sender,text=text,time=time"
+
+
+@dataclass(frozen=True)
+class Flag:
+    """An option of one format's own on ``sdtt persona import FORMAT``: a flag that sets
+    one :class:`ImportOptions` field. An importer lists its flags in ``flags``; the command
+    line adds them to the format's parser and passes their values on (``parse`` turns the
+    text into the field's value)."""
+
+    name: str
+    """The flag, e.g. ``--date-format``."""
+    field: str
+    """The :class:`ImportOptions` field it sets."""
+    help: str
+    metavar: str
+    default: str | None = None
+    parse: Callable[[str], object] | None = None
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage, normalize_name
 from sdtt.personas.importers.base import FileImporter
 from sdtt.personas.importers.build import ImportResult, ParsedChat, add_message
-from sdtt.personas.importers.options import ImportOptions
+from sdtt.personas.importers.options import Flag, ImportOptions
 from sdtt.personas.importers.reading import load_json
 from sdtt.personas.importers.shapes import ExportModel, shape_error, validate
 from sdtt.personas.importers.times import time_from_epoch
@@ -229,6 +229,14 @@ class SlackImporter(FileImporter):
     name = "slack"
     help = "a Slack workspace export (.zip), one channel or DM"
     file_help = "The Slack export .zip."
+    flags = (
+        Flag(
+            "--channel",
+            "channel",
+            "The channel (or DM folder) to import; needed when the export holds several.",
+            metavar="NAME",
+        ),
+    )
 
     def parse(self, data: bytes, path: Path, options: ImportOptions) -> ParsedChat:
         """Read the export."""

@@ -26,10 +26,13 @@ from sdtt.personas.conversations import ChatMessage
 from sdtt.personas.importers.base import FileImporter
 from sdtt.personas.importers.build import ImportResult, ParsedChat
 from sdtt.personas.importers.options import (
+    DEFAULT_COLUMNS,
     Columns,
+    Flag,
     ImportOptions,
     check_delimiter,
     check_time_format,
+    parse_columns,
 )
 from sdtt.personas.importers.reading import decode_text
 from sdtt.personas.importers.shapes import json_type
@@ -249,12 +252,42 @@ def parse_jsonl(
     return ParsedChat(messages=messages, dropped=dropped)
 
 
+TABLE_FLAGS = (
+    Flag(
+        "--columns",
+        "columns",
+        "Which columns hold sender, text and time (and optionally conversation), "
+        f"e.g. sender=author,text=body,time=ts (default: {DEFAULT_COLUMNS}).",
+        metavar="MAPPING",
+        default=DEFAULT_COLUMNS,
+        parse=parse_columns,
+    ),
+    Flag(
+        "--time-format",
+        "time_format",
+        "iso (default), epoch, epoch_ms, or a strptime pattern such as '%%d/%%m/%%Y %%H:%%M'.",
+        metavar="FORMAT",
+        default="iso",
+    ),
+)
+"""The options of both table formats (help texts are argparse's: ``%%`` is one ``%``)."""
+
+
 class CsvImporter(FileImporter):
     """``sdtt persona import csv CHAT.csv --me NAME --columns ...``."""
 
     name = "csv"
     help = "a CSV table of messages (sender, text, time columns)"
     file_help = "The CSV file; its first row names the columns."
+    flags = (
+        *TABLE_FLAGS,
+        Flag(
+            "--delimiter",
+            "delimiter",
+            "Field separator (default: guessed from the header among , ; tab |).",
+            metavar="CHAR",
+        ),
+    )
 
     def parse(self, data: bytes, path: Path, options: ImportOptions) -> ParsedChat:
         """Read the table."""
@@ -274,6 +307,7 @@ class JsonlImporter(FileImporter):
     name = "jsonl"
     help = "a JSONL file of messages (one JSON object per line)"
     file_help = "The JSONL file, one message object per line."
+    flags = TABLE_FLAGS
 
     def parse(self, data: bytes, path: Path, options: ImportOptions) -> ParsedChat:
         """Read the lines."""

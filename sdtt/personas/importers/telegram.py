@@ -23,7 +23,7 @@ from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage, normalize_name
 from sdtt.personas.importers.base import FileImporter
 from sdtt.personas.importers.build import ImportResult, ParsedChat, add_message
-from sdtt.personas.importers.options import ImportOptions
+from sdtt.personas.importers.options import Flag, ImportOptions
 from sdtt.personas.importers.reading import load_json
 from sdtt.personas.importers.shapes import ExportModel, json_type, shape_error, validate
 from sdtt.personas.importers.times import parse_iso_time, time_from_epoch
@@ -182,6 +182,14 @@ class TelegramImporter(FileImporter):
     name = "telegram"
     help = "a Telegram Desktop chat export (result.json)"
     file_help = "The result.json of a Telegram Desktop export in JSON format."
+    flags = (
+        Flag(
+            "--chat",
+            "chat",
+            "In a full account export, the chat to import (its name or id).",
+            metavar="NAME",
+        ),
+    )
 
     def parse(self, data: bytes, path: Path, options: ImportOptions) -> ParsedChat:
         """Read the export."""

@@ -38,7 +38,7 @@ from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage
 from sdtt.personas.importers.base import FileImporter
 from sdtt.personas.importers.build import MEDIA_TEXT, ImportResult, ParsedChat
-from sdtt.personas.importers.options import ImportOptions
+from sdtt.personas.importers.options import Flag, ImportOptions
 from sdtt.personas.importers.reading import MAX_FILE_BYTES, decode_text
 
 _DATE = r"(?P<date>\d{1,4}[./-]\d{1,2}[./-]\d{1,4})\.?"
@@ -340,6 +340,15 @@ class WhatsAppImporter(FileImporter):
     name = "whatsapp"
     help = "a WhatsApp chat export (.txt, Android or iOS)"
     file_help = "The exported chat: the .txt file, or the .zip exported with media."
+    flags = (
+        Flag(
+            "--date-format",
+            "date_format",
+            "The order of the dates, e.g. DD/MM/YY, MM/DD/YY or YYYY-MM-DD (default: "
+            "detected; a warning is printed when it had to be guessed).",
+            metavar="ORDER",
+        ),
+    )
 
     def parse(self, data: bytes, path: Path, options: ImportOptions) -> ParsedChat:
         """Read the export."""

@@ -186,7 +186,7 @@ HTML_COLUMNS = ("text", "help")
 
 
 def _clean(column: str, value: str) -> str:
-    # The importer reads line by line after normalising line breaks, so a field must
+    # The reader reads line by line after normalising line breaks, so a field must
     # not contain one; tabs would split it.
     value = " ".join(value.replace("\t", " ").splitlines())
     # Researchers open this file in spreadsheets too: no cell may start a formula.

@@ -8,7 +8,7 @@ randomises order, the pairs page has ``questionOrder: random``, so SurveyJS alon
 each judge the pairs in a new order. Pair panels are named pair id plus ``page``, so a
 host page can time each pair. SurveyJS cannot read URL parameters; the host script
 ``questionnaires/surveyjs-host.js`` does that and stores the Prolific ids and seconds per
-pair in the results, which the importer reads.
+pair in the results, which its reader reads.
 """
 
 from __future__ import annotations

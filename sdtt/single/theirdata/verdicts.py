@@ -95,10 +95,15 @@ def read_verdicts(
                 item_kind="single",
                 target=f"speaker {speaker}",
                 target_human=human,
-                x_turns=max(exchange for exchange, _point in found),
                 points=ordered,
                 source=f"kreiman-verdicts:{Path(path).name}",
-                condition={"conversation": conversation, "speaker": speaker},
+                condition={
+                    "conversation": conversation,
+                    "speaker": speaker,
+                    # The exchanges judged: the whole conversation up to the last verdict.
+                    "live_from": 1,
+                    "live_to": max(exchange for exchange, _point in found),
+                },
             )
         )
     return traces

@@ -18,8 +18,8 @@ from typing import Any
 
 from sdtt.errors import InputError
 from sdtt.questionnaires.exporters.surveyjs import PAGE_SUFFIX, TIMES_KEY
-from sdtt.questionnaires.importers.surveyjs import ID_KEYS, read_results
-from sdtt.questionnaires.importers.table import read_table
+from sdtt.questionnaires.readers.long_csv import read_table
+from sdtt.questionnaires.readers.surveyjs import ID_KEYS, read_results
 from sdtt.questionnaires.single_task import (
     CONFIDENCE,
     VERDICTS,

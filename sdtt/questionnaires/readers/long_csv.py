@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sdtt.errors import InputError
-from sdtt.questionnaires.importers.common import read_csv_rows
+from sdtt.questionnaires.readers.common import read_csv_rows
 
 
 @dataclass(frozen=True)

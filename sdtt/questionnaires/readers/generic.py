@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sdtt.questionnaires.importers.common import JudgeAnswers
-from sdtt.questionnaires.importers.table import read_table
 from sdtt.questionnaires.questionnaire import Questionnaire
+from sdtt.questionnaires.readers.common import JudgeAnswers
+from sdtt.questionnaires.readers.long_csv import read_table
 
 COLUMNS = ("judge_id", "question", "answer")
 HINT = "The header must be judge_id,question,answer (and optionally seconds)."

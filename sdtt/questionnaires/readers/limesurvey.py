@@ -14,8 +14,8 @@ from pathlib import Path
 
 from sdtt.errors import InputError
 from sdtt.questionnaires.exporters.limesurvey import PROLIFIC_CODES
-from sdtt.questionnaires.importers.common import JudgeAnswers, read_csv_rows
 from sdtt.questionnaires.questionnaire import Questionnaire
+from sdtt.questionnaires.readers.common import JudgeAnswers, read_csv_rows
 
 _CODE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9]*)")
 

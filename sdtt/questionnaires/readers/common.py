@@ -1,6 +1,7 @@
-"""What every importer shares: answers per judge, matching options, scoring, exclusions.
+"""What every survey-answer reader shares: answers per judge, option matching, scoring,
+exclusions.
 
-Each tool's importer reads its own file format into :class:`JudgeAnswers` (one per
+Each tool's reader reads its own file format into :class:`JudgeAnswers` (one per
 respondent, answers keyed by sdtt's question names, as option codes or labels). Then
 :func:`score` compares them with the answer key and applies the study's exclusion rules.
 Exclusions are marked on the records with their reason; no record is dropped.
@@ -211,9 +212,6 @@ def score(
                     judge_type="human",
                     pair_id=truth.pair or item.id,
                     pair_kind=truth.kind,
-                    x_turns=truth.x_turns,
-                    pseudo_turns=truth.pseudo_turns,
-                    total_turns=truth.total_turns,
                     choice="A" if choice == "A" else "B" if choice == "B" else None,
                     bot_position=truth.bot_position,
                     correct=correct,

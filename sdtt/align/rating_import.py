@@ -2,7 +2,7 @@
 
 Each tool that can field a rating task reads its response files
 (:attr:`sdtt.questionnaires.tools.SurveyTool.rating`, readers in
-:mod:`sdtt.questionnaires.importers.rating`); this module turns the answers into ratings.
+:mod:`sdtt.questionnaires.readers.rating`); this module turns the answers into ratings.
 An answer off the scale is kept as an excluded record without a rating; a pair a judge
 was not shown (no answer) gives no record.
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 from sdtt.align.ratings import Rating
 from sdtt.align.task import RatingKey
 from sdtt.errors import InputError
-from sdtt.questionnaires.importers.rating import RatingAnswer
 from sdtt.questionnaires.rating_task import RatingTask, scale_labels
+from sdtt.questionnaires.readers.rating import RatingAnswer
 from sdtt.questionnaires.tools import TOOLS, rating_tools
 
 

@@ -1,11 +1,11 @@
 """Answers to a rating task (``sdtt align``) from the survey tools that can field one.
 
-- SurveyJS: result objects (the formats the questionnaire importer accepts); each pair's
+- SurveyJS: result objects (the formats the questionnaire reader accepts); each pair's
   question is named by its pair id.
 - jsPsych: the CSV the rating page writes (rows with ``role`` = ``rating``).
 - CSV: a long table ``judge_id,question,answer[,seconds]`` with pair ids as questions.
 
-Each reader returns the raw answers; :mod:`sdtt.align.importers` turns them into ratings.
+Each reader returns the raw answers; :mod:`sdtt.align.rating_import` turns them into ratings.
 A pair a judge was not shown (no answer) gives no answer.
 """
 
@@ -14,10 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from sdtt.questionnaires.exporters.surveyjs import TIMES_KEY
-from sdtt.questionnaires.importers.generic import COLUMNS, HINT
-from sdtt.questionnaires.importers.surveyjs import ID_KEYS, read_results
-from sdtt.questionnaires.importers.table import read_table
 from sdtt.questionnaires.rating_task import PAGE_SUFFIX, RatingTask
+from sdtt.questionnaires.readers.generic import COLUMNS, HINT
+from sdtt.questionnaires.readers.long_csv import read_table
+from sdtt.questionnaires.readers.surveyjs import ID_KEYS, read_results
 
 RatingAnswer = tuple[str, str, str, float | None, str]
 """(judge id, pair id, raw answer, seconds, where)."""

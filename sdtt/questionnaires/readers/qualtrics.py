@@ -13,8 +13,8 @@ from pathlib import Path
 
 from sdtt.errors import InputError
 from sdtt.questionnaires.exporters.qualtrics import PROLIFIC_FIELDS
-from sdtt.questionnaires.importers.common import JudgeAnswers, read_csv_rows
 from sdtt.questionnaires.questionnaire import Questionnaire
+from sdtt.questionnaires.readers.common import JudgeAnswers, read_csv_rows
 
 PREVIEW_STATUSES = {"survey preview", "survey test", "spam", "1", "2", "8", "9"}
 

@@ -1,4 +1,4 @@
-"""Importers: each survey tool's answer file into the one judgement table.
+"""Readers: each survey tool's answer file into the one judgement table.
 
 Each tool's module reads its files into :class:`JudgeAnswers`;
 :data:`sdtt.questionnaires.tools.TOOLS` names the reader of each tool and
@@ -7,6 +7,6 @@ Each tool's module reads its files into :class:`JudgeAnswers`;
 
 from __future__ import annotations
 
-from sdtt.questionnaires.importers.common import ImportResult, JudgeAnswers, score
+from sdtt.questionnaires.readers.common import ImportResult, JudgeAnswers, score
 
 __all__ = ["ImportResult", "JudgeAnswers", "score"]

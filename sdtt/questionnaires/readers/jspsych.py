@@ -15,8 +15,8 @@ from pathlib import Path
 
 from sdtt.errors import InputError
 from sdtt.files import loads_json
-from sdtt.questionnaires.importers.common import JudgeAnswers, read_csv_rows
 from sdtt.questionnaires.questionnaire import Questionnaire
+from sdtt.questionnaires.readers.common import JudgeAnswers, read_csv_rows
 
 REQUIRED_COLUMNS = ("role", "question", "answer", "response", "rt")
 

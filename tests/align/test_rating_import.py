@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sdtt.align.importers import import_ratings
+from sdtt.align.rating_import import import_ratings
 from sdtt.align.ratings import (
     RepeatedRatingWarning,
     append_ratings,

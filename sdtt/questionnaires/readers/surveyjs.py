@@ -17,8 +17,8 @@ from typing import Any
 from sdtt.errors import InputError
 from sdtt.files import JsonTooComplexError, loads_json
 from sdtt.questionnaires.exporters.surveyjs import PAGE_SUFFIX, TIMES_KEY
-from sdtt.questionnaires.importers.common import JudgeAnswers, read_text
 from sdtt.questionnaires.questionnaire import Questionnaire
+from sdtt.questionnaires.readers.common import JudgeAnswers, read_text
 
 ID_KEYS = ("PROLIFIC_PID", "judge_id", "respondent_id", "id")
 
