@@ -1,0 +1,138 @@
+"""``sdtt study run``: the whole design, in order, resumable without a repeated call."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from sdtt.cli import main
+from sdtt.errors import InputError
+from sdtt.study.ledger import read_ledger
+from sdtt.study.spec import read_spec
+from sdtt.study.status import study_status
+from tests.study.helpers import CountingMocks, Killed, run_study, write_spec
+
+
+def test_a_bad_spec_is_one_error_naming_file_line_and_field(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path)
+    text = spec.read_text(encoding="utf-8").replace('turns = [[0, 2], [6, 2]]', 'turns = [[0, 2], [6, 0]]')
+    spec.write_text(text, encoding="utf-8")
+    line = text.splitlines().index("turns = [[0, 2], [6, 0]]") + 1
+    with pytest.raises(InputError) as caught:
+        read_spec(spec)
+    assert caught.value.line == line
+    assert caught.value.field == "design.turns"
+    assert f"{spec}:{line}" in str(caught.value)
+
+
+def test_a_batch_judge_is_refused_plainly_for_now(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path, extra="batch = true")
+    with pytest.raises(InputError, match="batch judging is not available yet") as caught:
+        read_spec(spec)
+    assert caught.value.field == "judges.llm.batch"
+    assert caught.value.line == len(spec.read_text(encoding="utf-8").splitlines())
+
+
+def test_run_makes_everything_then_a_rerun_calls_nothing(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path)
+    first = CountingMocks()
+    result = run_study(spec, first)
+    assert result.finished
+    out = tmp_path / "out"
+    assert (out / "report" / "report.html").exists()
+    assert len(list((out / "pseudo").glob("*.jsonl"))) == 1  # the N = 6 cell's chain
+    assert (out / "judgements" / "llm.jsonl").stat().st_size > 0
+    assert first.calls
+    again = CountingMocks()
+    assert run_study(spec, again).finished
+    assert again.calls == []
+
+
+@pytest.mark.parametrize("stage", ["chains", "chats", "judges"])
+def test_a_killed_run_resumes_without_repeating_a_call(tmp_path: Path, stage: str) -> None:
+    """Killed in the middle of a stage, then run again: the provider saw exactly the
+    calls of an uninterrupted run, each as often, and the report is the same."""
+    whole = CountingMocks()
+    assert run_study(write_spec(tmp_path / "whole"), whole).finished
+    stages = [r["stage"] for r in read_ledger(tmp_path / "whole/out/ledger.jsonl")]
+    assert len(stages) == len(whole.calls)
+    kill_after = stages.index(stage) + stages.count(stage) // 2
+
+    spec = write_spec(tmp_path / "killed")
+    killed = CountingMocks(kill_after=kill_after)
+    with pytest.raises(BaseException) as caught:
+        run_study(spec, killed)
+    assert caught.group_contains(Killed) if isinstance(caught.value, BaseExceptionGroup) else caught.type is Killed
+    assert len(killed.calls) == kill_after
+    resumed = CountingMocks()
+    assert run_study(spec, resumed).finished
+    assert killed.counted() + resumed.counted() == whole.counted()
+    report = json.loads((tmp_path / "killed/out/report/figures.json").read_text("utf-8"))
+    reference = json.loads((tmp_path / "whole/out/report/figures.json").read_text("utf-8"))
+    assert report == reference
+
+
+def test_status_shows_the_grid_with_done_and_missing(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path)
+    with pytest.raises(BaseException):
+        run_study(spec, CountingMocks(kill_after=12))
+    status = study_status(read_spec(spec))
+    assert [(r.n, r.x) for r in status.grid] == [(0, 2), (6, 2)]
+    assert status.grid[0].chat == "done"
+    assert status.grid[1].chain == "done"
+    assert status.grid[1].chat == "running"  # cut short in its chat
+    assert [s for _, s in status.steps] == ["missing", "missing", "missing"]
+    run_study(spec, CountingMocks())
+    status = study_status(read_spec(spec))
+    assert {r.chat for r in status.grid} == {"done"}
+    assert {s for _, s in status.steps} == {"done"}
+
+
+def test_the_command_line_runs_the_study_and_shows_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = write_spec(tmp_path)
+    assert main(["study", "run", str(spec), "--quiet"]) == 0
+    shown = capsys.readouterr().out
+    assert "study finished" in shown
+    assert "chats" in shown and "2/2" in shown
+    assert main(["study", "status", str(spec)]) == 0
+    assert "done" in capsys.readouterr().out
+
+
+def test_human_chats_stop_the_run_with_the_commands_to_hold_them(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path, interrogator="human")
+    mocks = CountingMocks()
+    result = run_study(spec, mocks)
+    assert not result.finished
+    assert result.waiting is not None and result.waiting.stage == "chats"
+    assert any("sdtt chat --persona chitchat-32b20fa3" in line and "--turns 2" in line for line in result.next)
+    assert any("--pseudo" in line for line in result.next)  # the N = 6 cell gets its chain
+
+
+def _answer_everything(questionnaire: Path, to: Path) -> None:
+    """Three made-up judges who answer 'A' on every pair, as SurveyJS exports them."""
+    items = json.loads(questionnaire.read_text("utf-8"))["items"]
+    to.write_text(
+        json.dumps([{item["id"]: "A" for item in items} | {"judge": str(n)} for n in range(3)]),
+        encoding="utf-8",
+    )
+
+
+def test_the_survey_stops_the_run_and_its_answers_finish_it(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path, extra='\n[survey]\nformat = "surveyjs"\njudges = 3\n')
+    result = run_study(spec, CountingMocks())
+    assert not result.finished and result.waiting is not None
+    assert result.waiting.id == "survey answers"
+    out = tmp_path / "out"
+    assert any(str(out / "survey" / "surveyjs.json") in line for line in result.next)
+    assert [s.id for s in result.undone] == ["survey answers", "report"]
+    assert not (out / "report").exists()
+    _answer_everything(out / "questionnaire" / "questionnaire.json", out / "survey" / "answers")
+    again = CountingMocks()
+    assert run_study(spec, again).finished
+    assert again.calls == []  # the LLM judge was done already
+    kinds = Counter(json.loads(line)["judge_type"] for line in (out / "judgements" / "survey.jsonl").read_text("utf-8").splitlines())
+    assert kinds == {"human": kinds["human"]} and kinds["human"] > 0
+    assert (out / "report" / "report.html").exists()
