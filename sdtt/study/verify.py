@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sdtt.errors import InputError
+from sdtt.errors import InputError, SdttError
 from sdtt.files import read_file_bytes
 from sdtt.study.bundle import MANIFEST, SPEC_FILE, STUDY_FOLDER, sha256_of
 from sdtt.study.figures import FIGURES_FILE, compute_report, figures_of
@@ -65,7 +65,11 @@ def verify_bundle(bundle: Path, *, prereg: Path | None = None) -> Verification:
                 f"the bundle's spec ({str(manifest.get('spec_sha256'))[:12]}) is not the "
                 f"preregistered one ({registered[:12]}): the design changed after registration"
             )
-    _check_figures(bundle, result)
+    try:
+        _check_figures(bundle, result)
+    except SdttError as error:
+        # A record too broken to read is one more difference, after the hashes found.
+        result.problems.append(f"the figures could not be computed again: {error}")
     return result
 
 
