@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("__main__",),
     ("cli",),
     ("commands",),
-    ("align",),
+    ("align", "study"),
     ("analysis", "judges", "serve", "ui"),
     ("beliefs", "engine"),
     ("generate", "questionnaires"),
@@ -49,6 +49,7 @@ REASONS: dict[str, tuple[str, str]] = {
     "cli": ("sdtt.cli", "sdtt.commands"),  # builds the parser from the command modules
     "commands": ("sdtt.commands.align", "sdtt.align.llm"),  # the LLM cohort of sdtt align
     "align": ("sdtt.align.llm", "sdtt.judges.llm"),  # LLM raters ask as LLM judges do
+    "study": ("sdtt.study.runner", "sdtt.judges.llm"),  # a study's LLM judges
     "analysis": ("sdtt.analysis.beliefs", "sdtt.beliefs.traces"),  # reports on belief traces
     "judges": ("sdtt.judges.reveal", "sdtt.beliefs.traces"),  # reveal judges write traces
     "serve": ("sdtt.serve.market_room", "sdtt.beliefs.market"),  # live market rooms

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from sdtt.commands import lazy_command
+from sdtt.commands.common import add_out_argument
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,8 +41,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "bundle", help="write the study with a manifest of hashes and versions"
     )
     bundle.add_argument("spec", type=Path, help="the study spec (TOML)")
-    bundle.add_argument(
-        "--out", type=Path, help="bundle folder, or FILE.tar.gz (default OUT-bundle.tar.gz)"
+    add_out_argument(
+        bundle,
+        folder=True,
+        help="folder to write the bundle into, or a name ending in .tar.gz for one archive "
+        "(default: OUT-bundle.tar.gz beside the study's folder)",
     )
     bundle.set_defaults(func=lazy_command("sdtt.commands.study", "run_bundle"))
     verify = actions.add_parser(
@@ -52,5 +56,5 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     verify.set_defaults(func=lazy_command("sdtt.commands.study", "run_verify"))
     prereg = actions.add_parser("prereg", help="write a preregistration from the spec")
     prereg.add_argument("spec", type=Path, help="the study spec (TOML)")
-    prereg.add_argument("--out", type=Path, help="file to write (default OUT/prereg.md)")
+    add_out_argument(prereg, folder=False, help="file to write (default OUT/prereg.md)")
     prereg.set_defaults(func=lazy_command("sdtt.commands.study", "run_prereg"))
