@@ -47,7 +47,10 @@ def progress_table(snapshot: Snapshot) -> Group:
     table.add_column("done", justify="right")
     for stage, count in snapshot.stages.items():
         style = "green" if count.done == count.total else ""
-        table.add_row(stage, f"[{style}]{count.done}/{count.total}[/]" if style else f"{count.done}/{count.total}")
+        table.add_row(
+            stage,
+            f"[{style}]{count.done}/{count.total}[/]" if style else f"{count.done}/{count.total}",
+        )
     replayed = f" ({snapshot.replayed} from the ledger)" if snapshot.replayed else ""
     line = (
         f"{snapshot.calls} calls{replayed}, {snapshot.input_tokens:,} tokens in, "
@@ -138,7 +141,9 @@ def run_bundle(args: argparse.Namespace) -> int:
     study = read_spec(args.spec)
     dest = args.out or study.out.with_name(study.out.name + "-bundle.tar.gz")
     written = write_bundle(study, dest)
-    console.print(f"wrote {shown(str(written))}; check it with: sdtt study verify {shown(str(written))}")
+    console.print(
+        f"wrote {shown(str(written))}; check it with: sdtt study verify {shown(str(written))}"
+    )
     return 0
 
 

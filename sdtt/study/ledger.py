@@ -2,10 +2,11 @@
 
 Every call of a study goes through :class:`LedgerAPI`, which wraps the provider under the
 ``Model`` (so retries, limits and timeouts are the usual ones) and appends one record per
-answered call to ``ledger.jsonl``: stage, condition, model, tokens, estimated cost, and
-the prompt as rendered and the answer itself. The answer is kept so that a run killed part way never pays for a call
-twice: run again, the same steps ask the same prompts, and each prompt asked before is
-answered from the ledger (in the order it was first answered) instead of the provider.
+answered call to ``ledger.jsonl``: stage, condition, model, tokens, estimated cost, the
+prompt as rendered and the answer. The answer is kept so that a run killed part way never
+pays for a call twice: run again, the same steps ask the same prompts, and each prompt
+asked before is answered from the ledger (in the order it was first answered) instead of
+the provider.
 
 Before a call that is not in the ledger, its cost is bounded from above (one token per
 character of the prompt, uncached, plus the whole ``max_tokens`` of output): when what

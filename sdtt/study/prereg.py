@@ -30,7 +30,10 @@ def judgements_per_pair(study: Study, pairs: int) -> int:
     if spec.survey is not None:
         k = spec.questionnaire.pairs_per_judge
         return spec.survey.judges if k is None else max(1, spec.survey.judges * k // max(pairs, 1))
-    return sum(2 if judge.orders == "both" and judge.kind == "paired" else 1 for judge in spec.judges.values())
+    return sum(
+        2 if judge.orders == "both" and judge.kind == "paired" else 1
+        for judge in spec.judges.values()
+    )
 
 
 def pairs_per_condition(study: Study) -> int:
@@ -48,17 +51,24 @@ def prereg_text(study: Study) -> str:
     all_pairs = len(cells(study))
     per_pair = judgements_per_pair(study, all_pairs)
     pc = 1 - analysis.expected_pass_rate
-    args = {"test": "difference", "pc": pc, "alpha": analysis.alpha, "icc": analysis.icc}
-    (planned,), = power_table([pairs], [per_pair], **args)
-    needed = next(
-        (
-            j
-            for j in range(1, MOST_JUDGES + 1)
-            if power_table([pairs], [j], **args)[0][0] >= analysis.power
-        ),
-        None,
+
+    def power(judges: int) -> float:
+        table = power_table(
+            [pairs], [judges], test="difference", pc=pc, alpha=analysis.alpha, icc=analysis.icc
+        )
+        return table[0][0]
+
+    planned = power(per_pair)
+    needed = next((j for j in range(1, MOST_JUDGES + 1) if power(j) >= analysis.power), None)
+    ((tost,),) = power_table(
+        [pairs],
+        [per_pair],
+        test="equivalence",
+        pc=0.5,
+        margin=analysis.margin,
+        alpha=analysis.alpha,
+        icc=analysis.icc,
     )
-    (tost,), = power_table([pairs], [per_pair], test="equivalence", pc=0.5, margin=analysis.margin, alpha=analysis.alpha, icc=analysis.icc)
     totals = sorted({n + x for n, x in design.turns})
     quality = QualitySpec()
     judges = [f"{name} ({j.model}, {j.kind}, orders {j.orders})" for name, j in spec.judges.items()]

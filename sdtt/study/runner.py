@@ -61,11 +61,11 @@ from sdtt.study.plan import (
     TOPICS_FILE,
     Cell,
     Step,
+    cells,
     chain_key,
     chain_spec,
     chain_step_id,
     chain_topics,
-    cells,
     mark_done,
     state,
     steps,
@@ -274,7 +274,9 @@ class StudyRunner:
 
     def _chain(self, step: Step) -> None:
         topics = chain_topics(self.study)
-        cell = next(c for c in cells(self.study) if chain_step_id(chain_key(self.study, c)) == step.id)
+        cell = next(
+            c for c in cells(self.study) if chain_step_id(chain_key(self.study, c)) == step.id
+        )
         spec = chain_spec(self.study, cell, topics)
         out = self.study.out / "pseudo"
 
@@ -495,9 +497,7 @@ def _transcripts(folder: Path) -> list[Path]:
     """The chat transcripts in a cell's folder (event logs left out)."""
     if not folder.is_dir():
         return []
-    return sorted(
-        p for p in folder.glob("*.jsonl") if not p.name.endswith(".events.jsonl")
-    )
+    return sorted(p for p in folder.glob("*.jsonl") if not p.name.endswith(".events.jsonl"))
 
 
 def _start(text: str) -> datetime:

@@ -14,7 +14,6 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -29,6 +28,7 @@ from sdtt.questionnaires.tools import TOOLS
 from sdtt.serve.spec import spec_line
 
 SPEC_HINT = "See 'Running a whole study' in the README for the spec format."
+_BURST: tuple[ChatMode, ...] = ("burst",)
 HUMAN = "human"
 """The ``interrogator`` of chats collected from people (``sdtt chat`` / ``sdtt serve``)."""
 
@@ -62,7 +62,7 @@ class DesignSection(_Section):
 
     personas: list[str] = Field(min_length=1)
     models: list[str] = Field(min_length=1)
-    modes: list[ChatMode] = Field(default_factory=lambda: ["burst"], min_length=1)
+    modes: list[ChatMode] = Field(default_factory=lambda: list(_BURST), min_length=1)
     turns: list[tuple[int, int]] = Field(
         min_length=1,
         description="(N, X) pairs: N pseudo-dialogue turns in the bot's prompt, X live turns.",
@@ -84,7 +84,9 @@ class DesignSection(_Section):
             raise ValueError("an (N, X) pair is listed twice")
         totals = [n + x for n, x in value]
         if len(set(totals)) != len(totals):
-            raise ValueError("two (N, X) pairs have the same total N + X: judges could not tell them apart")
+            raise ValueError(
+                "two (N, X) pairs have the same total N + X: judges could not tell them apart"
+            )
         return value
 
 
@@ -131,9 +133,7 @@ class JudgeSection(_Section):
     def _batch(cls, value: bool) -> bool:
         # The hook for 'sdtt judge --batch': refused plainly until the judge path has it.
         if value:
-            raise ValueError(
-                "batch judging is not available yet; leave batch out (direct calls)"
-            )
+            raise ValueError("batch judging is not available yet; leave batch out (direct calls)")
         return value
 
 
@@ -153,7 +153,9 @@ class SurveySection(_Section):
         tool = TOOLS.get(value)
         if tool is None or tool.read is None:
             readable = ", ".join(name for name, t in TOOLS.items() if t.read is not None)
-            raise ValueError(f"not a survey tool whose answers can come back; use one of {readable}")
+            raise ValueError(
+                f"not a survey tool whose answers can come back; use one of {readable}"
+            )
         return value
 
 

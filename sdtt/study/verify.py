@@ -124,7 +124,10 @@ def figure_differences(stored: dict[str, Any], again: dict[str, Any]) -> list[st
         header = old[title]["header"]
         was_rows, now_rows = old[title]["rows"], new[title]["rows"]
         if len(was_rows) != len(now_rows):
-            found.append(f"table {title!r}: {len(was_rows)} rows in the report, {len(now_rows)} from the records")
+            found.append(
+                f"table {title!r}: {len(was_rows)} rows in the report, "
+                f"{len(now_rows)} from the records"
+            )
         for r, (was_row, now_row) in enumerate(zip(was_rows, now_rows, strict=False), start=1):
             for c, (was, now) in enumerate(zip(was_row, now_row, strict=False)):
                 if was != now:

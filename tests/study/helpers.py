@@ -39,7 +39,9 @@ model = "mock/chatty"
 """
 
 
-def write_spec(folder: Path, *, extra: str = "", study_extra: str = "", interrogator: str = "mock/chatty") -> Path:
+def write_spec(
+    folder: Path, *, extra: str = "", study_extra: str = "", interrogator: str = "mock/chatty"
+) -> Path:
     """A two-cell study (totals 2 and 8) under ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "study.toml"

@@ -34,11 +34,23 @@ def _rehash(bundle: Path, name: str) -> None:
     (bundle / MANIFEST).write_text(json.dumps(manifest), "utf-8")
 
 
-def test_the_manifest_names_every_file_model_seed_and_version(study_spec: Path, tmp_path: Path) -> None:
+def test_the_manifest_names_every_file_model_seed_and_version(
+    study_spec: Path, tmp_path: Path
+) -> None:
     bundle = _bundle(study_spec, tmp_path / "b")
     manifest = json.loads((bundle / MANIFEST).read_text("utf-8"))
     kinds = {entry["kind"] for entry in manifest["files"].values()}
-    assert {"spec", "persona", "chain", "chat", "event log", "questionnaire", "answer key", "judgements", "report"} <= kinds
+    assert {
+        "spec",
+        "persona",
+        "chain",
+        "chat",
+        "event log",
+        "questionnaire",
+        "answer key",
+        "judgements",
+        "report",
+    } <= kinds
     assert any(k.startswith("ledger") for k in kinds)  # rendered prompts and answers
     for name, entry in manifest["files"].items():
         assert sha256_of(bundle / name) == entry["sha256"]
@@ -47,7 +59,9 @@ def test_the_manifest_names_every_file_model_seed_and_version(study_spec: Path, 
     assert manifest["seeds"] == {"study": 3, "questionnaire": 1, "judge llm": 0}
     assert manifest["packages"]["pydantic"] == metadata.version("pydantic")
     assert manifest["sdtt"] == metadata.version("sdtt") or manifest["sdtt"]
-    ledger = [json.loads(line) for line in (bundle / "study/ledger.jsonl").read_text("utf-8").splitlines()]
+    ledger = [
+        json.loads(line) for line in (bundle / "study/ledger.jsonl").read_text("utf-8").splitlines()
+    ]
     assert all(record["prompt"]["system"] or record["prompt"]["user"] for record in ledger)
 
 
@@ -57,7 +71,9 @@ def test_an_untouched_bundle_verifies(study_spec: Path, tmp_path: Path) -> None:
     assert result.figures_checked > 10
 
 
-def test_an_altered_judgement_is_caught_by_the_recomputed_figures(study_spec: Path, tmp_path: Path) -> None:
+def test_an_altered_judgement_is_caught_by_the_recomputed_figures(
+    study_spec: Path, tmp_path: Path
+) -> None:
     bundle = _bundle(study_spec, tmp_path / "b")
     name = "study/judgements/llm.jsonl"
     lines = (bundle / name).read_text("utf-8").splitlines()
@@ -91,7 +107,9 @@ def test_an_altered_file_is_caught_by_its_hash(study_spec: Path, tmp_path: Path)
     assert "study/extra.txt: not in the manifest" in result.problems
 
 
-def test_verify_checks_a_bundle_against_its_preregistration(study_spec: Path, tmp_path: Path) -> None:
+def test_verify_checks_a_bundle_against_its_preregistration(
+    study_spec: Path, tmp_path: Path
+) -> None:
     prereg = tmp_path / "prereg.md"
     prereg.write_text(prereg_text(read_spec(study_spec)), "utf-8")
     bundle = _bundle(study_spec, tmp_path / "b")
@@ -104,7 +122,9 @@ def test_verify_checks_a_bundle_against_its_preregistration(study_spec: Path, tm
     assert any("not the preregistered one" in p for p in result.problems)
 
 
-def test_the_command_line_bundles_and_verifies(study_spec: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_command_line_bundles_and_verifies(
+    study_spec: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     dest = tmp_path / "bundle"
     assert main(["study", "bundle", str(study_spec), "--out", str(dest)]) == 0
     assert main(["study", "verify", str(dest)]) == 0

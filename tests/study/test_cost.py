@@ -15,7 +15,9 @@ PRICE = '\n[prices."mock/chatty"]\ninput = 2.0\noutput = 10.0\ncached_input = 0.
 def dollars(record: dict[str, int]) -> float:
     """The price above applied by hand to one call's tokens."""
     cached = record["cached_input_tokens"] or 0
-    return ((record["input_tokens"] - cached) * 2.0 + cached * 0.5 + record["output_tokens"] * 10.0) / 1e6
+    return (
+        (record["input_tokens"] - cached) * 2.0 + cached * 0.5 + record["output_tokens"] * 10.0
+    ) / 1e6
 
 
 def test_every_call_is_priced_per_stage_and_condition_in_the_report(tmp_path: Path) -> None:
@@ -55,7 +57,9 @@ def test_the_budget_stops_before_a_call_that_could_pass_it(tmp_path: Path) -> No
     assert [s.stage for s in result.undone][-1] == "report"
     assert not (tmp_path / "tight/out/report").exists()
     # With the budget raised, the rest is made and nothing asked twice.
-    spec.write_text(spec.read_text("utf-8").replace(f"budget = {budget!r}", "budget = 1.0"), "utf-8")
+    spec.write_text(
+        spec.read_text("utf-8").replace(f"budget = {budget!r}", "budget = 1.0"), "utf-8"
+    )
     rest = CountingMocks()
     assert run_study(spec, rest).finished
     assert tight.counted() + rest.counted() == whole.counted()
@@ -63,6 +67,7 @@ def test_the_budget_stops_before_a_call_that_could_pass_it(tmp_path: Path) -> No
 
 def test_a_budget_refuses_a_model_without_a_price(tmp_path: Path) -> None:
     spec = write_spec(tmp_path, study_extra="budget = 1.0")
+
     class Unpriced(CountingMocks):
         def __call__(self, name: str):  # type: ignore[no-untyped-def]
             api = super().__call__(name)

@@ -20,7 +20,9 @@ def exact_test_power(n: int, pass_rate: float, alpha: float) -> float:
     """Power of scipy's two-sided exact binomial test against 0.5, outcome by outcome."""
     pc = 1 - pass_rate
     return sum(
-        stats.binom.pmf(k, n, pc) for k in range(n + 1) if stats.binomtest(k, n, 0.5).pvalue <= alpha
+        stats.binom.pmf(k, n, pc)
+        for k in range(n + 1)
+        if stats.binomtest(k, n, 0.5).pvalue <= alpha
     )
 
 
@@ -28,7 +30,14 @@ def test_the_document_has_the_osf_sections_and_the_spec_hash(tmp_path: Path) -> 
     study = read_spec(write_spec(tmp_path, extra=SURVEY))
     text = prereg_text(study)
     headings = re.findall(r"^## \d\. (.+)$", text, re.MULTILINE)
-    assert headings == ["Hypotheses", "Design plan", "Sampling plan", "Variables", "Analysis plan", "Other"]
+    assert headings == [
+        "Hypotheses",
+        "Design plan",
+        "Sampling plan",
+        "Variables",
+        "Analysis plan",
+        "Other",
+    ]
     path = tmp_path / "prereg.md"
     path.write_text(text, "utf-8")
     assert stamped_hash(path) == study.sha256
