@@ -15,6 +15,7 @@ from typing import Literal
 
 from sdtt.generate.chain_spec import PlanSettings, grid_specs, load_topic_list
 from sdtt.generate.records import ChainSpec
+from sdtt.generate.runner import chain_path
 from sdtt.questionnaires.tools import TOOLS
 from sdtt.study.spec import Study
 
@@ -35,6 +36,7 @@ JUDGEMENTS_FOLDER = "judgements"
 SURVEY_FOLDER = "survey"
 REPORT_FOLDER = "report"
 TOPICS_FILE = "topics.txt"
+PSEUDO_FOLDER = "pseudo"
 
 
 @dataclass(frozen=True)
@@ -135,8 +137,16 @@ def steps(study: Study) -> list[Step]:
     with_pseudo = [c for c in all_cells if c.n > 0]
     if with_pseudo and study.spec.pseudo.topics == "generate":
         found.append(Step("topics", "topics", "topic list", out / TOPICS_FILE))
+    topics = chain_topics(study) if with_pseudo else []
+    chains = {chain_key(study, c): c for c in reversed(with_pseudo)}
     for key in dict.fromkeys(chain_key(study, c) for c in with_pseudo):
-        found.append(Step(chain_step_id(key), "chains", chain_step_id(key), out / "pseudo"))
+        # Its file is known once its topics are (a generated list: after the topics step).
+        output = (
+            chain_path(out / PSEUDO_FOLDER, chain_spec(study, chains[key], topics))
+            if topics
+            else out / PSEUDO_FOLDER / "(topics pending)"
+        )
+        found.append(Step(chain_step_id(key), "chains", chain_step_id(key), output))
     for cell in all_cells:
         found.append(
             Step(
@@ -187,17 +197,7 @@ def state(study: Study, step: Step) -> State:
     """Whether ``step`` is done, begun or not begun."""
     if marker(study, step).exists() and step.output.exists():
         return "done"
-    if step.stage == "chains":
-        return "running" if _chain_begun(study, step) else "missing"
     return "running" if step.output.exists() else "missing"
-
-
-def _chain_begun(study: Study, step: Step) -> bool:
-    folder = step.output
-    # A chain file is named by its chain id, which starts with the persona and model.
-    _, persona, model, mode, _ = step.id.split(" ", 4)
-    prefix = "_".join(part.replace("/", "-") for part in (persona, model, mode))
-    return folder.is_dir() and any(p.name.startswith(prefix) for p in folder.glob("*.jsonl"))
 
 
 def mark_done(study: Study, step: Step) -> None:

@@ -55,6 +55,7 @@ from sdtt.study.figures import write_study_report
 from sdtt.study.ledger import LEDGER_FILE, BudgetExceeded, Ledger
 from sdtt.study.plan import (
     JUDGEMENTS_FOLDER,
+    PSEUDO_FOLDER,
     QUESTIONNAIRE_FOLDER,
     STAGES,
     SURVEY_FOLDER,
@@ -198,7 +199,10 @@ class StudyRunner:
         """Make every missing step; stop at a human step or at the budget."""
         self.study.out.mkdir(parents=True, exist_ok=True)
         self._show()
-        for index, step in enumerate(self.steps):
+        index = -1
+        while index + 1 < len(self.steps):
+            index += 1
+            step = self.steps[index]
             if state(self.study, step) == "done":
                 continue
             self._current = f"{step.stage}: {step.label}"
@@ -224,6 +228,9 @@ class StudyRunner:
                     ledger=self.ledger,
                 )
             mark_done(self.study, step)
+            if step.stage == "topics":
+                # The chains' files are named by their topics, known only now.
+                self.steps = steps(self.study)
             if not step.human:
                 self._done_here.append(time.monotonic() - began)
             self._show()
@@ -278,7 +285,7 @@ class StudyRunner:
             c for c in cells(self.study) if chain_step_id(chain_key(self.study, c)) == step.id
         )
         spec = chain_spec(self.study, cell, topics)
-        out = self.study.out / "pseudo"
+        out = self.study.out / PSEUDO_FOLDER
 
         def model_for(name: str) -> Model:
             return self.model(name, stage="chains", condition=cell_group(cell), seed=spec.seed)
@@ -299,7 +306,7 @@ class StudyRunner:
         if cell.n == 0:
             return None
         spec = chain_spec(self.study, cell, chain_topics(self.study))
-        return chain_path(self.study.out / "pseudo", spec)
+        return chain_path(self.study.out / PSEUDO_FOLDER, spec)
 
     def _chat(self, step: Step) -> bool:
         cell = _cell_of(self.study, step)

@@ -13,14 +13,14 @@ from sdtt.study.bundle import MANIFEST, sha256_of, write_bundle
 from sdtt.study.prereg import prereg_text
 from sdtt.study.spec import read_spec
 from sdtt.study.verify import verify_bundle
-from tests.study.helpers import CountingMocks, run_study, write_spec
+from tests.study.conftest import Reference
+from tests.study.helpers import write_spec
 
 
-@pytest.fixture(scope="module")
-def study_spec(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    spec = write_spec(tmp_path_factory.mktemp("study"))
-    assert run_study(spec, CountingMocks()).finished
-    return spec
+@pytest.fixture
+def study_spec(reference: Reference) -> Path:
+    """The spec of the finished reference study."""
+    return reference.out.parent / "study.toml"
 
 
 def _bundle(spec: Path, dest: Path) -> Path:

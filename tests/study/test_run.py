@@ -10,9 +10,9 @@ import pytest
 
 from sdtt.cli import main
 from sdtt.errors import InputError
-from sdtt.study.ledger import read_ledger
 from sdtt.study.spec import read_spec
 from sdtt.study.status import study_status
+from tests.study.conftest import Reference
 from tests.study.helpers import CountingMocks, Killed, run_study, write_spec
 
 
@@ -54,12 +54,13 @@ def test_run_makes_everything_then_a_rerun_calls_nothing(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize("stage", ["chains", "chats", "judges"])
-def test_a_killed_run_resumes_without_repeating_a_call(tmp_path: Path, stage: str) -> None:
+def test_a_killed_run_resumes_without_repeating_a_call(
+    tmp_path: Path, stage: str, reference: Reference
+) -> None:
     """Killed in the middle of a stage, then run again: the provider saw exactly the
     calls of an uninterrupted run, each as often, and the report is the same."""
-    whole = CountingMocks()
-    assert run_study(write_spec(tmp_path / "whole"), whole).finished
-    stages = [r["stage"] for r in read_ledger(tmp_path / "whole/out/ledger.jsonl")]
+    whole = reference.mocks
+    stages = [r["stage"] for r in reference.ledger()]
     assert len(stages) == len(whole.calls)
     kill_after = stages.index(stage) + stages.count(stage) // 2
 
@@ -77,16 +78,11 @@ def test_a_killed_run_resumes_without_repeating_a_call(tmp_path: Path, stage: st
     assert run_study(spec, resumed).finished
     assert killed.counted() + resumed.counted() == whole.counted()
     report = json.loads((tmp_path / "killed/out/report/figures.json").read_text("utf-8"))
-    reference = json.loads((tmp_path / "whole/out/report/figures.json").read_text("utf-8"))
-    assert report == reference
+    assert report == json.loads((reference.out / "report/figures.json").read_text("utf-8"))
 
 
-def test_status_shows_the_grid_with_done_and_missing(tmp_path: Path) -> None:
-    assert run_study(write_spec(tmp_path / "whole"), CountingMocks()).finished
-    second = [
-        "N=6" in r["condition"] and r["stage"] == "chats"
-        for r in read_ledger(tmp_path / "whole/out/ledger.jsonl")
-    ]
+def test_status_shows_the_grid_with_done_and_missing(tmp_path: Path, reference: Reference) -> None:
+    second = ["N=6" in str(r["condition"]) and r["stage"] == "chats" for r in reference.ledger()]
     spec = write_spec(tmp_path / "cut")
     with pytest.raises(BaseException):  # noqa: B017 - Killed, maybe in a group
         run_study(spec, CountingMocks(kill_after=second.index(True) + sum(second) // 2))
@@ -155,3 +151,24 @@ def test_the_survey_stops_the_run_and_its_answers_finish_it(tmp_path: Path) -> N
     )
     assert kinds == {"human": kinds["human"]} and kinds["human"] > 0
     assert (out / "report" / "report.html").exists()
+
+
+def test_generated_topics_come_first_and_the_chain_walks_them(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path)
+    text = spec.read_text("utf-8").replace(
+        "turns_per_topic = 3", 'turns_per_topic = 3\ntopics = "generate"\ntopics_count = 2'
+    )
+    spec.write_text(text, "utf-8")
+    mocks = CountingMocks()
+    assert run_study(spec, mocks).finished
+    topics = [
+        line
+        for line in (tmp_path / "out/topics.txt").read_text("utf-8").splitlines()
+        if line and not line.startswith("#")
+    ]
+    assert len(topics) == 2
+    (chain,) = (tmp_path / "out/pseudo").glob("*.jsonl")
+    header = json.loads(chain.read_text("utf-8").splitlines()[0])
+    assert [t["topic"] for t in header["spec"]["topics"]] == topics
+    assert {s for _, s in study_status(read_spec(spec)).steps} == {"done"}
+    assert run_study(spec, CountingMocks()).finished
