@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -172,3 +175,55 @@ def test_generated_topics_come_first_and_the_chain_walks_them(tmp_path: Path) ->
     assert [t["topic"] for t in header["spec"]["topics"]] == topics
     assert {s for _, s in study_status(read_spec(spec)).steps} == {"done"}
     assert run_study(spec, CountingMocks()).finished
+
+
+KILLER = """
+import os, signal, sys
+from pathlib import Path
+from sdtt.study.ledger import call_key
+from tests.study.helpers import CountingMocks, run_study
+
+answered = []
+
+class Dying(CountingMocks):
+    def __call__(self, name):
+        api = super().__call__(name)
+        inner = api.generate
+
+        async def generate(prompt, config):
+            if len(answered) >= int(sys.argv[3]):  # the next call, while it is in flight
+                os.kill(os.getpid(), signal.SIGKILL)
+            output = await inner(prompt, config)
+            answered.append(call_key(name, prompt, config))
+            with open(sys.argv[2], "a") as log:
+                log.write(answered[-1] + "\\n")
+            return output
+
+        api.generate = generate
+        return api
+
+run_study(Path(sys.argv[1]), Dying())
+"""
+
+
+def test_a_real_kill_mid_run_repeats_no_call(tmp_path: Path, reference: Reference) -> None:
+    """SIGKILL while a chat's call is in flight: nothing is flushed, closed or cleaned
+    up, yet the run again asks only what had not been answered."""
+    stages = [r["stage"] for r in reference.ledger()]
+    kill_after = stages.index("chats") + stages.count("chats") // 2
+    spec = write_spec(tmp_path)
+    calls = tmp_path / "calls.txt"
+    root = Path(__file__).parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", KILLER, str(spec), str(calls), str(kill_after)],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        capture_output=True,
+        timeout=600,
+    )
+    assert done.returncode == -9, done.stderr.decode()
+    before = Counter(calls.read_text("utf-8").split())
+    assert sum(before.values()) == kill_after
+    resumed = CountingMocks()
+    assert run_study(spec, resumed).finished
+    assert before + resumed.counted() == reference.mocks.counted()
