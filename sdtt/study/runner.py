@@ -22,6 +22,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+import trio
+
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.dialogue.message import Message
@@ -47,7 +49,12 @@ from sdtt.questionnaires.judgements import (
     write_judgements,
 )
 from sdtt.questionnaires.pipeline import build_study
-from sdtt.questionnaires.questionnaire import load_key, load_questionnaire, save_study
+from sdtt.questionnaires.questionnaire import (
+    PairItem,
+    load_key,
+    load_questionnaire,
+    save_study,
+)
 from sdtt.questionnaires.study import DesignSpec, PairSpec
 from sdtt.questionnaires.study import StudySpec as QuestionnaireSpec
 from sdtt.questionnaires.tools import TOOLS
@@ -415,22 +422,37 @@ class StudyRunner:
         out = self.study.out / JUDGEMENTS_FOLDER / f"{name}.jsonl"
         earlier = read_judgements(out) if out.exists() else []
 
+        # The calls are priced per condition: each condition's pairs are judged apart
+        # (the same records: a pair's orders depend on its id alone). A one-shot judge's
+        # example is drawn from the whole questionnaire, so it judges all at once.
+        groups: dict[str, list[PairItem]] = {}
+        labels = {cell.id: cell.label for cell in cells(self.study)}
+        for item in questionnaire.items:
+            truth = key.items.get(item.id)
+            cell = Path(truth.bot.path).parent.name if truth and truth.bot.path else ""
+            group = labels.get(cell, "catch pairs") if judge.kind != "one-shot" else ""
+            groups.setdefault(group or f"judge {name}", []).append(item)
+
+        async def one(condition: str, items: list[PairItem], writer: JsonlWriter) -> None:
+            async with self.model(judge.model, stage="judges", condition=condition) as model:
+                await run_llm_judge(
+                    model,
+                    questionnaire.model_copy(update={"items": items}),
+                    key,
+                    kind=judge.kind,
+                    run=name,
+                    attempts=judge.attempts,
+                    orders=judge.orders,
+                    seed=judge.seed,
+                    settled=settled_keys(earlier),
+                    on_judgement=writer.write,
+                )
+
         async def main() -> None:
-            model = self.model(judge.model, stage="judges", condition=f"judge {name}")
             with JsonlWriter(out) as writer:
-                async with model:
-                    await run_llm_judge(
-                        model,
-                        questionnaire,
-                        key,
-                        kind=judge.kind,
-                        run=name,
-                        attempts=judge.attempts,
-                        orders=judge.orders,
-                        seed=judge.seed,
-                        settled=settled_keys(earlier),
-                        on_judgement=writer.write,
-                    )
+                async with trio.open_nursery() as nursery:
+                    for condition, items in groups.items():
+                        nursery.start_soon(one, condition, items, writer)
 
         self.drive(main, False)
 

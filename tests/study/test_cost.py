@@ -36,6 +36,8 @@ def test_every_call_is_priced_per_stage_and_condition_in_the_report(tmp_path: Pa
     chats = [r for r in records if r["stage"] == "chats"]
     assert float(by_stage["chats"][-1]) == round(sum(dollars(r) for r in chats), 4)
     assert by_stage["chats"][1] == str(len(chats))
+    judged = {str(r["condition"]) for r in records if r["stage"] == "judges"}
+    assert judged == {"catch pairs"} | {str(r["condition"]) for r in chats}  # per condition
     conditions = [row[0] for row in sections["Cost by condition"]["rows"]]
     assert any("N=6 X=2" in c for c in conditions) and any("N=0 X=2" in c for c in conditions)
     assert "Cost by stage" in (tmp_path / "out/report/report.md").read_text("utf-8")
