@@ -79,7 +79,7 @@ def run_study(args: argparse.Namespace) -> int:
     """``sdtt study run``: exit 0 when finished, 3 when waiting for people or the budget."""
     console = Console(highlight=False)
     study = read_spec(args.spec)
-    with Live(console=console, transient=False, auto_refresh=False) as live:
+    with Live(console=console, refresh_per_second=4) as live:
         display = LiveProgress(None if args.quiet else live)
         result = StudyRunner(study, drive=drive, progress=display).run()
         if display.last is not None:

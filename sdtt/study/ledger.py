@@ -104,6 +104,8 @@ class Ledger:
         for record in self.records:
             self._answers[record["key"]].append(record)
         self._used: dict[str, int] = defaultdict(int)
+        # Kept as calls are added: the budget is checked before every call.
+        self._spent = sum(record["cost"] or 0.0 for record in self.records)
         self.replayed: dict[tuple[str, str], int] = defaultdict(int)
         """Calls answered from the ledger in this run, by (stage, condition)."""
         self.stopped: BudgetExceeded | None = None
@@ -116,7 +118,7 @@ class Ledger:
     @property
     def spent(self) -> float:
         """Dollars of every priced call so far, earlier runs included."""
-        return sum(record["cost"] or 0.0 for record in self.records)
+        return self._spent
 
     def replay(self, key: str) -> dict[str, Any] | None:
         """The next recorded answer to the call ``key``, if it was answered before."""
@@ -157,6 +159,7 @@ class Ledger:
             file.flush()
             os.fsync(file.fileno())
         self.records.append(record)
+        self._spent += record["cost"] or 0.0
         self._answers[record["key"]].append(record)
         self._used[record["key"]] += 1
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 import shlex
 import shutil
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 import trio
 
@@ -80,9 +80,10 @@ from sdtt.study.plan import (
 )
 from sdtt.study.spec import Study
 
-T = TypeVar("T")
 Drive = Callable[[Callable[[], Awaitable[Any]], bool], Any]
 """Runs an async function to its end (on the virtual clock when the flag is set)."""
+SHOW_EVERY = 0.25
+"""Seconds between progress updates while calls are made."""
 ApiFactory = Callable[[str], ModelAPI]
 """Makes the provider of a ``provider/model`` name (tests give scripted mocks)."""
 
@@ -164,6 +165,7 @@ class StudyRunner:
         self._started = time.monotonic()
         self._done_here: list[float] = []
         self._current = ""
+        self._shown = 0.0
 
     # ------------------------------------------------------------------ progress
     def snapshot(self) -> Snapshot:
@@ -192,14 +194,19 @@ class StudyRunner:
             left=None if pace is None else pace * remaining,
         )
 
-    def _show(self) -> None:
+    def _show(self, *, every: float = 0.0) -> None:
+        # After a model call at most a few times a second: a snapshot reads the ledger.
+        now = time.monotonic()
+        if every and now - self._shown < every:
+            return
+        self._shown = now
         self.progress.update(self.snapshot())
 
     # ------------------------------------------------------------------ models
     def model(self, name: str, *, stage: str, condition: str, seed: int | None = None) -> Model:
         """A model whose calls go through the ledger."""
         api = self.ledger.api(self.api_factory(name), stage=stage, condition=condition)
-        return Model(api, seed=seed, on_call=lambda record: self._show())
+        return Model(api, seed=seed, on_call=lambda record: self._show(every=SHOW_EVERY))
 
     # ------------------------------------------------------------------ the run
     def run(self) -> RunResult:
@@ -546,8 +553,3 @@ def _first(group: BaseExceptionGroup[BudgetExceeded]) -> BudgetExceeded:
         first = first.exceptions[0]
     assert isinstance(first, BudgetExceeded)
     return first
-
-
-def transcripts(folder: Path) -> Sequence[Path]:
-    """The chat transcripts of a cell's folder (for status and bundles)."""
-    return _transcripts(folder)
