@@ -214,11 +214,15 @@ class StudyRunner:
         self.study.out.mkdir(parents=True, exist_ok=True)
         self._show()
         index = -1
+        made = False
         while index + 1 < len(self.steps):
             index += 1
             step = self.steps[index]
-            if state(self.study, step) == "done":
+            # The report is made again whenever this run made something it reads.
+            again = made and step.stage == "report"
+            if state(self.study, step) == "done" and not again:
                 continue
+            made = True
             self._current = f"{step.stage}: {step.label}"
             self._show()
             began = time.monotonic()

@@ -227,3 +227,18 @@ def test_a_real_kill_mid_run_repeats_no_call(tmp_path: Path, reference: Referenc
     resumed = CountingMocks()
     assert run_study(spec, resumed).finished
     assert before + resumed.counted() == reference.mocks.counted()
+
+
+def test_a_judge_added_later_is_run_and_the_report_made_again(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path)
+    assert run_study(spec, CountingMocks()).finished
+    figures = tmp_path / "out/report/figures.json"
+    before = json.loads(figures.read_text("utf-8"))
+    with spec.open("a", encoding="utf-8") as file:
+        file.write('\n[judges.second]\nmodel = "mock/chatty"\nkind = "zero-shot"\n')
+    again = CountingMocks()
+    assert run_study(spec, again).finished
+    assert again.calls  # only the new judge's
+    assert (tmp_path / "out/judgements/second.jsonl").stat().st_size > 0
+    titles = {s["title"] for s in json.loads(figures.read_text("utf-8"))["sections"]}
+    assert titles - {s["title"] for s in before["sections"]}  # its tables are in the report
