@@ -17,7 +17,7 @@ from sdtt.generate.chain_spec import PlanSettings, grid_specs, load_topic_list
 from sdtt.generate.records import ChainSpec
 from sdtt.generate.runner import chain_path
 from sdtt.questionnaires.tools import TOOLS
-from sdtt.study.spec import Study
+from sdtt.study.spec import SURVEY_JUDGEMENTS, Study
 
 Stage = Literal["topics", "chains", "chats", "questionnaire", "judges", "survey", "report"]
 STAGES: tuple[Stage, ...] = (
@@ -179,7 +179,7 @@ def steps(study: Study) -> list[Step]:
                 "survey answers",
                 "survey",
                 "judges' answers",
-                out / JUDGEMENTS_FOLDER / "survey.jsonl",
+                out / JUDGEMENTS_FOLDER / f"{SURVEY_JUDGEMENTS}.jsonl",
                 human=True,
             )
         )

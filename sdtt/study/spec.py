@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from sdtt.dialogue.condition import ChatMode
 from sdtt.dialogue.store import validate_record
@@ -29,6 +30,9 @@ from sdtt.serve.spec import spec_line
 
 SPEC_HINT = "See 'Running a whole study' in the README for the spec format."
 _BURST: tuple[ChatMode, ...] = ("burst",)
+JUDGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+SURVEY_JUDGEMENTS = "survey"
+"""The survey's judgement file is ``OUT/judgements/survey.jsonl``."""
 HUMAN = "human"
 """The ``interrogator`` of chats collected from people (``sdtt chat`` / ``sdtt serve``)."""
 
@@ -203,15 +207,23 @@ class StudySpec(_Section):
     analysis: AnalysisSection = AnalysisSection()
     prices: dict[str, PriceSection] = Field(default_factory=dict)
 
-    @model_validator(mode="after")
-    def _together(self) -> StudySpec:
+    def problem(self) -> tuple[str, str] | None:
+        """A field and what is wrong with it, for settings valid one by one but not
+        together; None when there is none."""
         for name in ("personas", "models", "modes", "topics"):
             values = getattr(self.design, name)
             if len(set(values)) != len(values):
-                raise ValueError(f"design.{name} lists a value twice")
+                return f"design.{name}", "lists a value twice"
+        for name in self.judges:
+            # A judge's name is its judgement file's: OUT/judgements/NAME.jsonl.
+            if not JUDGE_NAME.match(name) or name == SURVEY_JUDGEMENTS:
+                return f"judges.{name}", (
+                    "name a judge with letters, digits, '-' and '_' "
+                    f"(not {SURVEY_JUDGEMENTS!r}, the survey's)"
+                )
         if not self.judges and self.survey is None:
-            raise ValueError("name a judge: a [judges.NAME] table or a [survey]")
-        return self
+            return "judges", "name a judge: a [judges.NAME] table or a [survey]"
+        return None
 
 
 @dataclass(frozen=True)
@@ -259,5 +271,11 @@ def read_spec(path: str | Path, *, out: Path | None = None) -> Study:
         raise InputError(
             error.problem, path=path, line=line, field=error.field, hint=error.hint
         ) from None
+    problem = spec.problem()
+    if problem is not None:
+        field, text = problem
+        raise InputError(
+            text + ".", path=path, line=spec_line(path, field), field=field, hint=SPEC_HINT
+        )
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     return Study(spec=spec, path=path, sha256=digest, out_dir=out)

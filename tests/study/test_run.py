@@ -33,6 +33,18 @@ def test_a_bad_spec_is_one_error_naming_file_line_and_field(tmp_path: Path) -> N
     assert f"{spec}:{line}" in str(caught.value)
 
 
+def test_settings_wrong_together_name_their_line_too(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path)
+    text = spec.read_text("utf-8").replace("[judges.llm]", "[judges.survey]")
+    spec.write_text(text, "utf-8")
+    with pytest.raises(InputError, match="not 'survey'") as caught:
+        read_spec(spec)
+    assert (caught.value.field, caught.value.line) == (
+        "judges.survey",
+        text.splitlines().index("[judges.survey]") + 1,
+    )
+
+
 def test_a_batch_judge_is_refused_plainly_for_now(tmp_path: Path) -> None:
     spec = write_spec(tmp_path, extra="batch = true")
     with pytest.raises(InputError, match="batch judging is not available yet") as caught:
