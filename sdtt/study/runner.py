@@ -37,6 +37,7 @@ from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.generate.runner import NullDisplay, chain_path, run_chains
 from sdtt.generate.topics import generate_topics, write_topics
 from sdtt.judges.llm import run_llm_judge
+from sdtt.lock import output_lock
 from sdtt.models.base import ModelAPI
 from sdtt.models.model import Model
 from sdtt.models.registry import create_api
@@ -210,8 +211,13 @@ class StudyRunner:
 
     # ------------------------------------------------------------------ the run
     def run(self) -> RunResult:
-        """Make every missing step; stop at a human step or at the budget."""
+        """Make every missing step; stop at a human step or at the budget. A second run
+        of the same study at the same time is refused (:class:`OutputInUseError`)."""
         self.study.out.mkdir(parents=True, exist_ok=True)
+        with output_lock(self.study.out, folder=True):
+            return self._run()
+
+    def _run(self) -> RunResult:
         self._show()
         index = -1
         made = False

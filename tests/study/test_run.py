@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from sdtt.cli import main
-from sdtt.errors import InputError
+from sdtt.errors import InputError, OutputInUseError
+from sdtt.lock import output_lock
 from sdtt.study.spec import read_spec
 from sdtt.study.status import study_status
 from tests.study.conftest import Reference
@@ -254,3 +255,11 @@ def test_a_judge_added_later_is_run_and_the_report_made_again(tmp_path: Path) ->
     assert (tmp_path / "out/judgements/second.jsonl").stat().st_size > 0
     titles = {s["title"] for s in json.loads(figures.read_text("utf-8"))["sections"]}
     assert titles - {s["title"] for s in before["sections"]}  # its tables are in the report
+
+
+def test_a_second_run_of_the_same_study_at_once_is_refused(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path)
+    mocks = CountingMocks()
+    with output_lock(tmp_path / "out", folder=True), pytest.raises(OutputInUseError):
+        run_study(spec, mocks)
+    assert mocks.calls == []
