@@ -32,7 +32,7 @@ from sdtt.engine.interrogator import llm_interrogator
 from sdtt.engine.opening import BOT_CONFIG, Options, open_bot, role_seed
 from sdtt.engine.session import SessionSettings, new_session_id
 from sdtt.engine.simulate import INTERROGATOR, for_virtual_clock, run_simulated_chat
-from sdtt.errors import InputError, SdttError
+from sdtt.errors import SdttError
 from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.generate.runner import NullDisplay, chain_path, run_chains
 from sdtt.generate.topics import generate_topics, write_topics
@@ -547,13 +547,8 @@ def _transcripts(folder: Path) -> list[Path]:
 
 
 def _start(text: str) -> datetime:
-    try:
-        start = datetime.fromisoformat(text)
-    except ValueError:
-        raise InputError(
-            f"must be a date and time such as 2025-01-01T12:00, not {text!r}.",
-            field="study.start",
-        ) from None
+    """The spec's start time (checked when the spec was read), in UTC unless it says."""
+    start = datetime.fromisoformat(text)
     return (start if start.tzinfo else start.replace(tzinfo=UTC)).replace(microsecond=0)
 
 

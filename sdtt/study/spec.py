@@ -14,6 +14,7 @@ import hashlib
 import os
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -53,6 +54,16 @@ class StudySection(_Section):
         description="Simulated chats start at this time (one hour apart), so their prompts "
         "and the whole study come out the same on every run.",
     )
+
+    @field_validator("start")
+    @classmethod
+    def _start(cls, value: str) -> str:
+        try:
+            datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError("must be a date and time such as 2025-01-01T12:00") from None
+        return value
+
     budget: float | None = Field(
         default=None,
         ge=0,
