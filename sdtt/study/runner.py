@@ -381,7 +381,7 @@ class StudyRunner:
                     mode=cell.mode,
                     config=replace(BOT_CONFIG, temperature=0.9),
                 )
-                await run_simulated_chat(
+                result = await run_simulated_chat(
                     setup.bot,
                     interrogator,
                     turns=cell.x,
@@ -396,6 +396,13 @@ class StudyRunner:
                     condition=setup.condition,
                     started=started,
                     max_duration=600.0 * cell.x,
+                )
+            if result.turns == 0:
+                # As sdtt simulate: a chat whose every call failed is no chat to judge.
+                raise SdttError(
+                    f"no turn of the chat {cell.label} was answered: the model calls failed "
+                    f"({result.bot_errors} bot, {result.interrogator_errors} interrogator "
+                    "error(s)). Run again when the models answer: it resumes."
                 )
 
         self.drive(main, True)

@@ -12,12 +12,14 @@ from pathlib import Path
 import pytest
 
 from sdtt.cli import main
-from sdtt.errors import InputError, OutputInUseError
+from sdtt.errors import InputError, OutputInUseError, SdttError
 from sdtt.lock import output_lock
+from sdtt.models.registry import create_api
+from sdtt.study.runner import StudyRunner
 from sdtt.study.spec import read_spec
 from sdtt.study.status import study_status
 from tests.study.conftest import Reference
-from tests.study.helpers import CountingMocks, Killed, run_study, write_spec
+from tests.study.helpers import CountingMocks, Killed, drive, run_study, write_spec
 
 
 def test_a_bad_spec_is_one_error_naming_file_line_and_field(tmp_path: Path) -> None:
@@ -263,3 +265,15 @@ def test_a_second_run_of_the_same_study_at_once_is_refused(tmp_path: Path) -> No
     with output_lock(tmp_path / "out", folder=True), pytest.raises(OutputInUseError):
         run_study(spec, mocks)
     assert mocks.calls == []
+
+
+def test_a_chat_whose_calls_all_fail_is_not_taken_for_done(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path)
+    spec.write_text(
+        spec.read_text("utf-8").replace("turns = [[0, 2], [6, 2]]", "turns = [[0, 2]]"), "utf-8"
+    )
+    with pytest.raises(SdttError, match=r"no turn of the chat .* was answered"):
+        StudyRunner(
+            read_spec(spec), drive=drive, api_factory=lambda name: create_api("mock/fail")
+        ).run()
+    assert study_status(read_spec(spec)).grid[0].chat != "done"
