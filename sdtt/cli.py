@@ -60,6 +60,7 @@ COMMANDS: dict[str, Command] = {
     "score": Command("X-Turn Pass Rate, intervals and tests from judgement files"),
     "report": Command("write an HTML and Markdown report with figures"),
     "plan": Command("pairs and judges needed for a given power"),
+    "study": Command("run a whole study from one spec; status, bundle, verify, prereg"),
     "align": Command("judge alignment: pairwise similarity ratings, LLM cohorts and RSA"),
     "detectors": Command("export a study's pairs for AI-text detectors and score their answers"),
     "single": Command("single-item tests: one conversation cut at a time, each speaker judged"),

@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("__main__",),
     ("cli",),
     ("commands",),
-    ("align", "single"),
+    ("align", "single", "study"),
     ("analysis", "judges", "serve", "ui"),
     ("beliefs", "engine"),
     ("generate", "questionnaires"),
@@ -50,6 +50,7 @@ REASONS: dict[str, tuple[str, str]] = {
     "commands": ("sdtt.commands.align", "sdtt.align.llm"),  # the LLM cohort of sdtt align
     "align": ("sdtt.align.llm", "sdtt.judges.llm"),  # LLM raters ask as LLM judges do
     "single": ("sdtt.single.scoring", "sdtt.analysis.metrics"),  # detectability's confusion
+    "study": ("sdtt.study.runner", "sdtt.judges.llm"),  # a study's LLM judges
     "analysis": ("sdtt.analysis.beliefs", "sdtt.beliefs.traces"),  # reports on belief traces
     "judges": ("sdtt.judges.reveal", "sdtt.beliefs.traces"),  # reveal judges write traces
     "serve": ("sdtt.serve.market_room", "sdtt.beliefs.market"),  # live market rooms

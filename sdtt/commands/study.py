@@ -1,0 +1,174 @@
+"""``sdtt study``: run a whole study from its spec, show it, bundle, verify, preregister.
+
+The work is done by :mod:`sdtt.study`; this module runs trio (on the engine's virtual
+clock for simulated chats) and draws the progress and the tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import trio
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+
+from sdtt.engine.simulate import run_on_virtual_clock
+from sdtt.files import write_text_atomic
+from sdtt.redact import shown
+from sdtt.study.bundle import write_bundle
+from sdtt.study.prereg import prereg_text
+from sdtt.study.runner import Snapshot, StudyRunner
+from sdtt.study.spec import read_spec
+from sdtt.study.status import study_status
+from sdtt.study.verify import verify_bundle
+
+STATE_STYLE = {"done": "green", "running": "yellow", "missing": "red"}
+
+
+def drive(fn: Callable[[], Awaitable[Any]], virtual: bool) -> Any:
+    """Run one async step of the study: simulated chats on the virtual clock."""
+    return run_on_virtual_clock(fn) if virtual else trio.run(fn)
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
+def progress_table(snapshot: Snapshot) -> Group:
+    """The whole study's progress: steps done per stage, calls, tokens, cost, time."""
+    table = Table(title="sdtt study", title_justify="left")
+    table.add_column("stage")
+    table.add_column("done", justify="right")
+    for stage, count in snapshot.stages.items():
+        style = "green" if count.done == count.total else ""
+        table.add_row(
+            stage,
+            f"[{style}]{count.done}/{count.total}[/]" if style else f"{count.done}/{count.total}",
+        )
+    replayed = f" ({snapshot.replayed} from the ledger)" if snapshot.replayed else ""
+    line = (
+        f"{snapshot.calls} calls{replayed}, {snapshot.input_tokens:,} tokens in, "
+        f"{snapshot.output_tokens:,} out, ≈${snapshot.cost:.4f}; "
+        f"{_duration(snapshot.elapsed)} so far, about {_duration(snapshot.left)} left"
+        + (f"\nnow: {shown(snapshot.current)}" if snapshot.current else "")
+    )
+    return Group(table, line)
+
+
+class LiveProgress:
+    """Redraws the progress table as the study moves on."""
+
+    def __init__(self, live: Live | None) -> None:
+        self.live = live
+        self.last: Snapshot | None = None
+
+    def update(self, snapshot: Snapshot) -> None:
+        """Show the latest state."""
+        self.last = snapshot
+        if self.live is not None:
+            self.live.update(progress_table(snapshot))
+
+
+def run_study(args: argparse.Namespace) -> int:
+    """``sdtt study run``: exit 0 when finished, 3 when waiting for people or the budget."""
+    console = Console(highlight=False)
+    study = read_spec(args.spec)
+    with Live(console=console, refresh_per_second=4) as live:
+        display = LiveProgress(None if args.quiet else live)
+        result = StudyRunner(study, drive=drive, progress=display).run()
+        if display.last is not None:
+            live.update(progress_table(display.last), refresh=True)
+    if result.budget is not None:
+        console.print(f"[bold red]stopped by the budget:[/] {shown(str(result.budget))}")
+        console.print("Left undone:")
+        for step in result.undone:
+            console.print(f"  {step.stage}: {shown(step.label)}")
+        console.print("Raise study.budget in the spec and run again to finish.")
+        return 3
+    if not result.finished:
+        assert result.waiting is not None
+        console.print(f"[bold yellow]waiting for people:[/] {shown(result.waiting.label)}")
+        for line in result.next:
+            console.print(shown(line))
+        return 3
+    console.print(f"study finished: report in {shown(str(study.out / 'report'))}/report.html")
+    return 0
+
+
+def run_status(args: argparse.Namespace) -> int:
+    """``sdtt study status``: the design grid and the later steps."""
+    console = Console(highlight=False)
+    study = read_spec(args.spec)
+    status = study_status(study)
+    grid = Table(title=f"{shown(study.spec.study.name)}: the design", title_justify="left")
+    for name in ("cell", "persona", "model", "mode", "N", "X", "topic", "chain", "chat", "cost"):
+        grid.add_column(name, justify="right" if name in ("N", "X", "cost") else "left")
+
+    def cell(state: str | None) -> str:
+        return "-" if state is None else f"[{STATE_STYLE[state]}]{state}[/]"
+
+    for row in status.grid:
+        grid.add_row(
+            row.cell,
+            shown(row.persona),
+            shown(row.model),
+            row.mode,
+            str(row.n),
+            str(row.x),
+            shown(row.topic),
+            cell(row.chain),
+            cell(row.chat),
+            f"{row.cost:.4f}",
+        )
+    console.print(grid)
+    later = Table(show_header=False, box=None)
+    for step, state in status.steps:
+        later.add_row(step.stage, shown(step.label), cell(state))
+    console.print(later)
+    console.print(f"{status.calls} calls so far, ≈${status.spent:.4f}")
+    return 0
+
+
+def run_bundle(args: argparse.Namespace) -> int:
+    """``sdtt study bundle``."""
+    console = Console(highlight=False)
+    study = read_spec(args.spec)
+    dest = args.out or study.out.with_name(study.out.name + "-bundle.tar.gz")
+    written = write_bundle(study, dest)
+    console.print(
+        f"wrote {shown(str(written))}; check it with: sdtt study verify {shown(str(written))}"
+    )
+    return 0
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """``sdtt study verify``: exit 1 when anything differs."""
+    console = Console(highlight=False)
+    result = verify_bundle(args.bundle, prereg=args.prereg)
+    for problem in result.problems:
+        console.print(f"[red]differs:[/] {shown(problem)}")
+    if result.ok:
+        console.print(
+            f"ok: {result.files} files match their hashes; {result.figures_checked} figures "
+            "computed again from the records match the report"
+        )
+        return 0
+    console.print(f"[bold red]{len(result.problems)} difference(s)[/]")
+    return 1
+
+
+def run_prereg(args: argparse.Namespace) -> int:
+    """``sdtt study prereg``."""
+    console = Console(highlight=False)
+    study = read_spec(args.spec)
+    out = args.out or study.out / "prereg.md"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(out, prereg_text(study))
+    console.print(f"wrote {shown(str(out))} (stamped with the spec's hash {study.sha256[:12]})")
+    return 0

@@ -1,0 +1,60 @@
+"""The parser of ``sdtt study``; the command runs in :mod:`sdtt.commands.study`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from sdtt.commands import lazy_command
+from sdtt.commands.common import add_out_argument
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``sdtt study run|status|bundle|verify|prereg``."""
+    parser = subparsers.add_parser(
+        "study",
+        description=(
+            "A whole offline study from one spec file (TOML): personas x models x modes x "
+            "(N, X) x topics, the interrogator, the judges, the analyses and the report. "
+            "'run' makes what is missing, 'status' shows the design, 'bundle' and 'verify' "
+            "make it checkable, 'prereg' writes a preregistration."
+        ),
+    )
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    run = actions.add_parser(
+        "run",
+        help="make every missing piece, in order (resumes; stops at a human step)",
+        description=(
+            "Make every missing piece of the study in dependency order, skipping what "
+            "exists; after a kill, run it again: no paid call is made twice. Stops at a "
+            "step people must do, saying what to do next, and before a call that could "
+            "pass the spec's budget."
+        ),
+    )
+    run.add_argument("spec", type=Path, help="the study spec (TOML)")
+    run.add_argument("--quiet", action="store_true", help="no live progress display")
+    run.set_defaults(func=lazy_command("sdtt.commands.study", "run_study"))
+    status = actions.add_parser("status", help="the design grid: done, running, missing")
+    status.add_argument("spec", type=Path, help="the study spec (TOML)")
+    status.set_defaults(func=lazy_command("sdtt.commands.study", "run_status"))
+    bundle = actions.add_parser(
+        "bundle", help="write the study with a manifest of hashes and versions"
+    )
+    bundle.add_argument("spec", type=Path, help="the study spec (TOML)")
+    add_out_argument(
+        bundle,
+        folder=True,
+        help="folder to write the bundle into, or a name ending in .tar.gz for one archive "
+        "(default: OUT-bundle.tar.gz beside the study's folder)",
+    )
+    bundle.set_defaults(func=lazy_command("sdtt.commands.study", "run_bundle"))
+    verify = actions.add_parser(
+        "verify", help="check a bundle's hashes and recompute its report's figures"
+    )
+    verify.add_argument("bundle", type=Path, help="a bundle folder or .tar.gz")
+    verify.add_argument("--prereg", type=Path, help="check the bundle against this preregistration")
+    verify.set_defaults(func=lazy_command("sdtt.commands.study", "run_verify"))
+    prereg = actions.add_parser("prereg", help="write a preregistration from the spec")
+    prereg.add_argument("spec", type=Path, help="the study spec (TOML)")
+    add_out_argument(prereg, folder=False, help="file to write (default OUT/prereg.md)")
+    prereg.set_defaults(func=lazy_command("sdtt.commands.study", "run_prereg"))

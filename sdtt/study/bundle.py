@@ -1,0 +1,142 @@
+"""``sdtt study bundle``: one folder (or ``.tar.gz``) holding everything a study was.
+
+The bundle holds the spec (``spec.toml``), the study's files (``study/``: pseudo-dialogue
+chains, chats and their event logs, questionnaire and answer key, survey export,
+judgements, the cost ledger with every prompt as rendered and every answer, the report
+and ``figures.json``), the persona files, and ``manifest.json``: the SHA-256 of every
+file, the model strings and the versions the providers reported, the seeds, and the
+versions of sdtt, Python and every installed distribution.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import shutil
+import tarfile
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from sdtt import __version__
+from sdtt.errors import InputError
+from sdtt.files import write_text_atomic
+from sdtt.personas.store import locate_persona
+from sdtt.study.ledger import LEDGER_FILE, read_ledger
+from sdtt.study.steps import DONE_FOLDER
+from sdtt.study.spec import Study
+
+MANIFEST = "manifest.json"
+SPEC_FILE = "spec.toml"
+STUDY_FOLDER = "study"
+PERSONA_FOLDER = "personas"
+BUNDLE_VERSION = 1
+
+
+def sha256_of(path: Path) -> str:
+    """The SHA-256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _kind(relative: str) -> str:
+    """What a bundled file is, for readers of the manifest."""
+    parts = relative.split("/")
+    if relative == SPEC_FILE:
+        return "spec"
+    if parts[0] == PERSONA_FOLDER:
+        return "persona"
+    name = parts[-1]
+    inner = parts[1] if len(parts) > 1 else ""
+    kinds = {
+        "pseudo": "chain",
+        "questionnaire": "answer key" if name == "answer-key.json" else "questionnaire",
+        "judgements": "judgements",
+        "survey": "survey export",
+        "report": "report",
+    }
+    if inner == "chats":
+        return "event log" if name.endswith(".events.jsonl") else "chat"
+    if name == LEDGER_FILE:
+        return "ledger (calls, rendered prompts, answers)"
+    return kinds.get(inner, "other")
+
+
+def packages() -> dict[str, str]:
+    """Every installed distribution and its version."""
+    found: dict[str, str] = {}
+    for dist in metadata.distributions():
+        name = dist.metadata["Name"]
+        if name:
+            found[name] = dist.version
+    return dict(sorted(found.items(), key=lambda item: item[0].lower()))
+
+
+def _models(study: Study) -> dict[str, list[str]]:
+    """Each model string and the model versions its provider reported answering."""
+    reported: dict[str, set[str]] = {}
+    for record in read_ledger(study.out / LEDGER_FILE):
+        reported.setdefault(record["model"], set()).add(record.get("reported_model") or "")
+    return {model: sorted(v for v in versions if v) for model, versions in sorted(reported.items())}
+
+
+def _seeds(study: Study) -> dict[str, int]:
+    spec = study.spec
+    seeds = {"study": spec.study.seed, "questionnaire": spec.questionnaire.seed}
+    seeds.update({f"judge {name}": judge.seed for name, judge in spec.judges.items()})
+    return seeds
+
+
+def write_bundle(study: Study, dest: Path) -> Path:
+    """Copy the study into ``dest`` (a folder, or an archive when it ends in
+    ``.tar.gz``) with its manifest; returns what was written."""
+    if not study.out.is_dir():
+        raise InputError("the study has not been run yet.", path=study.out)
+    archive = dest.name.endswith(".tar.gz")
+    folder = dest.with_name(dest.name.removesuffix(".tar.gz")) if archive else dest
+    if folder.exists() and any(folder.iterdir()):
+        raise InputError("already exists and is not empty.", path=folder, hint="Give a new --out.")
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(study.path, folder / SPEC_FILE)
+    shutil.copytree(
+        study.out,
+        folder / STUDY_FOLDER,
+        ignore=shutil.ignore_patterns(DONE_FOLDER, "*.partial", "*.lock"),
+    )
+    personas = folder / PERSONA_FOLDER
+    personas.mkdir()
+    for name in study.spec.design.personas:
+        source = locate_persona(name)
+        shutil.copyfile(source, personas / source.name)
+    files = {
+        path.relative_to(folder).as_posix(): path
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and path.name != MANIFEST
+    }
+    manifest: dict[str, Any] = {
+        "version": BUNDLE_VERSION,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "study": study.spec.study.name,
+        "spec_sha256": study.sha256,
+        "files": {
+            name: {"sha256": sha256_of(path), "bytes": path.stat().st_size, "kind": _kind(name)}
+            for name, path in files.items()
+        },
+        "models": _models(study),
+        "seeds": _seeds(study),
+        "sdtt": __version__,
+        "python": platform.python_version(),
+        "packages": packages(),
+    }
+    write_text_atomic(folder / MANIFEST, json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
+    if not archive:
+        return folder
+    with tarfile.open(dest, "w:gz") as tar:
+        tar.add(folder, arcname=folder.name)
+    shutil.rmtree(folder)
+    return dest

@@ -1,0 +1,106 @@
+"""The report of a study and its figures as data, recomputable from the raw records.
+
+:func:`compute_report` builds the report (``sdtt report``'s tables and plots) from the
+judgement files, the questionnaire and its answer key, and adds the cost ledger's
+tables. ``figures.json`` beside the report holds every number it shows (headline and
+tables, as text), so :mod:`sdtt.study.verify` can compute them again from a bundle's
+records and name any that differ.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from sdtt.analysis.report import Report, Section, build_report, write_report
+from sdtt.analysis.table import judgement_table
+from sdtt.analysis.tells import study_tells
+from sdtt.files import write_text_atomic
+from sdtt.questionnaires.judgements import load_judgements
+from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
+from sdtt.study.ledger import Ledger, Tally
+from sdtt.study.steps import JUDGEMENTS_FOLDER, QUESTIONNAIRE_FOLDER, REPORT_FOLDER
+from sdtt.study.spec import Study
+
+FIGURES_FILE = "figures.json"
+
+
+def judgement_files(out: Path) -> list[Path]:
+    """The study's judgement files, in a stable order."""
+    return sorted((out / JUDGEMENTS_FOLDER).glob("*.jsonl"))
+
+
+def cost_sections(ledger: Ledger) -> list[Section]:
+    """The cost ledger as report tables: per stage, per condition."""
+
+    def rows(tallies: dict[str, Tally]) -> list[list[str]]:
+        found = [
+            [
+                name or "-",
+                str(t.calls),
+                str(t.usage.input_tokens),
+                str(t.usage.output_tokens),
+                f"{t.cost:.4f}" + (f" (+{t.unpriced} unpriced)" if t.unpriced else ""),
+            ]
+            for name, t in sorted(tallies.items())
+        ]
+        total = ledger.total()
+        found.append(
+            [
+                "total",
+                str(total.calls),
+                str(total.usage.input_tokens),
+                str(total.usage.output_tokens),
+                f"{total.cost:.4f}",
+            ]
+        )
+        return found
+
+    header = ["calls", "input tokens", "output tokens", "cost (USD, estimate)"]
+    note = "Every model call the study made, priced from the spec's [prices] or the price tables."
+    if ledger.budget is not None:
+        note += f" Budget: ${ledger.budget:.2f}."
+    return [
+        Section("Cost by stage", ["stage", *header], rows(ledger.tallies("stage")), note=note),
+        Section("Cost by condition", ["condition", *header], rows(ledger.tallies("condition"))),
+    ]
+
+
+def compute_report(study: Study, ledger: Ledger, out_dir: Path) -> Report:
+    """The study's report, computed from its records (figures drawn into ``out_dir``)."""
+    analysis = study.spec.analysis
+    judgements = load_judgements(judgement_files(study.out))
+    folder = study.out / QUESTIONNAIRE_FOLDER
+    questionnaire = load_questionnaire(folder)
+    report = build_report(
+        judgement_table(judgements),
+        out_dir,
+        title=study.spec.study.title,
+        tells=study_tells(questionnaire, load_key(folder, questionnaire)),
+        reps=analysis.bootstrap,
+        margin=analysis.margin,
+    )
+    report.sections += cost_sections(ledger)
+    return report
+
+
+def figures_of(report: Report) -> dict[str, Any]:
+    """Every number a report shows, as the report shows it."""
+    return {
+        "headline": list(report.headline),
+        "sections": [
+            {"title": s.title, "header": list(s.header), "rows": [list(r) for r in s.rows]}
+            for s in report.sections
+        ],
+    }
+
+
+def write_study_report(study: Study, ledger: Ledger) -> list[Path]:
+    """Write the report, its figures and ``figures.json`` under ``OUT/report``."""
+    out_dir = study.out / REPORT_FOLDER
+    report = compute_report(study, ledger, out_dir)
+    files = write_report(report, out_dir)
+    figures = out_dir / FIGURES_FILE
+    write_text_atomic(figures, json.dumps(figures_of(report), indent=1, ensure_ascii=False) + "\n")
+    return [*files, figures]

@@ -1,0 +1,279 @@
+"""The cost ledger of a study: every model call it made, priced, and the budget.
+
+Every call of a study goes through :class:`LedgerAPI`, which wraps the provider under the
+``Model`` (so retries, limits and timeouts are the usual ones) and appends one record per
+answered call to ``ledger.jsonl``: stage, condition, model, tokens, estimated cost, the
+prompt as rendered and the answer. The answer is kept so that a run killed part way never
+pays for a call twice: run again, the same steps ask the same prompts, and each prompt
+asked before is answered from the ledger (in the order it was first answered) instead of
+the provider.
+
+Before a call that is not in the ledger, its cost is bounded from above (one token per
+character of the prompt, uncached, plus the whole ``max_tokens`` of output): when what
+was spent plus that bound would pass the spec's budget, :class:`BudgetExceeded` stops
+the run before the call is made.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sdtt.errors import SdttError
+from sdtt.generate.pricing import price_of
+from sdtt.models.base import (
+    GenerateConfig,
+    ModelAPI,
+    ModelOutput,
+    Prompt,
+    TokenLogprobs,
+    Usage,
+)
+from sdtt.models.prices import Price
+
+LEDGER_FILE = "ledger.jsonl"
+LEDGER_VERSION = 1
+
+
+class BudgetExceeded(SdttError):
+    """The next call could take the study past its budget; nothing was called."""
+
+
+def call_key(model: str, prompt: Prompt, config: GenerateConfig) -> str:
+    """What makes two calls the same call: the model, the whole prompt and its settings
+    (the timeout left out: it changes how long one waits, not the answer)."""
+    fields = {
+        "model": model,
+        "prompt": asdict(prompt),
+        "config": {k: v for k, v in asdict(config).items() if k != "timeout"},
+    }
+    text = json.dumps(fields, sort_keys=True, ensure_ascii=False, default=list)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def upper_bound_usage(prompt: Prompt, config: GenerateConfig) -> Usage:
+    """Tokens a call can use at most: no tokenizer makes more than one token of a
+    character of chat text, and the answer stops at ``max_tokens``."""
+    chars = len(prompt.system_text()) + len(prompt.user_text())
+    return Usage(input_tokens=chars, cached_input_tokens=0, output_tokens=config.max_tokens)
+
+
+@dataclass
+class Tally:
+    """Calls, tokens and dollars of one part of a study."""
+
+    calls: int = 0
+    replayed: int = 0
+    """Calls answered from the ledger instead of the provider (a resumed run)."""
+    usage: Usage = field(default_factory=Usage)
+    cost: float = 0.0
+    unpriced: int = 0
+    """Calls of a model with no price: their cost is not in ``cost``."""
+
+    def add(self, usage: Usage, cost: float | None) -> None:
+        """Count one paid call."""
+        self.calls += 1
+        self.usage = self.usage + usage
+        if cost is None:
+            self.unpriced += 1
+        else:
+            self.cost += cost
+
+
+class Ledger:
+    """The calls of one study, read from and appended to ``ledger.jsonl``."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        prices: Mapping[str, Price] | None = None,
+        budget: float | None = None,
+    ) -> None:
+        self.path = path
+        self.prices = dict(prices or {})
+        self.budget = budget
+        self.records: list[dict[str, Any]] = read_ledger(path)
+        self._answers: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for record in self.records:
+            self._answers[record["key"]].append(record)
+        self._used: dict[str, int] = defaultdict(int)
+        # Kept as calls are added: the budget is checked before every call.
+        self._spent = sum(record["cost"] or 0.0 for record in self.records)
+        self.replayed: dict[tuple[str, str], int] = defaultdict(int)
+        """Calls answered from the ledger in this run, by (stage, condition)."""
+        self.stopped: BudgetExceeded | None = None
+        """Set when the budget stopped a call (also when a caller swallowed the error)."""
+
+    def price(self, model: str) -> Price | None:
+        """The spec's price of ``model``, else the price tables' (free models: zero)."""
+        return self.prices.get(model) or price_of(model)
+
+    @property
+    def spent(self) -> float:
+        """Dollars of every priced call so far, earlier runs included."""
+        return self._spent
+
+    def replay(self, key: str) -> dict[str, Any] | None:
+        """The next recorded answer to the call ``key``, if it was answered before."""
+        answers = self._answers.get(key, [])
+        index = self._used[key]
+        if index >= len(answers):
+            return None
+        self._used[key] += 1
+        return answers[index]
+
+    def check_budget(self, model: str, prompt: Prompt, config: GenerateConfig, where: str) -> None:
+        """Raise :class:`BudgetExceeded` when the call could pass the budget."""
+        if self.budget is None:
+            return
+        price = self.price(model)
+        if price is None:
+            error = BudgetExceeded(
+                f"{model} has no price, so a budget cannot bound its calls ({where}). Give "
+                f'its price in the spec: [prices."{model}"] input = ..., output = ...'
+            )
+            self.stopped = error
+            raise error
+        bound = price.cost(upper_bound_usage(prompt, config))
+        if self.spent + bound > self.budget:
+            error = BudgetExceeded(
+                f"the budget of ${self.budget:.2f} is nearly spent (${self.spent:.4f}); the "
+                f"next call ({where}, {model}) could cost up to ${bound:.4f}, so it was not made."
+            )
+            self.stopped = error
+            raise error
+
+    def append(self, record: dict[str, Any]) -> None:
+        """Write one call's record (it reaches the OS before this returns)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        line = json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
+        with self.path.open("a", encoding="utf-8") as file:
+            file.write(line)
+            file.flush()
+            os.fsync(file.fileno())
+        self.records.append(record)
+        self._spent += record["cost"] or 0.0
+        self._answers[record["key"]].append(record)
+        self._used[record["key"]] += 1
+
+    def tallies(self, by: str) -> dict[str, Tally]:
+        """Calls, tokens and cost per ``stage``, ``condition`` or ``model``."""
+        found: dict[str, Tally] = defaultdict(Tally)
+        for record in self.records:
+            found[record[by]].add(usage_of(record), record["cost"])
+        return dict(found)
+
+    def total(self) -> Tally:
+        """Everything so far."""
+        tally = Tally()
+        for record in self.records:
+            tally.add(usage_of(record), record["cost"])
+        tally.replayed = sum(self.replayed.values())
+        return tally
+
+    def api(self, inner: ModelAPI, *, stage: str, condition: str) -> LedgerAPI:
+        """``inner`` with its calls written to this ledger under ``stage`` and ``condition``."""
+        return LedgerAPI(inner, self, stage=stage, condition=condition)
+
+
+def usage_of(record: Mapping[str, Any]) -> Usage:
+    """The tokens of a ledger record."""
+    return Usage(
+        input_tokens=record["input_tokens"],
+        cached_input_tokens=record["cached_input_tokens"],
+        output_tokens=record["output_tokens"],
+    )
+
+
+def read_ledger(path: Path) -> list[dict[str, Any]]:
+    """The records of a ledger file (none when it is missing); a line cut short by a kill
+    is left out (its call is then made again: it was never recorded as answered)."""
+    if not path.exists():
+        return []
+    records = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(record, dict) and record.get("version") == LEDGER_VERSION:
+            records.append(record)
+    return records
+
+
+class LedgerAPI:
+    """A provider whose calls are looked up in, checked against and written to a ledger."""
+
+    def __init__(self, inner: ModelAPI, ledger: Ledger, *, stage: str, condition: str) -> None:
+        self.inner = inner
+        self.ledger = ledger
+        self.stage = stage
+        self.condition = condition
+        self.name = inner.name
+        self.calls = 0
+        """Calls that reached the provider through this wrapper."""
+
+    async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
+        """Answer from the ledger when this call was answered before, else call (within
+        the budget) and record the answer."""
+        key = call_key(self.name, prompt, config)
+        recorded = self.ledger.replay(key)
+        if recorded is not None:
+            self.ledger.replayed[(self.stage, self.condition)] += 1
+            return output_of(recorded)
+        where = f"{self.stage} {self.condition}".strip()
+        self.ledger.check_budget(self.name, prompt, config, where)
+        self.calls += 1
+        output = await self.inner.generate(prompt, config)
+        price = self.ledger.price(self.name)
+        self.ledger.append(
+            {
+                "version": LEDGER_VERSION,
+                "key": key,
+                "stage": self.stage,
+                "condition": self.condition,
+                "model": self.name,
+                "reported_model": output.model,
+                "input_tokens": output.usage.input_tokens,
+                "cached_input_tokens": output.usage.cached_input_tokens,
+                "output_tokens": output.usage.output_tokens,
+                "cost": None if price is None else price.cost(output.usage),
+                "prompt": {"system": prompt.system_text(), "user": prompt.user_text()},
+                "text": output.text,
+                "logprobs": None
+                if output.logprobs is None
+                else [asdict(token) for token in output.logprobs],
+            }
+        )
+        return output
+
+    async def aclose(self) -> None:
+        """Close the provider."""
+        await self.inner.aclose()
+
+
+def output_of(record: Mapping[str, Any]) -> ModelOutput:
+    """The answer a ledger record holds, as the provider gave it."""
+    logprobs = record.get("logprobs")
+    return ModelOutput(
+        text=record["text"],
+        model=record.get("reported_model") or record["model"],
+        usage=usage_of(record),
+        logprobs=None
+        if logprobs is None
+        else tuple(
+            TokenLogprobs(
+                token=t["token"],
+                logprob=t["logprob"],
+                top=tuple((str(a), float(b)) for a, b in t.get("top", ())),
+            )
+            for t in logprobs
+        ),
+    )

@@ -1,0 +1,567 @@
+"""``sdtt study run``: make every missing piece of a study, in dependency order.
+
+Each step calls the library function its single command calls (``generate_topics``,
+``run_chains``, ``run_simulated_chat``, ``build_study``, ``run_llm_judge``, the survey
+exporters and readers, ``build_report``). Steps already done are skipped; a step cut
+short by a kill is made again, and every call it had already made is answered from the
+cost ledger (:mod:`sdtt.study.ledger`): no paid call is made twice. A step a person
+must do (hold the chats, field the survey) stops the run with what to do next.
+
+The runner never runs trio itself: ``drive(fn, virtual)`` (from the command line, or a
+test) runs an async step, on the engine's virtual clock when ``virtual`` is true.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Protocol
+
+import trio
+
+from sdtt.dialogue.condition import Condition
+from sdtt.dialogue.jsonl import JsonlWriter
+from sdtt.dialogue.message import Message
+from sdtt.dialogue.pingpong import convert_to_pingpong, has_runs
+from sdtt.engine.interrogator import llm_interrogator
+from sdtt.engine.opening import BOT_CONFIG, Options, open_bot, role_seed
+from sdtt.engine.session import SessionSettings, new_session_id
+from sdtt.engine.simulate import INTERROGATOR, for_virtual_clock, run_simulated_chat
+from sdtt.errors import SdttError
+from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
+from sdtt.generate.runner import NullDisplay, chain_path, run_chains
+from sdtt.generate.topics import generate_topics, write_topics
+from sdtt.judges.llm import run_llm_judge
+from sdtt.lock import output_lock
+from sdtt.models.base import ModelAPI
+from sdtt.models.model import Model
+from sdtt.models.registry import create_api
+from sdtt.personas.store import find_persona
+from sdtt.questionnaires.answers import import_responses
+from sdtt.questionnaires.exports import export_files
+from sdtt.questionnaires.judgements import (
+    read_judgements,
+    settled_keys,
+    write_judgements,
+)
+from sdtt.questionnaires.pipeline import build_study
+from sdtt.questionnaires.questionnaire import (
+    PairItem,
+    load_key,
+    load_questionnaire,
+    save_study,
+)
+from sdtt.questionnaires.study import DesignSpec, PairSpec
+from sdtt.questionnaires.study import StudySpec as QuestionnaireSpec
+from sdtt.questionnaires.tools import TOOLS
+from sdtt.study.figures import write_study_report
+from sdtt.study.ledger import LEDGER_FILE, BudgetExceeded, Ledger
+from sdtt.study.steps import (
+    JUDGEMENTS_FOLDER,
+    PSEUDO_FOLDER,
+    QUESTIONNAIRE_FOLDER,
+    STAGES,
+    SURVEY_FOLDER,
+    TOPICS_FILE,
+    Cell,
+    Step,
+    cells,
+    chain_key,
+    chain_spec,
+    chain_step_id,
+    chain_topics,
+    mark_done,
+    state,
+    steps,
+)
+from sdtt.study.spec import Study
+
+Drive = Callable[[Callable[[], Awaitable[Any]], bool], Any]
+"""Runs an async function to its end (on the virtual clock when the flag is set)."""
+SHOW_EVERY = 0.25
+"""Seconds between progress updates while calls are made."""
+ApiFactory = Callable[[str], ModelAPI]
+"""Makes the provider of a ``provider/model`` name (tests give scripted mocks)."""
+
+
+@dataclass
+class StageCount:
+    """Steps of one stage: done and in all."""
+
+    done: int = 0
+    total: int = 0
+
+
+@dataclass
+class Snapshot:
+    """The whole study's progress, for a display."""
+
+    stages: dict[str, StageCount]
+    current: str
+    calls: int
+    replayed: int
+    input_tokens: int
+    output_tokens: int
+    cost: float
+    elapsed: float
+    left: float | None
+    """Seconds the remaining automatic steps should take, from this run's pace."""
+
+
+class Progress(Protocol):
+    """What the runner reports to (the command's live display, a test, nothing)."""
+
+    def update(self, snapshot: Snapshot) -> None:
+        """The study moved on (a step started or ended, a call was made)."""
+        ...
+
+
+class _Silent:
+    def update(self, snapshot: Snapshot) -> None:
+        """Show nothing."""
+
+
+@dataclass
+class RunResult:
+    """How a run ended."""
+
+    finished: bool
+    waiting: Step | None = None
+    """The step a person must do next."""
+    next: list[str] = field(default_factory=list)
+    """What to do next, line by line."""
+    budget: BudgetExceeded | None = None
+    undone: list[Step] = field(default_factory=list)
+    """Steps left undone (after a budget stop, or at a human step)."""
+    ledger: Ledger | None = None
+
+
+class StudyRunner:
+    """Runs one study's missing steps."""
+
+    def __init__(
+        self,
+        study: Study,
+        *,
+        drive: Drive,
+        api_factory: ApiFactory = create_api,
+        progress: Progress | None = None,
+    ) -> None:
+        self.study = study
+        self.drive = drive
+        self.api_factory = api_factory
+        self.progress = progress or _Silent()
+        spec = study.spec
+        self.ledger = Ledger(
+            study.out / LEDGER_FILE,
+            prices={name: p.price() for name, p in spec.prices.items()},
+            budget=spec.study.budget,
+        )
+        self.steps = steps(study)
+        self._started = time.monotonic()
+        self._done_here: list[float] = []
+        self._current = ""
+        self._shown = 0.0
+
+    # ------------------------------------------------------------------ progress
+    def snapshot(self) -> Snapshot:
+        """Where the study stands now."""
+        counts = {stage: StageCount() for stage in STAGES}
+        remaining = 0
+        for step in self.steps:
+            count = counts[step.stage]
+            count.total += 1
+            if state(self.study, step) == "done":
+                count.done += 1
+            elif not step.human:
+                remaining += 1
+        total = self.ledger.total()
+        elapsed = time.monotonic() - self._started
+        pace = sum(self._done_here) / len(self._done_here) if self._done_here else None
+        return Snapshot(
+            stages={k: v for k, v in counts.items() if v.total},
+            current=self._current,
+            calls=total.calls,
+            replayed=total.replayed,
+            input_tokens=total.usage.input_tokens,
+            output_tokens=total.usage.output_tokens,
+            cost=total.cost,
+            elapsed=elapsed,
+            left=None if pace is None else pace * remaining,
+        )
+
+    def _show(self, *, every: float = 0.0) -> None:
+        # After a model call at most a few times a second: a snapshot reads the ledger.
+        now = time.monotonic()
+        if every and now - self._shown < every:
+            return
+        self._shown = now
+        self.progress.update(self.snapshot())
+
+    # ------------------------------------------------------------------ models
+    def model(self, name: str, *, stage: str, condition: str, seed: int | None = None) -> Model:
+        """A model whose calls go through the ledger."""
+        api = self.ledger.api(self.api_factory(name), stage=stage, condition=condition)
+        return Model(api, seed=seed, on_call=lambda record: self._show(every=SHOW_EVERY))
+
+    # ------------------------------------------------------------------ the run
+    def run(self) -> RunResult:
+        """Make every missing step; stop at a human step or at the budget. A second run
+        of the same study at the same time is refused (:class:`OutputInUseError`)."""
+        self.study.out.mkdir(parents=True, exist_ok=True)
+        with output_lock(self.study.out, folder=True):
+            return self._run()
+
+    def _run(self) -> RunResult:
+        self._show()
+        index = -1
+        made = False
+        while index + 1 < len(self.steps):
+            index += 1
+            step = self.steps[index]
+            # The report is made again whenever this run made something it reads.
+            again = made and step.stage == "report"
+            if state(self.study, step) == "done" and not again:
+                continue
+            made = True
+            self._current = f"{step.stage}: {step.label}"
+            self._show()
+            began = time.monotonic()
+            try:
+                ready = self._do(step)
+            except BudgetExceeded as error:
+                return self._budget_stop(error, index)
+            except BaseExceptionGroup as group:
+                budget = group.subgroup(BudgetExceeded)
+                if budget is None:
+                    raise
+                return self._budget_stop(_first(budget), index)
+            if self.ledger.stopped is not None:
+                return self._budget_stop(self.ledger.stopped, index)
+            if not ready:
+                return RunResult(
+                    finished=False,
+                    waiting=step,
+                    next=self._instructions(step),
+                    undone=[s for s in self.steps[index:] if state(self.study, s) != "done"],
+                    ledger=self.ledger,
+                )
+            mark_done(self.study, step)
+            if step.stage == "topics":
+                # The chains' files are named by their topics, known only now.
+                self.steps = steps(self.study)
+            if not step.human:
+                self._done_here.append(time.monotonic() - began)
+            self._show()
+        self._current = ""
+        self._show()
+        return RunResult(finished=True, ledger=self.ledger)
+
+    def _budget_stop(self, error: BudgetExceeded, index: int) -> RunResult:
+        return RunResult(
+            finished=False,
+            budget=error,
+            undone=[s for s in self.steps[index:] if state(self.study, s) != "done"],
+            ledger=self.ledger,
+        )
+
+    def _do(self, step: Step) -> bool:
+        """Make ``step``; False when a person must act first."""
+        if step.stage == "topics":
+            self.drive(self._topics, False)
+        elif step.stage == "chains":
+            self._chain(step)
+        elif step.stage == "chats":
+            return self._chat(step)
+        elif step.stage == "questionnaire":
+            self._questionnaire()
+        elif step.stage == "judges":
+            self._judge(step.label)
+        elif step.id == "survey export":
+            self._survey_export()
+        elif step.id == "survey answers":
+            return self._survey_answers(step)
+        elif step.stage == "report":
+            write_study_report(self.study, self.ledger)
+        return True
+
+    # ------------------------------------------------------------------ steps
+    async def _topics(self) -> None:
+        pseudo = self.study.spec.pseudo
+        async with self.model(pseudo.topics_model, stage="topics", condition="") as model:
+            topics = await generate_topics(
+                model, pseudo.topics_count, seed=self.study.spec.study.seed
+            )
+        write_topics(
+            self.study.out / TOPICS_FILE,
+            topics,
+            source=f"{len(topics)} topics generated by {pseudo.topics_model}",
+        )
+
+    def _chain(self, step: Step) -> None:
+        topics = chain_topics(self.study)
+        cell = next(
+            c for c in cells(self.study) if chain_step_id(chain_key(self.study, c)) == step.id
+        )
+        spec = chain_spec(self.study, cell, topics)
+        out = self.study.out / PSEUDO_FOLDER
+
+        def model_for(name: str) -> Model:
+            return self.model(name, stage="chains", condition=cell_group(cell), seed=spec.seed)
+
+        async def main() -> None:
+            report = await run_chains(
+                [spec], out, personas=find_persona, models=model_for, display=NullDisplay()
+            )
+            if self.ledger.stopped is not None:
+                raise self.ledger.stopped
+            if report.failed:
+                raise SdttError(f"chain {spec.chain_id} failed: {report.failed[0].error}")
+
+        self.drive(main, False)
+
+    def chain_file(self, cell: Cell) -> Path | None:
+        """The pseudo-dialogue file of ``cell`` (None when N = 0)."""
+        if cell.n == 0:
+            return None
+        spec = chain_spec(self.study, cell, chain_topics(self.study))
+        return chain_path(self.study.out / PSEUDO_FOLDER, spec)
+
+    def _chat(self, step: Step) -> bool:
+        cell = _cell_of(self.study, step)
+        folder = step.output
+        if step.human:
+            return any(_transcripts(folder))
+        partial = folder / ".partial"
+        shutil.rmtree(partial, ignore_errors=True)  # a chat cut short is held again
+        partial.mkdir(parents=True)
+        pseudo_file = self.chain_file(cell)
+        pseudo: list[Message] = []
+        n = 0
+        if pseudo_file is not None:
+            pseudo = load_pseudo_messages(pseudo_file)
+            n = count_pseudo_turns(pseudo_file)
+            if cell.mode == "pingpong" and has_runs(pseudo):
+                pseudo = convert_to_pingpong(pseudo).messages
+        seed = self.study.spec.study.seed
+        interrogator_name = self.study.spec.design.interrogator
+        condition = Condition(
+            persona=cell.persona,
+            model=cell.model,
+            mode=cell.mode,
+            pseudo=str(pseudo_file) if pseudo_file else None,
+            pseudo_turns=n,
+            live_turns=cell.x,
+            seed=seed,
+            interrogator=interrogator_name,
+        )
+        started = _start(self.study.spec.study.start) + timedelta(hours=cell.number - 1)
+        session_id = new_session_id(started, f"{self.study.spec.study.name}:{cell.label}")
+
+        async def main() -> None:
+            bot_model = self.model(cell.model, stage="chats", condition=cell.label, seed=seed)
+            asker = self.model(
+                interrogator_name,
+                stage="chats",
+                condition=cell.label,
+                seed=role_seed(condition, INTERROGATOR),
+            )
+            async with bot_model, asker:
+                setup = open_bot(
+                    condition, bot_model, options=Options(virtual_clock=True), pseudo=pseudo
+                )
+                interrogator = llm_interrogator(
+                    for_virtual_clock(asker),
+                    topic=cell.topic,
+                    mode=cell.mode,
+                    config=replace(BOT_CONFIG, temperature=0.9),
+                )
+                result = await run_simulated_chat(
+                    setup.bot,
+                    interrogator,
+                    turns=cell.x,
+                    bot_settings=setup.settings,
+                    interrogator_settings=SessionSettings(
+                        mode=cell.mode, max_messages=4, seed=role_seed(condition, INTERROGATOR)
+                    ),
+                    out_dir=partial,
+                    session_id=session_id,
+                    topic=cell.topic,
+                    meta={"topic": cell.topic, "study": self.study.spec.study.name},
+                    condition=setup.condition,
+                    started=started,
+                    max_duration=600.0 * cell.x,
+                )
+            if result.turns == 0:
+                # As sdtt simulate: a chat whose every call failed is no chat to judge.
+                raise SdttError(
+                    f"no turn of the chat {cell.label} was answered: the model calls failed "
+                    f"({result.bot_errors} bot, {result.interrogator_errors} interrogator "
+                    "error(s)). Run again when the models answer: it resumes."
+                )
+
+        self.drive(main, True)
+        for path in partial.iterdir():
+            path.replace(folder / path.name)
+        partial.rmdir()
+        return True
+
+    def _questionnaire(self) -> None:
+        spec = self.study.spec
+        q = spec.questionnaire
+        pairs = []
+        for cell in cells(self.study):
+            for transcript in _transcripts(self.study.out / "chats" / cell.id):
+                pairs.append(PairSpec(bot=str(transcript), human=q.human))
+        build = QuestionnaireSpec(
+            name=spec.study.name,
+            seed=q.seed,
+            total_turns=sorted({n + x for n, x in spec.design.turns}),
+            max_live_turns=max(x for _, x in spec.design.turns),
+            pairs=pairs,
+            catch_pairs=q.catch_pairs,
+            topic_check=q.topic_check,
+            timestamps=q.timestamps,
+            design=DesignSpec(pairs_per_judge=q.pairs_per_judge),
+        )
+        build.check()
+        result = build_study(build, base=self.study.folder)
+        folder = self.study.out / QUESTIONNAIRE_FOLDER
+        partial = folder.with_name(folder.name + ".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        save_study(partial, result.questionnaire, result.key)
+        shutil.rmtree(folder, ignore_errors=True)
+        partial.replace(folder)
+
+    def _judge(self, name: str) -> None:
+        judge = self.study.spec.judges[name]
+        folder = self.study.out / QUESTIONNAIRE_FOLDER
+        questionnaire = load_questionnaire(folder)
+        key = load_key(folder, questionnaire)
+        out = self.study.out / JUDGEMENTS_FOLDER / f"{name}.jsonl"
+        earlier = read_judgements(out) if out.exists() else []
+
+        # The calls are priced per condition: each condition's pairs are judged apart
+        # (the same records: a pair's orders depend on its id alone). A one-shot judge's
+        # example is drawn from the whole questionnaire, so it judges all at once.
+        groups: dict[str, list[PairItem]] = {}
+        labels = {cell.id: cell.label for cell in cells(self.study)}
+        for item in questionnaire.items:
+            truth = key.items.get(item.id)
+            cell = Path(truth.bot.path).parent.name if truth and truth.bot.path else ""
+            group = labels.get(cell, "catch pairs") if judge.kind != "one-shot" else ""
+            groups.setdefault(group or f"judge {name}", []).append(item)
+
+        async def one(condition: str, items: list[PairItem], writer: JsonlWriter) -> None:
+            async with self.model(judge.model, stage="judges", condition=condition) as model:
+                await run_llm_judge(
+                    model,
+                    questionnaire.model_copy(update={"items": items}),
+                    key,
+                    kind=judge.kind,
+                    run=name,
+                    attempts=judge.attempts,
+                    orders=judge.orders,
+                    seed=judge.seed,
+                    settled=settled_keys(earlier),
+                    on_judgement=writer.write,
+                )
+
+        async def main() -> None:
+            with JsonlWriter(out) as writer:
+                async with trio.open_nursery() as nursery:
+                    for condition, items in groups.items():
+                        nursery.start_soon(one, condition, items, writer)
+
+        self.drive(main, False)
+
+    def _survey_export(self) -> None:
+        survey = self.study.spec.survey
+        assert survey is not None
+        questionnaire = load_questionnaire(self.study.out / QUESTIONNAIRE_FOLDER)
+        export_files(questionnaire, [survey.format], self.study.out / SURVEY_FOLDER)
+
+    def answers_file(self) -> Path:
+        """Where the survey's answer file is read from."""
+        survey = self.study.spec.survey
+        assert survey is not None
+        if survey.answers:
+            return self.study.folder / survey.answers
+        return self.study.out / SURVEY_FOLDER / "answers"
+
+    def _survey_answers(self, step: Step) -> bool:
+        survey = self.study.spec.survey
+        assert survey is not None
+        answers = self.answers_file()
+        if not answers.exists():
+            return False
+        folder = self.study.out / QUESTIONNAIRE_FOLDER
+        questionnaire = load_questionnaire(folder)
+        key = load_key(folder, questionnaire)
+        files = sorted(answers.iterdir()) if answers.is_dir() else [answers]
+        if not files:
+            return False
+        result = import_responses(files, survey.format, questionnaire, key)
+        write_judgements(step.output, result.judgements)
+        return True
+
+    def _instructions(self, step: Step) -> list[str]:
+        out = self.study.out
+        if step.stage == "chats":
+            lines = ["Hold the chats with people, one folder per cell, e.g.:"]
+            for cell in cells(self.study):
+                if any(_transcripts(out / "chats" / cell.id)):
+                    continue
+                pseudo = self.chain_file(cell)
+                with_pseudo = f" --pseudo {shlex.quote(str(pseudo))}" if pseudo else ""
+                lines.append(
+                    f"  sdtt chat --persona {shlex.quote(cell.persona)} --model "
+                    f"{shlex.quote(cell.model)} --mode {cell.mode}{with_pseudo} --turns {cell.x} "
+                    f"--out {shlex.quote(str(out / 'chats' / cell.id))}"
+                )
+            lines.append(f"then run again: sdtt study run {shlex.quote(str(self.study.path))}")
+            return lines
+        survey = self.study.spec.survey
+        assert survey is not None
+        export = out / SURVEY_FOLDER / TOOLS[survey.format].filename
+        return [
+            f"Field the survey: {export} ({survey.format}), to {survey.judges} judges.",
+            f"Put its answer file(s) at {self.answers_file()} (a file, or a folder of them),",
+            f"then run again: sdtt study run {shlex.quote(str(self.study.path))}",
+        ]
+
+
+def cell_group(cell: Cell) -> str:
+    """The ledger condition of a chain: the cells that share it."""
+    return f"{cell.persona} {cell.model} {cell.mode} N={cell.n}"
+
+
+def _cell_of(study: Study, step: Step) -> Cell:
+    number = int(step.id.rsplit("-", 1)[1])
+    return cells(study)[number - 1]
+
+
+def _transcripts(folder: Path) -> list[Path]:
+    """The chat transcripts in a cell's folder (event logs left out)."""
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("*.jsonl") if not p.name.endswith(".events.jsonl"))
+
+
+def _start(text: str) -> datetime:
+    """The spec's start time (checked when the spec was read), in UTC unless it says."""
+    start = datetime.fromisoformat(text)
+    return (start if start.tzinfo else start.replace(tzinfo=UTC)).replace(microsecond=0)
+
+
+def _first(group: BaseExceptionGroup[BudgetExceeded]) -> BudgetExceeded:
+    first: BaseException = group
+    while isinstance(first, BaseExceptionGroup):
+        first = first.exceptions[0]
+    assert isinstance(first, BudgetExceeded)
+    return first

@@ -1,0 +1,292 @@
+"""The study spec of ``sdtt study``: a TOML file naming a whole offline design.
+
+The design is the product personas x models x modes x turns (N, X) x topics; every cell
+is one chat. Chats are simulated (``interrogator`` names a model) or collected from
+people (``interrogator = "human"``); LLM judges and a human survey judge the pairs the
+questionnaire makes of them; the analyses and the report follow. ``examples/
+turns_study.toml`` shows every section. A bad spec raises one :class:`InputError` naming
+the file, the line and the field, as ``sdtt serve``'s spec does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from sdtt.dialogue.condition import ChatMode
+from sdtt.dialogue.store import validate_record
+from sdtt.errors import InputError
+from sdtt.files import load_settings_file
+from sdtt.judges.llm_options import JudgeKind, OrderPolicy
+from sdtt.models.prices import Price
+from sdtt.questionnaires.study import Timestamps
+from sdtt.questionnaires.tools import TOOLS
+from sdtt.serve.spec import spec_line
+
+SPEC_HINT = "See 'Running a whole study' in the README for the spec format."
+_BURST: tuple[ChatMode, ...] = ("burst",)
+JUDGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+SURVEY_JUDGEMENTS = "survey"
+"""The survey's judgement file is ``OUT/judgements/survey.jsonl``."""
+HUMAN = "human"
+"""The ``interrogator`` of chats collected from people (``sdtt chat`` / ``sdtt serve``)."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class StudySection(_Section):
+    """What the study is called, where it is written, its seed and its budget."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+    title: str = "sdtt study"
+    out: str = Field(default="", description="Output folder, relative to the spec ('': NAME).")
+    seed: int = 0
+    start: str = Field(
+        default="2025-01-01T12:00",
+        description="Simulated chats start at this time (one hour apart), so their prompts "
+        "and the whole study come out the same on every run.",
+    )
+
+    @field_validator("start")
+    @classmethod
+    def _start(cls, value: str) -> str:
+        try:
+            datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError("must be a date and time such as 2025-01-01T12:00") from None
+        return value
+
+    budget: float | None = Field(
+        default=None,
+        ge=0,
+        description="US dollars the study may spend on priced calls; the run stops before "
+        "a call that could exceed it.",
+    )
+
+
+class DesignSection(_Section):
+    """The grid of chats: every combination is one cell."""
+
+    personas: list[str] = Field(min_length=1)
+    models: list[str] = Field(min_length=1)
+    modes: list[ChatMode] = Field(default_factory=lambda: list(_BURST), min_length=1)
+    turns: list[tuple[int, int]] = Field(
+        min_length=1,
+        description="(N, X) pairs: N pseudo-dialogue turns in the bot's prompt, X live turns.",
+    )
+    topics: list[str] = Field(min_length=1, description="Live chat topics (corpus topics pair).")
+    interrogator: str = Field(
+        default="mock/chatty",
+        min_length=1,
+        description="The model that questions the bot, or 'human' for chats people hold.",
+    )
+
+    @field_validator("turns")
+    @classmethod
+    def _turns(cls, value: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        for n, x in value:
+            if n < 0 or x < 1:
+                raise ValueError("each (N, X) needs N >= 0 and X >= 1")
+        if len(set(value)) != len(value):
+            raise ValueError("an (N, X) pair is listed twice")
+        totals = [n + x for n, x in value]
+        if len(set(totals)) != len(totals):
+            raise ValueError(
+                "two (N, X) pairs have the same total N + X: judges could not tell them apart"
+            )
+        return value
+
+
+class PseudoSection(_Section):
+    """How the pseudo-dialogue chains (for N > 0) are written."""
+
+    model: str = Field(default="", description="'' : each cell's own model.")
+    topics: str = Field(
+        default="chitchat",
+        description="A topic file or list name (as 'sdtt generate --topics'), or 'generate' "
+        "for a topic list asked of topics_model.",
+    )
+    topics_model: str = "mock/chatty"
+    topics_count: int = Field(default=10, ge=1)
+    turns_per_topic: int = Field(default=10, ge=1)
+
+
+class QuestionnaireSection(_Section):
+    """How chats are paired and shown to judges (as ``sdtt questionnaire build``)."""
+
+    human: str = Field(default="corpus", description="'corpus' or a transcript file.")
+    seed: int = 1
+    catch_pairs: int = Field(default=1, ge=0)
+    pairs_per_judge: int | None = Field(default=None, ge=1)
+    topic_check: bool = True
+    timestamps: Timestamps = "hidden"
+
+
+class JudgeSection(_Section):
+    """One LLM judge (``[judges.NAME]``)."""
+
+    model: str = Field(min_length=1)
+    kind: JudgeKind = "paired"
+    orders: OrderPolicy = "both"
+    attempts: int = Field(default=2, ge=1)
+    seed: int = 0
+    batch: bool = Field(
+        default=False,
+        description="Send the calls through the provider's batch API (not available yet).",
+    )
+
+    @field_validator("batch")
+    @classmethod
+    def _batch(cls, value: bool) -> bool:
+        # The hook for 'sdtt judge --batch': refused plainly until the judge path has it.
+        if value:
+            raise ValueError("batch judging is not available yet; leave batch out (direct calls)")
+        return value
+
+
+class SurveySection(_Section):
+    """The human survey: an export to field, and where its answers come back."""
+
+    format: str = Field(description="The survey tool ('surveyjs', 'qualtrics', ...).")
+    judges: int = Field(default=20, ge=1, description="Judges to recruit (for the prereg).")
+    answers: str = Field(
+        default="",
+        description="The tool's answer file, relative to the spec ('': OUT/survey/answers.*).",
+    )
+
+    @field_validator("format")
+    @classmethod
+    def _tool(cls, value: str) -> str:
+        tool = TOOLS.get(value)
+        if tool is None or tool.read is None:
+            readable = ", ".join(name for name, t in TOOLS.items() if t.read is not None)
+            raise ValueError(
+                f"not a survey tool whose answers can come back; use one of {readable}"
+            )
+        return value
+
+
+class AnalysisSection(_Section):
+    """What is computed from the judgements, and what the prereg states."""
+
+    by: list[str] = Field(default_factory=lambda: ["turns"])
+    bootstrap: int = Field(default=200, ge=0)
+    margin: float = Field(default=0.1, gt=0, lt=0.5)
+    alpha: float = Field(default=0.05, gt=0, lt=1)
+    power: float = Field(default=0.8, gt=0, lt=1)
+    expected_pass_rate: float = Field(
+        default=0.4, gt=0, lt=1, description="The pass rate the study is powered to detect."
+    )
+    icc: float = Field(default=0.0, ge=0, lt=1)
+    hypotheses: list[str] = Field(
+        default_factory=lambda: [
+            "The bot's pass rate differs from 50% at some total turn index N + X.",
+        ]
+    )
+
+
+class PriceSection(_Section):
+    """Dollars per million tokens of one model (``[prices."provider/model"]``)."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cached_input: float | None = Field(default=None, ge=0)
+
+    def price(self) -> Price:
+        """As the price tables hold it (cached input priced as input unless given)."""
+        cached = self.input if self.cached_input is None else self.cached_input
+        return Price(self.input, cached, self.output)
+
+
+class StudySpec(_Section):
+    """A whole study spec."""
+
+    study: StudySection
+    design: DesignSection
+    pseudo: PseudoSection = PseudoSection()
+    questionnaire: QuestionnaireSection = QuestionnaireSection()
+    judges: dict[str, JudgeSection] = Field(default_factory=dict)
+    survey: SurveySection | None = None
+    analysis: AnalysisSection = AnalysisSection()
+    prices: dict[str, PriceSection] = Field(default_factory=dict)
+
+    def problem(self) -> tuple[str, str] | None:
+        """A field and what is wrong with it, for settings valid one by one but not
+        together; None when there is none."""
+        for name in ("personas", "models", "modes", "topics"):
+            values = getattr(self.design, name)
+            if len(set(values)) != len(values):
+                return f"design.{name}", "lists a value twice"
+        for name in self.judges:
+            # A judge's name is its judgement file's: OUT/judgements/NAME.jsonl.
+            if not JUDGE_NAME.match(name) or name == SURVEY_JUDGEMENTS:
+                return f"judges.{name}", (
+                    "name a judge with letters, digits, '-' and '_' "
+                    f"(not {SURVEY_JUDGEMENTS!r}, the survey's)"
+                )
+        if not self.judges and self.survey is None:
+            return "judges", "name a judge: a [judges.NAME] table or a [survey]"
+        return None
+
+
+@dataclass(frozen=True)
+class Study:
+    """A checked spec, where it was read from and its hash."""
+
+    spec: StudySpec
+    path: Path
+    sha256: str
+    out_dir: Path | None = None
+    """Where the study is written instead of the spec's ``out`` (a bundle's copy)."""
+
+    @property
+    def folder(self) -> Path:
+        """The spec's folder: relative paths are read against it."""
+        return self.path.resolve().parent
+
+    @property
+    def out(self) -> Path:
+        """Where the study is written."""
+        if self.out_dir is not None:
+            return self.out_dir
+        # Normalised, so "../runs/x" is shown and stored as the folder it names.
+        return Path(os.path.normpath(self.folder / (self.spec.study.out or self.spec.study.name)))
+
+    @property
+    def simulated(self) -> bool:
+        """Whether a model holds the chats (else people do)."""
+        return self.spec.design.interrogator != HUMAN
+
+
+def read_spec(path: str | Path, *, out: Path | None = None) -> Study:
+    """Read and check a study spec; a problem is one :class:`InputError` naming the file,
+    the line and the field. ``out`` overrides where the study is written."""
+    path = Path(path)
+    data = load_settings_file(path, what="study spec", toml_hint=SPEC_HINT)
+    if not isinstance(data, dict):
+        raise InputError("must hold a table of settings.", path=path, hint=SPEC_HINT)
+    try:
+        spec = validate_record(StudySpec, data, path, hint=SPEC_HINT)
+    except InputError as error:
+        if error.field is None:
+            raise
+        line = spec_line(path, error.field)
+        raise InputError(
+            error.problem, path=path, line=line, field=error.field, hint=error.hint
+        ) from None
+    problem = spec.problem()
+    if problem is not None:
+        field, text = problem
+        raise InputError(
+            text + ".", path=path, line=spec_line(path, field), field=field, hint=SPEC_HINT
+        )
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    return Study(spec=spec, path=path, sha256=digest, out_dir=out)
