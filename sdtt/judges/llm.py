@@ -33,8 +33,7 @@ from sdtt.judges.parsing import parse_label, parse_option
 from sdtt.judges.prompts import paired_prompt, single_prompt
 from sdtt.models import asking
 from sdtt.models.asking import Asked
-from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
-from sdtt.models.model import Model
+from sdtt.models.base import GenerateConfig, Generator, ModelOutput, Prompt
 from sdtt.questionnaires.judgements import Judgement, JudgementKey
 from sdtt.questionnaires.questionnaire import AnswerKey, KeyItem, Line, PairItem, Questionnaire
 
@@ -47,7 +46,7 @@ T = TypeVar("T")
 
 
 async def ask(
-    model: Model,
+    model: Generator,
     make_prompt: Callable[[int], Prompt],
     parse: Callable[[str], T | None],
     *,
@@ -118,7 +117,7 @@ def _condition(truth: KeyItem, extra: dict[str, Any]) -> dict[str, Any]:
 
 
 def _judgement(
-    model: Model,
+    model: Generator,
     item: PairItem,
     truth: KeyItem,
     study: str,
@@ -188,7 +187,7 @@ def judge_id_for(
 
 
 async def judge_pair_paired(
-    model: Model,
+    model: Generator,
     item: PairItem,
     truth: KeyItem,
     *,
@@ -225,7 +224,7 @@ async def judge_pair_paired(
 
 
 async def judge_pair_single(
-    model: Model,
+    model: Generator,
     item: PairItem,
     truth: KeyItem,
     *,
@@ -287,7 +286,7 @@ def one_shot_example(
 
 
 async def run_llm_judge(
-    model: Model,
+    model: Generator,
     questionnaire: Questionnaire,
     key: AnswerKey,
     *,
