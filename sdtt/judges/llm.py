@@ -9,7 +9,7 @@ into an option. A provider failure is recorded the same way with reason ``model_
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from functools import partial
 from typing import Any, Literal, TypeVar
 
@@ -149,6 +149,19 @@ def _judgement(
     )
 
 
+async def _all(calls: Sequence[Callable[[], Awaitable[T]]]) -> list[T]:
+    """The results of ``calls``, made at once, in their order."""
+    results: dict[int, T] = {}
+
+    async def one(index: int) -> None:
+        results[index] = await calls[index]()
+
+    async with trio.open_nursery() as nursery:
+        for index in range(len(calls)):
+            nursery.start_soon(one, index)
+    return [results[index] for index in range(len(calls))]
+
+
 def _paired(item: PairItem, attempt: int) -> Prompt:
     return paired_prompt(item, attempt=attempt)
 
@@ -198,14 +211,22 @@ async def judge_pair_paired(
     on_judgement: Callable[[Judgement], None] | None = None,
 ) -> list[Judgement]:
     """Ask about ``item`` in each of ``orders`` (the built order, swapped, or both): one
-    judgement per order, each passed to ``on_judgement`` as soon as it is made."""
+    judgement per order, each passed to ``on_judgement`` once all are answered.
+
+    The orders are asked at once, so a batched judge sends both in one job.
+    """
+    shown = [item if order == "original" else swapped(item) for order in orders]
+    answers = await _all(
+        [
+            partial(ask, model, partial(_paired, view), parse_option, attempts=attempts)
+            for view in shown
+        ]
+    )
     records = []
-    for order in orders:
-        shown = item if order == "original" else swapped(item)
+    for order, asked in zip(orders, answers, strict=True):
         position: Literal[1, 2] = truth.bot_position
         if order == "swapped":
             position = 2 if truth.bot_position == 1 else 1
-        asked = await ask(model, partial(_paired, shown), parse_option, attempts=attempts)
         reason = _exclusion(asked, attempts)
         choice: Literal["A", "B"] | None = (
             "A" if asked.answer == "A" else "B" if asked.answer == "B" else None
@@ -242,8 +263,14 @@ async def judge_pair_single(
     labels: list[str | None] = []
     raws: list[str] = []
     error: str | None = None
-    for lines in item.chats:
-        asked = await ask(model, partial(_single, lines, example), parse_label, attempts=attempts)
+    # Both chats are asked at once, so a batched judge sends them in one job.
+    answers = await _all(
+        [
+            partial(ask, model, partial(_single, lines, example), parse_label, attempts=attempts)
+            for lines in item.chats
+        ]
+    )
+    for asked in answers:
         labels.append(asked.answer)
         raws += asked.raw
         error = error or asked.error
