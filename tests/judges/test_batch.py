@@ -28,11 +28,10 @@ from sdtt.questionnaires.questionnaire import load_key, load_questionnaire, save
 from tests.align.helpers import write_sources
 from tests.fakes.anthropic_fake import FakeAnthropicServer
 from tests.fakes.batch_fake import FakeAnthropicBatchServer, FakeBatchServer, FakeOpenAIBatchServer
-from tests.fakes.http_fake import FakeHTTPServer
 from tests.fakes.openai_fake import FakeOpenAIServer
 from tests.questionnaires.helpers import fixture_study
 
-FAKES: dict[str, tuple[type[FakeHTTPServer], type[FakeBatchServer]]] = {
+FAKES: dict[str, tuple[Any, Any]] = {
     "openai": (FakeOpenAIServer, FakeOpenAIBatchServer),
     "anthropic": (FakeAnthropicServer, FakeAnthropicBatchServer),
 }
@@ -237,12 +236,12 @@ def test_a_cancelled_job_keeps_what_it_answered_and_a_rerun_asks_the_rest(
 async def _reveal(study: Path, out: Path, base_url: str) -> list[BeliefTrace]:
     questionnaire = load_questionnaire(study)
     key = load_key(study, questionnaire)
-    async with get_model("openai/judge-test", base_url=base_url) as model:
-        async with batched(model, ledger_path(out), poll_interval=0.01) as judge:
-            with JsonlWriter(out) as writer:
-                return await run_reveal_judge(
-                    judge, questionnaire, key, concurrency=100, on_trace=writer.write
-                )
+    model = get_model("openai/judge-test", base_url=base_url)
+    async with model, batched(model, ledger_path(out), poll_interval=0.01) as judge:
+        with JsonlWriter(out) as writer:
+            return await run_reveal_judge(
+                judge, questionnaire, key, concurrency=100, on_trace=writer.write
+            )
 
 
 @pytest.mark.trio
