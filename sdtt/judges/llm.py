@@ -162,16 +162,18 @@ async def _all(calls: Sequence[Callable[[], Awaitable[T]]]) -> list[T]:
     return [results[index] for index in range(len(calls))]
 
 
-def _paired(item: PairItem, attempt: int) -> Prompt:
-    return paired_prompt(item, attempt=attempt)
+Order = Literal["original", "swapped"]
+ORDERS: tuple[Order, ...] = ("original", "swapped")
+
+
+def _paired(item: PairItem, order: Order, attempt: int) -> Prompt:
+    # The swapped view is made for the prompt and dropped: a batched judge holds every
+    # pair's question at once, and the view's copied lines would outweigh its text.
+    return paired_prompt(item if order == "original" else swapped(item), attempt=attempt)
 
 
 def _single(lines: list[Line], example: tuple[list[Line], str] | None, attempt: int) -> Prompt:
     return single_prompt(lines, example=example, attempt=attempt)
-
-
-Order = Literal["original", "swapped"]
-ORDERS: tuple[Order, ...] = ("original", "swapped")
 
 
 def orders_for(policy: OrderPolicy, pair_id: str, seed: int) -> tuple[Order, ...]:
@@ -215,11 +217,10 @@ async def judge_pair_paired(
 
     The orders are asked at once, so a batched judge sends both in one job.
     """
-    shown = [item if order == "original" else swapped(item) for order in orders]
     answers = await _all(
         [
-            partial(ask, model, partial(_paired, view), parse_option, attempts=attempts)
-            for view in shown
+            partial(ask, model, partial(_paired, item, order), parse_option, attempts=attempts)
+            for order in orders
         ]
     )
     records = []
