@@ -354,11 +354,17 @@ async def batched(
             nursery.cancel_scope.cancel()
     finally:
         book.close()
+        # A run that had nothing to send leaves no empty ledger beside its output.
+        if ledger.exists() and ledger.stat().st_size == 0:
+            ledger.unlink()
 
 
-EVERY_CALL = 1 << 30
-"""The concurrency a judge gets in batch mode: every pair at once, so every call of a
-round joins its job (the batch API, not a limit of calls in flight, paces them)."""
+EVERY_CALL = 50_000
+"""The concurrency a judge gets in batch mode: every pair (or rating) at once, so every
+call of a round joins its job (the batch API, not a limit of calls in flight, paces
+them), up to this many: each waiting call holds its prompt and its task (about 12 KB in
+benchmarks/judge_batch.py), so a larger study goes in waves of jobs instead of holding
+all of it."""
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,7 @@ class OpenAIBatch(SdkBatch):
                 input_file_id=upload.id,
                 endpoint=ENDPOINT,
                 completion_window="24h",
-                metadata={"source": "sdtt generate"},
+                metadata={"source": "sdtt"},
             ),
         )
         return str(batch.id)

@@ -26,7 +26,7 @@ from sdtt.judges.reveal import run_reveal_judge
 from sdtt.models.model import get_model
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire, save_study
 from tests.align.helpers import write_sources
-from tests.fakes.anthropic_fake import FakeAnthropicServer
+from tests.fakes.anthropic_fake import FakeAnthropicServer, anthropic_error
 from tests.fakes.batch_fake import FakeAnthropicBatchServer, FakeBatchServer, FakeOpenAIBatchServer
 from tests.fakes.openai_fake import FakeOpenAIServer
 from tests.questionnaires.helpers import fixture_study
@@ -293,3 +293,19 @@ def test_batch_is_refused_for_a_model_without_a_batch_api(
     assert "--batch works with openai/ and anthropic/ models only" in capsys.readouterr().err
     assert not (study / "judgements.jsonl").exists()
     assert not (study / "judgements.batches.jsonl").exists()
+
+
+def test_a_refused_batch_stops_the_run_with_the_providers_message_and_a_rerun_goes_on(
+    study: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = ["judge", str(study), "--model", "anthropic/judge-test"]
+    direct("anthropic", [*command, "--out", "direct.jsonl"], readable)
+    refusal = anthropic_error(400, "requests.0.params.max_tokens: too large", kind="x")
+    with FakeAnthropicBatchServer(readable) as server:
+        server.enqueue(refusal)
+        assert run_batched(command, server) == 2
+        error = " ".join(capsys.readouterr().err.split())
+        assert "HTTP 400" in error and "max_tokens: too large" in error
+        assert server.created == 0 and not Path("batch.jsonl").exists()
+        assert run_batched(command, server) == 0
+    assert records(Path("batch.jsonl")) == records(Path("direct.jsonl"))
