@@ -27,8 +27,7 @@ from sdtt.errors import InputError
 from sdtt.judges.llm import RAW_LIMIT, ask
 from sdtt.judges.llm_options import DEFAULT_ATTEMPTS
 from sdtt.judges.prompts import chat_text, completion_cue
-from sdtt.models.base import GenerateConfig, Prompt
-from sdtt.models.model import Model
+from sdtt.models.base import GenerateConfig, Generator, Prompt
 from sdtt.questionnaires.rating_task import RatingPair, RatingTask
 
 PROMPTS: dict[str, str] = {
@@ -188,7 +187,7 @@ def parse_rating(text: str, low: int, high: int) -> int | None:
 
 
 async def rate_pair(
-    model: Model,
+    model: Generator,
     task: RatingTask,
     task_key: TaskKey,
     pair: RatingPair,
@@ -251,7 +250,7 @@ async def rate_pair(
 
 
 async def run_cohort(
-    model: Model,
+    model: Generator,
     task: RatingTask,
     task_key: TaskKey,
     cohort: Cohort,

@@ -111,16 +111,22 @@ def run_import(args: argparse.Namespace) -> int:
 
 def run_judge(args: argparse.Namespace) -> int:
     """``sdtt align judge``: run the LLM cohorts with a progress bar."""
+    from collections.abc import Awaitable, Callable
+    from contextlib import AsyncExitStack
+
     import trio
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from sdtt.align.llm import Cohort, run_cohort
     from sdtt.align.ratings import Rating, is_model_error, read_ratings, settled_rating_keys
     from sdtt.align.task import load_rating_key, load_rating_task
+    from sdtt.commands.batch_settings import batch_settings
     from sdtt.commands.common import check_base_url
     from sdtt.commands.failures_last import FailuresLast
     from sdtt.dialogue.jsonl import JsonlWriter
+    from sdtt.judges.batch import EVERY_CALL, BatchSettings, judge_model, stats_text
     from sdtt.lock import output_lock
+    from sdtt.models.base import Generator
     from sdtt.models.model import get_model
     from sdtt.redact import shown
 
@@ -143,6 +149,7 @@ def run_judge(args: argparse.Namespace) -> int:
     ]
     out = _ratings_path(args)
     console = _console()
+    batch = batch_settings(args, out, console)
     existed = out.exists()
     with output_lock(out):
         settled = settled_rating_keys(read_ratings(out)) if existed else set()
@@ -153,31 +160,60 @@ def run_judge(args: argparse.Namespace) -> int:
             ) as progress,
         ):
             answers = FailuresLast[Rating](writer, is_model_error)
+            bars = {cohort: progress.add_task(shown(cohort.name), total=None) for cohort in cohorts}
 
-            for cohort in cohorts:
-                bar = progress.add_task(shown(cohort.name), total=None)
+            def done_of(cohort: Cohort) -> Callable[[int, int], None]:
+                def done(count: int, total: int) -> None:
+                    progress.update(bars[cohort], completed=count, total=total)
 
-                def done(count: int, total: int, bar: Any = bar) -> None:
-                    progress.update(bar, completed=count, total=total)
+                return done
 
-                async def main(cohort: Cohort = cohort, done: Any = done) -> None:
-                    async with get_model(
-                        cohort.model, base_url=args.base_url, api_key_env=args.api_key_env
-                    ) as model:
-                        await run_cohort(
-                            model,
-                            task,
-                            key,
-                            cohort,
-                            attempts=args.attempts,
-                            concurrency=args.concurrency,
-                            settled=settled,
-                            on_rating=answers.record,
-                            on_done=done,
-                        )
+            def judge(cohort: Cohort, model: Generator, concurrency: int) -> Awaitable[Any]:
+                return run_cohort(
+                    model,
+                    task,
+                    key,
+                    cohort,
+                    attempts=args.attempts,
+                    concurrency=concurrency,
+                    settled=settled,
+                    on_rating=answers.record,
+                    on_done=done_of(cohort),
+                )
 
-                trio.run(main)
-                progress.update(bar, completed=progress.tasks[-1].total or 0)
+            if batch is None:
+                for cohort in cohorts:
+
+                    async def main(cohort: Cohort = cohort) -> None:
+                        async with get_model(
+                            cohort.model, base_url=args.base_url, api_key_env=args.api_key_env
+                        ) as model:
+                            await judge(cohort, model, args.concurrency)
+
+                    trio.run(main)
+                    shown_bar = next(t for t in progress.tasks if t.id == bars[cohort])
+                    progress.update(bars[cohort], completed=shown_bar.total or 0)
+            else:
+
+                async def batched_main(batch: BatchSettings = batch) -> None:
+                    # Every cohort at once, one batched model per model name: a round's
+                    # calls of all cohorts and participants of a model go in one job.
+                    async with AsyncExitStack() as stack:
+                        handles: dict[str, Generator] = {}
+                        for name in dict.fromkeys(cohort.model for cohort in cohorts):
+                            model = await stack.enter_async_context(
+                                get_model(
+                                    name, base_url=args.base_url, api_key_env=args.api_key_env
+                                )
+                            )
+                            handles[name], _ = await stack.enter_async_context(
+                                judge_model(model, batch)
+                            )
+                        async with trio.open_nursery() as nursery:
+                            for cohort in cohorts:
+                                nursery.start_soon(judge, cohort, handles[cohort.model], EVERY_CALL)
+
+                trio.run(batched_main)
             if not answers.every_failed:
                 answers.write_held()
     made, errors = answers.made, answers.errors
@@ -198,6 +234,8 @@ def run_judge(args: argparse.Namespace) -> int:
         + (f"; {missing} without a readable rating, kept as missing" if missing else "")
         + (f"; {len(settled)} from an earlier run kept" if settled else "")
     )
+    if batch is not None:
+        console.print(stats_text(batch.stats))
     return 0
 
 

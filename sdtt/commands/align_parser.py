@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from sdtt.commands import lazy_command
-from sdtt.commands.common import add_base_url_argument, add_out_argument
+from sdtt.commands.common import add_base_url_argument, add_batch_arguments, add_out_argument
 
 RATINGS_FILE = "ratings.jsonl"
 
@@ -113,6 +113,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     judge.add_argument("--concurrency", type=int, default=4, help="ratings asked at once")
     add_out_argument(judge, folder=False, help=f"file of ratings (default TASK/{RATINGS_FILE})")
     add_base_url_argument(judge)
+    add_batch_arguments(judge)
     judge.set_defaults(func=lazy_command("sdtt.commands.align", "run_judge"))
 
     for name, helptext, func in (

@@ -108,3 +108,32 @@ def add_concurrency_argument(
     parser.add_argument(
         "--max-concurrency", type=int, dest="concurrency", default=default, help=argparse.SUPPRESS
     )
+
+
+def add_batch_arguments(
+    parser: argparse.ArgumentParser | argparse._ArgumentGroup, *, default_poll: float = 60.0
+) -> None:
+    """Add ``--batch``, ``--poll`` and ``--batch-retries`` (the LLM judges' batch mode)."""
+    able = ", ".join(f"{p.name}/" for p in PROVIDERS.values() if p.batch)
+    parser.add_argument(
+        "--batch",
+        action="store_true",
+        help=f"send the calls through the batch API of the model's provider ({able} "
+        "models): half price, but each round of calls may take hours; a killed run "
+        "picks its jobs up again when rerun",
+    )
+    parser.add_argument(
+        "--poll",
+        type=float,
+        default=default_poll,
+        help=f"with --batch: seconds between job status checks (default {default_poll:g})",
+    )
+    parser.add_argument(
+        "--batch-retries",
+        type=int,
+        default=2,
+        metavar="N",
+        help="with --batch: new jobs a request that came back without an answer (an error, "
+        "a job that expired or was cancelled) is sent in, before it is recorded as a "
+        "model error (default 2)",
+    )

@@ -11,6 +11,7 @@ import trio
 from rich.console import Console
 from rich.table import Table
 
+from sdtt.commands.batch_settings import batch_settings
 from sdtt.commands.common import check_base_url
 from sdtt.commands.failures_last import FailuresLast
 from sdtt.commands.judge_parser import DEFAULT_OUT
@@ -18,6 +19,7 @@ from sdtt.commands.judge_reveal import run_reveal
 from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.errors import InputError
 from sdtt.files import output_file
+from sdtt.judges.batch import BatchSettings, judge_model, stats_text
 from sdtt.judges.llm import judge_id_for, run_llm_judge
 from sdtt.judges.llm_options import DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, JudgeKind, OrderPolicy
 from sdtt.lock import output_lock
@@ -48,25 +50,30 @@ def judge_study(
     settled: Collection[JudgementKey] = (),
     on_judgement: Callable[[Judgement], None] | None = None,
     api_key_env: str | None = None,
+    batch: BatchSettings | None = None,
 ) -> list[Judgement]:
     """Run one LLM judge over a study folder and return its new judgements.
 
     ``settled`` and ``on_judgement`` are passed to
-    :func:`~sdtt.judges.llm.run_llm_judge` (resume, and write each answer as it comes).
+    :func:`~sdtt.judges.llm.run_llm_judge` (resume, and write each answer as it comes);
+    with ``batch`` the calls go through the provider's batch API.
     """
     questionnaire = load_questionnaire(study)
     key = load_key(study, questionnaire)
 
     async def main() -> list[Judgement]:
-        async with get_model(model_name, base_url=base_url, api_key_env=api_key_env) as model:
+        async with (
+            get_model(model_name, base_url=base_url, api_key_env=api_key_env) as model,
+            judge_model(model, batch) as (judge, every),
+        ):
             return await run_llm_judge(
-                model,
+                judge,
                 questionnaire,
                 key,
                 kind=kind,
                 run=run_label,
                 attempts=attempts,
-                concurrency=concurrency,
+                concurrency=every or concurrency,
                 orders=orders,
                 seed=seed,
                 settled=settled,
@@ -148,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
         return run_reveal(args)
     console = Console(highlight=False)
     out: Path = output_file(args.out or args.study / DEFAULT_OUT)
+    batch = batch_settings(args, out, console)
     key = load_key(args.study, load_questionnaire(args.study))  # a bad study fails first
     existed = out.exists()
     with output_lock(out):
@@ -174,6 +182,7 @@ def run(args: argparse.Namespace) -> int:
                 api_key_env=args.api_key_env,
                 settled=settled_keys(earlier),
                 on_judgement=answers.record,
+                batch=batch,
             )
             failed = all_failed(judgements)
             if failed is None:
@@ -199,5 +208,7 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"  test pairs answered: {len(answered)}, found the AI in {correct}")
     if excluded:
         console.print(f"  [yellow]excluded:[/] {len(excluded)} (non-compliant, errors or ties)")
+    if batch is not None:
+        console.print(f"  {stats_text(batch.stats)}")
     console.print(f"Score them with: sdtt score {shown(str(out))}")
     return 0

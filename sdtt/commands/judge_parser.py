@@ -8,6 +8,7 @@ from pathlib import Path
 from sdtt.commands import lazy_command
 from sdtt.commands.common import (
     add_base_url_argument,
+    add_batch_arguments,
     add_concurrency_argument,
     add_out_argument,
 )
@@ -118,4 +119,5 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="with --reveal: also read the belief from token log-probabilities, where the "
         "provider gives them (a second trace per pair)",
     )
+    add_batch_arguments(parser)
     parser.set_defaults(func=lazy_command("sdtt.commands.judge"))

@@ -9,11 +9,13 @@ import trio
 from rich.console import Console
 
 from sdtt.beliefs.traces import BeliefTrace, read_traces
+from sdtt.commands.batch_settings import batch_settings
 from sdtt.commands.failures_last import FailuresLast
 from sdtt.commands.judge_parser import DEFAULT_TRACES
 from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.errors import InputError
 from sdtt.files import output_file
+from sdtt.judges.batch import judge_model, stats_text
 from sdtt.judges.reveal import is_model_error, run_reveal_judge, settled_trace_keys
 from sdtt.lock import output_lock
 from sdtt.models.model import get_model
@@ -39,21 +41,22 @@ def run_reveal(args: argparse.Namespace) -> int:
     questionnaire = load_questionnaire(args.study)
     key = load_key(args.study, questionnaire)
     out: Path = output_file(args.out or args.study / DEFAULT_TRACES)
+    batch = batch_settings(args, out, console)
     existed = out.exists()
     with output_lock(out):
         earlier = read_traces(out) if existed else []
 
         async def main() -> list[BeliefTrace]:
-            async with get_model(
-                args.model, base_url=args.base_url, api_key_env=args.api_key_env
-            ) as model:
+            model = get_model(args.model, base_url=args.base_url, api_key_env=args.api_key_env)
+            async with model, judge_model(model, batch) as (judge, every):
+                # With --batch, every pair's turn-k question goes in one job.
                 return await run_reveal_judge(
-                    model,
+                    judge,
                     questionnaire,
                     key,
                     run=args.run,
                     attempts=args.attempts,
-                    concurrency=args.concurrency,
+                    concurrency=every or args.concurrency,
                     logprobs=args.logprobs,
                     settled=settled_trace_keys(earlier),
                     on_trace=answers.record,
@@ -83,5 +86,7 @@ def run_reveal(args: argparse.Namespace) -> int:
         console.print(f"  resumed: {kept} trace(s) from an earlier run kept, not asked again")
     if missing:
         console.print(f"  [yellow]missing:[/] {missing} belief(s) unreadable or not given")
+    if batch is not None:
+        console.print(f"  {stats_text(batch.stats)}")
     console.print(f"Score them with: sdtt score {shown(str(out))}")
     return 0

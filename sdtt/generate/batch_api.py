@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import trio
 
@@ -62,7 +63,13 @@ class BatchLedger:
                     self.open[str(record["id"])] = (str(record.get("model")), ids)
                 elif record.get("type") == "batch_used":
                     self.open.pop(str(record.get("id")), None)
+                else:
+                    self._read(record)
         self._writer = JsonlWriter(path)
+
+    def _read(self, record: dict[str, Any]) -> None:
+        """A record of another type, for a ledger that keeps more (chains keep nothing
+        else: their answers are in the chain files)."""
 
     def find(self, model: str, wanted: set[str]) -> list[tuple[str, set[str]]]:
         """Open batches of ``model`` holding some of ``wanted``, with the ids each covers."""

@@ -9,7 +9,7 @@ into an option. A provider failure is recorded the same way with reason ``model_
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from functools import partial
 from typing import Any, Literal, TypeVar
 
@@ -33,8 +33,7 @@ from sdtt.judges.parsing import parse_label, parse_option
 from sdtt.judges.prompts import paired_prompt, single_prompt
 from sdtt.models import asking
 from sdtt.models.asking import Asked
-from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
-from sdtt.models.model import Model
+from sdtt.models.base import GenerateConfig, Generator, ModelOutput, Prompt
 from sdtt.questionnaires.judgements import Judgement, JudgementKey
 from sdtt.questionnaires.questionnaire import AnswerKey, KeyItem, Line, PairItem, Questionnaire
 
@@ -47,7 +46,7 @@ T = TypeVar("T")
 
 
 async def ask(
-    model: Model,
+    model: Generator,
     make_prompt: Callable[[int], Prompt],
     parse: Callable[[str], T | None],
     *,
@@ -118,7 +117,7 @@ def _condition(truth: KeyItem, extra: dict[str, Any]) -> dict[str, Any]:
 
 
 def _judgement(
-    model: Model,
+    model: Generator,
     item: PairItem,
     truth: KeyItem,
     study: str,
@@ -147,16 +146,31 @@ def _judgement(
     )
 
 
-def _paired(item: PairItem, attempt: int) -> Prompt:
-    return paired_prompt(item, attempt=attempt)
+async def _all(calls: Sequence[Callable[[], Awaitable[T]]]) -> list[T]:
+    """The results of ``calls``, made at once, in their order."""
+    results: dict[int, T] = {}
 
+    async def one(index: int) -> None:
+        results[index] = await calls[index]()
 
-def _single(lines: list[Line], example: tuple[list[Line], str] | None, attempt: int) -> Prompt:
-    return single_prompt(lines, example=example, attempt=attempt)
+    async with trio.open_nursery() as nursery:
+        for index in range(len(calls)):
+            nursery.start_soon(one, index)
+    return [results[index] for index in range(len(calls))]
 
 
 Order = Literal["original", "swapped"]
 ORDERS: tuple[Order, ...] = ("original", "swapped")
+
+
+def _paired(item: PairItem, order: Order, attempt: int) -> Prompt:
+    # The swapped view is made for the prompt and dropped: a batched judge holds every
+    # pair's question at once, and the view's copied lines would outweigh its text.
+    return paired_prompt(item if order == "original" else swapped(item), attempt=attempt)
+
+
+def _single(lines: list[Line], example: tuple[list[Line], str] | None, attempt: int) -> Prompt:
+    return single_prompt(lines, example=example, attempt=attempt)
 
 
 def orders_for(policy: OrderPolicy, pair_id: str, seed: int) -> tuple[Order, ...]:
@@ -185,7 +199,7 @@ def judge_id_for(
 
 
 async def judge_pair_paired(
-    model: Model,
+    model: Generator,
     item: PairItem,
     truth: KeyItem,
     *,
@@ -196,14 +210,21 @@ async def judge_pair_paired(
     on_judgement: Callable[[Judgement], None] | None = None,
 ) -> list[Judgement]:
     """Ask about ``item`` in each of ``orders`` (the built order, swapped, or both): one
-    judgement per order, each passed to ``on_judgement`` as soon as it is made."""
+    judgement per order, each passed to ``on_judgement`` once all are answered.
+
+    The orders are asked at once, so a batched judge sends both in one job.
+    """
+    answers = await _all(
+        [
+            partial(ask, model, partial(_paired, item, order), parse_option, attempts=attempts)
+            for order in orders
+        ]
+    )
     records = []
-    for order in orders:
-        shown = item if order == "original" else swapped(item)
+    for order, asked in zip(orders, answers, strict=True):
         position: Literal[1, 2] = truth.bot_position
         if order == "swapped":
             position = 2 if truth.bot_position == 1 else 1
-        asked = await ask(model, partial(_paired, shown), parse_option, attempts=attempts)
         reason = _exclusion(asked, attempts)
         choice: Literal["A", "B"] | None = (
             "A" if asked.answer == "A" else "B" if asked.answer == "B" else None
@@ -222,7 +243,7 @@ async def judge_pair_paired(
 
 
 async def judge_pair_single(
-    model: Model,
+    model: Generator,
     item: PairItem,
     truth: KeyItem,
     *,
@@ -240,8 +261,14 @@ async def judge_pair_single(
     labels: list[str | None] = []
     raws: list[str] = []
     error: str | None = None
-    for lines in item.chats:
-        asked = await ask(model, partial(_single, lines, example), parse_label, attempts=attempts)
+    # Both chats are asked at once, so a batched judge sends them in one job.
+    answers = await _all(
+        [
+            partial(ask, model, partial(_single, lines, example), parse_label, attempts=attempts)
+            for lines in item.chats
+        ]
+    )
+    for asked in answers:
         labels.append(asked.answer)
         raws += asked.raw
         error = error or asked.error
@@ -284,7 +311,7 @@ def one_shot_example(
 
 
 async def run_llm_judge(
-    model: Model,
+    model: Generator,
     questionnaire: Questionnaire,
     key: AnswerKey,
     *,

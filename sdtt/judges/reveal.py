@@ -28,8 +28,7 @@ from sdtt.judges.llm import RAW_LIMIT, ask
 from sdtt.judges.llm_options import DEFAULT_ATTEMPTS
 from sdtt.judges.parsing import parse_probability
 from sdtt.judges.prompts import PAIRED_INSTRUCTIONS, completion_cue
-from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
-from sdtt.models.model import Model
+from sdtt.models.base import GenerateConfig, Generator, ModelOutput, Prompt
 from sdtt.questionnaires.layout import pair_text
 from sdtt.questionnaires.questionnaire import AnswerKey, KeyItem, PairItem, Questionnaire
 from sdtt.questionnaires.reveal import new_text, reveal_turns, revealed
@@ -106,7 +105,7 @@ class Step:
 
 
 async def ask_step(
-    model: Model, item: PairItem, turn: int, turns: int, *, attempts: int, logprobs: bool
+    model: Generator, item: PairItem, turn: int, turns: int, *, attempts: int, logprobs: bool
 ) -> Step:
     """Ask for the belief after ``turn`` turns, at most ``attempts`` times."""
     config = GenerateConfig(
@@ -130,7 +129,7 @@ def reveal_judge_id(model_name: str, source: BeliefSource, run: str | None = Non
 
 
 def _trace(
-    model: Model,
+    model: Generator,
     item: PairItem,
     truth: KeyItem,
     study: str,
@@ -187,7 +186,7 @@ def settled_trace_keys(traces: Collection[BeliefTrace]) -> set[TraceKey]:
 
 
 async def run_reveal_judge(
-    model: Model,
+    model: Generator,
     questionnaire: Questionnaire,
     key: AnswerKey,
     *,

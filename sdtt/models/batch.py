@@ -24,7 +24,7 @@ from typing import Any, Literal, Protocol, TypeVar, cast
 from sdtt.errors import ConfigError
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
 from sdtt.models.model import Model
-from sdtt.models.registry import PROVIDERS, load, provider_of
+from sdtt.models.registry import PROVIDERS, Provider, load, provider_of
 
 BatchState = Literal["running", "ended"]
 REQUEST_TIMEOUT = 300.0
@@ -88,10 +88,9 @@ class SdkBatch:
         )
 
 
-def batch_backend(model: Any) -> BatchBackend:
-    """The batch API for ``model`` (a :class:`Model`, or a bare provider, which gets the
-    default policy), from its provider's ``batch`` module; ConfigError if it has none."""
-    name = str(getattr(model, "name", "?"))
+def batch_provider(name: str) -> Provider:
+    """The provider of model ``name``, when it has a batch API; ConfigError if not (a
+    command checks this before it writes anything)."""
     provider = provider_of(name)
     if provider is None or not provider.batch:
         able = " and ".join(f"{p.name}/" for p in PROVIDERS.values() if p.batch)
@@ -99,5 +98,12 @@ def batch_backend(model: Any) -> BatchBackend:
             f"--batch works with {able} models only, not {name}. "
             "Run without --batch for this model."
         )
+    return provider
+
+
+def batch_backend(model: Any) -> BatchBackend:
+    """The batch API for ``model`` (a :class:`Model`, or a bare provider, which gets the
+    default policy), from its provider's ``batch`` module; ConfigError if it has none."""
+    provider = batch_provider(str(getattr(model, "name", "?")))
     create = load(provider, "create_batch", provider.batch)
     return cast(BatchBackend, create(model if isinstance(model, Model) else Model(model)))

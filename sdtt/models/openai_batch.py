@@ -10,6 +10,7 @@ answer is read by :meth:`OpenAIAPI.output_of
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,30 +27,33 @@ class OpenAIBatch(SdkBatch):
     """The OpenAI Batch API for one ``openai/...`` model."""
 
     async def submit(self, requests: Sequence[BatchRequest]) -> str:
-        """Upload the requests as a JSONL file and create a 24-hour batch over it."""
-        lines = [
-            json.dumps(
-                {
+        """Upload the requests as a JSONL file and create a 24-hour batch over it.
+
+        The file is written to disk a line at a time and streamed from there, so a
+        batch of thousands of prompts is not held in memory a second and third time.
+        """
+        with tempfile.TemporaryFile() as content:
+            for request in requests:
+                line = {
                     "custom_id": request.custom_id,
                     "method": "POST",
                     "url": ENDPOINT,
                     "body": self.api.request(request.prompt, request.config),
                 }
-            )
-            for request in requests
-        ]
-        content = ("\n".join(lines) + "\n").encode("utf-8")
-        upload = await self._request(
-            "batch upload",
-            lambda client: client.files.create(file=("sdtt-batch.jsonl", content), purpose="batch"),
-        )
+                content.write((json.dumps(line) + "\n").encode("utf-8"))
+
+            def upload_file(client: Any) -> Any:
+                content.seek(0)  # a retried upload sends the file from its start
+                return client.files.create(file=("sdtt-batch.jsonl", content), purpose="batch")
+
+            upload = await self._request("batch upload", upload_file)
         batch = await self._request(
             "batch create",
             lambda client: client.batches.create(
                 input_file_id=upload.id,
                 endpoint=ENDPOINT,
                 completion_window="24h",
-                metadata={"source": "sdtt generate"},
+                metadata={"source": "sdtt"},
             ),
         )
         return str(batch.id)

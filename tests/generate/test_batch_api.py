@@ -19,7 +19,7 @@ from sdtt.generate.runner import RunOptions, run_chains
 from sdtt.models.batch import batch_backend
 from sdtt.models.model import get_model
 from tests.fakes.openai_fake import FakeOpenAIServer
-from tests.generate.batch_fakes import FakeAnthropicBatchServer, FakeOpenAIBatchServer
+from tests.fakes.batch_fake import FakeAnthropicBatchServer, FakeOpenAIBatchServer
 from tests.generate.helpers import TOPICS, chat_lines, make_persona
 
 

@@ -2,21 +2,28 @@
 
 Each answers every request of a batch with ``reply(body)`` (the request body a direct
 call would send), counts status checks, and reports a batch as ended after
-``polls_until_done`` checks. ``fail_once`` names custom ids whose first attempt fails.
+``polls_until_done`` checks, or ``seconds_until_done`` after it was created (real time, for
+benchmarks). ``fail_once`` names custom ids whose first attempt fails; ``end_next`` makes
+the next batch end expired or cancelled with only some of its requests answered, as a
+batch that outlived its 24 hours or that someone cancelled does. ``sent`` counts how
+often each custom id was submitted, over all batches (a repeated call shows there).
 """
 
 from __future__ import annotations
 
 import email.parser
 import json
+import time
+from collections import Counter, deque
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 from tests.fakes.anthropic_fake import message
 from tests.fakes.http_fake import FakeHTTPServer, RecordedRequest, ScriptedReply
 from tests.fakes.openai_fake import chat_completion
 
 Reply = Callable[[Mapping[str, Any]], str]
+Ending = Literal["expired", "cancelled"]
 
 
 def words(value: Any) -> int:
@@ -43,15 +50,47 @@ def multipart_file(request: RecordedRequest) -> bytes:
 class FakeBatchServer(FakeHTTPServer):
     """What both fakes share: the reply function, polling and failures."""
 
-    def __init__(self, reply: Reply, *, polls_until_done: int = 1) -> None:
+    def __init__(
+        self,
+        reply: Reply,
+        *,
+        polls_until_done: int = 1,
+        seconds_until_done: float | None = None,
+    ) -> None:
         super().__init__(self._respond)
         self.reply = reply
         self.polls_until_done = polls_until_done
+        self.seconds_until_done = seconds_until_done
+        """When set, a batch ends this many seconds after it was created (not by polls)."""
         self.fail_once: set[str] = set()
         self.always_fail: set[str] = set()
         self.created = 0
+        self.sent: Counter[str] = Counter()
+        """How many times each custom id was submitted, over all batches."""
+        self.hold_from: int | None = None
+        """Batches from this number on (the first is 1) do not end while it is set."""
+        self.endings: dict[str, Ending] = {}
+        """Batch id -> how it ended, for batches that did not complete."""
+        self._next_endings: deque[tuple[Ending, int]] = deque()
         self._polls: dict[str, int] = {}
+        self._born: dict[str, float] = {}
+        self._number: dict[str, int] = {}
         self._failed: set[str] = set()
+
+    def end_next(self, ending: Ending, *, answered: int) -> None:
+        """The next batch created ends ``ending`` with only its first ``answered`` requests
+        answered (the others come back expired or cancelled)."""
+        self._next_endings.append((ending, answered))
+
+    def _ending(self, batch_id: str) -> tuple[Ending | None, int]:
+        """How a new batch will end: (None, all) for a batch that completes."""
+        self._born[batch_id] = time.monotonic()
+        self._number[batch_id] = self.created
+        if not self._next_endings:
+            return None, 1 << 62
+        ending, answered = self._next_endings.popleft()
+        self.endings[batch_id] = ending
+        return ending, answered
 
     def failing(self, custom_id: str) -> bool:
         """Whether this request fails now (and note a first failure)."""
@@ -64,8 +103,13 @@ class FakeBatchServer(FakeHTTPServer):
         return False
 
     def ended(self, batch_id: str) -> bool:
-        """Count a status check; True once the batch has been checked often enough."""
+        """Count a status check; True once the batch has been checked often enough (or,
+        with ``seconds_until_done``, once it is old enough)."""
         self._polls[batch_id] = self._polls.get(batch_id, 0) + 1
+        if self.hold_from is not None and self._number[batch_id] >= self.hold_from:
+            return False
+        if self.seconds_until_done is not None:
+            return time.monotonic() - self._born[batch_id] >= self.seconds_until_done
         return self._polls[batch_id] > self.polls_until_done
 
     def _respond(self, request: RecordedRequest) -> ScriptedReply:
@@ -75,8 +119,8 @@ class FakeBatchServer(FakeHTTPServer):
 class FakeOpenAIBatchServer(FakeBatchServer):
     """``/v1/files``, ``/v1/batches`` and ``/v1/files/{id}/content``."""
 
-    def __init__(self, reply: Reply, *, polls_until_done: int = 1) -> None:
-        super().__init__(reply, polls_until_done=polls_until_done)
+    def __init__(self, reply: Reply, **timing: Any) -> None:
+        super().__init__(reply, **timing)
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict[str, Any]] = {}
 
@@ -111,7 +155,7 @@ class FakeOpenAIBatchServer(FakeBatchServer):
         if request.method == "GET" and path.startswith("/v1/batches/"):
             batch = self.batches[path.rsplit("/", 1)[1]]
             if self.ended(batch["id"]):
-                batch = {**batch, "status": "completed"}
+                batch = {**batch, "status": self.endings.get(batch["id"], "completed")}
             else:
                 batch = {**batch, "status": "in_progress", "output_file_id": None}
                 batch["error_file_id"] = None
@@ -123,11 +167,27 @@ class FakeOpenAIBatchServer(FakeBatchServer):
     def _create(self, body: Mapping[str, Any]) -> dict[str, Any]:
         self.created += 1
         batch_id = f"batch_{self.created}"
+        ending, answered = self._ending(batch_id)
         outputs, errors = [], []
         lines = self.files[body["input_file_id"]].decode().splitlines()
-        for line in lines:
+        for index, line in enumerate(lines):
             entry = json.loads(line)
             request = entry["body"]
+            self.sent[entry["custom_id"]] += 1
+            if index >= answered:
+                # What OpenAI writes to the error file for requests a batch never ran.
+                errors.append(
+                    {
+                        "id": "r",
+                        "custom_id": entry["custom_id"],
+                        "response": None,
+                        "error": {
+                            "code": f"batch_{ending}",
+                            "message": f"This request was not run: the batch {ending}.",
+                        },
+                    }
+                )
+                continue
             if self.failing(entry["custom_id"]):
                 errors.append(
                     {
@@ -176,8 +236,8 @@ def _jsonl(entries: list[dict[str, Any]]) -> bytes:
 class FakeAnthropicBatchServer(FakeBatchServer):
     """``/v1/messages/batches``, its status and its results."""
 
-    def __init__(self, reply: Reply, *, polls_until_done: int = 1) -> None:
-        super().__init__(reply, polls_until_done=polls_until_done)
+    def __init__(self, reply: Reply, **timing: Any) -> None:
+        super().__init__(reply, **timing)
         self.batches: dict[str, dict[str, Any]] = {}
         self.results: dict[str, bytes] = {}
         self.requests_seen: list[Mapping[str, Any]] = []
@@ -208,10 +268,17 @@ class FakeAnthropicBatchServer(FakeBatchServer):
     def _create(self, body: Mapping[str, Any]) -> dict[str, Any]:
         self.created += 1
         batch_id = f"msgbatch_{self.created}"
+        ending, answered = self._ending(batch_id)
         lines = []
-        for item in body["requests"]:
+        for index, item in enumerate(body["requests"]):
             params = item["params"]
             self.requests_seen.append(params)
+            self.sent[item["custom_id"]] += 1
+            if index >= answered:
+                # Anthropic's result types for requests a batch never ran.
+                kind = "canceled" if ending == "cancelled" else "expired"
+                lines.append({"custom_id": item["custom_id"], "result": {"type": kind}})
+                continue
             if self.failing(item["custom_id"]):
                 result: dict[str, Any] = {
                     "type": "errored",

@@ -1,0 +1,416 @@
+"""LLM judges through the providers' batch APIs (``sdtt judge --batch``, ``align judge --batch``).
+
+:class:`BatchedModel` stands in for a judge's :class:`~sdtt.models.model.Model`: every
+``generate`` call waits while the judge's other tasks run on to their own next call, then
+all the calls waiting are sent together as one batch job (split at
+:data:`MAX_REQUESTS`). The judges themselves do not change, so their records are exactly
+those of direct calls: an unreadable answer is asked again in the next job, and a
+reveal-mode judge, whose turn ``k + 1`` depends on turn ``k``, sends one job per turn
+across all pairs. The batch APIs are the providers' own (:mod:`sdtt.models.batch`), the
+same backends ``sdtt generate --batch`` uses.
+
+A ledger beside the output (:func:`ledger_path`) makes a run resumable after a kill:
+
+- each job's id and request ids are noted before anything waits on it, and a rerun that
+  needs those requests waits for that job instead of submitting them again;
+- each answer is noted as soon as its job ends, so a rerun gets every answer it already
+  paid for from the ledger (a reveal judge killed at turn 5 does not ask turns 1-4 again).
+
+A request's id is a digest of the model, prompt and settings, numbered by how often the
+run asked the same thing, so the same question gets the same id in every run.
+
+A request that a job returns without an answer (an error, or a job that expired or was
+cancelled before it ran) goes into a new job, at most ``retries`` more times; then the
+judge gets a :class:`~sdtt.errors.ProviderError` and records a ``model_error``, which a
+rerun asks again. A batch API request that the model's retry policy gives up on stops
+the run: what was written is kept, and the ledger lets a rerun pick the jobs up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+from trio.testing import wait_all_tasks_blocked
+
+from sdtt.errors import ProviderError
+from sdtt.generate.batch_api import BatchLedger
+from sdtt.models.base import GenerateConfig, Generator, ModelOutput, Prompt, TokenLogprobs, Usage
+from sdtt.models.batch import BatchBackend, BatchRequest, BatchResult, batch_backend
+from sdtt.models.model import Model, as_prompt
+
+DEFAULT_POLL = 60.0
+"""Seconds between status checks of a running job."""
+DEFAULT_RETRIES = 2
+"""New jobs a request without an answer is sent in before the judge records an error."""
+MAX_REQUESTS = 10_000
+"""Requests per job at most: far below both providers' limits (50,000 and 100,000), and
+it bounds the memory a job's upload takes."""
+
+Notify = Callable[[str], None]
+
+
+def ledger_path(out: Path) -> Path:
+    """The batch ledger of an output file: ``judgements.jsonl`` -> ``judgements.batches.jsonl``."""
+    return out.with_name(f"{out.stem}.batches.jsonl")
+
+
+class AnswerLedger(BatchLedger):
+    """A batch ledger that also keeps every answer, so a rerun never asks it again."""
+
+    def __init__(self, path: Path) -> None:
+        self.answers: dict[str, dict[str, Any]] = {}
+        """Request id -> answer record, for answers noted by an earlier run not used yet."""
+        super().__init__(path)
+
+    def _read(self, record: dict[str, Any]) -> None:
+        if record.get("type") == "answer":
+            self.answers[str(record["id"])] = record
+
+    def answered(self, request_id: str, output: ModelOutput) -> None:
+        """Note an answer (as soon as its job ended)."""
+        self._writer.write({"type": "answer", "id": request_id, **_output_record(output)})
+
+    def take(self, request_id: str) -> ModelOutput | None:
+        """An earlier run's answer to this request, once."""
+        record = self.answers.pop(request_id, None)
+        return None if record is None else _output_of(record)
+
+
+def _output_record(output: ModelOutput) -> dict[str, Any]:
+    logprobs = None
+    if output.logprobs is not None:
+        logprobs = [[t.token, t.logprob, [list(pair) for pair in t.top]] for t in output.logprobs]
+    return {
+        "text": output.text,
+        "model": output.model,
+        "usage": asdict(output.usage),
+        "continued_from": output.continued_from,
+        "logprobs": logprobs,
+    }
+
+
+def _output_of(record: dict[str, Any]) -> ModelOutput:
+    logprobs = None
+    if record.get("logprobs") is not None:
+        logprobs = tuple(
+            TokenLogprobs(token, logprob, tuple((str(t), float(p)) for t, p in top))
+            for token, logprob, top in record["logprobs"]
+        )
+    return ModelOutput(
+        text=str(record["text"]),
+        model=str(record["model"]),
+        usage=Usage(**record.get("usage", {})),
+        continued_from=str(record.get("continued_from", "")),
+        logprobs=logprobs,
+    )
+
+
+@dataclass(eq=False)
+class _Waiting:
+    """One ``generate`` call waiting for its answer."""
+
+    request: BatchRequest
+    done: trio.Event = field(default_factory=trio.Event)
+    output: ModelOutput | None = None
+    error: ProviderError | None = None
+    failures: int = 0
+    last_error: str = ""
+
+
+@dataclass
+class BatchStats:
+    """What a batched run did, for its summary."""
+
+    jobs: int = 0
+    """Jobs submitted by this run."""
+    resumed: int = 0
+    """Jobs of an earlier run waited for instead of submitted again."""
+    from_ledger: int = 0
+    """Answers an earlier run had noted, used without any call."""
+    resent: int = 0
+    """Requests sent again after a job returned them without an answer."""
+    gave_up: int = 0
+    """Requests the judge recorded as errors after every try."""
+
+
+class BatchedModel:
+    """A judge's model whose calls go out together through its provider's batch API.
+
+    Use it through :func:`batched`, which runs the part that gathers and sends the
+    calls; hand it to a judge as its model, with a concurrency as large as the number of
+    calls a round can hold (every pair at once), so every call of a round joins one job.
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        backend: BatchBackend,
+        ledger: AnswerLedger,
+        *,
+        poll_interval: float = DEFAULT_POLL,
+        retries: int = DEFAULT_RETRIES,
+        max_requests: int = MAX_REQUESTS,
+        notify: Notify | None = None,
+        stats: BatchStats | None = None,
+    ) -> None:
+        self.model = model
+        self.backend = backend
+        self.ledger = ledger
+        self.poll_interval = poll_interval
+        self.retries = retries
+        self.max_requests = max(1, max_requests)
+        self.notify = notify or (lambda text: None)
+        self.stats = stats or BatchStats()
+        self._asked: Counter[str] = Counter()
+        self._pending: list[_Waiting] = []
+        self._wanted = trio.Event()
+        self._watched: dict[str, list[_Waiting]] = {}
+        """Jobs being waited for -> the calls waiting on each (a resumed job may be found
+        again by a later round while it runs)."""
+
+    @property
+    def name(self) -> str:
+        """The ``provider/model`` name."""
+        return self.model.name
+
+    def request_id(self, prompt: Prompt, config: GenerateConfig) -> str:
+        """The id of the next call of ``prompt`` with ``config``: a digest of the model,
+        prompt and settings, and how often this run asked the same before (from 0)."""
+        body = json.dumps(
+            {"model": self.name, "prompt": asdict(prompt), "config": asdict(config)},
+            sort_keys=True,
+            ensure_ascii=False,
+        )
+        digest = hashlib.sha1(body.encode("utf-8")).hexdigest()[:24]
+        number = self._asked[digest]
+        self._asked[digest] += 1
+        return f"j{digest}-{number}"
+
+    async def generate(
+        self, prompt: Prompt | str, config: GenerateConfig | None = None
+    ) -> ModelOutput:
+        """The answer to one call, from the ledger or from the job it joins."""
+        prompt = as_prompt(prompt)
+        config = config or self.model.config
+        key = self.request_id(prompt, config)
+        stored = self.ledger.take(key)
+        if stored is not None:
+            self.stats.from_ledger += 1
+            return stored
+        waiting = _Waiting(BatchRequest(key, prompt, config))
+        self._queue(waiting)
+        await waiting.done.wait()
+        if waiting.error is not None:
+            raise waiting.error
+        assert waiting.output is not None
+        return waiting.output
+
+    def _queue(self, waiting: _Waiting) -> None:
+        self._pending.append(waiting)
+        self._wanted.set()
+
+    async def serve(self) -> None:
+        """Gather the calls and send them, until cancelled (run by :func:`batched`)."""
+        async with trio.open_nursery() as nursery:
+            while True:
+                await self._wanted.wait()
+                # Every other task has gone as far as it can: each judge task is waiting
+                # for an answer, so the calls waiting now are this round's.
+                await wait_all_tasks_blocked()
+                taken, self._pending = self._pending, []
+                self._wanted = trio.Event()
+                nursery.start_soon(self._round, taken)
+
+    async def _round(self, taken: list[_Waiting]) -> None:
+        """Send one round's calls (waiting for jobs that already hold some) and answer them."""
+        wanted = {waiting.request.custom_id: waiting for waiting in taken}
+        found = self.ledger.find(self.name, set(wanted))
+        covered: set[str] = set()
+        async with trio.open_nursery() as nursery:
+            for job, ids in found:
+                covered |= ids
+                calls = [wanted[key] for key in ids]
+                if job in self._watched:
+                    self._watched[job].extend(calls)
+                    continue
+                self.stats.resumed += 1
+                self.notify(f"batch {job}: waiting for the job an earlier run submitted")
+                self._watched[job] = calls
+                nursery.start_soon(self._watch, job)
+            missing = [waiting for key, waiting in wanted.items() if key not in covered]
+            for start in range(0, len(missing), self.max_requests):
+                chunk = missing[start : start + self.max_requests]
+                sent = [waiting.request.custom_id for waiting in chunk]
+                job = await self.backend.submit([waiting.request for waiting in chunk])
+                # Noted before waiting: a rerun after a kill picks this job up.
+                self.ledger.submitted(job, self.name, sent)
+                self.stats.jobs += 1
+                self.notify(f"batch {job}: {len(sent)} request(s) submitted")
+                self._watched[job] = chunk
+                nursery.start_soon(self._watch, job)
+
+    async def _watch(self, job: str) -> None:
+        """Wait for a job to end, note its answers, hand them out, resend what failed."""
+        while await self.backend.state(job) != "ended":
+            await trio.sleep(self.poll_interval)
+        results = await self.backend.results(job)
+        calls = {waiting.request.custom_id: waiting for waiting in self._watched.pop(job)}
+        answered: set[str] = set()
+        for result in results:
+            if result.output is None:
+                continue
+            answered.add(result.custom_id)
+            self.ledger.answered(result.custom_id, result.output)
+            waiting = calls.get(result.custom_id)
+            if waiting is None:
+                # An earlier run's request not asked again yet: its answer waits in the
+                # ledger for the round that asks it.
+                self.ledger.answers[result.custom_id] = {
+                    "id": result.custom_id,
+                    **_output_record(result.output),
+                }
+                continue
+            waiting.output = result.output
+            waiting.done.set()
+        self.ledger.used(job)
+        failed = [waiting for key, waiting in calls.items() if key not in answered]
+        if failed:
+            self._failed(job, failed, {r.custom_id: r for r in results})
+
+    def _failed(self, job: str, failed: list[_Waiting], results: dict[str, BatchResult]) -> None:
+        """Resend the calls a job gave no answer, or give up on those tried too often."""
+        reasons: Counter[str] = Counter()
+        resent = given_up = 0
+        for waiting in failed:
+            result = results.get(waiting.request.custom_id)
+            why = (result.error if result is not None else None) or "no answer in the batch"
+            reasons[why] += 1
+            waiting.failures += 1
+            if waiting.failures > self.retries:
+                waiting.error = ProviderError(
+                    f"batch request failed {waiting.failures} times: {why}"
+                )
+                waiting.done.set()
+                given_up += 1
+            else:
+                self._queue(waiting)
+                resent += 1
+        self.stats.resent += resent
+        self.stats.gave_up += given_up
+        said = "; ".join(f"{count} {why}" for why, count in reasons.most_common(3))
+        what = []
+        if resent:
+            what.append(f"{resent} sent again in a new job")
+        if given_up:
+            what.append(f"{given_up} recorded as errors after {self.retries + 1} tries")
+        self.notify(
+            f"batch {job}: {len(failed)} request(s) without an answer ({said}); " + ", ".join(what)
+        )
+
+
+@asynccontextmanager
+async def batched(
+    model: Model,
+    ledger: Path,
+    *,
+    poll_interval: float = DEFAULT_POLL,
+    retries: int = DEFAULT_RETRIES,
+    max_requests: int = MAX_REQUESTS,
+    notify: Notify | None = None,
+    backend: BatchBackend | None = None,
+    stats: BatchStats | None = None,
+) -> AsyncIterator[BatchedModel]:
+    """``model`` with its calls sent through its provider's batch API while the block
+    runs; ``ledger`` is the file of jobs and answers (:func:`ledger_path`).
+
+    ``backend`` replaces the provider's own batch API (tests); without it, a model whose
+    provider has none is refused with a ConfigError naming those that have one.
+    """
+    backend = backend or batch_backend(model)
+    ledger.parent.mkdir(parents=True, exist_ok=True)
+    book = AnswerLedger(ledger)
+    handle = BatchedModel(
+        model,
+        backend,
+        book,
+        poll_interval=poll_interval,
+        retries=retries,
+        max_requests=max_requests,
+        notify=notify,
+        stats=stats,
+    )
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(handle.serve)
+            yield handle
+            nursery.cancel_scope.cancel()
+    finally:
+        book.close()
+        # A run that had nothing to send leaves no empty ledger beside its output.
+        if ledger.exists() and ledger.stat().st_size == 0:
+            ledger.unlink()
+
+
+EVERY_CALL = 50_000
+"""The concurrency a judge gets in batch mode: every pair (or rating) at once, so every
+call of a round joins its job (the batch API, not a limit of calls in flight, paces
+them), up to this many: each waiting call holds its prompt and its task (about 12 KB in
+benchmarks/judge_batch.py), so a larger study goes in waves of jobs instead of holding
+all of it."""
+
+
+@dataclass(frozen=True)
+class BatchSettings:
+    """How a command's judge uses the batch API (``--batch``, ``--poll``,
+    ``--batch-retries``)."""
+
+    ledger: Path
+    """The ledger file (:func:`ledger_path` of the output)."""
+    poll_interval: float = DEFAULT_POLL
+    retries: int = DEFAULT_RETRIES
+    notify: Notify | None = None
+    """Receives one line per job submitted, picked up or ending without some answers."""
+    stats: BatchStats = field(default_factory=BatchStats)
+    """What the run did, filled in as it goes."""
+
+
+@asynccontextmanager
+async def judge_model(
+    model: Model, settings: BatchSettings | None
+) -> AsyncIterator[tuple[Generator, int | None]]:
+    """The model a judge asks, and the concurrency it must use instead of its own
+    (None: its own): ``model`` itself without ``settings``, else :func:`batched` of it."""
+    if settings is None:
+        yield model, None
+        return
+    async with batched(
+        model,
+        settings.ledger,
+        poll_interval=settings.poll_interval,
+        retries=settings.retries,
+        notify=settings.notify,
+        stats=settings.stats,
+    ) as handle:
+        yield handle, EVERY_CALL
+
+
+def stats_text(stats: BatchStats) -> str:
+    """One line on what a batched run did."""
+    parts = [f"{stats.jobs} job(s) submitted"]
+    if stats.resumed:
+        parts.append(f"{stats.resumed} picked up from an earlier run")
+    if stats.from_ledger:
+        parts.append(f"{stats.from_ledger} answer(s) from an earlier run used, not asked again")
+    if stats.resent:
+        parts.append(f"{stats.resent} request(s) sent again")
+    if stats.gave_up:
+        parts.append(f"{stats.gave_up} recorded as model errors")
+    return "batch: " + ", ".join(parts)
