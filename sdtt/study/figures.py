@@ -20,8 +20,8 @@ from sdtt.files import write_text_atomic
 from sdtt.questionnaires.judgements import load_judgements
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 from sdtt.study.ledger import Ledger, Tally
-from sdtt.study.steps import JUDGEMENTS_FOLDER, QUESTIONNAIRE_FOLDER, REPORT_FOLDER
 from sdtt.study.spec import Study
+from sdtt.study.steps import JUDGEMENTS_FOLDER, QUESTIONNAIRE_FOLDER, REPORT_FOLDER
 
 FIGURES_FILE = "figures.json"
 

@@ -61,6 +61,7 @@ from sdtt.questionnaires.study import StudySpec as QuestionnaireSpec
 from sdtt.questionnaires.tools import TOOLS
 from sdtt.study.figures import write_study_report
 from sdtt.study.ledger import LEDGER_FILE, BudgetExceeded, Ledger
+from sdtt.study.spec import Study
 from sdtt.study.steps import (
     JUDGEMENTS_FOLDER,
     PSEUDO_FOLDER,
@@ -79,7 +80,6 @@ from sdtt.study.steps import (
     state,
     steps,
 )
-from sdtt.study.spec import Study
 
 Drive = Callable[[Callable[[], Awaitable[Any]], bool], Any]
 """Runs an async function to its end (on the virtual clock when the flag is set)."""
