@@ -10,6 +10,7 @@ from rich.console import Console
 
 from sdtt.commands.common import check_base_url
 from sdtt.commands.single_common import check_out, save_responses
+from sdtt.commands.single_common import run_items as _run_items
 from sdtt.commands.single_common import run_llm_judge as _run_llm_judge
 from sdtt.commands.single_common import run_preview as _run_preview
 from sdtt.commands.single_common import run_svm as _run_svm
@@ -62,6 +63,11 @@ def run_catch(args: argparse.Namespace, console: Console | None = None) -> int:
 def run_preview(args: argparse.Namespace, console: Console | None = None) -> int:
     """An HTML page of the caption items."""
     return _run_preview(args, console)
+
+
+def run_items(args: argparse.Namespace, console: Console | None = None) -> int:
+    """The captions as single items for ``sdtt single build``."""
+    return _run_items(args, "caption", console)
 
 
 def run_llm_judge(args: argparse.Namespace, console: Console | None = None) -> int:

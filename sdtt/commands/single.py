@@ -95,9 +95,13 @@ def run_build(args: argparse.Namespace) -> int:
     from sdtt.single.catch import catch_items
     from sdtt.single.items import write_items
 
-    items, skipped = _items(args.sources, _cuts(args.cuts))
-    # As many catch items as forms times catch items per form: each is shown once.
-    catch = catch_items(items, args.forms * args.catch_per_judge, args.seed)
+    found, skipped = _items(args.sources, _cuts(args.cuts))
+    items = [item for item in found if item.catch is None]
+    # Catch items given in an items file (the tasks' catch responses) are used as they
+    # are; otherwise as many are made from the chats as forms times catch items per form.
+    catch = [item for item in found if item.catch is not None]
+    if not catch:
+        catch = catch_items(items, args.forms * args.catch_per_judge, args.seed)
     settings = StudySettings(
         forms=args.forms,
         per_form=args.per_judge,

@@ -1,6 +1,6 @@
 """What the single-item commands (``sdtt wordassoc``, ``sdtt captions``,
 ``sdtt import-kreiman``) share: writing records without replacing a file unasked, the
-items' preview page, and running the SVM and LLM judges."""
+items' preview page, the responses as single items, and running the SVM and LLM judges."""
 
 from __future__ import annotations
 
@@ -86,6 +86,28 @@ def run_preview(args: argparse.Namespace, console: Console | None = None) -> int
     with replacing(args.out) as partial:
         partial.write_text(page, encoding="utf-8")
     console.print(f"Wrote {len(items)} items to {args.out}.")
+    return 0
+
+
+def run_items(args: argparse.Namespace, task: str, console: Console | None = None) -> int:
+    """``items``: response files as single items (:mod:`sdtt.single.response_items`)."""
+    from sdtt.single.items import write_items
+    from sdtt.single.response_items import response_items, summary
+
+    console = console or Console(highlight=False)
+    check_out(args.out, args.force)
+    folder = getattr(args, "images", None)
+    images = {image.name: image for image in load_images(folder)} if folder else None
+    records = [r for path in args.files for r in read_responses(path)]
+    converted = response_items(
+        records, task=task, images=images, image_base=getattr(args, "image_base", None)
+    )
+    write_items(args.out, converted.items)
+    console.print(f"Wrote {summary(converted.items)} to {args.out}.")
+    if converted.excluded:
+        reasons = ", ".join(f"{n} {why}" for why, n in sorted(converted.excluded.items()))
+        console.print(f"Left out, disqualified by post-processing: {reasons}.")
+    console.print(f"Next: sdtt single build {args.out} --out STUDY")
     return 0
 
 

@@ -140,6 +140,40 @@ def add_catch_parser(
     parser.set_defaults(func=lazy_command(module, "run_catch"))
 
 
+def add_items_parser(
+    actions: argparse._SubParsersAction[argparse.ArgumentParser], task: str, module: str
+) -> None:
+    """The ``items`` action: response files as single items for ``sdtt single build``."""
+    shown = "cue and association" if task == "wordassoc" else "image and caption"
+    parser = actions.add_parser(
+        "items",
+        help="turn response files into single items for sdtt single build",
+        description=(
+            f"Write every usable response ({shown}) as a single item, the truth kept for "
+            "the key: 'sdtt single build' then makes the survey (a judge never sees two "
+            "responses to one stimulus), 'sdtt single export/import/score' run it. Catch "
+            "responses become catch items (attention checks); disqualified ones are left out."
+        ),
+    )
+    parser.add_argument(
+        "files",
+        nargs="+",
+        type=Path,
+        metavar="FILE",
+        help="response files (generate, import, catch)",
+    )
+    if task == "caption":
+        where = parser.add_mutually_exclusive_group(required=True)
+        where.add_argument(
+            "--images", type=Path, help="folder of the images, embedded in the items as data URIs"
+        )
+        where.add_argument(
+            "--image-base", help="link the images under this http(s) URL instead of embedding"
+        )
+    add_write_arguments(parser, "single items")
+    parser.set_defaults(func=lazy_command(module, "run_items"))
+
+
 def print_help(parser: argparse.ArgumentParser) -> int:
     """Show a command's help (a command given without an action)."""
     parser.print_help()

@@ -36,8 +36,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "build",
         help="cut conversations into items and hand out balanced forms",
         description="Cut every conversation (transcript files) at each cut, or read items "
-        "(an items file), add catch items and the topic check, and hand out forms so no "
-        "judge sees two items of one conversation. Writes single-task.json (what judges "
+        "(an items file, e.g. from 'sdtt wordassoc items' or 'sdtt captions items'), add "
+        "catch items and the topic check, and hand out forms so no judge sees two items of "
+        "one conversation (or of one cue or image). Writes single-task.json (what judges "
         "see), single-key.json (researcher-only) and items.jsonl.",
     )
     build.add_argument(
@@ -54,7 +55,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--per-judge", type=int, default=20, help="items per form (default 20, as the papers)"
     )
     build.add_argument(
-        "--catch-per-judge", type=int, default=0, help="catch items per form (default 0)"
+        "--catch-per-judge",
+        type=int,
+        default=0,
+        help="catch items per form (default 0): the items files' own catch items, or made "
+        "from the chats",
     )
     build.add_argument("--confidence", action="store_true", help="ask a 1-5 confidence per verdict")
     build.add_argument("--reason", action="store_true", help="ask an optional reason per item")

@@ -8,6 +8,7 @@ from pathlib import Path
 from sdtt.commands import lazy_command
 from sdtt.commands.single_flags import (
     add_catch_parser,
+    add_items_parser,
     add_llm_judge_parser,
     add_model_arguments,
     add_preview_parser,
@@ -20,7 +21,7 @@ MODULE = "sdtt.commands.wordassoc"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``sdtt wordassoc cues|generate|import|catch|preview|llm-judge|svm``."""
+    """Add ``sdtt wordassoc cues|generate|import|catch|preview|items|llm-judge|svm``."""
     parser = subparsers.add_parser(
         "wordassoc",
         description=(
@@ -82,5 +83,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     add_catch_parser(actions, "wordassoc", MODULE)
     add_preview_parser(actions, MODULE)
+    add_items_parser(actions, "wordassoc", MODULE)
     add_llm_judge_parser(actions, "wordassoc", MODULE)
     add_svm_parser(actions, "wordassoc", MODULE)

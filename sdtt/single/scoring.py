@@ -279,7 +279,8 @@ def score_single(
         for klass in klasses:
             of_class = [t for t in mine if t.klass == klass]
             rows.append(_row(group, klass, ALL, of_class, reps, seed))
-            for cut in cuts:
+            # Items without cuts (a cue and association, a caption): the class row says it all.
+            for cut in [] if cuts == [None] else cuts:
                 cell = [t for t in of_class if t.cut == cut]
                 if cell:
                     rows.append(_row(group, klass, _cut_label(cut), cell, reps, seed))
