@@ -25,8 +25,8 @@ from sdtt.errors import InputError
 from sdtt.files import write_text_atomic
 from sdtt.personas.store import locate_persona
 from sdtt.study.ledger import LEDGER_FILE, read_ledger
-from sdtt.study.steps import DONE_FOLDER
 from sdtt.study.spec import Study
+from sdtt.study.steps import DONE_FOLDER
 
 MANIFEST = "manifest.json"
 SPEC_FILE = "spec.toml"

@@ -17,18 +17,21 @@ from sdtt.analysis.report import Report, Section, build_report, write_report
 from sdtt.analysis.table import judgement_table
 from sdtt.analysis.tells import study_tells
 from sdtt.files import write_text_atomic
+from sdtt.judges.batch import LEDGER_SUFFIX as BATCH_LEDGER_SUFFIX
 from sdtt.questionnaires.judgements import load_judgements
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 from sdtt.study.ledger import Ledger, Tally
-from sdtt.study.steps import JUDGEMENTS_FOLDER, QUESTIONNAIRE_FOLDER, REPORT_FOLDER
 from sdtt.study.spec import Study
+from sdtt.study.steps import JUDGEMENTS_FOLDER, QUESTIONNAIRE_FOLDER, REPORT_FOLDER
 
 FIGURES_FILE = "figures.json"
 
 
 def judgement_files(out: Path) -> list[Path]:
-    """The study's judgement files, in a stable order."""
-    return sorted((out / JUDGEMENTS_FOLDER).glob("*.jsonl"))
+    """The study's judgement files, in a stable order (a batch judge's job ledger,
+    ``NAME.batches.jsonl``, left out)."""
+    found = (out / JUDGEMENTS_FOLDER).glob("*.jsonl")
+    return sorted(path for path in found if not path.name.endswith(BATCH_LEDGER_SUFFIX))
 
 
 def cost_sections(ledger: Ledger) -> list[Section]:

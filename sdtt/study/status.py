@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sdtt.study.ledger import LEDGER_FILE, Ledger
-from sdtt.study.steps import State, Step, cells, chain_key, chain_step_id, state, steps
 from sdtt.study.spec import Study
+from sdtt.study.steps import State, Step, cells, chain_key, chain_step_id, state, steps
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from sdtt.generate.chain_spec import PlanSettings, grid_specs, load_topic_list
 from sdtt.generate.chain import ChainSpec
+from sdtt.generate.chain_spec import PlanSettings, grid_specs, load_topic_list
 from sdtt.generate.runner import chain_path
 from sdtt.questionnaires.tools import TOOLS
 from sdtt.study.spec import SURVEY_JUDGEMENTS, Study

@@ -21,9 +21,9 @@ from sdtt.files import read_file_bytes
 from sdtt.study.bundle import MANIFEST, SPEC_FILE, STUDY_FOLDER, sha256_of
 from sdtt.study.figures import FIGURES_FILE, compute_report, figures_of
 from sdtt.study.ledger import LEDGER_FILE, Ledger
-from sdtt.study.steps import REPORT_FOLDER
 from sdtt.study.prereg import stamped_hash
 from sdtt.study.spec import read_spec
+from sdtt.study.steps import REPORT_FOLDER
 
 
 @dataclass
