@@ -13,7 +13,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from sdtt.analysis.report import Report, Section, build_report, write_report
+from sdtt.analysis.stopping import stopping_tables
 from sdtt.analysis.table import judgement_table
 from sdtt.analysis.tells import study_tells
 from sdtt.files import write_text_atomic
@@ -76,16 +79,33 @@ def compute_report(study: Study, ledger: Ledger, out_dir: Path) -> Report:
     judgements = load_judgements(judgement_files(study.out))
     folder = study.out / QUESTIONNAIRE_FOLDER
     questionnaire = load_questionnaire(folder)
+    frame = judgement_table(judgements)
     report = build_report(
-        judgement_table(judgements),
+        frame,
         out_dir,
         title=study.spec.study.title,
         tells=study_tells(questionnaire, load_key(folder, questionnaire)),
         reps=analysis.bootstrap,
         margin=analysis.margin,
     )
+    if analysis.sequential:
+        report.sections += stopping_sections(frame, margin=analysis.margin, alpha=analysis.alpha)
     report.sections += cost_sections(ledger)
     return report
+
+
+def stopping_sections(frame: pd.DataFrame, *, margin: float, alpha: float) -> list[Section]:
+    """With ``[analysis] sequential``: whether each condition's stopping rule was met
+    (the tables of ``sdtt score --sequential``)."""
+    tables = stopping_tables(frame, margin=margin, alpha=alpha)
+    note = (
+        "Judgements in the order recorded. The sequence stays valid however often it is "
+        "looked at: a condition whose rule is met needs no more judgements; one marked "
+        "'not met' keeps recruiting (up to the spec's max_judgements)."
+    )
+    if not tables:
+        return [Section("Sequential stopping rule", ["state"], [["no usable test judgements"]])]
+    return [Section(t.title, t.header, t.rows, note=note) for t in tables]
 
 
 def figures_of(report: Report) -> dict[str, Any]:

@@ -187,6 +187,25 @@ class AnalysisSection(_Section):
         default=0.4, gt=0, lt=1, description="The pass rate the study is powered to detect."
     )
     icc: float = Field(default=0.0, ge=0, lt=1)
+    sequential: bool = Field(
+        default=False,
+        description="Stop each condition once the anytime-valid stopping rule of 'sdtt score "
+        "--sequential' is met (within +-margin); the prereg states it, the report checks it.",
+    )
+    max_judgements: int = Field(
+        default=2000,
+        ge=1,
+        le=100_000,
+        description="With sequential: the most judgements a condition collects (the cap of "
+        "'sdtt plan --sequential --max-judgements').",
+    )
+    simulations: int = Field(
+        default=2000,
+        ge=1,
+        le=100_000,
+        description="With sequential: simulated studies for the prereg's expected and "
+        "worst-case judgements (as 'sdtt plan --sequential --simulations').",
+    )
     hypotheses: list[str] = Field(
         default_factory=lambda: [
             "The bot's pass rate differs from 50% at some total turn index N + X.",
