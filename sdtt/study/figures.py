@@ -94,6 +94,17 @@ def compute_report(study: Study, ledger: Ledger, out_dir: Path) -> Report:
     return report
 
 
+def stopping_lines(study: Study) -> list[str]:
+    """One line per judge group and condition: whether the stopping rule was met."""
+    analysis = study.spec.analysis
+    frame = judgement_table(load_judgements(judgement_files(study.out)))
+    return [
+        f"{table.title.removesuffix(': sequential judging')}, {row[0]}: {row[-1]}"
+        for table in stopping_tables(frame, margin=analysis.margin, alpha=analysis.alpha)
+        for row in table.rows
+    ]
+
+
 def stopping_sections(frame: pd.DataFrame, *, margin: float, alpha: float) -> list[Section]:
     """With ``[analysis] sequential``: whether each condition's stopping rule was met
     (the tables of ``sdtt score --sequential``)."""

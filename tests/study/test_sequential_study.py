@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from sdtt.cli import main
 from sdtt.study.figures import compute_report
 from sdtt.study.ledger import Ledger
 from sdtt.study.prereg import prereg_text
@@ -114,3 +115,14 @@ def test_without_sequential_the_report_has_no_stopping_rule(
     study = read_spec(write_spec(tmp_path), out=reference.out)
     report = compute_report(study, Ledger(reference.out / "ledger.jsonl"), tmp_path / "figures")
     assert not [s for s in report.sections if "sequential" in s.title]
+
+
+def test_study_run_says_whether_the_rule_was_met(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = write_spec(tmp_path, extra=SEQUENTIAL)
+    assert main(["study", "run", str(spec), "--quiet"]) == 0
+    said = [line for line in capsys.readouterr().out.splitlines() if "stopping rule:" in line]
+    # Two conditions (totals 2 and 8), two judgements each: too few to conclude.
+    assert len(said) == 2
+    assert all(line.endswith("not met: keep recruiting") for line in said)
