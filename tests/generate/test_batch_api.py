@@ -18,8 +18,8 @@ from sdtt.generate.chainfile import read_chain
 from sdtt.generate.runner import RunOptions, run_chains
 from sdtt.models.batch import batch_backend
 from sdtt.models.model import get_model
-from tests.fakes.openai_fake import FakeOpenAIServer
 from tests.fakes.batch_fake import FakeAnthropicBatchServer, FakeOpenAIBatchServer
+from tests.fakes.openai_fake import FakeOpenAIServer
 from tests.generate.helpers import TOPICS, chat_lines, make_persona
 
 

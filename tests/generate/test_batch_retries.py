@@ -18,8 +18,8 @@ from sdtt.generate.runner import RunReport
 from sdtt.models import Model, RetryPolicy
 from sdtt.models.registry import create_api
 from tests.fakes.anthropic_fake import anthropic_error
-from tests.fakes.openai_fake import rate_limited
 from tests.fakes.batch_fake import FakeAnthropicBatchServer, FakeOpenAIBatchServer
+from tests.fakes.openai_fake import rate_limited
 from tests.generate.helpers import make_persona
 from tests.generate.test_batch_api import reply, specs
 from tests.models.sdk_helpers import SleepLog
