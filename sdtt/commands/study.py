@@ -98,6 +98,11 @@ def run_study(args: argparse.Namespace) -> int:
             console.print(shown(line))
         return 3
     console.print(f"study finished: report in {shown(str(study.out / 'report'))}/report.html")
+    if study.spec.analysis.sequential:
+        from sdtt.study.figures import stopping_lines
+
+        for line in stopping_lines(study):
+            console.print(f"stopping rule: {shown(line)}", soft_wrap=True)
     return 0
 
 

@@ -57,9 +57,12 @@ it bounds the memory a job's upload takes."""
 Notify = Callable[[str], None]
 
 
+LEDGER_SUFFIX = ".batches.jsonl"
+
+
 def ledger_path(out: Path) -> Path:
     """The batch ledger of an output file: ``judgements.jsonl`` -> ``judgements.batches.jsonl``."""
-    return out.with_name(f"{out.stem}.batches.jsonl")
+    return out.with_name(f"{out.stem}{LEDGER_SUFFIX}")
 
 
 class AnswerLedger(BatchLedger):

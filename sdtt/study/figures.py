@@ -13,10 +13,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from sdtt.analysis.report import Report, Section, build_report, write_report
+from sdtt.analysis.stopping import stopping_tables
 from sdtt.analysis.table import judgement_table
 from sdtt.analysis.tells import study_tells
 from sdtt.files import write_text_atomic
+from sdtt.judges.batch import LEDGER_SUFFIX as BATCH_LEDGER_SUFFIX
 from sdtt.questionnaires.judgements import load_judgements
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 from sdtt.study.ledger import Ledger, Tally
@@ -27,8 +31,10 @@ FIGURES_FILE = "figures.json"
 
 
 def judgement_files(out: Path) -> list[Path]:
-    """The study's judgement files, in a stable order."""
-    return sorted((out / JUDGEMENTS_FOLDER).glob("*.jsonl"))
+    """The study's judgement files, in a stable order (a batch judge's job ledger,
+    ``NAME.batches.jsonl``, left out)."""
+    found = (out / JUDGEMENTS_FOLDER).glob("*.jsonl")
+    return sorted(path for path in found if not path.name.endswith(BATCH_LEDGER_SUFFIX))
 
 
 def cost_sections(ledger: Ledger) -> list[Section]:
@@ -73,16 +79,44 @@ def compute_report(study: Study, ledger: Ledger, out_dir: Path) -> Report:
     judgements = load_judgements(judgement_files(study.out))
     folder = study.out / QUESTIONNAIRE_FOLDER
     questionnaire = load_questionnaire(folder)
+    frame = judgement_table(judgements)
     report = build_report(
-        judgement_table(judgements),
+        frame,
         out_dir,
         title=study.spec.study.title,
         tells=study_tells(questionnaire, load_key(folder, questionnaire)),
         reps=analysis.bootstrap,
         margin=analysis.margin,
     )
+    if analysis.sequential:
+        report.sections += stopping_sections(frame, margin=analysis.margin, alpha=analysis.alpha)
     report.sections += cost_sections(ledger)
     return report
+
+
+def stopping_lines(study: Study) -> list[str]:
+    """One line per judge group and condition: whether the stopping rule was met."""
+    analysis = study.spec.analysis
+    frame = judgement_table(load_judgements(judgement_files(study.out)))
+    return [
+        f"{table.title.removesuffix(': sequential judging')}, {row[0]}: {row[-1]}"
+        for table in stopping_tables(frame, margin=analysis.margin, alpha=analysis.alpha)
+        for row in table.rows
+    ]
+
+
+def stopping_sections(frame: pd.DataFrame, *, margin: float, alpha: float) -> list[Section]:
+    """With ``[analysis] sequential``: whether each condition's stopping rule was met
+    (the tables of ``sdtt score --sequential``)."""
+    tables = stopping_tables(frame, margin=margin, alpha=alpha)
+    note = (
+        "Judgements in the order recorded. The sequence stays valid however often it is "
+        "looked at: a condition whose rule is met needs no more judgements; one marked "
+        "'not met' keeps recruiting (up to the spec's max_judgements)."
+    )
+    if not tables:
+        return [Section("Sequential stopping rule", ["state"], [["no usable test judgements"]])]
+    return [Section(t.title, t.header, t.rows, note=note) for t in tables]
 
 
 def figures_of(report: Report) -> dict[str, Any]:

@@ -8,10 +8,16 @@ pays for a call twice: run again, the same steps ask the same prompts, and each 
 asked before is answered from the ledger (in the order it was first answered) instead of
 the provider.
 
+A judge that uses its provider's batch API (``batch = true``) is wrapped the same way,
+above :class:`~sdtt.judges.batch.BatchedModel` instead of under a ``Model``: each answer
+is recorded as its job ends, priced at :data:`~sdtt.models.prices.BATCH_DISCOUNT` of the
+direct price, and a rerun answers it from here before any job is sent.
+
 Before a call that is not in the ledger, its cost is bounded from above (one token per
 character of the prompt, uncached, plus the whole ``max_tokens`` of output): when what
 was spent plus that bound would pass the spec's budget, :class:`BudgetExceeded` stops
-the run before the call is made.
+the run before the call is made. Calls still waiting for their answer count against
+the budget too, at their bound: a batch job sends a whole round's calls at once.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from sdtt.errors import SdttError
 from sdtt.generate.pricing import price_of
 from sdtt.models.base import (
     GenerateConfig,
+    Generator,
     ModelAPI,
     ModelOutput,
     Prompt,
@@ -106,6 +113,8 @@ class Ledger:
         self._used: dict[str, int] = defaultdict(int)
         # Kept as calls are added: the budget is checked before every call.
         self._spent = sum(record["cost"] or 0.0 for record in self.records)
+        self._waiting = 0.0
+        """The cost bounds of the calls made but not answered yet."""
         self.replayed: dict[tuple[str, str], int] = defaultdict(int)
         """Calls answered from the ledger in this run, by (stage, condition)."""
         self.stopped: BudgetExceeded | None = None
@@ -129,10 +138,19 @@ class Ledger:
         self._used[key] += 1
         return answers[index]
 
-    def check_budget(self, model: str, prompt: Prompt, config: GenerateConfig, where: str) -> None:
-        """Raise :class:`BudgetExceeded` when the call could pass the budget."""
+    def check_budget(
+        self,
+        model: str,
+        prompt: Prompt,
+        config: GenerateConfig,
+        where: str,
+        *,
+        batch: bool = False,
+    ) -> float:
+        """Raise :class:`BudgetExceeded` when the call could pass the budget; else count
+        its cost bound as waiting and return it (give it to :meth:`answered`)."""
         if self.budget is None:
-            return
+            return 0.0
         price = self.price(model)
         if price is None:
             error = BudgetExceeded(
@@ -141,14 +159,22 @@ class Ledger:
             )
             self.stopped = error
             raise error
-        bound = price.cost(upper_bound_usage(prompt, config))
-        if self.spent + bound > self.budget:
+        bound = price.cost(upper_bound_usage(prompt, config), batch=batch)
+        if self.spent + self._waiting + bound > self.budget:
+            waiting = f", ${self._waiting:.4f} more on calls under way" if self._waiting else ""
             error = BudgetExceeded(
-                f"the budget of ${self.budget:.2f} is nearly spent (${self.spent:.4f}); the "
-                f"next call ({where}, {model}) could cost up to ${bound:.4f}, so it was not made."
+                f"the budget of ${self.budget:.2f} is nearly spent (${self.spent:.4f}{waiting}); "
+                f"the next call ({where}, {model}) could cost up to ${bound:.4f}, so it was "
+                "not made."
             )
             self.stopped = error
             raise error
+        self._waiting += bound
+        return bound
+
+    def answered(self, bound: float) -> None:
+        """A call counted by :meth:`check_budget` ended (its record holds its cost)."""
+        self._waiting = max(0.0, self._waiting - bound)
 
     def append(self, record: dict[str, Any]) -> None:
         """Write one call's record (it reaches the OS before this returns)."""
@@ -178,9 +204,12 @@ class Ledger:
         tally.replayed = sum(self.replayed.values())
         return tally
 
-    def api(self, inner: ModelAPI, *, stage: str, condition: str) -> LedgerAPI:
-        """``inner`` with its calls written to this ledger under ``stage`` and ``condition``."""
-        return LedgerAPI(inner, self, stage=stage, condition=condition)
+    def api(
+        self, inner: Generator, *, stage: str, condition: str, batch: bool = False
+    ) -> LedgerAPI:
+        """``inner`` with its calls written to this ledger under ``stage`` and
+        ``condition``; ``batch``: its calls go through a batch API (priced at its discount)."""
+        return LedgerAPI(inner, self, stage=stage, condition=condition, batch=batch)
 
 
 def usage_of(record: Mapping[str, Any]) -> Usage:
@@ -211,11 +240,20 @@ def read_ledger(path: Path) -> list[dict[str, Any]]:
 class LedgerAPI:
     """A provider whose calls are looked up in, checked against and written to a ledger."""
 
-    def __init__(self, inner: ModelAPI, ledger: Ledger, *, stage: str, condition: str) -> None:
+    def __init__(
+        self,
+        inner: Generator,
+        ledger: Ledger,
+        *,
+        stage: str,
+        condition: str,
+        batch: bool = False,
+    ) -> None:
         self.inner = inner
         self.ledger = ledger
         self.stage = stage
         self.condition = condition
+        self.batch = batch
         self.name = inner.name
         self.calls = 0
         """Calls that reached the provider through this wrapper."""
@@ -229,9 +267,12 @@ class LedgerAPI:
             self.ledger.replayed[(self.stage, self.condition)] += 1
             return output_of(recorded)
         where = f"{self.stage} {self.condition}".strip()
-        self.ledger.check_budget(self.name, prompt, config, where)
+        bound = self.ledger.check_budget(self.name, prompt, config, where, batch=self.batch)
         self.calls += 1
-        output = await self.inner.generate(prompt, config)
+        try:
+            output = await self.inner.generate(prompt, config)
+        finally:
+            self.ledger.answered(bound)
         price = self.ledger.price(self.name)
         self.ledger.append(
             {
@@ -244,7 +285,8 @@ class LedgerAPI:
                 "input_tokens": output.usage.input_tokens,
                 "cached_input_tokens": output.usage.cached_input_tokens,
                 "output_tokens": output.usage.output_tokens,
-                "cost": None if price is None else price.cost(output.usage),
+                "cost": None if price is None else price.cost(output.usage, batch=self.batch),
+                "batch": self.batch,
                 "prompt": {"system": prompt.system_text(), "user": prompt.user_text()},
                 "text": output.text,
                 "logprobs": None
@@ -255,8 +297,9 @@ class LedgerAPI:
         return output
 
     async def aclose(self) -> None:
-        """Close the provider."""
-        await self.inner.aclose()
+        """Close the provider (a batch judge's is closed by its own ``Model``)."""
+        if isinstance(self.inner, ModelAPI):
+            await self.inner.aclose()
 
 
 def output_of(record: Mapping[str, Any]) -> ModelOutput:

@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 from sdtt.analysis.power import power_table
+from sdtt.analysis.sequential import PRIOR, Conclusion, simulate_stopping
 from sdtt.errors import InputError
 from sdtt.questionnaires.study import QualitySpec
 from sdtt.study.spec import Study
@@ -115,7 +116,7 @@ def prereg_text(study: Study) -> str:
         f"{analysis.expected_pass_rate:.0%}; {needed_text}.",
         f"- Power of the equivalence test (TOST, margin +-{analysis.margin:g}) when the pass "
         f"rate is 50%: {tost:.2f}.",
-        "- Stopping rule: data collection stops when the planned judgements are in.",
+        *stopping_rule(study),
         "",
         "## 4. Variables",
         "",
@@ -143,6 +144,52 @@ def prereg_text(study: Study) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def stopping_rule(study: Study) -> list[str]:
+    """The sampling plan's stopping rule: the planned judgements, or with ``[analysis]
+    sequential`` the anytime-valid rule with its simulated stopping times (the
+    simulation of ``sdtt plan --sequential``, seeded with the study's seed)."""
+    analysis = study.spec.analysis
+    if not analysis.sequential:
+        return ["- Stopping rule: data collection stops when the planned judgements are in."]
+    level = f"{100 * (1 - analysis.alpha):g}%"
+    a, b = PRIOR
+    lines = [
+        "- Stopping rule (sequential, `sdtt score --sequential`): per condition and judge "
+        "group, judgements are taken in the order they are recorded and, after each one, "
+        f"the anytime-valid {level} confidence sequence of the pass rate is updated "
+        f"(Robbins' beta-binomial mixture, Beta({a:g}, {b:g}); its running intersection). "
+        "Data collection for the condition stops at the first judgement where 50% has "
+        "left the sequence (the pass rate differs from 50%) or the sequence lies within "
+        f"50% +-{analysis.margin:g} (equivalent to 50%), and at {analysis.max_judgements} "
+        "judgements at most. The sequence holds however often it is looked at, so the "
+        f"chance of a wrong conclusion is at most alpha = {analysis.alpha:g}.",
+    ]
+    expected = 1 - analysis.expected_pass_rate
+    cases: list[tuple[float, Conclusion, float]] = [
+        (expected, "differs", analysis.expected_pass_rate),
+        (0.5, "equivalent", 0.5),
+    ]
+    for pc, goal, rate in cases:
+        plan = simulate_stopping(
+            pc,
+            goal=goal,
+            margin=analysis.margin,
+            alpha=analysis.alpha,
+            max_judgements=analysis.max_judgements,
+            simulations=analysis.simulations,
+            seed=study.spec.study.seed,
+        )
+        claim = "differs from 50%" if goal == "differs" else "is equivalent to 50%"
+        lines.append(
+            f"- Judgements needed when the pass rate is {rate:.0%} (`sdtt plan --sequential"
+            f"{' --equivalence' if goal == 'equivalent' else ''}`, {plan.simulations} "
+            f"simulated studies, seed {study.spec.study.seed}): expected {plan.expected:.0f}, "
+            f"median {plan.median:.0f}, worst case {plan.worst}; {plan.reached:.1%} conclude "
+            f"that it {claim}."
+        )
+    return lines
 
 
 def stamped_hash(path: Path) -> str:

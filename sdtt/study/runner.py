@@ -4,8 +4,11 @@ Each step calls the library function its single command calls (``generate_topics
 ``run_chains``, ``run_simulated_chat``, ``build_study``, ``run_llm_judge``, the survey
 exporters and readers, ``build_report``). Steps already done are skipped; a step cut
 short by a kill is made again, and every call it had already made is answered from the
-cost ledger (:mod:`sdtt.study.ledger`): no paid call is made twice. A step a person
-must do (hold the chats, field the survey) stops the run with what to do next.
+cost ledger (:mod:`sdtt.study.ledger`): no paid call is made twice. A judge with ``batch
+= true`` sends its calls through its provider's batch API (:mod:`sdtt.judges.batch`, as
+``sdtt judge --batch``), whose job ledger lets a rerun wait for a job that a killed run
+had submitted instead of sending it again. A step a person must do (hold the chats,
+field the survey) stops the run with what to do next.
 
 The runner never runs trio itself: ``drive(fn, virtual)`` (from the command line, or a
 test) runs an async step, on the engine's virtual clock when ``virtual`` is true.
@@ -36,9 +39,11 @@ from sdtt.errors import SdttError
 from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.generate.runner import NullDisplay, chain_path, run_chains
 from sdtt.generate.topics import generate_topics, write_topics
+from sdtt.judges.batch import BatchSettings, judge_model, ledger_path
 from sdtt.judges.llm import run_llm_judge
+from sdtt.judges.llm_options import DEFAULT_CONCURRENCY
 from sdtt.lock import output_lock
-from sdtt.models.base import ModelAPI
+from sdtt.models.base import Generator, ModelAPI
 from sdtt.models.model import Model
 from sdtt.models.registry import create_api
 from sdtt.personas.store import find_persona
@@ -457,26 +462,51 @@ class StudyRunner:
             group = labels.get(cell, "catch pairs") if judge.kind != "one-shot" else ""
             groups.setdefault(group or f"judge {name}", []).append(item)
 
-        async def one(condition: str, items: list[PairItem], writer: JsonlWriter) -> None:
+        async def one(
+            model: Generator, items: list[PairItem], writer: JsonlWriter, every: int | None
+        ) -> None:
+            await run_llm_judge(
+                model,
+                questionnaire.model_copy(update={"items": items}),
+                key,
+                kind=judge.kind,
+                run=name,
+                attempts=judge.attempts,
+                orders=judge.orders,
+                seed=judge.seed,
+                settled=settled_keys(earlier),
+                on_judgement=writer.write,
+                concurrency=every or DEFAULT_CONCURRENCY,
+            )
+
+        async def direct(condition: str, items: list[PairItem], writer: JsonlWriter) -> None:
             async with self.model(judge.model, stage="judges", condition=condition) as model:
-                await run_llm_judge(
-                    model,
-                    questionnaire.model_copy(update={"items": items}),
-                    key,
-                    kind=judge.kind,
-                    run=name,
-                    attempts=judge.attempts,
-                    orders=judge.orders,
-                    seed=judge.seed,
-                    settled=settled_keys(earlier),
-                    on_judgement=writer.write,
-                )
+                await one(model, items, writer, None)
 
         async def main() -> None:
             with JsonlWriter(out) as writer:
-                async with trio.open_nursery() as nursery:
+                if not judge.batch:
+                    async with trio.open_nursery() as nursery:
+                        for condition, items in groups.items():
+                            nursery.start_soon(direct, condition, items, writer)
+                    return
+                # One batched model for every condition, so a round's calls of all of
+                # them go in one job; the ledger sits above it, so an answer recorded
+                # by an earlier run is never sent again, and each is priced per condition
+                # at the batch discount.
+                settings = BatchSettings(
+                    ledger_path(out), poll_interval=judge.poll, retries=judge.batch_retries
+                )
+                async with (
+                    Model(self.api_factory(judge.model)) as model,
+                    judge_model(model, settings) as (handle, every),
+                    trio.open_nursery() as nursery,
+                ):
                     for condition, items in groups.items():
-                        nursery.start_soon(one, condition, items, writer)
+                        api = self.ledger.api(
+                            handle, stage="judges", condition=condition, batch=True
+                        )
+                        nursery.start_soon(one, api, items, writer, every)
 
         self.drive(main, False)
 

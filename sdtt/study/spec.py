@@ -21,10 +21,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from sdtt.dialogue.condition import ChatMode
 from sdtt.dialogue.store import validate_record
-from sdtt.errors import InputError
+from sdtt.errors import ConfigError, InputError
 from sdtt.files import load_settings_file
 from sdtt.judges.llm_options import JudgeKind, OrderPolicy
+from sdtt.models.batch import batch_provider
 from sdtt.models.prices import Price
+from sdtt.models.registry import PROVIDERS
 from sdtt.questionnaires.study import Timestamps
 from sdtt.questionnaires.tools import TOOLS
 from sdtt.serve.spec import spec_line
@@ -140,16 +142,15 @@ class JudgeSection(_Section):
     seed: int = 0
     batch: bool = Field(
         default=False,
-        description="Send the calls through the provider's batch API (not available yet).",
+        description="Send the calls through the provider's batch API (as 'sdtt judge "
+        "--batch'), at its discount; openai/ and anthropic/ models only.",
     )
-
-    @field_validator("batch")
-    @classmethod
-    def _batch(cls, value: bool) -> bool:
-        # The hook for 'sdtt judge --batch': refused plainly until the judge path has it.
-        if value:
-            raise ValueError("batch judging is not available yet; leave batch out (direct calls)")
-        return value
+    poll: float = Field(
+        default=60.0, ge=0, description="Seconds between status checks of a batch job."
+    )
+    batch_retries: int = Field(
+        default=2, ge=0, description="New jobs a batch request without an answer is sent in."
+    )
 
 
 class SurveySection(_Section):
@@ -186,6 +187,25 @@ class AnalysisSection(_Section):
         default=0.4, gt=0, lt=1, description="The pass rate the study is powered to detect."
     )
     icc: float = Field(default=0.0, ge=0, lt=1)
+    sequential: bool = Field(
+        default=False,
+        description="Stop each condition once the anytime-valid stopping rule of 'sdtt score "
+        "--sequential' is met (within +-margin); the prereg states it, the report checks it.",
+    )
+    max_judgements: int = Field(
+        default=2000,
+        ge=1,
+        le=100_000,
+        description="With sequential: the most judgements a condition collects (the cap of "
+        "'sdtt plan --sequential --max-judgements').",
+    )
+    simulations: int = Field(
+        default=2000,
+        ge=1,
+        le=100_000,
+        description="With sequential: simulated studies for the prereg's expected and "
+        "worst-case judgements (as 'sdtt plan --sequential --simulations').",
+    )
     hypotheses: list[str] = Field(
         default_factory=lambda: [
             "The bot's pass rate differs from 50% at some total turn index N + X.",
@@ -232,6 +252,16 @@ class StudySpec(_Section):
                     "name a judge with letters, digits, '-' and '_' "
                     f"(not {SURVEY_JUDGEMENTS!r}, the survey's)"
                 )
+        for name, judge in self.judges.items():
+            if judge.batch:
+                try:
+                    batch_provider(judge.model)
+                except ConfigError:
+                    able = " and ".join(f"{p.name}/" for p in PROVIDERS.values() if p.batch)
+                    return f"judges.{name}.batch", (
+                        f"{judge.model} has no batch API ({able} models have one); "
+                        "leave batch out for direct calls"
+                    )
         if not self.judges and self.survey is None:
             return "judges", "name a judge: a [judges.NAME] table or a [survey]"
         return None

@@ -48,14 +48,6 @@ def test_settings_wrong_together_name_their_line_too(tmp_path: Path) -> None:
     )
 
 
-def test_a_batch_judge_is_refused_plainly_for_now(tmp_path: Path) -> None:
-    spec = write_spec(tmp_path, extra="batch = true")
-    with pytest.raises(InputError, match="batch judging is not available yet") as caught:
-        read_spec(spec)
-    assert caught.value.field == "judges.llm.batch"
-    assert caught.value.line == len(spec.read_text(encoding="utf-8").splitlines())
-
-
 def test_run_makes_everything_then_a_rerun_calls_nothing(tmp_path: Path) -> None:
     spec = write_spec(tmp_path)
     first = CountingMocks()
