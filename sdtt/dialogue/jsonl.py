@@ -164,6 +164,7 @@ def read_jsonl(
     *,
     allow_partial_tail: bool = True,
     on_partial_tail: Callable[[int], None] | None = None,
+    what: str = "file",
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, record)`` for each record of a JSONL file.
 
@@ -172,10 +173,10 @@ def read_jsonl(
     the record a crash interrupted, and it is skipped (a last line that is a complete
     record is read, newline or not; see :func:`repair_tail`), after calling
     ``on_partial_tail`` with its line number so a reader can warn that the file may be
-    incomplete.
+    incomplete. ``what`` names the file in a missing-file message.
     """
     path = Path(path)
-    raw = read_file_bytes(path)
+    raw = read_file_bytes(path, what=what)
     if b"\r" in raw:
         raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     if allow_partial_tail and raw and not raw.endswith(b"\n"):

@@ -34,9 +34,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from sdtt.dialogue.jsonl import read_jsonl
 from sdtt.dialogue.render import fold_text
 from sdtt.errors import InputError
-from sdtt.files import read_text_file, write_text_atomic
+from sdtt.files import write_text_atomic
 from sdtt.questionnaires.questionnaire import AnswerKey, Line, Questionnaire
 
 DetectorFormat = Literal["itb", "pan"]
@@ -131,21 +132,8 @@ def read_scores(path: Path, items: Sequence[DetectorItem], fmt: DetectorFormat) 
     field = "who_is_human" if fmt == "itb" else "is_human"
     scores: dict[str, float] = {}
     seen: dict[str, int] = {}
-    text = read_text_file(path, what="detector scores")
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            record = json.loads(raw)
-        except json.JSONDecodeError as error:
-            raise InputError(
-                f"not JSON ({error.msg}).",
-                path=path,
-                line=number,
-                hint="Each line must be one JSON object.",
-            ) from None
-        if not isinstance(record, dict):
-            raise InputError("each line must be a JSON object.", path=path, line=number)
+    # No partial tail allowed: a cut-off last score must not pass as "no answer".
+    for number, record in read_jsonl(path, allow_partial_tail=False, what="detector scores"):
         if "id" not in record:
             raise InputError("missing.", path=path, line=number, field="id")
         key = str(record["id"])
