@@ -11,6 +11,29 @@ from pathlib import Path
 from sdtt.errors import InputError
 
 
+def csv_cells(path: str | Path, *, what: str = "file") -> Iterator[tuple[int, list[str]]]:
+    """``(line, cells)`` for every row of a CSV file that is not blank, the line being
+    where the row ends; an unreadable, non-UTF-8 or malformed file is an
+    :class:`InputError` naming the file (and line). ``what`` names the file in messages."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except OSError as error:
+        raise InputError(f"cannot read the {what} ({error.strerror}).", path=path) from None
+    except UnicodeDecodeError:
+        raise InputError(
+            f"the {what} is not UTF-8 text.", path=path, hint="Save it as CSV (UTF-8)."
+        ) from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        for row in reader:
+            if any(cell.strip() for cell in row):
+                yield reader.line_num, row
+    except csv.Error as error:
+        raise InputError(
+            f"the CSV is malformed ({error}).", path=path, line=reader.line_num
+        ) from None
+
+
 def csv_rows(
     path: str | Path, required: Sequence[str], optional: Sequence[str] = ()
 ) -> Iterator[tuple[int, dict[str, str]]]:
@@ -21,53 +44,37 @@ def csv_rows(
     :class:`InputError` names the file, line and column otherwise). Values are stripped;
     columns other than ``required`` and ``optional`` are ignored.
     """
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except OSError as error:
-        raise InputError(f"cannot read the file ({error.strerror}).", path=path) from None
-    except UnicodeDecodeError:
+    rows = csv_cells(path)
+    first = next(rows, None)
+    if first is None:
         raise InputError(
-            "the file is not UTF-8 text.", path=path, hint="Save it as CSV (UTF-8)."
-        ) from None
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = next(reader, None)
-        if header is None:
-            raise InputError(
-                "the file is empty.",
-                path=path,
-                hint=f"Give a header line: {','.join(required)}.",
-            )
-        names = [name.strip().lower() for name in header]
-        missing = [name for name in required if name not in names]
-        if missing:
-            raise InputError(
-                f"no {', '.join(repr(m) for m in missing)} column (found "
-                f"{', '.join(repr(n) for n in names if n) or 'none'}).",
-                path=path,
-                line=1,
-                hint=f"The header line must name the columns {', '.join(required)}.",
-            )
-        wanted = {name: names.index(name) for name in (*required, *optional) if name in names}
-        for row in reader:
-            line = reader.line_num
-            if not any(cell.strip() for cell in row):
-                continue
-            values = {
-                name: row[index].strip() if index < len(row) else ""
-                for name, index in wanted.items()
-            }
-            for name in required:
-                if not values[name]:
-                    raise InputError(
-                        "the cell is empty.",
-                        path=path,
-                        line=line,
-                        field=name,
-                        hint="Fill it in or delete the row.",
-                    )
-            yield line, values
-    except csv.Error as error:
+            "the file is empty.",
+            path=path,
+            hint=f"Give a header line: {','.join(required)}.",
+        )
+    header_line, header = first
+    names = [name.strip().lower() for name in header]
+    missing = [name for name in required if name not in names]
+    if missing:
         raise InputError(
-            f"the CSV is malformed ({error}).", path=path, line=reader.line_num
-        ) from None
+            f"no {', '.join(repr(m) for m in missing)} column (found "
+            f"{', '.join(repr(n) for n in names if n) or 'none'}).",
+            path=path,
+            line=header_line,
+            hint=f"The header line must name the columns {', '.join(required)}.",
+        )
+    wanted = {name: names.index(name) for name in (*required, *optional) if name in names}
+    for line, row in rows:
+        values = {
+            name: row[index].strip() if index < len(row) else "" for name, index in wanted.items()
+        }
+        for name in required:
+            if not values[name]:
+                raise InputError(
+                    "the cell is empty.",
+                    path=path,
+                    line=line,
+                    field=name,
+                    hint="Fill it in or delete the row.",
+                )
+        yield line, values

@@ -16,14 +16,13 @@ is skipped.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from sdtt.errors import InputError
+from sdtt.single.csvrows import csv_cells
 from sdtt.single.theirdata.conversations import CLASSES, Speaker
 from sdtt.single.theirdata.jsonfile import load_json, need_object
 
@@ -106,28 +105,16 @@ def _trial(
 
 
 def _csv(path: str | Path, columns: int, what: str) -> list[tuple[int, list[str]]]:
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read the {what} ({error}).", path=path) from None
-    reader = csv.reader(io.StringIO(text, newline=""))
     rows = []
-    try:
-        for row in reader:
-            if not any(cell.strip() for cell in row):
-                continue
-            if len(row) != columns:
-                raise InputError(
-                    f"expected {columns} columns, found {len(row)}.",
-                    path=path,
-                    line=reader.line_num,
-                    hint=f"Give psiTurk's {what} as downloaded (no header line).",
-                )
-            rows.append((reader.line_num, row))
-    except csv.Error as error:
-        raise InputError(
-            f"the CSV is malformed ({error}).", path=path, line=reader.line_num
-        ) from None
+    for line, row in csv_cells(path, what=what):
+        if len(row) != columns:
+            raise InputError(
+                f"expected {columns} columns, found {len(row)}.",
+                path=path,
+                line=line,
+                hint=f"Give psiTurk's {what} as downloaded (no header line).",
+            )
+        rows.append((line, row))
     return rows
 
 
