@@ -9,7 +9,7 @@ into an option. A provider failure is recorded the same way with reason ``model_
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from functools import partial
 from typing import Any, Literal, TypeVar
 
@@ -146,19 +146,6 @@ def _judgement(
     )
 
 
-async def _all(calls: Sequence[Callable[[], Awaitable[T]]]) -> list[T]:
-    """The results of ``calls``, made at once, in their order."""
-    results: dict[int, T] = {}
-
-    async def one(index: int) -> None:
-        results[index] = await calls[index]()
-
-    async with trio.open_nursery() as nursery:
-        for index in range(len(calls)):
-            nursery.start_soon(one, index)
-    return [results[index] for index in range(len(calls))]
-
-
 Order = Literal["original", "swapped"]
 ORDERS: tuple[Order, ...] = ("original", "swapped")
 
@@ -214,7 +201,7 @@ async def judge_pair_paired(
 
     The orders are asked at once, so a batched judge sends both in one job.
     """
-    answers = await _all(
+    answers = await asking.all_at_once(
         [
             partial(ask, model, partial(_paired, item, order), parse_option, attempts=attempts)
             for order in orders
@@ -262,7 +249,7 @@ async def judge_pair_single(
     raws: list[str] = []
     error: str | None = None
     # Both chats are asked at once, so a batched judge sends them in one job.
-    answers = await _all(
+    answers = await asking.all_at_once(
         [
             partial(ask, model, partial(_single, lines, example), parse_label, attempts=attempts)
             for lines in item.chats

@@ -11,7 +11,7 @@ caller can record both.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -78,3 +78,21 @@ async def ask(
         except ModelOutputError as error:
             unreadable = error
     return Asked(None, tuple(outputs), unreadable=unreadable)
+
+
+async def all_at_once(calls: Sequence[Callable[[], Awaitable[T]]]) -> list[T]:
+    """The results of ``calls``, made at once (each model's own limit still applies),
+    in their order."""
+    # Imported here: command parsers load this module (through the persona bot) and
+    # must not load trio just to print --help.
+    import trio
+
+    results: dict[int, T] = {}
+
+    async def one(index: int) -> None:
+        results[index] = await calls[index]()
+
+    async with trio.open_nursery() as nursery:
+        for index in range(len(calls)):
+            nursery.start_soon(one, index)
+    return [results[index] for index in range(len(calls))]

@@ -10,12 +10,12 @@ image is read into a request (:func:`sdtt.models.registry.require_image_input`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
-
-import trio
 
 from sdtt.dialogue.seeds import derive_seed
 from sdtt.errors import InputError
+from sdtt.models.asking import all_at_once
 from sdtt.models.base import GenerateConfig, Generator, Image, Prompt
 from sdtt.models.registry import require_image_input
 from sdtt.single.csvrows import csv_rows
@@ -141,15 +141,7 @@ async def machine_captions(
     Refuses a model without image input before any call.
     """
     require_image_input(model.name)
-    found: dict[int, SingleResponse] = {}
-
-    async def one(index: int, image: Image) -> None:
-        found[index] = await caption(model, image, seed=seed)
-
-    async with trio.open_nursery() as nursery:
-        for index, image in enumerate(images):
-            nursery.start_soon(one, index, image)
-    return [found[index] for index in range(len(images))]
+    return await all_at_once([partial(caption, model, image, seed=seed) for image in images])
 
 
 def read_human_captions(

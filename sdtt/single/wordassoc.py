@@ -12,13 +12,13 @@ counted.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-import trio
-
 from sdtt.dialogue.seeds import derive_seed
 from sdtt.errors import InputError
+from sdtt.models.asking import all_at_once
 from sdtt.models.base import GenerateConfig, Generator, Prompt
 from sdtt.single.csvrows import csv_rows
 from sdtt.single.response import SingleResponse, Truth, response_id
@@ -119,15 +119,12 @@ async def machine_associations(
 ) -> list[SingleResponse]:
     """One association per cue, asked concurrently (the model's own limit applies),
     returned in the order of ``cues``."""
-    found: dict[int, SingleResponse] = {}
-
-    async def one(index: int, cue: str) -> None:
-        found[index] = await associate(model, cue, seed=seed, examples=examples, attempts=attempts)
-
-    async with trio.open_nursery() as nursery:
-        for index, cue in enumerate(cues):
-            nursery.start_soon(one, index, cue)
-    return [found[index] for index in range(len(cues))]
+    return await all_at_once(
+        [
+            partial(associate, model, cue, seed=seed, examples=examples, attempts=attempts)
+            for cue in cues
+        ]
+    )
 
 
 def read_human_associations(
