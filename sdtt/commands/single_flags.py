@@ -26,6 +26,12 @@ def add_write_arguments(parser: argparse.ArgumentParser, what: str, suffix: str 
     parser.add_argument("--force", action="store_true", help="replace --out when it exists")
 
 
+def add_verdicts_out(parser: argparse.ArgumentParser) -> None:
+    """``--out`` (optional: the per-response verdicts of a judge) and ``--force``."""
+    add_out_argument(parser, folder=False, help="file of per-response verdicts to write (.jsonl)")
+    parser.add_argument("--force", action="store_true", help="replace --out when it exists")
+
+
 def add_svm_parser(
     actions: argparse._SubParsersAction[argparse.ArgumentParser], task: str, module: str
 ) -> None:
@@ -59,8 +65,7 @@ def add_svm_parser(
         "--folds", type=int, default=DEFAULT_FOLDS, help=f"folds at most (default {DEFAULT_FOLDS})"
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the fold split (default 0)")
-    add_out_argument(parser, folder=False, help="file of per-response verdicts to write (.jsonl)")
-    parser.add_argument("--force", action="store_true", help="replace --out when it exists")
+    add_verdicts_out(parser)
     parser.set_defaults(func=lazy_command(module, "run_svm"))
 
 
@@ -109,8 +114,7 @@ def add_llm_judge_parser(
         parser.add_argument(
             "--images", type=Path, required=True, help="folder of the images, shown to the judge"
         )
-    add_out_argument(parser, folder=False, help="file of per-response verdicts to write (.jsonl)")
-    parser.add_argument("--force", action="store_true", help="replace --out when it exists")
+    add_verdicts_out(parser)
     parser.set_defaults(func=lazy_command(module, "run_llm_judge"))
 
 
@@ -172,6 +176,18 @@ def add_items_parser(
         )
     add_write_arguments(parser, "single items")
     parser.set_defaults(func=lazy_command(module, "run_items"))
+
+
+def add_judging_actions(
+    actions: argparse._SubParsersAction[argparse.ArgumentParser], task: str, module: str
+) -> None:
+    """The actions every single-item task has after its own generate and import:
+    ``catch``, ``preview``, ``items``, ``llm-judge`` and ``svm``."""
+    add_catch_parser(actions, task, module)
+    add_preview_parser(actions, module)
+    add_items_parser(actions, task, module)
+    add_llm_judge_parser(actions, task, module)
+    add_svm_parser(actions, task, module)
 
 
 def print_help(parser: argparse.ArgumentParser) -> int:

@@ -7,12 +7,8 @@ from pathlib import Path
 
 from sdtt.commands import lazy_command
 from sdtt.commands.single_flags import (
-    add_catch_parser,
-    add_items_parser,
-    add_llm_judge_parser,
+    add_judging_actions,
     add_model_arguments,
-    add_preview_parser,
-    add_svm_parser,
     add_write_arguments,
     print_help,
 )
@@ -81,8 +77,4 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_write_arguments(importing, "human associations")
     importing.set_defaults(func=lazy_command(MODULE, "run_import"))
 
-    add_catch_parser(actions, "wordassoc", MODULE)
-    add_preview_parser(actions, MODULE)
-    add_items_parser(actions, "wordassoc", MODULE)
-    add_llm_judge_parser(actions, "wordassoc", MODULE)
-    add_svm_parser(actions, "wordassoc", MODULE)
+    add_judging_actions(actions, "wordassoc", MODULE)
