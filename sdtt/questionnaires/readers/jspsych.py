@@ -81,23 +81,13 @@ def read_jspsych(path: str | Path, questionnaire: Questionnaire) -> list[JudgeAn
                 answer = (question.choices or [])[int(response)].value
             respondent.answers[name] = answer
             if role == "judgement" and cell("rt").strip():
-                try:
-                    respondent.seconds[name] = float(cell("rt")) / 1000
-                except ValueError:
-                    raise InputError(
-                        f"rt {cell('rt')!r} is not a number.", path=path, line=line, field="rt"
-                    ) from None
+                respondent.seconds[name] = _seconds(cell("rt"), path, line)
         elif role == "belief":
             # Reveal mode: a slider after each turn (read into traces, not judgements).
             name = cell("question")
             respondent.answers[name] = cell("response").strip()
             if cell("rt").strip():
-                try:
-                    respondent.seconds[name] = float(cell("rt")) / 1000
-                except ValueError:
-                    raise InputError(
-                        f"rt {cell('rt')!r} is not a number.", path=path, line=line, field="rt"
-                    ) from None
+                respondent.seconds[name] = _seconds(cell("rt"), path, line)
         elif role in ("demographics", "strategy"):
             try:
                 response = loads_json(cell("response") or "{}")
@@ -113,3 +103,11 @@ def read_jspsych(path: str | Path, questionnaire: Questionnaire) -> list[JudgeAn
                 if name in questions and isinstance(value, str):
                     respondent.answers[name] = value
     return list(by_judge.values())
+
+
+def _seconds(rt: str, path: Path, line: int) -> float:
+    """A row's response time (jsPsych's ``rt``, milliseconds) in seconds."""
+    try:
+        return float(rt) / 1000
+    except ValueError:
+        raise InputError(f"rt {rt!r} is not a number.", path=path, line=line, field="rt") from None
