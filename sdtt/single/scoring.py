@@ -37,6 +37,7 @@ from sdtt.single.significance import (
     permutation_test,
     wilcoxon_one_sample,
 )
+from sdtt.single.tally import add_verdict
 
 NAN = float("nan")
 MIN_TOPIC_SHARE = 0.75
@@ -174,15 +175,7 @@ def confusion_of(trials: Iterable[Trial]) -> Confusion:
     """Verdict counts by truth."""
     counts = Confusion()
     for trial in trials:
-        if trial.truth == "human":
-            if trial.said == "human":
-                counts.hh += 1
-            else:
-                counts.mh += 1
-        elif trial.said == "human":
-            counts.hm += 1
-        else:
-            counts.mm += 1
+        add_verdict(counts, trial.said, trial.truth)
     return counts
 
 
