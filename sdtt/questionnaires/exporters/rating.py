@@ -18,6 +18,7 @@ from typing import Any
 from markupsafe import Markup
 
 from sdtt.questionnaires.exporters.jspsych import script_safe, vendored
+from sdtt.questionnaires.exporters.surveyjs import shuffled_panels_survey
 from sdtt.questionnaires.layout import escape_html, paragraphs_html, plain_label
 from sdtt.questionnaires.rating_task import PAGE_SUFFIX, RatingTask, pair_view_html, scale_labels
 from sdtt.spreadsheet import safe_cell
@@ -48,22 +49,9 @@ def surveyjs_definition(task: RatingTask, pair_ids: list[str]) -> dict[str, Any]
                 ],
             }
         )
-    return {
-        "title": plain_label(task.title),
-        "showQuestionNumbers": "off",
-        "showProgressBar": True,
-        "questionsOnPageMode": "questionPerPage",
-        "pages": [
-            {
-                "name": "intro",
-                "elements": [
-                    {"type": "html", "name": "introtext", "html": paragraphs_html(task.intro)}
-                ],
-            },
-            {"name": "pairs", "questionOrder": "random", "elements": panels},
-        ],
-        "completedHtml": paragraphs_html(task.end_text),
-    }
+    return shuffled_panels_survey(
+        title=task.title, intro=task.intro, end_text=task.end_text, page="pairs", panels=panels
+    )
 
 
 SCRIPT_FILES = ("jspsych.min.js", "plugin-html-button-response.min.js")

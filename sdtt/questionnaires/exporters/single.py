@@ -19,7 +19,11 @@ from typing import Any
 from markupsafe import Markup
 
 from sdtt.questionnaires.exporters.jspsych import SCRIPT_FILES, scramble, script_safe, vendored
-from sdtt.questionnaires.exporters.surveyjs import PAGE_SUFFIX, question_element
+from sdtt.questionnaires.exporters.surveyjs import (
+    PAGE_SUFFIX,
+    question_element,
+    shuffled_panels_survey,
+)
 from sdtt.questionnaires.layout import chat_html, escape_html, paragraphs_html, plain_label
 from sdtt.questionnaires.single_task import (
     CONFIDENCE,
@@ -110,28 +114,13 @@ def _panel(task: SingleTask, item: ItemView) -> dict[str, Any]:
 def surveyjs_definition(task: SingleTask, items: list[ItemView]) -> dict[str, Any]:
     """A SurveyJS survey of ``items``: one panel (one screen) per item, shuffled by
     SurveyJS for each judge."""
-    return {
-        "title": plain_label(task.title),
-        "showQuestionNumbers": "off",
-        "showProgressBar": True,
-        # One panel per screen, so SurveyJS can shuffle the items (it shuffles elements
-        # within a page, never pages).
-        "questionsOnPageMode": "questionPerPage",
-        "pages": [
-            {
-                "name": "intro",
-                "elements": [
-                    {"type": "html", "name": "introtext", "html": paragraphs_html(task.intro)}
-                ],
-            },
-            {
-                "name": ITEMS_PAGE,
-                "questionOrder": "random",
-                "elements": [_panel(task, item) for item in items],
-            },
-        ],
-        "completedHtml": paragraphs_html(task.end_text),
-    }
+    return shuffled_panels_survey(
+        title=task.title,
+        intro=task.intro,
+        end_text=task.end_text,
+        page=ITEMS_PAGE,
+        panels=[_panel(task, item) for item in items],
+    )
 
 
 def surveyjs_files(task: SingleTask) -> dict[str, str]:

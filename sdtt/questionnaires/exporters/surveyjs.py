@@ -110,6 +110,29 @@ def survey_definition(questionnaire: Questionnaire) -> dict[str, Any]:
     return survey
 
 
+def shuffled_panels_survey(
+    *, title: str, intro: str, end_text: str, page: str, panels: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """A survey of an intro screen, then ``panels`` on page ``page``, one a screen, in an
+    order SurveyJS shuffles for each judge (the single-item and rating tasks)."""
+    return {
+        "title": plain_label(title),
+        "showQuestionNumbers": "off",
+        "showProgressBar": True,
+        # One panel per screen, so SurveyJS can shuffle the items (it shuffles elements
+        # within a page, never pages).
+        "questionsOnPageMode": "questionPerPage",
+        "pages": [
+            {
+                "name": "intro",
+                "elements": [{"type": "html", "name": "introtext", "html": paragraphs_html(intro)}],
+            },
+            {"name": page, "questionOrder": "random", "elements": panels},
+        ],
+        "completedHtml": paragraphs_html(end_text),
+    }
+
+
 def export(questionnaire: Questionnaire) -> str:
     """The SurveyJS survey JSON text."""
     return json.dumps(survey_definition(questionnaire), indent=2, ensure_ascii=False) + "\n"
