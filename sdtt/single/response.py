@@ -11,13 +11,14 @@ take them alike. A record that post-processing disqualified is kept with its
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from sdtt.dialogue.record_files import read_records, write_records
+from sdtt.errors import InputError
 
 RESPONSE_VERSION = 1
 """Format version of response records; bump on breaking changes."""
@@ -67,6 +68,21 @@ class SingleResponse(BaseModel):
     def judged(self) -> bool:
         """Whether it is a real response judges and the SVM and LLM judges are scored on."""
         return self.usable and not self.catch
+
+
+def judged_of_one_task(
+    records: Sequence[SingleResponse], judge: str
+) -> tuple[Task, list[SingleResponse]]:
+    """The task and the judged records (usable, no catch items) a judge is scored on; an
+    :class:`InputError` naming ``judge`` when they are not all of one task."""
+    judged = [r for r in records if r.judged]
+    tasks = {r.task for r in judged}
+    if len(tasks) != 1:
+        raise InputError(
+            f"{judge} needs the responses of one task (found {sorted(tasks) or 'none'}).",
+            hint="Judge word associations and captions separately.",
+        )
+    return tasks.pop(), judged
 
 
 def response_id(task: str, stimulus: str, text: str, agent: str, extra: str = "") -> str:

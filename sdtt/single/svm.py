@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 from sdtt.analysis.metrics import Confusion
 from sdtt.errors import InputError
 from sdtt.judges.classifier import Examples, grouped_folds
-from sdtt.single.response import SingleResponse, Truth
+from sdtt.single.response import SingleResponse, Truth, judged_of_one_task
 from sdtt.single.svm_options import DEFAULT_EMBEDDING, DEFAULT_FOLDS, EMBEDDINGS
 from sdtt.single.tally import add_verdict
 
@@ -130,14 +130,7 @@ def svm_judge(
     """
     from sklearn.svm import LinearSVC
 
-    usable = [r for r in records if r.judged]
-    tasks = {r.task for r in usable}
-    if len(tasks) != 1:
-        raise InputError(
-            f"the SVM judge needs the responses of one task (found {sorted(tasks) or 'none'}).",
-            hint="Judge word associations and captions separately.",
-        )
-    task = tasks.pop()
+    task, usable = judged_of_one_task(records, "the SVM judge")
     vectors = embed or embedder(embedding)
     features = association_features if task == "wordassoc" else caption_features
     x = features(usable, vectors)

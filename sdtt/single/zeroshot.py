@@ -21,7 +21,7 @@ from sdtt.dialogue.seeds import derive_seed, seeded_rng
 from sdtt.errors import InputError
 from sdtt.models.base import GenerateConfig, Generator, Image, Prompt
 from sdtt.models.registry import require_image_input
-from sdtt.single.response import SingleResponse, Truth
+from sdtt.single.response import SingleResponse, Truth, judged_of_one_task
 
 WORD_PROMPT = (
     "Task: You will be given a target word along with {count} associated words. Your goal "
@@ -93,14 +93,7 @@ async def zero_shot_judge(
 
     Captions need ``images`` (file name -> image) and a model that takes image input.
     """
-    usable = [r for r in records if r.judged]
-    tasks = {r.task for r in usable}
-    if len(tasks) != 1:
-        raise InputError(
-            f"the judge needs the responses of one task (found {sorted(tasks) or 'none'}).",
-            hint="Judge word associations and captions separately.",
-        )
-    task = tasks.pop()
+    task, usable = judged_of_one_task(records, "the judge")
     if task == "caption":
         require_image_input(model.name)
     size = per_prompt or PER_PROMPT.get(task, 10)
