@@ -10,6 +10,7 @@ image is read into a request (:func:`sdtt.models.registry.require_image_input`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -111,12 +112,7 @@ async def caption(
     model: Generator, image: Image, *, seed: int = 0, config: GenerateConfig = CONFIG
 ) -> SingleResponse:
     """One machine caption of ``image`` (an empty one is kept, excluded as 'empty')."""
-    call = GenerateConfig(
-        max_tokens=config.max_tokens,
-        temperature=config.temperature,
-        timeout=config.timeout,
-        seed=derive_seed(seed, "caption", image.name),
-    )
+    call = replace(config, seed=derive_seed(seed, "caption", image.name))
     raw = (await model.generate(caption_prompt(image), call)).text
     text = tidy_caption(raw)
     return SingleResponse(

@@ -12,6 +12,7 @@ counted.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -61,12 +62,7 @@ async def associate(
     raw = ""
     tries = 0
     for tries in range(1, max(1, attempts) + 1):
-        call = GenerateConfig(
-            max_tokens=config.max_tokens,
-            temperature=config.temperature,
-            timeout=config.timeout,
-            seed=derive_seed(seed, "wordassoc", cue, tries),
-        )
+        call = replace(config, seed=derive_seed(seed, "wordassoc", cue, tries))
         raw = (await model.generate(prompt, call)).text.strip()
         if clean_association(cue, raw).reason is None:
             break

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import trio
 
@@ -117,11 +117,7 @@ async def zero_shot_judge(
     async def ask(number: int, stimulus: str, batch: list[SingleResponse]) -> None:
         image = (images or {}).get(stimulus) if task == "caption" else None
         prompt = judge_prompt(task, stimulus, [r.response for r in batch], image)
-        config = GenerateConfig(
-            max_tokens=CONFIG.max_tokens,
-            temperature=CONFIG.temperature,
-            seed=derive_seed(seed, "zeroshot", number),
-        )
+        config = replace(CONFIG, seed=derive_seed(seed, "zeroshot", number))
         reply = (await model.generate(prompt, config)).text
         labels = read_labels(reply, len(batch))
         for index, record in enumerate(batch):
