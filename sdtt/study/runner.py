@@ -599,6 +599,9 @@ class StudyRunner:
                         nursery.start_soon(one, cohort, api, writer, every or DEFAULT_CONCURRENCY)
 
         self.drive(main, False)
+        if self.ledger.stopped is not None:
+            # A rater records a call the budget refused as failed; a rerun asks it again.
+            raise self.ledger.stopped
         if made and all(made):
             # As sdtt align judge: a cohort whose every call failed has rated nothing.
             raise SdttError(

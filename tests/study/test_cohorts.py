@@ -16,6 +16,7 @@ from sdtt.study.spec import read_spec
 from sdtt.study.status import study_status
 from sdtt.study.verify import verify_bundle
 from tests.study.helpers import CountingMocks, run_study, write_spec
+from tests.study.test_cost import PRICE, dollars
 
 COHORT = """
 [align]
@@ -134,3 +135,33 @@ def test_verify_catches_an_altered_rating(tmp_path: Path) -> None:
     result = verify_bundle(bundle)
     assert not result.ok
     assert any(TABLE in p and "report says" in p for p in result.problems), result.problems
+
+
+def test_the_budget_stops_a_cohort_and_a_raised_budget_finishes_it(tmp_path: Path) -> None:
+    whole = CountingMocks()
+    assert run_study(cohort_spec(tmp_path / "whole", COHORT + PRICE), whole).finished
+    records = read_ledger(tmp_path / "whole/out" / LEDGER_FILE)
+    rated = [r for r in records if r["stage"] == "align"]
+    cohorts = sum(dollars(r) for r in rated)
+    # The study is made first without its cohorts (a budget bounds a chat's every call
+    # by its whole max_tokens, far above what a mock spends), then they are added.
+    spec = write_spec(tmp_path / "tight", extra=PRICE)
+    tight = CountingMocks()
+    assert run_study(spec, tight).finished
+    spent = sum(dollars(r) for r in read_ledger(tmp_path / "tight/out" / LEDGER_FILE))
+    budget = spent + cohorts / 2
+    text = spec.read_text("utf-8").replace("seed = 3", f"seed = 3\nbudget = {budget!r}")
+    spec.write_text(text + COHORT, "utf-8")
+    result = run_study(spec, tight)
+    assert result.budget is not None and not result.finished
+    assert "cohort mini" in [s.id for s in result.undone]
+    records = read_ledger(tmp_path / "tight/out" / LEDGER_FILE)
+    assert sum(dollars(r) for r in records) <= budget
+    assert 0 < sum(r["stage"] == "align" for r in records) < len(rated)  # stopped midway
+    spec.write_text(spec.read_text("utf-8").replace(f"budget = {budget!r}", "budget = 1.0"))
+    rest = CountingMocks()
+    assert run_study(spec, rest).finished
+    assert tight.counted() + rest.counted() == whole.counted()
+    figures = json.loads((tmp_path / "tight/out/report/figures.json").read_text("utf-8"))
+    again = json.loads((tmp_path / "whole/out/report/figures.json").read_text("utf-8"))
+    assert section(figures, TABLE) == section(again, TABLE)
