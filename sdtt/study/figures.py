@@ -3,8 +3,8 @@
 :func:`compute_report` builds the report (``sdtt report``'s tables and plots) from the
 judgement files, the questionnaire and its answer key, adds the LLM cohorts' table (as
 ``sdtt align score``, from the rating task and the cohorts' ratings) and the cost
-ledger's tables. ``figures.json`` beside the report holds every number it shows (headline and
-tables, as text), so :mod:`sdtt.study.verify` can compute them again from a bundle's
+ledger's tables. ``figures.json`` beside the report holds every number it shows
+(headline and tables, as text), so :mod:`sdtt.study.verify` can compute them again from a bundle's
 records and name any that differ.
 """
 

@@ -3,9 +3,9 @@
 Each step calls the library function its single command calls (``generate_topics``,
 ``run_chains``, ``run_simulated_chat``, ``build_study``, ``build_rating_task`` and
 ``run_cohort`` of ``sdtt align``, ``run_llm_judge``, the survey exporters and readers,
-``build_report``). Steps already done are skipped; a step cut
-short by a kill is made again, and every call it had already made is answered from the
-cost ledger (:mod:`sdtt.study.ledger`): no paid call is made twice. A judge with ``batch
+``build_report``). Steps already done are skipped; a step cut short by a kill is made
+again, and every call it had already made is answered from the cost ledger
+(:mod:`sdtt.study.ledger`): no paid call is made twice. A judge (or cohort) with ``batch
 = true`` sends its calls through its provider's batch API (:mod:`sdtt.judges.batch`, as
 ``sdtt judge --batch``), whose job ledger lets a rerun wait for a job that a killed run
 had submitted instead of sending it again. A step a person must do (hold the chats,

@@ -4,9 +4,10 @@ The design is the product personas x models x modes x turns (N, X) x topics; eve
 is one chat. Chats are simulated (``interrogator`` names a model) or collected from
 people (``interrogator = "human"``); LLM judges and a human survey judge the pairs the
 questionnaire makes of them; LLM cohorts (``[cohorts.NAME]``) rate the similarity of
-excerpts drawn from its chats (as ``sdtt align``); the analyses and the report follow. ``examples/
-turns_study.toml`` shows every section. A bad spec raises one :class:`InputError` naming
-the file, the line and the field, as ``sdtt serve``'s spec does.
+excerpts drawn from its chats (as ``sdtt align``); the analyses and the report follow.
+``examples/turns_study.toml`` shows the main sections. A bad spec raises one
+:class:`InputError` naming the file, the line and the field, as ``sdtt serve``'s spec
+does.
 """
 
 from __future__ import annotations
