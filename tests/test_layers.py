@@ -25,7 +25,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("__main__",),
     ("cli",),
     ("commands",),
-    ("align", "single", "study"),
+    ("study",),
+    ("align", "single"),
     ("analysis", "judges", "serve", "ui"),
     ("beliefs", "engine"),
     ("generate", "questionnaires"),
@@ -47,10 +48,10 @@ REASONS: dict[str, tuple[str, str]] = {
     # package: (its module, the module on the row just below that it imports)
     "__main__": ("sdtt.__main__", "sdtt.cli"),  # the console script runs the command line
     "cli": ("sdtt.cli", "sdtt.commands"),  # builds the parser from the command modules
-    "commands": ("sdtt.commands.align", "sdtt.align.llm"),  # the LLM cohort of sdtt align
+    "commands": ("sdtt.commands.study", "sdtt.study.runner"),  # sdtt study runs a study
+    "study": ("sdtt.study.runner", "sdtt.align.llm"),  # a study's LLM cohorts
     "align": ("sdtt.align.llm", "sdtt.judges.llm"),  # LLM raters ask as LLM judges do
     "single": ("sdtt.single.scoring", "sdtt.analysis.metrics"),  # detectability's confusion
-    "study": ("sdtt.study.runner", "sdtt.judges.llm"),  # a study's LLM judges
     "analysis": ("sdtt.analysis.beliefs", "sdtt.beliefs.traces"),  # reports on belief traces
     "judges": ("sdtt.judges.reveal", "sdtt.beliefs.traces"),  # reveal judges write traces
     "serve": ("sdtt.serve.market_room", "sdtt.beliefs.market"),  # live market rooms

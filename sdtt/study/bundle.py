@@ -2,10 +2,11 @@
 
 The bundle holds the spec (``spec.toml``), the study's files (``study/``: pseudo-dialogue
 chains, chats and their event logs, questionnaire and answer key, survey export,
-judgements, the cost ledger with every prompt as rendered and every answer, the report
-and ``figures.json``), the persona files, and ``manifest.json``: the SHA-256 of every
-file, the model strings and the versions the providers reported, the seeds, and the
-versions of sdtt, Python and every installed distribution.
+judgements, the rating task and its cohorts' ratings, the cost ledger with every prompt
+as rendered and every answer, the report and ``figures.json``), the persona files, and
+``manifest.json``: the SHA-256 of every file, the model strings and the versions the
+providers reported, the seeds, and the versions of sdtt, Python and every installed
+distribution.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ def _kind(relative: str) -> str:
         "questionnaire": "answer key" if name == "answer-key.json" else "questionnaire",
         "judgements": "judgements",
         "survey": "survey export",
+        "align": "rating task and cohort ratings",
         "report": "report",
     }
     if inner == "chats":

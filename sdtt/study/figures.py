@@ -1,9 +1,10 @@
 """The report of a study and its figures as data, recomputable from the raw records.
 
 :func:`compute_report` builds the report (``sdtt report``'s tables and plots) from the
-judgement files, the questionnaire and its answer key, and adds the cost ledger's
-tables. ``figures.json`` beside the report holds every number it shows (headline and
-tables, as text), so :mod:`sdtt.study.verify` can compute them again from a bundle's
+judgement files, the questionnaire and its answer key, adds the LLM cohorts' table (as
+``sdtt align score``, from the rating task and the cohorts' ratings) and the cost
+ledger's tables. ``figures.json`` beside the report holds every number it shows
+(headline and tables, as text), so :mod:`sdtt.study.verify` can compute them again from a bundle's
 records and name any that differ.
 """
 
@@ -15,6 +16,10 @@ from typing import Any
 
 import pandas as pd
 
+from sdtt.align.alignment_report import cohort_table
+from sdtt.align.analysis import analyse
+from sdtt.align.ratings import load_ratings
+from sdtt.align.task import load_rating_key, load_rating_task
 from sdtt.analysis.report import Report, Section, build_report, write_report
 from sdtt.analysis.stopping import stopping_tables
 from sdtt.analysis.table import judgement_table
@@ -25,7 +30,13 @@ from sdtt.questionnaires.judgements import load_judgements
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 from sdtt.study.ledger import Ledger, Tally
 from sdtt.study.spec import Study
-from sdtt.study.steps import JUDGEMENTS_FOLDER, QUESTIONNAIRE_FOLDER, REPORT_FOLDER
+from sdtt.study.steps import (
+    ALIGN_FOLDER,
+    JUDGEMENTS_FOLDER,
+    QUESTIONNAIRE_FOLDER,
+    REPORT_FOLDER,
+    ratings_path,
+)
 
 FIGURES_FILE = "figures.json"
 
@@ -90,8 +101,30 @@ def compute_report(study: Study, ledger: Ledger, out_dir: Path) -> Report:
     )
     if analysis.sequential:
         report.sections += stopping_sections(frame, margin=analysis.margin, alpha=analysis.alpha)
+    report.sections += align_sections(study)
     report.sections += cost_sections(ledger)
     return report
+
+
+def align_sections(study: Study) -> list[Section]:
+    """With ``[cohorts.NAME]``: each LLM cohort's agreement among its participants (the
+    cohort table of ``sdtt align score``)."""
+    if not study.spec.cohorts:
+        return []
+    folder = study.out / ALIGN_FOLDER
+    task = load_rating_task(folder)
+    key = load_rating_key(folder, task)
+    paths = [ratings_path(study, name) for name in study.spec.cohorts]
+    ratings = load_ratings([path for path in paths if path.exists()])
+    result = analyse(
+        task,
+        ratings,
+        item_sides={item: entry.side for item, entry in key.items.items()},
+        permutations=study.spec.align.permutations,
+        seed=study.spec.align.seed,
+    )
+    table = cohort_table(result)
+    return [Section(table.title, table.header, table.rows, note=table.note)]
 
 
 def stopping_lines(study: Study) -> list[str]:

@@ -1,10 +1,11 @@
 """``sdtt study run``: make every missing piece of a study, in dependency order.
 
 Each step calls the library function its single command calls (``generate_topics``,
-``run_chains``, ``run_simulated_chat``, ``build_study``, ``run_llm_judge``, the survey
-exporters and readers, ``build_report``). Steps already done are skipped; a step cut
-short by a kill is made again, and every call it had already made is answered from the
-cost ledger (:mod:`sdtt.study.ledger`): no paid call is made twice. A judge with ``batch
+``run_chains``, ``run_simulated_chat``, ``build_study``, ``build_rating_task`` and
+``run_cohort`` of ``sdtt align``, ``run_llm_judge``, the survey exporters and readers,
+``build_report``). Steps already done are skipped; a step cut short by a kill is made
+again, and every call it had already made is answered from the cost ledger
+(:mod:`sdtt.study.ledger`): no paid call is made twice. A judge (or cohort) with ``batch
 = true`` sends its calls through its provider's batch API (:mod:`sdtt.judges.batch`, as
 ``sdtt judge --batch``), whose job ledger lets a rerun wait for a job that a killed run
 had submitted instead of sending it again. A step a person must do (hold the chats,
@@ -20,6 +21,7 @@ import shlex
 import shutil
 import time
 from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -27,6 +29,14 @@ from typing import Any, Protocol
 
 import trio
 
+from sdtt.align.llm import Cohort, run_cohort
+from sdtt.align.ratings import Rating, is_model_error, read_ratings, settled_rating_keys
+from sdtt.align.task import (
+    build_rating_task,
+    load_rating_key,
+    load_rating_task,
+    save_rating_task,
+)
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.dialogue.message import Message
@@ -61,6 +71,7 @@ from sdtt.questionnaires.questionnaire import (
     load_questionnaire,
     save_study,
 )
+from sdtt.questionnaires.rating_spec import RatingSource, RatingSpec
 from sdtt.questionnaires.study import DesignSpec, PairSpec
 from sdtt.questionnaires.study import StudySpec as QuestionnaireSpec
 from sdtt.questionnaires.tools import TOOLS
@@ -68,6 +79,7 @@ from sdtt.study.figures import write_study_report
 from sdtt.study.ledger import LEDGER_FILE, BudgetExceeded, Ledger
 from sdtt.study.spec import Study
 from sdtt.study.steps import (
+    ALIGN_FOLDER,
     JUDGEMENTS_FOLDER,
     PSEUDO_FOLDER,
     QUESTIONNAIRE_FOLDER,
@@ -82,6 +94,7 @@ from sdtt.study.steps import (
     chain_step_id,
     chain_topics,
     mark_done,
+    ratings_path,
     state,
     steps,
 )
@@ -285,6 +298,10 @@ class StudyRunner:
             return self._chat(step)
         elif step.stage == "questionnaire":
             self._questionnaire()
+        elif step.id == "rating task":
+            self._rating_task()
+        elif step.stage == "align":
+            self._cohort(step.label)
         elif step.stage == "judges":
             self._judge(step.label)
         elif step.id == "survey export":
@@ -509,6 +526,88 @@ class StudyRunner:
                         nursery.start_soon(one, api, items, writer, every)
 
         self.drive(main, False)
+
+    def _rating_task(self) -> None:
+        align = self.study.spec.align
+        rating = RatingSpec(
+            unit=align.unit,
+            excerpt_turns=align.excerpt_turns,
+            items_per_source=align.items_per_source,
+            sources=[RatingSource(study=str(self.study.out / QUESTIONNAIRE_FOLDER))],
+        )
+        spec = QuestionnaireSpec(name=self.study.spec.study.name, seed=align.seed, rating=rating)
+        built = build_rating_task(spec, self.study.folder)
+        save_rating_task(self.study.out / ALIGN_FOLDER, built.task, built.key)
+
+    def _cohort(self, name: str) -> None:
+        section = self.study.spec.cohorts[name]
+        folder = self.study.out / ALIGN_FOLDER
+        task = load_rating_task(folder)
+        key = load_rating_key(folder, task)
+        out = ratings_path(self.study, name)
+        settled = settled_rating_keys(read_ratings(out)) if out.exists() else set()
+        made: list[bool] = []
+
+        def record(writer: JsonlWriter) -> Callable[[Rating], None]:
+            def write(rating: Rating) -> None:
+                made.append(is_model_error(rating))
+                writer.write(rating)
+
+            return write
+
+        async def one(cohort: Cohort, model: Generator, writer: JsonlWriter, every: int) -> None:
+            await run_cohort(
+                model,
+                task,
+                key,
+                cohort,
+                attempts=section.attempts,
+                concurrency=every,
+                settled=settled,
+                on_rating=record(writer),
+            )
+
+        async def direct(cohort: Cohort, writer: JsonlWriter) -> None:
+            async with self.model(cohort.model, stage="align", condition=cohort.name) as model:
+                await one(cohort, model, writer, DEFAULT_CONCURRENCY)
+
+        async def main() -> None:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            with JsonlWriter(out) as writer:
+                if not section.batch:
+                    async with trio.open_nursery() as nursery:
+                        for cohort in section.cohorts():
+                            nursery.start_soon(direct, cohort, writer)
+                    return
+                # As a batched judge: one batched model per model name, the ledger above
+                # it, so an answer an earlier run recorded is never sent again.
+                settings = BatchSettings(
+                    ledger_path(out), poll_interval=section.poll, retries=section.batch_retries
+                )
+                async with AsyncExitStack() as stack, trio.open_nursery() as nursery:
+                    handles: dict[str, tuple[Generator, int | None]] = {}
+                    for model_name in section.models:
+                        model = await stack.enter_async_context(Model(self.api_factory(model_name)))
+                        handles[model_name] = await stack.enter_async_context(
+                            judge_model(model, settings)
+                        )
+                    for cohort in section.cohorts():
+                        handle, every = handles[cohort.model]
+                        api = self.ledger.api(
+                            handle, stage="align", condition=cohort.name, batch=True
+                        )
+                        nursery.start_soon(one, cohort, api, writer, every or DEFAULT_CONCURRENCY)
+
+        self.drive(main, False)
+        if self.ledger.stopped is not None:
+            # A rater records a call the budget refused as failed; a rerun asks it again.
+            raise self.ledger.stopped
+        if made and all(made):
+            # As sdtt align judge: a cohort whose every call failed has rated nothing.
+            raise SdttError(
+                f"every call of [cohorts.{name}] failed; run again when the models answer: "
+                "it resumes."
+            )
 
     def _survey_export(self) -> None:
         survey = self.study.spec.survey

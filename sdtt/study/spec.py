@@ -3,9 +3,11 @@
 The design is the product personas x models x modes x turns (N, X) x topics; every cell
 is one chat. Chats are simulated (``interrogator`` names a model) or collected from
 people (``interrogator = "human"``); LLM judges and a human survey judge the pairs the
-questionnaire makes of them; the analyses and the report follow. ``examples/
-turns_study.toml`` shows every section. A bad spec raises one :class:`InputError` naming
-the file, the line and the field, as ``sdtt serve``'s spec does.
+questionnaire makes of them; LLM cohorts (``[cohorts.NAME]``) rate the similarity of
+excerpts drawn from its chats (as ``sdtt align``); the analyses and the report follow.
+``examples/turns_study.toml`` shows the main sections. A bad spec raises one
+:class:`InputError` naming the file, the line and the field, as ``sdtt serve``'s spec
+does.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from sdtt.align.llm import IDENTITIES, ORDERS, PROMPTS, Cohort
 from sdtt.dialogue.condition import ChatMode
 from sdtt.dialogue.store import validate_record
 from sdtt.errors import ConfigError, InputError
@@ -27,6 +30,7 @@ from sdtt.judges.llm_options import JudgeKind, OrderPolicy
 from sdtt.models.batch import batch_provider
 from sdtt.models.prices import Price
 from sdtt.models.registry import PROVIDERS
+from sdtt.questionnaires.rating_spec import Unit
 from sdtt.questionnaires.study import Timestamps
 from sdtt.questionnaires.tools import TOOLS
 from sdtt.serve.spec import spec_line
@@ -175,6 +179,85 @@ class SurveySection(_Section):
         return value
 
 
+class AlignSection(_Section):
+    """The similarity rating task the cohorts rate (as ``sdtt align build`` with a
+    ``[rating]`` section whose one source is the study's questionnaire)."""
+
+    unit: Unit = Field(default="burst", description="'message', 'burst' or 'excerpt'.")
+    excerpt_turns: int = Field(default=2, ge=1, description="Turns of an 'excerpt' item.")
+    items_per_source: int = Field(
+        default=4, ge=1, description="Items drawn (seeded) from each side, bot and human."
+    )
+    seed: int = Field(default=0, description="Draws the items and seeds the permutations.")
+    permutations: int = Field(
+        default=200, ge=0, description="Permutations of the tests (as 'sdtt align score')."
+    )
+
+
+class CohortSection(_Section):
+    """LLM cohorts rating the task (``[cohorts.NAME]``, as ``sdtt align judge``): one
+    cohort per model x temperature x prompt variant."""
+
+    models: list[str] = Field(min_length=1)
+    temperatures: list[float] = Field(default_factory=lambda: [1.0], min_length=1)
+    prompts: list[str] = Field(default_factory=lambda: ["plain"], min_length=1)
+    participants: int = Field(default=10, ge=1, description="Participants per cohort.")
+    identities: bool = False
+    orders: str = Field(default="shown", description="'shown' or 'both'.")
+    attempts: int = Field(default=2, ge=1)
+    seed: int = 0
+    batch: bool = Field(
+        default=False,
+        description="Send the calls through the provider's batch API (as 'sdtt align judge "
+        "--batch'); openai/ and anthropic/ models only.",
+    )
+    poll: float = Field(
+        default=60.0, ge=0, description="Seconds between status checks of a batch job."
+    )
+    batch_retries: int = Field(
+        default=2, ge=0, description="New jobs a batch request without an answer is sent in."
+    )
+
+    @field_validator("temperatures")
+    @classmethod
+    def _temperatures(cls, value: list[float]) -> list[float]:
+        if any(not 0 <= t <= 2 for t in value):
+            raise ValueError("every temperature must be between 0 and 2")
+        return value
+
+    @field_validator("prompts")
+    @classmethod
+    def _prompts(cls, value: list[str]) -> list[str]:
+        unknown = [p for p in value if p not in PROMPTS]
+        if unknown:
+            raise ValueError(f"unknown prompt variant {unknown[0]!r}; use {', '.join(PROMPTS)}")
+        return value
+
+    @field_validator("orders")
+    @classmethod
+    def _orders(cls, value: str) -> str:
+        if value not in ORDERS:
+            raise ValueError(f"use one of {', '.join(ORDERS)}")
+        return value
+
+    def cohorts(self) -> list[Cohort]:
+        """The ``sdtt align`` cohorts this section names."""
+        return [
+            Cohort(
+                model,
+                self.participants,
+                temperature,
+                prompt,
+                self.seed,
+                identities=self.identities,
+                orders=self.orders,
+            )
+            for model in self.models
+            for temperature in self.temperatures
+            for prompt in self.prompts
+        ]
+
+
 class AnalysisSection(_Section):
     """What is computed from the judgements, and what the prereg states."""
 
@@ -235,6 +318,8 @@ class StudySpec(_Section):
     questionnaire: QuestionnaireSection = QuestionnaireSection()
     judges: dict[str, JudgeSection] = Field(default_factory=dict)
     survey: SurveySection | None = None
+    align: AlignSection = AlignSection()
+    cohorts: dict[str, CohortSection] = Field(default_factory=dict)
     analysis: AnalysisSection = AnalysisSection()
     prices: dict[str, PriceSection] = Field(default_factory=dict)
 
@@ -262,6 +347,35 @@ class StudySpec(_Section):
                         f"{judge.model} has no batch API ({able} models have one); "
                         "leave batch out for direct calls"
                     )
+        return self._cohort_problem() or self._judged_problem()
+
+    def _cohort_problem(self) -> tuple[str, str] | None:
+        seen: dict[str, str] = {}
+        for name, section in self.cohorts.items():
+            # A cohort's name is its rating file's: OUT/align/ratings/NAME.jsonl.
+            if not JUDGE_NAME.match(name):
+                return f"cohorts.{name}", "name a cohort with letters, digits, '-' and '_'"
+            if section.identities and section.participants > len(IDENTITIES):
+                return f"cohorts.{name}.participants", (
+                    f"with identities a cohort has at most {len(IDENTITIES)} participants"
+                )
+            if section.batch:
+                for model in section.models:
+                    try:
+                        batch_provider(model)
+                    except ConfigError:
+                        return f"cohorts.{name}.batch", (
+                            f"{model} has no batch API; leave batch out for direct calls"
+                        )
+            for cohort in section.cohorts():
+                if cohort.name in seen:
+                    return f"cohorts.{name}", (
+                        f"the cohort {cohort.name!r} is also in [cohorts.{seen[cohort.name]}]"
+                    )
+                seen[cohort.name] = name
+        return None
+
+    def _judged_problem(self) -> tuple[str, str] | None:
         if not self.judges and self.survey is None:
             return "judges", "name a judge: a [judges.NAME] table or a [survey]"
         return None

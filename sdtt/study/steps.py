@@ -2,8 +2,9 @@
 
 A step is done when its marker ``OUT/.done/<id>`` exists beside its output (written
 after the output is complete), running when its output has begun, else missing. The
-order is the order of the dependencies: topics, chains, chats, questionnaire,
-judgements (LLM judges; the survey export, then its answers), report.
+order is the order of the dependencies: topics, chains, chats, questionnaire, the
+similarity rating task and its LLM cohorts (``[cohorts.NAME]``), judgements (LLM
+judges; the survey export, then its answers), report.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ from sdtt.generate.runner import chain_path
 from sdtt.questionnaires.tools import TOOLS
 from sdtt.study.spec import SURVEY_JUDGEMENTS, Study
 
-Stage = Literal["topics", "chains", "chats", "questionnaire", "judges", "survey", "report"]
+Stage = Literal["topics", "chains", "chats", "questionnaire", "align", "judges", "survey", "report"]
 STAGES: tuple[Stage, ...] = (
     "topics",
     "chains",
     "chats",
     "questionnaire",
+    "align",
     "judges",
     "survey",
     "report",
@@ -35,6 +37,10 @@ QUESTIONNAIRE_FOLDER = "questionnaire"
 JUDGEMENTS_FOLDER = "judgements"
 SURVEY_FOLDER = "survey"
 REPORT_FOLDER = "report"
+ALIGN_FOLDER = "align"
+"""The rating task (``rating-task.json``, ``rating-key.json``), as ``sdtt align build``."""
+RATINGS_FOLDER = "ratings"
+"""``OUT/align/ratings/NAME.jsonl``: the ratings of ``[cohorts.NAME]``."""
 TOPICS_FILE = "topics.txt"
 PSEUDO_FOLDER = "pseudo"
 
@@ -160,6 +166,10 @@ def steps(study: Study) -> list[Step]:
     found.append(
         Step("questionnaire", "questionnaire", "pairs and answer key", out / QUESTIONNAIRE_FOLDER)
     )
+    if study.spec.cohorts:
+        found.append(Step("rating task", "align", "similarity rating task", out / ALIGN_FOLDER))
+    for name in study.spec.cohorts:
+        found.append(Step(f"cohort {name}", "align", name, ratings_path(study, name)))
     for name in study.spec.judges:
         found.append(
             Step(f"judge {name}", "judges", name, out / JUDGEMENTS_FOLDER / f"{name}.jsonl")
@@ -185,6 +195,11 @@ def steps(study: Study) -> list[Step]:
         )
     found.append(Step("report", "report", "report and figures", out / REPORT_FOLDER))
     return found
+
+
+def ratings_path(study: Study, name: str) -> Path:
+    """The rating file of ``[cohorts.NAME]``."""
+    return study.out / ALIGN_FOLDER / RATINGS_FOLDER / f"{name}.jsonl"
 
 
 def marker(study: Study, step: Step) -> Path:
