@@ -129,8 +129,17 @@ def read_scores(path: Path, items: Sequence[DetectorItem], fmt: DetectorFormat) 
     """
     by_id = {str(item_id(item, fmt)): item for item in items}
     field = "who_is_human" if fmt == "itb" else "is_human"
+    other_fmt: DetectorFormat = "pan" if fmt == "itb" else "itb"
+    other_field = "is_human" if fmt == "itb" else "who_is_human"
     scores: dict[str, float] = {}
     seen: dict[str, int] = {}
+    if not path.exists():
+        raise InputError(
+            "detector scores not found.",
+            path=path,
+            hint=f"Run the detector on the {PAIRS_FILES[fmt]} that 'sdtt detectors export' "
+            "wrote; it must write one answer per line to this file.",
+        )
     text = read_text_file(path, what="detector scores")
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
@@ -148,6 +157,16 @@ def read_scores(path: Path, items: Sequence[DetectorItem], fmt: DetectorFormat) 
             raise InputError("each line must be a JSON object.", path=path, line=number)
         if "id" not in record:
             raise InputError("missing.", path=path, line=number, field="id")
+        if field not in record and other_field in record:
+            # The ids of the two formats differ, so this would otherwise read as an
+            # unknown pair rather than the wrong --format.
+            raise InputError(
+                f"missing, but the line has {other_field!r}: it is a {other_fmt} answer.",
+                path=path,
+                line=number,
+                field=field,
+                hint=f"Pass --format {other_fmt}.",
+            )
         key = str(record["id"])
         item = by_id.get(key)
         if item is None or isinstance(record["id"], (bool, float, list, dict)):
