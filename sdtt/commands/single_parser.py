@@ -46,6 +46,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_out_argument(build, folder=True, required=True, help="folder for the study")
     build.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a study already in --out (never one that holds answers)",
+    )
+    build.add_argument(
         "--cuts",
         default=DEFAULT_CUTS,
         help=f"exchanges shown, comma-separated (default {DEFAULT_CUTS})",
@@ -199,6 +204,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     chats.add_argument("--seed", type=int, default=0, help="seed of names, lengths and calls")
     add_out_argument(chats, folder=False, required=True, help="file of transcripts (.jsonl)")
+    chats.add_argument("--force", action="store_true", help="replace --out when it exists")
     add_base_url_argument(chats)
     chats.set_defaults(func=lazy_command("sdtt.commands.single", "run_machine_chats"))
 
