@@ -84,6 +84,10 @@ def run_study(args: argparse.Namespace) -> int:
         result = StudyRunner(study, drive=drive, progress=display).run()
         if display.last is not None:
             live.update(progress_table(display.last), refresh=True)
+    if not console.is_terminal:
+        # Rich ends the live table with a newline only on a terminal: in a log or a pipe
+        # the next line would run on from "time left".
+        console.line()
     if result.budget is not None:
         console.print(f"[bold red]stopped by the budget:[/] {shown(str(result.budget))}")
         console.print("Left undone:")
