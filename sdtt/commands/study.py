@@ -167,6 +167,11 @@ def run_verify(args: argparse.Namespace) -> int:
             f"ok: {result.files} files match their hashes; {result.figures_checked} figures "
             "computed again from the records match the report"
         )
+        if result.prereg_hash is not None:
+            console.print(
+                f"ok: the spec is the preregistered one ({result.prereg_hash[:12]}, "
+                f"{shown(str(args.prereg))})"
+            )
         return 0
     console.print(f"[bold red]{len(result.problems)} difference(s)[/]")
     return 1
