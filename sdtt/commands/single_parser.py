@@ -104,7 +104,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     imp.add_argument("study", type=Path, help="study folder")
     imp.add_argument("files", type=Path, nargs="+", metavar="FILE", help="response files")
-    imp.add_argument("--format", required=True, choices=formats, help="response format")
+    imp.add_argument(
+        "--format",
+        required=True,
+        choices=formats,
+        help=f"the tool that saved FILE: {either(able)} ({either(unable, 'and')} cannot field "
+        "single items)",
+    )
     add_out_argument(imp, folder=False, help=f"file of answers (default STUDY/{ANSWERS_FILE})")
     imp.set_defaults(func=lazy_command("sdtt.commands.single", "run_import"))
 
