@@ -36,6 +36,13 @@ def test_a_bad_spec_is_one_error_naming_file_line_and_field(tmp_path: Path) -> N
     assert f"{spec}:{line}" in str(caught.value)
 
 
+def test_a_missing_spec_points_to_an_example(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as caught:
+        read_spec(tmp_path / "study.toml")
+    message = str(caught.value)
+    assert "study.toml: study spec not found" in message and "turns_study.toml" in message
+
+
 def test_settings_wrong_together_name_their_line_too(tmp_path: Path) -> None:
     spec = write_spec(tmp_path)
     text = spec.read_text("utf-8").replace("[judges.llm]", "[judges.survey]")
