@@ -33,7 +33,7 @@ and the terminal shows the summary per second. Everything is seeded (``--seed``)
 server runs in real time, so two runs can differ in which bettor traded first.
 
 Usage: ``python examples/market_sim.py OUT [--games 60] [--accuracy 0.75]
-[--believed P] [--bettors 3] [--per-bettor 3] [--seed 0] [--speed 20]``. A minute or two
+[--believed P] [--bettors 3] [--per-bettor 3] [--seed 0] [--speed 20]``. A few minutes
 for 60 games.
 """
 
