@@ -33,7 +33,7 @@ and the terminal shows the summary per second. Everything is seeded (``--seed``)
 server runs in real time, so two runs can differ in which bettor traded first.
 
 Usage: ``python examples/market_sim.py OUT [--games 60] [--accuracy 0.75]
-[--believed P] [--bettors 3] [--per-bettor 3] [--seed 0] [--speed 20]``. A minute or two
+[--believed P] [--bettors 3] [--per-bettor 3] [--seed 0] [--speed 20]``. A few minutes
 for 60 games.
 """
 
@@ -351,13 +351,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path, help="folder for the study, its export and report")
     parser.add_argument("--games", type=int, default=60, help="games to reveal (default 60)")
-    parser.add_argument("--accuracy", type=float, default=0.75, help="signals' real accuracy")
-    parser.add_argument("--believed", type=float, help="the accuracy bettors assume")
+    parser.add_argument(
+        "--accuracy",
+        type=float,
+        default=0.75,
+        help="probability that a bettor's signal about an answer is right (default 0.75)",
+    )
+    parser.add_argument(
+        "--believed", type=float, help="the accuracy bettors assume (default: --accuracy)"
+    )
     parser.add_argument("--bettors", type=int, default=3, help="bettors per game (default 3)")
     parser.add_argument(
         "--per-bettor", type=int, default=3, help="games each bettor plays (default 3)"
     )
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of signals, questions and trades (default 0)"
+    )
     parser.add_argument(
         "--speed", type=float, default=20, help="study clock vs real time (default 20)"
     )

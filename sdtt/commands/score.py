@@ -105,7 +105,8 @@ def _print_stopping(console: Console, frame: pd.DataFrame, margin: float) -> Non
 
 def _print_belief_tables(console: Console, traces: list[BeliefTrace]) -> None:
     tables = belief_tables(traces)
-    if not tables:
+    if traces and not tables:
+        # Said only when trace files were given: judgement files alone hold no beliefs.
         console.print("[yellow]no beliefs to analyse.[/]")
     for table in tables:
         print_escaped_table(console, table.title, table.header, table.rows, table.note)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sdtt.commands.single_parser import ANSWERS_FILE
-from sdtt.errors import InputError
+from sdtt.errors import ConfigError, InputError
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -78,6 +78,22 @@ def _items(sources: list[Path], cuts: list[int]) -> tuple[list[SingleItem], list
     return items, skipped
 
 
+def _check_rebuild(out: Path, force: bool) -> None:
+    """Refuse to build over a study unless ``--force``, and over one with answers at all:
+    its item ids and forms would change under the answers already collected."""
+    from sdtt.single.build import TASK_FILE
+
+    if (out / ANSWERS_FILE).exists():
+        raise ConfigError(
+            f"{out} holds answers to the study built there ({ANSWERS_FILE}); "
+            "rebuilding would change the items they answer. Build into another --out."
+        )
+    if (out / TASK_FILE).exists() and not force:
+        raise ConfigError(
+            f"{out} holds a study; pass --force to replace it, or choose another --out."
+        )
+
+
 def run_build(args: argparse.Namespace) -> int:
     """``sdtt single build``."""
     from collections import Counter
@@ -95,6 +111,7 @@ def run_build(args: argparse.Namespace) -> int:
     from sdtt.single.catch import catch_items
     from sdtt.single.items import write_items
 
+    _check_rebuild(args.out, args.force)
     found, skipped = _items(args.sources, _cuts(args.cuts))
     items = [item for item in found if item.catch is None]
     # Catch items given in an items file (the tasks' catch responses) are used as they
@@ -424,6 +441,10 @@ def run_machine_chats(args: argparse.Namespace) -> int:
 
     if len(args.model) > 2:
         raise InputError("a chat has two speakers: give --model once or twice.", field="--model")
+    if args.out.exists() and not args.force:
+        raise ConfigError(
+            f"{args.out} exists; pass --force to replace it, or choose another --out."
+        )
     check_base_url(args.base_url, args.model)
     counts = tuple(
         count for path in args.lengths_from for count in human_word_counts(read_transcripts(path))

@@ -46,6 +46,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_out_argument(build, folder=True, required=True, help="folder for the study")
     build.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a study already in --out (never one that holds answers)",
+    )
+    build.add_argument(
         "--cuts",
         default=DEFAULT_CUTS,
         help=f"exchanges shown, comma-separated (default {DEFAULT_CUTS})",
@@ -99,7 +104,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     imp.add_argument("study", type=Path, help="study folder")
     imp.add_argument("files", type=Path, nargs="+", metavar="FILE", help="response files")
-    imp.add_argument("--format", required=True, choices=formats, help="response format")
+    imp.add_argument(
+        "--format",
+        required=True,
+        choices=formats,
+        help=f"the tool that saved FILE: {either(able)} ({either(unable, 'and')} cannot field "
+        "single items)",
+    )
     add_out_argument(imp, folder=False, help=f"file of answers (default STUDY/{ANSWERS_FILE})")
     imp.set_defaults(func=lazy_command("sdtt.commands.single", "run_import"))
 
@@ -199,6 +210,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     chats.add_argument("--seed", type=int, default=0, help="seed of names, lengths and calls")
     add_out_argument(chats, folder=False, required=True, help="file of transcripts (.jsonl)")
+    chats.add_argument("--force", action="store_true", help="replace --out when it exists")
     add_base_url_argument(chats)
     chats.set_defaults(func=lazy_command("sdtt.commands.single", "run_machine_chats"))
 

@@ -84,6 +84,10 @@ def run_study(args: argparse.Namespace) -> int:
         result = StudyRunner(study, drive=drive, progress=display).run()
         if display.last is not None:
             live.update(progress_table(display.last), refresh=True)
+    if not console.is_terminal:
+        # Rich ends the live table with a newline only on a terminal: in a log or a pipe
+        # the next line would run on from "time left".
+        console.line()
     if result.budget is not None:
         console.print(f"[bold red]stopped by the budget:[/] {shown(str(result.budget))}")
         console.print("Left undone:")
@@ -163,6 +167,11 @@ def run_verify(args: argparse.Namespace) -> int:
             f"ok: {result.files} files match their hashes; {result.figures_checked} figures "
             "computed again from the records match the report"
         )
+        if result.prereg_hash is not None:
+            console.print(
+                f"ok: the spec is the preregistered one ({result.prereg_hash[:12]}, "
+                f"{shown(str(args.prereg))})"
+            )
         return 0
     console.print(f"[bold red]{len(result.problems)} difference(s)[/]")
     return 1

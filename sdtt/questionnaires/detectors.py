@@ -130,12 +130,31 @@ def read_scores(path: Path, items: Sequence[DetectorItem], fmt: DetectorFormat) 
     """
     by_id = {str(item_id(item, fmt)): item for item in items}
     field = "who_is_human" if fmt == "itb" else "is_human"
+    other_fmt: DetectorFormat = "pan" if fmt == "itb" else "itb"
+    other_field = "is_human" if fmt == "itb" else "who_is_human"
     scores: dict[str, float] = {}
     seen: dict[str, int] = {}
+    if not path.exists():
+        raise InputError(
+            "detector scores not found.",
+            path=path,
+            hint=f"Run the detector on the {PAIRS_FILES[fmt]} that 'sdtt detectors export' "
+            "wrote; it must write one answer per line to this file.",
+        )
     # No partial tail allowed: a cut-off last score must not pass as "no answer".
     for number, record in read_jsonl(path, allow_partial_tail=False, what="detector scores"):
         if "id" not in record:
             raise InputError("missing.", path=path, line=number, field="id")
+        if field not in record and other_field in record:
+            # The ids of the two formats differ, so this would otherwise read as an
+            # unknown pair rather than the wrong --format.
+            raise InputError(
+                f"missing, but the line has {other_field!r}: it is a {other_fmt} answer.",
+                path=path,
+                line=number,
+                field=field,
+                hint=f"Pass --format {other_fmt}.",
+            )
         key = str(record["id"])
         item = by_id.get(key)
         if item is None or isinstance(record["id"], (bool, float, list, dict)):

@@ -414,6 +414,12 @@ def read_spec(path: str | Path, *, out: Path | None = None) -> Study:
     """Read and check a study spec; a problem is one :class:`InputError` naming the file,
     the line and the field. ``out`` overrides where the study is written."""
     path = Path(path)
+    if not path.exists():
+        raise InputError(
+            "study spec not found.",
+            path=path,
+            hint="Give the path of a spec, e.g. examples/turns_study.toml. " + SPEC_HINT,
+        )
     data = load_settings_file(path, what="study spec", toml_hint=SPEC_HINT)
     if not isinstance(data, dict):
         raise InputError("must hold a table of settings.", path=path, hint=SPEC_HINT)

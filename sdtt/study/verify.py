@@ -33,6 +33,7 @@ class Verification:
     files: int = 0
     problems: list[str] = field(default_factory=list)
     figures_checked: int = 0
+    prereg_hash: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -42,6 +43,12 @@ class Verification:
 
 def verify_bundle(bundle: Path, *, prereg: Path | None = None) -> Verification:
     """Check ``bundle`` (a folder or a ``.tar.gz``) and recompute its figures."""
+    if not bundle.exists():
+        raise InputError(
+            "bundle not found.",
+            path=bundle,
+            hint="Give the folder or .tar.gz written by 'sdtt study bundle SPEC -o BUNDLE'.",
+        )
     if bundle.is_file() and bundle.name.endswith(".tar.gz"):
         with tempfile.TemporaryDirectory() as tmp:
             with tarfile.open(bundle) as tar:
@@ -60,6 +67,7 @@ def verify_bundle(bundle: Path, *, prereg: Path | None = None) -> Verification:
         result.problems.append(f"{SPEC_FILE}: not the spec the manifest names")
     if prereg is not None:
         registered = stamped_hash(prereg)
+        result.prereg_hash = registered
         if registered != manifest.get("spec_sha256"):
             result.problems.append(
                 f"the bundle's spec ({str(manifest.get('spec_sha256'))[:12]}) is not the "

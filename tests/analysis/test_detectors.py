@@ -176,6 +176,36 @@ def test_bad_score_files_name_file_line_and_field(
     assert "scores.jsonl" in err and where in err
 
 
+@pytest.mark.parametrize(
+    ("line", "wrong", "right"),
+    [
+        ('{"id": "PAIR", "is_human": 0.7}', "itb", "pan"),
+        ('{"id": 1, "who_is_human": "A"}', "pan", "itb"),
+    ],
+)
+def test_an_answer_file_of_the_other_format_says_which_format_to_pass(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, wrong: str, right: str
+) -> None:
+    truth = _pan_truth(tmp_path)
+    answers = tmp_path / "scores.jsonl"
+    answers.write_text(line.replace("PAIR", next(iter(truth))) + "\n")
+    args = ["detectors", "score", str(tmp_path / "study"), str(answers), "--format"]
+    assert main([*args, wrong]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "scores.jsonl:1" in err and f"Pass --format {right}" in err
+    assert main([*args, right]) == 0
+
+
+def test_a_missing_answer_file_says_what_to_run_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _pan_truth(tmp_path)
+    args = ["detectors", "score", str(tmp_path / "study"), str(tmp_path / "binoculars.jsonl")]
+    assert main([*args, "--format", "pan"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "binoculars.jsonl" in err and "not found" in err and "pan-pairs.jsonl" in err
+
+
 def test_itb_answers_read_as_the_same_scores_as_pan(tmp_path: Path) -> None:
     truth = _pan_truth(tmp_path)
     study = fixture_study()

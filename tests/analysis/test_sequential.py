@@ -129,6 +129,7 @@ def test_score_reports_where_the_rule_was_met_in_file_order(
     level = math.log(1 / ALPHA)
     first = next(n for n in range(1, 41) if _reference_log_m(int(running[n - 1]), n, 0.5) >= level)
     assert f"stop at judgement {first}: pass rate differs from 50%" in out
+    assert "no beliefs" not in out  # no trace file was given, so none is missed
     # The same judgements, the wrong ones first: the rule has not been met.
     reordered = _ordered_file(tmp_path, [False] * 10 + [True] * 10)
     assert main(["score", str(reordered), "--bootstrap", "0", "--sequential"]) == 0

@@ -137,3 +137,40 @@ def test_mistakes_get_one_clear_line(
     assert code == 2
     assert message in " ".join(out.split())
     assert "Traceback" not in out
+
+
+def test_a_built_study_is_replaced_only_with_force_and_never_once_answered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    chats = tmp_path / "chats.jsonl"
+    write_transcripts(chats, corpus(1, 6))
+    study = tmp_path / "study"
+    build = ("build", chats, "-o", study, "--cuts", "3,6", "--per-judge", "1")
+    assert run(capsys, *build)[0] == 0
+    task = (study / "single-task.json").read_text()
+    code, out = run(capsys, *build, "--forms", "2")
+    assert code == 2 and "pass --force" in " ".join(out.split())
+    assert (study / "single-task.json").read_text() == task
+    assert run(capsys, *build, "--force")[0] == 0
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps(fabricated_results(study, seed=1)))
+    assert run(capsys, "import", study, results, "--format", "surveyjs")[0] == 0
+    task = (study / "single-task.json").read_text()
+    code, out = run(capsys, *build, "--forms", "2", "--force")
+    assert code == 2 and "answers.jsonl" in out, out
+    assert (study / "single-task.json").read_text() == task
+
+
+def test_machine_chats_keep_an_existing_file_unless_forced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    humans = tmp_path / "humans.jsonl"
+    write_transcripts(humans, corpus(1, 8))
+    out_file = tmp_path / "mm.jsonl"
+    out_file.write_text("kept\n")
+    chats = ("machine-chats", "--model", "mock/chatty", "--lengths-from", humans, "--count", "1")
+    code, out = run(capsys, *chats, "-o", out_file)
+    assert code == 2 and "pass --force" in " ".join(out.split())
+    assert out_file.read_text() == "kept\n"
+    assert run(capsys, *chats, "-o", out_file, "--force")[0] == 0
+    assert len(read_transcripts(out_file)) == 1

@@ -132,3 +132,18 @@ def test_the_command_line_bundles_and_verifies(
     (dest / "study/questionnaire/answer-key.json").write_text("{}", "utf-8")
     assert main(["study", "verify", str(dest)]) != 0
     assert "answer-key.json: its hash differs" in capsys.readouterr().out
+
+
+def test_verify_says_the_preregistration_matched_and_names_a_missing_bundle(
+    study_spec: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prereg = tmp_path / "prereg.md"
+    assert main(["study", "prereg", str(study_spec), "--out", str(prereg)]) == 0
+    dest = tmp_path / "bundle.tar.gz"
+    assert main(["study", "bundle", str(study_spec), "--out", str(dest)]) == 0
+    capsys.readouterr()
+    assert main(["study", "verify", str(dest), "--prereg", str(prereg)]) == 0
+    assert "the spec is the preregistered one" in capsys.readouterr().out
+    assert main(["study", "verify", str(tmp_path / "nope.tar.gz")]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "nope.tar.gz: bundle not found" in err and "sdtt study bundle" in err

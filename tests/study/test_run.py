@@ -36,6 +36,13 @@ def test_a_bad_spec_is_one_error_naming_file_line_and_field(tmp_path: Path) -> N
     assert f"{spec}:{line}" in str(caught.value)
 
 
+def test_a_missing_spec_points_to_an_example(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as caught:
+        read_spec(tmp_path / "study.toml")
+    message = str(caught.value)
+    assert "study.toml: study spec not found" in message and "turns_study.toml" in message
+
+
 def test_settings_wrong_together_name_their_line_too(tmp_path: Path) -> None:
     spec = write_spec(tmp_path)
     text = spec.read_text("utf-8").replace("[judges.llm]", "[judges.survey]")
@@ -114,7 +121,7 @@ def test_the_command_line_runs_the_study_and_shows_it(
     spec = write_spec(tmp_path)
     assert main(["study", "run", str(spec), "--quiet"]) == 0
     shown = capsys.readouterr().out
-    assert "study finished" in shown
+    assert any(line.startswith("study finished") for line in shown.splitlines()), shown
     assert "chats" in shown and "2/2" in shown
     assert main(["study", "status", str(spec)]) == 0
     assert "done" in capsys.readouterr().out
