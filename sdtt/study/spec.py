@@ -136,18 +136,13 @@ class QuestionnaireSection(_Section):
     timestamps: Timestamps = "hidden"
 
 
-class JudgeSection(_Section):
-    """One LLM judge (``[judges.NAME]``)."""
+class _BatchSettings(_Section):
+    """How a section's model calls go: direct, or through the provider's batch API (as the
+    commands' ``--batch``, ``--poll`` and ``--batch-retries``), at its discount."""
 
-    model: str = Field(min_length=1)
-    kind: JudgeKind = "paired"
-    orders: OrderPolicy = "both"
-    attempts: int = Field(default=2, ge=1)
-    seed: int = 0
     batch: bool = Field(
         default=False,
-        description="Send the calls through the provider's batch API (as 'sdtt judge "
-        "--batch'), at its discount; openai/ and anthropic/ models only.",
+        description="Send the calls through the provider's batch API, at its discount.",
     )
     poll: float = Field(
         default=60.0, ge=0, description="Seconds between status checks of a batch job."
@@ -155,6 +150,28 @@ class JudgeSection(_Section):
     batch_retries: int = Field(
         default=2, ge=0, description="New jobs a batch request without an answer is sent in."
     )
+
+
+def _no_batch_api(model: str) -> str | None:
+    """Why ``model`` cannot be batched, ``None`` when its provider has a batch API."""
+    try:
+        batch_provider(model)
+    except ConfigError:
+        able = " and ".join(f"{p.name}/" for p in PROVIDERS.values() if p.batch)
+        return (
+            f"{model} has no batch API ({able} models have one); leave batch out for direct calls"
+        )
+    return None
+
+
+class JudgeSection(_BatchSettings):
+    """One LLM judge (``[judges.NAME]``)."""
+
+    model: str = Field(min_length=1)
+    kind: JudgeKind = "paired"
+    orders: OrderPolicy = "both"
+    attempts: int = Field(default=2, ge=1)
+    seed: int = 0
 
 
 class SurveySection(_Section):
@@ -194,7 +211,7 @@ class AlignSection(_Section):
     )
 
 
-class CohortSection(_Section):
+class CohortSection(_BatchSettings):
     """LLM cohorts rating the task (``[cohorts.NAME]``, as ``sdtt align judge``): one
     cohort per model x temperature x prompt variant."""
 
@@ -206,17 +223,6 @@ class CohortSection(_Section):
     orders: str = Field(default="shown", description="'shown' or 'both'.")
     attempts: int = Field(default=2, ge=1)
     seed: int = 0
-    batch: bool = Field(
-        default=False,
-        description="Send the calls through the provider's batch API (as 'sdtt align judge "
-        "--batch'); openai/ and anthropic/ models only.",
-    )
-    poll: float = Field(
-        default=60.0, ge=0, description="Seconds between status checks of a batch job."
-    )
-    batch_retries: int = Field(
-        default=2, ge=0, description="New jobs a batch request without an answer is sent in."
-    )
 
     @field_validator("temperatures")
     @classmethod
@@ -338,15 +344,9 @@ class StudySpec(_Section):
                     f"(not {SURVEY_JUDGEMENTS!r}, the survey's)"
                 )
         for name, judge in self.judges.items():
-            if judge.batch:
-                try:
-                    batch_provider(judge.model)
-                except ConfigError:
-                    able = " and ".join(f"{p.name}/" for p in PROVIDERS.values() if p.batch)
-                    return f"judges.{name}.batch", (
-                        f"{judge.model} has no batch API ({able} models have one); "
-                        "leave batch out for direct calls"
-                    )
+            problem = _no_batch_api(judge.model) if judge.batch else None
+            if problem:
+                return f"judges.{name}.batch", problem
         return self._cohort_problem() or self._judged_problem()
 
     def _cohort_problem(self) -> tuple[str, str] | None:
@@ -359,14 +359,10 @@ class StudySpec(_Section):
                 return f"cohorts.{name}.participants", (
                     f"with identities a cohort has at most {len(IDENTITIES)} participants"
                 )
-            if section.batch:
-                for model in section.models:
-                    try:
-                        batch_provider(model)
-                    except ConfigError:
-                        return f"cohorts.{name}.batch", (
-                            f"{model} has no batch API; leave batch out for direct calls"
-                        )
+            problems = [_no_batch_api(model) for model in section.models] if section.batch else []
+            problem = next((p for p in problems if p), None)
+            if problem:
+                return f"cohorts.{name}.batch", problem
             for cohort in section.cohorts():
                 if cohort.name in seen:
                     return f"cohorts.{name}", (
