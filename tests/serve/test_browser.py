@@ -124,7 +124,7 @@ def test_market_game_with_three_bettors(
     assert str(log["bobChart"]).split()[-1].startswith("295,")
     assert log["bobAnswerMarks"] >= 2  # type: ignore[operator]
     assert all(5 <= x <= 295 for x in log["answerMarkX"])  # type: ignore[attr-defined]
-    assert log["queuedShown"] is False and log["pendingShown"] is False
+    assert log["queuedShown"] is False and log["pendingCleared"] is True
     assert "costs" in str(log["cyRefused"]) and "you have 1000" in str(log["cyRefused"])
     assert log["cyConfirmShown"] is False
     assert log["revealVisible"] is True and log["nextGameShown"] is True
