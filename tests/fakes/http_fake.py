@@ -14,6 +14,7 @@ benchmark or test can check a concurrency limit.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -64,6 +65,12 @@ class RecordedRequest:
 Responder = Callable[[RecordedRequest], ScriptedReply]
 
 
+class _Server(ThreadingHTTPServer):
+    # The standard library's 5 would drop the connections of 20 clients starting at
+    # once, which then retry a second later: a stall no real API shows.
+    request_queue_size = 128
+
+
 class FakeHTTPServer:
     """A threaded HTTP server on a free port of 127.0.0.1 that answers from a script."""
 
@@ -77,7 +84,7 @@ class FakeHTTPServer:
         self._script: deque[ScriptedReply] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._server: ThreadingHTTPServer | None = None
+        self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
     @property
@@ -96,7 +103,7 @@ class FakeHTTPServer:
     def start(self) -> None:
         """Bind a free port and serve in a daemon thread."""
         handler = _make_handler(self)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server = _Server(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
@@ -150,6 +157,12 @@ class FakeHTTPServer:
 def _make_handler(server: FakeHTTPServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+
+        def setup(self) -> None:
+            super().setup()
+            # Headers and body go out in two writes; with Nagle on, the body would wait
+            # for the client's delayed ACK (~40 ms a call, which no real API adds).
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
         def do_GET(self) -> None:
             self._answer()
