@@ -239,9 +239,14 @@
   }
 
   // A market answer to another bettor's question: its asker sees it first.
+  let pendingTimer = null;
   function setPending(seconds) {
     const note = panes.get(1) && panes.get(1).querySelector(".pending");
     if (!note) return;
+    clearTimeout(pendingTimer);
+    // The answer itself clears the note; should it never come (a dropped connection),
+    // the note still goes a second after it said the answer would be shown.
+    if (seconds) pendingTimer = setTimeout(() => setPending(0), (seconds + 1) * 1000);
     note.hidden = !seconds;
     note.textContent = seconds ? "The target answered the bettor who asked; you see the answer in " +
       fmt(seconds) + " seconds." : "";
