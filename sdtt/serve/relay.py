@@ -20,7 +20,6 @@ from sdtt.serve.market_room import MarketRoom
 from sdtt.serve.protocol import refusal
 from sdtt.serve.room import LiveRoom
 
-
 BATCH = 100
 """Published messages taken at most in one go (the other rooms wait meanwhile)."""
 
