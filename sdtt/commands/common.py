@@ -110,10 +110,16 @@ def add_concurrency_argument(
     )
 
 
-def add_batch_arguments(
-    parser: argparse.ArgumentParser | argparse._ArgumentGroup, *, default_poll: float = 60.0
-) -> None:
-    """Add ``--batch``, ``--poll`` and ``--batch-retries`` (the LLM judges' batch mode)."""
+DEFAULT_POLL = 60.0
+DEFAULT_BATCH_RETRIES = 2
+
+
+def add_batch_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """Add ``--batch``, ``--poll`` and ``--batch-retries`` (the LLM judges' batch mode).
+
+    ``--poll`` and ``--batch-retries`` default to None, so that giving either without
+    ``--batch`` can be refused (:func:`sdtt.commands.batch_settings.batch_settings`
+    fills in :data:`DEFAULT_POLL` and :data:`DEFAULT_BATCH_RETRIES`)."""
     able = ", ".join(f"{p.name}/" for p in PROVIDERS.values() if p.batch)
     parser.add_argument(
         "--batch",
@@ -125,15 +131,13 @@ def add_batch_arguments(
     parser.add_argument(
         "--poll",
         type=float,
-        default=default_poll,
-        help=f"with --batch: seconds between job status checks (default {default_poll:g})",
+        help=f"with --batch: seconds between job status checks (default {DEFAULT_POLL:g})",
     )
     parser.add_argument(
         "--batch-retries",
         type=int,
-        default=2,
         metavar="N",
         help="with --batch: new jobs a request that came back without an answer (an error, "
         "a job that expired or was cancelled) is sent in, before it is recorded as a "
-        "model error (default 2)",
+        f"model error (default {DEFAULT_BATCH_RETRIES})",
     )

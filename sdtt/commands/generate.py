@@ -17,12 +17,13 @@ import trio
 from rich.console import Console
 
 from sdtt.commands.common import (
+    DEFAULT_POLL,
     check_base_url,
     setting_default,
 )
 from sdtt.commands.generate_display import RichProgress, summary_table
 from sdtt.commands.generate_parser import DEFAULT_OUT
-from sdtt.errors import ConfigError
+from sdtt.errors import ConfigError, InputError
 from sdtt.files import output_folder
 from sdtt.generate.chain import ChainSpec
 from sdtt.generate.chain_spec import (
@@ -86,6 +87,11 @@ def run(args: argparse.Namespace) -> int:
     specs, out = chain_specs(args)
     if args.concurrency is not None and args.concurrency < 1:
         raise ConfigError(f"--concurrency must be at least 1, not {args.concurrency}.")
+    if args.poll is not None and not args.batch:
+        # Ignoring it would let a user believe the run is batched.
+        raise InputError(
+            "--poll only applies with --batch.", hint="Add --batch, or leave out --poll."
+        )
     if args.dry_run:
         for spec in specs:
             console.print(f"{shown(str(chain_path(out, spec)))}  ({spec.total_turns} turns)")
@@ -120,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
                         personas=find_persona,
                         models=model_for,
                         display=display,
-                        poll_interval=args.poll,
+                        poll_interval=DEFAULT_POLL if args.poll is None else args.poll,
                     )
                 return await run_chains(
                     specs,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from sdtt.commands import lazy_command
 from sdtt.commands.common import (
+    DEFAULT_POLL,
     TRANSCRIPTS_DIR,
     add_base_url_argument,
     add_concurrency_argument,
@@ -126,7 +127,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         + " models): half price, but each step may take hours",
     )
     run_group.add_argument(
-        "--poll", type=float, default=60.0, help="seconds between batch status checks"
+        "--poll",
+        type=float,
+        help=f"with --batch: seconds between batch status checks (default {DEFAULT_POLL:g})",
     )
     run_group.add_argument(
         "--dry-run", action="store_true", help="list the chains and their files, call nothing"

@@ -75,6 +75,13 @@ def test_too_few_topics_is_one_clear_error(tmp_path, topics_file, capsys):
     assert "need 10 topics, but only 3" in error and "Traceback" not in error
 
 
+def test_poll_without_batch_is_refused_before_any_chain_is_written(tmp_path, topics_file, capsys):
+    assert generate(tmp_path, topics_file, "--poll", "5") == 2
+    error = " ".join(capsys.readouterr().err.split())  # unwrapped
+    assert "--poll only applies with --batch. Add --batch, or leave out --poll." in error
+    assert not list(tmp_path.rglob("*.jsonl"))
+
+
 def test_drift_prints_the_words_delta_against_the_person(tmp_path, topics_file, capsys):
     out = tmp_path / "out"
     assert generate(out, topics_file) == 0

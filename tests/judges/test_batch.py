@@ -295,6 +295,24 @@ def test_batch_is_refused_for_a_model_without_a_batch_api(
     assert not (study / "judgements.batches.jsonl").exists()
 
 
+@pytest.mark.parametrize("command", ["judge", "align judge"])
+@pytest.mark.parametrize("option", [["--poll", "5"], ["--batch-retries", "1"]])
+def test_a_batch_option_without_batch_is_refused_before_anything_is_written(
+    request: pytest.FixtureRequest,
+    command: str,
+    option: list[str],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # (--batch with --poll and --batch-retries is what run_batched and the tests above run.)
+    target = request.getfixturevalue("study" if command == "judge" else "task")
+    args = [*command.split(), str(target), "--model", "openai/judge-test", "--out", "out.jsonl"]
+    assert main([*args, *option]) == 2
+    err = " ".join(capsys.readouterr().err.split())  # unwrapped
+    assert f"{option[0]} only applies with --batch" in err
+    assert f"Add --batch, or leave out {option[0]}." in err
+    assert not Path("out.jsonl").exists()
+
+
 def test_a_refused_batch_stops_the_run_with_the_providers_message_and_a_rerun_goes_on(
     study: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
