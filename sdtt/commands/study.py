@@ -15,6 +15,7 @@ from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
 
+from sdtt.commands.study_status import status_renderables
 from sdtt.engine.simulate import run_on_virtual_clock
 from sdtt.files import write_text_atomic
 from sdtt.redact import shown
@@ -24,8 +25,6 @@ from sdtt.study.runner import Snapshot, StudyRunner
 from sdtt.study.spec import read_spec
 from sdtt.study.status import study_status
 from sdtt.study.verify import verify_bundle
-
-STATE_STYLE = {"done": "green", "running": "yellow", "missing": "red"}
 
 
 def drive(fn: Callable[[], Awaitable[Any]], virtual: bool) -> Any:
@@ -115,32 +114,8 @@ def run_status(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     study = read_spec(args.spec)
     status = study_status(study)
-    grid = Table(title=f"{shown(study.spec.study.name)}: the design", title_justify="left")
-    for name in ("cell", "persona", "model", "mode", "N", "X", "topic", "chain", "chat", "cost"):
-        grid.add_column(name, justify="right" if name in ("N", "X", "cost") else "left")
-
-    def cell(state: str | None) -> str:
-        return "-" if state is None else f"[{STATE_STYLE[state]}]{state}[/]"
-
-    for row in status.grid:
-        grid.add_row(
-            row.cell,
-            shown(row.persona),
-            shown(row.model),
-            row.mode,
-            str(row.n),
-            str(row.x),
-            shown(row.topic),
-            cell(row.chain),
-            cell(row.chat),
-            f"{row.cost:.4f}",
-        )
-    console.print(grid)
-    later = Table(show_header=False, box=None)
-    for step, state in status.steps:
-        later.add_row(step.stage, shown(step.label), cell(state))
-    console.print(later)
-    console.print(f"{status.calls} calls so far, ≈${status.spent:.4f}")
+    for renderable in status_renderables(study.spec.study.name, status):
+        console.print(renderable)
     return 0
 
 
