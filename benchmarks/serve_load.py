@@ -189,47 +189,58 @@ async def participant(port: int, pid: str, seen: Seen, rng: random.Random, turns
     client = await open_socket(port, seen)
     await client.send({"type": "join", "pid": pid})
     turn = 0
-    awaiting = False
+    awaiting = False  # (interrogator) a question is out and its answer not yet begun
 
     async def say(text: str) -> None:
         seen.sent[text] = time.time()
         await client.send({"type": "send", "text": text})
 
+    async def later(delay: float, text: str, question: bool) -> None:
+        # A person's pause before writing, off the receive loop: frames that come
+        # meanwhile are read (and timed) as they arrive.
+        nonlocal awaiting
+        await trio.sleep(delay)
+        await say(text)
+        if question:
+            awaiting = True  # the first message after this one is its answer
+
     try:
-        while True:
-            frame = await client.receive()
-            if frame is None:
-                return
-            kind = frame["type"]
-            if kind == "phase" and frame["phase"] == "consent":
-                await client.send({"type": "consent"})
-            elif kind == "phase" and frame["phase"] == "chat":
-                seen.role = frame["role"]
-                if seen.role == "interrogator":
-                    turn = 1
-                    await say(f"hi from {pid}, turn {turn}")
-                    awaiting = True
-            elif kind == "message":
-                seen.ids.append(frame["id"])
-                seen.arrivals[frame["id"]] = time.time()
-                if frame["from"] == "them":
-                    if seen.role == "witness":
-                        await trio.sleep(rng.uniform(0.5, 1.5))
-                        await say(f"reply {frame['id']} from {pid}")
-                    elif seen.role == "interrogator" and awaiting and turn < turns:
-                        # The first message of each answer starts the next turn.
-                        awaiting = False
-                        turn += 1
-                        await trio.sleep(rng.uniform(1.0, 2.0))
-                        await say(f"next {turn} from {pid}")
+        async with trio.open_nursery() as pauses:
+            while True:
+                frame = await client.receive()
+                if frame is None:
+                    break
+                kind = frame["type"]
+                if kind == "phase" and frame["phase"] == "consent":
+                    await client.send({"type": "consent"})
+                elif kind == "phase" and frame["phase"] == "chat":
+                    seen.role = frame["role"]
+                    if seen.role == "interrogator":
+                        turn = 1
+                        await say(f"hi from {pid}, turn {turn}")
                         awaiting = True
-            elif kind == "phase" and frame["phase"] == "verdict":
-                await client.send(
-                    {"type": "verdict", "human": "no", "confidence": 50, "reason": "load"}
-                )
-            elif kind == "phase" and frame["phase"] == "done":
-                seen.done = True
-                return
+                elif kind == "message":
+                    seen.ids.append(frame["id"])
+                    seen.arrivals[frame["id"]] = time.time()
+                    if frame["from"] == "them":
+                        if seen.role == "witness":
+                            text = f"reply {frame['id']} from {pid}"
+                            pauses.start_soon(later, rng.uniform(0.5, 1.5), text, False)
+                        elif seen.role == "interrogator" and awaiting and turn < turns:
+                            # The first message of each answer starts the next turn; the
+                            # rest of that answer, come during the pause, starts none.
+                            awaiting = False
+                            turn += 1
+                            text = f"next {turn} from {pid}"
+                            pauses.start_soon(later, rng.uniform(1.0, 2.0), text, True)
+                elif kind == "phase" and frame["phase"] == "verdict":
+                    await client.send(
+                        {"type": "verdict", "human": "no", "confidence": 50, "reason": "load"}
+                    )
+                elif kind == "phase" and frame["phase"] == "done":
+                    seen.done = True
+                    break
+            pauses.cancel_scope.cancel()  # a reply still waiting to be written is dropped
     finally:
         await client.aclose()
 

@@ -105,6 +105,8 @@ class Connections:
                 "slider": spec.belief_slider,
                 "max_chars": self.study.spec.chat.max_chars,
                 "block_paste": self.study.spec.chat.block_paste,
+                # The page's clocks count real seconds: the server's run this much faster.
+                "speed": self.study.spec.chat.speed,
                 "questions": [q.model_dump() for q in spec.questions],
             }
         )

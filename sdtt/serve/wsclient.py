@@ -11,6 +11,7 @@ from wsproto import ConnectionType, WSConnection
 from wsproto.events import (
     AcceptConnection,
     CloseConnection,
+    Event,
     Message,
     Ping,
     RejectConnection,
@@ -22,7 +23,8 @@ READ_SIZE = 65536
 
 
 class WebSocketClient:
-    """One websocket connection; frames are JSON objects."""
+    """One websocket connection; frames are JSON objects. One task may receive while
+    others send (a participant answers after a pause while frames keep arriving)."""
 
     def __init__(self, stream: trio.SocketStream, ws: WSConnection) -> None:
         self._stream = stream
@@ -30,6 +32,7 @@ class WebSocketClient:
         self._pending: list[str] = []
         self._text = ""
         self.closed = False
+        self._sending = trio.Lock()  # (a stream takes one send_all at a time)
 
     @classmethod
     async def connect(cls, host: str, port: int, path: str) -> WebSocketClient:
@@ -63,7 +66,7 @@ class WebSocketClient:
 
     async def send(self, frame: dict[str, Any]) -> None:
         """Send one frame."""
-        await self._stream.send_all(self._ws.send(Message(data=json.dumps(frame))))
+        await self._send(Message(data=json.dumps(frame)))
 
     async def receive(self) -> dict[str, Any] | None:
         """The next frame, or None once the connection closed."""
@@ -82,11 +85,15 @@ class WebSocketClient:
                         self._pending.append(self._text)
                         self._text = ""
                 elif isinstance(event, Ping):
-                    await self._stream.send_all(self._ws.send(event.response()))
+                    await self._send(event.response())
                 elif isinstance(event, CloseConnection):
                     self.closed = True
         frame: dict[str, Any] = json.loads(self._pending.pop(0))
         return frame
+
+    async def _send(self, event: Event) -> None:
+        async with self._sending:
+            await self._stream.send_all(self._ws.send(event))
 
     async def aclose(self) -> None:
         """Close the socket."""

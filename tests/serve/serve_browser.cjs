@@ -69,6 +69,7 @@ async function twoParty(browser, log) {
   await page.locator("#consent-text").waitFor({ state: "visible" });
   log.consent = await page.locator("#consent-text").textContent();
   await consent(page);
+  log.clock = await page.locator("#clock").textContent();
   await say(page, 1, "hi! <b>bold</b> how are you");
   await page.locator("li.them").first().waitFor();
   log.beforeReload = await texts(page, 1);

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -72,6 +73,10 @@ def test_two_party_game_with_a_reconnect_and_the_admin_page(tmp_path: Path) -> N
         log = _play(base, "pilot", "two-party", "admin-secret")
     assert log["errors"] == [] and log["blocked"] == []
     assert log["consent"] == "You agree to chat for about five minutes."
+    # The 300 study seconds of the chat's limit are 15 real ones at speed 20: the page's
+    # clock counts those down, as the server's does.
+    clock = re.fullmatch(r"Time left: 0:(\d\d)", str(log["clock"]))
+    assert clock is not None and 5 <= int(clock[1]) <= 15, log["clock"]
     before = log["beforeReload"]
     assert isinstance(before, list) and log["afterReload"][: len(before)] == before  # type: ignore[index]
     assert log["code"] == "CODE-123"

@@ -57,6 +57,7 @@ async def test_bot_game_from_link_to_completion_code(
     joined = browser.of("joined")[0]
     assert joined["consent"].startswith("You agree")
     assert joined["slider"] is True
+    assert joined["speed"] == 1  # the page's clocks count the study's seconds as real ones
     done = browser.of("phase")[-1]
     assert done["code"] == "CODE-123"
     assert done["url"] == "https://example.org/done?cc=CODE-123"

@@ -26,6 +26,9 @@
   let lobbyTimer = null;
   let blockPaste = false;
   let moveHere = false;  // the own person confirmed: this device takes over the link
+  // The study's clock runs this many times faster than real time ([chat] speed): the
+  // seconds the server sends are study seconds, its timers here count real ones.
+  let speed = 1;
   // A market game: the price history of a human security and where answers came.
   const market = { on: false, prices: [], answers: [], ask: null, quote: null };
   // A market study's game this page shows (from the server): every question, answer
@@ -246,7 +249,7 @@
     clearTimeout(pendingTimer);
     // The answer itself clears the note; should it never come (a dropped connection),
     // the note still goes a second after it said the answer would be shown.
-    if (seconds) pendingTimer = setTimeout(() => setPending(0), (seconds + 1) * 1000);
+    if (seconds) pendingTimer = setTimeout(() => setPending(0), (seconds / speed + 1) * 1000);
     note.hidden = !seconds;
     note.textContent = seconds ? "The target answered the bettor who asked; you see the answer in " +
       fmt(seconds) + " seconds." : "";
@@ -326,7 +329,7 @@
     clearInterval(clockTimer);
     $("clock").hidden = seconds == null;
     if (seconds == null) return;
-    const end = Date.now() + seconds * 1000;
+    const end = Date.now() + (seconds * 1000) / speed;
     const tick = () => {
       const left = Math.max(0, Math.round((end - Date.now()) / 1000));
       $("clock").textContent = "Time left: " + Math.floor(left / 60) + ":" +
@@ -469,6 +472,7 @@
       document.title = f.title;
       paragraphs($("consent-text"), f.consent);
       maxChars = f.max_chars;
+      speed = f.speed || 1;
       slider = !!f.slider;
       blockPaste = !!f.block_paste;
       makeQuestions(f.questions || []);
