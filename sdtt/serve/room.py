@@ -248,6 +248,10 @@ class LiveRoom:
         if chat.witness is not None:
             self.server.deliver(chat.witness, self.frame_for(message, chat.witness))
         now = trio.current_time()
+        # An indicator already due goes on first, even if the room's loop (held up by a
+        # busy process) has not turned it on yet: else an answer coming after the due
+        # time was shown at once, with no indicator at all (a bot's, mostly).
+        chat.indicator.tick(now)
         release = chat.indicator.release(now, message.text)
         if chat.unshown:
             release = max(release, chat.unshown[-1][0])  # in the order they came

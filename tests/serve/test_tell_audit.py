@@ -130,3 +130,36 @@ async def test_a_quick_answer_waits_for_the_indicator_but_its_writer_sees_it_at_
     assert order == ["typingTrue", "message", "typingFalse"]
     assert judge.texts("them") == ["me"]
     assert [e["kind"] for e in server.store.events() if e["kind"] == "answer_held"]
+
+
+async def test_an_answer_after_a_late_loop_still_comes_after_its_indicator(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    # A busy process can hold the room's loop past the time the indicator was due; an
+    # answer stored then was shown at once with no indicator at all (seen in Chromium).
+    server = make_server(write_spec(tmp_path, turns=2, share=1.0))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        judge, witness = Browser(server, "J1"), Browser(server, "W1")
+        for browser in (judge, witness):
+            await browser.open(nursery)
+            await browser.say({"type": "consent"})
+        await judge.wait_phase("chat")
+        order: list[str] = []
+
+        def note(frame: dict[str, Any]) -> None:
+            if frame["type"] in ("typing", "message"):
+                order.append(f"{frame['type']}:{frame.get('on', frame.get('from'))}")
+
+        judge.on_frame = note
+        await judge.say({"type": "send", "text": "hi, who are you?"})
+        await judge.wait(lambda: judge.texts("you") == ["hi, who are you?"])
+        [room] = server.store.rooms()
+        live = server._rooms[room.id]
+        # No checkpoint from here to the answer: the room's loop cannot run meanwhile.
+        autojump_clock.jump(10)  # past the indicator's 2 + U(0, 3) seconds
+        answer = server.store.add_message(room.id, "witness", "me", server.wall_iso(), 1)
+        live.deliver(answer)
+        await judge.wait(lambda: judge.texts("them") == ["me"])
+        nursery.cancel_scope.cancel()
+    assert order[order.index("message:you") + 1 :][:2] == ["typing:True", "message:them"]
