@@ -215,3 +215,14 @@ class Browser:
     async def wait_phase(self, phase: str) -> None:
         """Wait until the page shows ``phase``."""
         await self.wait(lambda: self.phase() == phase)
+
+
+async def person_room(server: StudyServer, nursery: trio.Nursery) -> tuple[Browser, Browser]:
+    """J1 and W1 open the study and consent; once J1's chat is open, their browsers (in a
+    study whose witnesses are people, J1 is the interrogator and W1 the witness)."""
+    judge, witness = Browser(server, "J1"), Browser(server, "W1")
+    for browser in (judge, witness):
+        await browser.open(nursery)
+        await browser.say({"type": "consent"})
+    await judge.wait_phase("chat")
+    return judge, witness

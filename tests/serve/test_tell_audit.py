@@ -12,7 +12,7 @@ import trio
 
 from sdtt.serve.indicator import TYPING_MIN
 from sdtt.serve.state import state_frames
-from tests.serve.helpers import Browser, make_server, write_spec
+from tests.serve.helpers import make_server, person_room, write_spec
 from tests.serve.tell_audit import describe, play
 from tests.serve.test_three_party import three_party
 
@@ -45,11 +45,7 @@ async def test_the_two_chats_of_a_three_party_room_refuse_alike(
     server = make_server(three_party(write_spec(tmp_path, turns=1)))
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
-        judge, witness = Browser(server, "J1"), Browser(server, "W1")
-        for browser in (judge, witness):
-            await browser.open(nursery)
-            await browser.say({"type": "consent"})
-        await judge.wait_phase("chat")
+        judge, witness = await person_room(server, nursery)
         [room] = server.store.rooms()
         person = 3 - (room.bot_position or 0)
         for chat in (1, 2):
@@ -77,11 +73,7 @@ async def test_a_quick_answer_waits_for_the_indicator_but_its_writer_sees_it_at_
     server = make_server(write_spec(tmp_path, turns=2, share=1.0))
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
-        judge, witness = Browser(server, "J1"), Browser(server, "W1")
-        for browser in (judge, witness):
-            await browser.open(nursery)
-            await browser.say({"type": "consent"})
-        await judge.wait_phase("chat")
+        judge, witness = await person_room(server, nursery)
         shown: dict[str, float] = {}
 
         def note(frame: dict[str, Any]) -> None:
@@ -140,11 +132,7 @@ async def test_an_answer_after_a_late_loop_still_comes_after_its_indicator(
     server = make_server(write_spec(tmp_path, turns=2, share=1.0))
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
-        judge, witness = Browser(server, "J1"), Browser(server, "W1")
-        for browser in (judge, witness):
-            await browser.open(nursery)
-            await browser.say({"type": "consent"})
-        await judge.wait_phase("chat")
+        judge, _ = await person_room(server, nursery)
         order: list[str] = []
 
         def note(frame: dict[str, Any]) -> None:
