@@ -127,7 +127,7 @@ class Connections:
             with connection.cancel:
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(
-                        _pump, outbox_recv, send, nursery.cancel_scope, self.store.flush
+                        _pump, outbox_recv, send, nursery.cancel_scope, self.store.flushed
                     )
                     while True:
                         raw = await receive()
@@ -195,13 +195,13 @@ async def _pump(
     outbox: trio.MemoryReceiveChannel[dict[str, Any]],
     send: SendFrame,
     scope: trio.CancelScope,
-    flush: Callable[[], None],
+    flushed: Callable[[], Awaitable[None]],
 ) -> None:
     """Send queued frames to the browser in order, each once every event recorded so
     far is committed; a failed send ends the connection."""
     try:
         async for frame in outbox:
-            flush()
+            await flushed()
             await send(frame)
     except Exception:
         pass

@@ -66,7 +66,7 @@ class Records:
             await self._recorded.wait()
             self._recorded = trio.Event()
             await trio.lowlevel.cancel_shielded_checkpoint()
-            self.store.flush()
+            await self.store.flushed()
 
     async def checkpoint_wal(self, checkpoint: Callable[[], None]) -> None:
         """Copy the SQLite log into the database file every few seconds, off the loop.

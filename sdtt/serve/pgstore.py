@@ -3,11 +3,14 @@ processes at once (give ``[storage] url = "postgresql://..."`` in the study spec
 
 Same tables and queries as the SQLite store; each call commits before it returns. Calls
 are synchronous (psycopg 3), so each wait for the database on the server's loop holds up
-every room of the process: every call is one statement, one round trip, the queued
-events going in with the next write (a common table expression inserts them), and the
-reads made on every frame go to worker threads (:meth:`PostgresStore.read_off_loop`),
-each with a connection of its own. A message's sequence number is the room's next; were
-two processes to take the same one, the loser counts again.
+every room of the process: every call is one statement, one round trip; the reads made
+on every frame go to worker threads (:meth:`PostgresStore.read_off_loop`), each with a
+connection of its own; and while the server runs :meth:`PostgresStore.keep_committing`,
+the events and notices, most of the writes, are committed in batches by a task of the
+loop that does not block it (:mod:`sdtt.serve.pgcommit`). Otherwise queued events go in
+with the next write (a common table expression inserts them). A message's sequence
+number is the room's next; were two processes to take the same one, the loser counts
+again.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import trio
 from psycopg.rows import dict_row
 
 from sdtt.errors import ConfigError
+from sdtt.serve.pgcommit import EventCommitter
 from sdtt.serve.store import Sender, StoredMessage, _SqlStore
 
 CHANNEL = "sdtt_serve"
@@ -103,15 +107,74 @@ class PostgresStore(_SqlStore):
         self._owner = threading.get_ident()
         self._readers: queue.SimpleQueue[psycopg.Connection[dict[str, Any]]] = queue.SimpleQueue()
         self._reading = trio.CapacityLimiter(READERS)
-        self.threads = True
-        """Whether :meth:`read_off_loop` uses worker threads (not on a virtual clock,
-        which would jump ahead while a thread waits for the database)."""
+        self._committer: EventCommitter | None = None
+        self._held: list[dict[str, Any]] | None = None
+        """Notices published in a transaction, sent once it commits."""
+        self.waits_off_loop = True
+        """Whether the store waits for the database off the loop (reads in worker
+        threads, commits in a task): not on a virtual clock, which would jump ahead
+        meanwhile."""
+
+    async def keep_committing(self) -> None:
+        """Commit events and notices in batches, from a task of the loop that does not
+        block it, until cancelled (see :mod:`sdtt.serve.pgcommit`); the store commits
+        them itself again afterwards, and on a virtual clock."""
+        if not self.waits_off_loop:
+            return
+        committer = EventCommitter(self._connect(), CHANNEL)
+        self.flush()  # (what was queued before goes first)
+        self._committer = committer
+        try:
+            await committer.run()
+        finally:
+            self._committer = None
+            committer.close()
+
+    async def flushed(self) -> None:
+        """Wait until the queued events and notices are committed (without holding up
+        the loop while :meth:`keep_committing` runs)."""
+        if self._committer is None:
+            self.flush()
+        else:
+            await self._committer.committed()
+
+    def flush(self) -> None:
+        """Commit the queued events and notices now."""
+        if self._committer is None:
+            super().flush()
+        else:
+            self._committer.commit_now()
+
+    def _queued(self) -> bool:
+        return bool(self._pending) or not (self._committer is None or self._committer.idle)
+
+    def _queue_event(self, row: tuple[Any, ...]) -> None:
+        if self._committer is None:
+            self._pending.append(row)
+        else:
+            self._committer.add_event(row)
+
+    def _connect(self) -> psycopg.Connection[dict[str, Any]]:
+        return psycopg.connect(self._url, autocommit=True, row_factory=dict_row)
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """A transaction: notices published in it are sent once it commits (none if it
+        fails), as PostgreSQL does with its own."""
+        self._held = []
+        try:
+            with self._db.transaction():
+                yield
+        finally:
+            held, self._held = self._held, None
+        for message in held:
+            self.publish(message)
 
     async def read_off_loop(self, read: Callable[[], T]) -> T:
         """Run ``read`` (a call of this store's that reads neither the events table nor
         anything queued) in a worker thread, on a connection of that thread's: the loop
         runs other rooms meanwhile instead of waiting for the database."""
-        if not self.threads:
+        if not self.waits_off_loop:
             return read()
         return await trio.to_thread.run_sync(read, limiter=self._reading)
 
@@ -121,7 +184,7 @@ class PostgresStore(_SqlStore):
         try:  # a worker thread: a connection no other thread uses meanwhile
             db = self._readers.get_nowait()
         except queue.Empty:
-            db = psycopg.connect(self._url, autocommit=True, row_factory=dict_row)
+            db = self._connect()
         try:
             rows = list(db.execute(sql.replace("?", "%s"), tuple(args)).fetchall())
         except BaseException:
@@ -208,15 +271,21 @@ class PostgresStore(_SqlStore):
         """One transaction holding the study's lobby, so two processes never put one
         participant in two rooms. Yields False at once when another process holds it:
         waiting for it here would freeze this process's every room meanwhile."""
-        with self._db.transaction():
+        with self._transaction():
             row = self._db.execute(
                 "SELECT pg_try_advisory_xact_lock(hashtext('sdtt-serve-lobby')) AS held"
             ).fetchone()
             yield bool(row and row["held"])
 
     def publish(self, message: dict[str, Any]) -> None:
-        """Send ``message`` to every process of the study (LISTEN/NOTIFY)."""
-        self._write("SELECT pg_notify(?, ?)", (CHANNEL, json.dumps(message)))
+        """Send ``message`` to every process of the study (LISTEN/NOTIFY), after the
+        events queued before it are committed."""
+        if self._committer is None:
+            self._write("SELECT pg_notify(?, ?)", (CHANNEL, json.dumps(message)))
+        elif self._held is not None:
+            self._held.append(message)
+        else:
+            self._committer.notify(message)
 
     def listen(
         self,
@@ -254,7 +323,7 @@ class PostgresStore(_SqlStore):
         One transaction: the dead processes' lease rows are locked (another process
         checking at once skips them) and deleted at the end, together with whatever the
         block wrote, so a crash half-way leaves the rooms for the next check."""
-        with self._db.transaction():
+        with self._transaction():
             dead = [
                 row["id"]
                 for row in self._run(

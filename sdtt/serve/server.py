@@ -60,8 +60,8 @@ class StudyServer:
     ) -> None:
         self.study = study
         self.store = store
-        if virtual_clock and hasattr(store, "threads"):
-            store.threads = False  # the clock would jump while a worker thread reads
+        if virtual_clock and hasattr(store, "waits_off_loop"):
+            store.waits_off_loop = False  # the clock would jump while the database answers
         self.records = Records(store, started)
         self._screener = open_screener(study, self.record, moderation)
         self.admin_token = admin_token or secrets.token_urlsafe(18)
@@ -154,6 +154,9 @@ class StudyServer:
                 await nursery.start(self.relay.listen, listen)
             if self.lease is not None:
                 nursery.start_soon(self.lease.keep, self._check_lease)
+            keep_committing = getattr(self.store, "keep_committing", None)
+            if keep_committing is not None:
+                nursery.start_soon(keep_committing)
             nursery.start_soon(self.records.commit_events)
             take_over = getattr(self.store, "background_checkpoints", None)
             if take_over is not None:

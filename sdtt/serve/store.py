@@ -5,8 +5,8 @@ in one SQLite file in the study folder. Every call commits before it returns, so
 server writes a message or an event first and delivers it after: whatever a participant
 saw is in the store even if the process is killed right then. Events are the exception
 that keeps this cheap: :meth:`add_event` queues them, and they are committed together by
-the next call that writes to the database, by :meth:`flush` (which the server calls before
-any frame leaves and soon after every event), or by :meth:`close`.
+the next call that writes to the database, by :meth:`flush` or :meth:`flushed` (which
+the server awaits before any frame leaves and soon after every event), or by :meth:`close`.
 """
 
 from __future__ import annotations
@@ -177,6 +177,7 @@ class StudyStore(Protocol):
     def events(self, room: str | None = None) -> list[dict[str, Any]]: ...
     def last_event(self, participant: str, kinds: Sequence[str]) -> int: ...
     def flush(self) -> None: ...
+    async def flushed(self) -> None: ...
     def add_verdict(self, verdict: Verdict) -> None: ...
     def verdicts(self) -> list[Verdict]: ...
     def add_belief(self, belief: Belief) -> None: ...
@@ -240,9 +241,13 @@ class _SqlStore:
     def _run(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
         """Run one statement, the queued events committed first (a read of the events
         table sees them)."""
-        if self._pending:
+        if self._queued():
             self.flush()
         return self._execute(sql, args)
+
+    def _queued(self) -> bool:
+        """Whether events are queued, not yet committed."""
+        return bool(self._pending)
 
     def _write(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
         """Run one statement that changes the study, committed after the queued events
@@ -265,6 +270,10 @@ class _SqlStore:
         events, self._pending = self._pending, []
         if events:
             self._insert_events(events)
+
+    async def flushed(self) -> None:
+        """Wait until the queued events are committed (here: commit them now)."""
+        self.flush()
 
     def add_message(
         self, room: str, sender: Sender, text: str, time: str, chat: int = 1
@@ -360,7 +369,10 @@ class _SqlStore:
     ) -> None:
         """Record an event (``data`` must be JSON-serialisable); it is committed with
         the next write or :meth:`flush`, so call that before showing anyone the event."""
-        self._pending.append((room, participant, kind, json.dumps(data, default=str), time))
+        self._queue_event((room, participant, kind, json.dumps(data, default=str), time))
+
+    def _queue_event(self, row: tuple[Any, ...]) -> None:
+        self._pending.append(row)
 
     def events(self, room: str | None = None) -> list[dict[str, Any]]:
         """Recorded events (of one room, or all), oldest first."""
