@@ -37,7 +37,9 @@ class Message(BaseModel):
     def _require_timezone(cls, value: datetime) -> datetime:
         if value.tzinfo is None or value.utcoffset() is None:
             raise ValueError("timestamp has no timezone; add one such as +00:00 or Z")
-        return value.replace(microsecond=0)
+        # Most times have whole seconds already: no copy for them (every message is built
+        # through here, a chain's several per model call).
+        return value.replace(microsecond=0) if value.microsecond else value
 
 
 class Turn(BaseModel):
