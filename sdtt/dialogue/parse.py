@@ -75,16 +75,11 @@ def parse_time(raw: str, zone_of: datetime) -> datetime | None:
 
     A timestamp without a zone is taken to be in the zone of ``zone_of``.
     """
-    parsed = _read_time(raw.strip())
-    if parsed is not None and parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=zone_of.tzinfo)
-    return parsed
-
-
-def _read_time(raw: str) -> datetime | None:
+    raw = raw.strip()
     if _PROMPT_TIME.fullmatch(raw):
-        # What strptime reads with the first format; an impossible date (February 30th)
-        # goes on to the formats below, which refuse it too.
+        # What strptime reads with the first format, in a fraction of its time (every
+        # line of a reply has one); an impossible date (February 30th) goes on to the
+        # formats below, which refuse it too.
         try:
             return datetime(
                 int(raw[:4]),
@@ -93,9 +88,17 @@ def _read_time(raw: str) -> datetime | None:
                 int(raw[11:13]),
                 int(raw[14:16]),
                 int(raw[17:]),
+                tzinfo=zone_of.tzinfo,
             )
         except ValueError:
             pass
+    parsed = _read_time(raw)
+    if parsed is not None and parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=zone_of.tzinfo)
+    return parsed
+
+
+def _read_time(raw: str) -> datetime | None:
     for fmt in _TIME_FORMATS:
         with suppress(ValueError):
             return datetime.strptime(raw, fmt)
