@@ -102,10 +102,8 @@ def turn_starts(messages: Sequence[Message], starts: list[int] | None = None) ->
         starts = []
     done = starts[-1] + 1 if starts else 0
     for index in range(done, len(messages)):
-        if messages[index].side == USER and index and messages[index - 1].side != USER:
+        if index == 0 or (messages[index].side == USER and messages[index - 1].side != USER):
             starts.append(index)
-        elif index == 0:
-            starts.append(0)
     return starts
 
 

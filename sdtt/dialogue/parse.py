@@ -77,9 +77,8 @@ def parse_time(raw: str, zone_of: datetime) -> datetime | None:
     """
     raw = raw.strip()
     if _PROMPT_TIME.fullmatch(raw):
-        # What strptime reads with the first format, in a fraction of its time (every
-        # line of a reply has one); an impossible date (February 30th) goes on to the
-        # formats below, which refuse it too.
+        # What strptime reads with the first format; an impossible date (February 30th)
+        # goes on to the formats below, which refuse it too.
         try:
             return datetime(
                 int(raw[:4]),
