@@ -7,7 +7,7 @@ interrogator, or the persona's chat partner in a history) and ``"response"`` is 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
@@ -37,7 +37,9 @@ class Message(BaseModel):
     def _require_timezone(cls, value: datetime) -> datetime:
         if value.tzinfo is None or value.utcoffset() is None:
             raise ValueError("timestamp has no timezone; add one such as +00:00 or Z")
-        return value.replace(microsecond=0)
+        # Most times have whole seconds already: no copy for them (every message is built
+        # through here, a chain's several per model call).
+        return value.replace(microsecond=0) if value.microsecond else value
 
 
 class Turn(BaseModel):
@@ -85,6 +87,24 @@ def segment_turns(messages: Iterable[Message]) -> list[Turn]:
     if user or response:
         turns.append(Turn.model_construct(user=tuple(user), response=tuple(response)))
     return turns
+
+
+def turn_starts(messages: Sequence[Message], starts: list[int] | None = None) -> list[int]:
+    """Where each burst turn of ``messages`` begins: the split of :func:`segment_turns`
+    as indices, without building the turns.
+
+    ``starts``, the turn starts of an earlier, shorter state of ``messages`` (a list that
+    only grows), is extended in place rather than found again: a turn begins at the first
+    message and wherever side A writes after side B, so a start depends only on the
+    message before it, and the scan resumes after the last start known.
+    """
+    if starts is None:
+        starts = []
+    done = starts[-1] + 1 if starts else 0
+    for index in range(done, len(messages)):
+        if index == 0 or (messages[index].side == USER and messages[index - 1].side != USER):
+            starts.append(index)
+    return starts
 
 
 class Transcript(BaseModel):

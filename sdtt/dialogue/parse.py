@@ -75,20 +75,29 @@ def parse_time(raw: str, zone_of: datetime) -> datetime | None:
 
     A timestamp without a zone is taken to be in the zone of ``zone_of``.
     """
-    parsed = _read_time(raw.strip())
+    raw = raw.strip()
+    if _PROMPT_TIME.fullmatch(raw):
+        # What strptime reads with the first format; an impossible date (February 30th)
+        # goes on to the formats below, which refuse it too.
+        try:
+            return datetime(
+                int(raw[:4]),
+                int(raw[5:7]),
+                int(raw[8:10]),
+                int(raw[11:13]),
+                int(raw[14:16]),
+                int(raw[17:]),
+                tzinfo=zone_of.tzinfo,
+            )
+        except ValueError:
+            pass
+    parsed = _read_time(raw)
     if parsed is not None and parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=zone_of.tzinfo)
     return parsed
 
 
 def _read_time(raw: str) -> datetime | None:
-    exact = _PROMPT_TIME.fullmatch(raw)
-    if exact is not None:
-        # What strptime reads with the first format; an impossible date (February 30th)
-        # goes on to the formats below, which refuse it too.
-        with suppress(ValueError):
-            year, month, day, hour, minute, second = (int(part) for part in exact.groups())
-            return datetime(year, month, day, hour, minute, second)
     for fmt in _TIME_FORMATS:
         with suppress(ValueError):
             return datetime.strptime(raw, fmt)

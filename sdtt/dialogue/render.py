@@ -25,11 +25,23 @@ _OTHER_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1b\x1f\x7f]")
 
 def format_time(time: datetime) -> str:
     """The timestamp as shown in prompts (seconds resolution, the message's own zone)."""
-    return time.strftime(TIME_FORMAT)
+    if time.year < 1000:
+        # Zero-padded by some platforms' strftime and not by others: left to it.
+        return time.strftime(TIME_FORMAT)
+    # TIME_FORMAT spelled out: strftime takes several times as long, and every line of
+    # every prompt has a timestamp.
+    return (
+        f"{time.year}-{time.month:02}-{time.day:02} "
+        f"{time.hour:02}:{time.minute:02}:{time.second:02}"
+    )
 
 
 def fold_text(text: str) -> str:
     """Make ``text`` safe for one prompt line: fold line breaks, drop control characters."""
+    if text.isprintable():
+        # No line break or control character (str.isprintable refuses every character
+        # the patterns below match): nothing to fold.
+        return text.strip()
     folded = _LINE_BREAKS.sub(LINE_BREAK_FOLD, text)
     return _OTHER_CONTROLS.sub("", folded).strip()
 

@@ -30,15 +30,16 @@ or jump ahead more than an hour, in which case they are resampled (see
 from __future__ import annotations
 
 import random
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sdtt.dialogue.message import RESPONSE, USER, Message, Side, segment_turns
+from sdtt.dialogue.message import RESPONSE, USER, Message, Side, turn_starts
 from sdtt.dialogue.parse import parse_dialogue
 from sdtt.dialogue.render import render_messages
 from sdtt.dialogue.seeds import derive_seed, seeded_rng
-from sdtt.dialogue.turns import flatten_turns, to_pingpong
+from sdtt.dialogue.turns import to_pingpong
 from sdtt.errors import EmptyReplyError, InputError, ModelOutputError
 from sdtt.generate.chain import (
     ChainHeader,
@@ -99,9 +100,17 @@ def speaker_order(
     return order
 
 
-def complete_turns(messages: Sequence[Message]) -> int:
-    """Turns of ``messages`` in which side B has answered."""
-    return sum(1 for turn in segment_turns(messages) if turn.is_complete)
+def complete_turns(messages: Sequence[Message], starts: Sequence[int] | None = None) -> int:
+    """Turns of ``messages`` in which side B has answered (``starts``: their
+    :func:`~sdtt.dialogue.message.turn_starts`, if known).
+
+    Every turn but the last has: it ended because side A wrote after side B.
+    """
+    if starts is None:
+        starts = turn_starts(messages)
+    if not messages or messages[-1].side == RESPONSE:
+        return len(starts)
+    return len(starts) - 1
 
 
 def drop_repeats(existing: Sequence[Message], new: Sequence[Message]) -> list[Message]:
@@ -137,9 +146,14 @@ def copies_recent(messages: Sequence[Message], new: Message, window: int = 4) ->
     return any(message.text.strip().casefold() == text for message in messages[-window:])
 
 
-def cut_to_turns(messages: Sequence[Message], turns: int) -> list[Message]:
-    """The messages of the first ``turns`` burst turns."""
-    return flatten_turns(segment_turns(messages)[:turns])
+def cut_to_turns(
+    messages: Sequence[Message], turns: int, starts: Sequence[int] | None = None
+) -> list[Message]:
+    """The messages of the first ``turns`` burst turns (``starts``: their
+    :func:`~sdtt.dialogue.message.turn_starts`, if known)."""
+    if starts is None:
+        starts = turn_starts(messages)
+    return list(messages[: starts[turns]] if turns < len(starts) else messages)
 
 
 def topic_start(header: ChainHeader, topic_index: int, after: datetime) -> datetime:
@@ -171,6 +185,8 @@ class _Topic:
     """Progress on the current topic."""
 
     messages: list[Message] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)
+    """Where each burst turn of ``messages`` begins (kept up to date as they grow)."""
     calls: int = 0
     done: bool = False
     written: int = 0
@@ -279,7 +295,7 @@ class ChainState:
         side: Side | None = None
         if settings.style == "whole":
             if topic.messages:
-                remaining = max(1, target.turns - complete_turns(topic.messages))
+                remaining = max(1, target.turns - complete_turns(topic.messages, topic.starts))
                 task = continue_task(target.topic, remaining)
                 continue_with = ""
                 earliest = topic.messages[-1].time
@@ -358,12 +374,12 @@ class ChainState:
         if step.side is not None:
             done = len(combined) >= len(self._speakers())
         else:
-            turns = segment_turns(combined)
-            done = len(turns) > target.turns or (
-                len(turns) == target.turns and turns[-1].is_complete
+            starts = turn_starts(combined)
+            done = len(starts) > target.turns or (
+                len(starts) == target.turns and combined[-1].side == RESPONSE
             )
             if done:
-                combined = cut_to_turns(combined, target.turns)
+                combined = cut_to_turns(combined, target.turns, starts)
         added = combined[len(before) :]
         if not added and problem is None:
             problem = "every parsed line was cut or repeated"
@@ -406,6 +422,7 @@ class ChainState:
             topic.start = record.earliest
         before = len(topic.messages)
         topic.messages.extend(record.messages)
+        turn_starts(topic.messages, topic.starts)
         topic.calls += 1
         self.calls += 1
         if live:
@@ -414,8 +431,8 @@ class ChainState:
         usage = usage_of(record.usage)
         self.total_usage = self.total_usage + usage
         if record.messages:
-            owners = _turn_of_each(topic.messages)[before:]
-            touched = sorted(set(owners))
+            # The new messages belong to the turn going on at ``before`` and every later one.
+            touched = range(bisect_right(topic.starts, before) - 1, len(topic.starts))
             charge = usage + topic.uncharged
             for turn, share in zip(touched, split_usage(charge, len(touched)), strict=True):
                 topic.turn_usage[turn] = topic.turn_usage.get(turn, Usage()) + share
@@ -430,7 +447,7 @@ class ChainState:
             topic.uncharged_calls.append(record.call)
         topic.done = record.topic_done
         if topic.done and topic.uncharged_calls:
-            last = len(segment_turns(topic.messages)) - 1
+            last = len(topic.starts) - 1
             if last >= 0:
                 topic.turn_usage[last] = topic.turn_usage.get(last, Usage()) + topic.uncharged
                 topic.turn_calls.setdefault(last, []).extend(topic.uncharged_calls)
@@ -443,8 +460,9 @@ class ChainState:
         topic = self._topic
         if self.done:
             return []
-        turns = segment_turns(topic.messages)
-        final = len(turns) if topic.done else max(0, len(turns) - 1)
+        starts = topic.starts
+        ends = [*starts[1:], len(topic.messages)]
+        final = len(starts) if topic.done else max(0, len(starts) - 1)
         target = self.spec.topics[self.topic_index]
         first_global = self._finished_turns
         records = []
@@ -461,7 +479,7 @@ class ChainState:
                     settings=self.spec.settings,
                     calls=sorted(topic.turn_calls.get(index, [])),
                     usage=usage_dict(topic.turn_usage.get(index, Usage())),
-                    messages=list(turns[index].messages),
+                    messages=topic.messages[starts[index] : ends[index]],
                 )
             )
         return records
@@ -486,7 +504,7 @@ class ChainState:
         topic = self._topic
         if not topic.done:
             return
-        turns = len(segment_turns(topic.messages))
+        turns = len(topic.starts)
         if topic.written < turns:
             return
         self._finished_blocks.append(self._block(self.topic_index, topic.messages))
@@ -509,11 +527,3 @@ class ChainState:
             else:
                 state.mark_written(record)
         return state
-
-
-def _turn_of_each(messages: Sequence[Message]) -> list[int]:
-    """For each message, the index of the burst turn it belongs to."""
-    owners: list[int] = []
-    for index, turn in enumerate(segment_turns(messages)):
-        owners.extend([index] * len(turn.messages))
-    return owners

@@ -123,6 +123,9 @@ class MockModelAPI:
 
     async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
         """Answer with the next scripted item (sleeping, raising or replying as it says)."""
+        # A checkpoint even without a delay, as a call over the network is: Model.generate
+        # takes a free concurrency slot without one and relies on the provider's.
+        await trio.lowlevel.checkpoint()
         self.prompts.append(prompt)
         item = self._next(prompt, config)
         if isinstance(item, Exception):

@@ -115,6 +115,23 @@ def provider_limiter(provider: str, limit: int | None = None) -> trio.CapacityLi
     return limiter
 
 
+async def _take(limiter: trio.CapacityLimiter) -> None:
+    """Take a slot of ``limiter``, yielding to other tasks only when none is free.
+
+    ``async with limiter`` yields even when a slot is free. When many chains get their
+    answers at once (benchmarks/generation_throughput.py), that yield sent each chain's
+    next request out only after the other chains had handled their answers, so calls
+    took longer than the server did. The provider's call is the checkpoint instead (the
+    mock provider's too). A cancelled caller still stops here, and a free slot is still
+    not taken ahead of callers already waiting for one.
+    """
+    await trio.lowlevel.checkpoint_if_cancelled()
+    try:
+        limiter.acquire_nowait()
+    except trio.WouldBlock:
+        await limiter.acquire()
+
+
 def as_prompt(prompt: Prompt | str) -> Prompt:
     """A bare string is taken as the dialogue of a prompt without instructions."""
     return prompt if isinstance(prompt, Prompt) else Prompt(instructions="", dialogue=prompt)
@@ -226,9 +243,12 @@ class Model:
         while True:
             attempts += 1
             try:
-                async with limiter:
+                await _take(limiter)
+                try:
                     deadline.start()
                     return await attempt(deadline), attempts
+                finally:
+                    limiter.release()
             except ProviderError as error:
                 delay = retry_delay(self.retry, error, attempts, self._rng)
                 spent = delay is not None and deadline.passed_after(delay)

@@ -2,15 +2,23 @@ from __future__ import annotations
 
 import itertools
 import random
-from datetime import timedelta
+import re
+from datetime import datetime, timedelta
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.parse import parse_dialogue, parse_reply, scan_lines
-from sdtt.dialogue.render import fold_text, render_message, render_messages
+from sdtt.dialogue.render import (
+    LINE_BREAK_FOLD,
+    TIME_FORMAT,
+    fold_text,
+    format_time,
+    render_message,
+    render_messages,
+)
 from sdtt.errors import EmptyReplyError
 from tests.dialogue.strategies import START, chat_text, conversations
 
@@ -28,6 +36,28 @@ def test_user_text_cannot_forge_a_response_line() -> None:
     assert len(rendered.splitlines()) == 1
     lines = scan_lines(rendered, START)
     assert [line.side for line in lines] == ["user"]
+
+
+@example(datetime(999, 12, 31, 23, 5, 9))
+@example(datetime(2024, 3, 1, 9, 30, 5, 123456))
+@given(st.datetimes())
+def test_format_time_writes_any_date_as_strftime_does(time: datetime) -> None:
+    assert format_time(time) == time.strftime(TIME_FORMAT)
+
+
+_BREAKS_AND_CONTROLS = st.text(
+    st.one_of(st.characters(), st.sampled_from(" x\r\n\x0b\x0c\x1c\x85\u2028\u2029\x00\x7f\t"))
+)
+
+
+@example("  no break, spaces around ")
+@example(" x\r\ny\u2028z\x00 ")
+@given(_BREAKS_AND_CONTROLS)
+def test_fold_text_follows_its_rules_on_any_text(text: str) -> None:
+    # The rules spelled out: fold_text skips them for text that needs no folding.
+    slow = re.sub(r"\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]", LINE_BREAK_FOLD, text)
+    slow = re.sub(r"[\x00-\x08\x0e-\x1b\x1f\x7f]", "", slow).strip()
+    assert fold_text(text) == slow
 
 
 @given(conversations())

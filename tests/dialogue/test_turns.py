@@ -4,8 +4,9 @@ import itertools
 from datetime import timedelta
 
 from hypothesis import given
+from hypothesis import strategies as st
 
-from sdtt.dialogue.message import Message, segment_turns
+from sdtt.dialogue.message import Message, segment_turns, turn_starts
 from sdtt.dialogue.turns import (
     count_turns,
     flatten_turns,
@@ -85,3 +86,22 @@ def test_pingpong_alternates_and_keeps_the_turn_count(messages: list[Message]) -
     for message in kept:
         position = messages.index(message)
         assert position == 0 or messages[position - 1].side != message.side
+
+
+def expected_starts(messages: list[Message]) -> list[int]:
+    lengths = [len(turn.messages) for turn in segment_turns(messages)]
+    return [sum(lengths[:index]) for index in range(len(lengths))]
+
+
+@given(conversations(), st.lists(st.integers(min_value=1, max_value=8), max_size=8))
+def test_turn_starts_split_like_segment_turns_even_when_grown_piecewise(
+    messages: list[Message], steps: list[int]
+) -> None:
+    """A chain keeps a topic's turn starts up to date as its messages arrive a reply at a
+    time; after every reply, they are the turns' starts found from scratch."""
+    assert turn_starts(messages) == expected_starts(messages)
+    starts: list[int] = []
+    end = 0
+    for step in [*steps, *[1] * len(messages)]:
+        end = min(len(messages), end + step)
+        assert turn_starts(messages[:end], starts) == expected_starts(messages[:end])

@@ -25,7 +25,7 @@ from sdtt.generate.pseudo import (
     drop_repeats,
 )
 from sdtt.generate.runner import ChainRunner, chain_path
-from sdtt.models.base import Prompt, Usage
+from sdtt.models.base import GenerateConfig, Prompt, Usage
 from sdtt.personas.persona import Persona
 from tests.generate.helpers import (
     TOPICS,
@@ -306,3 +306,34 @@ def test_generated_turns_match_burst_segmentation_of_their_messages():
     assert len(pending) == 3
     for turn in pending:
         assert len(segment_turns(turn.messages)) == 1
+
+
+@pytest.mark.trio
+async def test_turn_records_are_the_burst_turns_of_each_topic_and_name_their_calls(tmp_path):
+    """Replies that end mid-turn, span turns or hold nothing: a topic's turns are found as
+    its messages arrive, and must be the turns its whole chat splits into at the end."""
+    script = hashed_script(1, 3, burst=2)
+
+    def patchy(prompt: Prompt, config: GenerateConfig) -> str:
+        text = script(prompt, config)
+        cut = (config.seed or 0) % 4
+        return "" if cut == 3 else "\n".join(text.split("\n")[cut:])
+
+    chain_spec = spec(turns=12, per_topic=4, max_calls_per_topic=20)
+    chain = await run_one(chain_spec, FakeChatModel(patchy), tmp_path)
+    calls_of = {call.call: call for call in chain.calls}
+    # What makes the bookkeeping hard happened: calls that kept nothing, turns that more
+    # than one call wrote.
+    assert any(not call.messages for call in chain.calls)
+    assert any(len(turn.calls) > 1 for turn in chain.turns)
+    for index in range(3):
+        calls = [call for call in chain.calls if call.topic_index == index]
+        turns = [turn for turn in chain.turns if turn.topic_index == index]
+        chat = [message for call in calls for message in call.messages]
+        assert [turn.messages for turn in turns] == [
+            list(turn.messages) for turn in segment_turns(chat)
+        ]
+        for turn in turns:
+            for message in turn.messages:
+                assert any(message in calls_of[call].messages for call in turn.calls)
+        assert {call for turn in turns for call in turn.calls} == {call.call for call in calls}

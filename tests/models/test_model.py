@@ -137,6 +137,32 @@ async def test_concurrency_is_limited_per_provider_across_models(
 
 
 @pytest.mark.trio
+async def test_a_call_with_a_free_slot_reaches_the_provider_before_other_tasks_run() -> None:
+    """Many chains answered at once each send their next request as soon as they have
+    handled their answer, not after every other chain has handled its own."""
+    order: list[str] = []
+
+    class Provider:
+        name = "probe/first"
+
+        async def generate(self, prompt: Prompt, config: GenerateConfig) -> Any:
+            order.append("request sent")
+            return await MockModelAPI(["ok"], name=self.name).generate(prompt, config)
+
+        async def aclose(self) -> None:
+            pass
+
+    async def another_task() -> None:
+        order.append("another task")
+
+    model = Model(Provider())
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(another_task)
+        await model.generate(PROMPT)
+    assert order == ["request sent", "another task"]
+
+
+@pytest.mark.trio
 async def test_a_model_with_its_own_limit_leaves_the_others_limit_alone(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
