@@ -142,9 +142,26 @@ def _removed_if_empty(out: Path, *, keep: bool) -> Iterator[None]:
                     out.unlink()
 
 
+def _refuse_batch_options(args: argparse.Namespace) -> None:
+    """The classifier calls no model: a batch option given with it would be silently
+    ignored, so it is refused instead."""
+    given = (
+        ("--batch", args.batch),
+        ("--poll", args.poll is not None),
+        ("--batch-retries", args.batch_retries is not None),
+    )
+    for flag, is_given in given:
+        if is_given:
+            raise InputError(
+                f"{flag} applies to LLM judges; --classifier calls no model.",
+                hint=f"Leave out {flag}, or judge with --model instead of --classifier.",
+            )
+
+
 def run(args: argparse.Namespace) -> int:
     """Judge a study from parsed arguments; exit 1 when every call failed."""
     if args.classifier:
+        _refuse_batch_options(args)
         return run_classifier(args)
     if args.model is None:
         raise InputError(

