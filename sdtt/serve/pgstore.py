@@ -118,9 +118,7 @@ class PostgresStore(_SqlStore):
     async def keep_committing(self) -> None:
         """Commit events and notices in batches, from a task of the loop that does not
         block it, until cancelled (see :mod:`sdtt.serve.pgcommit`); the store commits
-        them itself again afterwards, and on a virtual clock."""
-        if not self.waits_off_loop:
-            return
+        them itself again afterwards. Only on a real clock (see :attr:`waits_off_loop`)."""
         committer = EventCommitter(self._connect(), CHANNEL)
         self.flush()  # (what was queued before goes first)
         self._committer = committer

@@ -155,9 +155,10 @@ class StudyServer:
             if self.lease is not None:
                 nursery.start_soon(self.lease.keep, self._check_lease)
             keep_committing = getattr(self.store, "keep_committing", None)
-            if keep_committing is not None:
-                nursery.start_soon(keep_committing)
-            nursery.start_soon(self.records.commit_events)
+            if keep_committing is not None and getattr(self.store, "waits_off_loop", False):
+                nursery.start_soon(keep_committing)  # (it commits what is recorded)
+            else:
+                nursery.start_soon(self.records.commit_events)
             take_over = getattr(self.store, "background_checkpoints", None)
             if take_over is not None:
                 nursery.start_soon(self.records.checkpoint_wal, take_over())
