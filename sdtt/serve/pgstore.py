@@ -7,10 +7,11 @@ every room of the process: every call is one statement, one round trip; the read
 on every frame go to worker threads (:meth:`PostgresStore.read_off_loop`), each with a
 connection of its own; and while the server runs :meth:`PostgresStore.keep_committing`,
 the events and notices, most of the writes, are committed in batches by a task of the
-loop that does not block it (:mod:`sdtt.serve.pgcommit`). Otherwise queued events go in
-with the next write (a common table expression inserts them). A message's sequence
-number is the room's next; were two processes to take the same one, the loser counts
-again.
+loop that does not block it (:mod:`sdtt.serve.pgcommit`), and so are the chat messages.
+Otherwise queued events go in with the next write (a common table expression inserts
+them). Only the process running a room stores its messages, so it numbers them itself
+(counting from the room's last stored message the first time it stores one there); were
+another process to have taken a number meanwhile, a message stored at once counts again.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from psycopg.rows import dict_row
 
 from sdtt.errors import ConfigError
 from sdtt.serve.pgcommit import EventCommitter
-from sdtt.serve.store import Sender, StoredMessage, _SqlStore
+from sdtt.serve.store import Room, Sender, StoredMessage, _SqlStore
 
 CHANNEL = "sdtt_serve"
 """The LISTEN/NOTIFY channel the study's server processes talk on."""
@@ -110,6 +111,8 @@ class PostgresStore(_SqlStore):
         self._committer: EventCommitter | None = None
         self._held: list[dict[str, Any]] | None = None
         """Notices published in a transaction, sent once it commits."""
+        self._last_seq: dict[str, int] = {}
+        """The number of the last message this process stored in each room it runs."""
         self.waits_off_loop = True
         """Whether the store waits for the database off the loop (reads in worker
         threads, commits in a task): not on a virtual clock, which would jump ahead
@@ -218,28 +221,51 @@ class PostgresStore(_SqlStore):
             self._pending[:0] = events
             raise
 
+    def add_room(self, room: Room) -> None:
+        """Add a new room (its messages are numbered from 1)."""
+        super().add_room(room)
+        self._last_seq[room.id] = 0
+
     def add_message(
         self, room: str, sender: Sender, text: str, time: str, chat: int = 1
     ) -> StoredMessage:
-        """Append a message to ``room``'s chat ``chat``; returns it with its sequence
-        number (counted over the room)."""
-        for attempt in range(SEQ_ATTEMPTS):
-            try:
-                rows = self._write(
-                    "INSERT INTO messages (room, seq, sender, text, time, chat) "
-                    "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ? FROM messages "
-                    "WHERE room = ? RETURNING seq",
-                    (room, sender, text, time, chat, room),
-                )
-                break
-            except psycopg.errors.UniqueViolation:
-                # Another process took that number first (only the process running a
-                # room writes its messages, so all but never): count again.
-                if attempt + 1 == SEQ_ATTEMPTS or self._db.info.transaction_status:
-                    raise
-        return StoredMessage(
-            room=room, seq=int(rows[0]["seq"]), sender=sender, text=text, time=time, chat=chat
-        )
+        """Append a message to ``room``'s chat ``chat`` (a room this process runs);
+        returns it with its sequence number (counted over the room). While
+        :meth:`keep_committing` runs, it is committed with the next batch."""
+        if "\x00" in text:  # (refused here: in a batch it would fail everything with it)
+            raise ValueError("PostgreSQL cannot store a message holding U+0000")
+        last = self._last_seq.get(room)
+        seq = (self._stored_last_seq(room) if last is None else last) + 1
+        if self._committer is not None:
+            self._committer.add_message((room, seq, sender, text, time, chat))
+        else:
+            for attempt in range(SEQ_ATTEMPTS):
+                try:
+                    self._write(
+                        "INSERT INTO messages (room, seq, sender, text, time, chat) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        (room, seq, sender, text, time, chat),
+                    )
+                    break
+                except psycopg.errors.UniqueViolation:
+                    # Another process stored a message in this room meanwhile (not
+                    # while rooms are run as they should be): count again.
+                    if attempt + 1 == SEQ_ATTEMPTS or self._db.info.transaction_status:
+                        raise
+                    seq = self._stored_last_seq(room) + 1
+        self._last_seq[room] = seq
+        return StoredMessage(room=room, seq=seq, sender=sender, text=text, time=time, chat=chat)
+
+    def _stored_last_seq(self, room: str) -> int:
+        """The number of ``room``'s last stored message (0: none)."""
+        rows = self._read("SELECT MAX(seq) AS seq FROM messages WHERE room = ?", (room,))
+        return int(rows[0]["seq"] or 0)
+
+    def messages(self, room: str) -> list[StoredMessage]:
+        """The messages of ``room`` in order (those queued committed first)."""
+        if self._queued():
+            self.flush()
+        return super().messages(room)
 
     def add_event_if_live(
         self,

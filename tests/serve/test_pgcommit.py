@@ -1,4 +1,4 @@
-"""Events and notices of a PostgreSQL study committed by a task of the loop: the loop runs
+"""Messages, events and notices of a PostgreSQL study committed by a task of the loop: the loop runs
 other rooms while the database answers, nothing is lost or reordered, and a notice never
 comes before what it tells of is committed."""
 
@@ -13,6 +13,7 @@ import pytest
 import trio
 
 from sdtt.serve.pgstore import CHANNEL, PostgresStore
+from sdtt.serve.store import Room
 
 
 @pytest.fixture
@@ -22,6 +23,21 @@ def blocker(fresh_database: str) -> Iterator[psycopg.Connection[tuple[object, ..
         # Ended by the server at the latest: a test that fails does not hang.
         connection.execute("SET idle_in_transaction_session_timeout = '10s'")
         yield connection
+
+
+def live_room(room_id: str) -> Room:
+    return Room(
+        id=room_id,
+        mode="two-party",
+        witness="bot",
+        condition=0,
+        interrogator="P1",
+        witness_pid=None,
+        state="live",
+        end_reason=None,
+        created="2025-03-01T09:00:00+00:00",
+        ended=None,
+    )
 
 
 def notices(listener: psycopg.Connection[tuple[object, ...]]) -> list[str]:
@@ -108,3 +124,41 @@ async def test_notices_published_while_the_lobby_is_held_go_once_it_is_released(
             await store.flushed()
             nursery.cancel_scope.cancel()
         assert ['"state": "P1"' in n for n in notices(listener)] == [True]
+
+
+@pytest.mark.trio
+async def test_messages_are_numbered_at_once_and_committed_before_the_notice_after_them(
+    pg_store: Callable[[], PostgresStore],
+    fresh_database: str,
+    blocker: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    store = pg_store()
+    store.add_room(live_room("r1"))
+    texts = ['say "hi" \\ there', "naïve 😀\nsecond line", "<b>ok</b>"]
+    with psycopg.connect(fresh_database, autocommit=True) as listener:
+        listener.execute(f"LISTEN {CHANNEL}")
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(store.keep_committing)
+            await trio.sleep(0.1)
+            blocker.execute("LOCK TABLE messages IN ACCESS EXCLUSIVE MODE")
+            with trio.fail_after(0.1):  # numbered without waiting for the database
+                stored = [store.add_message("r1", "interrogator", t, "t1") for t in texts]
+            assert [m.seq for m in stored] == [1, 2, 3]
+            store.publish({"to": "P1", "frame": {"type": "message", "id": 3}})
+            with pytest.raises(ValueError, match="U\\+0000"):
+                store.add_message("r1", "witness", "nul \x00", "t2")
+            await trio.sleep(0.3)  # the loop runs meanwhile
+            assert notices(listener) == []  # not before the messages are in
+            blocker.commit()
+            await store.flushed()
+            nursery.cancel_scope.cancel()
+        assert len(notices(listener)) == 1
+    assert [(m.seq, m.text) for m in store.messages("r1")] == [
+        (1, texts[0]),
+        (2, texts[1]),
+        (3, texts[2]),
+    ]
+    # A process taking the room up again (a restart) counts on from the last one stored.
+    again = pg_store()
+    assert again.add_message("r1", "witness", "back", "t3").seq == 4
+    assert [m.text for m in store.messages("r1")][-1] == "back"
