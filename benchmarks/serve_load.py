@@ -12,9 +12,9 @@ participants, the rest with the bot), and prints:
   typing-indicator policy held the answer on purpose (event ``answer_held``); for
   questions to a human witness, the server's receipt to the witness's; beside the floor
   of a bare ``trio.sleep_until`` loop measured in the same run, on the same machine. Human
-  lateness and the floor are also given for the time people were still arriving alone:
-  on a small machine that is when the servers are busiest, and when this process's own
-  pauses (it opens every websocket) count most in what it measures;
+  lateness and the floor are also given for just the time people were still arriving:
+  on a small machine the servers are busiest then, and this process's own pauses (it
+  opens every websocket) count most in what it measures;
 - the server's CPU seconds per room-minute of chat;
 - lost and duplicated messages (every stored message against what each browser got;
   both must be 0);

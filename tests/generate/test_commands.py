@@ -115,4 +115,5 @@ def test_topics_on_a_mock_model(tmp_path, capsys):
     assert main(["topics", "--model", "mock/chatty", "-n", "6", "--out", str(out)]) == 0
     topics = [line for line in out.read_text().splitlines() if not line.startswith("#")]
     assert len(topics) == len(set(topics)) == 6
-    assert "use it with --topics" in capsys.readouterr().out
+    # The hint holds the whole path on one line, however long (a copy of it works).
+    assert f"use it with --topics {out}\n" in capsys.readouterr().out
