@@ -51,7 +51,7 @@ _Steps = Generator[str, None, None]
 :data:`WRITE`), returns once PostgreSQL has answered."""
 
 
-class EventCommitter:
+class BatchCommitter:
     """Queues messages, events and notices, and commits them in batches (see the module).
 
     ``db`` is a connection of the committer's alone; :meth:`run` commits from a task of

@@ -28,7 +28,7 @@ import trio
 from psycopg.rows import dict_row
 
 from sdtt.errors import ConfigError
-from sdtt.serve.pgcommit import EventCommitter
+from sdtt.serve.pgcommit import BatchCommitter
 from sdtt.serve.store import Room, Sender, StoredMessage, _SqlStore
 
 CHANNEL = "sdtt_serve"
@@ -108,7 +108,7 @@ class PostgresStore(_SqlStore):
         self._owner = threading.get_ident()
         self._readers: queue.SimpleQueue[psycopg.Connection[dict[str, Any]]] = queue.SimpleQueue()
         self._reading = trio.CapacityLimiter(READERS)
-        self._committer: EventCommitter | None = None
+        self._committer: BatchCommitter | None = None
         self._held: list[dict[str, Any]] | None = None
         """Notices published in a transaction, sent once it commits."""
         self._last_seq: dict[str, int] = {}
@@ -122,7 +122,7 @@ class PostgresStore(_SqlStore):
         """Commit events and notices in batches, from a task of the loop that does not
         block it, until cancelled (see :mod:`sdtt.serve.pgcommit`); the store commits
         them itself again afterwards. Only on a real clock (see :attr:`waits_off_loop`)."""
-        committer = EventCommitter(self._connect(), CHANNEL)
+        committer = BatchCommitter(self._connect(), CHANNEL)
         self.flush()  # (what was queued before goes first)
         self._committer = committer
         try:
