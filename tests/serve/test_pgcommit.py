@@ -40,6 +40,14 @@ def live_room(room_id: str) -> Room:
     )
 
 
+@pytest.fixture
+def listener(fresh_database: str) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+    """A session of another process of the study, listening to its notices."""
+    with psycopg.connect(fresh_database, autocommit=True) as connection:
+        connection.execute(f"LISTEN {CHANNEL}")
+        yield connection
+
+
 def notices(listener: psycopg.Connection[tuple[object, ...]]) -> list[str]:
     return [note.payload for note in listener.notifies(timeout=0.3, stop_after=100)]
 
@@ -47,38 +55,36 @@ def notices(listener: psycopg.Connection[tuple[object, ...]]) -> list[str]:
 @pytest.mark.trio
 async def test_a_commit_waiting_for_the_database_leaves_the_loop_running(
     pg_store: Callable[[], PostgresStore],
-    fresh_database: str,
+    listener: psycopg.Connection[tuple[object, ...]],
     blocker: psycopg.Connection[tuple[object, ...]],
 ) -> None:
     store = pg_store()
     order: list[str] = []
-    with psycopg.connect(fresh_database, autocommit=True) as listener:
-        listener.execute(f"LISTEN {CHANNEL}")
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(store.keep_committing)
-            await trio.sleep(0.1)
-            blocker.execute("LOCK TABLE events IN ACCESS EXCLUSIVE MODE")
-            for n in range(3):
-                store.add_event("typing", {"n": n}, "t1", room="r1")
-            store.publish({"to": "P1", "frame": {"type": "message", "text": "ok"}})
-            store.publish({"to": "P1", "frame": {"type": "message", "text": "ok"}})
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(store.keep_committing)
+        await trio.sleep(0.1)
+        blocker.execute("LOCK TABLE events IN ACCESS EXCLUSIVE MODE")
+        for n in range(3):
+            store.add_event("typing", {"n": n}, "t1", room="r1")
+        store.publish({"to": "P1", "frame": {"type": "message", "text": "ok"}})
+        store.publish({"to": "P1", "frame": {"type": "message", "text": "ok"}})
 
-            async def release() -> None:
-                await trio.sleep(0.3)  # the loop runs meanwhile
-                assert notices(listener) == []  # not before the events are in
-                blocker.commit()
-                order.append("released")
+        async def release() -> None:
+            await trio.sleep(0.3)  # the loop runs meanwhile
+            assert notices(listener) == []  # not before the events are in
+            blocker.commit()
+            order.append("released")
 
-            nursery.start_soon(release)
-            await store.flushed()
-            order.append("committed")
-            store.add_event("typing", {"n": 3}, "t2", room="r1")
-            await store.flushed()
-            nursery.cancel_scope.cancel()
-        assert order == ["released", "committed"]
-        assert [e["data"]["n"] for e in store.events("r1")] == [0, 1, 2, 3]
-        # Both notices, though their texts are the same, each once.
-        assert [n.count('"text": "ok"') for n in notices(listener)] == [1, 1]
+        nursery.start_soon(release)
+        await store.flushed()
+        order.append("committed")
+        store.add_event("typing", {"n": 3}, "t2", room="r1")
+        await store.flushed()
+        nursery.cancel_scope.cancel()
+    assert order == ["released", "committed"]
+    assert [e["data"]["n"] for e in store.events("r1")] == [0, 1, 2, 3]
+    # Both notices, though their texts are the same, each once.
+    assert [n.count('"text": "ok"') for n in notices(listener)] == [1, 1]
 
 
 @pytest.mark.trio
@@ -105,54 +111,50 @@ async def test_a_read_of_the_events_sees_a_batch_that_was_under_way(
 
 @pytest.mark.trio
 async def test_notices_published_while_the_lobby_is_held_go_once_it_is_released(
-    pg_store: Callable[[], PostgresStore], fresh_database: str
+    pg_store: Callable[[], PostgresStore], listener: psycopg.Connection[tuple[object, ...]]
 ) -> None:
     store = pg_store()
-    with psycopg.connect(fresh_database, autocommit=True) as listener:
-        listener.execute(f"LISTEN {CHANNEL}")
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(store.keep_committing)
-            await trio.sleep(0.1)
-            with store.lobby_lock() as held:
-                assert held
-                store.publish({"state": "P1"})
-                await store.flushed()
-                assert notices(listener) == []  # the room it shows is not committed
-            with pytest.raises(RuntimeError), store.lobby_lock():
-                store.publish({"state": "P2"})
-                raise RuntimeError("the room could not be formed")
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(store.keep_committing)
+        await trio.sleep(0.1)
+        with store.lobby_lock() as held:
+            assert held
+            store.publish({"state": "P1"})
             await store.flushed()
-            nursery.cancel_scope.cancel()
-        assert ['"state": "P1"' in n for n in notices(listener)] == [True]
+            assert notices(listener) == []  # the room it shows is not committed
+        with pytest.raises(RuntimeError), store.lobby_lock():
+            store.publish({"state": "P2"})
+            raise RuntimeError("the room could not be formed")
+        await store.flushed()
+        nursery.cancel_scope.cancel()
+    assert ['"state": "P1"' in n for n in notices(listener)] == [True]
 
 
 @pytest.mark.trio
 async def test_messages_are_numbered_at_once_and_committed_before_the_notice_after_them(
     pg_store: Callable[[], PostgresStore],
-    fresh_database: str,
+    listener: psycopg.Connection[tuple[object, ...]],
     blocker: psycopg.Connection[tuple[object, ...]],
 ) -> None:
     store = pg_store()
     store.add_room(live_room("r1"))
     texts = ['say "hi" \\ there', "naïve 😀\nsecond line", "<b>ok</b>"]
-    with psycopg.connect(fresh_database, autocommit=True) as listener:
-        listener.execute(f"LISTEN {CHANNEL}")
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(store.keep_committing)
-            await trio.sleep(0.1)
-            blocker.execute("LOCK TABLE messages IN ACCESS EXCLUSIVE MODE")
-            with trio.fail_after(0.1):  # numbered without waiting for the database
-                stored = [store.add_message("r1", "interrogator", t, "t1") for t in texts]
-            assert [m.seq for m in stored] == [1, 2, 3]
-            store.publish({"to": "P1", "frame": {"type": "message", "id": 3}})
-            with pytest.raises(ValueError, match="U\\+0000"):
-                store.add_message("r1", "witness", "nul \x00", "t2")
-            await trio.sleep(0.3)  # the loop runs meanwhile
-            assert notices(listener) == []  # not before the messages are in
-            blocker.commit()
-            await store.flushed()
-            nursery.cancel_scope.cancel()
-        assert len(notices(listener)) == 1
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(store.keep_committing)
+        await trio.sleep(0.1)
+        blocker.execute("LOCK TABLE messages IN ACCESS EXCLUSIVE MODE")
+        with trio.fail_after(0.1):  # numbered without waiting for the database
+            stored = [store.add_message("r1", "interrogator", t, "t1") for t in texts]
+        assert [m.seq for m in stored] == [1, 2, 3]
+        store.publish({"to": "P1", "frame": {"type": "message", "id": 3}})
+        with pytest.raises(ValueError, match="U\\+0000"):
+            store.add_message("r1", "witness", "nul \x00", "t2")
+        await trio.sleep(0.3)  # the loop runs meanwhile
+        assert notices(listener) == []  # not before the messages are in
+        blocker.commit()
+        await store.flushed()
+        nursery.cancel_scope.cancel()
+    assert len(notices(listener)) == 1
     assert [(m.seq, m.text) for m in store.messages("r1")] == [
         (1, texts[0]),
         (2, texts[1]),
