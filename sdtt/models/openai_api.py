@@ -78,36 +78,45 @@ class OpenAIAPI(SdkAPI["AsyncOpenAI"]):
         # same JSON body as chat.completions.create, without re-walking every message
         # against the typed request schema first: that walk was a fifth of the client's
         # CPU per call (benchmarks/generation_throughput.py), and the body is plain JSON.
-        from openai.types.chat import ChatCompletion
-
+        # The answer comes back as plain JSON too (cast_to=object): building the SDK's
+        # response objects was another tenth, and output_of reads either.
         return await client.post(
             "/chat/completions",
             body=kwargs,
-            cast_to=ChatCompletion,
+            cast_to=object,
             options={"timeout": timeout},
         )
 
     def output_of(self, completion: Any) -> ModelOutput:
-        choices = getattr(completion, "choices", None)
+        """A chat completion (the decoded JSON, or the SDK's object) as a ``ModelOutput``."""
+        choices = _field(completion, "choices")
         if not isinstance(choices, list) or not choices:
             raise self._malformed("it holds no choices")
-        message = getattr(choices[0], "message", None)
-        text = getattr(message, "content", None)
+        message = _field(choices[0], "message")
+        text = _field(message, "content")
         if text is not None and not isinstance(text, str):
             raise self._malformed("the message content is not text")
-        usage = getattr(completion, "usage", None)
-        details = getattr(usage, "prompt_tokens_details", None)
+        usage = _field(completion, "usage")
+        details = _field(usage, "prompt_tokens_details")
         return ModelOutput(
             text=text or "",
             model=self.name,
             usage=Usage(
-                input_tokens=count(getattr(usage, "prompt_tokens", 0)),
+                input_tokens=count(_field(usage, "prompt_tokens")),
                 # llama.cpp's server sends no prompt_tokens_details: unknown, not 0.
-                cached_input_tokens=reported_count(getattr(details, "cached_tokens", None)),
-                output_tokens=count(getattr(usage, "completion_tokens", 0)),
+                cached_input_tokens=reported_count(_field(details, "cached_tokens")),
+                output_tokens=count(_field(usage, "completion_tokens")),
             ),
-            logprobs=_logprobs(getattr(choices[0], "logprobs", None)),
+            logprobs=_logprobs(_field(choices[0], "logprobs")),
         )
+
+
+def _field(value: Any, name: str) -> Any:
+    """``value``'s field ``name`` (a JSON object's key or an SDK object's attribute), or
+    None when it has none."""
+    if isinstance(value, dict):
+        return value.get(name)
+    return getattr(value, name, None)
 
 
 def user_content(prompt: Prompt) -> str | list[dict[str, Any]]:
@@ -124,19 +133,18 @@ def user_content(prompt: Prompt) -> str | list[dict[str, Any]]:
 
 def _logprobs(found: Any) -> tuple[TokenLogprobs, ...] | None:
     """The ``logprobs.content`` of a choice as :class:`TokenLogprobs`; None when absent."""
-    content = getattr(found, "content", None)
+    content = _field(found, "content")
     if not isinstance(content, list):
         return None
     tokens = []
     for entry in content:
-        token, logprob = getattr(entry, "token", None), getattr(entry, "logprob", None)
+        token, logprob = _field(entry, "token"), _field(entry, "logprob")
         if not isinstance(token, str) or not isinstance(logprob, int | float):
             return None
         top = tuple(
-            (t.token, float(t.logprob))
-            for t in getattr(entry, "top_logprobs", None) or ()
-            if isinstance(getattr(t, "token", None), str)
-            and isinstance(getattr(t, "logprob", None), int | float)
+            (_field(t, "token"), float(_field(t, "logprob")))
+            for t in _field(entry, "top_logprobs") or ()
+            if isinstance(_field(t, "token"), str) and isinstance(_field(t, "logprob"), int | float)
         )
         tokens.append(TokenLogprobs(token, float(logprob), top))
     return tuple(tokens)

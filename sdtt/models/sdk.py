@@ -28,6 +28,7 @@ from sdtt.errors import (
 )
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
 from sdtt.models.retry import error_for_status, parse_retry_after, provider_message, scrub
+from sdtt.models.turns import CallTurns
 from sdtt.redact import redact_url
 
 NO_KEY = "not-needed"
@@ -102,6 +103,7 @@ class SdkAPI(ABC, Generic[ClientT]):
             check_url(self.base_url, self.name)
         self._key = self._choose_key(api_key_env)
         self._client: ClientT | None = None
+        self._turns = CallTurns()
         import_sdk(self.package)
 
     def _choose_key(self, api_key_env: str | None) -> str:
@@ -132,11 +134,26 @@ class SdkAPI(ABC, Generic[ClientT]):
 
     def _get_client(self) -> ClientT:
         # Created on first use, inside the trio run that uses it. An explicit api_key
-        # also stops the SDK from looking for profiles or other credentials on disk.
+        # also stops the SDK from looking for profiles or other credentials on disk. The
+        # SDK's own HTTP client class keeps its defaults (timeouts, keep-alive) but has
+        # no cap on connections: Model's limit already bounds the calls in flight, and a
+        # call holding the turn while it waited for a pooled connection could wait for
+        # good (the calls holding the connections need the turn to finish).
         client = self._client
         if client is None:
-            client_class = getattr(import_sdk(self.package), self.client_class)
-            client = client_class(api_key=self._key, base_url=self.base_url, max_retries=0)
+            sdk = import_sdk(self.package)
+            limits = sdk.DEFAULT_CONNECTION_LIMITS
+            http_client = sdk.DefaultAsyncHttpxClient(
+                limits=type(limits)(
+                    max_connections=None,
+                    max_keepalive_connections=limits.max_keepalive_connections,
+                    keepalive_expiry=limits.keepalive_expiry,
+                ),
+                event_hooks={"request": [self._turns.before_sending]},
+            )
+            client = getattr(sdk, self.client_class)(
+                api_key=self._key, base_url=self.base_url, max_retries=0, http_client=http_client
+            )
             self._client = client
         return client
 
@@ -157,11 +174,17 @@ class SdkAPI(ABC, Generic[ClientT]):
 
     async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
         """One API call; typed errors on failure."""
-        kwargs = self.request(prompt, config)
-        answer = await self.call(
-            lambda client: self._call(client, kwargs, config.timeout), config.timeout
-        )
-        return self.output_of(answer)
+        # The call's own CPU work (building the request, reading and parsing the answer)
+        # runs in this client's turn, so concurrent calls do not interleave it.
+        await self._turns.take()
+        try:
+            kwargs = self.request(prompt, config)
+            answer = await self.call(
+                lambda client: self._call(client, kwargs, config.timeout), config.timeout
+            )
+            return self.output_of(answer)
+        finally:
+            self._turns.give()
 
     async def call(self, operation: Callable[[ClientT], Awaitable[T]], timeout: float) -> T:
         """One request through the SDK's client, its errors mapped to typed errors.
