@@ -5,8 +5,9 @@ steps (build the request, send it, read the answer, parse it), each ending where
 yields. When many calls are ready at once, as when twenty chains' answers arrive in the
 same moment, their steps interleave and every call finishes only when nearly all of them
 have: each waits for the whole batch's CPU instead of the part ahead of it. With twenty
-chains against a server answering in 0.25 s this added 50-80 ms to every call, and the
-run took 1.3x its critical path instead of 1.15x (``benchmarks/generation_throughput.py``).
+chains against a server answering in 0.25 s this added 50-80 ms to every call, and runs
+took about 1.3x their critical path; taking turns brings that to about 1.18x
+(``benchmarks/generation_throughput.py``).
 
 A call takes the turn before it builds its request and gives it up once the request is
 sent; it takes it again when the answer's headers arrive, and gives it up when the answer
