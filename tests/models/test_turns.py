@@ -12,7 +12,7 @@ import openai
 import pytest
 import trio
 
-from sdtt.models import GenerateConfig, Prompt, get_model
+from sdtt.models import GenerateConfig, Model, ModelOutput, Prompt, get_model
 from sdtt.models.openai_api import OpenAIAPI
 from sdtt.models.turns import CallTurns
 from tests.fakes.http_fake import ScriptedReply
@@ -95,18 +95,20 @@ async def test_a_call_waiting_for_its_server_holds_up_no_other_call(
     # The first request is answered after 30 s; the others at once. Had the slow call
     # kept the turn while it waited, none of the others could build or read anything.
     server.enqueue(ScriptedReply(body=chat_completion("Response: slow"), delay=30))
-    async with get_model("openai/gpt-test", base_url=server.base_url) as model:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(model.generate, PROMPT, CONFIG)
-            with trio.fail_after(10):
-                while server.in_flight < 1:
-                    await trio.sleep(0.01)
-            with trio.fail_after(10):
-                async with trio.open_nursery() as others:
-                    for _ in range(3):
-                        others.start_soon(model.generate, PROMPT, CONFIG)
-            assert len(server.requests) == 4
-            nursery.cancel_scope.cancel()
+    async with (
+        get_model("openai/gpt-test", base_url=server.base_url) as model,
+        trio.open_nursery() as nursery,
+    ):
+        nursery.start_soon(model.generate, PROMPT, CONFIG)
+        with trio.fail_after(10):
+            while server.in_flight < 1:
+                await trio.sleep(0.01)
+        with trio.fail_after(10):
+            async with trio.open_nursery() as others:
+                for _ in range(3):
+                    others.start_soon(model.generate, PROMPT, CONFIG)
+        assert len(server.requests) == 4
+        nursery.cancel_scope.cancel()
 
 
 @pytest.mark.trio
@@ -116,16 +118,18 @@ async def test_an_answer_is_parsed_in_the_calls_turn(
     held_while_parsing: list[bool] = []
     output_of = OpenAIAPI.output_of
 
-    def watched(self: OpenAIAPI, completion: object):  # type: ignore[no-untyped-def]
+    def watched(self: OpenAIAPI, completion: object) -> ModelOutput:
         held_while_parsing.append(self._turns.holding())
         return output_of(self, completion)
 
     monkeypatch.setattr(OpenAIAPI, "output_of", watched)
     server.latency = 0.2
-    async with get_model("openai/gpt-test", base_url=server.base_url) as model:
-        async with trio.open_nursery() as nursery:
-            for _ in range(5):
-                nursery.start_soon(model.generate, PROMPT, CONFIG)
+    async with (
+        get_model("openai/gpt-test", base_url=server.base_url) as model,
+        trio.open_nursery() as nursery,
+    ):
+        for _ in range(5):
+            nursery.start_soon(model.generate, PROMPT, CONFIG)
     assert held_while_parsing == [True] * 5
 
 
@@ -141,14 +145,14 @@ async def test_more_calls_than_the_sdks_connection_cap_all_finish(
         openai.DEFAULT_CONNECTION_LIMITS.__class__(max_connections=2, max_keepalive_connections=2),
     )
     server.latency = 0.2
-    outputs = []
+    outputs: list[ModelOutput] = []
 
-    async def one(model_generate):  # type: ignore[no-untyped-def]
-        outputs.append(await model_generate(PROMPT, CONFIG))
+    async def one(model: Model) -> None:
+        outputs.append(await model.generate(PROMPT, CONFIG))
 
     async with get_model("openai/gpt-test", base_url=server.base_url, max_concurrency=6) as model:
         with trio.fail_after(15):
             async with trio.open_nursery() as nursery:
                 for _ in range(6):
-                    nursery.start_soon(one, model.generate)
+                    nursery.start_soon(one, model)
     assert [output.text for output in outputs] == ["Response: [2024-05-01 10:00:09] hi!"] * 6
