@@ -87,5 +87,6 @@ def run(args: argparse.Namespace) -> int:
     console.print()
     console.print("[bold]Files written[/]")
     for path in demo.files:
-        console.print(f"  {shown(str(path))}")
+        # soft_wrap: each path whole on its line, to copy, however narrow the output.
+        console.print(f"  {shown(str(path))}", soft_wrap=True)
     return 0

@@ -52,6 +52,22 @@ def test_demo_on_a_scripted_model_writes_a_burst_reply(
     assert test_pair["human"]["meta"]["source"] == "chitchat"
 
 
+def test_the_files_written_are_listed_whole_however_narrow_the_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A narrow or non-terminal output (a log, a pipe) must not break a path over lines:
+    # a user copies them from the list.
+    monkeypatch.setenv("COLUMNS", "40")
+    out = Path("a-rather-long-folder-name-for-the-results") / "of-this-demo-run"
+    assert main(["demo", "--model", "mock/chatty", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    listed = [line.strip() for line in printed.split("Files written", 1)[1].splitlines()]
+    listed = [line for line in listed if line]
+    assert listed and all(Path(line).is_file() for line in listed), listed
+    top = {str(path) for path in out.glob("demo-*") if path.is_file()}
+    assert top and top <= set(listed)
+
+
 def test_garbage_model_output_is_one_paragraph_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--model", "mock/empty", "--out", "out"]) == 2
     err = capsys.readouterr().err
