@@ -1,7 +1,7 @@
 """Concurrent SDK calls take turns on the CPU, and never hold the turn while they wait.
 
-The first tests drive :class:`CallTurns` itself on trio's virtual clock. The others run
-the real ``openai`` SDK against the local fake server, on the real clock.
+The first three tests drive :class:`CallTurns` itself. The others run the real ``openai``
+SDK against the local fake server, on the real clock.
 """
 
 from __future__ import annotations
