@@ -38,6 +38,7 @@ from sdtt.errors import ConfigError, ProviderError, ProviderTimeoutError
 from sdtt.models.base import GenerateConfig, ModelAPI, ModelOutput, Prompt, Usage
 from sdtt.models.registry import Provider, create_api, provider_of, require_image_input
 from sdtt.models.retry import RetryPolicy, policy_from_env, retry_delay
+from sdtt.models.turns import take_at_once
 
 log = logging.getLogger("sdtt.models")
 status_log = logging.getLogger("sdtt.retries")
@@ -113,23 +114,6 @@ def provider_limiter(provider: str, limit: int | None = None) -> trio.CapacityLi
         limiter = trio.CapacityLimiter(key[1])
         _LIMITERS[key] = limiter
     return limiter
-
-
-async def _take(limiter: trio.CapacityLimiter) -> None:
-    """Take a slot of ``limiter``, yielding to other tasks only when none is free.
-
-    ``async with limiter`` yields even when a slot is free. When many chains get their
-    answers at once (benchmarks/generation_throughput.py), that yield sent each chain's
-    next request out only after the other chains had handled their answers, so calls
-    took longer than the server did. The provider's call is the checkpoint instead (the
-    mock provider's too). A cancelled caller still stops here, and a free slot is still
-    not taken ahead of callers already waiting for one.
-    """
-    await trio.lowlevel.checkpoint_if_cancelled()
-    try:
-        limiter.acquire_nowait()
-    except trio.WouldBlock:
-        await limiter.acquire()
 
 
 def as_prompt(prompt: Prompt | str) -> Prompt:
@@ -243,7 +227,7 @@ class Model:
         while True:
             attempts += 1
             try:
-                await _take(limiter)
+                await take_at_once(limiter)
                 try:
                     deadline.start()
                     return await attempt(deadline), attempts

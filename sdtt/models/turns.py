@@ -19,7 +19,7 @@ answer: both are small and go at once on a working link.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
@@ -32,6 +32,29 @@ _RESUMING = (".send_request_headers.started", ".receive_response_headers.complet
 """Events after which the call works on the CPU again: take the turn back."""
 _SENT = ".send_request_body.complete"
 """The request is out; the call now waits for the server."""
+
+
+class Slot(Protocol):
+    """What :func:`take_at_once` takes: a ``trio.Lock`` or a ``trio.CapacityLimiter``."""
+
+    def acquire_nowait(self) -> None: ...
+
+    async def acquire(self) -> None: ...
+
+
+async def take_at_once(slot: Slot) -> None:
+    """Take ``slot``, yielding to other tasks only when it is not free.
+
+    ``async with`` a lock or limiter yields even when it is free, which sends the task to
+    the back of the queue of ready tasks: the interleaving this module is about. A
+    cancelled caller still stops here, and a free slot is still not taken ahead of
+    callers already waiting for it.
+    """
+    await trio.lowlevel.checkpoint_if_cancelled()
+    try:
+        slot.acquire_nowait()
+    except trio.WouldBlock:
+        await slot.acquire()
 
 
 class CallTurns:
@@ -67,12 +90,8 @@ class CallTurns:
         """Wait for the turn, unless this task holds it; a free turn is taken at once,
         without letting other tasks run first."""
         lock = self._lock_of_this_run()
-        if self.holding():
-            return
-        try:
-            lock.acquire_nowait()
-        except trio.WouldBlock:
-            await lock.acquire()
+        if not self.holding():
+            await take_at_once(lock)
 
     def give(self) -> None:
         """Give the turn up, if this task holds it."""
