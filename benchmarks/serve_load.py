@@ -199,14 +199,11 @@ async def participant(port: int, pid: str, seen: Seen, rng: random.Random, turns
         seen.sent[text] = time.time()
         await client.send({"type": "send", "text": text})
 
-    async def later(delay: float, text: str, question: bool) -> None:
+    async def later(delay: float, text: str) -> None:
         # A person's pause before writing, off the receive loop: frames that come
         # meanwhile are read (and timed) as they arrive.
-        nonlocal awaiting
         await trio.sleep(delay)
         await say(text)
-        if question:
-            awaiting = True  # the first message after this one is its answer
 
     try:
         async with trio.open_nursery() as pauses:
@@ -222,21 +219,27 @@ async def participant(port: int, pid: str, seen: Seen, rng: random.Random, turns
                     if seen.role == "interrogator":
                         turn = 1
                         await say(f"hi from {pid}, turn {turn}")
-                        awaiting = True
                 elif kind == "message":
                     seen.ids.append(frame["id"])
                     seen.arrivals[frame["id"]] = time.time()
-                    if frame["from"] == "them":
+                    if frame["from"] == "you" and seen.role == "interrogator":
+                        # The question is in the chat: the first of the witness's
+                        # messages shown after it is its answer. (Counted from sending
+                        # instead, a witness message shown just after the question was
+                        # sent started another turn the server did not count, and the
+                        # chat waited for a question that never came.)
+                        awaiting = True
+                    elif frame["from"] == "them":
                         if seen.role == "witness":
                             text = f"reply {frame['id']} from {pid}"
-                            pauses.start_soon(later, rng.uniform(0.5, 1.5), text, False)
+                            pauses.start_soon(later, rng.uniform(0.5, 1.5), text)
                         elif seen.role == "interrogator" and awaiting and turn < turns:
                             # The first message of each answer starts the next turn; the
                             # rest of that answer, come during the pause, starts none.
                             awaiting = False
                             turn += 1
                             text = f"next {turn} from {pid}"
-                            pauses.start_soon(later, rng.uniform(1.0, 2.0), text, True)
+                            pauses.start_soon(later, rng.uniform(1.0, 2.0), text)
                 elif kind == "phase" and frame["phase"] == "verdict":
                     await client.send(
                         {"type": "verdict", "human": "no", "confidence": 50, "reason": "load"}
