@@ -9,6 +9,7 @@ one taken for dead, its rooms that the others ended stop too.
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Callable
 
@@ -146,12 +147,26 @@ class Rooms:
             return
         store = self.host.store
         if reason == "finished":
-            move_room(store, live.id, "verdict")
+            try:
+                move_room(store, live.id, "verdict")
+            except BadMove:  # another process ended it (this one was taken for dead)
+                for pid in live.members():
+                    self.send_state(pid)
+                return
             self.host.record("chat_finished", {}, room=live.id)
-            move_participant(store, live.record.interrogator, "verdict")
+            try:
+                move_participant(store, live.record.interrogator, "verdict")
+            except BadMove:
+                # They left (on another process) as the chat finished, before that
+                # process's word to end the room came: it ends as their leaving ends it.
+                room = store.room(live.id)
+                assert room is not None
+                self.finish_room(room, "partner_left")
+                return
             self.send_state(live.record.interrogator)
             if live.record.witness_pid is not None:
-                self.participants.round_done(live.record.witness_pid)
+                with contextlib.suppress(BadMove):  # they left (elsewhere) as it finished
+                    self.participants.round_done(live.record.witness_pid)
                 self.participants.release_own_person(live.record.witness_pid)
         else:
             room = store.room(live.id)

@@ -11,7 +11,7 @@ from datetime import datetime
 
 import trio
 
-from sdtt.serve.matchmaker import Decision, Matchmaker
+from sdtt.serve.matchmaker import Decision, Matchmaker, people
 from sdtt.serve.participants import OWN_PERSON
 from sdtt.serve.spec import Study
 from sdtt.serve.store import StudyStore
@@ -98,7 +98,12 @@ class Lobby:
             own = p.platform_study == OWN_PERSON
             self.matchmaker.arrive(p.pid, since, witness_only=own, last_role=p.role)
         for decision in self.matchmaker.step(now):
-            apply(decision)
+            if self.store.still_waiting(people(decision)):
+                apply(decision)
+            else:
+                # Someone left (in another process) after the lobby was read: nothing
+                # of this decision is carried out, and the lobby is looked at again.
+                self.wake()
 
     async def run(self, apply: Callable[[Decision], None]) -> None:
         """Hand the matchmaker's decisions to ``apply`` until cancelled."""

@@ -89,6 +89,17 @@ class MarketGame:
 Decision = BotRoom | HumanRoom | ThreeRoom | TimedOut | MarketGame
 
 
+def people(decision: Decision) -> tuple[str, ...]:
+    """The participants a decision takes out of the lobby."""
+    if isinstance(decision, TimedOut):
+        return (decision.pid,)
+    if isinstance(decision, MarketGame):
+        return decision.bettors if decision.target is None else (*decision.bettors, decision.target)
+    if isinstance(decision, BotRoom):
+        return (decision.interrogator,)
+    return (decision.interrogator, decision.witness)
+
+
 @dataclass
 class Matchmaker:
     """The lobby of one study (see the module docstring for its rules)."""

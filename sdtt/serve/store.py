@@ -149,6 +149,7 @@ class StudyStore(Protocol):
     def add_participant(self, participant: Participant) -> None: ...
     def participant(self, pid: str) -> Participant | None: ...
     def participants(self, state: ParticipantState | None = None) -> list[Participant]: ...
+    def still_waiting(self, pids: Sequence[str]) -> bool: ...
     def update_participant(
         self, pid: str, *, if_state: Collection[str] | None = None, **fields: Any
     ) -> bool: ...
@@ -296,6 +297,16 @@ class _SqlStore:
         where, args = (" WHERE state = ?", (state,)) if state else ("", ())
         rows = self._read(f"SELECT * FROM participants{where} ORDER BY {self.ORDER}", args)
         return [_fields(Participant, r) for r in rows]
+
+    def still_waiting(self, pids: Sequence[str]) -> bool:
+        """Whether every one of ``pids`` is still in the lobby (the lobby asks inside its
+        transaction, just before it takes them out)."""
+        marks = ", ".join("?" * len(pids))
+        rows = self._read(
+            f"SELECT COUNT(*) AS n FROM participants WHERE state = 'lobby' AND pid IN ({marks})",
+            tuple(pids),
+        )
+        return int(rows[0]["n"]) == len(set(pids))
 
     def update_participant(
         self, pid: str, *, if_state: Collection[str] | None = None, **fields: Any

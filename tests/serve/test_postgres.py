@@ -25,7 +25,7 @@ from sdtt.serve.store import (
     Verdict,
     off_loop,
 )
-from tests.serve.helpers import Browser, run_server, write_spec
+from tests.serve.helpers import Browser, person_room, run_server, write_spec
 from tests.serve.test_two_party import play_bot_game
 
 
@@ -215,3 +215,153 @@ def test_a_move_is_checked_against_the_phase_in_the_database(
     with pytest.raises(BadMove, match="from 'done' to 'chat'"):
         move_participant(here, "P1", "chat")
     assert here.participant("P1").state == "done"  # type: ignore[union-attr]
+
+
+@pytest.mark.trio
+async def test_one_who_leaves_in_another_process_during_a_look_stops_nothing(
+    fresh_database: str,
+    pg_store: Callable[[], PostgresStore],
+    tmp_path: Path,
+    autojump_clock: object,
+) -> None:
+    # P1 leaves (another process moves them on) after this process's lobby look read
+    # them and before it took them out: the whole server stopped on that (BadMove).
+    spec = postgres_spec(tmp_path, fresh_database, turns=1, timeout=5)
+    there = pg_store()
+    async with trio.open_nursery() as nursery:
+        server = await run_server(nursery, spec, pg_store())
+        read = server.store.participants
+
+        def participants(state: Any = None) -> list[Participant]:
+            found = read(state)
+            if state == "lobby" and "P1" in [p.pid for p in found]:
+                move_participant(there, "P1", "done", outcome="left")
+            return found
+
+        server.store.participants = participants  # type: ignore[method-assign]
+        gone = Browser(server, "P1")
+        await gone.open(nursery)
+        await gone.say({"type": "consent"})
+        await trio.sleep(30)  # past the lobby's timeout: the bot room was decided
+        server.store.participants = read  # type: ignore[method-assign]
+        later = Browser(server, "P2")
+        await later.enter_chat(nursery)  # the server still runs
+        nursery.cancel_scope.cancel()
+    assert there.participant("P1").state == "done"  # type: ignore[union-attr]
+    assert [room.interrogator for room in there.rooms()] == ["P2"]
+
+
+def test_the_people_a_look_takes_are_held_until_it_ends(
+    pg_store: Callable[[], PostgresStore],
+) -> None:
+    here, there = pg_store(), pg_store()  # two processes
+    for pid in ("P1", "P2"):
+        here.add_participant(Participant(pid, "tok", "lobby", None, None, None, "t0"))
+    there._db.execute("SET lock_timeout = '200ms'")
+    with here.lobby_lock() as held:
+        assert held and here.still_waiting(["P1", "P2"])
+        with pytest.raises(psycopg.errors.LockNotAvailable):  # leaving waits for the look
+            move_participant(there, "P1", "done", outcome="left")
+    move_participant(there, "P1", "done", outcome="left")  # and goes through after it
+    assert not here.still_waiting(["P1", "P2"])
+    assert here.still_waiting(["P2"])
+
+
+@pytest.mark.trio
+async def test_one_who_leaves_in_another_process_as_their_chat_ends_stops_nothing(
+    fresh_database: str,
+    pg_store: Callable[[], PostgresStore],
+    tmp_path: Path,
+    autojump_clock: object,
+) -> None:
+    # The interrogator leaves on another process just as their bot chat finishes here,
+    # before that process's word to end the room comes: the move to the verdict failed
+    # and stopped the whole server.
+    spec = postgres_spec(tmp_path, fresh_database, turns=1, timeout=5)
+    there = pg_store()
+    async with trio.open_nursery() as nursery:
+        server = await run_server(nursery, spec, pg_store())
+        update = server.store.update_participant
+
+        def update_participant(pid: str, **fields: Any) -> bool:
+            if pid == "P1" and fields.get("state") == "verdict":
+                move_participant(there, "P1", "done", outcome="left")
+            return update(pid, **fields)
+
+        server.store.update_participant = update_participant  # type: ignore[method-assign]
+        browser = Browser(server, "P1")
+        await browser.enter_chat(nursery)
+        await browser.say({"type": "send", "text": "hello there"})
+        while not [room for room in there.rooms() if room.state == "done"]:
+            await trio.sleep(1)  # (one who left is not told: their browser is gone)
+        server.store.update_participant = update  # type: ignore[method-assign]
+        await Browser(server, "P2").enter_chat(nursery)  # the server still runs
+        nursery.cancel_scope.cancel()
+    room = next(room for room in there.rooms() if room.interrogator == "P1")
+    assert (room.state, room.end_reason) == ("done", "partner_left")
+    assert there.participant("P1").outcome == "left"  # type: ignore[union-attr]
+
+
+@pytest.mark.trio
+async def test_a_witness_who_leaves_in_another_process_as_the_chat_ends_stops_nothing(
+    fresh_database: str,
+    pg_store: Callable[[], PostgresStore],
+    tmp_path: Path,
+    autojump_clock: object,
+) -> None:
+    # As above, the person witness: finishing their round failed and stopped the server.
+    spec = postgres_spec(tmp_path, fresh_database, turns=1, share=1.0)
+    there = pg_store()
+    async with trio.open_nursery() as nursery:
+        server = await run_server(nursery, spec, pg_store())
+        update = server.store.update_participant
+
+        def update_participant(pid: str, **fields: Any) -> bool:
+            if pid == "W1" and fields.get("outcome") == "finished":
+                move_participant(there, "W1", "done", outcome="left")
+            return update(pid, **fields)
+
+        server.store.update_participant = update_participant  # type: ignore[method-assign]
+        judge, witness = await person_room(server, nursery)
+        await judge.say({"type": "send", "text": "hello there"})
+        await witness.wait(lambda: witness.texts("them") == ["hello there"])
+        await witness.say({"type": "send", "text": "hi"})
+        await judge.wait_phase("verdict")  # the judge goes on to the verdict
+        await judge.say({"type": "verdict", "human": "yes", "confidence": 60, "reason": ""})
+        await judge.wait_phase("done")
+        nursery.cancel_scope.cancel()
+    assert there.participant("W1").outcome == "left"  # type: ignore[union-attr]
+    assert [room.state for room in there.rooms()] == ["done"]
+
+
+@pytest.mark.trio
+async def test_a_chat_that_finishes_as_another_process_ends_its_room_stops_nothing(
+    fresh_database: str,
+    pg_store: Callable[[], PostgresStore],
+    tmp_path: Path,
+    autojump_clock: object,
+) -> None:
+    # Another process took this one for dead and ended its room just as the chat
+    # finished here: the room's move to the verdict failed and stopped the server.
+    spec = postgres_spec(tmp_path, fresh_database, turns=1, timeout=5)
+    there = pg_store()
+    async with trio.open_nursery() as nursery:
+        server = await run_server(nursery, spec, pg_store())
+        update = server.store.update_room
+
+        def update_room(room_id: str, **fields: Any) -> bool:
+            if fields.get("state") == "verdict":
+                there.update_room(room_id, state="done", end_reason="server_lost")
+                move_participant(there, "P1", "done", outcome="server_lost")
+            return update(room_id, **fields)
+
+        server.store.update_room = update_room  # type: ignore[method-assign]
+        browser = Browser(server, "P1")
+        await browser.enter_chat(nursery)
+        await browser.say({"type": "send", "text": "hello there"})
+        await browser.wait_phase("done")  # shown how it ended
+        server.store.update_room = update  # type: ignore[method-assign]
+        await Browser(server, "P2").enter_chat(nursery)  # the server still runs
+        nursery.cancel_scope.cancel()
+    room = next(room for room in there.rooms() if room.interrogator == "P1")
+    assert (room.state, room.end_reason) == ("done", "server_lost")
