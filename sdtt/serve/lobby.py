@@ -97,8 +97,13 @@ class Lobby:
                 continue
             own = p.platform_study == OWN_PERSON
             self.matchmaker.arrive(p.pid, since, witness_only=own, last_role=p.role)
-        for decision in self.matchmaker.step(now):
-            if self.store.still_waiting(people(decision)):
+        decisions = self.matchmaker.step(now)
+        if not decisions:
+            return
+        # (one statement for all of them: each waits for the database on the loop)
+        waiting = self.store.still_waiting([pid for d in decisions for pid in people(d)])
+        for decision in decisions:
+            if waiting.issuperset(people(decision)):
                 apply(decision)
             else:
                 # Someone left (in another process) after the lobby was read: nothing

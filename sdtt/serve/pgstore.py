@@ -290,16 +290,16 @@ class PostgresStore(_SqlStore):
         )
         return bool(rows)
 
-    def still_waiting(self, pids: Sequence[str]) -> bool:
-        """Whether every one of ``pids`` is still in the lobby. Asked in the lobby's
-        transaction, it locks their rows until that ends: one who leaves in another
-        process meanwhile waits for this look, instead of leaving between the look's
-        read and its taking them out of the lobby (which failed the whole look)."""
+    def still_waiting(self, pids: Sequence[str]) -> set[str]:
+        """Those of ``pids`` still in the lobby. Asked in the lobby's transaction, it
+        locks their rows until that ends: one who leaves in another process meanwhile
+        waits for this look, instead of leaving between the look's read and its taking
+        them out of the lobby (which failed the whole look)."""
         rows = self._execute(
             "SELECT pid FROM participants WHERE pid = ANY(?) AND state = 'lobby' FOR UPDATE",
             (list(pids),),
         )
-        return len(rows) == len(set(pids))
+        return {row["pid"] for row in rows}
 
     @contextlib.contextmanager
     def lobby_lock(self) -> Iterator[bool]:

@@ -149,7 +149,7 @@ class StudyStore(Protocol):
     def add_participant(self, participant: Participant) -> None: ...
     def participant(self, pid: str) -> Participant | None: ...
     def participants(self, state: ParticipantState | None = None) -> list[Participant]: ...
-    def still_waiting(self, pids: Sequence[str]) -> bool: ...
+    def still_waiting(self, pids: Sequence[str]) -> set[str]: ...
     def update_participant(
         self, pid: str, *, if_state: Collection[str] | None = None, **fields: Any
     ) -> bool: ...
@@ -298,15 +298,17 @@ class _SqlStore:
         rows = self._read(f"SELECT * FROM participants{where} ORDER BY {self.ORDER}", args)
         return [_fields(Participant, r) for r in rows]
 
-    def still_waiting(self, pids: Sequence[str]) -> bool:
-        """Whether every one of ``pids`` is still in the lobby (the lobby asks inside its
-        transaction, just before it takes them out)."""
+    def still_waiting(self, pids: Sequence[str]) -> set[str]:
+        """Those of ``pids`` still in the lobby (the lobby asks inside its transaction,
+        just before it takes them out)."""
+        if not pids:
+            return set()
         marks = ", ".join("?" * len(pids))
         rows = self._read(
-            f"SELECT COUNT(*) AS n FROM participants WHERE state = 'lobby' AND pid IN ({marks})",
+            f"SELECT pid FROM participants WHERE state = 'lobby' AND pid IN ({marks})",
             tuple(pids),
         )
-        return int(rows[0]["n"]) == len(set(pids))
+        return {row["pid"] for row in rows}
 
     def update_participant(
         self, pid: str, *, if_state: Collection[str] | None = None, **fields: Any
