@@ -3,8 +3,9 @@ and two server processes' worth of servers sharing one study."""
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ import trio.testing
 
 from sdtt.serve.pgstore import PostgresStore
 from sdtt.serve.phases import BadMove, move_participant
+from sdtt.serve.server import StudyServer
 from sdtt.serve.store import (
     Belief,
     Participant,
@@ -27,6 +29,48 @@ from sdtt.serve.store import (
 )
 from tests.serve.helpers import Browser, person_room, run_server, write_spec
 from tests.serve.test_two_party import play_bot_game
+
+
+@contextlib.contextmanager
+def meanwhile(
+    store: PostgresStore,
+    method: str,
+    when: Callable[..., bool],
+    other: Callable[[], object],
+    *,
+    after: bool = False,
+) -> Iterator[None]:
+    """In the block, ``other`` (another process's write) runs just before each call of
+    ``store.<method>`` whose arguments ``when`` matches (``after``: just after it): a race
+    between two processes, made to happen."""
+    original = getattr(store, method)
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if not after and when(*args, **kwargs):
+            other()
+        result = original(*args, **kwargs)
+        if after and when(*args, **kwargs):
+            other()
+        return result
+
+    setattr(store, method, call)
+    try:
+        yield
+    finally:
+        setattr(store, method, original)
+
+
+@contextlib.asynccontextmanager
+async def server_and_another_process(
+    spec: Path, pg_store: Callable[[], PostgresStore]
+) -> AsyncIterator[tuple[trio.Nursery, StudyServer, PostgresStore]]:
+    """A server of ``spec`` running in a nursery, and another process's store; the
+    nursery is cancelled at the end of the block."""
+    there = pg_store()
+    async with trio.open_nursery() as nursery:
+        server = await run_server(nursery, spec, pg_store())
+        yield nursery, server, there
+        nursery.cancel_scope.cancel()
 
 
 def postgres_spec(folder: Path, url: str, **kwargs: object) -> Path:
@@ -219,34 +263,28 @@ def test_a_move_is_checked_against_the_phase_in_the_database(
 
 @pytest.mark.trio
 async def test_one_who_leaves_in_another_process_during_a_look_stops_nothing(
-    fresh_database: str,
     pg_store: Callable[[], PostgresStore],
+    fresh_database: str,
     tmp_path: Path,
     autojump_clock: object,
 ) -> None:
     # P1 leaves (another process moves them on) after this process's lobby look read
     # them and before it took them out: the whole server stopped on that (BadMove).
     spec = postgres_spec(tmp_path, fresh_database, turns=1, timeout=5)
-    there = pg_store()
-    async with trio.open_nursery() as nursery:
-        server = await run_server(nursery, spec, pg_store())
-        read = server.store.participants
+    async with server_and_another_process(spec, pg_store) as (nursery, server, there):
 
-        def participants(state: Any = None) -> list[Participant]:
-            found = read(state)
-            if state == "lobby" and "P1" in [p.pid for p in found]:
+        def leave() -> None:
+            participant = there.participant("P1")
+            if participant is not None and participant.state == "lobby":
                 move_participant(there, "P1", "done", outcome="left")
-            return found
 
-        server.store.participants = participants  # type: ignore[method-assign]
-        gone = Browser(server, "P1")
-        await gone.open(nursery)
-        await gone.say({"type": "consent"})
-        await trio.sleep(30)  # past the lobby's timeout: the bot room was decided
-        server.store.participants = read  # type: ignore[method-assign]
-        later = Browser(server, "P2")
-        await later.enter_chat(nursery)  # the server still runs
-        nursery.cancel_scope.cancel()
+        lobby = lambda state=None: state == "lobby"  # noqa: E731
+        with meanwhile(server.store, "participants", lobby, leave, after=True):  # type: ignore[arg-type]
+            gone = Browser(server, "P1")
+            await gone.open(nursery)
+            await gone.say({"type": "consent"})
+            await trio.sleep(30)  # past the lobby's timeout: the bot room was decided
+        await Browser(server, "P2").enter_chat(nursery)  # the server still runs
     assert there.participant("P1").state == "done"  # type: ignore[union-attr]
     assert [room.interrogator for room in there.rooms()] == ["P2"]
 
@@ -268,8 +306,8 @@ def test_the_people_a_look_takes_are_held_until_it_ends(
 
 @pytest.mark.trio
 async def test_one_who_leaves_in_another_process_as_their_chat_ends_stops_nothing(
-    fresh_database: str,
     pg_store: Callable[[], PostgresStore],
+    fresh_database: str,
     tmp_path: Path,
     autojump_clock: object,
 ) -> None:
@@ -277,25 +315,16 @@ async def test_one_who_leaves_in_another_process_as_their_chat_ends_stops_nothin
     # before that process's word to end the room comes: the move to the verdict failed
     # and stopped the whole server.
     spec = postgres_spec(tmp_path, fresh_database, turns=1, timeout=5)
-    there = pg_store()
-    async with trio.open_nursery() as nursery:
-        server = await run_server(nursery, spec, pg_store())
-        update = server.store.update_participant
-
-        def update_participant(pid: str, **fields: Any) -> bool:
-            if pid == "P1" and fields.get("state") == "verdict":
-                move_participant(there, "P1", "done", outcome="left")
-            return update(pid, **fields)
-
-        server.store.update_participant = update_participant  # type: ignore[method-assign]
-        browser = Browser(server, "P1")
-        await browser.enter_chat(nursery)
-        await browser.say({"type": "send", "text": "hello there"})
-        while not [room for room in there.rooms() if room.state == "done"]:
-            await trio.sleep(1)  # (one who left is not told: their browser is gone)
-        server.store.update_participant = update  # type: ignore[method-assign]
+    async with server_and_another_process(spec, pg_store) as (nursery, server, there):
+        to_verdict = lambda pid, **fields: fields.get("state") == "verdict"  # noqa: E731
+        leave = partial(move_participant, there, "P1", "done", outcome="left")
+        with meanwhile(server.store, "update_participant", to_verdict, leave):  # type: ignore[arg-type]
+            browser = Browser(server, "P1")
+            await browser.enter_chat(nursery)
+            await browser.say({"type": "send", "text": "hello there"})
+            while not [room for room in there.rooms() if room.state == "done"]:
+                await trio.sleep(1)  # (one who left is not told: their browser is gone)
         await Browser(server, "P2").enter_chat(nursery)  # the server still runs
-        nursery.cancel_scope.cancel()
     room = next(room for room in there.rooms() if room.interrogator == "P1")
     assert (room.state, room.end_reason) == ("done", "partner_left")
     assert there.participant("P1").outcome == "left"  # type: ignore[union-attr]
@@ -303,64 +332,51 @@ async def test_one_who_leaves_in_another_process_as_their_chat_ends_stops_nothin
 
 @pytest.mark.trio
 async def test_a_witness_who_leaves_in_another_process_as_the_chat_ends_stops_nothing(
-    fresh_database: str,
     pg_store: Callable[[], PostgresStore],
+    fresh_database: str,
     tmp_path: Path,
     autojump_clock: object,
 ) -> None:
     # As above, the person witness: finishing their round failed and stopped the server.
     spec = postgres_spec(tmp_path, fresh_database, turns=1, share=1.0)
-    there = pg_store()
-    async with trio.open_nursery() as nursery:
-        server = await run_server(nursery, spec, pg_store())
-        update = server.store.update_participant
-
-        def update_participant(pid: str, **fields: Any) -> bool:
-            if pid == "W1" and fields.get("outcome") == "finished":
-                move_participant(there, "W1", "done", outcome="left")
-            return update(pid, **fields)
-
-        server.store.update_participant = update_participant  # type: ignore[method-assign]
-        judge, witness = await person_room(server, nursery)
-        await judge.say({"type": "send", "text": "hello there"})
-        await witness.wait(lambda: witness.texts("them") == ["hello there"])
-        await witness.say({"type": "send", "text": "hi"})
-        await judge.wait_phase("verdict")  # the judge goes on to the verdict
+    async with server_and_another_process(spec, pg_store) as (nursery, server, there):
+        finished = lambda pid, **fields: pid == "W1" and fields.get("outcome") == "finished"  # noqa: E731
+        leave = partial(move_participant, there, "W1", "done", outcome="left")
+        with meanwhile(server.store, "update_participant", finished, leave):  # type: ignore[arg-type]
+            judge, witness = await person_room(server, nursery)
+            await judge.say({"type": "send", "text": "hello there"})
+            await witness.wait(lambda: witness.texts("them") == ["hello there"])
+            await witness.say({"type": "send", "text": "hi"})
+            await judge.wait_phase("verdict")  # the judge goes on to the verdict
         await judge.say({"type": "verdict", "human": "yes", "confidence": 60, "reason": ""})
         await judge.wait_phase("done")
-        nursery.cancel_scope.cancel()
     assert there.participant("W1").outcome == "left"  # type: ignore[union-attr]
     assert [room.state for room in there.rooms()] == ["done"]
 
 
 @pytest.mark.trio
 async def test_a_chat_that_finishes_as_another_process_ends_its_room_stops_nothing(
-    fresh_database: str,
     pg_store: Callable[[], PostgresStore],
+    fresh_database: str,
     tmp_path: Path,
     autojump_clock: object,
 ) -> None:
     # Another process took this one for dead and ended its room just as the chat
     # finished here: the room's move to the verdict failed and stopped the server.
     spec = postgres_spec(tmp_path, fresh_database, turns=1, timeout=5)
-    there = pg_store()
-    async with trio.open_nursery() as nursery:
-        server = await run_server(nursery, spec, pg_store())
-        update = server.store.update_room
+    async with server_and_another_process(spec, pg_store) as (nursery, server, there):
 
-        def update_room(room_id: str, **fields: Any) -> bool:
-            if fields.get("state") == "verdict":
-                there.update_room(room_id, state="done", end_reason="server_lost")
-                move_participant(there, "P1", "done", outcome="server_lost")
-            return update(room_id, **fields)
+        def end_it_there() -> None:
+            [room] = there.rooms()
+            there.update_room(room.id, state="done", end_reason="server_lost")
+            move_participant(there, "P1", "done", outcome="server_lost")
 
-        server.store.update_room = update_room  # type: ignore[method-assign]
-        browser = Browser(server, "P1")
-        await browser.enter_chat(nursery)
-        await browser.say({"type": "send", "text": "hello there"})
-        await browser.wait_phase("done")  # shown how it ended
-        server.store.update_room = update  # type: ignore[method-assign]
+        to_verdict = lambda room_id, **fields: fields.get("state") == "verdict"  # noqa: E731
+        with meanwhile(server.store, "update_room", to_verdict, end_it_there):  # type: ignore[arg-type]
+            browser = Browser(server, "P1")
+            await browser.enter_chat(nursery)
+            await browser.say({"type": "send", "text": "hello there"})
+            await browser.wait_phase("done")  # shown how it ended
         await Browser(server, "P2").enter_chat(nursery)  # the server still runs
-        nursery.cancel_scope.cancel()
     room = next(room for room in there.rooms() if room.interrogator == "P1")
     assert (room.state, room.end_reason) == ("done", "server_lost")
