@@ -100,7 +100,7 @@ class Lobby:
         decisions = self.matchmaker.step(now)
         if not decisions:
             return
-        # (one statement for all of them: each waits for the database on the loop)
+        # One statement for all of them: every statement here waits for the database on the loop.
         waiting = self.store.still_waiting([pid for d in decisions for pid in people(d)])
         for decision in decisions:
             if waiting.issuperset(people(decision)):
