@@ -146,13 +146,13 @@ class Rooms:
             self._end_market(live, reason)
             return
         store = self.host.store
-        if reason == "finished":
+        finished = reason == "finished"
+        if finished:
             try:
                 move_room(store, live.id, "verdict")
-            except BadMove:  # another process ended it (this one was taken for dead)
-                for pid in live.members():
-                    self.send_state(pid)
-                return
+            except BadMove:  # another process ended it as it finished: shown below
+                finished = False
+        if finished:
             self.host.record("chat_finished", {}, room=live.id)
             try:
                 move_participant(store, live.record.interrogator, "verdict")
