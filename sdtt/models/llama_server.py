@@ -19,18 +19,37 @@ server keeps the logits of every prompt position for them (``logits_all``), whic
 the embedded model from 0.6 GB to 4.6-7.1 GB resident and made a long uncached prompt
 take 2-3 times as long.
 ``sdtt judge --reveal --logprobs`` needs them.
+
+The embedded Gemma 3 270M is a base model whose file has no chat template, so
+llama-cpp-python would wrap requests in llama-2's ``[INST] <<SYS>>`` markup, which the
+model does not know and only echoes. Unless ``--chat-format`` names another format, the
+embedded model is served with :data:`EMBEDDED_CHAT_FORMAT` instead: a request's messages
+become the text sdtt's local provider would give the model for the same prompt
+(:meth:`sdtt.models.base.Prompt.completion_text`): the system message, a blank line, the
+user message without its last paragraph (the task sdtt writes for chat models, which the
+local provider never shows a completion model), then a new line to continue on. Replies
+stop where the local provider's do, at the other side's ``User:`` line. A chat request
+carries no completion cue (``continue_with``), so the model starts the next line itself,
+and a prompt whose cue repeats its task (an LLM judge's question) is answered without
+it. A ``--model`` file keeps its own template (else llama-2).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sdtt.errors import ProviderUnavailableError, SdttError
+from sdtt.models.base import Prompt
+from sdtt.models.gguf import stop_strings
 
 DEFAULT_N_CTX = 8192
+
+EMBEDDED_CHAT_FORMAT = "sdtt-completion"
+"""The chat format the embedded base model is served with unless ``--chat-format`` says
+otherwise: the messages as the single text the local provider would continue."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,7 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--chat-format",
         default=None,
-        help="llama-cpp-python chat format (default: the model's template, else llama-2). "
+        help=f"llama-cpp-python chat format (default: {EMBEDDED_CHAT_FORMAT} for the embedded "
+        "base model: the messages as the one text the local provider would continue; "
+        "for --model, the file's template, else llama-2). "
         "Avoid formats without a system role (such as gemma): they drop the persona.",
     )
     parser.add_argument("--n-threads", type=int, default=None, help="CPU threads")
@@ -86,13 +107,88 @@ def server_app(args: argparse.Namespace) -> Any:
         # llama-cpp-python's server defaults to True, whatever the request asks.
         "logits_all": args.logprobs,
     }
-    if args.chat_format:
-        options["chat_format"] = args.chat_format
+    chat_format = chat_format_for(args)
+    if chat_format == EMBEDDED_CHAT_FORMAT:
+        register_embedded_chat_format(llama_cpp)
+    if chat_format:
+        options["chat_format"] = chat_format
     if args.n_threads:
         options["n_threads"] = args.n_threads
     return create_app(
         server_settings=ServerSettings(host=args.host, port=args.port),
         model_settings=[ModelSettings(**options)],
+    )
+
+
+def chat_format_for(args: argparse.Namespace) -> str | None:
+    """The chat format to serve with: the user's ``--chat-format``, else
+    :data:`EMBEDDED_CHAT_FORMAT` for the embedded model, else ``None`` (llama-cpp-python
+    then uses the file's template, or llama-2 without one)."""
+    if args.chat_format:
+        return str(args.chat_format)
+    if args.model is None:
+        return EMBEDDED_CHAT_FORMAT
+    return None
+
+
+def message_text(message: Mapping[str, Any]) -> str:
+    """The text of one chat message: its content, or the text parts of a list of parts
+    (a base model reads no images)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [part.get("text") for part in content if isinstance(part, Mapping)]
+        return "\n".join(text for text in texts if isinstance(text, str))
+    return ""
+
+
+def completion_prompt(messages: Sequence[Mapping[str, Any]]) -> str:
+    """The one text the embedded base model continues for a chat request.
+
+    sdtt's chat providers send :meth:`Prompt.system_text` as the system message and
+    :meth:`Prompt.user_text` (the dialogue, a blank line, the task) as the user message.
+    This rebuilds that :class:`Prompt` and returns its :meth:`Prompt.completion_text`, the
+    text the local provider gives the model, except for the completion cue
+    (``continue_with``), which a chat request does not carry.
+    """
+    system = [message_text(m) for m in messages if m.get("role") in ("system", "developer")]
+    others = [message_text(m) for m in messages if m.get("role") not in ("system", "developer")]
+    dialogue, task = split_task("\n\n".join(text for text in others if text))
+    prompt = Prompt(
+        instructions="\n\n".join(text for text in system if text), dialogue=dialogue, task=task
+    )
+    return prompt.completion_text()
+
+
+def split_task(user_text: str) -> tuple[str, str]:
+    """The dialogue and the task of a user message, undoing :meth:`Prompt.user_text`.
+
+    The task is the last paragraph. A completion model is never shown it (told what to
+    write, this base model writes more instructions instead of chat lines), so it is set
+    apart, unless nothing comes before it: a lone paragraph is all the model has to go on.
+    """
+    dialogue, _, task = user_text.rpartition("\n\n")
+    if not dialogue.strip():
+        return user_text, ""
+    return dialogue, task
+
+
+def register_embedded_chat_format(llama_cpp: Any) -> None:
+    """Register :data:`EMBEDDED_CHAT_FORMAT` with llama-cpp-python's chat formats."""
+    formats = llama_cpp.llama_chat_format
+
+    def formatter(*, messages: Sequence[Mapping[str, Any]], **_: Any) -> Any:
+        return formats.ChatFormatterResponse(
+            prompt=completion_prompt(messages), stop=stop_strings(())
+        )
+
+    # register_chat_format refuses a name it already holds; building the app again in one
+    # process (tests) registers the same format again.
+    formats.LlamaChatCompletionHandlerRegistry().register_chat_completion_handler(
+        EMBEDDED_CHAT_FORMAT,
+        formats.chat_formatter_to_chat_completion_handler(formatter),
+        overwrite=True,
     )
 
 
