@@ -12,6 +12,8 @@ from __future__ import annotations
 import contextlib
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 
 import trio
 
@@ -23,7 +25,7 @@ from sdtt.serve.matchmaker import BotRoom, Decision, HumanRoom, MarketGame, Thre
 from sdtt.serve.participants import Participants
 from sdtt.serve.phases import BadMove, move_participant, move_room
 from sdtt.serve.room import LiveRoom, RoomHost
-from sdtt.serve.store import Room
+from sdtt.serve.store import Room, StudyStore
 
 OUTCOMES = {"model_error": "partner_error", "ended_by_admin": "ended"}
 """A participant's outcome for a room's end reason, where the two differ."""
@@ -54,74 +56,56 @@ class Rooms:
 
     # ---------------------------------------------------------------- opening
 
-    def apply(self, decision: Decision) -> None:
-        """Carry out one of the lobby's decisions (called inside the lobby's lock)."""
+    def take(self, store: StudyStore, decision: Decision, now: datetime) -> Taken:
+        """Carry out one of the lobby's decisions in ``store``, in the lobby's transaction
+        (maybe in a worker thread, on a connection of the lobby's own: so only the
+        store, nothing of the loop's); :meth:`opened` does the rest once it is
+        committed."""
         if isinstance(decision, TimedOut):
+            move_participant(store, decision.pid, "done", outcome="timeout")
+            return Taken(decision, None)
+        room = _room_record(decision, now.isoformat(timespec="milliseconds"))
+        store.add_room(room)
+        if self.lease is not None:  # in the lobby's transaction: never a room without owner
+            _lease_store(store).own_room(room.id, self.lease.server)
+        for pid, role in _roles(decision).items():
+            move_participant(store, pid, "chat", role=role, room=room.id)
+        return Taken(decision, room)
+
+    def opened(self, taken: Taken) -> None:
+        """Open and run the room :meth:`take` wrote (or end the wait that timed out); its
+        people are shown where they are now."""
+        decision, room = taken.decision, taken.room
+        if room is None:
+            assert isinstance(decision, TimedOut)
             self.host.record("lobby_timeout", {"outcome": "end"}, participant=decision.pid)
-            self.participants.finish(decision.pid, "timeout")
+            self.participants.shown_done(decision.pid, "timeout")
             return
         if isinstance(decision, MarketGame):
-            self._start_market(decision)
+            if decision.timed_out:
+                data = {"outcome": "market", "bettors": len(decision.bettors)}
+                self.host.record("lobby_timeout", data, room=room.id)
+            spec = self.host.study.spec
+            self._open(
+                MarketRoom(
+                    record=room,
+                    server=self.host,
+                    turns=spec.study.turns,
+                    bettors=decision.bettors,
+                    spec=spec.market,
+                )
+            )
             return
-        three = isinstance(decision, ThreeRoom)
-        room = Room(
-            id=f"room-{uuid.uuid4().hex[:12]}",
-            mode="three-party" if three else "two-party",
-            witness="bot" if isinstance(decision, BotRoom) else "both" if three else "human",
-            condition=None if isinstance(decision, HumanRoom) else decision.condition,
-            interrogator=decision.interrogator,
-            witness_pid=None if isinstance(decision, BotRoom) else decision.witness,
-            state="live",
-            end_reason=None,
-            created=self.host.wall_iso(),
-            ended=None,
-            bot_position=decision.bot_position if isinstance(decision, ThreeRoom) else None,
-        )
-        self.host.store.add_room(room)
-        if self.lease is not None:  # in the lobby's transaction: never a room without owner
-            self._lease_store().own_room(room.id, self.lease.server)
         if isinstance(decision, BotRoom) and decision.timed_out:
             self.host.record(
                 "lobby_timeout", {"outcome": "bot"}, room=room.id, participant=decision.interrogator
             )
         self._open(LiveRoom(record=room, server=self.host, turns=self.host.study.spec.study.turns))
 
-    def _start_market(self, game: MarketGame) -> None:
-        room = Room(
-            id=f"room-{uuid.uuid4().hex[:12]}",
-            mode="market",
-            witness="bot" if game.target is None else "human",
-            condition=game.condition,
-            interrogator=game.bettors[0],
-            witness_pid=game.target,
-            state="live",
-            end_reason=None,
-            created=self.host.wall_iso(),
-            ended=None,
-        )
-        self.host.store.add_room(room)
-        if self.lease is not None:  # in the lobby's transaction: never a game without owner
-            self._lease_store().own_room(room.id, self.lease.server)
-        if game.timed_out:
-            self.host.record(
-                "lobby_timeout", {"outcome": "market", "bettors": len(game.bettors)}, room=room.id
-            )
-        spec = self.host.study.spec
-        self._open(
-            MarketRoom(
-                record=room,
-                server=self.host,
-                turns=spec.study.turns,
-                bettors=game.bettors,
-                spec=spec.market,
-            )
-        )
-
     def _open(self, live: LiveRoom) -> None:
-        """Move the room's people into it and start running it."""
+        """Show the room's people their room and start running it."""
         self.live[live.id] = live
-        for pid, role in live.members().items():
-            move_participant(self.host.store, pid, "chat", role=role, room=live.id)
+        for pid in live.members():
             self.send_state(pid)
         assert self.nursery is not None
         self.nursery.start_soon(self._run, live)
@@ -257,10 +241,6 @@ class Rooms:
 
     # ---------------------------------------------------------------- leases
 
-    def _lease_store(self) -> LeaseStore:
-        assert has_leases(self.host.store)
-        return self.host.store  # type: ignore[return-value]
-
     def end_lost_rooms(self, room_ids: list[str]) -> None:
         """End the rooms of processes whose lease ran out."""
         for room_id in room_ids:
@@ -276,3 +256,64 @@ class Rooms:
             room = self.host.store.room(live.id)
             if room is None or room.state != "live":
                 live.end("server_lost")
+
+
+@dataclass(frozen=True)
+class Taken:
+    """A decision of the lobby as written in the store, to be opened on the loop."""
+
+    decision: Decision
+    room: Room | None
+    """The room it formed (None: a wait that timed out)."""
+
+
+def _room_record(decision: Decision, created: str) -> Room:
+    """The stored room a decision forms (live from ``created``)."""
+    if isinstance(decision, MarketGame):
+        return Room(
+            id=f"room-{uuid.uuid4().hex[:12]}",
+            mode="market",
+            witness="bot" if decision.target is None else "human",
+            condition=decision.condition,
+            interrogator=decision.bettors[0],
+            witness_pid=decision.target,
+            state="live",
+            end_reason=None,
+            created=created,
+            ended=None,
+        )
+    assert not isinstance(decision, TimedOut)
+    three = isinstance(decision, ThreeRoom)
+    return Room(
+        id=f"room-{uuid.uuid4().hex[:12]}",
+        mode="three-party" if three else "two-party",
+        witness="bot" if isinstance(decision, BotRoom) else "both" if three else "human",
+        condition=None if isinstance(decision, HumanRoom) else decision.condition,
+        interrogator=decision.interrogator,
+        witness_pid=None if isinstance(decision, BotRoom) else decision.witness,
+        state="live",
+        end_reason=None,
+        created=created,
+        ended=None,
+        bot_position=decision.bot_position if isinstance(decision, ThreeRoom) else None,
+    )
+
+
+def _roles(decision: Decision) -> dict[str, str]:
+    """The people a room takes out of the lobby, with their roles in it (as the room's
+    :meth:`~sdtt.serve.room.LiveRoom.members` says them)."""
+    if isinstance(decision, MarketGame):
+        roles = dict.fromkeys(decision.bettors, "interrogator")
+        if decision.target is not None:
+            roles[decision.target] = "witness"
+        return roles
+    assert not isinstance(decision, TimedOut)
+    roles = {decision.interrogator: "interrogator"}
+    if not isinstance(decision, BotRoom):
+        roles[decision.witness] = "witness"
+    return roles
+
+
+def _lease_store(store: StudyStore) -> LeaseStore:
+    assert has_leases(store)
+    return store  # type: ignore[return-value]

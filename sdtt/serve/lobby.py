@@ -1,13 +1,18 @@
 """The lobby: everyone waiting in the store (all processes of the study) handed to the
 matchmaker (:mod:`sdtt.serve.matchmaker`, pure), whose decisions open rooms. The lobby is
-held while it is read and the rooms are formed, so two processes never take the same
-participant."""
+held while it is read and the rooms are written, so two processes never take the same
+participant; on PostgreSQL that look runs in a worker thread on a connection of its own
+(see :meth:`~sdtt.serve.pgstore.PostgresStore.hold_lobby`), and the rooms it formed are
+opened on the loop once it is committed."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
+from typing import Generic, TypeVar
 
 import trio
 
@@ -21,10 +26,28 @@ BUSY_RETRY = 0.05
 seen who arrived here)."""
 PACE = 0.1
 """Seconds at least between two looks at the lobby. A look reads the whole lobby from
-the store while every room of the process waits; when hundreds arrive at once, one look
-now forms the rooms of everyone who arrived in the last tenth of a second, instead of
-one look per arrival in each process (a wait this short tells no one anything: bot and
-person rooms alike start up to a tenth of a second later)."""
+the store (on SQLite, while every room of the process waits); when hundreds arrive at
+once, one look now forms the rooms of everyone who arrived in the last tenth of a
+second, instead of one look per arrival in each process (a wait this short tells no one
+anything: bot and person rooms alike start up to a tenth of a second later)."""
+T = TypeVar("T")
+Take = Callable[[StudyStore, Decision, datetime], T]
+"""Carries out a decision in the store (in the lobby's transaction, maybe in a worker
+thread: nothing else), given the look's wall time; returns what opens it on the loop."""
+
+
+@dataclass
+class Look(Generic[T]):
+    """What one look at the lobby found and did."""
+
+    matchmaker: Matchmaker
+    """The lobby as read, after the look's decisions."""
+    reading: float
+    """When the first bettor still reading a reveal starts waiting (``inf``: none)."""
+    taken: list[T] = field(default_factory=list)
+    """What :data:`Take` returned for each decision carried out."""
+    again: bool = False
+    """Someone left meanwhile and a decision was dropped: look again."""
 
 
 class Lobby:
@@ -37,20 +60,22 @@ class Lobby:
         """Now, as wall time (the server's clock)."""
         self._changed = trio.Event()
         self._reading = math.inf
-        """When the first bettor still reading a reveal starts waiting (see :meth:`_step`)."""
+        """When the first bettor still reading a reveal starts waiting (see :meth:`look`)."""
         self.matchmaker = self.restore()
 
     def wake(self) -> None:
         """Someone arrived (here or in another process): look at the lobby again."""
         self._changed.set()
 
-    def restore(self) -> Matchmaker:
-        """The lobby as the store left it (the rooms formed so far kept in balance)."""
+    def restore(self, store: StudyStore | None = None) -> Matchmaker:
+        """The lobby as the store (``store``: a connection of the lobby's own) left it
+        (the rooms formed so far kept in balance)."""
+        store = self.store if store is None else store
         spec = self.study.spec
         counts = [0] * len(self.study.conditions)
         human = bot = 0
         positions = [0, 0]
-        for tally in self.store.room_tally():
+        for tally in store.room_tally():
             if tally.witness != "bot":
                 human += tally.count
             else:
@@ -63,7 +88,7 @@ class Lobby:
             conditions=len(counts),
             timeout=spec.lobby.timeout,
             timeout_sd=spec.lobby.timeout_sd,
-            human_waits=self._human_waits(),
+            human_waits=self._human_waits(store),
             on_timeout=spec.lobby.on_timeout,
             human_share=spec.study.human_witness_share,
             three_party=spec.study.mode == "three-party",
@@ -76,7 +101,7 @@ class Lobby:
             positions=positions,
         )
 
-    def _human_waits(self) -> list[float]:
+    def _human_waits(self, store: StudyStore) -> list[float]:
         """The lobby waits a bot room's start is drawn from: those of the last human
         rooms, where a study has both kinds of two-party room (elsewhere no start time
         can tell the witness apart)."""
@@ -85,45 +110,56 @@ class Lobby:
         count = spec.lobby.match_waits
         if spec.study.mode != "two-party" or not 0 < share < 1 or not count:
             return []
-        return self.store.human_waits(count)
+        return store.human_waits(count)
 
-    def _step(self, now: float, apply: Callable[[Decision], None]) -> None:
-        self.matchmaker = self.restore()
-        self._reading = math.inf
-        for p in self.store.participants("lobby"):
-            since = now if p.waiting_since is None else p.waiting_since
-            if since > now:  # a market bettor still reading a reveal: not yet waiting
-                self._reading = min(self._reading, since)
+    def look(self, store: StudyStore, now: datetime, take: Take[T]) -> Look[T]:
+        """One look at the lobby, in the transaction holding it (on ``store``, which may
+        be a connection of a worker thread's): the matchmaker's decisions carried out in
+        the store by ``take``, and what it returned for each."""
+        stamp = now.timestamp()
+        matchmaker = self.restore(store)
+        reading = math.inf
+        for p in store.participants("lobby"):
+            since = stamp if p.waiting_since is None else p.waiting_since
+            if since > stamp:  # a market bettor still reading a reveal: not yet waiting
+                reading = min(reading, since)
                 continue
             own = p.platform_study == OWN_PERSON
-            self.matchmaker.arrive(p.pid, since, witness_only=own, last_role=p.role)
-        decisions = self.matchmaker.step(now)
+            matchmaker.arrive(p.pid, since, witness_only=own, last_role=p.role)
+        look = Look[T](matchmaker, reading)
+        decisions = matchmaker.step(stamp)
         if not decisions:
-            return
-        # One statement for all of them: every statement here waits for the database on the loop.
-        waiting = self.store.still_waiting([pid for d in decisions for pid in people(d)])
+            return look
+        # One statement for all of them: every statement here waits for the database.
+        waiting = store.still_waiting([pid for d in decisions for pid in people(d)])
         for decision in decisions:
             if waiting.issuperset(people(decision)):
-                apply(decision)
+                look.taken.append(take(store, decision, now))
             else:
                 # Someone left (in another process) after the lobby was read: nothing
                 # of this decision is carried out, and the lobby is looked at again.
-                self.wake()
+                look.again = True
+        return look
 
-    async def run(self, apply: Callable[[Decision], None]) -> None:
-        """Hand the matchmaker's decisions to ``apply`` until cancelled."""
+    async def run(self, take: Take[T], opened: Callable[[T], None]) -> None:
+        """Carry out the matchmaker's decisions in the store with ``take`` (in the
+        transaction holding the lobby), then hand what it returned to ``opened`` once
+        that is committed; until cancelled."""
         while True:
-            now = self.wall().timestamp()
-            with self.store.lobby_lock() as held:
-                if held:
-                    self._step(now, apply)
+            now = self.wall()
+            look = await self.store.hold_lobby(partial(self.look, now=now, take=take))
             paced = trio.current_time() + PACE
-            if not held:
+            if look is None:  # another process holds the lobby
                 await trio.sleep(BUSY_RETRY)
                 continue
+            self.matchmaker, self._reading = look.matchmaker, look.reading
+            for taken in look.taken:
+                opened(taken)
+            if look.again:
+                self.wake()
             due = self.matchmaker.next_deadline()
             deadline = min(math.inf if due is None else due, self._reading)
-            wait = trio.current_time() + deadline - now
+            wait = trio.current_time() + deadline - now.timestamp()
             with trio.move_on_at(wait):
                 await self._changed.wait()
             await trio.sleep_until(paced)

@@ -52,6 +52,10 @@ class Participants:
     def finish(self, pid: str, outcome: str) -> None:
         """``pid`` is done with the study (``outcome`` says why), and is shown so."""
         move_participant(self.host.store, pid, "done", outcome=outcome)
+        self.shown_done(pid, outcome)
+
+    def shown_done(self, pid: str, outcome: str) -> None:
+        """Record that ``pid`` (already moved so) is done, and show them so."""
         self.host.record("participant_done", {"outcome": outcome}, participant=pid)
         self.send_state(pid)
 

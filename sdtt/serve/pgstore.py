@@ -29,7 +29,7 @@ from psycopg.rows import dict_row
 
 from sdtt.errors import ConfigError
 from sdtt.serve.pgcommit import BatchCommitter
-from sdtt.serve.store import Room, Sender, StoredMessage, _SqlStore
+from sdtt.serve.store import Room, Sender, StoredMessage, StudyStore, _SqlStore
 
 CHANNEL = "sdtt_serve"
 """The LISTEN/NOTIFY channel the study's server processes talk on."""
@@ -113,6 +113,8 @@ class PostgresStore(_SqlStore):
         """Notices published in a transaction, sent once it commits."""
         self._last_seq: dict[str, int] = {}
         """The number of the last message this process stored in each room it runs."""
+        self._lobby: PostgresStore | None = None
+        """The lobby's own store, on a connection of its own (see :meth:`hold_lobby`)."""
         self.waits_off_loop = True
         """Whether the store waits for the database off the loop (reads in worker
         threads, commits in a task): not on a virtual clock, which would jump ahead
@@ -312,6 +314,29 @@ class PostgresStore(_SqlStore):
             ).fetchone()
             yield bool(row and row["held"])
 
+    async def hold_lobby(self, look: Callable[[StudyStore], T]) -> T | None:
+        """``look(store)`` in one transaction holding the study's lobby (see
+        :meth:`lobby_lock`), and what it returned; None when another process holds it.
+
+        On a real clock (see :attr:`waits_off_loop`) the look runs in a worker thread, on
+        a store with a connection of the lobby's own: its dozen round trips no longer
+        hold up every room of the process. ``look`` may only read and write the study
+        through the store it is given (no events, no notices, nothing of the loop's);
+        what it wrote is committed when this returns. A participant it locked (see
+        :meth:`still_waiting`) whom the loop moves meanwhile waits for the look."""
+        if not self.waits_off_loop:
+            return await super().hold_lobby(look)
+        return await trio.to_thread.run_sync(self._look_here, look)
+
+    def _look_here(self, look: Callable[[StudyStore], T]) -> T | None:
+        if self._lobby is None:
+            self._lobby = PostgresStore(self._url)
+            self._lobby._last_seq = self._last_seq  # (the rooms it adds number from 1 here)
+        lobby = self._lobby
+        lobby._owner = threading.get_ident()  # its reads use its connection, in the transaction
+        with lobby.lobby_lock() as held:
+            return look(lobby) if held else None
+
     def publish(self, message: dict[str, Any]) -> None:
         """Send ``message`` to every process of the study (LISTEN/NOTIFY), after the
         events queued before it are committed."""
@@ -386,6 +411,8 @@ class PostgresStore(_SqlStore):
             self._db.close()
             while not self._readers.empty():
                 self._readers.get_nowait().close()
+            if self._lobby is not None:
+                self._lobby.close()
 
 
 def _first_line(error: Exception) -> str:

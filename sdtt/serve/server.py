@@ -164,7 +164,7 @@ class StudyServer:
                 nursery.start_soon(self.records.checkpoint_wal, take_over())
             task_status.started()
             try:
-                await self.lobby.run(self.rooms.apply)
+                await self.lobby.run(self.rooms.take, self.rooms.opened)
             finally:
                 self.store.flush()
                 if self._screener is not None:

@@ -185,6 +185,7 @@ class StudyStore(Protocol):
     def beliefs(self) -> list[Belief]: ...
     def close(self) -> None: ...
     def lobby_lock(self) -> contextlib.AbstractContextManager[bool]: ...
+    async def hold_lobby(self, look: Callable[[StudyStore], T]) -> T | None: ...
     def publish(self, message: dict[str, Any]) -> None: ...
 
 
@@ -230,6 +231,12 @@ class _SqlStore:
         """Hold the study's lobby while rooms are formed; yields whether it is held
         (one process: always, with nothing to do)."""
         yield True
+
+    async def hold_lobby(self, look: Callable[[StudyStore], T]) -> T | None:
+        """``look(store)`` with the study's lobby held (see :meth:`lobby_lock`), and what
+        it returned; None, without calling it, when another process holds the lobby."""
+        with self.lobby_lock() as held:
+            return look(self) if held else None  # type: ignore[arg-type]
 
     def publish(self, message: dict[str, Any]) -> None:
         """Tell the study's other server processes something (one process: nobody)."""

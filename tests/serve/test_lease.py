@@ -4,6 +4,7 @@ end and the completion code; live processes' rooms are left alone."""
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +14,7 @@ import psycopg
 import pytest
 import trio
 
+from sdtt.serve.lobby import Look
 from sdtt.serve.pgstore import PostgresStore
 from sdtt.serve.state import NOTES
 from sdtt.serve.wsclient import WebSocketClient
@@ -52,12 +54,13 @@ async def test_a_dead_process_rooms_end_within_the_lease(
             a = await run_server(crashing, spec, pg_store())
             # Either process may form a room for anyone in the lobby: B is kept from
             # looking while P1 arrives, so that the room which dies is A's.
-            look, b.lobby._step = b.lobby._step, lambda *args: None  # type: ignore[method-assign]
+            blind = lambda store, **_: Look(b.matchmaker, math.inf)  # noqa: E731
+            look, b.lobby.look = b.lobby.look, blind  # type: ignore[method-assign]
             lost = Browser(a, "P1")
             await lost.open(crashing)
             await lost.say({"type": "consent"})
             await lost.wait_phase("chat")
-            b.lobby._step = look  # type: ignore[method-assign]
+            b.lobby.look = look  # type: ignore[method-assign]
             assert list(a._rooms) and not set(a._rooms) & set(b._rooms)
             [room_id] = a._rooms
             await chat_once(lost, "hello, who is there?")

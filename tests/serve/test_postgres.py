@@ -250,6 +250,43 @@ async def test_a_read_waiting_for_the_database_leaves_the_loop_running(
     assert participant is not None and participant.state == "lobby"
 
 
+@pytest.mark.trio
+async def test_a_lobby_look_waiting_for_the_database_leaves_the_loop_running(
+    pg_store: Callable[[], PostgresStore], fresh_database: str
+) -> None:
+    store = pg_store()
+    store.add_participant(Participant("P1", "tok", "lobby", None, None, None, "t0"))
+    room = Room("r1", "two-party", "bot", 0, "P1", None, "live", None, "t1", None)
+
+    def look(lobby: StudyStore) -> list[str]:
+        waiting = [p.pid for p in lobby.participants("lobby")]
+        lobby.add_room(room)
+        move_participant(lobby, "P1", "chat", role="interrogator", room="r1")
+        return waiting
+
+    order: list[str] = []
+    with psycopg.connect(fresh_database) as blocker:
+        # Another session holds the table: the look waits until the loop ends that
+        # session's transaction (or, a look on the loop, the server ends it 5 s later).
+        blocker.execute("SET idle_in_transaction_session_timeout = '5s'")
+        blocker.execute("LOCK TABLE participants IN ACCESS EXCLUSIVE MODE")
+
+        async def release() -> None:
+            await trio.sleep(0.2)
+            blocker.commit()
+            order.append("released")
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(release)
+            taken = await store.hold_lobby(look)
+            order.append("looked")
+    assert order == ["released", "looked"] and taken == ["P1"]
+    assert pg_store().participant("P1").room == "r1"  # type: ignore[union-attr]  # committed
+    # The room is numbered from 1 by this process without asking the database.
+    assert store.add_message("r1", "interrogator", "hi", "t2").seq == 1
+    assert [m.text for m in store.messages("r1")] == ["hi"]
+
+
 def test_a_move_is_checked_against_the_phase_in_the_database(
     pg_store: Callable[[], PostgresStore],
 ) -> None:
