@@ -19,6 +19,7 @@ import trio
 
 from sdtt.serve.protocol import FrameError, Join, MoveDevice, Refused, parse_frame, refusal
 from sdtt.serve.spec import Study
+from sdtt.serve.state import StateRows, state_rows
 from sdtt.serve.store import StudyStore, off_loop
 
 Receive = Callable[[], Awaitable[str | bytes | None]]
@@ -45,9 +46,21 @@ class Handler(Protocol):
         ...
 
 
+class _ShowState:
+    """An outbox's place for the participant's state frames (see :data:`SHOW_STATE`)."""
+
+
+SHOW_STATE = _ShowState()
+"""Queued instead of a participant's state frames, which their pump reads and sends in its
+place: later than asked, so a message frame queued meanwhile may come again after the
+history that already holds it (the page shows each message id once)."""
+Outgoing = dict[str, Any] | _ShowState
+"""What waits in an outbox: a frame, or :data:`SHOW_STATE`."""
+
+
 @dataclass
 class _Connection:
-    send: trio.MemorySendChannel[dict[str, Any]]
+    send: trio.MemorySendChannel[Outgoing]
     cancel: trio.CancelScope = field(default_factory=trio.CancelScope)
 
 
@@ -58,12 +71,16 @@ class Connections:
         self,
         study: Study,
         store: StudyStore,
-        state_frames: Callable[[str], list[dict[str, Any]]],
+        state_frames: Callable[[str, StateRows | None], list[dict[str, Any]]],
     ) -> None:
         self.study = study
         self.store = store
         self._state_frames = state_frames
-        """The frames that show a participant where they are (see :mod:`sdtt.serve.state`)."""
+        """The frames that show a participant where they are, given the rows they show
+        or reading them (see :mod:`sdtt.serve.state`)."""
+        self._read_later = getattr(store, "waits_off_loop", False)
+        """Whether those rows are read by the connection's pump in a worker thread, as
+        its frames before them have left, instead of on the loop at once."""
         self._open: dict[str, _Connection] = {}
         self._held: list[str] | None = None
         self.on_gone: Callable[[str, int], None] | None = None
@@ -110,7 +127,7 @@ class Connections:
                 "questions": [q.model_dump() for q in spec.questions],
             }
         )
-        outbox_send, outbox_recv = trio.open_memory_channel[dict[str, Any]](OUTBOX)
+        outbox_send, outbox_recv = trio.open_memory_channel[Outgoing](OUTBOX)
         connection = _Connection(send=outbox_send)
         previous = self._open.get(pid)
         if previous is not None:
@@ -127,7 +144,12 @@ class Connections:
             with connection.cancel:
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(
-                        _pump, outbox_recv, send, nursery.cancel_scope, self.store.flushed
+                        _pump,
+                        outbox_recv,
+                        send,
+                        nursery.cancel_scope,
+                        self.store.flushed,
+                        partial(self._read_state, pid),
                     )
                     while True:
                         raw = await receive()
@@ -145,7 +167,7 @@ class Connections:
                     self.on_gone(pid, joined)
             outbox_send.close()
 
-    def deliver(self, pid: str, frame: dict[str, Any]) -> None:
+    def deliver(self, pid: str, frame: Outgoing) -> None:
         """Queue a frame for ``pid``'s browser, if connected (the store has it anyway)."""
         connection = self._open.get(pid)
         if connection is None:
@@ -165,8 +187,16 @@ class Connections:
         if pid not in self._open:
             self.store.publish({"state": pid})  # connected to another process, maybe
             return
-        for frame in self._state_frames(pid):
+        if self._read_later:  # (reading them here would hold up every room meanwhile)
+            self.deliver(pid, SHOW_STATE)
+            return
+        for frame in self._state_frames(pid, None):
             self.deliver(pid, frame)
+
+    async def _read_state(self, pid: str) -> list[dict[str, Any]]:
+        """``pid``'s state frames, their rows read in a worker thread."""
+        rows = await off_loop(self.store, partial(state_rows, self.store, pid))
+        return self._state_frames(pid, rows)
 
     @contextlib.contextmanager
     def holding(self) -> Iterator[None]:
@@ -181,7 +211,7 @@ class Connections:
             self.send_state(pid)
 
 
-def _refuse(outbox: trio.MemorySendChannel[dict[str, Any]], text: str) -> None:
+def _refuse(outbox: trio.MemorySendChannel[Outgoing], text: str) -> None:
     """Queue a refusal, unless the outbox is half full: a flood of bad frames is refused
     while the browser keeps up, and the rest are dropped rather than the connection."""
     if outbox.statistics().current_buffer_used < OUTBOX // 2:
@@ -192,17 +222,21 @@ def _refuse(outbox: trio.MemorySendChannel[dict[str, Any]], text: str) -> None:
 
 
 async def _pump(
-    outbox: trio.MemoryReceiveChannel[dict[str, Any]],
+    outbox: trio.MemoryReceiveChannel[Outgoing],
     send: SendFrame,
     scope: trio.CancelScope,
     flushed: Callable[[], Awaitable[None]],
+    read_state: Callable[[], Awaitable[list[dict[str, Any]]]],
 ) -> None:
     """Send queued frames to the browser in order, each once every event recorded so
-    far is committed; a failed send ends the connection."""
+    far is committed (:data:`SHOW_STATE`: the state frames, read then); a failed send
+    ends the connection."""
     try:
-        async for frame in outbox:
+        async for item in outbox:
             await flushed()
-            await send(frame)
+            frames = await read_state() if isinstance(item, _ShowState) else [item]
+            for frame in frames:
+                await send(frame)
     except Exception:
         pass
     # Sent everything and the outbox was closed (another window took over), or a send

@@ -15,7 +15,7 @@ from sdtt.serve.points import describe, earned_by, verdict_right
 from sdtt.serve.protocol import message_frame
 from sdtt.serve.room import LiveRoom
 from sdtt.serve.spec import Study, StudySection
-from sdtt.serve.store import StudyStore
+from sdtt.serve.store import Participant, Room, StudyStore
 
 NOTES = {
     "finished": "Thank you, you have finished the study.",
@@ -37,12 +37,31 @@ NOTES = {
 """What a participant who is done reads, by their outcome."""
 
 
+StateRows = tuple[Participant | None, Room | None]
+"""What :func:`state_frames` reads first: the participant and their room (if any)."""
+
+
+def state_rows(store: StudyStore, pid: str) -> StateRows:
+    """The rows :func:`state_frames` reads first (two reads; a worker thread may make
+    them, see :func:`~sdtt.serve.store.off_loop`)."""
+    participant = store.participant(pid)
+    if participant is None or participant.room is None:
+        return participant, None
+    shown = participant.state in ("chat", "verdict")  # (the phases whose frame names it)
+    return participant, store.room(participant.room) if shown else None
+
+
 def state_frames(
-    study: Study, store: StudyStore, rooms: Mapping[str, LiveRoom], pid: str
+    study: Study,
+    store: StudyStore,
+    rooms: Mapping[str, LiveRoom],
+    pid: str,
+    rows: StateRows | None = None,
 ) -> list[dict[str, Any]]:
     """The frames that show ``pid`` their phase and, in a chat or at the verdict, the
-    messages of their room (``rooms``: the live rooms this process runs, by id)."""
-    participant = store.participant(pid)
+    messages of their room (``rooms``: the live rooms this process runs, by id;
+    ``rows``: :func:`state_rows`, read here unless given)."""
+    participant, room = state_rows(store, pid) if rows is None else rows
     assert participant is not None
     frame: dict[str, Any] = {"type": "phase", "phase": participant.state}
     if participant.state == "lobby" and participant.platform_study != OWN_PERSON:
@@ -57,7 +76,6 @@ def state_frames(
         frame["turns"] = study.spec.study.turns if counted else 0
         if study.spec.study.rounds > 1 and participant.platform_study != OWN_PERSON:
             frame["round"] = [rounds_played(store, pid), study.spec.study.rounds]
-        room = store.room(participant.room or "")
         three = room is not None and room.witness == "both"
         frame["chats"] = 2 if three and participant.role == "interrogator" else 1
         if study.spec.study.belief_slider and participant.role == "interrogator":
@@ -68,7 +86,6 @@ def state_frames(
             left = limit if live is None else live.closes_at - trio.current_time()
             frame["ends_in"] = max(0, round(min(left, limit)))
     if participant.state == "verdict":
-        room = store.room(participant.room or "")
         frame["chats"] = 2 if room is not None and room.witness == "both" else 1
     if participant.state == "done":
         spec = study.spec.study

@@ -15,9 +15,12 @@ import pytest
 import trio
 import trio.testing
 
+from sdtt.serve.connections import Connections
 from sdtt.serve.pgstore import PostgresStore
 from sdtt.serve.phases import BadMove, move_participant
 from sdtt.serve.server import StudyServer
+from sdtt.serve.spec import read_study
+from sdtt.serve.state import state_frames
 from sdtt.serve.store import (
     Belief,
     Participant,
@@ -285,6 +288,61 @@ async def test_a_lobby_look_waiting_for_the_database_leaves_the_loop_running(
     # The room is numbered from 1 by this process without asking the database.
     assert store.add_message("r1", "interrogator", "hi", "t2").seq == 1
     assert [m.text for m in store.messages("r1")] == ["hi"]
+
+
+@pytest.mark.trio
+async def test_a_state_shown_waiting_for_the_database_leaves_the_loop_running(
+    pg_store: Callable[[], PostgresStore], fresh_database: str, tmp_path: Path
+) -> None:
+    store = pg_store()
+    fill(store)  # P1 in a chat of three messages
+    study = read_study(postgres_spec(tmp_path, fresh_database))
+    connections = Connections(study, store, partial(state_frames, study, store, {}))
+    frames: list[dict[str, Any]] = []
+    order: list[str] = []
+    joins = iter(['{"type": "join", "pid": "P1"}'])
+    leave = trio.Event()
+
+    class LetIn:
+        async def join(self, join: object) -> str:
+            return "P1"
+
+        async def handle(self, pid: str, frame: object) -> None:
+            pass
+
+    async def receive() -> str | None:
+        first = next(joins, None)
+        if first is None:
+            await leave.wait()
+        return first
+
+    async def send(frame: dict[str, Any]) -> None:
+        frames.append(frame)
+        if frame["type"] == "history":
+            order.append("shown")
+            leave.set()
+
+    with psycopg.connect(fresh_database) as blocker:
+        # Another session holds the rooms: the state's read of the room waits until the
+        # loop ends that session's transaction (or, a read on the loop, the server ends
+        # it 5 s later).
+        blocker.execute("SET idle_in_transaction_session_timeout = '5s'")
+        blocker.execute("LOCK TABLE rooms IN ACCESS EXCLUSIVE MODE")
+
+        async def release() -> None:
+            await trio.sleep(0.2)
+            blocker.commit()
+            order.append("released")
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(release)
+            with trio.fail_after(10):
+                await connections.attend(receive, send, LetIn())
+    assert order == ["released", "shown"]
+    [phase] = [frame for frame in frames if frame["type"] == "phase"]
+    [history] = [frame for frame in frames if frame["type"] == "history"]
+    assert phase["phase"] == "chat" and phase["role"] == "interrogator"
+    assert [m["text"] for m in history["messages"]] == ["a", "b", "c"]
 
 
 def test_a_move_is_checked_against_the_phase_in_the_database(
