@@ -64,6 +64,26 @@ def meanwhile(
 
 
 @contextlib.asynccontextmanager
+async def table_held(url: str, table: str, order: list[str]) -> AsyncIterator[None]:
+    """Another session holds ``table`` for the first 0.2 s of the block, then lets go
+    (``"released"`` goes in ``order``): a statement on the table waits for that if it
+    waits off the loop; on the loop it holds up the release too, until the server ends
+    that session 5 s later."""
+    with psycopg.connect(url) as blocker:
+        blocker.execute("SET idle_in_transaction_session_timeout = '5s'")
+        blocker.execute(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
+
+        async def release() -> None:
+            await trio.sleep(0.2)
+            blocker.commit()
+            order.append("released")
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(release)
+            yield
+
+
+@contextlib.asynccontextmanager
 async def server_and_another_process(
     spec: Path, pg_store: Callable[[], PostgresStore]
 ) -> AsyncIterator[tuple[trio.Nursery, StudyServer, PostgresStore]]:
@@ -234,21 +254,9 @@ async def test_a_read_waiting_for_the_database_leaves_the_loop_running(
     store.add_participant(Participant("P1", "tok", "consent", None, None, None, "t0"))
     move_participant(store, "P1", "lobby")
     order: list[str] = []
-    with psycopg.connect(fresh_database) as blocker:
-        # Another session holds the table: a read of it waits until the loop ends that
-        # session's transaction (or, a read on the loop, the server ends it 5 s later).
-        blocker.execute("SET idle_in_transaction_session_timeout = '5s'")
-        blocker.execute("LOCK TABLE participants IN ACCESS EXCLUSIVE MODE")
-
-        async def release() -> None:
-            await trio.sleep(0.2)
-            blocker.commit()
-            order.append("released")
-
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(release)
-            participant = await off_loop(store, partial(store.participant, "P1"))
-            order.append("read")
+    async with table_held(fresh_database, "participants", order):
+        participant = await off_loop(store, partial(store.participant, "P1"))
+        order.append("read")
     assert order == ["released", "read"]
     assert participant is not None and participant.state == "lobby"
 
@@ -268,21 +276,9 @@ async def test_a_lobby_look_waiting_for_the_database_leaves_the_loop_running(
         return waiting
 
     order: list[str] = []
-    with psycopg.connect(fresh_database) as blocker:
-        # Another session holds the table: the look waits until the loop ends that
-        # session's transaction (or, a look on the loop, the server ends it 5 s later).
-        blocker.execute("SET idle_in_transaction_session_timeout = '5s'")
-        blocker.execute("LOCK TABLE participants IN ACCESS EXCLUSIVE MODE")
-
-        async def release() -> None:
-            await trio.sleep(0.2)
-            blocker.commit()
-            order.append("released")
-
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(release)
-            taken = await store.hold_lobby(look)
-            order.append("looked")
+    async with table_held(fresh_database, "participants", order):
+        taken = await store.hold_lobby(look)
+        order.append("looked")
     assert order == ["released", "looked"] and taken == ["P1"]
     assert pg_store().participant("P1").room == "r1"  # type: ignore[union-attr]  # committed
     # The room is numbered from 1 by this process without asking the database.
@@ -322,22 +318,9 @@ async def test_a_state_shown_waiting_for_the_database_leaves_the_loop_running(
             order.append("shown")
             leave.set()
 
-    with psycopg.connect(fresh_database) as blocker:
-        # Another session holds the rooms: the state's read of the room waits until the
-        # loop ends that session's transaction (or, a read on the loop, the server ends
-        # it 5 s later).
-        blocker.execute("SET idle_in_transaction_session_timeout = '5s'")
-        blocker.execute("LOCK TABLE rooms IN ACCESS EXCLUSIVE MODE")
-
-        async def release() -> None:
-            await trio.sleep(0.2)
-            blocker.commit()
-            order.append("released")
-
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(release)
-            with trio.fail_after(10):
-                await connections.attend(receive, send, LetIn())
+    async with table_held(fresh_database, "rooms", order):  # (the state reads the room)
+        with trio.fail_after(10):
+            await connections.attend(receive, send, LetIn())
     assert order == ["released", "shown"]
     [phase] = [frame for frame in frames if frame["type"] == "phase"]
     [history] = [frame for frame in frames if frame["type"] == "history"]
