@@ -78,9 +78,6 @@ class Connections:
         self._state_frames = state_frames
         """The frames that show a participant where they are, given the rows they show
         or reading them (see :mod:`sdtt.serve.state`)."""
-        self._read_later = getattr(store, "waits_off_loop", False)
-        """Whether those rows are read by the connection's pump in a worker thread, as
-        its frames before them have left, instead of on the loop at once."""
         self._open: dict[str, _Connection] = {}
         self._held: list[str] | None = None
         self.on_gone: Callable[[str, int], None] | None = None
@@ -187,7 +184,9 @@ class Connections:
         if pid not in self._open:
             self.store.publish({"state": pid})  # connected to another process, maybe
             return
-        if self._read_later:  # (reading them here would hold up every room meanwhile)
+        if getattr(self.store, "waits_off_loop", False):
+            # Their pump reads the rows in a worker thread, once the frames before have
+            # left: read here, they would hold up every room meanwhile.
             self.deliver(pid, SHOW_STATE)
             return
         for frame in self._state_frames(pid, None):

@@ -21,7 +21,15 @@ from sdtt.errors import SdttError
 from sdtt.serve.bots import Bots
 from sdtt.serve.lease import Lease, LeaseStore, has_leases
 from sdtt.serve.market_room import MarketRoom, games_played, refund_game
-from sdtt.serve.matchmaker import BotRoom, Decision, HumanRoom, MarketGame, ThreeRoom, TimedOut
+from sdtt.serve.matchmaker import (
+    BotRoom,
+    Decision,
+    HumanRoom,
+    MarketGame,
+    ThreeRoom,
+    TimedOut,
+    people,
+)
 from sdtt.serve.participants import Participants
 from sdtt.serve.phases import BadMove, move_participant, move_room
 from sdtt.serve.room import LiveRoom, RoomHost
@@ -68,7 +76,8 @@ class Rooms:
         store.add_room(room)
         if self.lease is not None:  # in the lobby's transaction: never a room without owner
             _lease_store(store).own_room(room.id, self.lease.server)
-        for pid, role in _roles(decision).items():
+        for pid in people(decision):
+            role = "witness" if pid == room.witness_pid else "interrogator"
             move_participant(store, pid, "chat", role=role, room=room.id)
         return Taken(decision, room)
 
@@ -297,21 +306,6 @@ def _room_record(decision: Decision, created: str) -> Room:
         ended=None,
         bot_position=decision.bot_position if isinstance(decision, ThreeRoom) else None,
     )
-
-
-def _roles(decision: Decision) -> dict[str, str]:
-    """The people a room takes out of the lobby, with their roles in it (as the room's
-    :meth:`~sdtt.serve.room.LiveRoom.members` says them)."""
-    if isinstance(decision, MarketGame):
-        roles = dict.fromkeys(decision.bettors, "interrogator")
-        if decision.target is not None:
-            roles[decision.target] = "witness"
-        return roles
-    assert not isinstance(decision, TimedOut)
-    roles = {decision.interrogator: "interrogator"}
-    if not isinstance(decision, BotRoom):
-        roles[decision.witness] = "witness"
-    return roles
 
 
 def _lease_store(store: StudyStore) -> LeaseStore:
