@@ -20,7 +20,7 @@ import trio
 from sdtt.serve.protocol import FrameError, Join, MoveDevice, Refused, parse_frame, refusal
 from sdtt.serve.spec import Study
 from sdtt.serve.state import StateRows, state_rows
-from sdtt.serve.store import StudyStore, off_loop
+from sdtt.serve.store import StudyStore, last_event_off_loop, off_loop
 
 Receive = Callable[[], Awaitable[str | bytes | None]]
 """Waits for the next frame of a connection; None when it closed."""
@@ -108,7 +108,7 @@ class Connections:
             return
         participant = await off_loop(self.store, partial(self.store.participant, pid))
         assert participant is not None
-        joined = self.store.last_event(pid, JOIN_EVENTS)  # (this commits the join's events)
+        joined = await last_event_off_loop(self.store, pid, JOIN_EVENTS)
         spec = self.study.spec.study
         await send(
             {

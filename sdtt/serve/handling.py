@@ -244,7 +244,7 @@ class FrameHandler:
         elif isinstance(frame, VerdictFrame):
             if participant.state != "verdict" or participant.room is None:
                 raise Refused("A verdict can only be given when the chat has ended.")
-            room = store.room(participant.room)
+            room = await off_loop(store, partial(store.room, participant.room))
             three = room is not None and room.witness == "both"
             if three != (frame.human in ("1", "2")):
                 raise Refused(

@@ -35,6 +35,8 @@ from sdtt.serve.phases import BadMove, move_participant, move_room
 from sdtt.serve.room import LiveRoom, RoomHost
 from sdtt.serve.store import Room, StudyStore
 
+WAITED_ON = ("lobby", "chat")
+"""The phases in which others wait on a participant (see :meth:`Rooms.left`)."""
 OUTCOMES = {"model_error": "partner_error", "ended_by_admin": "ended"}
 """A participant's outcome for a room's end reason, where the two differ."""
 
@@ -222,7 +224,7 @@ class Rooms:
         """``pid``'s browser stayed away past the grace period: they leave the lobby, or
         their room ends (``partner_left``) and their partner gets the completion code."""
         participant = self.host.store.participant(pid)
-        if participant is None or participant.state not in ("lobby", "chat"):
+        if participant is None or participant.state not in WAITED_ON:
             return  # nobody waits on them (consent, verdict or done)
         self.host.record("participant_left", {"phase": participant.state}, participant=pid)
         room = participant.room if participant.state == "chat" else None

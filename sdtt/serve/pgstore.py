@@ -174,9 +174,10 @@ class PostgresStore(_SqlStore):
             self.publish(message)
 
     async def read_off_loop(self, read: Callable[[], T]) -> T:
-        """Run ``read`` (a call of this store's that reads neither the events table nor
-        anything queued) in a worker thread, on a connection of that thread's: the loop
-        runs other rooms meanwhile instead of waiting for the database."""
+        """Run ``read`` (a call of this store's that reads only what is committed: not
+        what was queued since :meth:`flushed` last returned) in a worker thread, on a
+        connection of that thread's: the loop runs other rooms meanwhile instead of
+        waiting for the database."""
         if not self.waits_off_loop:
             return read()
         return await trio.to_thread.run_sync(read, limiter=self._reading)
@@ -264,8 +265,10 @@ class PostgresStore(_SqlStore):
         return int(rows[0]["seq"] or 0)
 
     def messages(self, room: str) -> list[StoredMessage]:
-        """The messages of ``room`` in order (those queued committed first)."""
-        if self._queued():
+        """The messages of ``room`` in order (those queued committed first; in a worker
+        thread, see :meth:`read_off_loop`, those committed: wait for :meth:`flushed`
+        before)."""
+        if self._queued() and threading.get_ident() == self._owner:
             self.flush()
         return super().messages(room)
 

@@ -96,8 +96,10 @@ def earned(
 
 def earned_by(study: Study, store: StudyStore, pid: str) -> Earned | None:
     """What ``pid`` earned so far (None: the study gives no points, or no such id)."""
+    if not study.spec.study.points:
+        return None
     participant = store.participant(pid)
-    if not study.spec.study.points or participant is None:
+    if participant is None:
         return None
     return earned(study, participant, store.rooms(), store.verdicts())
 

@@ -30,7 +30,7 @@ from sdtt.serve.connections import JOIN_EVENTS, Connections, Receive, SendFrame
 from sdtt.serve.event_log import Records
 from sdtt.serve.handling import FrameHandler
 from sdtt.serve.lease import Lease, has_leases
-from sdtt.serve.lifecycle import Rooms
+from sdtt.serve.lifecycle import WAITED_ON, Rooms
 from sdtt.serve.lobby import Lobby
 from sdtt.serve.matchmaker import Matchmaker
 from sdtt.serve.moderation import ModerationClient, Screener, open_screener
@@ -40,7 +40,7 @@ from sdtt.serve.relay import Relay
 from sdtt.serve.room import LiveRoom
 from sdtt.serve.spec import Study
 from sdtt.serve.state import state_frames
-from sdtt.serve.store import Room, StudyStore
+from sdtt.serve.store import Room, StudyStore, last_event_off_loop, off_loop
 
 
 class StudyServer:
@@ -184,8 +184,13 @@ class StudyServer:
         # Back on another process of the study? The store says so, whether or not that
         # process's news has reached this one yet: any join after the one that went
         # away means they came back (and a later drop is waited for where it happened).
-        if self.store.last_event(pid, JOIN_EVENTS) > joined:
+        if await last_event_off_loop(self.store, pid, JOIN_EVENTS) > joined:
             return
+        participant = await off_loop(self.store, partial(self.store.participant, pid))
+        if participant is None or participant.state not in WAITED_ON:
+            return  # nobody waits on them, and without a browser they cannot move on
+        if pid in self.connections:
+            return  # back here while the store was read
         with self.connections.holding():
             self.rooms.left(pid)
 

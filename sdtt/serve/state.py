@@ -5,6 +5,7 @@ chat so far, rebuilt from the store whenever the phase changes or the browser
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import trio
@@ -15,7 +16,7 @@ from sdtt.serve.points import describe, earned_by, verdict_right
 from sdtt.serve.protocol import message_frame
 from sdtt.serve.room import LiveRoom
 from sdtt.serve.spec import Study, StudySection
-from sdtt.serve.store import Participant, Room, StudyStore
+from sdtt.serve.store import Participant, Room, StoredMessage, StudyStore
 
 NOTES = {
     "finished": "Thank you, you have finished the study.",
@@ -37,18 +38,27 @@ NOTES = {
 """What a participant who is done reads, by their outcome."""
 
 
-StateRows = tuple[Participant | None, Room | None]
-"""What :func:`state_frames` reads first: the participant and their room (if any)."""
+@dataclass(frozen=True)
+class StateRows:
+    """What :func:`state_frames` reads from the store (see :func:`state_rows`)."""
+
+    participant: Participant | None
+    room: Room | None = None
+    """Their room, in the phases whose frame names it (chat, verdict)."""
+    messages: list[StoredMessage] | None = None
+    """Their room's messages as stored (shown unless this process runs the room)."""
 
 
 def state_rows(store: StudyStore, pid: str) -> StateRows:
-    """The rows :func:`state_frames` reads first (two reads; a worker thread may make
-    them, see :func:`~sdtt.serve.store.off_loop`)."""
+    """The rows :func:`state_frames` reads (a worker thread may read them, see
+    :func:`~sdtt.serve.store.off_loop`)."""
     participant = store.participant(pid)
     if participant is None or participant.room is None:
-        return participant, None
-    shown = participant.state in ("chat", "verdict")  # (the phases whose frame names it)
-    return participant, store.room(participant.room) if shown else None
+        return StateRows(participant)
+    if participant.state not in ("chat", "verdict"):  # (the phases whose frame names it)
+        return StateRows(participant)
+    room, messages = store.room(participant.room), store.messages(participant.room)
+    return StateRows(participant, room, messages)
 
 
 def state_frames(
@@ -61,7 +71,8 @@ def state_frames(
     """The frames that show ``pid`` their phase and, in a chat or at the verdict, the
     messages of their room (``rooms``: the live rooms this process runs, by id;
     ``rows``: :func:`state_rows`, read here unless given)."""
-    participant, room = state_rows(store, pid) if rows is None else rows
+    rows = state_rows(store, pid) if rows is None else rows
+    participant, room = rows.participant, rows.room
     assert participant is not None
     frame: dict[str, Any] = {"type": "phase", "phase": participant.state}
     if participant.state == "lobby" and participant.platform_study != OWN_PERSON:
@@ -116,7 +127,7 @@ def state_frames(
         live = rooms.get(participant.room)  # run here: its messages are at hand
         role = participant.role or "interrogator"
         if live is None:
-            messages = store.messages(participant.room)
+            messages = store.messages(participant.room) if rows.messages is None else rows.messages
         elif role == "witness":  # a witness sees its own answers at once
             messages = sorted([*live.shown, *live.unshown()], key=lambda m: m.seq)
         else:  # not the answers the typing indicator still holds from the interrogator

@@ -18,6 +18,7 @@ import sqlite3
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
@@ -177,6 +178,7 @@ class StudyStore(Protocol):
     ) -> None: ...
     def events(self, room: str | None = None) -> list[dict[str, Any]]: ...
     def last_event(self, participant: str, kinds: Sequence[str]) -> int: ...
+    def last_committed_event(self, participant: str, kinds: Sequence[str]) -> int: ...
     def flush(self) -> None: ...
     async def flushed(self) -> None: ...
     def add_verdict(self, verdict: Verdict) -> None: ...
@@ -214,6 +216,14 @@ async def off_loop(store: StudyStore, read: Callable[[], T]) -> T:
         return read()
     result: T = await run(read)
     return result
+
+
+async def last_event_off_loop(store: StudyStore, participant: str, kinds: Sequence[str]) -> int:
+    """``store.last_event(participant, kinds)``, without holding up the loop where the
+    store can: the events queued so far are committed (waited for, see
+    :meth:`StudyStore.flushed`), then read by :func:`off_loop`."""
+    await store.flushed()
+    return await off_loop(store, partial(store.last_committed_event, participant, kinds))
 
 
 def _fields(cls: type[Any], row: dict[str, Any]) -> Any:
@@ -404,8 +414,15 @@ class _SqlStore:
         """The id of ``participant``'s latest event of one of ``kinds`` (0: none). Ids
         grow with every event, in every process sharing the store, so a larger one
         was recorded later."""
+        if self._queued():
+            self.flush()
+        return self.last_committed_event(participant, kinds)
+
+    def last_committed_event(self, participant: str, kinds: Sequence[str]) -> int:
+        """:meth:`last_event` among the events committed (a worker thread may read it,
+        see :func:`last_event_off_loop`)."""
         marks = ",".join("?" * len(kinds))
-        rows = self._run(
+        rows = self._read(
             f"SELECT MAX(id) AS id FROM events WHERE participant = ? AND kind IN ({marks})",
             (participant, *kinds),
         )

@@ -287,11 +287,21 @@ async def test_a_lobby_look_waiting_for_the_database_leaves_the_loop_running(
 
 
 @pytest.mark.trio
+@pytest.mark.parametrize(
+    ("phase", "table"),
+    [("chat", "rooms"), ("verdict", "messages"), ("chat", "events")],
+    ids=["a chat's room", "the verdict page's messages", "the join's event"],
+)
 async def test_a_state_shown_waiting_for_the_database_leaves_the_loop_running(
-    pg_store: Callable[[], PostgresStore], fresh_database: str, tmp_path: Path
+    pg_store: Callable[[], PostgresStore],
+    fresh_database: str,
+    tmp_path: Path,
+    phase: str,
+    table: str,
 ) -> None:
     store = pg_store()
     fill(store)  # P1 in a chat of three messages
+    store.update_participant("P1", state=phase)
     study = read_study(postgres_spec(tmp_path, fresh_database))
     connections = Connections(study, store, partial(state_frames, study, store, {}))
     frames: list[dict[str, Any]] = []
@@ -318,13 +328,13 @@ async def test_a_state_shown_waiting_for_the_database_leaves_the_loop_running(
             order.append("shown")
             leave.set()
 
-    async with table_held(fresh_database, "rooms", order):  # (the state reads the room)
+    async with table_held(fresh_database, table, order):  # (read by the join or its state)
         with trio.fail_after(10):
             await connections.attend(receive, send, LetIn())
     assert order == ["released", "shown"]
-    [phase] = [frame for frame in frames if frame["type"] == "phase"]
+    [shown] = [frame for frame in frames if frame["type"] == "phase"]
     [history] = [frame for frame in frames if frame["type"] == "history"]
-    assert phase["phase"] == "chat" and phase["role"] == "interrogator"
+    assert shown["phase"] == phase and shown.get("role", "interrogator") == "interrogator"
     assert [m["text"] for m in history["messages"]] == ["a", "b", "c"]
 
 
