@@ -38,6 +38,10 @@ NOTES = {
 """What a participant who is done reads, by their outcome."""
 
 
+ROOM_PHASES = ("chat", "verdict")
+"""The phases whose frames name the participant's room and show its messages."""
+
+
 @dataclass(frozen=True)
 class StateRows:
     """What :func:`state_frames` reads from the store (see :func:`state_rows`)."""
@@ -53,9 +57,7 @@ def state_rows(store: StudyStore, pid: str) -> StateRows:
     """The rows :func:`state_frames` reads (a worker thread may read them, see
     :func:`~sdtt.serve.store.off_loop`)."""
     participant = store.participant(pid)
-    if participant is None or participant.room is None:
-        return StateRows(participant)
-    if participant.state not in ("chat", "verdict"):  # (the phases whose frame names it)
+    if participant is None or participant.room is None or participant.state not in ROOM_PHASES:
         return StateRows(participant)
     room, messages = store.room(participant.room), store.messages(participant.room)
     return StateRows(participant, room, messages)
@@ -123,11 +125,12 @@ def state_frames(
             return [*frames, *market.state_frames(pid)]
         else:
             return [*frames, {"type": "history", "messages": market.history_for(pid)}]
-    if participant.state in ("chat", "verdict") and participant.room is not None:
+    if participant.state in ROOM_PHASES and participant.room is not None:
         live = rooms.get(participant.room)  # run here: its messages are at hand
         role = participant.role or "interrogator"
         if live is None:
-            messages = store.messages(participant.room) if rows.messages is None else rows.messages
+            assert rows.messages is not None  # (read with the room, see state_rows)
+            messages = rows.messages
         elif role == "witness":  # a witness sees its own answers at once
             messages = sorted([*live.shown, *live.unshown()], key=lambda m: m.seq)
         else:  # not the answers the typing indicator still holds from the interrogator
