@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import gc
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -138,7 +137,15 @@ async def _serve(study: object, host: str, port: int) -> None:
     import trio
     from hypercorn.trio import serve
 
-    from sdtt.serve import Study, StudyServer, build_app, describe_store, open_store
+    from sdtt.serve import (
+        Study,
+        StudyServer,
+        build_app,
+        collect_periodically,
+        describe_store,
+        open_store,
+        settle_collector,
+    )
 
     assert isinstance(study, Study)
     server = StudyServer(
@@ -148,15 +155,14 @@ async def _serve(study: object, host: str, port: int) -> None:
         own_key=os.environ.get(OWN_KEY_ENV),
     )
     server.check()
-    # What exists now (modules, the study's personas) lives as long as the server: keep it out
-    # of the cyclic collector's full scans, each of which pauses every room's loop.
-    gc.collect()
-    gc.freeze()
+    # What exists now (modules, the study's personas) lives as long as the server.
+    settle_collector()
     config = hypercorn_config(host, port, study.spec.chat.speed, errorlog=error_log(study))
     console = Console(highlight=False)
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
         await nursery.start(serve, build_app(server), config)
+        nursery.start_soon(collect_periodically)
         base = shown(f"http://{host}:{port}")
         name = shown(study.name)
         console.print(f"Serving study '{name}' at {base}")

@@ -29,7 +29,8 @@ the modules:
   - :mod:`sdtt.serve.relay`: what other processes of the study publish;
   - :mod:`sdtt.serve.overview`: the admin page's figures;
 - :mod:`sdtt.serve.app`: the ASGI app (Starlette) with the pages and the websocket;
-- :mod:`sdtt.serve.policy`: the security headers and the origin check, one middleware.
+- :mod:`sdtt.serve.policy`: the security headers and the origin check, one middleware;
+- :mod:`sdtt.serve.collector`: the garbage collector of a serving process.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sdtt.serve.app import build_app
+    from sdtt.serve.collector import collect_periodically, settle_collector
     from sdtt.serve.export import export_study
     from sdtt.serve.moderation import moderation_key
     from sdtt.serve.protocol import MAX_FRAME
@@ -51,22 +53,26 @@ _EXPORTS = {
     "Study": "spec",
     "StudyServer": "server",
     "build_app": "app",
+    "collect_periodically": "collector",
     "describe_store": "storage",
     "export_study": "export",
     "moderation_key": "moderation",
     "open_store": "storage",
     "read_study": "spec",
+    "settle_collector": "collector",
 }
 __all__ = [
     "MAX_FRAME",
     "Study",
     "StudyServer",
     "build_app",
+    "collect_periodically",
     "describe_store",
     "export_study",
     "moderation_key",
     "open_store",
     "read_study",
+    "settle_collector",
 ]
 """What ``sdtt serve`` uses: each is imported from its module on first use."""
 
