@@ -144,7 +144,7 @@ async def _serve(study: object, host: str, port: int) -> None:
         collect_periodically,
         describe_store,
         open_store,
-        settle_collector,
+        serving_collector,
     )
 
     assert isinstance(study, Study)
@@ -155,25 +155,25 @@ async def _serve(study: object, host: str, port: int) -> None:
         own_key=os.environ.get(OWN_KEY_ENV),
     )
     server.check()
-    # What exists now (modules, the study's personas) lives as long as the server.
-    settle_collector()
     config = hypercorn_config(host, port, study.spec.chat.speed, errorlog=error_log(study))
     console = Console(highlight=False)
-    async with trio.open_nursery() as nursery:
-        await nursery.start(server.run)
-        await nursery.start(serve, build_app(server), config)
-        nursery.start_soon(collect_periodically)
-        base = shown(f"http://{host}:{port}")
-        name = shown(study.name)
-        console.print(f"Serving study '{name}' at {base}")
-        console.print(f"  participant link: {base}/s/{name}?PROLIFIC_PID=...")
-        console.print(f"  admin page:       {base}/admin/{name}?token={server.admin_token}")
-        if study.spec.study.own_person:
-            own = f"{base}/s/{name}?pid=own-person&key={server.own_key}"
-            console.print(f"  own person's private link: {own}")
-        console.print(f"  store:            {shown(describe_store(study))}")
-        if study.spec.chat.speed != 1:
-            console.print(f"  clock runs {study.spec.chat.speed:g}x faster than real time")
+    # What exists now (modules, the study's personas) lives as long as the server.
+    with serving_collector():
+        async with trio.open_nursery() as nursery:
+            await nursery.start(server.run)
+            await nursery.start(serve, build_app(server), config)
+            nursery.start_soon(collect_periodically)
+            base = shown(f"http://{host}:{port}")
+            name = shown(study.name)
+            console.print(f"Serving study '{name}' at {base}")
+            console.print(f"  participant link: {base}/s/{name}?PROLIFIC_PID=...")
+            console.print(f"  admin page:       {base}/admin/{name}?token={server.admin_token}")
+            if study.spec.study.own_person:
+                own = f"{base}/s/{name}?pid=own-person&key={server.own_key}"
+                console.print(f"  own person's private link: {own}")
+            console.print(f"  store:            {shown(describe_store(study))}")
+            if study.spec.chat.speed != 1:
+                console.print(f"  clock runs {study.spec.chat.speed:g}x faster than real time")
 
 
 def error_log(study: object) -> Path:

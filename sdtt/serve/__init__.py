@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sdtt.serve.app import build_app
-    from sdtt.serve.collector import collect_periodically, settle_collector
+    from sdtt.serve.collector import collect_periodically, serving_collector
     from sdtt.serve.export import export_study
     from sdtt.serve.moderation import moderation_key
     from sdtt.serve.protocol import MAX_FRAME
@@ -59,7 +59,7 @@ _EXPORTS = {
     "moderation_key": "moderation",
     "open_store": "storage",
     "read_study": "spec",
-    "settle_collector": "collector",
+    "serving_collector": "collector",
 }
 __all__ = [
     "MAX_FRAME",
@@ -72,7 +72,7 @@ __all__ = [
     "moderation_key",
     "open_store",
     "read_study",
-    "settle_collector",
+    "serving_collector",
 ]
 """What ``sdtt serve`` uses: each is imported from its module on first use."""
 

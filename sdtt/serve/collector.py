@@ -22,26 +22,28 @@ comes every ten minutes instead of whenever the heap grows.
 from __future__ import annotations
 
 import gc
+from contextlib import AbstractContextManager
 
 import trio
 
-YOUNG_THRESHOLD = 700
-"""Allocations between two young collections (CPython's default)."""
+from sdtt.engine.latency import low_latency_gc
+
 NEVER = 1_000_000_000
 """A threshold the middle and full collections never reach by themselves."""
+SERVING_THRESHOLDS = (700, NEVER, NEVER)
+"""Young collections every 700 allocations (CPython's default), no others by themselves."""
 YOUNG_COLLECTION_EVERY = 0.1
 """Seconds (of trio's clock) between two young collections the process asks for."""
 FULL_COLLECTION_EVERY = 600.0
 """Seconds (of trio's clock) between two full collections."""
 
 
-def settle_collector() -> None:
-    """Collect what start-up left, keep everything alive now out of later scans, and let
-    only young collections run by themselves. Process-wide: for ``sdtt serve`` processes,
-    which then run :func:`collect_periodically`."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(YOUNG_THRESHOLD, NEVER, NEVER)
+def serving_collector() -> AbstractContextManager[None]:
+    """For the ``with`` block: what exists on entry is collected and kept out of later
+    scans, and only young collections run by themselves (the settings before are back on
+    exit). Process-wide: for ``sdtt serve`` processes, which run
+    :func:`collect_periodically` in the block."""
+    return low_latency_gc(SERVING_THRESHOLDS)
 
 
 async def collect_periodically(

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 import trio
 
-from sdtt.serve.collector import collect_periodically, settle_collector
+from sdtt.serve.collector import collect_periodically, serving_collector
 
 
 class _Node:
@@ -24,14 +24,9 @@ class _Node:
 @pytest.fixture
 def settled() -> Iterator[None]:
     """The collector as ``sdtt serve`` sets it, restored afterwards."""
-    thresholds = gc.get_threshold()
-    settle_collector()
-    try:
+    with serving_collector():
         yield
-    finally:
-        gc.unfreeze()
-        gc.set_threshold(*thresholds)
-        gc.collect()
+    gc.collect()
 
 
 def _old_cycle() -> weakref.ref[_Node]:
