@@ -73,8 +73,8 @@ def build_app(server: StudyServer) -> HttpPolicy:
             text = message.get("text")
             return text if text is not None else message.get("bytes")
 
-        async def send(frame: dict[str, Any]) -> None:
-            await websocket.send_text(dumps(frame))
+        async def send(frames: dict[str, Any] | list[dict[str, Any]]) -> None:
+            await websocket.send_text(dumps(frames))
 
         try:
             await server.attend(receive, send)

@@ -24,12 +24,15 @@ from sdtt.serve.store import StudyStore, last_event_off_loop, off_loop
 
 Receive = Callable[[], Awaitable[str | bytes | None]]
 """Waits for the next frame of a connection; None when it closed."""
-SendFrame = Callable[[dict[str, Any]], Awaitable[None]]
+SendFrame = Callable[[dict[str, Any] | list[dict[str, Any]]], Awaitable[None]]
+"""Sends one websocket message: a frame, or a list of frames that leave together."""
 
 OUTBOX = 256
 """Frames that may wait for a slow browser before its connection is dropped (it can
 reconnect and get everything again)."""
 JOIN_TIMEOUT = 30.0
+MOST_IN_ONE_MESSAGE = 64
+"""Most frames sent together as one websocket message (see :func:`_pump`)."""
 JOIN_EVENTS = ("joined", "reconnected", "reopened")
 """The events recorded when a join lets a participant in (one per connection)."""
 
@@ -229,15 +232,33 @@ async def _pump(
 ) -> None:
     """Send queued frames to the browser in order, each once every event recorded so
     far is committed (:data:`SHOW_STATE`: the state frames, read then); a failed send
-    ends the connection."""
+    ends the connection.
+
+    The frames queued by the time one is sent go with it, as one message (a list): each
+    message costs the event loop a pass per await in the websocket layers, and the
+    frames of one change (a message and the typing that ends with it, a phase and its
+    history) are queued together."""
     try:
         async for item in outbox:
+            queued = [item, *_also_queued(outbox, MOST_IN_ONE_MESSAGE - 1)]
             await flushed()
-            frames = await read_state() if isinstance(item, _ShowState) else [item]
-            for frame in frames:
-                await send(frame)
+            frames: list[dict[str, Any]] = []
+            for one in queued:
+                frames += await read_state() if isinstance(one, _ShowState) else [one]
+            await send(frames[0] if len(frames) == 1 else frames)
     except Exception:
         pass
     # Sent everything and the outbox was closed (another window took over), or a send
     # failed: the connection ends.
     scope.cancel()
+
+
+def _also_queued(outbox: trio.MemoryReceiveChannel[Outgoing], most: int) -> list[Outgoing]:
+    """Up to ``most`` more items already waiting in ``outbox``, without waiting."""
+    items: list[Outgoing] = []
+    while len(items) < most:
+        try:
+            items.append(outbox.receive_nowait())
+        except (trio.WouldBlock, trio.EndOfChannel):
+            break
+    return items

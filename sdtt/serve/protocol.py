@@ -12,6 +12,10 @@ reconnect token is random. In a market study the server names the game a partici
 in with an opaque ``game`` (in the phase and market frames), and every question, answer,
 quote, trade and "done buying" must carry it back: a frame meant for a game that has
 ended is refused rather than taken as part of the next one.
+
+A websocket message from the server carries one frame, or a list of the frames that were
+ready to leave together (the page handles them in order): one message per frame cost the
+server a pass of its scheduler and of its websocket layers for each.
 """
 
 from __future__ import annotations
@@ -241,6 +245,13 @@ def stale_game(game: str | None) -> str:
     return "That was meant for a game that has ended, so it had no effect."
 
 
-def dumps(frame: dict[str, Any]) -> str:
-    """A frame as compact JSON text."""
+def dumps(frame: dict[str, Any] | list[dict[str, Any]]) -> str:
+    """A frame, or a list of frames sent as one message, as compact JSON text."""
     return json.dumps(frame, separators=(",", ":"), ensure_ascii=False)
+
+
+def frames_of(message: str | bytes) -> list[dict[str, Any]]:
+    """The frames one message from the server carries, in order: a frame, or a list of
+    frames that were ready to leave together."""
+    data = json.loads(message)
+    return data if isinstance(data, list) else [data]

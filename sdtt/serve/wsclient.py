@@ -19,6 +19,8 @@ from wsproto.events import (
     TextMessage,
 )
 
+from sdtt.serve.protocol import frames_of
+
 READ_SIZE = 65536
 
 
@@ -29,7 +31,7 @@ class WebSocketClient:
     def __init__(self, stream: trio.SocketStream, ws: WSConnection) -> None:
         self._stream = stream
         self._ws = ws
-        self._pending: list[str] = []
+        self._pending: list[dict[str, Any]] = []
         self._text = ""
         self.closed = False
         self._sending = trio.Lock()  # (a stream takes one send_all at a time)
@@ -82,14 +84,13 @@ class WebSocketClient:
                 if isinstance(event, TextMessage):
                     self._text += event.data
                     if event.message_finished:
-                        self._pending.append(self._text)
+                        self._pending += frames_of(self._text)
                         self._text = ""
                 elif isinstance(event, Ping):
                     await self._send(event.response())
                 elif isinstance(event, CloseConnection):
                     self.closed = True
-        frame: dict[str, Any] = json.loads(self._pending.pop(0))
-        return frame
+        return self._pending.pop(0)
 
     async def _send(self, event: Event) -> None:
         async with self._sending:

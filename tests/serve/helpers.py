@@ -13,6 +13,7 @@ from typing import Any
 import trio
 import trio.testing
 
+from sdtt.serve.protocol import dumps, frames_of
 from sdtt.serve.server import StudyServer
 from sdtt.serve.spec import read_study
 from sdtt.serve.store import SqliteStore, StudyStore
@@ -117,6 +118,9 @@ class Browser:
         self.link = link
         self.frames: list[dict[str, Any]] = []
         self.raw: list[str] = []
+        """Each frame's JSON text."""
+        self.messages: list[str] = []
+        """Each websocket message's text (a frame, or a list of frames sent together)."""
         self.token: str | None = None
         self._changed = trio.Event()
         self._to_server: trio.MemorySendChannel[str | bytes] | None = None
@@ -135,15 +139,17 @@ class Browser:
             except (trio.EndOfChannel, trio.ClosedResourceError):
                 return None
 
-        async def deliver(frame: dict[str, Any]) -> None:
-            text = json.dumps(frame)
-            self.raw.append(text)
-            frame = json.loads(text)
-            if self.on_frame is not None:
-                self.on_frame(frame)
-            if frame["type"] == "joined":
-                self.token = frame["token"]
-            self.frames.append(frame)
+        async def deliver(sent: dict[str, Any] | list[dict[str, Any]]) -> None:
+            # Through JSON, as the page reads it: a message is a frame or a list of them.
+            message = dumps(sent)
+            self.messages.append(message)
+            for frame in frames_of(message):
+                self.raw.append(dumps(frame))
+                if self.on_frame is not None:
+                    self.on_frame(frame)
+                if frame["type"] == "joined":
+                    self.token = frame["token"]
+                self.frames.append(frame)
             changed, self._changed = self._changed, trio.Event()
             changed.set()
 

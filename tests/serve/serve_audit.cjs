@@ -43,12 +43,15 @@ function recorder() {
       audit.socket = this;
       // Registered before the page's onmessage, so it runs first.
       this.addEventListener("message", (e) => {
-        audit.frames.push([now(), String(e.data)]);
-        const frame = JSON.parse(e.data);
-        if (frame.type === "refused") { audit.refused++; audit.lastRefused = frame.message; }
-        if (frame.type === "phase" && frame.phase === "chat") {
-          audit.role = frame.role;
-          audit.chats = frame.chats || 1;
+        // One message carries a frame or a list of frames sent together.
+        const data = JSON.parse(e.data);
+        for (const frame of Array.isArray(data) ? data : [data]) {
+          audit.frames.push([now(), frame]);
+          if (frame.type === "refused") { audit.refused++; audit.lastRefused = frame.message; }
+          if (frame.type === "phase" && frame.phase === "chat") {
+            audit.role = frame.role;
+            audit.chats = frame.chats || 1;
+          }
         }
       });
     }

@@ -23,7 +23,11 @@ async function participant(browser, query, log, at = base) {
   page.setDefaultTimeout(TIMEOUT);
   page.on("pageerror", (error) => log.errors.push(String(error)));
   page.on("console", (m) => { if (m.type() === "error") log.errors.push(m.text()); });
-  page.on("websocket", (ws) => ws.on("framereceived", (f) => log.frames.push(String(f.payload))));
+  // Each frame on its own, whether it came alone or in a list of frames sent together.
+  page.on("websocket", (ws) => ws.on("framereceived", (f) => {
+    const data = JSON.parse(String(f.payload));
+    for (const frame of Array.isArray(data) ? data : [data]) log.frames.push(JSON.stringify(frame));
+  }));
   await page.route("**/*", (route) => {
     const url = route.request().url();
     if (url.startsWith(at)) return route.continue();

@@ -12,6 +12,7 @@ import pytest
 import trio
 
 from sdtt.serve.app import build_app
+from sdtt.serve.protocol import frames_of
 from tests.serve.helpers import make_server, write_spec
 
 pytestmark = pytest.mark.trio
@@ -121,7 +122,7 @@ async def test_websocket_joins_through_the_app(tmp_path: Path, autojump_clock: o
         refused = await websocket(app, [join], origin="https://evil.test")
         nursery.cancel_scope.cancel()
     assert sent[0]["type"] == "websocket.accept"
-    frames = [json.loads(m["text"]) for m in sent if m["type"] == "websocket.send"]
+    frames = [f for m in sent if m["type"] == "websocket.send" for f in frames_of(m["text"])]
     assert [f["type"] for f in frames[:2]] == ["joined", "phase"]
     assert frames[1]["phase"] == "consent"
     assert refused == [{"type": "websocket.close", "code": 1008, "reason": ""}]

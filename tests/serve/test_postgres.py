@@ -322,11 +322,12 @@ async def test_a_state_shown_waiting_for_the_database_leaves_the_loop_running(
             await leave.wait()
         return first
 
-    async def send(frame: dict[str, Any]) -> None:
-        frames.append(frame)
-        if frame["type"] == "history":
-            order.append("shown")
-            leave.set()
+    async def send(message: dict[str, Any] | list[dict[str, Any]]) -> None:
+        for frame in message if isinstance(message, list) else [message]:
+            frames.append(frame)
+            if frame["type"] == "history":
+                order.append("shown")
+                leave.set()
 
     async with table_held(fresh_database, table, order):  # (read by the join or its state)
         with trio.fail_after(10):

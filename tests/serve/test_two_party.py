@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,28 @@ async def play_bot_game(
     )
     await browser.wait_phase("done")
     return browser
+
+
+async def test_frames_queued_together_reach_the_page_as_one_message_in_order(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    server = make_server(write_spec(tmp_path))
+    notices = [{"type": "notice", "message": f"notice {n}"} for n in range(3)]
+    alone = {"type": "notice", "message": "on its own"}
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        browser = Browser(server, "P1")
+        await browser.open(nursery)
+        await browser.wait_phase("consent")
+        before = len(browser.messages)
+        for notice in notices:
+            server.connections.deliver("P1", notice)
+        await browser.wait(lambda: len(browser.of("notice")) == 3)
+        server.connections.deliver("P1", alone)
+        await browser.wait(lambda: len(browser.of("notice")) == 4)
+        nursery.cancel_scope.cancel()
+    # One message (a list) for the three, in the order queued; a bare frame for the one.
+    assert [json.loads(m) for m in browser.messages[before:]] == [notices, alone]
 
 
 async def test_bot_game_from_link_to_completion_code(

@@ -462,8 +462,13 @@
   }
 
   function receive(event) {
-    let f;
-    try { f = JSON.parse(event.data); } catch (e) { return; }
+    // A message carries one frame, or a list of those that were ready together.
+    let data;
+    try { data = JSON.parse(event.data); } catch (e) { return; }
+    for (const f of Array.isArray(data) ? data : [data]) showFrame(f);
+  }
+
+  function showFrame(f) {
     if (f.type === "joined") {
       localStorage.setItem(tokenKey, f.token);
       moveHere = false;
