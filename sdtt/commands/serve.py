@@ -157,7 +157,8 @@ async def _serve(study: object, host: str, port: int) -> None:
     server.check()
     config = hypercorn_config(host, port, study.spec.chat.speed, errorlog=error_log(study))
     console = Console(highlight=False)
-    # What exists now (modules, the study's personas) lives as long as the server.
+    # What exists now (modules, the study's personas) lives as long as the server: it is
+    # kept out of the collector's scans, which run on a timer (sdtt.serve.collector).
     with serving_collector():
         async with trio.open_nursery() as nursery:
             await nursery.start(server.run)

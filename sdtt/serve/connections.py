@@ -24,7 +24,7 @@ from sdtt.serve.store import StudyStore, last_event_off_loop, off_loop
 
 Receive = Callable[[], Awaitable[str | bytes | None]]
 """Waits for the next frame of a connection; None when it closed."""
-SendFrame = Callable[[dict[str, Any] | list[dict[str, Any]]], Awaitable[None]]
+SendMessage = Callable[[dict[str, Any] | list[dict[str, Any]]], Awaitable[None]]
 """Sends one websocket message: a frame, or a list of frames that leave together."""
 
 OUTBOX = 256
@@ -91,7 +91,7 @@ class Connections:
     def __contains__(self, pid: object) -> bool:
         return pid in self._open
 
-    async def attend(self, receive: Receive, send: SendFrame, handler: Handler) -> None:
+    async def attend(self, receive: Receive, send: SendMessage, handler: Handler) -> None:
         """Serve one websocket until it closes (refusals are sent, never raised)."""
         try:
             with trio.fail_after(JOIN_TIMEOUT):
@@ -225,7 +225,7 @@ def _refuse(outbox: trio.MemorySendChannel[Outgoing], text: str) -> None:
 
 async def _pump(
     outbox: trio.MemoryReceiveChannel[Outgoing],
-    send: SendFrame,
+    send: SendMessage,
     scope: trio.CancelScope,
     flushed: Callable[[], Awaitable[None]],
     read_state: Callable[[], Awaitable[list[dict[str, Any]]]],

@@ -26,7 +26,7 @@ from typing import Any
 import trio
 
 from sdtt.serve.bots import Bots, ModelFactory
-from sdtt.serve.connections import JOIN_EVENTS, Connections, Receive, SendFrame
+from sdtt.serve.connections import JOIN_EVENTS, Connections, Receive, SendMessage
 from sdtt.serve.event_log import Records
 from sdtt.serve.handling import FrameHandler
 from sdtt.serve.lease import Lease, has_leases
@@ -207,7 +207,7 @@ class StudyServer:
 
     # ---------------------------------------------------------------- connections
 
-    async def attend(self, receive: Receive, send: SendFrame) -> None:
+    async def attend(self, receive: Receive, send: SendMessage) -> None:
         """Serve one websocket until it closes (refusals are sent, never raised)."""
         await self.connections.attend(receive, send, self.handler)
 
