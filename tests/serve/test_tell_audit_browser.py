@@ -153,8 +153,8 @@ def test_the_three_party_audit_catches_a_bot_chat_showing_its_own_typing(
     # The server of tests/serve/tell_typing.py: the bot's chat shows the bot's typing as
     # it happens (on t1 after each question, off before each message). With the rooms of
     # THREE_PARTY_PEOPLE (about 20) the check needs 17 right; replaying the rooms of
-    # several runs, the classifier falls short in about one run in thirty (with 12 rooms,
-    # needing 11 right, in one in four).
+    # eleven runs, the classifier fell short in one run in twenty at most (in one in
+    # three to six with 12 rooms, which needed 11 right).
     _audit_until_it_passes(
         tmp_path,
         _caught,
