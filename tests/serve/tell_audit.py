@@ -327,9 +327,8 @@ def classify_pairs(
     two = np.array([[row[name] for name in FEATURES] for _, row in pairs])
     y = np.array(first_bot)
     coin = np.random.default_rng(seed)
-    folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=seed)
     correct = 0
-    for train, test in folds.split(one, y):
+    for train, test in _folds(seed).split(one, y):
         tree = _tree(seed)
         tree.fit(np.vstack([one[train], two[train]]), np.concatenate([y[train], ~y[train]]))
         # Each training room gives a bot chat and a person's: classes_ is [False, True].
@@ -341,9 +340,14 @@ def classify_pairs(
 
 
 def _cross_validated(x: Any, y: Any, seed: int) -> int:
-    folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=seed)
-    predicted = cross_val_predict(_tree(seed), x, y, cv=folds)
+    predicted = cross_val_predict(_tree(seed), x, y, cv=_folds(seed))
     return int((predicted == y).sum())
+
+
+def _folds(seed: int) -> StratifiedKFold:
+    """The audit's cross-validation: five folds, each with the share of bot rooms (in
+    three-party: of rooms with the bot in chat 1) of the whole."""
+    return StratifiedKFold(n_splits=5, shuffle=True, random_state=seed)
 
 
 def _tree(seed: int) -> DecisionTreeClassifier:
