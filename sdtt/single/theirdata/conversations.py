@@ -1,6 +1,11 @@
 """Their conversations (``convN_lenL.html``: one ``<p> A: ... </p>`` per message) as sdtt
 :class:`~sdtt.dialogue.message.Transcript` records, and their class labels.
 
+Their released pages (``Conversations/.../templates/instructions/conv35_len9.html``) wrap
+each message in ``<FONT COLOR=...><p style="...">`` and end with an empty ``<p> </p>``
+spacer; empty paragraphs are skipped. The catch and 24-exchange pages have no ``_lenL``
+(``catch/conv301.html``).
+
 Speaker A becomes side ``user``, speaker B side ``response``. Their files record no
 times, so messages get synthetic ones, 30 seconds apart from a fixed start, and the
 transcript's ``meta["times"]`` says so: timing analyses must leave these chats out.
@@ -80,6 +85,8 @@ def read_conversation_html(path: str | Path, label: str | None = None) -> Transc
     parser.close()
     messages: list[Message] = []
     for line, paragraph in parser.found:
+        if not paragraph.strip():
+            continue  # their pages end with an empty <p> </p> (a spacer, not a message)
         match = _LINE.match(paragraph)
         if match is None:
             raise InputError(
