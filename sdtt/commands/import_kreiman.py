@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import asdict
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
@@ -18,9 +19,15 @@ from sdtt.single.theirdata.conversations import (
     read_class_labels,
     read_conversation_folder,
 )
-from sdtt.single.theirdata.psiturk import read_compiled, read_psiturk
+from sdtt.single.theirdata.psiturk import (
+    KreimanJudges,
+    is_participants_table,
+    read_compiled,
+    read_participants,
+    read_psiturk,
+)
 from sdtt.single.theirdata.responses import read_groundtruth, read_response_file
-from sdtt.single.theirdata.scoring import TrialScores, score_trials
+from sdtt.single.theirdata.scoring import TrialScores, judged_human, score_trials
 from sdtt.single.theirdata.verdicts import read_verdicts
 
 
@@ -57,13 +64,21 @@ def run_conversations(args: argparse.Namespace, console: Console | None = None) 
     return 0
 
 
+def read_judges(path: Path, questions: Path | None = None) -> tuple[KreimanJudges, int]:
+    """Their judges from any of their releases, by its shape: the compiled ``.json``,
+    psiTurk's participants table (``.db``, or a CSV with a ``datastring`` column) or
+    ``trialdata.csv``; with the number of participants left out for having no data."""
+    if path.suffix.lower() == ".json":
+        return read_compiled(path), 0
+    if is_participants_table(path):
+        return read_participants(path)
+    return read_psiturk(path, questions), 0
+
+
 def run_psiturk(args: argparse.Namespace, console: Console | None = None) -> int:
     """Judges' trials and demographics."""
     check_out(args.out, args.force)
-    if args.file.suffix.lower() == ".json":
-        judges = read_compiled(args.file)
-    else:
-        judges = read_psiturk(args.file, args.questions)
+    judges, empty = read_judges(args.file, args.questions)
     rows: list[object] = [{"record": "trial", **asdict(t)} for t in judges.trials]
     rows += [
         {"record": "demographics", "worker": worker, **answers}
@@ -71,21 +86,31 @@ def run_psiturk(args: argparse.Namespace, console: Console | None = None) -> int
     ]
     save_json_lines(args.out, rows)
     shown = _console(console)
+    skipped = f" ({empty} participants with no data left out)" if empty else ""
     shown.print(
         f"Wrote {len(judges.trials)} trials of {len({t.worker for t in judges.trials})} judges "
-        f"and {len(judges.demographics)} judges' demographics to {args.out}."
+        f"and {len(judges.demographics)} judges' demographics to {args.out}{skipped}."
     )
-    if args.labels:
-        scores = score_trials(judges.trials, read_class_labels(args.labels))
+    labels = read_class_labels(args.labels) if args.labels else None
+    if labels is not None or any(t.true_label for t in judges.trials):
+        scores = score_trials(judges.trials, labels)
         shown.print(scores_table(scores))
+        mean, spread, judged = scores.judge_mean()
+        if judged:
+            shown.print(f"Mean detectability of the {judged} judges: {mean:.3f} (sd {spread:.3f}).")
+        if scores.catch_trials:
+            shown.print(
+                f"Catch trials (left out above): {scores.catch_trials}; machine speakers "
+                f"judged machine p(M|M) {rate_text(scores.catch.rate('M', 'M'))}."
+            )
     return 0
 
 
 def scores_table(scores: TrialScores) -> Table:
-    """Per class: speakers judged, p(H|H), p(M|M), detectability."""
+    """Per class: speakers judged, judged human, p(H|H), p(M|M), detectability."""
     note = f" ({scores.unlabelled} unlabelled trials left out)" if scores.unlabelled else ""
     table = Table(title=f"Judges' verdicts per speaker{note}")
-    for column in ("class", "speakers", "p(H|H)", "p(M|M)", "detectability"):
+    for column in ("class", "speakers", "judged human", "p(H|H)", "p(M|M)", "detectability"):
         table.add_column(column, justify="right")
     for name in (*CLASSES, "all"):
         tally = scores.by_class.get(name)
@@ -94,6 +119,7 @@ def scores_table(scores: TrialScores) -> Table:
         table.add_row(
             name,
             str(tally.hh + tally.mh + tally.hm + tally.mm),
+            rate_text(judged_human(tally)),
             rate_text(tally.rate("H", "H")),
             rate_text(tally.rate("M", "M")),
             rate_text(tally.detectability),

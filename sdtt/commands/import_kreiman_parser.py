@@ -78,13 +78,30 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "psiturk",
         help="judges' trials and demographics from psiTurk (or their compiled JSON)",
         description=(
-            "Read psiTurk's trialdata.csv (and questiondata.csv), or their compiled JSON, into "
-            "one JSON line per conversation trial (conversation, length, the class the judge "
-            "chose, topic, reaction time) followed by one per judge's demographics."
+            "Read their judges' answers into one JSON line per conversation trial "
+            "(conversation, length, the class the judge chose, the true class and whether it "
+            "was a catch trial when recorded, topic, reaction time) followed by one per "
+            "judge's demographics. FILE is psiTurk's participants table as they released it "
+            "(new_results_prolific.csv: a header line, 18 columns, the trials in the "
+            "datastring JSON; or a participants_*.db), psiTurk's trialdata.csv (no header, "
+            "4 columns), or their compiled .json. When the trials carry their true class "
+            "(trueLabel) or --labels is given, prints p(H|H), p(M|M) and detectability per "
+            "class, catch trials left out and reported apart."
         ),
+        epilog=(
+            "examples:\n"
+            '  sdtt import-kreiman psiturk "Participants results - datasets/'
+            'new_results_prolific.csv" -o trials.jsonl\n'
+            "  sdtt import-kreiman psiturk trialdata.csv --questions questiondata.csv "
+            "--labels correct_answers.json -o trials.jsonl"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     psiturk.add_argument(
-        "file", type=Path, metavar="FILE", help="trialdata.csv, or the compiled .json"
+        "file",
+        type=Path,
+        metavar="FILE",
+        help="participants table (.csv or .db), trialdata.csv, or the compiled .json",
     )
     psiturk.add_argument("--questions", type=Path, help="psiTurk's questiondata.csv")
     psiturk.add_argument(
@@ -100,12 +117,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "verdicts",
         help="per-exchange verdicts with reasons, as belief traces",
         description=(
-            "Read a CSV of per-exchange verdicts (judge, conversation, exchange, speaker, "
-            "verdict; optional reason, confidence, judge_type, truth) into belief traces, one "
-            "per judge and speaker."
+            "Read per-exchange verdicts into belief traces: their online test's "
+            'trials_all.json ({"51.txt": [{"groundtruth", "response", "reason"}, ...]}: one '
+            "trace per conversation, a point per exchange), or a CSV (judge, conversation, "
+            "exchange, speaker, verdict; optional reason, confidence, judge_type, truth), one "
+            "trace per judge and speaker."
         ),
     )
-    verdicts.add_argument("file", type=Path, metavar="FILE", help="the verdict CSV")
+    verdicts.add_argument(
+        "file", type=Path, metavar="FILE", help="trials_all.json, or the verdict CSV"
+    )
     verdicts.add_argument("--study", required=True, help="the study name the traces belong to")
     verdicts.add_argument(
         "--labels", type=Path, help="their class labels, for rows without a truth column"

@@ -56,9 +56,15 @@ def csv_rows(
     names = [name.strip().lower() for name in header]
     missing = [name for name in required if name not in names]
     if missing:
+        if "".join(header).lstrip()[:1] in ("{", "["):
+            raise InputError(
+                "this is JSON, not a CSV file.",
+                path=path,
+                line=header_line,
+                hint=f"Give a CSV whose header line names {', '.join(required)}.",
+            )
         raise InputError(
-            f"no {', '.join(repr(m) for m in missing)} column (found "
-            f"{', '.join(repr(n) for n in names if n) or 'none'}).",
+            f"no {', '.join(repr(m) for m in missing)} column (found {_names(names)}).",
             path=path,
             line=header_line,
             hint=f"The header line must name the columns {', '.join(required)}.",
@@ -78,3 +84,11 @@ def csv_rows(
                     hint="Fill it in or delete the row.",
                 )
         yield line, values
+
+
+def _names(names: Sequence[str], most: int = 8, width: int = 30) -> str:
+    """The header's names for a message: a few, each cut short (a file that is not a CSV
+    must not flood the terminal)."""
+    shown = [repr(n if len(n) <= width else n[: width - 1] + "…") for n in names if n][:most]
+    more = len([n for n in names if n]) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "") if shown else "none"

@@ -12,6 +12,12 @@ Each judge's verdicts on one speaker of one conversation become one trace (item 
 ``speaker B``), a point per exchange: belief 100 for ``human`` and 0 for ``machine``, or
 the confidence (``100 - confidence`` for ``machine``), the reason kept with the point.
 The last point is the judge's verdict.
+
+Their online, interactive test's release (``Conversations/turing_online/trials_all.json``)
+is JSON instead: ``{"51.txt": [{"groundtruth": "machine", "response": "human", "reason":
+"..."}, ...], ...}``, one key per conversation (one judge each), one entry per exchange
+in order: who the judged agent was, the judge's verdict and why. Each key becomes one
+trace (judge and item id the key's stem, target ``agent``), a point per exchange.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from sdtt.beliefs.traces import BeliefPoint, BeliefTrace
 from sdtt.errors import InputError
 from sdtt.single.csvrows import csv_rows
 from sdtt.single.theirdata.conversations import CLASSES
+from sdtt.single.theirdata.jsonfile import key_line, load_json, need_object
 
 COLUMNS = ("judge", "conversation", "exchange", "speaker", "verdict")
 OPTIONAL = ("reason", "confidence", "judge_type", "truth")
@@ -31,7 +38,10 @@ OPTIONAL = ("reason", "confidence", "judge_type", "truth")
 def read_verdicts(
     path: str | Path, *, study: str, labels: Mapping[str, str] | None = None
 ) -> list[BeliefTrace]:
-    """The belief traces of a per-exchange verdict CSV (see the module's docstring)."""
+    """The belief traces of a per-exchange verdict CSV, or of their ``trials_all.json``
+    (see the module's docstring)."""
+    if _is_json(path):
+        return read_online_trials(path, study=study)
     points: dict[tuple[str, str, str], list[tuple[int, BeliefPoint]]] = {}
     facts: dict[tuple[str, str, str], tuple[str, bool]] = {}
     for line, row in csv_rows(path, COLUMNS, OPTIONAL):
@@ -104,6 +114,81 @@ def read_verdicts(
                     "live_from": 1,
                     "live_to": max(exchange for exchange, _point in found),
                 },
+            )
+        )
+    return traces
+
+
+def _is_json(path: str | Path) -> bool:
+    try:
+        with Path(path).open("rb") as handle:
+            start = handle.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except OSError:
+        return False  # the CSV reader names the problem
+    return start[:1] in (b"{", b"[")
+
+
+def read_online_trials(path: str | Path, *, study: str) -> list[BeliefTrace]:
+    """Their ``trials_all.json``: one trace per conversation, a point per exchange."""
+    data, text = load_json(path)
+    found = need_object(data, path, '{"51.txt": [{"groundtruth", "response", "reason"}, ...]}')
+    traces = []
+    for key, entries in found.items():
+        line = key_line(text, key)
+        if not isinstance(entries, list) or not entries:
+            raise InputError(
+                "expected a list of verdicts, one per exchange.", path=path, line=line, field=key
+            )
+        truths = set()
+        points = []
+        for index, entry in enumerate(entries):
+            where = f"{key}[{index}]"
+            if not isinstance(entry, dict):
+                raise InputError("expected an object.", path=path, line=line, field=where)
+            values = {}
+            for name in ("groundtruth", "response"):
+                value = entry.get(name)
+                if value not in ("human", "machine"):
+                    raise InputError(
+                        f"expected 'human' or 'machine', not {str(value)[:20]!r}.",
+                        path=path,
+                        line=line,
+                        field=f"{where}.{name}",
+                    )
+                values[name] = value
+            truths.add(values["groundtruth"])
+            reason = entry.get("reason")
+            if reason is not None and not isinstance(reason, str):
+                raise InputError("expected text.", path=path, line=line, field=f"{where}.reason")
+            points.append(
+                BeliefPoint(
+                    turn=index + 1,
+                    belief=100.0 if values["response"] == "human" else 0.0,
+                    source="stated",
+                    reason=reason.strip() if reason and reason.strip() else None,
+                )
+            )
+        if len(truths) > 1:
+            raise InputError(
+                "the groundtruth changes between exchanges of one conversation.",
+                path=path,
+                line=line,
+                field=key,
+                hint="Each key is one conversation, judged on one agent.",
+            )
+        stem = Path(key).stem
+        traces.append(
+            BeliefTrace(
+                study=study,
+                judge_id=stem,
+                judge_type="human",
+                item_id=stem,
+                item_kind="single",
+                target="agent",
+                target_human=truths == {"human"},
+                points=points,
+                source=f"kreiman-online:{Path(path).name}",
+                condition={"conversation": stem, "live_from": 1, "live_to": len(points)},
             )
         )
     return traces

@@ -1,0 +1,234 @@
+"""The Kreiman lab's files as their repository (github kreimanlab/TuringTest) releases
+them, on fixtures of the same shapes (:mod:`tests.single.kreiman_shapes`): conversation
+pages, psiTurk's participants table with ``trueLabel`` and ``isCatch``, the online test's
+``trials_all.json`` and the compiled word-association results; and the reproduction
+script over a small copy of their folders."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sklearn.metrics import confusion_matrix
+
+from sdtt.cli import main
+from sdtt.errors import InputError
+from sdtt.single.theirdata.conversations import CLASSES, read_conversation_html
+from sdtt.single.theirdata.judgements import read_judgements, score_judgements
+from sdtt.single.theirdata.scoring import judged_human, score_trials
+from sdtt.single.theirdata.verdicts import read_verdicts
+from tests.single import kreiman_shapes as shapes
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_their_conversation_page_imports_despite_the_closing_empty_paragraph(
+    tmp_path: Path,
+) -> None:
+    page = tmp_path / "conv35_len9.html"
+    page.write_text(shapes.conversation_page(["A: hi , how are you?", "B: fine, and you?"]))
+    transcript = read_conversation_html(page)
+    assert [(m.side, m.text) for m in transcript.messages] == [
+        ("user", "hi , how are you?"),
+        ("response", "fine, and you?"),
+    ]
+    assert transcript.meta["cut"] == 9
+
+
+def table(tmp_path: Path, rows: list[list[str]]) -> Path:
+    path = tmp_path / "new_results_prolific.csv"
+    path.write_text(shapes.participants_table(rows), encoding="utf-8")
+    return path
+
+
+def test_their_participants_table_imports_with_true_labels_and_catch_trials(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    path = table(tmp_path, [shapes.participant_row("P1", shapes.judge_trials())])
+    assert main(["import-kreiman", "psiturk", str(path), "-o", "trials.jsonl"]) == 0
+    out = capsys.readouterr().out
+    rows = [json.loads(line) for line in Path("trials.jsonl").read_text().splitlines()]
+    trials = [row for row in rows if row["record"] == "trial"]
+    assert len(trials) == 31
+    assert [t["true_label"] for t in trials] == [true for _s, true, _c in shapes.JUDGE]
+    assert sum(t["is_catch"] for t in trials) == 3
+    assert trials[4]["conversation"] == "conv305"  # a catch page: catch/conv305.html
+    (demographics,) = [row for row in rows if row["record"] == "demographics"]
+    assert demographics["worker"] == "P1:P1A" and demographics["country"] == "Canada"
+    # No --labels needed: the trials carry their true class.
+    assert "0.357" in out and "Catch trials (left out above): 3" in out
+
+
+def test_catch_trials_are_left_out_of_detectability_and_reported_apart(tmp_path: Path) -> None:
+    from sdtt.commands.import_kreiman import read_judges
+
+    path = table(tmp_path, [shapes.participant_row("P1", shapes.judge_trials())])
+    judges, _empty = read_judges(path)
+    scores = score_trials(judges.trials)
+    # Their detectability, (p(H|H) + p(M|M)) / 2 over speakers, from an independent
+    # confusion matrix of the 28 non-catch trials' 56 speakers.
+    truth, said = [], []
+    for chose, true, catch in shapes.JUDGE:
+        if not catch:
+            truth += CLASSES[true]
+            said += CLASSES[chose]
+    (hh, hm), (mh, mm) = confusion_matrix(truth, said, labels=["human", "machine"])
+    expected = (hh / (hh + hm) + mm / (mh + mm)) / 2
+    assert scores.by_class["all"].detectability == pytest.approx(expected)
+    assert round(expected, 3) == 0.357  # 0.387 when the catch trials are scored too
+    assert scores.catch_trials == 3
+    assert scores.catch.hh + scores.catch.mh + scores.catch.hm + scores.catch.mm == 6
+    assert scores.judge_mean()[0] == pytest.approx(expected)
+    assert judged_human(scores.by_class["HH"]) == scores.by_class["HH"].rate("H", "H")
+
+
+def test_a_participant_without_data_is_left_out_and_counted(tmp_path: Path) -> None:
+    from sdtt.commands.import_kreiman import read_judges
+
+    empty = shapes.participant_row("P2", [])
+    empty[-1] = ""
+    path = table(tmp_path, [shapes.participant_row("P1", shapes.judge_trials()[:2]), empty])
+    judges, left_out = read_judges(path)
+    assert (len(judges.trials), left_out) == (2, 1)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda trials: trials[1].update(trueLabel="HM"),
+            r"new_results_prolific\.csv:2 field 'datastring\.data\[3\]\.trialdata\.trueLabel':"
+            r" the true class must be",
+        ),
+        (
+            lambda trials: trials[0].update(isCatch="sometimes"),
+            r"field 'datastring\.data\[2\]\.trialdata\.isCatch': isCatch must be true or false",
+        ),
+    ],
+)
+def test_bad_trials_in_the_table_are_named_by_line_and_field(
+    tmp_path: Path, change: object, message: str
+) -> None:
+    from sdtt.commands.import_kreiman import read_judges
+
+    trials = shapes.judge_trials()[:3]
+    change(trials)  # type: ignore[operator]
+    with pytest.raises(InputError, match=message):
+        read_judges(table(tmp_path, [shapes.participant_row("P1", trials)]))
+
+
+def test_a_broken_datastring_is_one_line_naming_the_row(tmp_path: Path) -> None:
+    from sdtt.commands.import_kreiman import read_judges
+
+    row = shapes.participant_row("P1", shapes.judge_trials())
+    row[-1] = row[-1][:5000]  # cut short, as a truncated export would be
+    with pytest.raises(InputError) as caught:
+        read_judges(table(tmp_path, [row]))
+    text = str(caught.value)
+    assert "new_results_prolific.csv:2 field 'datastring'" in text and "not valid JSON" in text
+    assert "\n" not in text and len(text) < 200
+
+
+def test_the_online_tests_verdicts_with_reasons_become_belief_traces(tmp_path: Path) -> None:
+    path = tmp_path / "trials_all.json"
+    path.write_text(json.dumps(shapes.online_trials()), encoding="utf-8")
+    first, second = read_verdicts(path, study="online")
+    assert (first.item_id, first.target_human) == ("11", False)
+    assert [p.belief for p in first.points] == [100.0, 0.0, 0.0, 0.0]
+    assert first.points[0].reason == "typed in lower case"
+    assert second.target_human and second.points[2].reason == "joked \u201cback\u201d"
+    assert second.condition["live_to"] == 4
+
+
+def test_the_online_verdicts_through_the_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("trials_all.json").write_text(json.dumps(shapes.online_trials()), encoding="utf-8")
+    argv = ["import-kreiman", "verdicts", "trials_all.json", "--study", "k", "-o", "t.jsonl"]
+    assert main(argv) == 0
+    assert "Wrote 2 belief traces" in capsys.readouterr().out
+
+
+def test_a_bad_verdict_in_trials_all_names_key_and_field(tmp_path: Path) -> None:
+    data = shapes.online_trials()
+    data["12.txt"][1]["response"] = "robot"
+    path = tmp_path / "trials_all.json"
+    path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    with pytest.raises(InputError, match=r"trials_all\.json:\d+ field '12\.txt\[1\]\.response'"):
+        read_verdicts(path, study="online")
+
+
+def test_json_given_where_a_csv_is_read_gets_one_short_line(tmp_path: Path) -> None:
+    from sdtt.single.csvrows import csv_rows
+
+    path = tmp_path / "verdicts.csv"
+    path.write_text(json.dumps(shapes.online_trials()), encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        list(csv_rows(path, ("judge", "verdict")))
+    assert "this is JSON, not a CSV file" in str(caught.value)
+    assert len(str(caught.value)) < 200
+    path.write_text(",".join(f"column {'x' * 60} {n}" for n in range(40)) + "\n", "utf-8")
+    with pytest.raises(InputError) as caught:
+        list(csv_rows(path, ("judge", "verdict")))
+    assert "and 32 more" in str(caught.value) and len(str(caught.value)) < 600
+
+
+def test_their_compiled_word_association_results_are_scored_per_machine(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "compiled.json"
+    path.write_text(json.dumps(shapes.word_results()), encoding="utf-8")
+    judgements = read_judgements(path)
+    assert len(judgements) == 9 and judgements[0].response == "lantern"
+    scores = score_judgements(judgements)
+    assert scores.overall.rate("H", "H") == pytest.approx(3 / 4)
+    assert scores.overall.rate("M", "M") == pytest.approx(2 / 5)
+    assert scores.by_model["word2vec"].rate("M", "M") == pytest.approx(1 / 2)
+    assert scores.by_model["gpt3 (prompt davinvci)"].rate("M", "M") == pytest.approx(1 / 3)
+
+
+def test_the_reproduction_script_prints_each_published_row_beside_sdtts(tmp_path: Path) -> None:
+    release = shapes.write_release(tmp_path / "TuringTest")
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "reproduce_kreiman.py"), str(release)],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "COLUMNS": "200"},
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    cells = [
+        [cell.strip().replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", line)[1:-1]]
+        for line in run.stdout.splitlines()
+        if line.startswith("|") and not line.startswith("|---")
+    ]
+    rows = {row[0]: row[1:4] for row in cells}
+    assert rows["Conversation: machine speakers judged machine p(M|M)"][1:] == ["0.29", "0.47"]
+    assert rows["Conversation: catch trials, machine speakers judged machine"][1:] == [
+        "1.00",
+        "0.96",
+    ]
+    assert rows["Word association: human judged human p(H|H)"][1:] == ["0.75", "0.58"]
+    assert rows["Word association: Word2Vec p(M|M)"][1:] == ["0.50", "0.58"]
+    assert rows["Online test: verdicts"][1:] == ["8", "188"]
+    assert "not in the repository" in run.stdout  # the captions' results
+
+
+def test_the_reproduction_script_says_what_to_download_when_folders_are_missing(
+    tmp_path: Path,
+) -> None:
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "reproduce_kreiman.py"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        check=False,
+    )
+    assert run.returncode == 2
+    assert "git clone" in run.stderr and "new_results_prolific.csv" in run.stderr
