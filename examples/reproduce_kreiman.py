@@ -26,6 +26,7 @@ from pathlib import Path
 from sdtt.analysis.metrics import Confusion
 from sdtt.commands.import_kreiman import read_judges
 from sdtt.errors import SdttError
+from sdtt.single.tally import add_verdict
 from sdtt.single.theirdata.judgements import read_judgements, score_judgements
 from sdtt.single.theirdata.scoring import judged_human, score_trials
 from sdtt.single.theirdata.verdicts import read_verdicts
@@ -198,23 +199,38 @@ def caption_rows(captions: Path | None) -> list[Row]:
 
 def online_rows(root: Path) -> list[Row]:
     traces = read_verdicts(root / ONLINE, study="online")
-    verdicts = [(t.target_human, p.belief) for t in traces for p in t.points]
     tally = Confusion()
-    for human, belief in verdicts:
-        said_human = belief > 50
-        if human:
-            tally.hh, tally.mh = tally.hh + said_human, tally.mh + (not said_human)
-        else:
-            tally.hm, tally.mm = tally.hm + said_human, tally.mm + (not said_human)
+    for trace in traces:
+        for point in trace.points:
+            said = "human" if point.belief > 50 else "machine"
+            add_verdict(tally, said, "human" if trace.target_human else "machine")
     source = f"{ONLINE.name}: {len(traces)} conversations"
+
+    def machines_caught(checkpoint: int) -> float:
+        said = [t.points[checkpoint].belief <= 50 for t in traces if not t.target_human]
+        return sum(said) / len(said) if said else float("nan")
+
     return [
-        Row("Online test: verdicts", source, str(len(verdicts)), "188", "Results (n = 28)"),
+        Row(
+            "Online test: verdicts",
+            source,
+            str(sum(len(t.points) for t in traces)),
+            "188",
+            "Results (n = 28)",
+        ),
         Row(
             "Online test: detectability",
             source,
             text(tally.detectability),
             "-",
             "Fig. S7D (a plot; no number printed)",
+        ),
+        Row(
+            "Online test: machines judged machine, first to last checkpoint",
+            source,
+            f"{text(machines_caught(0))} to {text(machines_caught(-1))}",
+            "rises",
+            "Results: rises with exchanges (p = 0.032)",
         ),
     ]
 

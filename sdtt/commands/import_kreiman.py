@@ -97,7 +97,10 @@ def run_psiturk(args: argparse.Namespace, console: Console | None = None) -> int
         shown.print(scores_table(scores))
         mean, spread, judged = scores.judge_mean()
         if judged:
-            shown.print(f"Mean detectability of the {judged} judges: {mean:.3f} (sd {spread:.3f}).")
+            plural = "s" if judged != 1 else ""
+            shown.print(
+                f"Mean detectability of the {judged} judge{plural}: {mean:.3f} (sd {spread:.3f})."
+            )
         if scores.catch_trials:
             shown.print(
                 f"Catch trials (left out above): {scores.catch_trials}; machine speakers "

@@ -134,6 +134,30 @@ def test_a_broken_datastring_is_one_line_naming_the_row(tmp_path: Path) -> None:
     assert "\n" not in text and len(text) < 200
 
 
+def test_their_participants_database_reads_like_the_table(tmp_path: Path) -> None:
+    import sqlite3
+
+    from sdtt.commands.import_kreiman import read_judges
+
+    path = tmp_path / "participants_prolific.db"
+    row = shapes.participant_row("P1", shapes.judge_trials())
+    connection = sqlite3.connect(path)
+    columns = ", ".join(f'"{name}"' for name in shapes.PARTICIPANT_COLUMNS)
+    connection.execute(f"CREATE TABLE turkdemo ({columns})")
+    connection.execute(f"INSERT INTO turkdemo VALUES ({', '.join('?' * len(row))})", row)
+    connection.commit()
+    connection.close()
+    judges, _empty = read_judges(path)
+    assert len(judges.trials) == 31
+    assert round(score_trials(judges.trials).by_class["all"].detectability, 3) == 0.357
+    other = tmp_path / "other.db"
+    connection = sqlite3.connect(other)
+    connection.execute("CREATE TABLE notes (text)")
+    connection.close()
+    with pytest.raises(InputError, match=r"other\.db: no table with the columns uniqueid"):
+        read_judges(other)
+
+
 def test_the_online_tests_verdicts_with_reasons_become_belief_traces(tmp_path: Path) -> None:
     path = tmp_path / "trials_all.json"
     path.write_text(json.dumps(shapes.online_trials()), encoding="utf-8")
@@ -217,6 +241,9 @@ def test_the_reproduction_script_prints_each_published_row_beside_sdtts(tmp_path
     assert rows["Word association: human judged human p(H|H)"][1:] == ["0.75", "0.58"]
     assert rows["Word association: Word2Vec p(M|M)"][1:] == ["0.50", "0.58"]
     assert rows["Online test: verdicts"][1:] == ["8", "188"]
+    assert rows["Online test: machines judged machine, first to last checkpoint"][1] == (
+        "0.00 to 1.00"
+    )
     assert "not in the repository" in run.stdout  # the captions' results
 
 
