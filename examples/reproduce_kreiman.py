@@ -68,7 +68,10 @@ def conversation_rows(root: Path) -> list[Row]:
         f"{PARTICIPANTS.name}: {len(scores.by_judge)} judges, "
         f"{sum(1 for t in judges.trials if not t.is_catch)} trials"
     )
-    pooled = "Fig. 4C (AMT, Prolific and in-lab pooled)"
+    # Figs. 4C and 5E are their zero-shot first collection (AMT, Prolific, in-lab); this
+    # file is the 2025 Prolific run of their feedback task (Fig. 7K, whose numbers the
+    # paper prints only in the figure), so its rows need not match.
+    pooled = "Fig. 4C (zero-shot; this file: Fig. 7K's feedback run)"
     return [
         Row(
             "Conversation: human speakers judged human p(H|H)",
@@ -96,35 +99,35 @@ def conversation_rows(root: Path) -> list[Row]:
             source,
             text(judged_human(scores.by_class.get("HH", Confusion()))),
             "0.64",
-            "Fig. 5E",
+            "Fig. 5E (zero-shot; this file: Fig. 7K's feedback run)",
         ),
         Row(
             "Conversation: AI-AI conversations judged human",
             source,
             text(judged_human(scores.by_class.get("AIAI", Confusion()))),
             "0.57",
-            "Fig. 5E",
+            "Fig. 5E (zero-shot; this file: Fig. 7K's feedback run)",
         ),
         Row(
             "Conversation: human-AI, the human judged human",
             source,
             text(mixed.rate("H", "H")),
             "0.68",
-            "Fig. 5E",
+            "Fig. 5E (zero-shot; this file: Fig. 7K's feedback run)",
         ),
         Row(
             "Conversation: human-AI, the AI judged machine",
             source,
             text(mixed.rate("M", "M")),
             "0.56",
-            "Fig. 5E",
+            "Fig. 5E (zero-shot; this file: Fig. 7K's feedback run)",
         ),
         Row(
             "Conversation: catch trials, machine speakers judged machine",
             f"{PARTICIPANTS.name}: {scores.catch_trials} catch trials",
             text(scores.catch.rate("M", "M")),
             "0.96",
-            "Table S3 (93 judges, 279 trials)",
+            "Table S3 (93 judges, 279 trials; this file holds part)",
         ),
     ]
 

@@ -87,6 +87,13 @@ def run_psiturk(args: argparse.Namespace, console: Console | None = None) -> int
     save_json_lines(args.out, rows)
     shown = _console(console)
     skipped = f" ({empty} participants with no data left out)" if empty else ""
+    if judges.restarted:
+        dropped = sum(judges.restarted.values())
+        names = ", ".join(sorted(judges.restarted)[:3])
+        skipped += (
+            f" ({len(judges.restarted)} restarted sessions, {names}: the {dropped} trials "
+            "of their earlier runs left out, as their questiondata scores the last run)"
+        )
     shown.print(
         f"Wrote {len(judges.trials)} trials of {len({t.worker for t in judges.trials})} judges "
         f"and {len(judges.demographics)} judges' demographics to {args.out}{skipped}."

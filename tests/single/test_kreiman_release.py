@@ -97,6 +97,25 @@ def test_a_participant_without_data_is_left_out_and_counted(tmp_path: Path) -> N
     assert (len(judges.trials), left_out) == (2, 1)
 
 
+def test_a_restarted_session_keeps_only_its_last_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As debugZZw7z in their new_results_prolific.csv: a first run that failed its catch
+    # at trial 5, the INSTRUCTIONS phase again, then a full run; their questiondata
+    # (correct_humanai) scores the last run only.
+    first = [shapes.prolific_trial(n, "HH", "HAI", catch=n == 5) for n in range(1, 6)]
+    again = {"phase": "INSTRUCTIONS", "templates": ["prequestionnaire.html"], "action": "Begin"}
+    row = shapes.participant_row("P1", [*first, again, *shapes.judge_trials()])
+    monkeypatch.chdir(tmp_path)
+    path = table(tmp_path, [row])
+    assert main(["import-kreiman", "psiturk", str(path), "-o", "trials.jsonl"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    trials = [json.loads(line) for line in Path("trials.jsonl").read_text().splitlines()]
+    assert sum(t["record"] == "trial" for t in trials) == 31
+    assert "1 restarted sessions, P1:P1A: the 5 trials of their earlier runs left out" in out
+    assert "0.357" in out and "Catch trials (left out above): 3" in out
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [

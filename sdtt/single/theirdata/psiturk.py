@@ -69,6 +69,10 @@ class KreimanJudges:
 
     demographics: dict[str, dict[str, str]]
     trials: list[KreimanTrial]
+    restarted: dict[str, int] = field(default_factory=dict)
+    """Participants whose ``datastring`` holds a restarted session (their INSTRUCTIONS
+    phase again after TEST trials) -> how many trials of the earlier run were left out.
+    Their ``questiondata`` scores the last run only, so only the last run is kept."""
 
 
 def _trial(
@@ -305,7 +309,8 @@ def read_participants(path: str | Path) -> tuple[KreimanJudges, int]:
     Also returns the number of participants with no data (an empty ``datastring``: they
     never started), who are left out."""
     demographics: dict[str, dict[str, str]] = {}
-    trials = []
+    trials: list[KreimanTrial] = []
+    restarted: dict[str, int] = {}
     empty = 0
     for line, row in _participant_rows(path):
         worker = row["uniqueid"]
@@ -334,6 +339,7 @@ def read_participants(path: str | Path) -> tuple[KreimanJudges, int]:
             demographics[worker] = {
                 str(k): v if isinstance(v, str) else json.dumps(v) for k, v in answers.items()
             }
+        run: list[KreimanTrial] = []
         for index, entry in enumerate(entries):
             where = f"datastring.data[{index}].trialdata"
             trial_data = entry.get("trialdata") if isinstance(entry, dict) else None
@@ -341,6 +347,9 @@ def read_participants(path: str | Path) -> tuple[KreimanJudges, int]:
                 raise InputError(
                     "expected a 'trialdata' object.", path=path, line=line, field=where
                 )
+            if trial_data.get("phase") == "INSTRUCTIONS" and run:
+                restarted[worker] = restarted.get(worker, 0) + len(run)
+                run = []
             try:
                 trial = _trial(worker, trial_data, path, line)
             except InputError as error:
@@ -348,5 +357,6 @@ def read_participants(path: str | Path) -> tuple[KreimanJudges, int]:
                     error.problem, path=path, line=line, field=f"{where}.{error.field}"
                 ) from None
             if trial is not None:
-                trials.append(trial)
-    return KreimanJudges(demographics, trials), empty
+                run.append(trial)
+        trials += run
+    return KreimanJudges(demographics, trials, restarted), empty
