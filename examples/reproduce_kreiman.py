@@ -58,6 +58,10 @@ def conversation_rows(root: Path) -> list[Row]:
     path = root / PARTICIPANTS
     judges, _empty = read_judges(path)
     scores = score_trials(judges.trials)
+    # A judge who finished has the task's closing summary in questiondata; one stopped at
+    # a failed catch trial (after 5 trials) has not.
+    finished = {w for w, answers in judges.demographics.items() if "total_humanai" in answers}
+    done = score_trials(t for t in judges.trials if t.worker in finished)
     every = scores.by_class.get("all", Confusion())
     mixed = Confusion()
     for name in ("HAI", "AIH"):
@@ -128,6 +132,13 @@ def conversation_rows(root: Path) -> list[Row]:
             text(scores.catch.rate("M", "M")),
             "0.96",
             "Table S3 (93 judges, 279 trials; this file holds part)",
+        ),
+        Row(
+            "Conversation: catch trials of the judges who finished",
+            f"{PARTICIPANTS.name}: {len(finished)} judges, {done.catch_trials} catch trials",
+            text(done.catch.rate("M", "M")),
+            "0.96",
+            "Table S3 (93 judges x 3 = 279: judges who finished, it seems)",
         ),
     ]
 

@@ -73,8 +73,12 @@ def prolific_trial(
     }
 
 
-def participant_row(worker: str, trials: list[dict[str, object]]) -> list[str]:
-    """One row of the participants table: 17 columns and the datastring JSON."""
+def participant_row(
+    worker: str, trials: list[dict[str, object]], *, finished: bool = True
+) -> list[str]:
+    """One row of the participants table: 17 columns and the datastring JSON. A judge
+    who finished has the task's closing summary in ``questiondata`` (``total_humanai``);
+    one stopped at a failed catch trial has ``failed_catch_trial`` instead."""
     unique = f"{worker}:{worker}A"
     data = [
         {
@@ -124,7 +128,11 @@ def participant_row(worker: str, trials: list[dict[str, object]]) -> list[str]:
             "native": "yes",
             "catch_trials": [301, 302],
             "fixed_trials": {"7": 270},
-            "total_trials": len(trials),
+            **(
+                {"total_trials": len(trials), "total_humanai": len(trials)}
+                if finished
+                else {"failed_catch_trial": True, "failed_catch_trial_position": len(trials)}
+            ),
         },
         "eventdata": [{"eventtype": "initialized", "value": None, "timestamp": 1, "interval": 0}],
         "useragent": "Mozilla/5.0",
@@ -280,7 +288,10 @@ def write_release(root: Path) -> Path:
     )
     table = root / PARTICIPANTS
     table.parent.mkdir(parents=True)
-    table.write_text(participants_table([participant_row("P1", judge_trials())]), encoding="utf-8")
+    # P2 is stopped at their first catch trial (trial 5), failed, as their task does.
+    stopped = judge_trials([("HH", "HH", False)] * 4 + [("HH", "HAI", True)])
+    rows = [participant_row("P1", judge_trials()), participant_row("P2", stopped, finished=False)]
+    table.write_text(participants_table(rows), encoding="utf-8")
     online = root / ONLINE
     online.parent.mkdir(parents=True)
     online.write_text(json.dumps(online_trials()), encoding="utf-8")

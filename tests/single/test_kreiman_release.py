@@ -253,9 +253,14 @@ def test_the_reproduction_script_prints_each_published_row_beside_sdtts(tmp_path
     ]
     rows = {row[0]: row[1:4] for row in cells}
     assert rows["Conversation: machine speakers judged machine p(M|M)"][1:] == ["0.29", "0.47"]
+    # P2, stopped at a failed first catch trial, counts in the first catch row only.
     assert rows["Conversation: catch trials, machine speakers judged machine"][1:] == [
-        "1.00",
+        "0.75",
         "0.96",
+    ]
+    assert rows["Conversation: catch trials of the judges who finished"][:2] == [
+        "new_results_prolific.csv: 1 judges, 3 catch trials",
+        "1.00",
     ]
     assert rows["Word association: human judged human p(H|H)"][1:] == ["0.75", "0.58"]
     assert rows["Word association: Word2Vec p(M|M)"][1:] == ["0.50", "0.58"]
