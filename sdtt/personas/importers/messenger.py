@@ -8,6 +8,12 @@ newest first, with ``sender_name``, ``timestamp_ms`` (converted to ``--timezone`
 dropped, unsent messages too, and photos, videos, stickers and files without text become
 media messages.
 
+Instagram's export ("Download your information", JSON) has the same shape, under
+``your_instagram_activity/messages/inbox/<chat>/``: ``sdtt persona import instagram``
+reads it the same way; its "Liked a message" lines are dropped like reactions and a
+shared post or reel (``share``) with the automatic "sent an attachment." is a media
+message.
+
 The newer end-to-end encrypted chat export (``senderName``, ``timestamp``, ``text``,
 ``isUnsent``, ``media``; proper UTF-8) is read as well.
 """
@@ -32,14 +38,15 @@ from sdtt.personas.importers.reading import load_json, read_bytes
 from sdtt.personas.importers.shapes import ExportModel, json_type, shape_error, validate
 from sdtt.personas.importers.times import time_from_epoch
 
-_MEDIA_KEYS = ("photos", "videos", "audio_files", "gifs", "sticker", "files", "media")
+_MEDIA_KEYS = ("photos", "videos", "audio_files", "gifs", "sticker", "files", "media", "share")
 _SYSTEM_TYPES = {"Call", "Subscribe", "Unsubscribe"}
 _AUTO_MEDIA = re.compile(
-    r".{1,100} sent (?:an attachment|a photo|a video|a GIF|a sticker|a voice message|a link"
-    r"|\d+ photos|\d+ videos)\."
+    r"(?:.{1,100} )?[Ss]ent (?:an attachment|a photo|a video|a GIF|a sticker|a voice message"
+    r"|a link|\d+ photos|\d+ videos)\."
 )
 _SYSTEM_TEXT = re.compile(
-    r".{1,100} reacted .{1,20} to your message ?"
+    r".{0,100}[Rr]eacted .{1,20} to (?:your|a) message ?"
+    r"|Liked a message"
     r"|You are now connected on Messenger\.?"
     r"|Say hi to your new Facebook friend.*"
     r"|.{1,100} (?:named the group|changed the group photo|set the nickname"
@@ -107,6 +114,8 @@ class MessengerMessage(ExportModel):
     sticker: Any = None
     files: Any = None
     media: Any = None
+    share: Any = None
+    """A shared link or post (Instagram: a reel, a profile...)."""
 
     @property
     def encrypted_format(self) -> bool:
