@@ -65,11 +65,22 @@ def run_score(args: argparse.Namespace) -> int:
         scored.update(judge_item_scores(frame, truth))
     rows = []
     for name, scores in score_table(truth, scored):
-        cells = [scores.roc_auc, scores.brier, scores.c_at_1, scores.f1, scores.f05u, scores.mean]
+        cells = [
+            scores.roc_auc,
+            scores.brier,
+            scores.c_at_1,
+            scores.f1,
+            scores.f05u,
+            scores.mean,
+            scores.accuracy,
+        ]
         rows.append(
             [name, str(scores.items), str(scores.answered), *(_number(value) for value in cells)]
         )
-    header = ["scorer", "pairs", "answered", "ROC-AUC", "Brier", "C@1", "F1", "F0.5u", "mean"]
+    header = [
+        *("scorer", "pairs", "answered", "ROC-AUC", "Brier", "C@1", "F1", "F0.5u", "mean"),
+        "accuracy",
+    ]
     print_escaped_table(
         Console(highlight=False),
         f"PAN measures on the study's {len(items)} test pairs",
@@ -77,7 +88,9 @@ def run_score(args: argparse.Namespace) -> int:
         rows,
         "Positive class: chat 2's User B is the person (text2 / dialogue B). Judges' "
         "score for a pair: the share of the group saying so; 0.5 = no answer. Brier is "
-        "1 - Brier score; every measure is higher-is-better.",
+        "1 - Brier score; mean is PAN's overall figure, of the five before it; accuracy is "
+        "the Inverse Turing Bench's (a non-answer counts as wrong); every measure is "
+        "higher-is-better.",
     )
     return 0
 
