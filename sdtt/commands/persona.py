@@ -174,6 +174,35 @@ def with_timing(persona: Persona) -> Persona:
     return persona.model_copy(update={"info": persona.info.model_copy(update={"timing": timing})})
 
 
+def run_hold_out(args: argparse.Namespace) -> int:
+    """``sdtt persona hold-out NAME --count K``: write the persona holding chats out."""
+    from sdtt.personas.held_out import hold_out
+
+    source = load_persona(locate_persona(args.persona))
+    persona = hold_out(source, args.count, seed=args.seed, min_turns=args.min_turns, name=args.name)
+    path = output_folder(args.out) / f"{persona.name}{SUFFIX}"
+    if path.exists() and not args.force:
+        raise InputError(
+            "would overwrite an existing persona file.",
+            path=path,
+            hint="Pass --force to replace it, or --name to choose another name.",
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_persona(persona, path)
+    console = Console(highlight=False)
+    held = persona.held_out_conversations
+    turns = sum(len(conversation.turns) for conversation in held)
+    console.print(
+        f"{shown(str(path))}: {len(held)} of {len(persona.conversations)} conversations "
+        f"({turns} turns) held out of every prompt."
+    )
+    console.print(
+        f"Run the bot as persona {shown(persona.name)!r} and build the questionnaire with "
+        '--human persona (study spec: [questionnaire] human = "persona").'
+    )
+    return 0
+
+
 def _refuse_other_person(persona: Persona, path: Path) -> None:
     """``--force`` replaces a persona with a new import of the same person, never another's."""
     try:
