@@ -55,6 +55,8 @@ class PanScores:
     f05u: float
     accuracy: float
     """The Inverse Turing Bench's figure (not part of PAN's mean)."""
+    c_at_1_pan_code: float
+    """C@1 as PAN's evaluator code computes it (:func:`c_at_1_pan_code`)."""
 
     @property
     def mean(self) -> float:
@@ -85,6 +87,18 @@ def c_at_1(truth: NDArray[np.float64], score: NDArray[np.float64]) -> float:
         return NAN
     unanswered = int((score == 0.5).sum())
     correct = int((((score > 0.5) & (truth == 1)) | ((score < 0.5) & (truth == 0))).sum())
+    return (correct + unanswered * correct / n) / n
+
+
+def c_at_1_pan_code(truth: NDArray[np.float64], score: NDArray[np.float64]) -> float:
+    """C@1 as PAN 2024's evaluator code computes it, for comparing with its leaderboard:
+    its ``n_c`` counts ``truth == (score > 0.5)``, so a 0.5 on a negative item counts as
+    correct. Equal to :func:`c_at_1` when no item has a score of 0.5."""
+    n = truth.size
+    if n == 0:
+        return NAN
+    correct = int((truth == (score > 0.5)).sum())
+    unanswered = int((score == 0.5).sum())
     return (correct + unanswered * correct / n) / n
 
 
@@ -126,6 +140,7 @@ def pan_scores(truth: Sequence[float], score: Sequence[float]) -> PanScores:
         f1=f1(y, s),
         f05u=f05u(y, s),
         accuracy=accuracy(y, s),
+        c_at_1_pan_code=c_at_1_pan_code(y, s),
     )
 
 

@@ -64,7 +64,10 @@ def run_score(args: argparse.Namespace) -> int:
         frame = judgement_table(read_judgements(args.judgements))
         scored.update(judge_item_scores(frame, truth))
     rows = []
+    differ: list[str] = []
     for name, scores in score_table(truth, scored):
+        if not math.isclose(scores.c_at_1, scores.c_at_1_pan_code):
+            differ.append(f"{name} {_number(scores.c_at_1_pan_code)}")
         cells = [
             scores.roc_auc,
             scores.brier,
@@ -92,6 +95,12 @@ def run_score(args: argparse.Namespace) -> int:
         "the Inverse Turing Bench's (a non-answer counts as wrong); every measure is "
         "higher-is-better.",
     )
+    if differ:
+        Console(highlight=False).print(
+            "C@1 as PAN's evaluator code computes it (it counts a 0.5 on a pair whose "
+            "chat 1 is the person as correct), to compare with PAN's leaderboard: "
+            + shown("; ".join(differ))
+        )
     return 0
 
 

@@ -53,6 +53,8 @@ def test_c_at_1_and_f05u_count_a_half_as_no_answer() -> None:
     assert detection.c_at_1(truth, score) == pytest.approx((1 + 2 * 1 / 4) / 4)
     # F0.5u: tp 1, fp 1, fn 0, two non-answers as false negatives.
     assert detection.f05u(truth, score) == pytest.approx(1.25 / (1.25 + 0.25 * 2 + 1))
+    # PAN's evaluator code counts the 0.5 on the negative item as correct: n_c = 2.
+    assert detection.c_at_1_pan_code(truth, score) == pytest.approx((2 + 2 * 2 / 4) / 4)
     # Answering nothing is no better than chance on C@1, and scores no F0.5u.
     assert detection.c_at_1(truth, np.full(4, 0.5)) == 0
     assert detection.f05u(truth, np.full(4, 0.5)) == 0
@@ -145,6 +147,12 @@ def test_score_puts_a_detector_beside_the_judges_of_the_same_pairs(
     assert detector[3] == f"{1 - sk.brier_score_loss(y, detector_scores):.3f}"
     # Both judges right on every pair: a perfect score on every measure.
     assert rows["Human judges"] == [str(len(ids)), str(len(ids)), *["1.000"] * 7]
+    pan_code = detection.c_at_1_pan_code(y, detector_scores)
+    said = " ".join(out.split())
+    # The unanswered pair's chat 1 is the person: PAN's code counts that 0.5 as correct.
+    assert truth[ids[1]] == 0 and pan_code > expected_c1
+    assert "C@1 as PAN's evaluator code computes it" in said
+    assert f"detector fastdetect {pan_code:.3f}" in said
 
 
 def _cells(line: str) -> list[str]:
@@ -349,7 +357,7 @@ def test_itb_bench_prediction_errors_name_file_line_and_field(
 
 def _pan_evaluator(truth: np.ndarray, pred: np.ndarray) -> dict[str, float]:
     """PAN 2024's evaluator (pan-code clef24 evaluator.py), written from its formulas
-    with scikit-learn, for items that all have an answer (no 0.5)."""
+    with scikit-learn."""
     nc = np.sum(truth == (pred > 0.5))
     nu = np.sum(pred == 0.5)
     tp = np.sum(truth * (pred > 0.5))
@@ -389,3 +397,11 @@ def test_pan_answers_read_back_give_pans_own_evaluator_scores(tmp_path: Path) ->
     assert ours.c_at_1 == pytest.approx(theirs["c@1"])
     assert ours.f1 == pytest.approx(theirs["f1"])
     assert ours.f05u == pytest.approx(theirs["f05u"])
+    # With non-answers, F0.5u still agrees and the evaluator code's C@1 is reported.
+    rng = np.random.default_rng(4)
+    y2 = (rng.random(40) < 0.5).astype(float)
+    s2 = rng.random(40).round(2)
+    s2[::5] = 0.5
+    theirs2 = _pan_evaluator(y2, s2)
+    assert detection.f05u(y2, s2) == pytest.approx(theirs2["f05u"])
+    assert detection.c_at_1_pan_code(y2, s2) == pytest.approx(theirs2["c@1"])

@@ -145,7 +145,7 @@ class MessengerDocument(ExportModel):
 
 
 def _read_document(
-    document: MessengerDocument, path: Path, zone: tzinfo, dropped: Counter[str]
+    document: MessengerDocument, path: Path, zone: tzinfo, dropped: Counter[str], fixed: list[int]
 ) -> list[ChatMessage]:
     messages: list[ChatMessage] = []
     for index, record in enumerate(document.messages):
@@ -166,7 +166,10 @@ def _read_document(
         if not new_format and isinstance(kind, str) and kind in _SYSTEM_TYPES:
             dropped["system"] += 1
             continue
-        text = fix_mojibake((record.text if new_format else record.content) or "").strip()
+        raw = (record.text if new_format else record.content) or ""
+        text = fix_mojibake(raw).strip()
+        if text != raw.strip():
+            fixed[0] += 1
         has_media = record.has_media
         if _UNSENT.fullmatch(text):
             dropped["deleted"] += 1
@@ -191,6 +194,7 @@ def parse_messenger(documents: list[tuple[Path, bytes]], *, zone: tzinfo) -> Par
     messages: list[ChatMessage] = []
     dropped: Counter[str] = Counter()
     people: list[list[str]] = []
+    fixed = [0]
     for path, data in documents:
         root = load_json(data, path)
         if isinstance(root, dict) and "messages" not in root:
@@ -200,8 +204,16 @@ def parse_messenger(documents: list[tuple[Path, bytes]], *, zone: tzinfo) -> Par
         title = document.chat_title
         if isinstance(title, str) and title.strip():
             people.append([fix_mojibake(title)])
-        messages += _read_document(document, path, zone, dropped)
-    return ParsedChat(messages=messages, dropped=dropped, people=people)
+        messages += _read_document(document, path, zone, dropped, fixed)
+    detected = (
+        {
+            "text encoding": f"{fixed[0]} messages' text was UTF-8 written as Latin-1 "
+            "escapes (Facebook's export) and was decoded back ('cafÃ©' -> 'café')"
+        }
+        if fixed[0]
+        else {}
+    )
+    return ParsedChat(messages=messages, dropped=dropped, people=people, detected=detected)
 
 
 def _part_number(path: Path) -> int:

@@ -19,6 +19,8 @@ def test_instagram_inbox_folder() -> None:
     assert find(persona, "hey!").time == datetime(2024, 5, 4, 10, 55, tzinfo=UTC)
     # "Liked a message" is a reaction; the shared reel and the photo are media.
     assert result.report.dropped == {"system": 1, "media": 2}
+    # The repair is reported (text changed on the way in): café, où, "Lée sent...".
+    assert result.report.detected["text encoding"].startswith("3 messages' text")
 
 
 def test_the_sender_name_with_an_accent_is_found() -> None:
