@@ -198,7 +198,7 @@ def run_hold_out(args: argparse.Namespace) -> int:
     )
     console.print(
         f"Run the bot as persona {shown(persona.name)!r} and build the questionnaire with "
-        '--human persona (study spec: [questionnaire] human = "persona").'
+        '--human persona (study spec: \\[questionnaire] human = "persona").'
     )
     return 0
 

@@ -273,3 +273,19 @@ def test_lowercase_pm_is_not_a_us_clock() -> None:
     # English (India, UK) writes "pm" in lower case and the day first.
     assert detect_date_order([("1", "12", "23")], us_clock=False)[0] == "dmy"
     assert detect_date_order([("1", "12", "23")], us_clock=True)[0] == "mdy"
+
+
+def test_portuguese_android_without_comma_and_its_placeholders() -> None:
+    result = run_import("whatsapp", WA / "android_pt.txt", "--me", "Maya Chen", "--no-scrub")
+    assert find(result.persona, "bom dia!").time == datetime(2023, 12, 13, 8, 1, tzinfo=UTC)
+    assert result.report.warnings == []  # day 13 further down settles the order
+    assert result.report.dropped["media"] == 1 and result.report.dropped["deleted"] == 1
+
+
+def test_ios_us_twelve_hour_clock_with_narrow_spaces() -> None:
+    result = run_import("whatsapp", WA / "ios_us.txt", "--me", "Maya Chen", "--no-scrub")
+    persona = result.persona
+    assert find(persona, "almost midnight").time == datetime(2024, 4, 13, 23, 59, 59, tzinfo=UTC)
+    assert find(persona, "happy sunday").time == datetime(2024, 4, 14, 0, 1, tzinfo=UTC)
+    assert result.report.warnings == []  # day 13 and 14: month first
+    assert result.report.dropped["deleted"] == 1 and result.report.dropped["media"] == 1
