@@ -148,9 +148,11 @@ def run_show(args: argparse.Namespace) -> int:
     console.print(f"[dim]{shown(info.attribution)}[/]")
     if info.description:
         console.print(shown(info.description))
+    held = len(info.held_out)
     console.print(
         f"History: {len(persona.conversations)} conversations, {turns} turns, "
-        f"{len(persona.messages)} messages."
+        f"{len(persona.messages)} messages"
+        + (f"; {held} conversations held out of every prompt." if held else ".")
     )
     console.print(stats_table(persona))
     if info.timing:

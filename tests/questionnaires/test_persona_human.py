@@ -212,6 +212,22 @@ def test_hold_out_command_writes_a_persona_of_its_own(
     held = find_persona("maya-2")
     assert len(held.info.held_out) == 2 and held.info.extra["held_out_from"] == "maya"
     assert len(held.prompt_conversations) == 4
+    assert main(["persona", "show", "maya-2"]) == 0
+    assert "2 conversations held out of every prompt" in " ".join(capsys.readouterr().out.split())
     assert main(["persona", "hold-out", "maya", "--count", "6", "--name", "maya-6"]) == 2
     err = " ".join(capsys.readouterr().err.split())
     assert "--count" in err and "leaves one or more for the prompt" in err
+
+
+def test_a_persona_file_holding_out_an_unknown_chat_is_one_clear_error(
+    maya: Persona, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = Path("personas/maya-held-out.jsonl")
+    lines = path.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["held_out"] = ["conv-0001", "conv-9999"]
+    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    assert main(["persona", "show", "maya-held-out"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "maya-held-out.jsonl" in err and "held_out" in err and "'conv-9999'" in err
+    assert "Traceback" not in err
