@@ -344,7 +344,8 @@ def persona_senders(corpus: CorpusLike, bot: Transcript) -> list[str]:
     if not isinstance(persona, str) or not persona.startswith("chitchat-"):
         return []
     try:
-        return [corpus.resolve_sender(persona.removeprefix("chitchat-"))]
+        # "chitchat-32b20fa3", or a persona made from it ("chitchat-32b20fa3-held-out").
+        return [corpus.resolve_sender(persona.removeprefix("chitchat-").split("-")[0])]
     except InputError:
         return []
 

@@ -231,3 +231,13 @@ def test_a_persona_file_holding_out_an_unknown_chat_is_one_clear_error(
     err = " ".join(capsys.readouterr().err.split())
     assert "maya-held-out.jsonl" in err and "held_out" in err and "'conv-9999'" in err
     assert "Traceback" not in err
+
+
+def test_the_corpus_still_leaves_out_the_person_behind_a_held_out_chitchat_persona() -> None:
+    from sdtt.questionnaires.pairing import persona_senders
+    from tests.questionnaires.helpers import FakeCorpus
+
+    corpus = FakeCorpus([], {"c1": "32b20fa3-a6cd", "c2": "99999999-0000"})
+    for name in ("chitchat-32b20fa3", "chitchat-32b20fa3-held-out"):
+        bot = conversation("b", TOPIC, 3, tag="b", meta={"persona": name})
+        assert persona_senders(corpus, bot) == ["32b20fa3-a6cd"]
