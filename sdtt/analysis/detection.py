@@ -16,6 +16,10 @@ says chat 1, exactly 0.5 answers neither way). The five measures of the PAN 2024
 - **F0.5u** (Bevendorff et al. 2019): ``1.25 tp / (1.25 tp + 0.25 (fn + n_u) + fp)``:
   F0.5 with non-answers counted as false negatives.
 
+Beside them, the Inverse Turing Bench's own figure, **accuracy**: the share of items
+answered right, a non-answer counting as wrong (its runner writes ``NA`` for an item it
+could not answer, and the item stays in the count).
+
 Judges become scores per item: the share of a judge group's usable judgements of the
 item that said chat 2's User B is the person (0.5 when no one in the group judged it,
 a non-answer, as PAN treats an item a detector left out).
@@ -49,6 +53,10 @@ class PanScores:
     c_at_1: float
     f1: float
     f05u: float
+    accuracy: float
+    """The Inverse Turing Bench's figure (not part of PAN's mean)."""
+    c_at_1_pan_code: float
+    """C@1 as PAN's evaluator code computes it (:func:`c_at_1_pan_code`)."""
 
     @property
     def mean(self) -> float:
@@ -82,6 +90,18 @@ def c_at_1(truth: NDArray[np.float64], score: NDArray[np.float64]) -> float:
     return (correct + unanswered * correct / n) / n
 
 
+def c_at_1_pan_code(truth: NDArray[np.float64], score: NDArray[np.float64]) -> float:
+    """C@1 as PAN 2024's evaluator code computes it, for comparing with its leaderboard:
+    its ``n_c`` counts ``truth == (score > 0.5)``, so a 0.5 on a negative item counts as
+    correct. Equal to :func:`c_at_1` when no item has a score of 0.5."""
+    n = truth.size
+    if n == 0:
+        return NAN
+    correct = int((truth == (score > 0.5)).sum())
+    unanswered = int((score == 0.5).sum())
+    return (correct + unanswered * correct / n) / n
+
+
 def f1(truth: NDArray[np.float64], score: NDArray[np.float64]) -> float:
     """F1 of the decisions ``score > 0.5`` (0 when there is no true positive)."""
     said = score > 0.5
@@ -100,6 +120,13 @@ def f05u(truth: NDArray[np.float64], score: NDArray[np.float64]) -> float:
     return 1.25 * tp / (1.25 * tp + 0.25 * (fn + unanswered) + fp) if tp else 0.0
 
 
+def accuracy(truth: NDArray[np.float64], score: NDArray[np.float64]) -> float:
+    """The share of items answered right; a non-answer (0.5) is wrong."""
+    if truth.size == 0:
+        return NAN
+    return float((((score > 0.5) & (truth == 1)) | ((score < 0.5) & (truth == 0))).mean())
+
+
 def pan_scores(truth: Sequence[float], score: Sequence[float]) -> PanScores:
     """Every PAN measure of ``score`` against ``truth`` (same order, same items)."""
     y = np.asarray(truth, dtype=float)
@@ -112,6 +139,8 @@ def pan_scores(truth: Sequence[float], score: Sequence[float]) -> PanScores:
         c_at_1=c_at_1(y, s),
         f1=f1(y, s),
         f05u=f05u(y, s),
+        accuracy=accuracy(y, s),
+        c_at_1_pan_code=c_at_1_pan_code(y, s),
     )
 
 

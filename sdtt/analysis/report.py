@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import math
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -31,11 +32,13 @@ from sdtt.analysis.metrics import (
     summarise,
 )
 from sdtt.analysis.table import demographic_columns
-from sdtt.analysis.tells import TellRow, condition_warnings
+from sdtt.analysis.tells import TellRow, condition_of, condition_warnings
 from sdtt.analysis.within import breakdown_tables, within_parts
 from sdtt.files import write_text_atomic
 from sdtt.questionnaires.judgements import tally_exclusions
 from sdtt.questionnaires.layout import escape_markdown
+from sdtt.questionnaires.pairing import HUMAN_SIDES, human_side, same_topic
+from sdtt.questionnaires.questionnaire import AnswerKey
 
 REPORT_HTML = "report.html"
 REPORT_MD = "report.md"
@@ -149,11 +152,14 @@ def build_report(
     reps: int = DEFAULT_BOOTSTRAP,
     margin: float = DEFAULT_MARGIN,
     pool: bool = False,
+    key: AnswerKey | None = None,
 ) -> Report:
     """Compute every table and draw every figure into ``out_dir``.
 
     The report leads with one row per condition (model x mode x total turns), human and
     LLM judges in separate tables; a figure pooled over everything only with ``pool``.
+    With the study's answer ``key``, a table says which kind of human side each
+    condition's pairs had (:func:`human_side_section`).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     report = Report(title=title)
@@ -174,6 +180,10 @@ def build_report(
             Section(section_title, header, cells, note=explained if index == 0 else "")
         )
         report.headline += headline_lines(section_title, table)
+    if key is not None:
+        sides = human_side_section(key)
+        if sides is not None:
+            report.sections.append(sides)
     overall = summarise(frame, reps=reps, margin=margin)
     if pool:
         header, rows = format_table(pd.DataFrame([overall.row()]), None)
@@ -217,6 +227,42 @@ def build_report(
     if tells:
         _tell_sections(report, tells, out_dir)
     return report
+
+
+def human_side_section(key: AnswerKey) -> Section | None:
+    """Which kind of human side each condition's test pairs had: the imitated person's
+    own held-out chats, other people's (the corpus) or a transcript file's."""
+    counts: dict[str, Counter[str]] = {}
+    off_topic: Counter[str] = Counter()
+    for truth in key.items.values():
+        if truth.kind != "test" or truth.is_mirror:
+            continue
+        condition = condition_of(truth)
+        counts.setdefault(condition, Counter())[human_side(truth.human)] += 1
+        if not same_topic(truth.bot.topic, truth.human.topic):
+            off_topic[condition] += 1
+    if not counts:
+        return None
+    rows = [
+        [
+            condition,
+            "; ".join(f"{HUMAN_SIDES[kind]}: {n} pairs" for kind, n in sorted(found.items()))
+            + (
+                f" ({off_topic[condition]} not on the bot chat's topic)"
+                if off_topic[condition]
+                else ""
+            ),
+        ]
+        for condition, found in sorted(counts.items())
+    ]
+    return Section(
+        "Human side of the pairs, per condition",
+        ["condition", "human side"],
+        rows,
+        note="What each bot chat was compared with. The imitated person's own chats are "
+        "held out of every prompt (sdtt persona hold-out); other people's chats compare "
+        "the bot with strangers, not with the person it imitates.",
+    )
 
 
 def _tell_sections(report: Report, tells: Mapping[str, list[TellRow]], out_dir: Path) -> None:

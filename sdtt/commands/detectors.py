@@ -64,12 +64,26 @@ def run_score(args: argparse.Namespace) -> int:
         frame = judgement_table(read_judgements(args.judgements))
         scored.update(judge_item_scores(frame, truth))
     rows = []
+    differ: list[str] = []
     for name, scores in score_table(truth, scored):
-        cells = [scores.roc_auc, scores.brier, scores.c_at_1, scores.f1, scores.f05u, scores.mean]
+        if not math.isclose(scores.c_at_1, scores.c_at_1_pan_code):
+            differ.append(f"{name} {_number(scores.c_at_1_pan_code)}")
+        cells = [
+            scores.roc_auc,
+            scores.brier,
+            scores.c_at_1,
+            scores.f1,
+            scores.f05u,
+            scores.mean,
+            scores.accuracy,
+        ]
         rows.append(
             [name, str(scores.items), str(scores.answered), *(_number(value) for value in cells)]
         )
-    header = ["scorer", "pairs", "answered", "ROC-AUC", "Brier", "C@1", "F1", "F0.5u", "mean"]
+    header = [
+        *("scorer", "pairs", "answered", "ROC-AUC", "Brier", "C@1", "F1", "F0.5u", "mean"),
+        "accuracy",
+    ]
     print_escaped_table(
         Console(highlight=False),
         f"PAN measures on the study's {len(items)} test pairs",
@@ -77,8 +91,16 @@ def run_score(args: argparse.Namespace) -> int:
         rows,
         "Positive class: chat 2's User B is the person (text2 / dialogue B). Judges' "
         "score for a pair: the share of the group saying so; 0.5 = no answer. Brier is "
-        "1 - Brier score; every measure is higher-is-better.",
+        "1 - Brier score; mean is PAN's overall figure, of the five before it; accuracy is "
+        "the Inverse Turing Bench's (a non-answer counts as wrong); every measure is "
+        "higher-is-better.",
     )
+    if differ:
+        Console(highlight=False).print(
+            "C@1 as PAN's evaluator code computes it (it counts a 0.5 on a pair whose "
+            "chat 1 is the person as correct), to compare with PAN's leaderboard: "
+            + shown("; ".join(differ))
+        )
     return 0
 
 

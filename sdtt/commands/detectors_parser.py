@@ -8,9 +8,9 @@ from pathlib import Path
 from sdtt.commands import lazy_command
 from sdtt.commands.common import add_out_argument
 
-FORMATS = ("itb", "pan")
-"""Inverse Turing Bench and PAN 2024 (kept here too so the parser stays light; the
-detectors module checks they agree)."""
+FORMATS = ("itb", "itb-bench", "pan")
+"""Inverse Turing Bench (sdtt's blind JSONL, and the bench's own CSV) and PAN 2024 (kept
+here too so the parser stays light; the detectors module checks they agree)."""
 EXPORT_FOLDER = "detectors"
 
 
@@ -20,9 +20,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "detectors",
         description=(
             "Automatic detectors on a study's own test pairs: export the pairs in the "
-            "Inverse Turing Bench (itb) or PAN 2024 Voight-Kampff (pan) shape, each with "
-            "its answer key in a separate file, then score what a detector answered with "
-            "PAN's measures (ROC-AUC, Brier, C@1, F1, F0.5u) beside the human and LLM "
+            "Inverse Turing Bench shape (itb: blind JSONL with a separate key; itb-bench: "
+            "the bench's own CSV, id/dialogueA/dialogueB/who_is_human with I:/W: lines) "
+            "or PAN 2024 Voight-Kampff (pan) shape, each with its answer key in a separate "
+            "file, then score what a detector answered with PAN's measures (ROC-AUC, "
+            "Brier, C@1, F1, F0.5u) and the bench's accuracy beside the human and LLM "
             "judges of the same pairs."
         ),
     )
@@ -32,16 +34,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export = sub.add_parser(
         "export",
         help="write the study's test pairs for detectors, and their answer key apart",
-        description="Write FORMAT-pairs.jsonl (what a detector receives: the two chats of "
-        "each test pair as judges saw them) and, beside it, the answer key "
-        "(itb-key.jsonl or pan-truth.jsonl): never give the key to the detector.",
+        description="Write what a detector receives (itb-pairs.jsonl, itb-bench.csv, "
+        "pan-pairs.jsonl: the two chats of each test pair as judges saw them) and, beside "
+        "it, the answer key (itb-key.jsonl, itb-bench-labelled.csv, pan-truth.jsonl): "
+        "never give the key to the detector. Example: sdtt detectors export STUDY "
+        "--format itb-bench, then the bench's runner: python run_judge.py -m MODEL "
+        "--input STUDY/detectors/itb-bench.csv --output predictions.csv.",
     )
     export.add_argument("study", type=Path, help="study folder (questionnaire and answer key)")
     export.add_argument(
         "--format",
         action="append",
         choices=FORMATS,
-        help="itb or pan (repeatable; default both)",
+        help="itb, itb-bench or pan (repeatable; default all three)",
     )
     add_out_argument(
         export, folder=True, help=f"folder for the files (default STUDY/{EXPORT_FOLDER})"
@@ -53,7 +58,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="score detectors' answers with PAN's measures, beside the judges",
         description="Read each detector's answer file (JSONL, one answer per line: itb "
         "{id, who_is_human: 'A', 'B', P(A is human) or null}; pan {id, is_human: score "
-        "0-1, above 0.5 meaning text2 is human, 0.5 no answer}); pairs a file leaves out "
+        "0-1, above 0.5 meaning text2 is human, 0.5 no answer}; itb-bench: the bench "
+        "runner's predictions CSV, a who_is_human column of A, B or NA, in row order or "
+        "with an id column); pairs a file leaves out "
         "count as no answer. With --judgements, human and LLM judges are scored on the "
         "same pairs (a pair's score: the share of a judge group saying chat 2 is human).",
     )
@@ -65,7 +72,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="SCORES",
         help="a detector's answer file; its name (without .jsonl) names the detector",
     )
-    score.add_argument("--format", required=True, choices=FORMATS, help="itb or pan")
+    score.add_argument("--format", required=True, choices=FORMATS, help="itb, itb-bench or pan")
     score.add_argument(
         "--judgements",
         type=Path,

@@ -19,6 +19,7 @@ from sdtt.personas.store import (
     load_persona,
     locate_persona,
     persona_dirs,
+    read_persona_info,
     save_persona,
 )
 from sdtt.personas.style_stats import StyleStats, Summary, style_stats
@@ -147,9 +148,11 @@ def run_show(args: argparse.Namespace) -> int:
     console.print(f"[dim]{shown(info.attribution)}[/]")
     if info.description:
         console.print(shown(info.description))
+    held = len(info.held_out)
     console.print(
         f"History: {len(persona.conversations)} conversations, {turns} turns, "
-        f"{len(persona.messages)} messages."
+        f"{len(persona.messages)} messages"
+        + (f"; {held} conversations held out of every prompt." if held else ".")
     )
     console.print(stats_table(persona))
     if info.timing:
@@ -173,6 +176,51 @@ def with_timing(persona: Persona) -> Persona:
     return persona.model_copy(update={"info": persona.info.model_copy(update={"timing": timing})})
 
 
+def run_hold_out(args: argparse.Namespace) -> int:
+    """``sdtt persona hold-out NAME --count K``: write the persona holding chats out."""
+    from sdtt.personas.held_out import hold_out
+
+    source = load_persona(locate_persona(args.persona))
+    persona = hold_out(source, args.count, seed=args.seed, min_turns=args.min_turns, name=args.name)
+    path = output_folder(args.out) / f"{persona.name}{SUFFIX}"
+    if path.exists() and not args.force:
+        raise InputError(
+            "would overwrite an existing persona file.",
+            path=path,
+            hint="Pass --force to replace it, or --name to choose another name.",
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_persona(persona, path)
+    console = Console(highlight=False)
+    held = persona.held_out_conversations
+    turns = sum(len(conversation.turns) for conversation in held)
+    console.print(
+        f"{shown(str(path))}: {len(held)} of {len(persona.conversations)} conversations "
+        f"({turns} turns) held out of every prompt."
+    )
+    console.print(
+        f"Run the bot as persona {shown(persona.name)!r} and build the questionnaire with "
+        '--human persona (study spec: \\[questionnaire] human = "persona").'
+    )
+    return 0
+
+
+def _refuse_other_person(persona: Persona, path: Path) -> None:
+    """``--force`` replaces a persona with a new import of the same person, never another's."""
+    try:
+        old = read_persona_info(path).extra.get("person")
+    except InputError:
+        return  # a damaged file: --force may replace it
+    new = persona.info.extra.get("person")
+    if old is not None and new is not None and old != new:
+        raise InputError(
+            "holds another person's persona; --force replaces a persona only with the same "
+            "person imported again.",
+            path=path,
+            hint="Pass --name to give this person a file of its own, or --out to write elsewhere.",
+        )
+
+
 def run_import(args: argparse.Namespace) -> int:
     """Build personas with the chosen importer and write one file each."""
     from sdtt.commands.persona_import import build_personas
@@ -185,12 +233,15 @@ def run_import(args: argparse.Namespace) -> int:
         raise InputError(f"the {args.format} source yielded no persona.")
     personas = [with_timing(persona) for persona in personas]
     targets = [out / f"{persona.name}{SUFFIX}" for persona in personas]
-    existing = [str(path) for path in targets if path.exists()]
+    existing = [path for path in targets if path.exists()]
     if existing and not args.force:
         raise InputError(
-            f"would overwrite {', '.join(existing)}.",
+            f"would overwrite {', '.join(map(str, existing))}.",
             hint="Pass --force to replace them, or --out to write elsewhere.",
         )
+    for persona, path in zip(personas, targets, strict=True):
+        if path.exists():
+            _refuse_other_person(persona, path)
     out.mkdir(parents=True, exist_ok=True)
     table = Table(title=f"Imported from {args.format}")
     table.add_column("name", style="bold")

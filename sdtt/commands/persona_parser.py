@@ -11,7 +11,7 @@ from sdtt.personas.store import LOCAL_DIR
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``sdtt persona list|show|import``."""
+    """Add ``sdtt persona list|show|import|hold-out``."""
     parser = subparsers.add_parser(
         "persona",
         description=(
@@ -52,6 +52,45 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="also print the last N messages of the history (default 6; 0 for none)",
     )
     show.set_defaults(func=lazy_command("sdtt.commands.persona", "run_show"))
+
+    holding = actions.add_parser(
+        "hold-out",
+        help="keep some of a persona's chats out of every prompt, for human = 'persona'",
+        description=(
+            "Write a persona (NAME-held-out by default) whose COUNT conversations, drawn "
+            "with --seed among those of at least --min-turns turns, are never shown in a "
+            "prompt (bot, interrogator, pseudo-dialogue): a study with human = 'persona' "
+            "(or 'questionnaire build --human persona') pairs its bot chats with them, "
+            "so judges compare the bot with the person it imitates. Run the bot as the new "
+            "persona. Example: sdtt persona hold-out maya --count 6"
+        ),
+    )
+    holding.add_argument("persona", metavar="NAME", help="persona name or persona file path")
+    holding.add_argument(
+        "--count", type=int, required=True, metavar="K", help="how many chats to hold out"
+    )
+    holding.add_argument(
+        "--min-turns",
+        type=int,
+        default=4,
+        metavar="T",
+        help="hold out only chats of at least T turns (default 4; a pair shows up to the "
+        "bot chat's last turn of each held-out chat)",
+    )
+    holding.add_argument("--seed", type=int, default=0, help="which chats are drawn (default 0)")
+    holding.add_argument(
+        "--name", metavar="NEW", help="name of the new persona (default NAME-held-out)"
+    )
+    add_out_argument(
+        holding,
+        folder=True,
+        default=LOCAL_DIR,
+        help=f"folder to write the persona file to (default ./{LOCAL_DIR})",
+    )
+    holding.add_argument(
+        "--force", action="store_true", help="overwrite a persona file that already exists"
+    )
+    holding.set_defaults(func=lazy_command("sdtt.commands.persona", "run_hold_out"))
 
     importing = actions.add_parser(
         "import",

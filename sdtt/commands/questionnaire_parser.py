@@ -44,10 +44,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     build.add_argument(
         "--human",
         action="append",
-        metavar="corpus|FILE[#ID]",
+        metavar="corpus|persona|FILE[#ID]",
         help=(
             "human-human conversations to compare with: 'corpus' (same topic, from the "
-            "chitchat corpus; the default), a transcript file, or FILE#ID; once for all "
+            "chitchat corpus; the default), 'persona' (the imitated person's own chats "
+            "that its persona holds out of every prompt: see 'sdtt persona hold-out'), a "
+            "transcript file, or FILE#ID; once for all "
             "--bot or once per --bot"
         ),
     )

@@ -27,9 +27,11 @@ def run(args: argparse.Namespace) -> int:
     judgements = read_judgements(args.judgements, allow_empty=bool(traces))
     frame = judgement_table(judgements)
     tells = None
+    key = None
     if args.study is not None:
         questionnaire = load_questionnaire(args.study)
-        tells = study_tells(questionnaire, load_key(args.study, questionnaire))
+        key = load_key(args.study, questionnaire)
+        tells = study_tells(questionnaire, key)
     with console.status("computing and drawing..."):
         report = build_report(
             frame,
@@ -39,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
             reps=args.bootstrap,
             margin=args.margin,
             pool=args.pool,
+            key=key,
         )
         add_to_report(report, traces, args.out)
         agreement = verdict_section(judgements, reps=args.bootstrap)

@@ -295,7 +295,7 @@ def persona_history(persona: Persona, turns: int, mode: Mode) -> PersonaHistory:
     conversations = history_messages(persona, turns, mode)
     every = [message for conversation in conversations for message in conversation]
     if not every:
-        every = persona.messages[-1:]
+        every = [m for c in persona.prompt_conversations for m in c.messages][-1:]
     if not every:
         raise InputError(f"persona {persona.name!r} has no messages to imitate.")
     bursts: dict[Side, dict[int, int]] = {USER: {}, RESPONSE: {}}

@@ -84,11 +84,13 @@ def find_participant(
     option: str = "--me",
     path: str | Path | None = None,
 ) -> str:
-    """The sender that ``wanted`` names: exactly, else ignoring case, spacing and marks,
-    else by one word of the name ("ann" for "Ann Smith") if only one sender fits.
+    """The sender that ``wanted`` names: exactly, else ignoring case, spacing and marks
+    (``" ann  SMITH"`` for ``"Ann Smith"``), of the sender's name or of one of its aliases.
 
-    ``aliases`` maps a sender to other names it goes by (a nickname, a real name). An
-    unknown or ambiguous name raises :class:`InputError` listing the participants.
+    ``aliases`` maps a sender to other names it goes by (a nickname, a real name). Part of
+    a name ("Jordan" for "Jordan Lee") is never taken, even when one sender fits: the
+    persona must be the person meant, so the error lists the senders it could be. An
+    unknown name raises :class:`InputError` listing the participants.
     """
     if wanted in counts:
         return wanted
@@ -98,27 +100,38 @@ def find_participant(
         return [normalize_name(name) for name in (sender, *(aliases or {}).get(sender, ()))]
 
     matches = sorted(sender for sender in counts if key and key in names(sender))
-    if not matches:
-        matches = sorted(
-            sender
-            for sender in counts
-            if key and any(key in name.split() for name in names(sender))
-        )
     if len(matches) == 1:
         return matches[0]
-    if not matches:
+    if matches:
         raise InputError(
-            f"nobody called {wanted!r} wrote in this chat; participants (messages): "
-            f"{_listing(counts)}.",
+            f"{wanted!r} fits several participants: {', '.join(repr(m) for m in matches)}.",
             path=path,
             field=option,
-            hint=f"Pass one of these names to {option}.",
+            hint=f"Pass the exact name to {option}.",
+        )
+    partial = sorted(
+        sender
+        for sender in counts
+        if key
+        and any(
+            name.startswith(key) or key in name.split() or f" {key}" in f" {name}"
+            for name in names(sender)
+        )
+    )
+    if partial:
+        raise InputError(
+            f"{wanted!r} is only part of a name; it could be: "
+            f"{', '.join(repr(m) for m in partial)}.",
+            path=path,
+            field=option,
+            hint=f"Pass the whole name, as the export spells it, to {option}.",
         )
     raise InputError(
-        f"{wanted!r} fits several participants: {', '.join(repr(m) for m in matches)}.",
+        f"nobody called {wanted!r} wrote in this chat; participants (messages): "
+        f"{_listing(counts)}.",
         path=path,
         field=option,
-        hint=f"Pass the exact name to {option}.",
+        hint=f"Pass one of these names to {option}.",
     )
 
 

@@ -41,6 +41,12 @@ class PersonaInfo(BaseModel):
         default=None, description="Fitted timing profile (typing speed, gaps, burst sizes)."
     )
     extra: dict[str, Any] = Field(default_factory=dict, description="Builder-specific details.")
+    held_out: list[str] = Field(
+        default_factory=list,
+        description="Ids of conversations kept out of every prompt (the bot's, the "
+        "interrogator's, the pseudo-dialogue writer's): the person's own chats a study "
+        "with human = 'persona' shows as the human side.",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -69,3 +75,25 @@ class Persona(BaseModel):
     def messages(self) -> list[Message]:
         """Every message of every conversation, in order."""
         return [message for conversation in self.conversations for message in conversation.messages]
+
+    @property
+    def prompt_conversations(self) -> list[Transcript]:
+        """The conversations a prompt may show: all but the held-out ones."""
+        held = set(self.info.held_out)
+        return [conversation for conversation in self.conversations if conversation.id not in held]
+
+    @property
+    def held_out_conversations(self) -> list[Transcript]:
+        """The conversations kept out of every prompt (``info.held_out``), in file order."""
+        held = set(self.info.held_out)
+        return [conversation for conversation in self.conversations if conversation.id in held]
+
+    @model_validator(mode="after")
+    def _held_out_exist(self) -> Persona:
+        ids = {conversation.id for conversation in self.conversations}
+        unknown = [name for name in self.info.held_out if name not in ids]
+        if unknown:
+            raise ValueError(f"held_out names conversations the persona lacks: {unknown}")
+        if self.info.held_out and not self.prompt_conversations:
+            raise ValueError("held_out holds every conversation: none is left for the prompt")
+        return self

@@ -55,11 +55,13 @@ def history_messages(
     pseudo-dialogue generator's), so a chain learns from the turns its bot will see.
 
     In ping-pong mode each conversation is converted first (the first message of each
-    run kept), so the bot never sees itself writing in bursts.
+    run kept), so the bot never sees itself writing in bursts. Held-out conversations
+    (``persona.info.held_out``, the human side of a ``human = "persona"`` study) are
+    never shown.
     """
     remaining = turns
     kept: list[list[Message]] = []
-    for conversation in reversed(persona.conversations):
+    for conversation in reversed(persona.prompt_conversations):
         if remaining <= 0:
             break
         messages = conversation.messages

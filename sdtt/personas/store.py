@@ -172,6 +172,18 @@ def load_persona(path: str | Path) -> Persona:
             path=path,
             hint='Check that the persona\'s own messages are marked "side": "response".',
         )
+    ids = {conversation.id for conversation in conversations}
+    unknown = [name for name in info.held_out if name not in ids]
+    if unknown or (info.held_out and ids <= set(info.held_out)):
+        raise InputError(
+            f"held_out names {', '.join(map(repr, unknown))}, not conversations of the file."
+            if unknown
+            else "held_out holds every conversation: none is left for the prompt.",
+            path=path,
+            field="held_out",
+            hint="List ids of the file's 'transcript' records, leaving one or more out, or "
+            "make the file again with 'sdtt persona hold-out'.",
+        )
     return Persona(info=info, conversations=conversations)
 
 

@@ -23,6 +23,7 @@ from sdtt.questionnaires.ids import OpaqueIds
 from sdtt.questionnaires.layout import number_lines, pair_start, plain_label
 from sdtt.questionnaires.leaks import questionnaire_leaks, source_terms, unique_terms
 from sdtt.questionnaires.pairing import (
+    HELD_OUT_META,
     Pairing,
     PairProblem,
     check_length,
@@ -31,6 +32,7 @@ from sdtt.questionnaires.pairing import (
     cut_last_turns,
     cut_turns,
     normalise_topic,
+    same_topic,
 )
 from sdtt.questionnaires.questionnaire import (
     JUDGEMENT_CHOICES,
@@ -443,7 +445,12 @@ def build_questionnaire(
             else (entry.human_messages, entry.bot_messages)
         )
         topic_question, topic_value = (None, None)
-        if spec.topic_check:
+        # A person's own held-out chat on another topic (a chat export has none): asking
+        # the bot chat's topic would point at the bot, so the pair gets no topic check.
+        off_topic = HELD_OUT_META in entry.human.meta and not same_topic(
+            entry.bot.topic, entry.human.topic
+        )
+        if spec.topic_check and not off_topic:
             topic_question, topic_value = _topic_question(
                 pair_id, entry.bot.topic, pool, spec.topic_options, topic_rng
             )

@@ -1,10 +1,13 @@
 """Pairing: a bot conversation and a human-human one on the same topic, cut to X turns.
 
 Sources are named as in the study spec: a transcript file (every conversation in it), one
-conversation in a file (``file#id``), or ``corpus`` for a real conversation from the
-chitchat corpus on the bot conversation's topic. Problems (different topics, a
-conversation shorter than X, no human conversation to compare with) are collected as
-:class:`PairProblem` values for the caller to report; nothing is used silently.
+conversation in a file (``file#id``), ``corpus`` for a real conversation from the
+chitchat corpus on the bot conversation's topic, or ``persona`` for one of the imitated
+person's own conversations that its persona holds out of every prompt
+(:mod:`sdtt.personas.held_out`), on the bot's topic where the chats have topics.
+Problems (different topics, a conversation shorter than X, no human conversation to
+compare with) are collected as :class:`PairProblem` values for the caller to report;
+nothing is used silently.
 
 Only complete turns count: a trailing turn in which User B has not answered yet is left
 out of both conversations alike, so neither chat ends on an unanswered message.
@@ -30,10 +33,19 @@ from sdtt.dialogue.pingpong import transcript_to_pingpong
 from sdtt.dialogue.store import read_transcripts
 from sdtt.dialogue.turns import flatten_turns
 from sdtt.errors import InputError
+from sdtt.personas.persona import Persona
 from sdtt.questionnaires.comparable import differences
+from sdtt.questionnaires.questionnaire import SourceInfo
 from sdtt.questionnaires.study import Timestamps
 
 CORPUS = "corpus"
+PERSONA = "persona"
+HUMAN_SIDES = {
+    "persona": "the imitated person's own held-out chats",
+    "corpus": "other people's chats (chitchat corpus)",
+    "file": "chats from a transcript file",
+}
+"""The kinds of human side a pair can have, as reports name them."""
 
 ProblemKind = Literal["topic", "short", "unmatched", "mode", "comparable"]
 
@@ -49,14 +61,19 @@ class SourceRef:
     @property
     def is_corpus(self) -> bool:
         """True for the real chat corpus."""
-        return self.path is None
+        return self.path is None and self.text == CORPUS
+
+    @property
+    def is_persona(self) -> bool:
+        """True for the persona's own held-out conversations."""
+        return self.path is None and self.text == PERSONA
 
 
 def parse_source(text: str, base: Path | None = None) -> SourceRef:
     """Read ``corpus``, ``FILE`` or ``FILE#ID`` (relative paths resolved against ``base``)."""
     text = text.strip()
-    if text.lower() == CORPUS:
-        return SourceRef(text=CORPUS)
+    if text.lower() in (CORPUS, PERSONA):
+        return SourceRef(text=text.lower())
 
     def resolve(raw: str) -> Path:
         path = Path(raw).expanduser()
@@ -164,9 +181,16 @@ class HumanPool(Protocol):
         """Conversations on ``topic`` (None: any) with ``min_turns`` complete turns or more."""
         ...
 
+    @property
+    def topic_free(self) -> bool:
+        """True when a bot chat without a topic may still be paired (its chats have none)."""
+        ...
+
 
 class FilePool:
     """Human conversations from a transcript file."""
+
+    topic_free = False
 
     def __init__(self, transcripts: Sequence[Transcript]) -> None:
         self.transcripts = list(transcripts)
@@ -207,6 +231,8 @@ class CorpusLike(Protocol):
 class CorpusPool:
     """Human conversations from the chitchat corpus (loaded on first use)."""
 
+    topic_free = False
+
     def __init__(self, loader: Callable[[], CorpusLike] | None = None) -> None:
         self._loader = loader
         self._corpus: CorpusLike | None = None
@@ -240,13 +266,86 @@ class CorpusPool:
         return self.corpus().topics()
 
 
+HELD_OUT_META = "held_out_from"
+"""The meta key of a human chat drawn from a persona's held-out chats: the persona."""
+
+
+class PersonaPool:
+    """The imitated person's own conversations that its persona holds out of every prompt.
+
+    The bot chat's condition names the persona; its ``held_out`` conversations are the
+    pool (never in the bot's prompt, see :func:`sdtt.personas.prompt.history_messages`).
+    A chat on the bot's topic is preferred; when none is left (chat exports have no
+    topics), any of them fits, as the topics do not allow a match.
+    """
+
+    topic_free = True
+
+    def __init__(self, loader: Callable[[str], Persona] | None = None) -> None:
+        self._loader = loader
+        self._held: dict[str, list[Transcript]] = {}
+
+    def held_out(self, bot: Transcript) -> list[Transcript]:
+        """The held-out chats of the persona ``bot`` was run as (an error if none)."""
+        name = bot.condition.persona if bot.condition else None
+        if not name:
+            raise InputError(
+                f"bot conversation {bot.id!r} names no persona, so human = 'persona' has "
+                "no chats of the imitated person to show.",
+                hint="Use human = 'corpus' or a transcript file for it.",
+            )
+        if name not in self._held:
+            if self._loader is not None:
+                persona = self._loader(name)
+            else:
+                from sdtt.personas.store import find_persona
+
+                persona = find_persona(name)
+            if not persona.info.held_out:
+                raise InputError(
+                    f"persona {name!r} holds out none of its conversations, so human = "
+                    "'persona' has none to show that is not in the bot's prompt.",
+                    hint=f"Run 'sdtt persona hold-out {name} --count K', run the bot chats "
+                    "as the persona it writes, and build with those.",
+                )
+            self._held[name] = [
+                conversation.model_copy(
+                    update={
+                        # Ids are the persona's own (conv-0001...): made unique per persona.
+                        "id": f"{name}/{conversation.id}",
+                        "meta": {**conversation.meta, HELD_OUT_META: name},
+                    }
+                )
+                for conversation in persona.held_out_conversations
+            ]
+        return self._held[name]
+
+    def candidates(self, topic: str | None, min_turns: int, bot: Transcript) -> list[Transcript]:
+        """Held-out chats long enough: those on ``topic`` if any is; else all of them (the
+        person's chats are few and need not share the bot's topic: such a pair gets no
+        topic check, and the report counts it)."""
+        long_enough = [
+            t for t in self.held_out(bot) if len(complete_turns(t.messages)) >= min_turns
+        ]
+        on_topic = [t for t in long_enough if topic is not None and same_topic(t.topic, topic)]
+        return on_topic or long_enough
+
+
+def human_side(source: SourceInfo) -> str:
+    """Which kind of human side (a key of :data:`HUMAN_SIDES`) a pair's human chat is."""
+    if source.meta.get(HELD_OUT_META):
+        return "persona"
+    return "corpus" if source.path is None else "file"
+
+
 def persona_senders(corpus: CorpusLike, bot: Transcript) -> list[str]:
     """Corpus sender ids of the persona a bot conversation imitates (to leave them out)."""
     persona = bot.condition.persona if bot.condition else None
     if not isinstance(persona, str) or not persona.startswith("chitchat-"):
         return []
     try:
-        return [corpus.resolve_sender(persona.removeprefix("chitchat-"))]
+        # "chitchat-32b20fa3", or a persona made from it ("chitchat-32b20fa3-held-out").
+        return [corpus.resolve_sender(persona.removeprefix("chitchat-").split("-")[0])]
     except InputError:
         return []
 
@@ -353,7 +452,7 @@ def match_pairs(
                 )
             pairings.append(pairing)
             continue
-        if bot.topic is None and not allow_topic_mismatch:
+        if bot.topic is None and not allow_topic_mismatch and not pool.topic_free:
             problems.append(
                 PairProblem(
                     "unmatched",
@@ -365,17 +464,27 @@ def match_pairs(
         candidates: list[Transcript] = []
         if bot.topic is not None:
             candidates = _fitting(pool.candidates(bot.topic, min_turns, bot), bot, used)
+        if not candidates and pool.topic_free and bot.topic is not None:
+            # The person's own chats on other topics (or none), as the pool allows.
+            candidates = _fitting(pool.candidates(None, min_turns, bot), bot, used)
         mismatch = False
         if not candidates and allow_topic_mismatch:
             candidates = _fitting(pool.candidates(None, min_turns, bot), bot, used)
             mismatch = True
         if not candidates:
-            where = "the corpus" if human.is_corpus else str(human.path)
+            where = (
+                "the corpus"
+                if human.is_corpus
+                else "the held-out chats of the bot's persona"
+                if human.is_persona
+                else str(human.path)
+            )
             problems.append(
                 PairProblem(
                     "unmatched",
-                    f"{label}: {where} has no unused human conversation about "
-                    f"{bot.topic!r} with at least {min_turns} complete turns.",
+                    f"{label}: {where} {'hold' if human.is_persona else 'has'} no unused "
+                    f"human conversation about {bot.topic!r} with at least {min_turns} "
+                    "complete turns.",
                 )
             )
             continue

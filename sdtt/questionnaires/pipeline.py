@@ -10,6 +10,7 @@ from pathlib import Path
 from sdtt.dialogue.message import Transcript
 from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import InputError
+from sdtt.personas.persona import Persona
 from sdtt.questionnaires.build import BuildResult, build_questionnaire
 from sdtt.questionnaires.exports import export_files
 from sdtt.questionnaires.pairing import (
@@ -19,6 +20,7 @@ from sdtt.questionnaires.pairing import (
     HumanPool,
     Pairing,
     PairProblem,
+    PersonaPool,
     SourceRef,
     complete_turns,
     load_source,
@@ -98,14 +100,20 @@ def build_study(
     allow_topic_mismatch: bool = False,
     skip_invalid: bool = False,
     corpus_loader: Callable[[], CorpusLike] | None = None,
+    persona_loader: Callable[[str], Persona] | None = None,
 ) -> BuildResult:
-    """Resolve the spec's pairs, match human conversations, and build the questionnaire."""
+    """Resolve the spec's pairs, match human conversations, and build the questionnaire.
+
+    A pair's human side ``persona`` draws from the held-out chats of the persona each
+    bot chat was run as (``persona_loader`` reads a persona by name; default: the store).
+    """
     if not spec.pairs:
         raise InputError(
             "the study has no pairs.",
             hint="Give --bot FILE (and --human corpus|FILE[#ID]) or 'pairs' in the spec.",
         )
     corpus = CorpusPool(corpus_loader)
+    held_out = PersonaPool(persona_loader)
     used_corpus = False
     used: set[str] = set()
     rng = seeded_rng(spec.seed, "match")
@@ -124,6 +132,8 @@ def build_study(
         if human_ref.is_corpus:
             pool = corpus
             used_corpus = True
+        elif human_ref.is_persona:
+            pool = held_out
         else:
             pool = FilePool(load_source(human_ref))
         sources += [(bot, str(bot_ref.path), human_ref, pool) for bot in load_source(bot_ref)]

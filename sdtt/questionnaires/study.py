@@ -99,8 +99,10 @@ class PairSpec(BaseModel):
 
     ``bot`` names a transcript file (every conversation in it is used) or one
     conversation in it as ``file#id``. ``human`` is ``"corpus"`` (a real conversation on
-    the same topic from the chitchat corpus), a file (a conversation on the same topic is
-    picked from it) or ``file#id``. Relative paths are relative to the spec file.
+    the same topic from the chitchat corpus), ``"persona"`` (one of the imitated person's
+    own chats that its persona holds out of every prompt, on the topic where topics
+    allow), a file (a conversation on the same topic is picked from it) or ``file#id``.
+    Relative paths are relative to the spec file.
     """
 
     model_config = ConfigDict(extra="forbid")

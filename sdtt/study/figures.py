@@ -91,13 +91,15 @@ def compute_report(study: Study, ledger: Ledger, out_dir: Path) -> Report:
     folder = study.out / QUESTIONNAIRE_FOLDER
     questionnaire = load_questionnaire(folder)
     frame = judgement_table(judgements)
+    key = load_key(folder, questionnaire)
     report = build_report(
         frame,
         out_dir,
         title=study.spec.study.title,
-        tells=study_tells(questionnaire, load_key(folder, questionnaire)),
+        tells=study_tells(questionnaire, key),
         reps=analysis.bootstrap,
         margin=analysis.margin,
+        key=key,
     )
     if analysis.sequential:
         report.sections += stopping_sections(frame, margin=analysis.margin, alpha=analysis.alpha)

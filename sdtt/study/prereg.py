@@ -101,7 +101,11 @@ def prereg_text(study: Study) -> str:
         f"- Design: personas {design.personas} x models {design.models} x modes "
         f"{list(design.modes)} x (N, X) {[list(t) for t in design.turns]} x "
         f"{len(design.topics)} topic(s): {all_pairs} chats, each paired with a human chat "
-        f"on its topic ({spec.questionnaire.human}).",
+        + (
+            "of the imitated person, held out of the bot's prompt (human = persona)."
+            if spec.questionnaire.human.strip().lower() == "persona"
+            else f"on its topic ({spec.questionnaire.human})."
+        ),
         f"- Interrogator: {design.interrogator}.",
         f"- Judges: {'; '.join(judges)}.",
         f"- Randomisation: questionnaire seed {spec.questionnaire.seed}, study seed "

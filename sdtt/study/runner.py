@@ -45,7 +45,7 @@ from sdtt.engine.interrogator import llm_interrogator
 from sdtt.engine.opening import BOT_CONFIG, Options, open_bot, role_seed
 from sdtt.engine.session import SessionSettings, new_session_id
 from sdtt.engine.simulate import INTERROGATOR, for_virtual_clock, run_simulated_chat
-from sdtt.errors import SdttError
+from sdtt.errors import InputError, SdttError
 from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.generate.runner import NullDisplay, chain_path, run_chains
 from sdtt.generate.topics import generate_topics, write_topics
@@ -64,6 +64,7 @@ from sdtt.questionnaires.judgements import (
     settled_keys,
     write_judgements,
 )
+from sdtt.questionnaires.pairing import PERSONA
 from sdtt.questionnaires.pipeline import build_study
 from sdtt.questionnaires.questionnaire import (
     PairItem,
@@ -236,6 +237,7 @@ class StudyRunner:
             return self._run()
 
     def _run(self) -> RunResult:
+        self._check_held_out()
         self._show()
         index = -1
         made = False
@@ -432,6 +434,23 @@ class StudyRunner:
             path.replace(folder / path.name)
         partial.rmdir()
         return True
+
+    def _check_held_out(self) -> None:
+        """With human = "persona", every persona must hold chats out of its prompt: said
+        before any chat is run, not at the questionnaire after all of them."""
+        if self.study.spec.questionnaire.human.strip().lower() != PERSONA:
+            return
+        for name in self.study.spec.design.personas:
+            if not find_persona(name).info.held_out:
+                raise InputError(
+                    f"persona {name!r} holds out none of its conversations, so human = "
+                    "'persona' would have no chat of the person that is not in the bot's "
+                    "prompt.",
+                    path=self.study.path,
+                    field="design.personas",
+                    hint=f"Run 'sdtt persona hold-out {name} --count K' and list the persona "
+                    "it writes in design.personas.",
+                )
 
     def _questionnaire(self) -> None:
         spec = self.study.spec

@@ -128,7 +128,12 @@ class PseudoSection(_Section):
 class QuestionnaireSection(_Section):
     """How chats are paired and shown to judges (as ``sdtt questionnaire build``)."""
 
-    human: str = Field(default="corpus", description="'corpus' or a transcript file.")
+    human: str = Field(
+        default="corpus",
+        description="The human side: 'corpus' (other people's chats on the bot's topic), "
+        "'persona' (the imitated person's own chats its persona holds out of every prompt: "
+        "'sdtt persona hold-out'), or a transcript file.",
+    )
     seed: int = 1
     catch_pairs: int = Field(default=1, ge=0)
     pairs_per_judge: int | None = Field(default=None, ge=1)

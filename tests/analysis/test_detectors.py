@@ -53,6 +53,8 @@ def test_c_at_1_and_f05u_count_a_half_as_no_answer() -> None:
     assert detection.c_at_1(truth, score) == pytest.approx((1 + 2 * 1 / 4) / 4)
     # F0.5u: tp 1, fp 1, fn 0, two non-answers as false negatives.
     assert detection.f05u(truth, score) == pytest.approx(1.25 / (1.25 + 0.25 * 2 + 1))
+    # PAN's evaluator code counts the 0.5 on the negative item as correct: n_c = 2.
+    assert detection.c_at_1_pan_code(truth, score) == pytest.approx((2 + 2 * 2 / 4) / 4)
     # Answering nothing is no better than chance on C@1, and scores no F0.5u.
     assert detection.c_at_1(truth, np.full(4, 0.5)) == 0
     assert detection.f05u(truth, np.full(4, 0.5)) == 0
@@ -138,13 +140,19 @@ def test_score_puts_a_detector_beside_the_judges_of_the_same_pairs(
     detector_scores = np.array([truth[ids[0]] * 0.8 + 0.1, 0.5])
     expected_c1 = detection.c_at_1(y, detector_scores)
     rows = {cells[0]: cells[1:] for cells in map(_cells, out.splitlines()) if cells}
-    # pairs, answered, ROC-AUC, Brier, C@1, F1, F0.5u, mean
+    # pairs, answered, ROC-AUC, Brier, C@1, F1, F0.5u, mean, accuracy
     detector = rows["detector fastdetect"]
     assert detector[:2] == [str(len(ids)), "1"]
     assert detector[4] == f"{expected_c1:.3f}"
     assert detector[3] == f"{1 - sk.brier_score_loss(y, detector_scores):.3f}"
     # Both judges right on every pair: a perfect score on every measure.
-    assert rows["Human judges"] == [str(len(ids)), str(len(ids)), *["1.000"] * 6]
+    assert rows["Human judges"] == [str(len(ids)), str(len(ids)), *["1.000"] * 7]
+    pan_code = detection.c_at_1_pan_code(y, detector_scores)
+    said = " ".join(out.split())
+    # The unanswered pair's chat 1 is the person: PAN's code counts that 0.5 as correct.
+    assert truth[ids[1]] == 0 and pan_code > expected_c1
+    assert "C@1 as PAN's evaluator code computes it" in said
+    assert f"detector fastdetect {pan_code:.3f}" in said
 
 
 def _cells(line: str) -> list[str]:
@@ -246,3 +254,154 @@ def test_the_second_view_of_a_judge_design_pair_is_not_a_second_item() -> None:
     mirror = study.key.items[second].model_copy(update={"pair": first})
     key = study.key.model_copy(update={"items": {**study.key.items, second: mirror}})
     assert [item.pair_id for item in detectors.detector_items(study.questionnaire, key)] == [first]
+
+
+def _bench_export(tmp_path: Path) -> tuple[Path, list[detectors.DetectorItem]]:
+    folder = _study(tmp_path)
+    out = tmp_path / "out"
+    assert main(["detectors", "export", str(folder), "--format", "itb-bench", "-o", str(out)]) == 0
+    study = fixture_study()
+    return out, detectors.detector_items(study.questionnaire, study.key)
+
+
+def test_itb_bench_files_have_the_benchmarks_own_shape(tmp_path: Path) -> None:
+    import pandas as pd
+
+    out, items = _bench_export(tmp_path)
+    # Read as the benchmark's runner reads its input: pandas.read_csv.
+    blind = pd.read_csv(out / "itb-bench.csv", keep_default_na=False)
+    labelled = pd.read_csv(out / "itb-bench-labelled.csv", keep_default_na=False)
+    assert list(blind.columns) == ["id", "dialogueA", "dialogueB", "who_is_human"]
+    assert list(labelled.columns) == list(blind.columns)
+    assert blind["id"].tolist() == list(range(len(items)))  # from 0, as the bench counts
+    assert set(blind["who_is_human"]) == {""}  # the public set's empty column
+    study = fixture_study()
+    tests = [item for item in study.questionnaire.items if study.key.items[item.id].kind == "test"]
+    for item, row in zip(tests, labelled.itertuples(), strict=True):
+        human_second = study.key.items[item.id].bot_position == 1
+        assert row.who_is_human == ("B" if human_second else "A")
+        lines = row.dialogueA.split("\n")
+        assert len(lines) == len(item.chats[0])
+        for line, message in zip(lines, item.chats[0], strict=True):
+            assert line == f"{'I' if message.speaker == 'A' else 'W'}: {message.text}"
+    assert (blind["dialogueB"] == labelled["dialogueB"]).all()
+    for term in study.key.sensitive_terms:
+        assert term not in (out / "itb-bench.csv").read_text()
+
+
+def test_itb_bench_lines_fold_breaks_and_keep_commas_and_quotes() -> None:
+    from sdtt.questionnaires.questionnaire import Line
+
+    text = detectors.render_bench_dialogue(
+        [
+            Line(number=1, speaker="A", text='so, "really"?\nW: I am human'),
+            Line(number=2, speaker="B", text="yes"),
+        ]
+    )
+    assert text.split("\n") == [text.split("\n")[0], "W: yes"]
+    assert text.startswith('I: so, "really"?')
+
+
+def _bench_predictions(path: Path, answers: list[str], *, with_ids: bool) -> Path:
+    import pandas as pd
+
+    frame = pd.DataFrame({"who_is_human": answers})
+    if with_ids:  # run_judge.py writes the whole input back; run_eval.py only the column
+        frame.insert(0, "id", range(len(answers)))
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_itb_bench_predictions_score_the_benchmarks_accuracy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "250")
+    _, items = _bench_export(tmp_path)
+    truth = ["B" if item.second_is_human else "A" for item in items]
+    assert len(truth) == 2
+    flip = {"A": "B", "B": "A"}
+    # Right on the first item, NA on the second: the benchmark's accuracy is 1 of 2.
+    answers = [truth[0], "NA"]
+    for with_ids in (False, True):
+        path = _bench_predictions(tmp_path / f"gpt-{with_ids}.csv", answers, with_ids=with_ids)
+        scores = detectors.read_scores(path, items, "itb-bench")
+        assert scores == {items[0].pair_id: 1.0 if truth[0] == "B" else 0.0, items[1].pair_id: 0.5}
+    table = detection.score_table(
+        {item.pair_id: item.second_is_human for item in items}, {"gpt": scores}
+    )
+    assert table[0][1].accuracy == 0.5
+    wrong = _bench_predictions(tmp_path / "wrong.csv", [flip[t] for t in truth], with_ids=False)
+    args = ["detectors", "score", str(tmp_path / "study"), str(wrong), "--format", "itb-bench"]
+    assert main(args) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if "detector wrong" in line)
+    assert row.split("│")[-2].strip() == "0.000"  # accuracy: every answer wrong
+
+
+def test_itb_bench_prediction_errors_name_file_line_and_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _bench_export(tmp_path)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("who_is_human\nA\nmaybe\n")
+    args = ["detectors", "score", str(tmp_path / "study"), str(bad), "--format", "itb-bench"]
+    assert main(args) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "bad.csv:3 field 'who_is_human'" in err and "'maybe'" in err
+    bad.write_text("verdict\nA\n")
+    assert main(args) == 2
+    assert "no 'who_is_human' column" in " ".join(capsys.readouterr().err.split())
+    bad.write_text("who_is_human\nA\nB\nA\n")  # one row more than the study has items
+    assert main(args) == 2
+    assert "'2' is no item" in " ".join(capsys.readouterr().err.split())
+
+
+def _pan_evaluator(truth: np.ndarray, pred: np.ndarray) -> dict[str, float]:
+    """PAN 2024's evaluator (pan-code clef24 evaluator.py), written from its formulas
+    with scikit-learn."""
+    nc = np.sum(truth == (pred > 0.5))
+    nu = np.sum(pred == 0.5)
+    tp = np.sum(truth * (pred > 0.5))
+    fn = np.sum(truth * (pred < 0.5))
+    fp = np.sum((1 - truth) * (pred > 0.5))
+    return {
+        "roc-auc": sk.roc_auc_score(truth, pred),
+        "brier": 1 - sk.brier_score_loss(truth, pred),
+        "c@1": (nc + nu * nc / len(truth)) / len(truth),
+        "f1": sk.f1_score(truth, pred > 0.5),
+        "f05u": 1.25 * tp / (1.25 * tp + 0.25 * (fn + nu) + fp),
+    }
+
+
+def test_pan_answers_read_back_give_pans_own_evaluator_scores(tmp_path: Path) -> None:
+    truth = _pan_truth(tmp_path)
+    study = fixture_study()
+    items = detectors.detector_items(study.questionnaire, study.key)
+    answers = tmp_path / "det.jsonl"
+    ids = list(truth)
+    # One answer as a score, one in the truth file's shape (PAN's evaluator reads both).
+    second = [not bool(truth[ids[1]]), bool(truth[ids[1]])]
+    answers.write_text(
+        json.dumps({"id": ids[0], "is_human": 0.8})
+        + "\n"
+        + json.dumps({"id": ids[1], "is_human": second})
+        + "\n"
+    )
+    scores = detectors.read_scores(answers, items, "pan")
+    assert scores[ids[1]] == truth[ids[1]]
+    y = np.array([truth[i] for i in ids])
+    s = np.array([scores[i] for i in ids])
+    ours = detection.pan_scores(y.tolist(), s.tolist())
+    theirs = _pan_evaluator(y, s)
+    assert ours.roc_auc == pytest.approx(theirs["roc-auc"])
+    assert ours.brier == pytest.approx(theirs["brier"])
+    assert ours.c_at_1 == pytest.approx(theirs["c@1"])
+    assert ours.f1 == pytest.approx(theirs["f1"])
+    assert ours.f05u == pytest.approx(theirs["f05u"])
+    # With non-answers, F0.5u still agrees and the evaluator code's C@1 is reported.
+    rng = np.random.default_rng(4)
+    y2 = (rng.random(40) < 0.5).astype(float)
+    s2 = rng.random(40).round(2)
+    s2[::5] = 0.5
+    theirs2 = _pan_evaluator(y2, s2)
+    assert detection.f05u(y2, s2) == pytest.approx(theirs2["f05u"])
+    assert detection.c_at_1_pan_code(y2, s2) == pytest.approx(theirs2["c@1"])

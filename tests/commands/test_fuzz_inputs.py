@@ -167,10 +167,10 @@ def _responses(kind: str) -> Command:
 
 PERSONA_IMPORTS: dict[str, tuple[str, ...]] = {
     "whatsapp": ("--me", "Ann Smith"),
-    "telegram": ("--me", "Ann", "--chat", "Cleo Park"),
+    "telegram": ("--me", "Ann Smith", "--chat", "Cleo Park"),
     "discord": ("--me", "annsmith"),
     "csv": (
-        "--me", "Ann", "--merge-others",
+        "--me", "Ann Smith", "--merge-others",
         "--columns", "sender=author,text=body,time=ts,conversation=chat",
     ),
     "jsonl": (

@@ -47,6 +47,7 @@ IMPORTERS: dict[str, str] = {
     "discord": "sdtt.personas.importers.discord",
     "slack": "sdtt.personas.importers.slack",
     "messenger": "sdtt.personas.importers.messenger",
+    "instagram": "sdtt.personas.importers.instagram",
     "csv": "sdtt.personas.importers.table_csv",
     "jsonl": "sdtt.personas.importers.table_jsonl",
 }

@@ -19,6 +19,7 @@ Decisions that hold for all formats:
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections import Counter
@@ -84,12 +85,18 @@ def add_message(
     text: str,
     time: datetime,
     has_media: bool,
+    thread: str | None = None,
 ) -> None:
-    """Keep a message with ``text``; without text, a media message or an ``empty`` drop."""
+    """Keep a message with ``text``; without text, a media message or an ``empty`` drop.
+
+    ``thread`` keeps the message in the source's own thread (a Slack thread...).
+    """
     if text:
-        messages.append(ChatMessage(sender=sender, text=text, time=time))
+        messages.append(ChatMessage(sender=sender, text=text, time=time, thread=thread))
     elif has_media:
-        messages.append(ChatMessage(sender=sender, text=MEDIA_TEXT, time=time, kind="media"))
+        messages.append(
+            ChatMessage(sender=sender, text=MEDIA_TEXT, time=time, kind="media", thread=thread)
+        )
     else:
         dropped["empty"] += 1
 
@@ -99,16 +106,25 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:40]
 
 
+def person_key(digest: str, me: str) -> str:
+    """Who a persona imported from an export is: a hash of the export and the sender.
+
+    Two people of one chat get different keys, and the key does not spell the name.
+    """
+    return hashlib.sha256(f"{digest}\0{me}".encode()).hexdigest()[:16]
+
+
 def default_persona_name(options: ImportOptions, fmt: str, digest: str, me: str) -> str:
     """The persona name when ``options.name`` is not given.
 
-    A scrubbed persona must not carry the person's name, so it is named after the format
-    and a hash of the export; an unscrubbed one is named after the participant ``me``.
+    A scrubbed persona must not carry the person's name, so it is named after the format,
+    a hash of the export and a hash of the person (:func:`person_key`), so two people of
+    one chat never share a file; an unscrubbed one is named after the participant ``me``.
     """
     if options.name:
         return options.name
     slug = "" if options.scrub else _slug(me)
-    return slug or f"{fmt}-{digest[:8]}"
+    return slug or f"{fmt}-{digest[:8]}-{person_key(digest, me)[:6]}"
 
 
 def build_persona(
@@ -191,6 +207,7 @@ def build_persona(
     extra: dict[str, Any] = {
         "format": fmt,
         "file": file_label,
+        "person": person_key(digest, me),
         "timezone": str(options.timezone),
         "gap_seconds": options.gap.total_seconds(),
         "participants": len(counts),

@@ -3,7 +3,9 @@
 The file is ``{"guild": {...}, "channel": {...}, "messages": [...]}``; each message has an
 ISO ``timestamp`` with offset (converted to ``--timezone``), ``type`` (``"Default"`` and
 ``"Reply"`` are kept; joins, pins, calls and other system events are dropped),
-``content`` and ``author`` ``{name, nickname, isBot}``. Bots' messages are dropped.
+``content`` and ``author`` ``{name, nickname, isBot}``. Bots' messages are dropped
+(slash-command answers among them), as are forwarded messages (``forwardedMessage``,
+or a ``reference`` of type ``Forward``): someone else wrote them.
 ``--me`` and ``--with`` accept a user name or a nickname. Raw mentions ``<@id>`` are
 written as ``@name`` from the message's ``mentions``.
 """
@@ -58,6 +60,9 @@ class DiscordMessage(ExportModel):
     attachments: Any = None
     stickers: Any = None
     embeds: Any = None
+    forwardedMessage: Any = None
+    """Someone else's message passed on (newer DiscordChatExporter versions)."""
+    reference: Any = None
 
     @property
     def has_media(self) -> bool:
@@ -95,6 +100,10 @@ def parse_discord(data: bytes, path: Path, *, zone: tzinfo) -> ParsedChat:
             dropped["system"] += 1
             continue
         author = record.author
+        forwarded = isinstance(record.reference, dict) and record.reference.get("type") == "Forward"
+        if record.forwardedMessage is not None or forwarded:
+            dropped["forwarded"] += 1
+            continue
         if author.isBot is True:
             dropped["bot"] += 1
             continue

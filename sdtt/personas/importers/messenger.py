@@ -8,6 +8,12 @@ newest first, with ``sender_name``, ``timestamp_ms`` (converted to ``--timezone`
 dropped, unsent messages too, and photos, videos, stickers and files without text become
 media messages.
 
+Instagram's export ("Download your information", JSON) has the same shape, under
+``your_instagram_activity/messages/inbox/<chat>/``: ``sdtt persona import instagram``
+reads it the same way; its "Liked a message" lines are dropped like reactions and a
+shared post or reel (``share``) with the automatic "sent an attachment." is a media
+message.
+
 The newer end-to-end encrypted chat export (``senderName``, ``timestamp``, ``text``,
 ``isUnsent``, ``media``; proper UTF-8) is read as well.
 """
@@ -32,14 +38,15 @@ from sdtt.personas.importers.reading import load_json, read_bytes
 from sdtt.personas.importers.shapes import ExportModel, json_type, shape_error, validate
 from sdtt.personas.importers.times import time_from_epoch
 
-_MEDIA_KEYS = ("photos", "videos", "audio_files", "gifs", "sticker", "files", "media")
+_MEDIA_KEYS = ("photos", "videos", "audio_files", "gifs", "sticker", "files", "media", "share")
 _SYSTEM_TYPES = {"Call", "Subscribe", "Unsubscribe"}
 _AUTO_MEDIA = re.compile(
-    r".{1,100} sent (?:an attachment|a photo|a video|a GIF|a sticker|a voice message|a link"
-    r"|\d+ photos|\d+ videos)\."
+    r"(?:.{1,100} )?[Ss]ent (?:an attachment|a photo|a video|a GIF|a sticker|a voice message"
+    r"|a link|\d+ photos|\d+ videos)\."
 )
 _SYSTEM_TEXT = re.compile(
-    r".{1,100} reacted .{1,20} to your message ?"
+    r".{0,100}[Rr]eacted .{1,20} to (?:your|a) message ?"
+    r"|Liked a message"
     r"|You are now connected on Messenger\.?"
     r"|Say hi to your new Facebook friend.*"
     r"|.{1,100} (?:named the group|changed the group photo|set the nickname"
@@ -107,6 +114,8 @@ class MessengerMessage(ExportModel):
     sticker: Any = None
     files: Any = None
     media: Any = None
+    share: Any = None
+    """A shared link or post (Instagram: a reel, a profile...)."""
 
     @property
     def encrypted_format(self) -> bool:
@@ -136,7 +145,7 @@ class MessengerDocument(ExportModel):
 
 
 def _read_document(
-    document: MessengerDocument, path: Path, zone: tzinfo, dropped: Counter[str]
+    document: MessengerDocument, path: Path, zone: tzinfo, dropped: Counter[str], fixed: list[int]
 ) -> list[ChatMessage]:
     messages: list[ChatMessage] = []
     for index, record in enumerate(document.messages):
@@ -157,7 +166,10 @@ def _read_document(
         if not new_format and isinstance(kind, str) and kind in _SYSTEM_TYPES:
             dropped["system"] += 1
             continue
-        text = fix_mojibake((record.text if new_format else record.content) or "").strip()
+        raw = (record.text if new_format else record.content) or ""
+        text = fix_mojibake(raw).strip()
+        if text != raw.strip():
+            fixed[0] += 1
         has_media = record.has_media
         if _UNSENT.fullmatch(text):
             dropped["deleted"] += 1
@@ -182,6 +194,7 @@ def parse_messenger(documents: list[tuple[Path, bytes]], *, zone: tzinfo) -> Par
     messages: list[ChatMessage] = []
     dropped: Counter[str] = Counter()
     people: list[list[str]] = []
+    fixed = [0]
     for path, data in documents:
         root = load_json(data, path)
         if isinstance(root, dict) and "messages" not in root:
@@ -191,8 +204,16 @@ def parse_messenger(documents: list[tuple[Path, bytes]], *, zone: tzinfo) -> Par
         title = document.chat_title
         if isinstance(title, str) and title.strip():
             people.append([fix_mojibake(title)])
-        messages += _read_document(document, path, zone, dropped)
-    return ParsedChat(messages=messages, dropped=dropped, people=people)
+        messages += _read_document(document, path, zone, dropped, fixed)
+    detected = (
+        {
+            "text encoding": f"{fixed[0]} messages' text was UTF-8 written as Latin-1 "
+            "escapes (Facebook's export) and was decoded back ('cafÃ©' -> 'café')"
+        }
+        if fixed[0]
+        else {}
+    )
+    return ParsedChat(messages=messages, dropped=dropped, people=people, detected=detected)
 
 
 def _part_number(path: Path) -> int:

@@ -5,9 +5,13 @@ The zip holds ``users.json`` (``id``, ``name``, ``real_name``, ``profile``),
 channels and direct messages) and one folder per conversation with a file per day,
 ``<channel>/<YYYY-MM-DD>.json``: a list of messages with ``user``, ``text``, ``ts``
 (epoch seconds as a string, converted to ``--timezone``) and an optional ``subtype``.
-``--channel`` picks the folder. Joins, topic changes and other subtypes are dropped, as
-are bots' messages. Slack markup is turned into plain text: ``<@U123>`` becomes
-``@name``, ``<#C1|general>`` becomes ``#general``, ``<https://x|label>`` the bare link.
+``--channel`` picks the folder. A thread (its first message and the replies that carry
+its ``thread_ts``) is a conversation of its own, apart from the channel's flow; an
+edited message (``edited``) holds its last text; a file shared without a comment
+(``files``) is a media message. Joins, topic changes and other subtypes are dropped, as
+are bots' messages (``bot_id``, ``subtype: bot_message``). Slack markup is turned into
+plain text: ``<@U123>`` becomes ``@name``, ``<#C1|general>`` becomes ``#general``,
+``<https://x|label>`` the bare link.
 ``--me`` accepts the user name, real name or display name.
 """
 
@@ -85,6 +89,8 @@ class SlackMessage(ExportModel):
     """Epoch seconds, written as text."""
     text: str | None = None
     files: Any = None
+    thread_ts: str | None = None
+    """The ``ts`` of the thread's first message, on the first message and its replies."""
 
 
 class _Zip:
@@ -212,6 +218,7 @@ def parse_slack(data: bytes, path: Path, *, zone: tzinfo, channel: str | None = 
                 text=text,
                 time=time,
                 has_media=bool(record.files),
+                thread=f"thread:{record.thread_ts}" if record.thread_ts else None,
             )
     people = [[user, *sorted(aliases.get(user, ()))] for user in users.values()]
     return ParsedChat(

@@ -5,9 +5,11 @@ holds the chats under ``chats.list`` and needs ``--chat`` when there are several
 message has ``type`` (``"message"`` or ``"service"``; service lines are dropped),
 ``date`` (local time without zone, labelled with ``--timezone``; ``date_unixtime`` is
 used when ``date`` is absent), ``from`` and ``text``, a string or a list of strings and
-entity objects ``{"type": ..., "text": ...}``. Forwarded messages (``forwarded_from``)
-were written by someone else and are dropped; media without a caption become media
-messages.
+entity objects ``{"type": ..., "text": ...}`` (``text_entities`` repeats them).
+``from_id`` is ``"user123"``, or a number in exports before 2021. Forwarded messages
+(``forwarded_from``, even when null for a hidden sender) were written by someone else
+and are dropped; an edited message (``edited``) holds its last text; media without a
+caption become media messages.
 """
 
 from __future__ import annotations
@@ -62,6 +64,10 @@ def message_text(value: Any) -> str:
     return "".join(pieces)
 
 
+def _user_id(value: Any) -> Any:
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
 class TelegramMessage(ExportModel):
     """One entry of a chat's ``messages``."""
 
@@ -73,7 +79,8 @@ class TelegramMessage(ExportModel):
     date_unixtime: str | None = None
     """Seconds since 1970 as text (newer exports)."""
     sender: str | None = Field(default=None, alias="from")
-    from_id: str | None = None
+    from_id: Annotated[str | None, BeforeValidator(_user_id)] = None
+    """``"user123"`` (an integer in exports before 2021)."""
     text: Annotated[str, BeforeValidator(message_text)] = ""
     """Text, or a list of text pieces and entities ``{"type", "text"}``, joined."""
     photo: Any = None
@@ -149,7 +156,7 @@ def parse_telegram(data: bytes, path: Path, *, zone: tzinfo, chat: str | None = 
         if record.type != "message":
             dropped["system"] += 1
             continue
-        if record.forwarded_from is not None:
+        if "forwarded_from" in record.model_fields_set:  # null for a hidden sender
             dropped["forwarded"] += 1
             continue
         if record.date is not None:

@@ -4,7 +4,8 @@ A message starts on a line with a timestamp header and continues on the followin
 until the next header:
 
 - Android: ``03.04.24, 09:05 - Ann: text`` or ``4/3/24, 9:05 PM - Ann: text`` (newer
-  exports put a narrow no-break space, U+202F, before AM/PM);
+  exports put a narrow no-break space, U+202F, before AM/PM; Spanish writes
+  ``1/12/23, 7:04 p. m. - Ann: text`` with no-break spaces in the marker);
 - iOS: ``[03/04/2024, 09:05:12] Ann: text``, system and media lines marked by U+200E.
 
 Header lines without ``Name: `` are system lines (the encryption notice, "Ann added
@@ -14,11 +15,12 @@ messages (dropped unless ``--keep-media``; a caption is kept as text) and delete
 messages ("This message was deleted") are dropped. The "<This message was edited>" note
 is removed from the text.
 
-Dates carry no order: when both day/month and month/day read every date, the order that
-keeps the messages in time order wins, then the order usual for the export's clock
-(month first with AM/PM, day first otherwise), and a warning says so; ``--date-format``
-(e.g. ``DD/MM/YY``, ``ImportOptions.date_format``) settles it. Times carry no zone: they
-get ``--timezone``.
+Dates carry no order, and the whole file decides it: a day above 12 on any line settles
+day against month. When no line does, the order that keeps the messages in time order
+wins, then month first for a US English ``AM``/``PM`` clock and day first for every
+other (Spanish ``p. m.``/``a. m.``, German ``nachm.``/``vorm.``, ``pm``, 24 hours), and a
+warning names the ``--date-format`` (e.g. ``DD/MM/YY``, ``ImportOptions.date_format``)
+that settles it. Times carry no zone: they get ``--timezone``.
 """
 
 from __future__ import annotations
@@ -41,13 +43,18 @@ from sdtt.personas.importers.build import MEDIA_TEXT, ImportResult, ParsedChat
 from sdtt.personas.importers.options import Flag, ImportOptions
 from sdtt.personas.importers.reading import MAX_FILE_BYTES, decode_text
 
-_DATE = r"(?P<date>\d{1,4}[./-]\d{1,2}[./-]\d{1,4})\.?"
+_DATE = r"(?P<date>\d{1,4}[./-] ?\d{1,2}[./-] ?\d{1,4})\.?"
 _TIME = (
     r"(?P<time>\d{1,2}[:.]\d{2}(?:[:.]\d{2})?)"
-    r"(?:[\s\u202f\u00a0]*(?P<ampm>[AaPp]\.?\s?[Mm]\.?))?"
+    r"(?:\s*(?P<ampm>[AaPp]\.?\s?[Mm]\.?|vorm\.|nachm\.))?"
 )
-_IOS = re.compile(rf"^\[{_DATE},?\s+{_TIME}\]\s?(?P<rest>.*)$")
-_ANDROID = re.compile(rf"^{_DATE},?\s+{_TIME}\s+[-–]\s(?P<rest>.*)$")
+_SPLIT_DATE = re.compile(r"[./-] ?")
+_US_CLOCK = re.compile(r"[AP]M")
+"""AM/PM written as US English exports write it; every other marker ("p. m.", "pm",
+"nachm.") comes from a locale that writes the day first."""
+_WORD = r"(?:(?:à|klo|um)\s+)?"  # French, Finnish and German put a word before the time
+_IOS = re.compile(rf"^\[{_DATE},?\s+{_WORD}{_TIME}\]\s?(?P<rest>.*)$")
+_ANDROID = re.compile(rf"^{_DATE},?\s+{_WORD}{_TIME}\s+[-–]\s(?P<rest>.*)$")
 _MARKS = (
     "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
 )
@@ -59,6 +66,8 @@ _MEDIA = re.compile(
     r"|mídia oculta|multimedia omessi|media omessi)>"
     r"|(?:.*\s)?(?:image|video|audio|sticker|gif|document|contact card|photo|voice message"
     r"|video note)s? omitted"
+    r"|(?:bild|video|audio|sticker|gif|dokument)\s+weggelassen"
+    r"|(?:imagen|video|audio|sticker|gif|documento)\s+omitid[oa]"
     r"|<attached: [^>]+>"
     r"|.+\.\w{1,5} \(file attached\)"
     r"|null",
@@ -129,11 +138,15 @@ def _to_date(parts: tuple[str, str, str], order: str, *, guessing: bool = False)
 
 
 def detect_date_order(
-    dates: Sequence[tuple[str, str, str]], *, twelve_hour: bool
+    dates: Sequence[tuple[str, str, str]], *, us_clock: bool
 ) -> tuple[str | None, str | None]:
-    """The date order that reads every date, and a warning when that was a guess.
+    """The date order that reads every date of the file, and a warning when that was a guess.
 
-    Returns ``(None, None)`` when no order reads them all. ``dates`` are in file order.
+    A field above 12 anywhere in the file settles day against month. When no date does,
+    the order that keeps the messages in time order wins, then month first if the clock
+    is written ``AM``/``PM`` as US English exports write it (``us_clock``), else day first
+    (Spanish ``p. m.``, German ``nachm.``, English ``pm`` and 24-hour locales). Returns
+    ``(None, None)`` when no order reads them all. ``dates`` are in file order.
     """
     sequence = [parts for parts, _ in itertools.groupby(dates)]
     distinct = list(dict.fromkeys(sequence))
@@ -151,7 +164,7 @@ def detect_date_order(
             1 for a, b in itertools.pairwise(read) if a is not None and b is not None and b < a
         )
 
-    preferred = "mdy" if twelve_hour else "dmy"
+    preferred = "mdy" if us_clock else "dmy"
     scores = {order: disorder(order) for order in valid}
     best = min(scores.values())
     winners = [order for order in valid if scores[order] == best]
@@ -160,8 +173,11 @@ def detect_date_order(
         reason = "because that keeps the messages in time order"
     else:
         chosen = preferred if preferred in winners else winners[0]
-        clock = "12-hour" if twelve_hour else "24-hour"
-        reason = f"as usual for exports with a {clock} clock"
+        reason = (
+            "as US English exports with an AM/PM clock write them"
+            if us_clock
+            else "as every locale but US English writes them"
+        )
     other = next(order for order in valid if order != chosen)
     warning = (
         f"the dates could be read as {_LABELS[chosen]} or {_LABELS[other]} (no day is above "
@@ -180,7 +196,7 @@ def _clock(entry: _Entry, path: Path) -> tuple[int, int, int]:
             raise InputError(
                 f"{entry.time} {entry.ampm} is not a 12-hour time.", path=path, line=entry.line
             )
-        pm = entry.ampm.lower().startswith("p")
+        pm = entry.ampm.lower().startswith(("p", "nachm"))
         hour = hour % 12 + (12 if pm else 0)
     if hour > 23 or minute > 59 or second > 59:
         raise InputError(f"{entry.time} is not a time of day.", path=path, line=entry.line)
@@ -197,7 +213,7 @@ def _entries(text: str, path: Path) -> list[_Entry]:
         line = raw_line.lstrip(_MARKS)
         match = _IOS.match(line) or _ANDROID.match(line)
         if match is not None:
-            parts = re.split(r"[./-]", match.group("date"))
+            parts = _SPLIT_DATE.split(match.group("date"))
             entries.append(
                 _Entry(
                     line=number,
@@ -278,8 +294,9 @@ def parse_whatsapp(
     if date_format is not None:
         order = parse_date_format(date_format)
     else:
-        twelve_hour = any(entry.ampm for entry in entries)
-        detected, warning = detect_date_order([e.date for e in entries], twelve_hour=twelve_hour)
+        markers = [entry.ampm for entry in entries if entry.ampm]
+        us_clock = bool(markers) and all(_US_CLOCK.fullmatch(marker) for marker in markers)
+        detected, warning = detect_date_order([e.date for e in entries], us_clock=us_clock)
         if detected is None:
             failures = [
                 next(e for e in entries if _to_date(e.date, o, guessing=True) is None)

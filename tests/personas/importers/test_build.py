@@ -33,22 +33,22 @@ def test_scrubbing_is_on_by_default_and_recorded() -> None:
 
 
 def test_scrub_names_and_placeholders_are_consistent() -> None:
-    persona = run_import("whatsapp", EU, "--me", "Ann", "--scrub-names", "saturday").persona
+    persona = run_import("whatsapp", EU, "--me", "Ann Smith", "--scrub-names", "saturday").persona
     texts = [m.text for m in persona.messages]
     assert texts[0] == "Hey [NAME_1]! are you coming on [NAME_2]?"
     assert "omg [NAME_3] those are great. say thanks to the [NAME_3] family" in texts
 
 
 def test_timing_profile_is_stored() -> None:
-    persona = run_import("whatsapp", EU, "--me", "Ann").persona
+    persona = run_import("whatsapp", EU, "--me", "Ann Smith").persona
     assert persona.info.timing is not None
     profile = TimingProfile.model_validate(persona.info.timing)
     assert any("minute resolution" in reason for reason in profile.fallback)
 
 
 def test_gap_option_changes_the_split() -> None:
-    one = run_import("whatsapp", EU, "--me", "Ann", "--gap", "2d").persona
-    many = run_import("whatsapp", EU, "--me", "Ann", "--gap", "90s").persona
+    one = run_import("whatsapp", EU, "--me", "Ann Smith", "--gap", "2d").persona
+    many = run_import("whatsapp", EU, "--me", "Ann Smith", "--gap", "90s").persona
     assert len(one.conversations) == 1
     assert len(many.conversations) > 2
     assert all(
@@ -84,7 +84,7 @@ def test_parse_timezone() -> None:
 
 def test_missing_file() -> None:
     with pytest.raises(InputError, match="file not found"):
-        run_import("whatsapp", FIXTURES / "nope.txt", "--me", "Ann")
+        run_import("whatsapp", FIXTURES / "nope.txt", "--me", "Ann Smith")
 
 
 def test_cli_import_writes_a_loadable_persona_and_prints_the_report(
@@ -93,7 +93,7 @@ def test_cli_import_writes_a_loadable_persona_and_prints_the_report(
     code = main(
         [
             "persona", "import", "whatsapp", str(FIXTURES / "whatsapp" / "ambiguous_dmy.txt"),
-            "--me", "Ann", "--out", str(tmp_path), "--name", "ann-test",
+            "--me", "Ann Smith", "--out", str(tmp_path), "--name", "ann-test",
             "--scrub-report", str(tmp_path / "map.json"),
         ]
     )  # fmt: skip
@@ -119,7 +119,7 @@ def test_cli_error_is_one_paragraph(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 
 def test_scrub_report_needs_scrubbing(tmp_path: Path) -> None:
-    result = run_import("whatsapp", EU, "--me", "Ann", "--no-scrub")
+    result = run_import("whatsapp", EU, "--me", "Ann Smith", "--no-scrub")
     with pytest.raises(InputError, match="--scrub-report"):
         write_scrub_report(result, tmp_path / "m")
 

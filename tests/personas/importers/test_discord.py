@@ -63,3 +63,28 @@ def test_other_json_is_refused(tmp_path: Path) -> None:
     target.write_text("[1, 2, 3]")
     with pytest.raises(InputError, match="should be an object"):
         run_import("discord", target, "--me", "a")
+
+
+def test_current_schema_guild_export() -> None:
+    # DiscordChatExporter's current JSON: author objects, offsets in timestamps,
+    # components/inlineEmojis, replies with a reference, a forward, a slash-command
+    # answer by a bot, a thread notice and a pin.
+    result = run_import(
+        "discord",
+        FIXTURES / "discord" / "guild_current.json",
+        "--me",
+        "Maya Chen",
+        "--timezone",
+        "Europe/Berlin",
+        "--no-scrub",
+    )
+    persona = result.persona
+    assert texts(persona, "response") == [
+        "who's driving saturday?",
+        "great, see you at 7 :wave:",
+    ]
+    assert texts(persona, "user") == ["I can, 4 seats"]  # the reply, edited
+    driving = find(persona, "who's driving saturday?")
+    assert driving.time.isoformat() == "2024-05-04T09:01:00+02:00"
+    assert all("Trail closed" not in text and "rolled" not in text for text in texts(persona))
+    assert result.report.dropped == {"system": 2, "forwarded": 1, "bot": 1, "media": 1}

@@ -56,15 +56,17 @@ def consistent_report(result: ImportResult) -> None:
 
 def test_whatsapp() -> None:
     path = FIXTURES / "whatsapp" / "ambiguous_dmy.txt"
-    result = import_whatsapp(path, ImportOptions(me="Ann", scrub=False, date_format="MM/DD/YY"))
+    result = import_whatsapp(
+        path, ImportOptions(me="Ann Smith", scrub=False, date_format="MM/DD/YY")
+    )
     assert result.report.warnings == []  # the order was given, not guessed
     assert result.report.detected == {}
     assert result.report.scrub is None and result.scrub_mapping == {}
     consistent_report(result)
     same_history(
-        result, path, "--me", "Ann", "--no-scrub", "--date-format", "MM/DD/YY", fmt="whatsapp"
+        result, path, "--me", "Ann Smith", "--no-scrub", "--date-format", "MM/DD/YY", fmt="whatsapp"
     )
-    guessed = import_whatsapp(path, ImportOptions(me="Ann"))
+    guessed = import_whatsapp(path, ImportOptions(me="Ann Smith"))
     assert "--date-format" in guessed.report.warnings[0]
     assert guessed.report.detected == {"date order": "day/month/year"}
     assert guessed.persona.info.scrubbed and guessed.report.scrub is not None
@@ -72,11 +74,11 @@ def test_whatsapp() -> None:
 
 def test_telegram() -> None:
     path = FIXTURES / "telegram" / "full_export.json"
-    result = import_telegram(path, ImportOptions(me="Ann", chat="cleo park", scrub=False))
+    result = import_telegram(path, ImportOptions(me="Ann Smith", chat="cleo park", scrub=False))
     assert texts(result.persona) == ["hi", "hello"]
     consistent_report(result)
     with pytest.raises(InputError, match="--chat"):
-        import_telegram(path, ImportOptions(me="Ann"))
+        import_telegram(path, ImportOptions(me="Ann Smith"))
 
 
 def test_discord() -> None:
@@ -112,7 +114,7 @@ def test_messenger() -> None:
 def test_csv() -> None:
     path = FIXTURES / "tabular" / "chat.csv"
     options = ImportOptions(
-        me="Ann",
+        me="Ann Smith",
         merge_others=True,
         scrub=False,
         columns=Columns(sender="author", text="body", time="ts", conversation="chat"),
@@ -167,8 +169,8 @@ def test_report_text_is_what_the_command_prints(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = FIXTURES / "whatsapp" / "ambiguous_dmy.txt"
-    report = import_whatsapp(path, ImportOptions(me="Ann", name="ann")).report
-    assert main(["persona", "import", "whatsapp", str(path), "--me", "Ann", "--name", "ann",
+    report = import_whatsapp(path, ImportOptions(me="Ann Smith", name="ann")).report
+    assert main(["persona", "import", "whatsapp", str(path), "--me", "Ann Smith", "--name", "ann",
                  "--out", str(tmp_path)]) == 0  # fmt: skip
     printed = capsys.readouterr().err
     assert " ".join(printed.split()) == " ".join(str(report).split())  # the console wraps
@@ -261,7 +263,7 @@ def test_shape_errors_name_the_file_and_field_path_in_one_line(
 ) -> None:
     target = _edited_json(source, tmp_path / source.name, change)
     with pytest.raises(InputError) as caught:
-        importer(target, ImportOptions(me="Ann"))
+        importer(target, ImportOptions(me="Ann Smith"))
     text = str(caught.value)
     assert text.startswith(f"{target} {message}")
     assert text.endswith("Is this the right export format?") and "\n" not in text

@@ -43,7 +43,7 @@ def test_single_file_and_loose_name() -> None:
 
 def test_end_to_end_encrypted_export() -> None:
     result = run_import(
-        "messenger", FIXTURES / "messenger" / "e2ee_export.json", "--me", "Zoë", "--no-scrub"
+        "messenger", FIXTURES / "messenger" / "e2ee_export.json", "--me", "Zoë Müller", "--no-scrub"
     )
     assert texts(result.persona) == ["hey Zoë", "salut! écris-moi: zoe@example.com"]
     assert result.report.dropped == {"deleted": 1, "media": 1}
@@ -51,7 +51,7 @@ def test_end_to_end_encrypted_export() -> None:
 
 def test_empty_folder(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"message_N\.json"):
-        run_import("messenger", tmp_path, "--me", "Zoë")
+        run_import("messenger", tmp_path, "--me", "Zoë Müller")
 
 
 def test_bad_timestamp_is_named(tmp_path: Path) -> None:

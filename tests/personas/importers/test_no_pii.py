@@ -44,7 +44,7 @@ CASES = [
     ("whatsapp", [FIXTURES / "whatsapp" / "android_eu.txt", "--me", "Ann Smith"]),
     ("whatsapp", [FIXTURES / "whatsapp" / "android_us.txt", "--me", "Ann Smith"]),
     ("whatsapp", [FIXTURES / "whatsapp" / "ios.txt", "--me", "Ann Smith"]),
-    ("whatsapp", [FIXTURES / "whatsapp" / "group.txt", "--me", "Ann", "--merge-others"]),
+    ("whatsapp", [FIXTURES / "whatsapp" / "group.txt", "--me", "Ann Smith", "--merge-others"]),
     ("telegram", [FIXTURES / "telegram" / "result.json", "--me", "Ann Smith"]),
     ("discord", [FIXTURES / "discord" / "dm.json", "--me", "annsmith"]),
     ("slack", ["ZIP", "--me", "ann.smith", "--channel", "ann-bob"]),

@@ -68,7 +68,7 @@ def test_an_importer_s_own_flag_reaches_it_from_the_command_line(
 
 def test_a_format_without_the_flag_refuses_it(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
-        main(["persona", "import", "csv", str(TABLE), "--me", "Ann", "--room", "lobby"])
+        main(["persona", "import", "csv", str(TABLE), "--me", "Ann Smith", "--room", "lobby"])
     assert "--room" in capsys.readouterr().err
 
 

@@ -74,3 +74,24 @@ def test_broken_day_file_is_named(tmp_path: Path) -> None:
         run_import("slack", archive, "--me", "ann")
     assert "general/2024-04-13.json" in str(caught.value)
     assert caught.value.field == "[0].ts"
+
+
+def test_a_thread_is_a_conversation_of_its_own(tmp_path: Path) -> None:
+    # Slack's export: the first message carries thread_ts = its ts and reply_count, its
+    # replies carry thread_ts and parent_user_id; channel messages between them are
+    # not part of the thread. One edited reply, a bot, a file without comment.
+    export = zip_folder(FIXTURES / "slack" / "threads", tmp_path / "ws.zip")
+    result = run_import(
+        "slack", export, "--me", "Maya Chen", "--with", "Jordan Lee,Sam Ortiz", "--no-scrub"
+    )
+    by_text = {
+        tuple(m.text for m in conversation.messages)
+        for conversation in result.persona.conversations
+    }
+    assert (
+        "who wants to plan the autumn trip?",
+        "me! mountains this time",
+        "I'll make a list",
+    ) in by_text
+    assert ("lunch anyone?", "sure, 12:30") in by_text
+    assert result.report.dropped == {"bot": 1, "media": 1}

@@ -19,7 +19,7 @@ MAPPING = "sender=author,text=body,time=ts,conversation=chat"
 
 def test_csv_with_mapping_conversation_column_and_quoted_lines() -> None:
     result = run_import(
-        "csv", CSV, "--me", "Ann", "--columns", MAPPING, "--merge-others", "--no-scrub"
+        "csv", CSV, "--me", "Ann Smith", "--columns", MAPPING, "--merge-others", "--no-scrub"
     )
     persona = result.persona
     assert "two\nlines" in texts(persona, "response")
@@ -32,7 +32,7 @@ def test_csv_with_mapping_conversation_column_and_quoted_lines() -> None:
 
 def test_csv_missing_column_lists_the_header() -> None:
     with pytest.raises(InputError) as caught:
-        run_import("csv", CSV, "--me", "Ann")
+        run_import("csv", CSV, "--me", "Ann Smith")
     assert "'author'" in str(caught.value) and caught.value.field == "--columns"
 
 
@@ -91,4 +91,4 @@ def test_bad_column_mapping(text: str) -> None:
 
 def test_bad_time_format() -> None:
     with pytest.raises(InputError, match="--time-format"):
-        run_import("csv", CSV, "--me", "Ann", "--columns", MAPPING, "--time-format", "dd/mm")
+        run_import("csv", CSV, "--me", "Ann Smith", "--columns", MAPPING, "--time-format", "dd/mm")
