@@ -11,7 +11,11 @@ uvicorn::
 
 It listens on 127.0.0.1 unless ``--host`` says otherwise, and prints one line when it
 is ready, with the URL to give sdtt's ``--base-url``
-(``--model openai/<anything> --base-url http://127.0.0.1:8080/v1``). Needs
+(``--model openai/<anything> --base-url http://127.0.0.1:8080/v1``). Each request then
+gets a line on standard error (``--request-log FILE`` to append them to a file): method,
+path, status, tokens and seconds, never a key, and the prompt only with
+``--log-prompts``. llama.cpp runs on every core the process may use unless
+``--n-threads`` says otherwise (llama-cpp-python's own default is half of them). Needs
 ``pip install 'llama-cpp-python[server]'`` (and ``sdtt[local]`` for the embedded model).
 
 Token log-probabilities are off unless ``--logprobs`` is given: llama-cpp-python's
@@ -43,7 +47,7 @@ from typing import Any
 
 from sdtt.errors import ProviderUnavailableError, SdttError
 from sdtt.models.base import Prompt
-from sdtt.models.gguf import stop_strings
+from sdtt.models.gguf import TOY_CAVEAT, stop_strings
 
 DEFAULT_N_CTX = 8192
 
@@ -74,12 +78,30 @@ def build_parser() -> argparse.ArgumentParser:
         "for --model, the file's template, else llama-2). "
         "Avoid formats without a system role (such as gemma): they drop the persona.",
     )
-    parser.add_argument("--n-threads", type=int, default=None, help="CPU threads")
+    parser.add_argument(
+        "--n-threads",
+        type=int,
+        default=None,
+        help="CPU threads for generation and prompt processing (default: every core this "
+        "process may use; llama-cpp-python's own default is half of them)",
+    )
     parser.add_argument(
         "--logprobs",
         action="store_true",
         help="answer requests for token log-probabilities (sdtt judge --logprobs); keeps "
         "every prompt position's logits: 8-12 times the memory, 2-3 times the time",
+    )
+    parser.add_argument(
+        "--request-log",
+        default="-",
+        metavar="FILE",
+        help="append one line per request (method, path, status, tokens, seconds) to FILE "
+        "(default -: standard error); headers and keys are never written",
+    )
+    parser.add_argument(
+        "--log-prompts",
+        action="store_true",
+        help="also write each request's body (the prompt) to the request log",
     )
     return parser
 
@@ -87,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
 def server_app(args: argparse.Namespace) -> Any:
     """The server's ASGI app for ``args``, with the AMX guard installed first."""
     from sdtt.models.gguf import weights_path
-    from sdtt.models.local import import_llama_cpp, install_amx_guard
+    from sdtt.models.local import cpu_count, import_llama_cpp, install_amx_guard
 
     llama_cpp = import_llama_cpp()
     install_amx_guard(llama_cpp)
@@ -112,8 +134,10 @@ def server_app(args: argparse.Namespace) -> Any:
         register_embedded_chat_format(llama_cpp)
     if chat_format:
         options["chat_format"] = chat_format
-    if args.n_threads:
-        options["n_threads"] = args.n_threads
+    # llama-cpp-python's server runs on half the cores unless told: 1 thread on 2 cores.
+    threads = args.n_threads or cpu_count()
+    options["n_threads"] = threads
+    options["n_threads_batch"] = threads
     return create_app(
         server_settings=ServerSettings(host=args.host, port=args.port),
         model_settings=[ModelSettings(**options)],
@@ -200,10 +224,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SdttError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    if caveat_line(args):
+        print(caveat_line(args), file=sys.stderr, flush=True)
     import uvicorn
 
+    from sdtt.models.request_log import RequestLog
+
+    try:
+        log = sys.stderr if args.request_log == "-" else open(args.request_log, "a")  # noqa: SIM115
+    except OSError as error:
+        print(f"error: --request-log {args.request_log}: {error.strerror}", file=sys.stderr)
+        return 2
     server = uvicorn.Server(
-        uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
+        uvicorn.Config(
+            RequestLog(app, log, prompts=args.log_prompts),
+            host=args.host,
+            port=args.port,
+            log_level="warning",
+        )
     )
     listen = server.startup
 
@@ -226,6 +264,11 @@ def ready_line(args: argparse.Namespace) -> str:
     logprobs = "on" if args.logprobs else "off, --logprobs for them"
     use = f"sdtt ... --model openai/gemma --base-url {url}"
     return f"ready: {url} (log-probabilities {logprobs}): {use}"
+
+
+def caveat_line(args: argparse.Namespace) -> str:
+    """What the served model's answers are worth, printed at start ('' for a user's file)."""
+    return "" if args.model else f"note: the embedded Gemma 3 270M is {TOY_CAVEAT}."
 
 
 if __name__ == "__main__":

