@@ -216,6 +216,7 @@ async def stage_simulated_chat(demo: DemoRun) -> None:
             pseudo=demo.pseudo,
             history_turns=demo.history_turns,
             virtual_clock=True,
+            seed=demo.seed,
         )
         with console.status("the interrogator and the persona bot are chatting..."):
             result = await run_simulated_chat(

@@ -353,6 +353,7 @@ def _interrogator(
         topic=args.topic,
         mode=args.mode,
         config=replace(config, temperature=0.9),
+        seed=role_seed(condition, INTERROGATOR),
     )
 
 
