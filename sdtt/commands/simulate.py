@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+from collections.abc import Sequence
 from contextlib import nullcontext
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -322,16 +323,34 @@ def run(args: argparse.Namespace) -> int:
 
     result = run_on_virtual_clock(main) if args.virtual_clock else trio.run(main)
     _summary(console, result, scripted=args.script is not None)
-    # A script ends by raising an error of its own: only model errors count here.
-    interrogator_failed = result.interrogator_errors and args.script is None
-    if result.turns == 0 and (result.bot_errors or interrogator_failed):
-        causes = " | ".join(errors.messages) or "model errors"
+    if result.turns == 0:
         Console(stderr=True, highlight=False).print(
-            f"[bold red]error:[/] no turn was answered because the model calls failed. "
-            f"{shown(causes)}"
+            f"[bold red]error:[/] {_nothing_answered(result, errors.messages, args)}"
         )
         return EXIT_NOTHING_USABLE
     return 0
+
+
+def _nothing_answered(
+    result: SimulationResult, messages: Sequence[str], args: argparse.Namespace
+) -> str:
+    """Why a chat ended with no bot turn answered, and what to change."""
+    # A script ends by raising an error of its own: only model errors count here.
+    interrogator_failed = result.interrogator_errors and args.script is None
+    if result.bot_errors or interrogator_failed:
+        causes = " | ".join(messages) or "model errors"
+        return f"no turn was answered because the model calls failed. {shown(causes)}"
+    if result.stopped == "time":
+        minutes = result.duration / 60
+        return (
+            f"no turn was answered: the chat's time limit ({minutes:.1f} min) ended it before "
+            "the bot replied (a slow model's call was cut off). Give it more time with "
+            "--max-minutes, or a faster model or server."
+        )
+    return (
+        "no turn was answered: neither side wrote again before the chat ended. "
+        "Check the transcript; a script needs a first burst, a model a usable reply."
+    )
 
 
 def _interrogator(
