@@ -18,7 +18,7 @@ from sdtt.commands.common import check_base_url
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.pingpong import convert_to_pingpong, has_runs
-from sdtt.dialogue.render import format_time, render_messages
+from sdtt.dialogue.render import format_time
 from sdtt.display import SIDE_STYLES, terminal_text
 from sdtt.engine.events import (
     ErrorEvent,
@@ -49,12 +49,8 @@ from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.models.base import GenerateConfig
 from sdtt.models.model import Model, get_model
 from sdtt.models.registry import DEFAULT_MODEL, base_url_for, provider_of
+from sdtt.personas.budget import PromptPlan, plan_prompt
 from sdtt.personas.persona import Persona
-from sdtt.personas.prompt import (
-    CHARS_PER_TOKEN,
-    PROMPT_RESERVE_TOKENS,
-    fitting_history_turns,
-)
 from sdtt.personas.store import find_persona
 from sdtt.questionnaires.pairing_topics import in_pool, live_topic
 from sdtt.redact import shown
@@ -182,26 +178,36 @@ def _pseudo_messages(
     return done.messages, pseudo_turns - done.filtered_turns, report
 
 
-def _fitting_history(
+def _fitting_prompt(
     args: argparse.Namespace,
     persona: Persona,
     pseudo: list[Message],
     config: GenerateConfig,
     console: Console,
-) -> int:
-    """``--history-turns``, cut (with a note) so the bot's prompt fits ``--context-tokens``
-    beside the pseudo-dialogue, the live chat and the reply."""
-    pseudo_tokens = len(render_messages(pseudo)) / CHARS_PER_TOKEN
-    room = args.context_tokens - config.max_tokens - PROMPT_RESERVE_TOKENS - pseudo_tokens
-    turns = fitting_history_turns(persona, room, wanted=args.history_turns, mode=args.mode)
-    if turns < args.history_turns:
-        beside = " beside the pseudo-dialogue" if pseudo else ""
+) -> PromptPlan:
+    """The history and pseudo-dialogue turns that fit ``--context-tokens`` beside the live
+    chat and the reply (:func:`~sdtt.personas.budget.plan_prompt`), each cut said."""
+    plan = plan_prompt(
+        persona,
+        pseudo,
+        context_tokens=args.context_tokens,
+        reply_tokens=config.max_tokens,
+        history_turns=args.history_turns,
+        mode=args.mode,
+    )
+    fit = f"to fit a context of {args.context_tokens} tokens (--context-tokens)"
+    if plan.history_turns < args.history_turns:
         console.print(
-            f"[yellow]note:[/] the persona history is cut from {args.history_turns} to "
-            f"{turns} turns so the prompts fit{beside} a context of {args.context_tokens} "
-            "tokens (--context-tokens)"
+            f"[yellow]note:[/] the persona's history is cut from {args.history_turns} to "
+            f"{plan.history_turns} turns {fit}."
         )
-    return turns
+    if plan.pseudo_cut:
+        console.print(
+            f"[yellow]note:[/] the bot's prompt holds the last {plan.pseudo_turns} of the "
+            f"pseudo-dialogue's {plan.pseudo_total} turns {fit}; the chat is still recorded "
+            "at turn N + X, with the turns its prompt held."
+        )
+    return plan
 
 
 class ErrorCollector:
@@ -246,8 +252,13 @@ def run(args: argparse.Namespace) -> int:
             "pair it with --human FILE, or leave --topic out to get a corpus topic."
         )
     config = BOT_CONFIG
+    seen: dict[str, int] = {}
     if args.context_tokens is not None:
-        args.history_turns = _fitting_history(args, persona, pseudo, config, console)
+        plan = _fitting_prompt(args, persona, pseudo, config, console)
+        args.history_turns, pseudo = plan.history_turns, plan.pseudo
+        seen = {"history_turns": plan.history_turns}
+        if plan.pseudo_cut:
+            seen["pseudo_turns_in_prompt"] = plan.pseudo_turns
     started = start_time(args.start)
     interrogator_name = "script" if args.script else args.interrogator
     condition = Condition(
@@ -278,6 +289,7 @@ def run(args: argparse.Namespace) -> int:
         "topic": args.topic,
         "pseudo_messages": len(pseudo),
         **conversion,
+        **seen,
         "virtual_clock": args.virtual_clock,
     }
     session_id = _session_id(
@@ -325,7 +337,7 @@ def run(args: argparse.Namespace) -> int:
     _summary(console, result, scripted=args.script is not None)
     if result.turns == 0:
         Console(stderr=True, highlight=False).print(
-            f"[bold red]error:[/] {_nothing_answered(result, errors.messages, args)}"
+            f"[bold red]error:[/] {_nothing_answered(result, list(errors.messages), args)}"
         )
         return EXIT_NOTHING_USABLE
     return 0
