@@ -10,7 +10,7 @@ import pytest
 from sdtt.cli import main
 from sdtt.questionnaires.questionnaire import save_study
 from tests.fakes.http_fake import FakeHTTPServer, RecordedRequest, ScriptedReply
-from tests.fakes.openai_fake import FakeOpenAIServer, openai_error
+from tests.fakes.openai_fake import FakeOpenAIServer, chat_completion, openai_error
 from tests.questionnaires.helpers import fixture_study
 
 
@@ -111,9 +111,36 @@ def test_judge_prints_the_providers_message_when_every_call_fails(
     save_study(tmp_path / "study", study.questionnaire, study.key)
     with FakeHTTPServer(always_500) as server:
         code = main(judge(tmp_path / "study", f"{server.url}/v1"))
-    err = " ".join(capsys.readouterr().err.split())
+    err = capsys.readouterr().err
     assert code == 1
-    assert "HTTP 503" in err and "model overloaded, try later" in err
+    final = " ".join(err[err.index("error:") :].split())
+    assert "HTTP 503" in final and "model overloaded, try later" in final
+    # Said once: the error quoted already says what the provider said (issue 49).
+    assert final.count("The provider said") == 1
+
+
+def test_concurrent_judge_retries_say_which_pair_and_order_each_line_is_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    study = fixture_study()
+    save_study(tmp_path / "study", study.questionnaire, study.key)
+    failed: set[str] = set()
+
+    def first_call_of_each_prompt_fails(request: RecordedRequest) -> ScriptedReply:
+        prompt = str(request.json()["messages"])
+        if prompt not in failed:
+            failed.add(prompt)
+            return openai_error(500, "busy", headers={"retry-after": "0"})
+        return ScriptedReply(body=chat_completion("A"))
+
+    with FakeHTTPServer(first_call_of_each_prompt_fails) as server:
+        code = main([*judge(tmp_path / "study", f"{server.url}/v1"), "--concurrency", "4"])
+    assert code == 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if "retrying:" in line]
+    assert len(lines) >= 4
+    labels = [line.split("retrying: ", 1)[1].split(": openai/", 1)[0] for line in lines]
+    assert all(label.startswith("pair ") and ", order " in label for label in labels), lines
+    assert len(set(labels)) == len(labels)  # each line tells its call apart
 
 
 def test_judge_against_a_hung_server_stops_after_the_first_calls_time_out(
