@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -72,8 +74,33 @@ def test_simulate_against_a_refused_connection_exits_non_zero(
 ) -> None:
     code = main(simulate(refused_url()))
     err = " ".join(capsys.readouterr().err.split())
-    assert code == 1
-    assert "could not reach" in err
+    # Found before anything is loaded (issue 49): a setup error, not a failed run.
+    assert code == 2
+    assert "could not reach" in err and "Start the server first" in err
+    assert not Path("out").exists()
+
+
+def test_a_refused_base_url_is_reported_before_the_command_is_imported() -> None:
+    # It was reported only after every import, 1.5-3 minutes on a loaded machine.
+    code = (
+        "import sys; from sdtt.cli import main; "
+        f"rc = main(['simulate', '--model', 'openai/x', '--base-url', {refused_url()!r}]); "
+        "print(rc, 'sdtt.commands.simulate' in sys.modules, 'pandas' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.stdout.split() == ["2", "False", "False"], done.stderr
+    assert "could not reach 127.0.0.1" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [("127.0.0.1:8080/v1", "not an http(s) address"), ("http://127.0.0.1:80x/v1", "port")],
+)
+def test_a_malformed_base_url_is_one_line(
+    url: str, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(simulate(url)) == 2
+    assert said in capsys.readouterr().err
 
 
 def test_simulate_against_a_server_that_always_fails_exits_non_zero(
