@@ -33,9 +33,11 @@ become the text sdtt's local provider would give the model for the same prompt
 user message without its last paragraph (the task sdtt writes for chat models, which the
 local provider never shows a completion model), then a new line to continue on. Replies
 stop where the local provider's do, at the other side's ``User:`` line. A chat request
-carries no completion cue (``continue_with``), so the model starts the next line itself,
-and a prompt whose cue repeats its task (an LLM judge's question) is answered without
-it. A ``--model`` file keeps its own template (else llama-2).
+carries no completion cue (``continue_with``): a task asking for Response lines (a bot's or
+an interrogator's) gets the local provider's ``Response: [`` and the reply gets it back,
+so the base model writes a chat line instead of going on with its instructions; any
+other prompt (an LLM judge's question) is answered without one. A ``--model`` file keeps
+its own template (else llama-2).
 """
 
 from __future__ import annotations
@@ -167,22 +169,44 @@ def message_text(message: Mapping[str, Any]) -> str:
     return ""
 
 
+RESPONSE_CUE = "Response: ["
+"""The start of the line a bot or interrogator writes in sdtt's chat prompts (the local
+provider's ``continue_with``): a base model given it writes a chat line; given none it went
+on with the instructions ("- You are not an AI, not an assistant...")."""
+
+
 def completion_prompt(messages: Sequence[Mapping[str, Any]]) -> str:
     """The one text the embedded base model continues for a chat request.
 
     sdtt's chat providers send :meth:`Prompt.system_text` as the system message and
     :meth:`Prompt.user_text` (the dialogue, a blank line, the task) as the user message.
     This rebuilds that :class:`Prompt` and returns its :meth:`Prompt.completion_text`, the
-    text the local provider gives the model, except for the completion cue
-    (``continue_with``), which a chat request does not carry.
+    text the local provider gives the model. A chat request carries no completion cue
+    (``continue_with``): a task asking for Response lines (a bot's or an interrogator's)
+    gets :data:`RESPONSE_CUE`, as the local provider's prompt has it, and its reply starts
+    with the cue again (:func:`register_embedded_chat_format`), so sdtt reads a chat line.
     """
     system = [message_text(m) for m in messages if m.get("role") in ("system", "developer")]
-    others = [message_text(m) for m in messages if m.get("role") not in ("system", "developer")]
-    dialogue, task = split_task("\n\n".join(text for text in others if text))
+    dialogue, task, cue = split_request(messages)
     prompt = Prompt(
-        instructions="\n\n".join(text for text in system if text), dialogue=dialogue, task=task
+        instructions="\n\n".join(text for text in system if text),
+        dialogue=dialogue,
+        task=task,
+        continue_with=cue,
     )
     return prompt.completion_text()
+
+
+def split_request(messages: Sequence[Mapping[str, Any]]) -> tuple[str, str, str]:
+    """The dialogue, the task and the completion cue of a chat request."""
+    others = [message_text(m) for m in messages if m.get("role") not in ("system", "developer")]
+    text = "\n\n".join(text for text in others if text)
+    if "Response lines" in text.rpartition("\n\n")[2]:
+        # A bot's or interrogator's task: the chat so far (none at an opening) and the cue.
+        dialogue, _, task = text.rpartition("\n\n")
+        return dialogue, task, RESPONSE_CUE
+    dialogue, task = split_task(text)
+    return dialogue, task, ""
 
 
 def split_task(user_text: str) -> tuple[str, str]:
@@ -207,12 +231,24 @@ def register_embedded_chat_format(llama_cpp: Any) -> None:
             prompt=completion_prompt(messages), stop=stop_strings(())
         )
 
+    complete = formats.chat_formatter_to_chat_completion_handler(formatter)
+
+    def handler(*, messages: Sequence[Mapping[str, Any]], **options: Any) -> Any:
+        # The model continued after the cue: give the reply its line start back, as the
+        # local provider does (continued_from), so it reads as a chat line.
+        result = complete(messages=messages, **options)
+        cue = split_request(messages)[2]
+        if cue and isinstance(result, dict):
+            for choice in result.get("choices", []):
+                message = choice.get("message") or {}
+                if isinstance(message.get("content"), str):
+                    message["content"] = cue + message["content"]
+        return result
+
     # register_chat_format refuses a name it already holds; building the app again in one
     # process (tests) registers the same format again.
     formats.LlamaChatCompletionHandlerRegistry().register_chat_completion_handler(
-        EMBEDDED_CHAT_FORMAT,
-        formats.chat_formatter_to_chat_completion_handler(formatter),
-        overwrite=True,
+        EMBEDDED_CHAT_FORMAT, handler, overwrite=True
     )
 
 
