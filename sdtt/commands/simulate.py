@@ -43,7 +43,7 @@ from sdtt.engine.simulate import (
     run_on_virtual_clock,
     run_simulated_chat,
 )
-from sdtt.errors import ConfigError
+from sdtt.errors import ConfigError, OutOfCharacterError
 from sdtt.files import output_folder
 from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.models.base import GenerateConfig
@@ -215,11 +215,15 @@ class ErrorCollector:
 
     def __init__(self) -> None:
         self.messages: dict[str, None] = {}
+        self.out_of_character = 0
+        """Replies left unsent because they broke character (either side)."""
 
     def emit(self, event: Event) -> None:
         """Keep the message of an error event."""
         if isinstance(event, ErrorEvent):
             self.messages.setdefault(event.message)
+            if event.kind == OutOfCharacterError.__name__:
+                self.out_of_character += 1
 
 
 EXIT_NOTHING_USABLE = 1
@@ -335,6 +339,12 @@ def run(args: argparse.Namespace) -> int:
 
     result = run_on_virtual_clock(main) if args.virtual_clock else trio.run(main)
     _summary(console, result, scripted=args.script is not None)
+    if errors.out_of_character:
+        console.print(
+            f"[yellow]note:[/] {errors.out_of_character} repl(ies) broke character (repeated "
+            "the model's instructions or said it is an AI) in every attempt and were not "
+            "sent; the event log records each as an OutOfCharacterError."
+        )
     if result.turns == 0:
         Console(stderr=True, highlight=False).print(
             f"[bold red]error:[/] {_nothing_answered(result, list(errors.messages), args)}"
