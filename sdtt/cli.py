@@ -150,11 +150,16 @@ def _run(argv: Sequence[str] | None) -> int:
     if getattr(args, "func", None) is None:
         parser.print_help()
         return 0 if args.command is None else EXIT_USER_ERROR
-    # Imported after parsing, so --help and --version do not load the persona models.
-    from sdtt.personas.privacy import PrivacyWarning
-    from sdtt.questionnaires.judgements import RepeatedJudgementWarning
-
     try:
+        if getattr(args, "base_url", None):
+            # Before anything is loaded: a wrong address is found in a second, not minutes.
+            from sdtt.commands.reach import knock_for
+
+            knock_for(args)
+        # Imported after parsing, so --help and --version do not load the persona models.
+        from sdtt.personas.privacy import PrivacyWarning
+        from sdtt.questionnaires.judgements import RepeatedJudgementWarning
+
         with warnings.catch_warnings(), _status_lines(verbose=args.verbose):
             warnings.showwarning = _print_warning
             # "once": the same warning from several stages of one command is said once.

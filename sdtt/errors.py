@@ -81,6 +81,11 @@ class EmptyReplyError(ModelOutputError):
     """The model's reply held no message at all."""
 
 
+class OutOfCharacterError(EmptyReplyError):
+    """A reply repeated the model's own instructions or said it is an AI: no person's
+    message, so it is never sent (a chat holding one would be worthless to judges)."""
+
+
 class ProviderError(ModelError):
     """A call to a provider failed. ``retryable`` tells the retry policy what to do."""
 

@@ -225,7 +225,7 @@ def run_judge(args: argparse.Namespace) -> int:
         )
         console.print(
             f"[bold red]error:[/] every call failed, so nothing was written to "
-            f"{shown(str(out))}. The provider said: {shown(' | '.join(reasons))}"
+            f"{shown(str(out))}. The calls failed with: {shown(' | '.join(reasons))}"
         )
         return EXIT_NOTHING_USABLE
     missing = sum(r.rating is None for r in made)

@@ -33,13 +33,10 @@ from sdtt.judges.llm import run_llm_judge
 from sdtt.models.base import ModelOutput, Usage
 from sdtt.models.model import get_model
 from sdtt.personas.bot import PersonaBot
+from sdtt.personas.budget import plan_prompt
 from sdtt.personas.persona import Persona
 from sdtt.personas.privacy import warn_if_sent_remotely
-from sdtt.personas.prompt import (
-    PROMPT_RESERVE_TOKENS,
-    BotPromptBuilder,
-    fitting_history_turns,
-)
+from sdtt.personas.prompt import BotPromptBuilder
 from sdtt.questionnaires.judgements import Judgement, write_judgements
 from sdtt.questionnaires.pipeline import build_demo_questionnaire
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
@@ -61,9 +58,16 @@ DEMO_REPS = 200
 
 
 def demo_history_turns(persona: Persona, context_tokens: int) -> int:
-    """The most persona history turns (up to the demo's 30) whose prompts fit the context."""
-    tokens = context_tokens - DEMO_MAX_TOKENS - PROMPT_RESERVE_TOKENS
-    return fitting_history_turns(persona, tokens, wanted=DEMO_HISTORY_TURNS)
+    """The most persona history turns (up to the demo's 30) whose prompts fit the context;
+    a context too small for the least a bot keeps is refused (:func:`plan_prompt`)."""
+    plan = plan_prompt(
+        persona,
+        (),
+        context_tokens=context_tokens,
+        reply_tokens=DEMO_MAX_TOKENS,
+        history_turns=DEMO_HISTORY_TURNS,
+    )
+    return plan.history_turns
 
 
 def slug(text: str) -> str:
@@ -216,6 +220,7 @@ async def stage_simulated_chat(demo: DemoRun) -> None:
             pseudo=demo.pseudo,
             history_turns=demo.history_turns,
             virtual_clock=True,
+            seed=demo.seed,
         )
         with console.status("the interrogator and the persona bot are chatting..."):
             result = await run_simulated_chat(

@@ -209,7 +209,7 @@ def run(args: argparse.Namespace) -> int:
                 out.unlink(missing_ok=True)
             Console(stderr=True, highlight=False).print(
                 f"[bold red]error:[/] every judge call failed, so nothing was written to "
-                f"{shown(str(out))}. The provider said: {shown(failed)}"
+                f"{shown(str(out))}. The calls failed with: {shown(failed)}"
             )
             return EXIT_NOTHING_USABLE
     judge_id = judge_id_for(args.model, args.judge, args.run, args.orders)

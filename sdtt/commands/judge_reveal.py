@@ -75,8 +75,7 @@ def run_reveal(args: argparse.Namespace) -> int:
                 out.unlink(missing_ok=True)
             Console(stderr=True, highlight=False).print(
                 f"[bold red]error:[/] every judge call failed, so nothing was written to "
-                f"{shown(str(out))}. The provider said: "
-                f"{shown(said)}"
+                f"{shown(str(out))}. The calls failed with: {shown(said)}"
             )
             return EXIT_NOTHING_USABLE
     kept = len(settled_trace_keys(earlier))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+from collections.abc import Sequence
 from contextlib import nullcontext
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -17,7 +18,7 @@ from sdtt.commands.common import check_base_url
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.pingpong import convert_to_pingpong, has_runs
-from sdtt.dialogue.render import format_time, render_messages
+from sdtt.dialogue.render import format_time
 from sdtt.display import SIDE_STYLES, terminal_text
 from sdtt.engine.events import (
     ErrorEvent,
@@ -42,18 +43,14 @@ from sdtt.engine.simulate import (
     run_on_virtual_clock,
     run_simulated_chat,
 )
-from sdtt.errors import ConfigError
+from sdtt.errors import ConfigError, OutOfCharacterError
 from sdtt.files import output_folder
 from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.models.base import GenerateConfig
 from sdtt.models.model import Model, get_model
 from sdtt.models.registry import DEFAULT_MODEL, base_url_for, provider_of
+from sdtt.personas.budget import PromptPlan, plan_prompt
 from sdtt.personas.persona import Persona
-from sdtt.personas.prompt import (
-    CHARS_PER_TOKEN,
-    PROMPT_RESERVE_TOKENS,
-    fitting_history_turns,
-)
 from sdtt.personas.store import find_persona
 from sdtt.questionnaires.pairing_topics import in_pool, live_topic
 from sdtt.redact import shown
@@ -181,26 +178,36 @@ def _pseudo_messages(
     return done.messages, pseudo_turns - done.filtered_turns, report
 
 
-def _fitting_history(
+def _fitting_prompt(
     args: argparse.Namespace,
     persona: Persona,
     pseudo: list[Message],
     config: GenerateConfig,
     console: Console,
-) -> int:
-    """``--history-turns``, cut (with a note) so the bot's prompt fits ``--context-tokens``
-    beside the pseudo-dialogue, the live chat and the reply."""
-    pseudo_tokens = len(render_messages(pseudo)) / CHARS_PER_TOKEN
-    room = args.context_tokens - config.max_tokens - PROMPT_RESERVE_TOKENS - pseudo_tokens
-    turns = fitting_history_turns(persona, room, wanted=args.history_turns, mode=args.mode)
-    if turns < args.history_turns:
-        beside = " beside the pseudo-dialogue" if pseudo else ""
+) -> PromptPlan:
+    """The history and pseudo-dialogue turns that fit ``--context-tokens`` beside the live
+    chat and the reply (:func:`~sdtt.personas.budget.plan_prompt`), each cut said."""
+    plan = plan_prompt(
+        persona,
+        pseudo,
+        context_tokens=args.context_tokens,
+        reply_tokens=config.max_tokens,
+        history_turns=args.history_turns,
+        mode=args.mode,
+    )
+    fit = f"to fit a context of {args.context_tokens} tokens (--context-tokens)"
+    if plan.history_turns < args.history_turns:
         console.print(
-            f"[yellow]note:[/] the persona history is cut from {args.history_turns} to "
-            f"{turns} turns so the prompts fit{beside} a context of {args.context_tokens} "
-            "tokens (--context-tokens)"
+            f"[yellow]note:[/] the persona's history is cut from {args.history_turns} to "
+            f"{plan.history_turns} turns {fit}."
         )
-    return turns
+    if plan.pseudo_cut:
+        console.print(
+            f"[yellow]note:[/] the bot's prompt holds the last {plan.pseudo_turns} of the "
+            f"pseudo-dialogue's {plan.pseudo_total} turns {fit}; the chat is still recorded "
+            "at turn N + X, with the turns its prompt held."
+        )
+    return plan
 
 
 class ErrorCollector:
@@ -208,11 +215,15 @@ class ErrorCollector:
 
     def __init__(self) -> None:
         self.messages: dict[str, None] = {}
+        self.out_of_character = 0
+        """Replies left unsent because they broke character (either side)."""
 
     def emit(self, event: Event) -> None:
         """Keep the message of an error event."""
         if isinstance(event, ErrorEvent):
             self.messages.setdefault(event.message)
+            if event.kind == OutOfCharacterError.__name__:
+                self.out_of_character += 1
 
 
 EXIT_NOTHING_USABLE = 1
@@ -245,8 +256,13 @@ def run(args: argparse.Namespace) -> int:
             "pair it with --human FILE, or leave --topic out to get a corpus topic."
         )
     config = BOT_CONFIG
+    seen: dict[str, int] = {}
     if args.context_tokens is not None:
-        args.history_turns = _fitting_history(args, persona, pseudo, config, console)
+        plan = _fitting_prompt(args, persona, pseudo, config, console)
+        args.history_turns, pseudo = plan.history_turns, plan.pseudo
+        seen = {"history_turns": plan.history_turns}
+        if plan.pseudo_cut:
+            seen["pseudo_turns_in_prompt"] = plan.pseudo_turns
     started = start_time(args.start)
     interrogator_name = "script" if args.script else args.interrogator
     condition = Condition(
@@ -277,6 +293,7 @@ def run(args: argparse.Namespace) -> int:
         "topic": args.topic,
         "pseudo_messages": len(pseudo),
         **conversion,
+        **seen,
         "virtual_clock": args.virtual_clock,
     }
     session_id = _session_id(
@@ -322,16 +339,40 @@ def run(args: argparse.Namespace) -> int:
 
     result = run_on_virtual_clock(main) if args.virtual_clock else trio.run(main)
     _summary(console, result, scripted=args.script is not None)
-    # A script ends by raising an error of its own: only model errors count here.
-    interrogator_failed = result.interrogator_errors and args.script is None
-    if result.turns == 0 and (result.bot_errors or interrogator_failed):
-        causes = " | ".join(errors.messages) or "model errors"
+    if errors.out_of_character:
+        console.print(
+            f"[yellow]note:[/] {errors.out_of_character} repl(ies) broke character (repeated "
+            "the model's instructions or said it is an AI) in every attempt and were not "
+            "sent; the event log records each as an OutOfCharacterError."
+        )
+    if result.turns == 0:
         Console(stderr=True, highlight=False).print(
-            f"[bold red]error:[/] no turn was answered because the model calls failed. "
-            f"{shown(causes)}"
+            f"[bold red]error:[/] {_nothing_answered(result, list(errors.messages), args)}"
         )
         return EXIT_NOTHING_USABLE
     return 0
+
+
+def _nothing_answered(
+    result: SimulationResult, messages: Sequence[str], args: argparse.Namespace
+) -> str:
+    """Why a chat ended with no bot turn answered, and what to change."""
+    # A script ends by raising an error of its own: only model errors count here.
+    interrogator_failed = result.interrogator_errors and args.script is None
+    if result.bot_errors or interrogator_failed:
+        causes = " | ".join(messages) or "model errors"
+        return f"no turn was answered because the model calls failed. {shown(causes)}"
+    if result.stopped == "time":
+        minutes = result.duration / 60
+        return (
+            f"no turn was answered: the chat's time limit ({minutes:.1f} min) ended it before "
+            "the bot replied (a slow model's call was cut off). Give it more time with "
+            "--max-minutes, or a faster model or server."
+        )
+    return (
+        "no turn was answered: neither side wrote again before the chat ended. "
+        "Check the transcript; a script needs a first burst, a model a usable reply."
+    )
 
 
 def _interrogator(
@@ -353,6 +394,7 @@ def _interrogator(
         topic=args.topic,
         mode=args.mode,
         config=replace(config, temperature=0.9),
+        seed=role_seed(condition, INTERROGATOR),
     )
 
 

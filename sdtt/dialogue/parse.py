@@ -40,6 +40,14 @@ _TIMESTAMP_ONLY = re.compile(r"^\s*\[(?P<time>[^\]\n]{0,40})\]\s*(?P<text>.*)$")
 # A timestamp cut off before its "]" (a reply that hit its token cap mid-line): "[" and
 # a date, then only more date and time characters to the end of the line.
 _CUT_TIMESTAMP = re.compile(r"^\[\d{2,4}[-/]\d{1,2}[-/\d :T.]*$")
+# Chat-template markup a model copies from a prompt wrapped in a template it does not
+# know (llama-2's [INST] <<SYS>>, ChatML's <|im_start|>, Gemma's <start_of_turn>): never
+# text a person wrote, so it is taken out of a line, and a line of nothing else is empty.
+_TEMPLATE_MARKUP = re.compile(
+    r"\[/?INST\]|<</?SYS>>|<\|im_start\|>(?:system|user|assistant)?|<\|[a-z_]{2,20}\|>"
+    r"|</?s>|<(?:start|end)_of_turn>(?:user|model)?",
+    re.IGNORECASE,
+)
 _TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M")
 # The prompt format's own timestamp, as models copy it: read without strptime, which
 # costs more than the rest of a reply's parsing. Anything else takes the slow road.
@@ -119,19 +127,23 @@ def scan_lines(text: str, zone_of: datetime) -> list[ParsedLine]:
             side = _LABELS[match["label"].lower()]
             raw_time = match["time"]
             time = parse_time(raw_time, zone_of) if raw_time else None
-            if _CUT_TIMESTAMP.match(match["text"].strip()):
+            said = match["text"].strip()
+            kept = _TEMPLATE_MARKUP.sub("", said).strip()
+            if _CUT_TIMESTAMP.match(said) or (said and not kept):
                 # Not text the person wrote: the line holds no message.
                 found.append(ParsedLine(side, "", None, structured=True))
                 continue
-        else:
-            match = _TIMESTAMP_ONLY.match(raw_line)
-            time = parse_time(match["time"], zone_of) if match is not None else None
-            if match is None or time is None:
-                if raw_line.strip() and not _CUT_TIMESTAMP.match(raw_line.strip()):
-                    found.append(ParsedLine(RESPONSE, raw_line.strip(), None, structured=False))
-                continue
-            side = RESPONSE
-        found.append(ParsedLine(side, match["text"].strip(), time, structured=True))
+            found.append(ParsedLine(side, kept, time, structured=True))
+            continue
+        match = _TIMESTAMP_ONLY.match(raw_line)
+        time = parse_time(match["time"], zone_of) if match is not None else None
+        if match is None or time is None:
+            kept = _TEMPLATE_MARKUP.sub("", raw_line).strip()
+            if kept and not _CUT_TIMESTAMP.match(kept):
+                found.append(ParsedLine(RESPONSE, kept, None, structured=False))
+            continue
+        kept = _TEMPLATE_MARKUP.sub("", match["text"]).strip()
+        found.append(ParsedLine(RESPONSE, kept, time, structured=True))
     return found
 
 

@@ -411,10 +411,18 @@ class BurstState:
         pending, self._pending = self._pending, []
         self._drop(now, drop_all(pending, CLOSED))
         if self._calling is not None:
-            call, self._calling = self._calling.call, None
+            flight, self._calling = self._calling, None
+            # Cut off in flight: how many attempts it made and what a cache served are
+            # unknown (None), not 0.
             self._out.append(
                 ModelCallFinished(
-                    **self._stamp(now), call=call, ok=False, latency=0.0, error="Cancelled"
+                    **self._stamp(now),
+                    call=flight.call,
+                    ok=False,
+                    latency=now - flight.started,
+                    attempts=None,
+                    cached_input_tokens=None,
+                    error="Cancelled",
                 )
             )
         self._unread.clear()

@@ -65,8 +65,10 @@ class ModelCallFinished(_Event):
     call: int
     ok: bool
     latency: float = Field(description="Seconds on the session clock, retries included.")
-    attempts: int = Field(
-        default=0, description="Provider calls made, retries and re-asks included (0: unknown)."
+    attempts: int | None = Field(
+        default=0,
+        description="Provider calls made, retries and re-asks included (0 or null: unknown; "
+        "null for a call the session's end cut off in flight).",
     )
     input_tokens: int = 0
     cached_input_tokens: int | None = Field(

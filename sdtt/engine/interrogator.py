@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -94,14 +94,21 @@ def llm_interrogator(
     instructions: str | None = None,
     max_messages: int = 4,
     config: GenerateConfig | None = None,
+    seed: int | None = None,
 ) -> PersonaBot:
-    """An interrogator played by ``model`` (sampling a little hotter than the bot)."""
+    """An interrogator played by ``model`` (sampling a little hotter than the bot).
+
+    ``seed`` (its role's seed, :func:`~sdtt.engine.opening.role_seed`) is the sampling
+    seed of its calls unless ``config`` holds one."""
+    config = config or GenerateConfig(stop=("\nUser:",), temperature=0.9)
+    if config.seed is None and seed is not None:
+        config = replace(config, seed=seed)
     return PersonaBot(
         model=model,
         prompts=interrogator_prompts(
             topic=topic, mode=mode, persona=persona, instructions=instructions
         ),
-        config=config or GenerateConfig(stop=("\nUser:",), temperature=0.9),
+        config=config,
         max_messages=max_messages,
         resample=preset_decides,
     )

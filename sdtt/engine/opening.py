@@ -157,6 +157,7 @@ def open_bot(
         pseudo=messages,
         max_messages=options.max_messages,
         virtual_clock=options.virtual_clock,
+        seed=settings.seed,
     )
     return BotSetup(
         bot=bot,

@@ -320,12 +320,14 @@ def persona_bot(
     pseudo: Sequence[Message] = (),
     max_messages: int = DEFAULT_MAX_MESSAGES,
     virtual_clock: bool = False,
+    seed: int | None = None,
 ) -> PersonaBot:
     """A persona bot set up for the engine.
 
     Timestamps the model leaves out are timed by the session's delay preset alone
     (:func:`~sdtt.engine.schedule.preset_decides`); for a virtual clock the model is
-    prepared with :func:`for_virtual_clock`.
+    prepared with :func:`for_virtual_clock`. ``seed`` is the sampling seed of its calls
+    (the condition's seed), sent to every backend that takes one.
     """
     warn_if_sent_remotely(persona, getattr(model, "name", ""))
     return PersonaBot(
@@ -333,7 +335,7 @@ def persona_bot(
         prompts=BotPromptBuilder.for_persona(
             persona, mode=mode, history_turns=history_turns, pseudo=pseudo
         ),
-        config=GenerateConfig(stop=("\nUser:",)),
+        config=GenerateConfig(stop=("\nUser:",), seed=seed),
         max_messages=max_messages,
         resample=preset_decides,
     )

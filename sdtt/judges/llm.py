@@ -34,6 +34,7 @@ from sdtt.judges.prompts import paired_prompt, single_prompt
 from sdtt.models import asking
 from sdtt.models.asking import Asked
 from sdtt.models.base import GenerateConfig, Generator, ModelOutput, Prompt
+from sdtt.models.model import CALL_LABEL, labelled_calls
 from sdtt.questionnaires.judgements import Judgement, JudgementKey
 from sdtt.questionnaires.questionnaire import AnswerKey, KeyItem, Line, PairItem, Questionnaire
 
@@ -201,12 +202,13 @@ async def judge_pair_paired(
 
     The orders are asked at once, so a batched judge sends both in one job.
     """
-    answers = await asking.all_at_once(
-        [
-            partial(ask, model, partial(_paired, item, order), parse_option, attempts=attempts)
-            for order in orders
-        ]
-    )
+    pair = CALL_LABEL.get() or f"pair {item.id}"
+
+    async def in_order(order: Order) -> Asked[str]:
+        with labelled_calls(f"{pair}, order {order}"):
+            return await ask(model, partial(_paired, item, order), parse_option, attempts=attempts)
+
+    answers = await asking.all_at_once([partial(in_order, order) for order in orders])
     records = []
     for order, asked in zip(orders, answers, strict=True):
         position: Literal[1, 2] = truth.bot_position
@@ -373,34 +375,35 @@ async def run_llm_judge(
 
     async def one(item: PairItem) -> None:
         async with limiter:
-            truth = key.items[item.id]
-            if kind == "paired":
-                found = await judge_pair_paired(
-                    model,
-                    item,
-                    truth,
-                    study=key.study,
-                    judge_id=judge_id,
-                    attempts=attempts,
-                    orders=[o for o in unsettled(item, orders_for(orders, item.id, seed)) if o],
-                    on_judgement=judged,
-                )
-            else:
-                found = [
-                    await judge_pair_single(
+            with labelled_calls(f"pair {item.id}"):
+                truth = key.items[item.id]
+                if kind == "paired":
+                    found = await judge_pair_paired(
                         model,
                         item,
                         truth,
                         study=key.study,
                         judge_id=judge_id,
-                        example=example,
                         attempts=attempts,
+                        orders=[o for o in unsettled(item, orders_for(orders, item.id, seed)) if o],
+                        on_judgement=judged,
                     )
-                ]
-                judged(found[0])
-            results[item.id] = found
-            if on_done is not None:
-                on_done(len(results), len(items))
+                else:
+                    found = [
+                        await judge_pair_single(
+                            model,
+                            item,
+                            truth,
+                            study=key.study,
+                            judge_id=judge_id,
+                            example=example,
+                            attempts=attempts,
+                        )
+                    ]
+                    judged(found[0])
+                results[item.id] = found
+                if on_done is not None:
+                    on_done(len(results), len(items))
 
     async with trio.open_nursery() as nursery:
         for item in items:

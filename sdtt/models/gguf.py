@@ -152,6 +152,15 @@ class LocalWeights:
     locate: Callable[[], Path]
     n_ctx: int
     """The context it was trained for: the default context size when loading it."""
+    caveat: str = ""
+    """What results on it are worth, said by ``sdtt models`` and at the start of a run."""
+
+
+TOY_CAVEAT = (
+    "a toy for checking the plumbing, not a contender: it mostly echoes its prompt "
+    "(in one check 11 of 12 interrogator messages did) and seldom writes a chat line a "
+    "judge could take for a person; use an API model or a real local server for results"
+)
 
 
 KNOWN_MODELS: dict[str, LocalWeights] = {
@@ -161,6 +170,7 @@ KNOWN_MODELS: dict[str, LocalWeights] = {
         gemma_status,
         gemma_weights,
         32_768,
+        caveat=TOY_CAVEAT,
     ),
     "smollm2-135m": LocalWeights(
         "smollm2-135m",
@@ -168,6 +178,7 @@ KNOWN_MODELS: dict[str, LocalWeights] = {
         smollm2_status,
         smollm2_weights,
         8_192,
+        caveat=TOY_CAVEAT,
     ),
 }
 DEFAULT_MODEL = "gemma-3-270m"
@@ -214,6 +225,12 @@ def gguf_file(model: str) -> Path:
             f"The model file {path} does not exist; give the path to a GGUF file after 'local/'."
         )
     return path
+
+
+def caveat_of(model: str) -> str:
+    """What results on ``local/<model>`` are worth ('' for a GGUF file of the user's)."""
+    known = KNOWN_MODELS.get(canonical_name(model))
+    return known.caveat if known is not None else ""
 
 
 def weights_path(model: str) -> Path:

@@ -11,7 +11,11 @@ uvicorn::
 
 It listens on 127.0.0.1 unless ``--host`` says otherwise, and prints one line when it
 is ready, with the URL to give sdtt's ``--base-url``
-(``--model openai/<anything> --base-url http://127.0.0.1:8080/v1``). Needs
+(``--model openai/<anything> --base-url http://127.0.0.1:8080/v1``). Each request then
+gets a line on standard error (``--request-log FILE`` to append them to a file): method,
+path, status, tokens and seconds, never a key, and the prompt only with
+``--log-prompts``. llama.cpp runs on every core the process may use unless
+``--n-threads`` says otherwise (llama-cpp-python's own default is half of them). Needs
 ``pip install 'llama-cpp-python[server]'`` (and ``sdtt[local]`` for the embedded model).
 
 Token log-probabilities are off unless ``--logprobs`` is given: llama-cpp-python's
@@ -29,9 +33,11 @@ become the text sdtt's local provider would give the model for the same prompt
 user message without its last paragraph (the task sdtt writes for chat models, which the
 local provider never shows a completion model), then a new line to continue on. Replies
 stop where the local provider's do, at the other side's ``User:`` line. A chat request
-carries no completion cue (``continue_with``), so the model starts the next line itself,
-and a prompt whose cue repeats its task (an LLM judge's question) is answered without
-it. A ``--model`` file keeps its own template (else llama-2).
+carries no completion cue (``continue_with``): a task asking for Response lines (a bot's or
+an interrogator's) gets the local provider's ``Response: [`` and the reply gets it back,
+so the base model writes a chat line instead of going on with its instructions; any
+other prompt (an LLM judge's question) is answered without one. A ``--model`` file keeps
+its own template (else llama-2).
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ from typing import Any
 
 from sdtt.errors import ProviderUnavailableError, SdttError
 from sdtt.models.base import Prompt
-from sdtt.models.gguf import stop_strings
+from sdtt.models.gguf import TOY_CAVEAT, stop_strings
 
 DEFAULT_N_CTX = 8192
 
@@ -74,12 +80,30 @@ def build_parser() -> argparse.ArgumentParser:
         "for --model, the file's template, else llama-2). "
         "Avoid formats without a system role (such as gemma): they drop the persona.",
     )
-    parser.add_argument("--n-threads", type=int, default=None, help="CPU threads")
+    parser.add_argument(
+        "--n-threads",
+        type=int,
+        default=None,
+        help="CPU threads for generation and prompt processing (default: every core this "
+        "process may use; llama-cpp-python's own default is half of them)",
+    )
     parser.add_argument(
         "--logprobs",
         action="store_true",
         help="answer requests for token log-probabilities (sdtt judge --logprobs); keeps "
         "every prompt position's logits: 8-12 times the memory, 2-3 times the time",
+    )
+    parser.add_argument(
+        "--request-log",
+        default="-",
+        metavar="FILE",
+        help="append one line per request (method, path, status, tokens, seconds) to FILE "
+        "(default -: standard error); headers and keys are never written",
+    )
+    parser.add_argument(
+        "--log-prompts",
+        action="store_true",
+        help="also write each request's body (the prompt) to the request log",
     )
     return parser
 
@@ -87,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
 def server_app(args: argparse.Namespace) -> Any:
     """The server's ASGI app for ``args``, with the AMX guard installed first."""
     from sdtt.models.gguf import weights_path
-    from sdtt.models.local import import_llama_cpp, install_amx_guard
+    from sdtt.models.local import cpu_count, import_llama_cpp, install_amx_guard
 
     llama_cpp = import_llama_cpp()
     install_amx_guard(llama_cpp)
@@ -112,8 +136,10 @@ def server_app(args: argparse.Namespace) -> Any:
         register_embedded_chat_format(llama_cpp)
     if chat_format:
         options["chat_format"] = chat_format
-    if args.n_threads:
-        options["n_threads"] = args.n_threads
+    # llama-cpp-python's server runs on half the cores unless told: 1 thread on 2 cores.
+    threads = args.n_threads or cpu_count()
+    options["n_threads"] = threads
+    options["n_threads_batch"] = threads
     return create_app(
         server_settings=ServerSettings(host=args.host, port=args.port),
         model_settings=[ModelSettings(**options)],
@@ -143,22 +169,44 @@ def message_text(message: Mapping[str, Any]) -> str:
     return ""
 
 
+RESPONSE_CUE = "Response: ["
+"""The start of the line a bot or interrogator writes in sdtt's chat prompts (the local
+provider's ``continue_with``): a base model given it writes a chat line; given none it went
+on with the instructions ("- You are not an AI, not an assistant...")."""
+
+
 def completion_prompt(messages: Sequence[Mapping[str, Any]]) -> str:
     """The one text the embedded base model continues for a chat request.
 
     sdtt's chat providers send :meth:`Prompt.system_text` as the system message and
     :meth:`Prompt.user_text` (the dialogue, a blank line, the task) as the user message.
     This rebuilds that :class:`Prompt` and returns its :meth:`Prompt.completion_text`, the
-    text the local provider gives the model, except for the completion cue
-    (``continue_with``), which a chat request does not carry.
+    text the local provider gives the model. A chat request carries no completion cue
+    (``continue_with``): a task asking for Response lines (a bot's or an interrogator's)
+    gets :data:`RESPONSE_CUE`, as the local provider's prompt has it, and its reply starts
+    with the cue again (:func:`register_embedded_chat_format`), so sdtt reads a chat line.
     """
     system = [message_text(m) for m in messages if m.get("role") in ("system", "developer")]
-    others = [message_text(m) for m in messages if m.get("role") not in ("system", "developer")]
-    dialogue, task = split_task("\n\n".join(text for text in others if text))
+    dialogue, task, cue = split_request(messages)
     prompt = Prompt(
-        instructions="\n\n".join(text for text in system if text), dialogue=dialogue, task=task
+        instructions="\n\n".join(text for text in system if text),
+        dialogue=dialogue,
+        task=task,
+        continue_with=cue,
     )
     return prompt.completion_text()
+
+
+def split_request(messages: Sequence[Mapping[str, Any]]) -> tuple[str, str, str]:
+    """The dialogue, the task and the completion cue of a chat request."""
+    others = [message_text(m) for m in messages if m.get("role") not in ("system", "developer")]
+    text = "\n\n".join(text for text in others if text)
+    if "Response lines" in text.rpartition("\n\n")[2]:
+        # A bot's or interrogator's task: the chat so far (none at an opening) and the cue.
+        dialogue, _, task = text.rpartition("\n\n")
+        return dialogue, task, RESPONSE_CUE
+    dialogue, task = split_task(text)
+    return dialogue, task, ""
 
 
 def split_task(user_text: str) -> tuple[str, str]:
@@ -183,12 +231,24 @@ def register_embedded_chat_format(llama_cpp: Any) -> None:
             prompt=completion_prompt(messages), stop=stop_strings(())
         )
 
+    complete = formats.chat_formatter_to_chat_completion_handler(formatter)
+
+    def handler(*, messages: Sequence[Mapping[str, Any]], **options: Any) -> Any:
+        # The model continued after the cue: give the reply its line start back, as the
+        # local provider does (continued_from), so it reads as a chat line.
+        result = complete(messages=messages, **options)
+        cue = split_request(messages)[2]
+        if cue and isinstance(result, dict):
+            for choice in result.get("choices", []):
+                message = choice.get("message") or {}
+                if isinstance(message.get("content"), str):
+                    message["content"] = cue + message["content"]
+        return result
+
     # register_chat_format refuses a name it already holds; building the app again in one
     # process (tests) registers the same format again.
     formats.LlamaChatCompletionHandlerRegistry().register_chat_completion_handler(
-        EMBEDDED_CHAT_FORMAT,
-        formats.chat_formatter_to_chat_completion_handler(formatter),
-        overwrite=True,
+        EMBEDDED_CHAT_FORMAT, handler, overwrite=True
     )
 
 
@@ -200,10 +260,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SdttError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    if caveat_line(args):
+        print(caveat_line(args), file=sys.stderr, flush=True)
     import uvicorn
 
+    from sdtt.models.request_log import RequestLog
+
+    try:
+        log = sys.stderr if args.request_log == "-" else open(args.request_log, "a")  # noqa: SIM115
+    except OSError as error:
+        print(f"error: --request-log {args.request_log}: {error.strerror}", file=sys.stderr)
+        return 2
     server = uvicorn.Server(
-        uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
+        uvicorn.Config(
+            RequestLog(app, log, prompts=args.log_prompts),
+            host=args.host,
+            port=args.port,
+            log_level="warning",
+        )
     )
     listen = server.startup
 
@@ -226,6 +300,11 @@ def ready_line(args: argparse.Namespace) -> str:
     logprobs = "on" if args.logprobs else "off, --logprobs for them"
     use = f"sdtt ... --model openai/gemma --base-url {url}"
     return f"ready: {url} (log-probabilities {logprobs}): {use}"
+
+
+def caveat_line(args: argparse.Namespace) -> str:
+    """What the served model's answers are worth, printed at start ('' for a user's file)."""
+    return "" if args.model else f"note: the embedded Gemma 3 270M is {TOY_CAVEAT}."
 
 
 if __name__ == "__main__":

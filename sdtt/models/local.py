@@ -38,6 +38,7 @@ from sdtt.models.gguf import (
     KNOWN_MODELS,
     LOCAL_EXTRA_HINT,
     canonical_name,
+    caveat_of,
     check_model_name,
     default_n_ctx,
     gguf_file,
@@ -52,6 +53,9 @@ from sdtt.models.gguf import (
 PROVIDER = "local"
 
 _llama_log = logging.getLogger("sdtt.models.local.llama_cpp")
+_status_log = logging.getLogger("sdtt.retries")
+"""The lines every command shows as it goes (retries, and the caveat of a toy model)."""
+_told: set[str] = set()
 _log_callback: Any = None
 _guard_lock = threading.Lock()
 _load_lock = threading.Lock()
@@ -339,6 +343,11 @@ def create(model: str, **options: Any) -> LocalModel:
             f"local/{name} does not take the option(s) {', '.join(unknown)}; "
             f"it takes {', '.join(sorted(allowed))}."
         )
+    caveat = caveat_of(name)
+    if caveat and name not in _told:
+        # Once a process: a run opens the model for several stages.
+        _told.add(name)
+        _status_log.info("note: local/%s is %s.", name, caveat)
     return LocalModel(name, **options)
 
 
@@ -354,7 +363,8 @@ def availability() -> tuple[bool, str]:
         usable, why = weights.status()
         any_usable = any_usable or usable
         default = " (default)" if name == DEFAULT_MODEL else ""
-        notes.append(f"{name}{default}: {why}")
+        caveat = f" ({weights.caveat})" if weights.caveat and usable else ""
+        notes.append(f"{name}{default}: {why}{caveat}")
     summary = "; ".join(notes)
     if not any_usable:
         return False, f"no local model weights installed: {summary}"

@@ -27,7 +27,9 @@ from __future__ import annotations
 import logging
 import random
 import warnings
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import Any, TypeVar
@@ -42,6 +44,22 @@ from sdtt.models.turns import take_at_once
 
 log = logging.getLogger("sdtt.models")
 status_log = logging.getLogger("sdtt.retries")
+
+CALL_LABEL: ContextVar[str] = ContextVar("sdtt_call_label", default="")
+"""What the calls of the running task are for (e.g. "pair p03, order swapped"): each retry
+line names it, so lines of concurrent calls can be told apart. Tasks inherit it."""
+
+
+@contextmanager
+def labelled_calls(label: str) -> Iterator[None]:
+    """Name the model calls made inside the block (and its tasks) in their retry lines."""
+    token = CALL_LABEL.set(label)
+    try:
+        yield
+    finally:
+        CALL_LABEL.reset(token)
+
+
 """One INFO line per retry (what failed, attempt k of n, the wait): the command line
 prints these while a run goes on, so an outage or a hung server shows at once."""
 STATUS_CHARS = 160
@@ -244,8 +262,10 @@ class Model:
                         raise _gave_up(error, attempts, self.retry) from None
                     error.attempts = attempts
                     raise
+                label = CALL_LABEL.get()
                 status_log.info(
-                    "%s (attempt %d of %d failed; next try in %s s)",
+                    "%s%s (attempt %d of %d failed; next try in %s s)",
+                    f"{label}: " if label else "",
                     _short(error.base_message),
                     attempts,
                     self.retry.max_attempts,

@@ -14,9 +14,10 @@ from datetime import datetime
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.parse import Resampler, parse_reply
 from sdtt.dialogue.seeds import derive_seed
-from sdtt.errors import EmptyReplyError
+from sdtt.errors import EmptyReplyError, OutOfCharacterError
 from sdtt.models.asking import ask
 from sdtt.models.base import GenerateConfig, Generator, ModelOutput
+from sdtt.personas.character import out_of_character
 from sdtt.personas.prompt import BotPromptBuilder
 
 DEFAULT_EMPTY_RETRIES = 3
@@ -57,7 +58,7 @@ class PersonaBot:
         prompt = self.prompts.build(dialogue, now)
 
         def read(output: ModelOutput) -> list[Message]:
-            return parse_reply(
+            messages = parse_reply(
                 output.text,
                 now=now,
                 rng=rng,
@@ -65,6 +66,11 @@ class PersonaBot:
                 max_messages=self.max_messages,
                 resample=self.resample,
             )
+            for message in messages:
+                why = out_of_character(message.text, self.prompts.instructions)
+                if why is not None:
+                    raise OutOfCharacterError(f"A reply broke character: {why}.")
+            return messages
 
         asked = await ask(
             self.model, prompt, read, attempts=1 + self.empty_retries, config=self._config_for
@@ -72,6 +78,11 @@ class PersonaBot:
         if asked.failure is not None:
             raise asked.failure
         if asked.answer is None:
+            if isinstance(asked.unreadable, OutOfCharacterError):
+                raise OutOfCharacterError(
+                    f"The model broke character in all {len(asked.outputs)} attempts, so "
+                    f"nothing was sent. {asked.unreadable}"
+                )
             raise EmptyReplyError(
                 f"The model gave no usable reply in {len(asked.outputs)} attempts. "
                 f"{asked.unreadable}"

@@ -404,6 +404,7 @@ class StudyRunner:
                     topic=cell.topic,
                     mode=cell.mode,
                     config=replace(BOT_CONFIG, temperature=0.9),
+                    seed=role_seed(condition, INTERROGATOR),
                 )
                 result = await run_simulated_chat(
                     setup.bot,

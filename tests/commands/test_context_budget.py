@@ -93,3 +93,59 @@ def test_context_tokens_cuts_the_history_so_every_call_fits(
     assert sizes and all(size + 256 <= CONTEXT for size in sizes)
     # The cut is no bigger than it must be: the prompts use most of the context.
     assert max(sizes) > CONTEXT / 2
+
+
+def long_pseudo_dialogue(path: Path, turns: int) -> Path:
+    """A pseudo-dialogue transcript of ``turns`` turns, about 110 tokens each."""
+    from datetime import UTC, datetime, timedelta
+
+    from sdtt.dialogue.message import Message, Transcript
+    from sdtt.dialogue.store import write_transcripts
+
+    start = datetime(2024, 4, 1, 9, 0, tzinfo=UTC)
+    messages = []
+    for index in range(turns):
+        at = start + timedelta(minutes=5 * index)
+        question = f"so what did you end up doing about the thing number {index} last week?"
+        messages.append(Message(side="user", text=question, time=at))
+        for part in range(2):
+            answer = f"honestly not much, i kept putting it off ({index}.{part}) haha"
+            messages.append(Message(side="response", text=answer, time=at + timedelta(seconds=20)))
+    write_transcripts(path, [Transcript(id="pseudo-long", messages=messages)])
+    return path
+
+
+def test_a_long_pseudo_dialogue_is_cut_from_its_oldest_turns_and_the_persona_kept(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Before: "cut from 100 to 0 turns", then 4 calls refused with HTTP 400 and rc 1.
+    pseudo = long_pseudo_dialogue(tmp_path / "pseudo.jsonl", 100)
+    with FakeHTTPServer(small_context_server) as server:
+        code = main(
+            simulate(f"{server.url}/v1", "--pseudo", str(pseudo), "--context-tokens", str(CONTEXT))
+        )
+    out = " ".join(capsys.readouterr().out.split())
+    assert code == 0, out
+    sizes = [tokens(request.json()) for request in server.requests]
+    assert sizes and all(size + 256 <= CONTEXT for size in sizes)
+    held = re.search(r"holds the last (\d+) of the pseudo-dialogue's 100 turns", out)
+    assert held is not None, out
+    cut = re.search(r"history is cut from 100 to (\d+) turns", out)
+    assert cut is None or int(cut[1]) >= 20
+    # The record keeps N true and says how many of its turns the prompt held.
+    from sdtt.dialogue.store import read_transcripts
+
+    (chat,) = read_transcripts(next((tmp_path / "chats").glob("chat-*[0-9a-f].jsonl")))
+    assert chat.condition is not None and chat.condition.pseudo_turns == 100
+    assert chat.meta["pseudo_turns_in_prompt"] == int(held[1])
+
+
+def test_a_context_the_persona_cannot_fit_is_refused_before_any_call(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with FakeHTTPServer(small_context_server) as server:
+        code = main(simulate(f"{server.url}/v1", "--context-tokens", "1500"))
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 2
+    assert "cannot fit a context of 1500 tokens" in err
+    assert not server.requests

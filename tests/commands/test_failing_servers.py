@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,7 @@ import pytest
 from sdtt.cli import main
 from sdtt.questionnaires.questionnaire import save_study
 from tests.fakes.http_fake import FakeHTTPServer, RecordedRequest, ScriptedReply
-from tests.fakes.openai_fake import FakeOpenAIServer, openai_error
+from tests.fakes.openai_fake import FakeOpenAIServer, chat_completion, openai_error
 from tests.questionnaires.helpers import fixture_study
 
 
@@ -72,8 +74,33 @@ def test_simulate_against_a_refused_connection_exits_non_zero(
 ) -> None:
     code = main(simulate(refused_url()))
     err = " ".join(capsys.readouterr().err.split())
-    assert code == 1
-    assert "could not reach" in err
+    # Found before anything is loaded (issue 49): a setup error, not a failed run.
+    assert code == 2
+    assert "could not reach" in err and "Start the server first" in err
+    assert not Path("out").exists()
+
+
+def test_a_refused_base_url_is_reported_before_the_command_is_imported() -> None:
+    # It was reported only after every import, 1.5-3 minutes on a loaded machine.
+    code = (
+        "import sys; from sdtt.cli import main; "
+        f"rc = main(['simulate', '--model', 'openai/x', '--base-url', {refused_url()!r}]); "
+        "print(rc, 'sdtt.commands.simulate' in sys.modules, 'pandas' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.stdout.split() == ["2", "False", "False"], done.stderr
+    assert "could not reach 127.0.0.1" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [("127.0.0.1:8080/v1", "not an http(s) address"), ("http://127.0.0.1:80x/v1", "port")],
+)
+def test_a_malformed_base_url_is_one_line(
+    url: str, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(simulate(url)) == 2
+    assert said in capsys.readouterr().err
 
 
 def test_simulate_against_a_server_that_always_fails_exits_non_zero(
@@ -111,15 +138,44 @@ def test_judge_prints_the_providers_message_when_every_call_fails(
     save_study(tmp_path / "study", study.questionnaire, study.key)
     with FakeHTTPServer(always_500) as server:
         code = main(judge(tmp_path / "study", f"{server.url}/v1"))
-    err = " ".join(capsys.readouterr().err.split())
+    err = capsys.readouterr().err
     assert code == 1
-    assert "HTTP 503" in err and "model overloaded, try later" in err
+    final = " ".join(err[err.index("error:") :].split())
+    assert "HTTP 503" in final and "model overloaded, try later" in final
+    # Said once: the error quoted already says what the provider said (issue 49).
+    assert final.count("The provider said") == 1
+
+
+def test_concurrent_judge_retries_say_which_pair_and_order_each_line_is_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    study = fixture_study()
+    save_study(tmp_path / "study", study.questionnaire, study.key)
+    failed: set[str] = set()
+
+    def first_call_of_each_prompt_fails(request: RecordedRequest) -> ScriptedReply:
+        prompt = str(request.json()["messages"])
+        if prompt not in failed:
+            failed.add(prompt)
+            return openai_error(500, "busy", headers={"retry-after": "0"})
+        return ScriptedReply(body=chat_completion("A"))
+
+    with FakeHTTPServer(first_call_of_each_prompt_fails) as server:
+        code = main([*judge(tmp_path / "study", f"{server.url}/v1"), "--concurrency", "4"])
+    assert code == 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if "retrying:" in line]
+    assert len(lines) >= 4
+    labels = [line.split("retrying: ", 1)[1].split(": openai/", 1)[0] for line in lines]
+    assert all(label.startswith("pair ") and ", order " in label for label in labels), lines
+    assert len(set(labels)) == len(labels)  # each line tells its call apart
 
 
 def test_judge_against_a_hung_server_stops_after_the_first_calls_time_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("SDTT_ATTEMPT_TIMEOUT", "0.3")
+    # Long enough for both of the first pair's requests to reach the server on a loaded
+    # machine (0.3 s was not, at load 13): the server never answers either way.
+    monkeypatch.setenv("SDTT_ATTEMPT_TIMEOUT", "3")
     monkeypatch.setenv("SDTT_MAX_ATTEMPTS", "1")
     study = fixture_study()
     save_study(tmp_path / "study", study.questionnaire, study.key)

@@ -148,10 +148,31 @@ def test_a_bracket_that_is_not_a_time_is_not_a_timestamp() -> None:
     messages = parse_reply(text, now=START)
     assert [m.text for m in messages] == ["lol no way", "which one"]
     assert messages[0].time == START + timedelta(seconds=10)
+    # The template's markup itself is no one's text either.
     lines = scan_lines("[INST] hello", START)
-    assert [(line.text, line.structured, line.time) for line in lines] == [
-        ("[INST] hello", False, None)
-    ]
+    assert [(line.text, line.structured, line.time) for line in lines] == [("hello", False, None)]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "User: [INST] <<SYS>>",
+        "User: <</SYS>> [/INST]",
+        "Response: <|im_start|>assistant",
+        "User: <start_of_turn>user",
+        "Response: [2024-03-01 09:30:10] </s>",
+    ],
+)
+def test_a_line_of_chat_template_markup_is_no_message(line: str) -> None:
+    # parse_dialogue("User: [INST] <<SYS>>") gave a user message "<<SYS>>" (issue 49).
+    text = f"{line}\nUser: [2024-03-01 09:30:00] hi\nResponse: [2024-03-01 09:30:10] hey"
+    messages = parse_dialogue(text, start=START)
+    assert [(m.side, m.text) for m in messages] == [("user", "hi"), ("response", "hey")]
+
+
+def test_markup_inside_a_message_is_taken_out() -> None:
+    text = "User: [2024-03-01 09:30:00] [INST] so what now [/INST]\nResponse: ok <|im_end|>"
+    assert [m.text for m in parse_dialogue(text, start=START)] == ["so what now", "ok"]
 
 
 def test_plain_unstructured_output_is_taken_line_by_line() -> None:

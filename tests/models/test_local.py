@@ -6,6 +6,8 @@ tests marked ``local_model`` load the real Gemma 3 270M and are skipped without 
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 import sys
 import threading
 import time
@@ -293,9 +295,34 @@ def test_create_rejects_options_it_does_not_know(monkeypatch: pytest.MonkeyPatch
 
 
 def _ready(weights: gguf.LocalWeights) -> gguf.LocalWeights:
-    return gguf.LocalWeights(
-        weights.name, weights.description, lambda: (True, "ready"), weights.locate, weights.n_ctx
+    return dataclasses.replace(weights, status=lambda: (True, "ready"))
+
+
+def test_the_embedded_models_say_they_are_toys_where_a_user_looks(
+    home: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # In one check through the launcher 11 of 12 interrogator messages echoed the prompt:
+    # a user must hear that from `sdtt models` and at the start of a run, not only the README.
+    monkeypatch.setitem(sys.modules, "llama_cpp", _module("llama_cpp"))
+    fake_gemma_package(monkeypatch)
+    usable, why = availability()
+    assert usable and why.startswith("gemma-3-270m (default): ready")
+    assert "(a toy for checking the plumbing" in why.split(";")[0]
+    monkeypatch.setitem(
+        gguf.KNOWN_MODELS, "gemma-3-270m", _ready(gguf.KNOWN_MODELS["gemma-3-270m"])
     )
+    monkeypatch.setattr(local, "_told", set())
+    with caplog.at_level(logging.INFO, logger="sdtt.retries"):
+        create("gemma-3-270m")
+        create("gemma-3-270m")
+    notes = [r.getMessage() for r in caplog.records if r.name == "sdtt.retries"]
+    assert notes == [f"note: local/gemma-3-270m is {gguf.TOY_CAVEAT}."]
+    caplog.clear()
+    gguf_path = home / "mine.gguf"
+    gguf_path.write_bytes(b"GGUF")
+    with caplog.at_level(logging.INFO, logger="sdtt.retries"):
+        create(str(gguf_path))
+    assert not caplog.records  # a user's own file is not called a toy
 
 
 # --- the AMX guard ----------------------------------------------------------------------------

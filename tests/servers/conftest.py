@@ -103,8 +103,9 @@ class LlamaServer:
                     str(self.port),
                     "--n-ctx",
                     "8192",
-                    "--n-threads",
-                    "2",
+                    # As the README starts it, on every core by default (no --n-threads);
+                    # the bodies are logged so the tests can read what each call sent.
+                    "--log-prompts",
                 ],
                 stdout=log,
                 stderr=subprocess.STDOUT,

@@ -1,0 +1,50 @@
+"""Replies that break character: a message repeating the writer's own instructions, or
+saying the writer is an AI.
+
+Small base models through a chat template echoed their prompt ("- You are a person
+texting with someone you have not met before...", "You are not a friend, you're an AI
+chat bot."). A chat in which either side does so tells judges nothing, so such a reply is
+read as unusable: the bot asks again, and a side that keeps doing it sends nothing that
+turn (the event log records an ``OutOfCharacterError``, and ``simulate`` counts them).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+ECHO_WORDS = 6
+"""Consecutive words shared with the instructions that make a message an echo of them
+(shorter runs, "you are not going to", are ordinary chat)."""
+
+_WORD = re.compile(r"[a-z0-9']+")
+_MACHINE = (
+    r"(?:an?\s+)?(?:ai|a\.i\.|artificial intelligence|(?:large\s+)?language model|llm"
+    r"|ai chat\s?bot|chat\s?bot|virtual assistant|ai assistant)\b"
+)
+_SAYS_AI = re.compile(
+    # The writer about itself: "as an AI", "i'm just a language model".
+    rf"\b(?:i\s*am|i\s*'m|as|i\s*was)\s+(?:just\s+|only\s+|really\s+)?{_MACHINE}"
+    # Instruction-speak about who "you" are ("You are not a friend, you're an AI chat
+    # bot"); an interrogator asking "are you a bot?" or saying "you're a bot lol" is not.
+    rf"|\byou\s+are\s+not\s+an?\b[^.?!]{{0,60}}?\byou(?:\s*'re|\s+are)\s+{_MACHINE}",
+    re.IGNORECASE,
+)
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower().replace("\u2019", "'"))
+
+
+def _runs(words: Sequence[str], size: int) -> set[tuple[str, ...]]:
+    return {tuple(words[i : i + size]) for i in range(len(words) - size + 1)}
+
+
+def out_of_character(text: str, instructions: str) -> str | None:
+    """Why ``text`` is no chat message of a person (None when it may be one)."""
+    if _SAYS_AI.search(text):
+        return "it says it is an AI"
+    shared = _runs(_words(text), ECHO_WORDS) & _runs(_words(instructions), ECHO_WORDS)
+    if shared:
+        return f"it repeats its instructions ({' '.join(next(iter(sorted(shared))))}...)"
+    return None
