@@ -120,11 +120,12 @@ class PostgresStore(_SqlStore):
         threads, commits in a task): not on a virtual clock, which would jump ahead
         meanwhile."""
 
-    async def keep_committing(self) -> None:
+    async def keep_committing(self, on_room_failed: Callable[[str], None] | None = None) -> None:
         """Commit events and notices in batches, from a task of the loop that does not
         block it, until cancelled (see :mod:`sdtt.serve.pgcommit`); the store commits
-        them itself again afterwards. Only on a real clock (see :attr:`waits_off_loop`)."""
-        committer = BatchCommitter(self._connect(), CHANNEL)
+        them itself again afterwards. Only on a real clock (see :attr:`waits_off_loop`).
+        ``on_room_failed`` is told of a room whose rows the database refused."""
+        committer = BatchCommitter(self._connect, CHANNEL, on_room_failed)
         self.flush()  # (what was queued before goes first)
         self._committer = committer
         try:

@@ -287,7 +287,11 @@ class _SqlStore:
         """Commit the queued events (one transaction for all of them)."""
         events, self._pending = self._pending, []
         if events:
-            self._insert_events(events)
+            try:
+                self._insert_events(events)
+            except BaseException:
+                self._pending[:0] = events  # kept, ahead of what came since
+                raise
 
     async def flushed(self) -> None:
         """Wait until the queued events are committed (here: commit them now)."""
@@ -542,17 +546,22 @@ class SqliteStore(_SqlStore):
         """Append a message to ``room``'s chat ``chat``; returns it with its sequence
         number (counted over the room)."""
         events, self._pending = self._pending, []
-        with self._db:
-            self._db.execute("BEGIN IMMEDIATE")  # queued events go in the same commit
-            self._db.executemany(self.EVENT_INSERT, events)
-            row = self._db.execute(
-                "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE room = ?", (room,)
-            ).fetchone()
-            seq = int(row[0])
-            self._db.execute(
-                "INSERT INTO messages (room, seq, sender, text, time, chat) VALUES (?,?,?,?,?,?)",
-                (room, seq, sender, text, time, chat),
-            )
+        try:
+            with self._db:
+                self._db.execute("BEGIN IMMEDIATE")  # queued events go in the same commit
+                self._db.executemany(self.EVENT_INSERT, events)
+                row = self._db.execute(
+                    "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE room = ?", (room,)
+                ).fetchone()
+                seq = int(row[0])
+                self._db.execute(
+                    "INSERT INTO messages (room, seq, sender, text, time, chat) "
+                    "VALUES (?,?,?,?,?,?)",
+                    (room, seq, sender, text, time, chat),
+                )
+        except BaseException:
+            self._pending[:0] = events  # rolled back: kept, ahead of what came since
+            raise
         return StoredMessage(room=room, seq=seq, sender=sender, text=text, time=time, chat=chat)
 
     def close(self) -> None:
