@@ -55,9 +55,11 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE INDEX IF NOT EXISTS events_participant ON events (participant);
 CREATE TABLE IF NOT EXISTS verdicts (
     ord BIGSERIAL, room TEXT NOT NULL, participant TEXT NOT NULL, human TEXT NOT NULL,
-    confidence INTEGER NOT NULL, reason TEXT NOT NULL, time TEXT NOT NULL,
+    confidence INTEGER, reason TEXT NOT NULL, time TEXT NOT NULL,
     PRIMARY KEY (room, participant)
 );
+-- (Studies begun before an untouched confidence slider was stored as not moved.)
+ALTER TABLE verdicts ALTER COLUMN confidence DROP NOT NULL;
 CREATE TABLE IF NOT EXISTS servers (
     id TEXT PRIMARY KEY, heartbeat DOUBLE PRECISION NOT NULL
 );

@@ -115,7 +115,9 @@ class VerdictFrame(_Frame):
     human: Literal["yes", "no", "1", "2"] = Field(
         description="Two-party: is the partner a person; three-party: which chat is."
     )
-    confidence: int = Field(ge=0, le=100)
+    confidence: int | None = Field(
+        default=None, ge=0, le=100, description="None: the slider was not moved."
+    )
     reason: str = Field(max_length=2000)
     answers: dict[str, str] = Field(
         default_factory=dict,

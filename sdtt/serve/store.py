@@ -29,7 +29,15 @@ RoomState = Literal["live", "verdict", "done"]
 Sender = Literal["interrogator", "witness"]
 T = TypeVar("T")
 
-SCHEMA = """
+_VERDICTS = """
+CREATE TABLE IF NOT EXISTS verdicts (
+    room TEXT NOT NULL, participant TEXT NOT NULL, human TEXT NOT NULL,
+    confidence INTEGER, reason TEXT NOT NULL, time TEXT NOT NULL,
+    PRIMARY KEY (room, participant)
+);
+"""
+SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS participants (
     pid TEXT PRIMARY KEY, token TEXT NOT NULL, platform_study TEXT, platform_session TEXT,
     state TEXT NOT NULL, role TEXT, room TEXT, outcome TEXT, joined TEXT NOT NULL,
@@ -49,16 +57,15 @@ CREATE TABLE IF NOT EXISTS events (
     data TEXT NOT NULL, time TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS events_participant ON events (participant);
-CREATE TABLE IF NOT EXISTS verdicts (
-    room TEXT NOT NULL, participant TEXT NOT NULL, human TEXT NOT NULL,
-    confidence INTEGER NOT NULL, reason TEXT NOT NULL, time TEXT NOT NULL,
-    PRIMARY KEY (room, participant)
-);
+"""
+    + _VERDICTS
+    + """
 CREATE TABLE IF NOT EXISTS beliefs (
     participant TEXT NOT NULL, room TEXT NOT NULL, seq INTEGER NOT NULL, time TEXT NOT NULL,
     value INTEGER NOT NULL
 );
 """
+)
 
 
 @dataclass(frozen=True)
@@ -118,7 +125,8 @@ class Verdict:
     human: str
     """Two-party: 'yes'/'no' (is the witness a person?); three-party: '1'/'2' (which
     chat has the person)."""
-    confidence: int
+    confidence: int | None
+    """How sure they were, 0-100; None: they did not move the slider."""
     reason: str
     time: str
 
@@ -487,6 +495,20 @@ class _SqlStore:
         raise NotImplementedError
 
 
+def _let_confidence_be_unset(db: sqlite3.Connection) -> None:
+    """A study file begun when every verdict had a confidence: its verdicts table is
+    rebuilt (SQLite cannot drop a NOT NULL), so an untouched slider is stored as None."""
+    columns = {row[1]: row[3] for row in db.execute("PRAGMA table_info(verdicts)")}
+    if not columns.get("confidence"):
+        return
+    with db:
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("ALTER TABLE verdicts RENAME TO verdicts_old")
+        db.execute(_VERDICTS)
+        db.execute("INSERT INTO verdicts SELECT * FROM verdicts_old")
+        db.execute("DROP TABLE verdicts_old")
+
+
 class SqliteStore(_SqlStore):
     """A :class:`StudyStore` in one SQLite file (created if missing)."""
 
@@ -497,6 +519,7 @@ class SqliteStore(_SqlStore):
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
+            _let_confidence_be_unset(self._db)
         except sqlite3.DatabaseError as error:
             raise InputError(
                 f"cannot open the study store ({error}).",
