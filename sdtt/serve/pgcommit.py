@@ -29,7 +29,6 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-import re
 import select
 from collections.abc import Callable, Generator
 from typing import Any
@@ -37,6 +36,8 @@ from typing import Any
 import psycopg
 import trio
 from psycopg import pq
+
+from sdtt.serve.store import UNSTORABLE
 
 STATEMENT_NAME = b"sdtt_commit"
 STATEMENT = (
@@ -60,9 +61,6 @@ RETRY_AFTER = (0.1, 0.5, 2.0, 5.0)
 DATA_ERRORS = ("22", "23")
 """SQLSTATE classes of a statement refused for the rows it holds (data exceptions,
 integrity violations): sending it again cannot help."""
-
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
-"""What no PostgreSQL text keeps: U+0000 and lone surrogates (no UTF-8 form)."""
 
 READ, WRITE = "read", "write"
 _Batch = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[str]]
@@ -381,7 +379,7 @@ def _repaired(batch: _Batch) -> _Batch:
 def _storable(value: Any) -> Any:
     if not isinstance(value, str):
         return value
-    return _UNSTORABLE.sub("\ufffd", value)
+    return UNSTORABLE.sub("\ufffd", value)
 
 
 def _described(batch: _Batch) -> str:

@@ -31,7 +31,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from sdtt.serve.store import StoredMessage
+from sdtt.serve.store import UNSTORABLE, StoredMessage
 
 MAX_FRAME = 16_384
 """Longest frame read, in characters (a message's own limit is the spec's max_chars)."""
@@ -254,22 +254,20 @@ def _check_texts(data: dict[str, Any]) -> None:
 
 
 def _check_text(field: str, text: str) -> None:
-    if "\x00" in text:
-        # Nobody types it, and PostgreSQL cannot store it.
+    found = UNSTORABLE.search(text)
+    if found is None:
+        return
+    if found[0] == "\x00":  # (nobody types it)
         raise FrameError(f"Text must not contain the character U+0000 (field '{field}').")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as error:
-        raise FrameError(
-            "That text holds a character that is not valid Unicode (a lone surrogate, "
-            f"character {error.start + 1} of field '{field}'): remove it and try again."
-        ) from None
+    raise FrameError(
+        "That text holds a character that is not valid Unicode (a lone surrogate, "
+        f"character {found.start() + 1} of field '{field}'): remove it and try again."
+    )
 
 
 def _shown(field: str) -> str:
     """A field's name as a refusal shows it: printable, short, and encodable itself."""
-    name = field.encode("utf-8", "replace").decode("utf-8").replace("\x00", "?")
-    name = "".join(c if c.isprintable() else "?" for c in name)
+    name = "".join(c if c.isprintable() else "?" for c in UNSTORABLE.sub("?", field))
     return name if len(name) <= 40 else name[:39] + "…"
 
 

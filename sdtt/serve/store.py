@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import re
 import sqlite3
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
@@ -28,6 +29,9 @@ ParticipantState = Literal["consent", "lobby", "chat", "verdict", "done"]
 RoomState = Literal["live", "verdict", "done"]
 Sender = Literal["interrogator", "witness"]
 T = TypeVar("T")
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+"""Characters no store keeps: U+0000 (PostgreSQL text cannot hold it) and lone UTF-16
+surrogates (no UTF-8 form). The protocol refuses frames holding them."""
 
 _VERDICTS = """
 CREATE TABLE IF NOT EXISTS verdicts (
