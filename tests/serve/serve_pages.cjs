@@ -123,6 +123,12 @@ async function probe(log, game, who, pageName, page) {
       }),
     };
     log.probes.push(found);
+    if (config.shots && found.inView) {
+      // The screen as a bettor typing a question sees it (scrolled by inView).
+      await page.evaluate(inView);
+      const file = [game, who, pageName, "typing", size.width + "x" + size.height].join("-");
+      await page.screenshot({ path: path.join(config.shots, file + ".png") });
+    }
     if (config.shots) {
       await page.evaluate(() => window.scrollTo(0, 0));
       const file = [game, who, pageName, size.width + "x" + size.height].join("-") + ".png";
