@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from sdtt.commands.serve_parser import ADMIN_TOKEN_ENV
-from sdtt.errors import ConfigError
+from sdtt.errors import ConfigError, SdttError
 from sdtt.redact import shown
 
 if TYPE_CHECKING:
@@ -74,6 +74,8 @@ def logging_errors(path: Path) -> Iterator[None]:
     log.addHandler(handler)
     try:
         yield
+    except SdttError:
+        raise  # (bad input: one line on the terminal, as every command says it)
     except Exception:
         log.exception("the server stopped on an error")
         raise
