@@ -202,6 +202,8 @@ class BatchCommitter:
             self._wait = next(self._steps)
         except StopIteration:
             self._steps = None
+            if self._failures:
+                LOG.warning("saving works again: the batches kept meanwhile are saved")
             self._failures, self._error = 0, None
             self._done(self._in_flight)
             self._in_flight = ([], [], [])
@@ -257,6 +259,7 @@ class BatchCommitter:
                     return
                 self._store_repaired(room, group, again)
             self._done(group)
+        self._failures, self._error = 0, None  # (the database answers again)
 
     def _store_repaired(self, room: str | None, group: _Batch, error: Exception) -> None:
         """Store a room's refused rows with the characters no database keeps replaced

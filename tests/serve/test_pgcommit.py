@@ -187,5 +187,6 @@ async def test_a_batch_whose_connection_is_lost_is_kept_and_committed_on_a_new_o
             await store.flushed()
         nursery.cancel_scope.cancel()
     assert [e["data"]["n"] for e in store.events("r1")] == [0, 1, 2]
-    [error] = [r for r in caplog.records if r.name == "sdtt.serve"]
+    error, back = [r for r in caplog.records if r.name == "sdtt.serve"]
     assert "tried again" in error.getMessage() and error.exc_info is not None
+    assert "works again" in back.getMessage()
