@@ -87,15 +87,21 @@ async def study_server(spec: Path) -> AsyncIterator[tuple[int, Any]]:
         stop_server(process)
 
 
+async def enter(nursery: trio.Nursery, port: int, pid: str) -> Page:
+    """``pid`` opens the study (the consent page)."""
+    client = await WebSocketClient.connect("127.0.0.1", port, "/ws/pilot")
+    page = Page(client, pid)
+    nursery.start_soon(page.read)
+    await page.say({"type": "join", "pid": pid})
+    await page.wait(lambda f: f["type"] == "joined")
+    return page
+
+
 async def open_room(nursery: trio.Nursery, port: int, pids: tuple[str, str]) -> tuple[Page, Page]:
     """Two people enter the study; once their room opens, (interrogator, witness)."""
     pages = []
     for pid in pids:
-        client = await WebSocketClient.connect("127.0.0.1", port, "/ws/pilot")
-        page = Page(client, pid)
-        nursery.start_soon(page.read)
-        await page.say({"type": "join", "pid": pid})
-        await page.wait(lambda f: f["type"] == "joined")
+        page = await enter(nursery, port, pid)
         await page.say({"type": "consent"})
         await page.wait(lambda f: f.get("phase") == "lobby")
         pages.append(page)
@@ -245,13 +251,16 @@ async def test_arbitrary_frames_leave_the_server_answering_and_the_other_rooms_a
 ) -> None:
     async with study_server(spec) as (port, process), trio.open_nursery() as nursery:
         fuzzer, partner = await open_room(nursery, port, ("P1", "P2"))
+        # One who has not consented yet: the frames meet the consent page (and, as they
+        # consent or decline, the lobby or the done page).
+        newcomer = await enter(nursery, port, "P5")
         other = await open_room(nursery, port, ("P3", "P4"))
         token = trio.lowlevel.current_trio_token()
         sent: list[dict[str, Any]] = []
 
         async def one(frame: dict[str, Any]) -> None:
             sent.append(frame)
-            for page in (fuzzer, partner):
+            for page in (fuzzer, partner, newcomer):
                 start = len(page.frames)
                 await page.say(frame)
                 # A join is always refused to a page that has joined: it answers, and
