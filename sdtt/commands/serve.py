@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from sdtt.commands.serve_parser import ADMIN_TOKEN_ENV
-from sdtt.errors import ConfigError
+from sdtt.errors import ConfigError, SdttError
 from sdtt.redact import shown
 
 if TYPE_CHECKING:
@@ -56,9 +56,32 @@ def run(args: argparse.Namespace) -> int:
 
         clock = MockClock(rate=speed)
     _check_port(args.host, args.port)
-    with _serving(study):
+    with _serving(study), logging_errors(error_log(study)):
         trio.run(_serve, study, args.host, args.port, clock=clock)
     return 0
+
+
+@contextlib.contextmanager
+def logging_errors(path: Path) -> Iterator[None]:
+    """Write the server's own errors (the ``sdtt.serve`` log: a commit the database
+    refused, say) to ``path``, the errors log Hypercorn writes too, with their
+    tracebacks; an error that ends the server goes there as well as to the terminal."""
+    import logging
+
+    log = logging.getLogger("sdtt.serve")
+    handler = logging.FileHandler(path, encoding="utf-8", delay=True)
+    handler.setFormatter(logging.Formatter("[%(asctime)s] [%(levelname)s] %(message)s"))
+    log.addHandler(handler)
+    try:
+        yield
+    except SdttError:
+        raise  # (bad input: one line on the terminal, as every command says it)
+    except Exception:
+        log.exception("the server stopped on an error")
+        raise
+    finally:
+        log.removeHandler(handler)
+        handler.close()
 
 
 def _check_port(host: str, port: int) -> None:

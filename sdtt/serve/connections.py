@@ -134,9 +134,7 @@ class Connections:
             # Told, then closed once the refusal has gone out (its page stops
             # reconnecting); cancelled at once, the refusal never left.
             with contextlib.suppress(trio.WouldBlock, trio.BrokenResourceError):
-                previous.send.send_nowait(
-                    refusal("The study was opened in another window.") | {"fatal": True}
-                )
+                previous.send.send_nowait(refusal(_replaced(join)) | {"fatal": True})
             previous.send.close()
         self._open[pid] = connection
         self.send_state(pid)
@@ -211,6 +209,14 @@ class Connections:
             held, self._held = self._held, None
         for pid in dict.fromkeys(held):
             self.send_state(pid)
+
+
+def _replaced(join: Join) -> str:
+    """What a window replaced by ``join``'s connection is told: the own person who moved
+    their link to another device (and confirmed there), or another window."""
+    if join.move:
+        return "Your private link moved to another device: the study goes on there."
+    return "The study was opened in another window."
 
 
 def _refuse(outbox: trio.MemorySendChannel[Outgoing], text: str) -> None:

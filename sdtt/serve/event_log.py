@@ -8,6 +8,7 @@ log is copied into the study file off the loop by :meth:`Records.checkpoint_wal`
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -17,6 +18,9 @@ import trio
 
 from sdtt.serve.store import StudyStore
 
+LOG = logging.getLogger("sdtt.serve")
+RETRY_AFTER = 1.0
+"""Seconds before events the store failed to commit are tried again."""
 CHECKPOINT_EVERY = 2.0
 """Seconds between copies of the SQLite log into the database file (in a worker thread)."""
 
@@ -61,12 +65,19 @@ class Records:
 
     async def commit_events(self) -> None:
         """Commit queued events in batches: after the tasks that were ready have run,
-        so one commit takes all the events they recorded."""
+        so one commit takes all the events they recorded. A commit that fails (a full
+        disk, say) ends no room: it goes to the ``sdtt.serve`` log (the study's errors
+        log) and the events, still queued, are tried again."""
         while True:
             await self._recorded.wait()
             self._recorded = trio.Event()
             await trio.lowlevel.cancel_shielded_checkpoint()
-            await self.store.flushed()
+            try:
+                await self.store.flushed()
+            except Exception:
+                LOG.exception("saving the study's events failed; they are kept and tried again")
+                await trio.sleep(RETRY_AFTER)
+                self._recorded.set()
 
     async def checkpoint_wal(self, checkpoint: Callable[[], None]) -> None:
         """Copy the SQLite log into the database file every few seconds, off the loop.

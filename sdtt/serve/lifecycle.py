@@ -238,16 +238,17 @@ class Rooms:
         else:  # it runs in another process
             self.host.store.publish({"end": room, "reason": "partner_left"})
 
-    def end_room(self, room_id: str) -> bool:
-        """End a live room now (the admin page's button); False if it is not live."""
+    def end_room(self, room_id: str, reason: str = "ended_by_admin") -> bool:
+        """End a live room now (by default: the admin page's button); False if it is not
+        live."""
         live = self.live.get(room_id)
         if live is None:
             room = self.host.store.room(room_id)
             if room is None or room.state != "live":
                 return False
-            self.host.store.publish({"end": room_id, "reason": "ended_by_admin"})  # elsewhere
+            self.host.store.publish({"end": room_id, "reason": reason})  # elsewhere
             return True
-        live.end("ended_by_admin")
+        live.end(reason)
         return True
 
     # ---------------------------------------------------------------- leases

@@ -55,9 +55,11 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE INDEX IF NOT EXISTS events_participant ON events (participant);
 CREATE TABLE IF NOT EXISTS verdicts (
     ord BIGSERIAL, room TEXT NOT NULL, participant TEXT NOT NULL, human TEXT NOT NULL,
-    confidence INTEGER NOT NULL, reason TEXT NOT NULL, time TEXT NOT NULL,
+    confidence INTEGER, reason TEXT NOT NULL, time TEXT NOT NULL,
     PRIMARY KEY (room, participant)
 );
+-- (Studies begun before an untouched confidence slider was stored as not moved.)
+ALTER TABLE verdicts ALTER COLUMN confidence DROP NOT NULL;
 CREATE TABLE IF NOT EXISTS servers (
     id TEXT PRIMARY KEY, heartbeat DOUBLE PRECISION NOT NULL
 );
@@ -120,11 +122,12 @@ class PostgresStore(_SqlStore):
         threads, commits in a task): not on a virtual clock, which would jump ahead
         meanwhile."""
 
-    async def keep_committing(self) -> None:
+    async def keep_committing(self, on_room_failed: Callable[[str], None] | None = None) -> None:
         """Commit events and notices in batches, from a task of the loop that does not
         block it, until cancelled (see :mod:`sdtt.serve.pgcommit`); the store commits
-        them itself again afterwards. Only on a real clock (see :attr:`waits_off_loop`)."""
-        committer = BatchCommitter(self._connect(), CHANNEL)
+        them itself again afterwards. Only on a real clock (see :attr:`waits_off_loop`).
+        ``on_room_failed`` is told of a room whose rows the database refused."""
+        committer = BatchCommitter(self._connect, CHANNEL, on_room_failed)
         self.flush()  # (what was queued before goes first)
         self._committer = committer
         try:

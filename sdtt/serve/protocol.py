@@ -2,7 +2,11 @@
 
 Frames are JSON objects with a ``type``. What the browser sends is checked here into
 pydantic models; anything else (not JSON, unknown type, extra fields, out-of-range
-values, too long) is a :class:`FrameError` whose message the participant is shown.
+values, too long, text no store can keep) is a :class:`FrameError` whose message the
+participant is shown. Every text of a frame (field names too, at any depth) is checked
+once, here, the same whichever store the study uses: a lone UTF-16 surrogate (JSON
+allows ``"\ud800"``; it has no UTF-8 form) or U+0000 made a PostgreSQL commit fail,
+and a number like ``1e999`` or ``NaN`` is no JSON a store or a browser reads back.
 
 What the server sends never says what a witness is: a chat message is
 ``{"type": "message", "id": n, "chat": 1|2, "from": "you"|"them", "text": ...}`` whether
@@ -21,12 +25,13 @@ server a pass of its scheduler and of its websocket layers for each.
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from sdtt.serve.store import StoredMessage
+from sdtt.serve.store import UNSTORABLE, StoredMessage
 
 MAX_FRAME = 16_384
 """Longest frame read, in characters (a message's own limit is the spec's max_chars)."""
@@ -110,7 +115,9 @@ class VerdictFrame(_Frame):
     human: Literal["yes", "no", "1", "2"] = Field(
         description="Two-party: is the partner a person; three-party: which chat is."
     )
-    confidence: int = Field(ge=0, le=100)
+    confidence: int | None = Field(
+        default=None, ge=0, le=100, description="None: the slider was not moved."
+    )
     reason: str = Field(max_length=2000)
     answers: dict[str, str] = Field(
         default_factory=dict,
@@ -201,20 +208,67 @@ def parse_frame(raw: str | bytes | None) -> ClientFrame:
     if len(raw) > MAX_FRAME:
         raise FrameError("That frame is too long.")
     try:
-        data = json.loads(raw)
+        data = json.loads(raw, parse_float=_finite, parse_constant=_not_a_number)
+    except FrameError:
+        raise
     except (ValueError, RecursionError):
         raise FrameError("That frame is not valid JSON.") from None
     if not isinstance(data, dict):
         raise FrameError("A frame must be a JSON object.")
-    if any(isinstance(value, str) and "\x00" in value for value in data.values()):
-        # PostgreSQL cannot store it (the connection used to drop); nobody types it.
-        raise FrameError("Text must not contain the character U+0000.")
+    _check_texts(data)
     try:
         return _ADAPTER.validate_python(data)
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
         raise FrameError(f"Bad frame ({where}: {first['msg']}).") from None
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise FrameError("That frame holds a number too large to use.")
+    return number
+
+
+def _not_a_number(text: str) -> float:
+    raise FrameError(f"That frame holds {text}, which is not a number.")
+
+
+def _check_texts(data: dict[str, Any]) -> None:
+    """Refuse a frame holding text no store can keep: a lone surrogate or U+0000, in any
+    value or field name at any depth (walked without recursion: a frame may nest
+    thousands deep)."""
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                field = f"{where}.{key}" if where else key
+                _check_text(_shown(field), key)
+                stack.append((field, item))
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
+        elif isinstance(value, str):
+            _check_text(_shown(where), value)
+
+
+def _check_text(field: str, text: str) -> None:
+    found = UNSTORABLE.search(text)
+    if found is None:
+        return
+    if found[0] == "\x00":  # (nobody types it)
+        raise FrameError(f"Text must not contain the character U+0000 (field '{field}').")
+    raise FrameError(
+        "That text holds a character that is not valid Unicode (a lone surrogate, "
+        f"character {found.start() + 1} of field '{field}'): remove it and try again."
+    )
+
+
+def _shown(field: str) -> str:
+    """A field's name as a refusal shows it: printable, short, and encodable itself."""
+    name = "".join(c if c.isprintable() else "?" for c in UNSTORABLE.sub("?", field))
+    return name if len(name) <= 40 else name[:39] + "…"
 
 
 def message_frame(message: StoredMessage, viewer: str) -> dict[str, Any]:

@@ -156,7 +156,8 @@ class StudyServer:
                 nursery.start_soon(self.lease.keep, self._check_lease)
             keep_committing = getattr(self.store, "keep_committing", None)
             if keep_committing is not None and getattr(self.store, "waits_off_loop", False):
-                nursery.start_soon(keep_committing)  # (it commits what is recorded)
+                # (it commits what is recorded)
+                nursery.start_soon(keep_committing, self._store_failed)
             else:
                 nursery.start_soon(self.records.commit_events)
             take_over = getattr(self.store, "background_checkpoints", None)
@@ -169,6 +170,17 @@ class StudyServer:
                 self.store.flush()
                 if self._screener is not None:
                     await self._screener.aclose()
+
+    def _store_failed(self, room_id: str) -> None:
+        """The database refused ``room_id``'s messages or events (the error is in the
+        errors log): the room ends for its people as cut short on our side."""
+        self.record("store_failed", {}, room=room_id)
+        if self.rooms.nursery is not None:
+            with contextlib.suppress(RuntimeError):  # the server is stopping
+                self.rooms.nursery.start_soon(self._end_failed_room, room_id)
+
+    async def _end_failed_room(self, room_id: str) -> None:
+        self.rooms.end_room(room_id, "server_error")
 
     def _gone(self, pid: str, joined: int) -> None:
         """``pid``'s browser, let in by event ``joined``, went away: unless they are back

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import re
 import sqlite3
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
@@ -28,8 +29,19 @@ ParticipantState = Literal["consent", "lobby", "chat", "verdict", "done"]
 RoomState = Literal["live", "verdict", "done"]
 Sender = Literal["interrogator", "witness"]
 T = TypeVar("T")
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+"""Characters no store keeps: U+0000 (PostgreSQL text cannot hold it) and lone UTF-16
+surrogates (no UTF-8 form). The protocol refuses frames holding them."""
 
-SCHEMA = """
+_VERDICTS = """
+CREATE TABLE IF NOT EXISTS verdicts (
+    room TEXT NOT NULL, participant TEXT NOT NULL, human TEXT NOT NULL,
+    confidence INTEGER, reason TEXT NOT NULL, time TEXT NOT NULL,
+    PRIMARY KEY (room, participant)
+);
+"""
+SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS participants (
     pid TEXT PRIMARY KEY, token TEXT NOT NULL, platform_study TEXT, platform_session TEXT,
     state TEXT NOT NULL, role TEXT, room TEXT, outcome TEXT, joined TEXT NOT NULL,
@@ -49,16 +61,15 @@ CREATE TABLE IF NOT EXISTS events (
     data TEXT NOT NULL, time TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS events_participant ON events (participant);
-CREATE TABLE IF NOT EXISTS verdicts (
-    room TEXT NOT NULL, participant TEXT NOT NULL, human TEXT NOT NULL,
-    confidence INTEGER NOT NULL, reason TEXT NOT NULL, time TEXT NOT NULL,
-    PRIMARY KEY (room, participant)
-);
+"""
+    + _VERDICTS
+    + """
 CREATE TABLE IF NOT EXISTS beliefs (
     participant TEXT NOT NULL, room TEXT NOT NULL, seq INTEGER NOT NULL, time TEXT NOT NULL,
     value INTEGER NOT NULL
 );
 """
+)
 
 
 @dataclass(frozen=True)
@@ -118,7 +129,8 @@ class Verdict:
     human: str
     """Two-party: 'yes'/'no' (is the witness a person?); three-party: '1'/'2' (which
     chat has the person)."""
-    confidence: int
+    confidence: int | None
+    """How sure they were, 0-100; None: they did not move the slider."""
     reason: str
     time: str
 
@@ -287,7 +299,11 @@ class _SqlStore:
         """Commit the queued events (one transaction for all of them)."""
         events, self._pending = self._pending, []
         if events:
-            self._insert_events(events)
+            try:
+                self._insert_events(events)
+            except BaseException:
+                self._pending[:0] = events  # kept, ahead of what came since
+                raise
 
     async def flushed(self) -> None:
         """Wait until the queued events are committed (here: commit them now)."""
@@ -483,6 +499,20 @@ class _SqlStore:
         raise NotImplementedError
 
 
+def _let_confidence_be_unset(db: sqlite3.Connection) -> None:
+    """A study file begun when every verdict had a confidence: its verdicts table is
+    rebuilt (SQLite cannot drop a NOT NULL), so an untouched slider is stored as None."""
+    columns = {row[1]: row[3] for row in db.execute("PRAGMA table_info(verdicts)")}
+    if not columns.get("confidence"):
+        return
+    with db:
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("ALTER TABLE verdicts RENAME TO verdicts_old")
+        db.execute(_VERDICTS)
+        db.execute("INSERT INTO verdicts SELECT * FROM verdicts_old")
+        db.execute("DROP TABLE verdicts_old")
+
+
 class SqliteStore(_SqlStore):
     """A :class:`StudyStore` in one SQLite file (created if missing)."""
 
@@ -493,6 +523,7 @@ class SqliteStore(_SqlStore):
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
+            _let_confidence_be_unset(self._db)
         except sqlite3.DatabaseError as error:
             raise InputError(
                 f"cannot open the study store ({error}).",
@@ -542,17 +573,22 @@ class SqliteStore(_SqlStore):
         """Append a message to ``room``'s chat ``chat``; returns it with its sequence
         number (counted over the room)."""
         events, self._pending = self._pending, []
-        with self._db:
-            self._db.execute("BEGIN IMMEDIATE")  # queued events go in the same commit
-            self._db.executemany(self.EVENT_INSERT, events)
-            row = self._db.execute(
-                "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE room = ?", (room,)
-            ).fetchone()
-            seq = int(row[0])
-            self._db.execute(
-                "INSERT INTO messages (room, seq, sender, text, time, chat) VALUES (?,?,?,?,?,?)",
-                (room, seq, sender, text, time, chat),
-            )
+        try:
+            with self._db:
+                self._db.execute("BEGIN IMMEDIATE")  # queued events go in the same commit
+                self._db.executemany(self.EVENT_INSERT, events)
+                row = self._db.execute(
+                    "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE room = ?", (room,)
+                ).fetchone()
+                seq = int(row[0])
+                self._db.execute(
+                    "INSERT INTO messages (room, seq, sender, text, time, chat) "
+                    "VALUES (?,?,?,?,?,?)",
+                    (room, seq, sender, text, time, chat),
+                )
+        except BaseException:
+            self._pending[:0] = events  # rolled back: kept, ahead of what came since
+            raise
         return StoredMessage(room=room, seq=seq, sender=sender, text=text, time=time, chat=chat)
 
     def close(self) -> None:

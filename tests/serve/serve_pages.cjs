@@ -5,7 +5,9 @@
 //   "market": ...}, "study": "pilot", "ownKey": KEY, "shots": FOLDER or null}
 //   With "shots", a full-page PNG of every page at every size is written there.
 // Each probe: {game, who, page, size, parts: {NAME: [{visible, clickable, box}]},
-//   width, scrollWidth, lastThemSeen, input1, points (the done page's points text)}.
+//   width, scrollWidth, lastThemSeen, input1, points (the done page's points text),
+//   inView (with the message box scrolled into view, which of the chart, the first trade
+//   button, the last answer and the box are wholly on the screen; null without a chart)}.
 "use strict";
 const path = require("path");
 const fs = require("fs");
@@ -42,7 +44,7 @@ const PARTS = {
   verdictSend: '#verdict-form button[type="submit"]',
   done: "#done", code: "#done-code", reveal: "#reveal", notice: "#notice",
   points: "#done-points",
-  moveHere: "#move-here",
+  moveHere: "#move-here", clock: "#clock",
 };
 
 // Runs in the page: each part's visibility, box (page coordinates) and, for controls,
@@ -83,6 +85,23 @@ function lastThemSeen() {
   return r.top >= list.top - 1 && r.bottom <= list.bottom + 1 && r.height > 0;
 }
 
+// As a bettor typing a question sees it: the message box scrolled into view (the page
+// scrolled as far as it goes), what is wholly on the screen.
+function inView() {
+  const chart = document.querySelector("#chart");
+  if (!chart || !chart.checkVisibility()) return null;
+  const input = document.querySelector('.pane[data-chat="1"] .send-text');
+  input.scrollIntoView({ block: "end" });
+  const answers = [...document.querySelectorAll("li.them")];
+  const on = (el) => {
+    if (!el) return null;
+    const r = el.getBoundingClientRect();
+    return r.height > 0 && r.top >= -1 && r.bottom <= innerHeight + 1;
+  };
+  return { chart: on(chart), trade: on(document.querySelector(".trade")),
+    answer: on(answers[answers.length - 1]), input: on(input) };
+}
+
 async function probe(log, game, who, pageName, page) {
   for (const size of SIZES) {
     await page.setViewportSize({ width: size.width, height: size.height });
@@ -93,6 +112,7 @@ async function probe(log, game, who, pageName, page) {
       width: size.width,
       scrollWidth: await page.evaluate(() => document.documentElement.scrollWidth),
       lastThemSeen: await page.evaluate(lastThemSeen),
+      inView: await page.evaluate(inView),
       points: await page.evaluate(() => {
         const points = document.querySelector("#done-points");
         return points && !points.hidden ? points.innerText : null;
@@ -103,6 +123,12 @@ async function probe(log, game, who, pageName, page) {
       }),
     };
     log.probes.push(found);
+    if (config.shots && found.inView) {
+      // The screen as a bettor typing a question sees it (scrolled by inView).
+      await page.evaluate(inView);
+      const file = [game, who, pageName, "typing", size.width + "x" + size.height].join("-");
+      await page.screenshot({ path: path.join(config.shots, file + ".png") });
+    }
     if (config.shots) {
       await page.evaluate(() => window.scrollTo(0, 0));
       const file = [game, who, pageName, size.width + "x" + size.height].join("-") + ".png";
@@ -144,7 +170,7 @@ async function agree(page) {
 
 // Two-party with the bot: consent, chat, verdict, done (and consent declined).
 async function botGame(browser, base, log) {
-  const page = await open(browser, base, "PROLIFIC_PID=P1&STUDY_ID=S1&SESSION_ID=X1", log);
+  let page = await open(browser, base, "PROLIFIC_PID=P1&STUDY_ID=S1&SESSION_ID=X1", log);
   await page.locator("#consent-yes").waitFor();
   await probe(log, "bot", "interrogator", "consent", page);
   await agree(page);
@@ -165,7 +191,24 @@ async function botGame(browser, base, log) {
       cancelable: true });
     return !document.querySelector('.pane[data-chat="1"] .send-text').dispatchEvent(paste);
   });
-  await say(page, 1, "what did you do today?");
+  // The same link in a second tab: this window stops (no Send box, no clock), told why;
+  // the chat goes on in the new tab.
+  const first = page;
+  page = await first.context().newPage();
+  page.setDefaultTimeout(TIMEOUT);
+  page.on("pageerror", (error) => log.errors.push(String(error)));
+  await page.goto(first.url());
+  await page.locator("li.them").first().waitFor();
+  await first.locator("#notice", { hasText: "another" }).waitFor();
+  log.replacedTold = await first.locator("#notice").textContent();
+  log.replacedEditable = await first.locator('.pane[data-chat="1"] .send-text').isEditable();
+  await probe(log, "bot", "interrogator", "chat-replaced", first);
+  // The last turn, unless the chat's 15 real seconds are over first (a loaded machine):
+  // either way the verdict comes.
+  const box = page.locator('.pane[data-chat="1"] .send-text');
+  const send = page.locator('.pane[data-chat="1"] .send-form button');
+  await box.fill("what did you do today?", { timeout: 5000 }).catch(() => {});
+  await send.click({ timeout: 5000 }).catch(() => {});
   await page.locator("#verdict").waitFor();
   await probe(log, "bot", "interrogator", "verdict", page);
   await page.locator('#verdict-two input[value="no"]').check();
@@ -261,6 +304,7 @@ async function ownGame(browser, base, log) {
   // The first device stops, told why (another window, or the link moved on).
   await own.locator("#notice").waitFor();
   log.firstDeviceTold = await own.locator("#notice").textContent();
+  await probe(log, "own", "own-person", "moved-away", own);
 }
 
 // Market: a bettor (a refused trade, then done buying) and a person as the target.

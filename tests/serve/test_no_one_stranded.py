@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 import trio
 
-from sdtt.commands.serve import _check_port, _serving, hypercorn_config
+from sdtt.commands.serve import _check_port, _serving, hypercorn_config, logging_errors
 from sdtt.errors import ConfigError
 from sdtt.serve.phases import BadMove, move_participant, move_room
 from sdtt.serve.spec import read_study
@@ -229,6 +229,18 @@ def test_one_server_per_sqlite_study_and_a_taken_port_is_one_line(tmp_path: Path
     assert f"127.0.0.1:{port}" in str(caught.value) and "\n" not in str(caught.value)
     config = hypercorn_config("127.0.0.1", port, 1.0, errorlog=tmp_path / "pilot.errors.log")
     assert config.errorlog == str(tmp_path / "pilot.errors.log")
+
+
+def test_an_error_that_stops_the_server_goes_to_the_errors_log(tmp_path: Path) -> None:
+    log = tmp_path / "pilot.errors.log"
+    with pytest.raises(ConfigError), logging_errors(log):
+        raise ConfigError("a bad spec")  # said on the terminal in one line, not logged
+    assert not log.exists() or "a bad spec" not in log.read_text()
+    with pytest.raises(RuntimeError), logging_errors(log):
+        raise RuntimeError("the loop broke")
+    text = log.read_text()
+    assert "the server stopped on an error" in text and "Traceback" in text
+    assert "RuntimeError: the loop broke" in text
 
 
 @pytest.mark.trio

@@ -7,6 +7,7 @@ hidden; nothing sticks out sideways. The five studies are walked once for the mo
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
 import pytest
@@ -23,8 +24,14 @@ PAGES: dict[tuple[str, str, str], tuple[set[str], set[str]]] = {
         {"lobby", "chat", "verdict", "done", "market", "belief", "notice"},
     ),
     ("bot", "interrogator", "chat"): (
-        {"chat", "pane1", "input1", "send1", "turns1", "belief", "beliefSlider", "report1"},
+        {"chat", "pane1", "input1", "send1", "turns1", "belief", "beliefSlider", "report1"}
+        | {"clock"},
         ALWAYS_HIDDEN | {"pane2", "tabs", "market", "chatEnded", "verdictTwo", "verdictThree"},
+    ),
+    # The same link opened in a second tab: this one stops, its chat still in view.
+    ("bot", "interrogator", "chat-replaced"): (
+        {"chat", "pane1", "notice"},
+        {"input1", "send1", "report1", "clock", "belief", "beliefSlider", "verdict", "done"},
     ),
     ("bot", "interrogator", "verdict"): (
         {"verdict", "verdictTwo", "verdictChoice", "verdictSend", "confidence", "chat", "pane1"}
@@ -92,6 +99,11 @@ PAGES: dict[tuple[str, str, str], tuple[set[str], set[str]]] = {
         {"lobby"},
         {"chat", "done", "code", "verdict", "notice"},
     ),
+    # The first device, once the link moved on: stopped, told why.
+    ("own", "own-person", "moved-away"): (
+        {"notice"},
+        {"input1", "send1", "clock", "consent", "chat", "verdict", "done", "moveHere"},
+    ),
     ("own", "second-device", "move-prompt"): (
         {"notice", "moveHere"},
         {"consent", "lobby", "chat", "done", "verdict"},
@@ -121,7 +133,11 @@ def walked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     found = tools()
     if isinstance(found, str):
         pytest.fail(found)
-    return walk_pages(tmp_path_factory.mktemp("pages"))
+    folder = tmp_path_factory.mktemp("pages")
+    log = walk_pages(folder)
+    with sqlite3.connect(folder / "bot" / "pilot.sqlite3") as db:
+        log["botVerdicts"] = list(db.execute("SELECT human, confidence FROM verdicts"))
+    return log
 
 
 def _probe(walked: dict[str, Any], game: str, who: str, page: str, size: str) -> Probe:
@@ -235,3 +251,29 @@ def test_the_done_page_shows_the_points_earned(walked: dict[str, Any]) -> None:
             "1 × finished chat: 1 point",
         ]
         assert _probe(walked, "market", "bettor", "done", size)["points"] is None
+
+
+def test_a_window_another_tab_took_over_stops(walked: dict[str, Any]) -> None:
+    # (The clock and the Send box show in the chat before: see PAGES.)
+    assert walked["replacedTold"] == "The study was opened in another window."
+    assert walked["replacedEditable"] is False
+
+
+def test_the_own_person_who_moved_device_is_told_so(walked: dict[str, Any]) -> None:
+    assert "another device" in walked["firstDeviceTold"]
+
+
+def test_an_untouched_confidence_slider_is_stored_as_not_moved(walked: dict[str, Any]) -> None:
+    # The bot game's interrogator answered "no" and never moved the confidence slider.
+    assert walked["botVerdicts"] == [("no", None)]
+
+
+def test_a_bettor_on_a_phone_sees_the_price_and_the_trades_while_reading_an_answer(
+    walked: dict[str, Any],
+) -> None:
+    phone = _probe(walked, "market", "bettor", "chat", "phone")
+    assert phone["inView"] == {"chart": True, "trade": True, "answer": True, "input": True}
+    # On a wide screen the market stays beside the chat.
+    for size in ("laptop", "desktop"):
+        parts = _probe(walked, "market", "bettor", "chat", size)["parts"]
+        assert parts["chart"][0]["box"]["x"] > parts["pane1"][0]["box"]["x"] + 100

@@ -164,3 +164,29 @@ async def test_messages_are_numbered_at_once_and_committed_before_the_notice_aft
     again = pg_store()
     assert again.add_message("r1", "witness", "back", "t3").seq == 4
     assert [m.text for m in store.messages("r1")][-1] == "back"
+
+
+@pytest.mark.trio
+async def test_a_batch_whose_connection_is_lost_is_kept_and_committed_on_a_new_one(
+    pg_store: Callable[[], PostgresStore],
+    fresh_database: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    store = pg_store()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(store.keep_committing)
+        while (committer := store._committer) is None:
+            await trio.sleep(0.01)
+        store.add_event("typing", {"n": 0}, "t1", room="r1")
+        await store.flushed()
+        with psycopg.connect(fresh_database, autocommit=True) as admin:  # a database restart
+            admin.execute("SELECT pg_terminate_backend(%s)", (committer._db.info.backend_pid,))
+        for n in (1, 2):
+            store.add_event("typing", {"n": n}, "t2", room="r1")
+        with trio.fail_after(30):
+            await store.flushed()
+        nursery.cancel_scope.cancel()
+    assert [e["data"]["n"] for e in store.events("r1")] == [0, 1, 2]
+    error, back = [r for r in caplog.records if r.name == "sdtt.serve"]
+    assert "tried again" in error.getMessage() and error.exc_info is not None
+    assert "works again" in back.getMessage()

@@ -469,3 +469,40 @@ async def test_a_chat_that_finishes_as_another_process_ends_its_room_stops_nothi
         await Browser(server, "P2").enter_chat(nursery)  # the server still runs
     room = next(room for room in there.rooms() if room.interrogator == "P1")
     assert (room.state, room.end_reason) == ("done", "server_lost")
+
+
+OLD_VERDICTS = """CREATE TABLE verdicts (
+    {ord}room TEXT NOT NULL, participant TEXT NOT NULL, human TEXT NOT NULL,
+    confidence INTEGER NOT NULL, reason TEXT NOT NULL, time TEXT NOT NULL,
+    PRIMARY KEY (room, participant)
+)"""
+"""The verdicts table of a study begun when every verdict had a confidence."""
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_a_study_begun_before_stores_an_unmoved_confidence_and_keeps_its_verdicts(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    old = ("r0", "P0", "yes", 70, "typos", "t0")
+    insert = "INSERT INTO verdicts (room, participant, human, confidence, reason, time) "
+    if kind == "sqlite":
+        import sqlite3
+
+        with sqlite3.connect(tmp_path / "old.sqlite3") as db:
+            db.execute(OLD_VERDICTS.format(ord=""))
+            db.execute(insert + "VALUES (?, ?, ?, ?, ?, ?)", old)
+        store: StudyStore = SqliteStore(tmp_path / "old.sqlite3")
+    else:
+        url = request.getfixturevalue("fresh_database")
+        with psycopg.connect(url, autocommit=True) as db:
+            db.execute(OLD_VERDICTS.format(ord="ord BIGSERIAL, "))
+            db.execute(insert + "VALUES (%s, %s, %s, %s, %s, %s)", old)
+        store = PostgresStore(url)
+    try:
+        store.add_verdict(Verdict("r1", "P1", "no", None, "", "t1"))
+        assert [(v.participant, v.confidence) for v in store.verdicts()] == [
+            ("P0", 70),
+            ("P1", None),
+        ]
+    finally:
+        store.close()

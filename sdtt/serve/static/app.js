@@ -26,6 +26,9 @@
   let lobbyTimer = null;
   let blockPaste = false;
   let moveHere = false;  // the own person confirmed: this device takes over the link
+  // Whether the verdict's confidence slider was moved: untouched, it says nothing (sent
+  // as null), not a chosen 50.
+  let confidenceMoved = false;
   // The study's clock runs this many times faster than real time ([chat] speed): the
   // seconds the server sends are study seconds, its timers here count real ones.
   let speed = 1;
@@ -362,7 +365,7 @@
       $("round").textContent = f.round ? "Chat " + f.round[0] + " of " + f.round[1] : "";
       if ($("chat").hidden) {  // a new chat: the questions start blank
         $("verdict-form").reset();
-        $("confidence-out").textContent = $("confidence").value;
+        showConfidence(false);
       }
       paragraphs($("instructions"), f.instructions || "");
       role = f.role || "interrogator";
@@ -468,8 +471,38 @@
     for (const f of Array.isArray(data) ? data : [data]) showFrame(f);
   }
 
+  function showConfidence(moved) {
+    confidenceMoved = moved;
+    $("confidence").classList.toggle("unset", !moved);
+    $("confidence-out").textContent = moved ? $("confidence").value + "%" : "not set";
+  }
+
+  // Another window or device took over (a fatal refusal): this page stops. Its chat
+  // stays in view, but nothing in it can be typed, sent or clicked, and no clock runs.
+  function stop() {
+    finished = true;
+    startClock(null);
+    waitingClock(null);
+    setPending(0);
+    document.body.classList.add("stopped");
+    for (const name of sections) $(name).inert = true;
+    for (const el of document.querySelectorAll("section input, section button, section textarea")) {
+      el.disabled = true;
+    }
+  }
+
+  // Joined after all (the own person moved here): the page runs again.
+  function restart() {
+    document.body.classList.remove("stopped");
+    for (const name of sections) $(name).inert = false;
+    for (const el of document.querySelectorAll("section input, section button, section textarea")) {
+      el.disabled = false;
+    }
+  }
+
   function showFrame(f) {
     if (f.type === "joined") {
+      if (document.body.classList.contains("stopped")) restart();
       localStorage.setItem(tokenKey, f.token);
       moveHere = false;
       $("move-here").hidden = true;
@@ -514,7 +547,7 @@
       showQuote(null);
       unblockSending();
       $("move-here").hidden = !f.move;
-      if (f.fatal) { finished = true; status(""); $("status").hidden = true; }
+      if (f.fatal) { stop(); status(""); $("status").hidden = true; }
     }
   }
 
@@ -571,9 +604,7 @@
   $("belief-value").addEventListener("input", () => {
     $("belief-out").textContent = $("belief-value").value;
   });
-  $("confidence").addEventListener("input", () => {
-    $("confidence-out").textContent = $("confidence").value;
-  });
+  $("confidence").addEventListener("input", () => showConfidence(true));
   $("verdict-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const human = document.querySelector("fieldset:not([hidden]) input[name=human]:checked");
@@ -582,7 +613,8 @@
     for (const field of $("questions").querySelectorAll("[data-question]")) {
       if (field.value.trim()) answers[field.dataset.question] = field.value.trim();
     }
-    send({ type: "verdict", human: human.value, confidence: Number($("confidence").value),
+    send({ type: "verdict", human: human.value,
+           confidence: confidenceMoved ? Number($("confidence").value) : null,
            reason: $("reason").value, answers: answers });
   });
 
