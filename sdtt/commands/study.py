@@ -137,6 +137,21 @@ def run_verify(args: argparse.Namespace) -> int:
     result = verify_bundle(args.bundle, prereg=args.prereg)
     for problem in result.problems:
         console.print(f"[red]differs:[/] {shown(problem)}")
+    if args.rerun:
+        from sdtt.study.rerun import rerun_bundle
+
+        console.print("rerunning the study from its recorded answers (replay: no calls) ...")
+        rerun = rerun_bundle(args.bundle, drive=drive)
+        for note in rerun.notes:
+            console.print(f"[yellow]note:[/] {shown(note)}")
+        for difference in rerun.differences:
+            console.print(f"[red]rerun differs:[/] {shown(difference)}", soft_wrap=True)
+        if rerun.ok:
+            console.print(
+                f"ok: the rerun is byte-identical: {rerun.compared} files written again match "
+                "the bundle (the run log's timings are not compared)"
+            )
+        result.problems += rerun.differences
     if result.ok:
         console.print(
             f"ok: {result.files} files match their hashes; {result.figures_checked} figures "

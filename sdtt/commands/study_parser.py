@@ -53,6 +53,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     verify.add_argument("bundle", type=Path, help="a bundle folder or .tar.gz")
     verify.add_argument("--prereg", type=Path, help="check the bundle against this preregistration")
+    verify.add_argument(
+        "--rerun",
+        action="store_true",
+        help="also run the whole study again from the bundle's recorded answers (the replay "
+        "provider: offline, no cost) and compare every file byte for byte",
+    )
     verify.set_defaults(func=lazy_command("sdtt.commands.study", "run_verify"))
     prereg = actions.add_parser("prereg", help="write a preregistration from the spec")
     prereg.add_argument("spec", type=Path, help="the study spec (TOML)")

@@ -7,10 +7,17 @@ as rendered and every answer, the report and ``figures.json``), the persona file
 ``manifest.json``: the SHA-256 of every file, the model strings and the versions the
 providers reported, the seeds, and the versions of sdtt, Python and every installed
 distribution.
+
+Every file of ``study/`` is a function of the spec, the seed and the models' answers
+(paths are relative to the study, nothing is read off a clock), so a rerun writes the
+same bytes, except the files :func:`reproducible` names as not: the run log (when each
+call was made and how long it took) and a batch judge's job ledger (the provider's job
+ids). The manifest hashes them too, and marks them ``"reproducible": false``.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import platform
@@ -24,8 +31,9 @@ from typing import Any
 from sdtt import __version__
 from sdtt.errors import InputError
 from sdtt.files import write_text_atomic
+from sdtt.judges.batch import LEDGER_SUFFIX as BATCH_LEDGER_SUFFIX
 from sdtt.personas.store import locate_persona
-from sdtt.study.ledger import LEDGER_FILE, read_ledger
+from sdtt.study.ledger import LEDGER_FILE, RUN_LOG_FILE, read_ledger
 from sdtt.study.spec import Study
 from sdtt.study.steps import DONE_FOLDER
 
@@ -34,6 +42,31 @@ SPEC_FILE = "spec.toml"
 STUDY_FOLDER = "study"
 PERSONA_FOLDER = "personas"
 BUNDLE_VERSION = 1
+
+
+_LEFT_OUT = (DONE_FOLDER, "*.partial", "*.lock")
+"""What a study folder holds that is no part of the study: step markers, cut-short
+writes and locks."""
+
+
+def reproducible(relative: str) -> bool:
+    """Whether a rerun of the study writes this file (relative to the study) again byte
+    for byte: all but the run log and batch judges' job ledgers."""
+    name = relative.rsplit("/", 1)[-1]
+    return name != RUN_LOG_FILE and not name.endswith(BATCH_LEDGER_SUFFIX)
+
+
+def study_files(out: Path) -> dict[str, Path]:
+    """Every file of the study folder ``out`` a bundle holds, by its path relative to it."""
+    found: dict[str, Path] = {}
+    for path in sorted(out.rglob("*")):
+        relative = path.relative_to(out)
+        skipped = any(
+            fnmatch.fnmatch(part, pattern) for part in relative.parts for pattern in _LEFT_OUT
+        )
+        if path.is_file() and not skipped:
+            found[relative.as_posix()] = path
+    return found
 
 
 def sha256_of(path: Path) -> str:
@@ -66,6 +99,8 @@ def _kind(relative: str) -> str:
         return "event log" if name.endswith(".events.jsonl") else "chat"
     if name == LEDGER_FILE:
         return "ledger (calls, rendered prompts, answers)"
+    if name == RUN_LOG_FILE:
+        return "run log (when each call was made, how long it took): not reproducible"
     return kinds.get(inner, "other")
 
 
@@ -105,11 +140,7 @@ def write_bundle(study: Study, dest: Path) -> Path:
         raise InputError("already exists and is not empty.", path=folder, hint="Give a new --out.")
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(study.path, folder / SPEC_FILE)
-    shutil.copytree(
-        study.out,
-        folder / STUDY_FOLDER,
-        ignore=shutil.ignore_patterns(DONE_FOLDER, "*.partial", "*.lock"),
-    )
+    shutil.copytree(study.out, folder / STUDY_FOLDER, ignore=shutil.ignore_patterns(*_LEFT_OUT))
     personas = folder / PERSONA_FOLDER
     personas.mkdir()
     for name in study.spec.design.personas:
@@ -126,7 +157,12 @@ def write_bundle(study: Study, dest: Path) -> Path:
         "study": study.spec.study.name,
         "spec_sha256": study.sha256,
         "files": {
-            name: {"sha256": sha256_of(path), "bytes": path.stat().st_size, "kind": _kind(name)}
+            name: {
+                "sha256": sha256_of(path),
+                "bytes": path.stat().st_size,
+                "kind": _kind(name),
+                "reproducible": reproducible(name),
+            }
             for name, path in files.items()
         },
         "models": _models(study),

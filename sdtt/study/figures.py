@@ -103,6 +103,7 @@ def compute_report(study: Study, ledger: Ledger, out_dir: Path) -> Report:
         report.sections += stopping_sections(frame, margin=analysis.margin, alpha=analysis.alpha)
     report.sections += align_sections(study)
     report.sections += cost_sections(ledger)
+    report.dated = False
     return report
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import tarfile
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,25 +43,50 @@ class Verification:
         return not self.problems
 
 
-def verify_bundle(bundle: Path, *, prereg: Path | None = None) -> Verification:
-    """Check ``bundle`` (a folder or a ``.tar.gz``) and recompute its figures."""
+@contextmanager
+def opened_bundle(bundle: Path) -> Iterator[Path]:
+    """The bundle's folder: ``bundle`` itself, or a ``.tar.gz`` unpacked for the block."""
     if not bundle.exists():
         raise InputError(
             "bundle not found.",
             path=bundle,
             hint="Give the folder or .tar.gz written by 'sdtt study bundle SPEC -o BUNDLE'.",
         )
-    if bundle.is_file() and bundle.name.endswith(".tar.gz"):
-        with tempfile.TemporaryDirectory() as tmp:
+    if not (bundle.is_file() and bundle.name.endswith(".tar.gz")):
+        yield bundle
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
             with tarfile.open(bundle) as tar:
                 tar.extractall(tmp, filter="data")
-            (inner,) = [p for p in Path(tmp).iterdir() if p.is_dir()]
-            return verify_bundle(inner, prereg=prereg)
+        except (tarfile.TarError, OSError) as error:
+            raise InputError(f"cannot be unpacked ({error}).", path=bundle) from None
+        inner = [p for p in Path(tmp).iterdir() if p.is_dir()]
+        if len(inner) != 1:
+            raise InputError("holds no single bundle folder.", path=bundle)
+        yield inner[0]
+
+
+def read_manifest(bundle: Path) -> dict[str, Any]:
+    """The manifest of a bundle folder."""
     manifest_path = bundle / MANIFEST
     try:
         manifest = json.loads(read_file_bytes(manifest_path, what="bundle manifest"))
     except json.JSONDecodeError as error:
         raise InputError(f"is not valid JSON ({error}).", path=manifest_path) from None
+    if not isinstance(manifest, dict):
+        raise InputError("must hold a JSON object.", path=manifest_path)
+    return manifest
+
+
+def verify_bundle(bundle: Path, *, prereg: Path | None = None) -> Verification:
+    """Check ``bundle`` (a folder or a ``.tar.gz``) and recompute its figures."""
+    with opened_bundle(bundle) as folder:
+        return _verify(folder, prereg)
+
+
+def _verify(bundle: Path, prereg: Path | None) -> Verification:
+    manifest = read_manifest(bundle)
     result = Verification()
     _check_hashes(bundle, manifest, result)
     spec_path = bundle / SPEC_FILE
