@@ -154,16 +154,6 @@ PROVIDERS: dict[str, Provider] = {
             max_connections=1,
         ),
         Provider(
-            "replay",
-            "sdtt.models.replay",
-            "replay/openai/gpt-4o-mini",
-            "the answers a study recorded, again (sdtt study verify --rerun), offline",
-            local=True,
-            free=True,
-            virtual_time=True,
-            max_connections=100,
-        ),
-        Provider(
             "eliza",
             "sdtt.models.eliza",
             "eliza/classic",
@@ -175,6 +165,16 @@ PROVIDERS: dict[str, Provider] = {
             max_connections=100,
             rule_based=True,
             scripted=True,
+        ),
+        Provider(
+            "replay",
+            "sdtt.models.replay",
+            "replay/openai/gpt-4o-mini",
+            "the answers a study recorded, again (sdtt study verify --rerun), offline",
+            local=True,
+            free=True,
+            virtual_time=True,
+            max_connections=100,
         ),
     )
 }

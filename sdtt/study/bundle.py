@@ -33,7 +33,10 @@ from sdtt.errors import InputError
 from sdtt.files import write_text_atomic
 from sdtt.judges.batch import LEDGER_SUFFIX as BATCH_LEDGER_SUFFIX
 from sdtt.personas.store import locate_persona
+from sdtt.study import signing
 from sdtt.study.ledger import LEDGER_FILE, RUN_LOG_FILE, read_ledger
+from sdtt.study.prereg import stamped_hash
+from sdtt.study.signing import SIGNATURE_FILE, load_signing_key
 from sdtt.study.spec import Study
 from sdtt.study.steps import DONE_FOLDER
 
@@ -41,6 +44,9 @@ MANIFEST = "manifest.json"
 SPEC_FILE = "spec.toml"
 STUDY_FOLDER = "study"
 PERSONA_FOLDER = "personas"
+PREREG_FILE = "prereg.md"
+"""A preregistration given to ``sdtt study bundle --prereg`` (also the name ``sdtt study
+prereg`` gives it inside the study)."""
 BUNDLE_VERSION = 1
 
 
@@ -85,6 +91,8 @@ def _kind(relative: str) -> str:
         return "spec"
     if parts[0] == PERSONA_FOLDER:
         return "persona"
+    if parts[-1] == PREREG_FILE:
+        return "preregistration"
     name = parts[-1]
     inner = parts[1] if len(parts) > 1 else ""
     kinds = {
@@ -129,11 +137,18 @@ def _seeds(study: Study) -> dict[str, int]:
     return seeds
 
 
-def write_bundle(study: Study, dest: Path) -> Path:
+def write_bundle(
+    study: Study, dest: Path, *, sign: Path | None = None, prereg: Path | None = None
+) -> Path:
     """Copy the study into ``dest`` (a folder, or an archive when it ends in
-    ``.tar.gz``) with its manifest; returns what was written."""
+    ``.tar.gz``) with its manifest; returns what was written. ``prereg`` (else the
+    study's ``prereg.md``, if any) is named in the manifest with the spec hash it was
+    stamped with; ``sign``: the Ed25519 private key that signs the manifest
+    (:mod:`sdtt.study.signing`)."""
     if not study.out.is_dir():
         raise InputError("the study has not been run yet.", path=study.out)
+    key = load_signing_key(sign) if sign is not None else None
+    stamped = stamped_hash(prereg) if prereg is not None else None
     archive = dest.name.endswith(".tar.gz")
     folder = dest.with_name(dest.name.removesuffix(".tar.gz")) if archive else dest
     if folder.exists() and any(folder.iterdir()):
@@ -141,6 +156,8 @@ def write_bundle(study: Study, dest: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(study.path, folder / SPEC_FILE)
     shutil.copytree(study.out, folder / STUDY_FOLDER, ignore=shutil.ignore_patterns(*_LEFT_OUT))
+    if prereg is not None:
+        shutil.copyfile(prereg, folder / PREREG_FILE)
     personas = folder / PERSONA_FOLDER
     personas.mkdir()
     for name in study.spec.design.personas:
@@ -149,7 +166,7 @@ def write_bundle(study: Study, dest: Path) -> Path:
     files = {
         path.relative_to(folder).as_posix(): path
         for path in sorted(folder.rglob("*"))
-        if path.is_file() and path.name != MANIFEST
+        if path.is_file() and path.name not in (MANIFEST, SIGNATURE_FILE)
     }
     manifest: dict[str, Any] = {
         "version": BUNDLE_VERSION,
@@ -171,7 +188,17 @@ def write_bundle(study: Study, dest: Path) -> Path:
         "python": platform.python_version(),
         "packages": packages(),
     }
-    write_text_atomic(folder / MANIFEST, json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
+    registered = PREREG_FILE if prereg is not None else f"{STUDY_FOLDER}/{PREREG_FILE}"
+    if (folder / registered).is_file():
+        manifest["prereg"] = {
+            "file": registered,
+            "sha256": sha256_of(folder / registered),
+            "spec_sha256": stamped or stamped_hash(folder / registered),
+        }
+    text = json.dumps(manifest, indent=1, ensure_ascii=False) + "\n"
+    write_text_atomic(folder / MANIFEST, text)
+    if key is not None:
+        write_text_atomic(folder / SIGNATURE_FILE, signing.sign(key, text.encode("utf-8")))
     if not archive:
         return folder
     with tarfile.open(dest, "w:gz") as tar:
