@@ -74,4 +74,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "judgement) the stopping rule was met: 50%% left the sequence, or it lies within "
         "--margin of 50%%",
     )
+    parser.add_argument(
+        "--format",
+        choices=("table", "json", "csv"),
+        default="table",
+        help="table: Rich tables (default); json or csv: every pass-rate table as tidy rows, "
+        "one per table x judge group x condition (or --by level) x statistic, with n, the "
+        "interval and its method, e.g. sdtt score judgements.jsonl --format csv > rates.csv",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        metavar="FILE",
+        help="with --format json|csv: write the rows to FILE instead of standard output",
+    )
     parser.set_defaults(func=lazy_command("sdtt.commands.score"))

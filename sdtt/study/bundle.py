@@ -102,6 +102,7 @@ def _kind(relative: str) -> str:
         "survey": "survey export",
         "align": "rating task and cohort ratings",
         "report": "report",
+        "results": "results as data (tidy rows)",
     }
     if inner == "chats":
         return "event log" if name.endswith(".events.jsonl") else "chat"
