@@ -8,6 +8,7 @@ from pathlib import Path
 
 from sdtt.analysis.defaults import BREAKDOWNS, DEFAULT_BOOTSTRAP, DEFAULT_MARGIN
 from sdtt.commands import lazy_command
+from sdtt.commands.common import add_out_argument
 
 
 def add_scoring_options(parser: argparse.ArgumentParser) -> None:
@@ -82,10 +83,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "one per table x judge group x condition (or --by level) x statistic, with n, the "
         "interval and its method, e.g. sdtt score judgements.jsonl --format csv > rates.csv",
     )
-    parser.add_argument(
-        "--out",
-        type=Path,
-        metavar="FILE",
-        help="with --format json|csv: write the rows to FILE instead of standard output",
+    add_out_argument(
+        parser,
+        folder=False,
+        help="file to write the --format json|csv rows to (default: standard output)",
     )
     parser.set_defaults(func=lazy_command("sdtt.commands.score"))

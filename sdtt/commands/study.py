@@ -104,6 +104,11 @@ def run_study(args: argparse.Namespace) -> int:
             console.print(shown(line))
         return 3
     console.print(f"study finished: report in {shown(str(study.out / 'report'))}/report.html")
+    console.print(
+        f"its tables as data: {shown(str(study.out / 'results'))}/pass-rates.csv; in Python: "
+        f"sdtt.results.load({shown(repr(str(study.out)))})",
+        soft_wrap=True,
+    )
     if study.spec.analysis.sequential:
         from sdtt.study.figures import stopping_lines
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sdtt.errors import InputError
-from sdtt.models.registry import create_api
+from sdtt.models.registry import create_api, provider_of
 from sdtt.models.replay import PROVIDER, Recording
 from sdtt.personas.store import locate_persona
 from sdtt.study.bundle import (
@@ -79,6 +79,15 @@ def _rerun(bundle: Path, out: Path, drive: Drive) -> Rerun:
                 "the bundle does not hold: put them in OUT/survey/answers to rerun it"
             )
     result.notes += _persona_notes(bundle, study.spec.design.personas)
+    design = study.spec.design
+    names = dict.fromkeys([*design.models, design.interrogator]) if study.simulated else {}
+    timed = [name for name in names if not _virtual_time(name)]
+    if timed:
+        result.notes.append(
+            f"the chats of {', '.join(timed)} took each answer's real time, which the replay "
+            "does not (it answers at once): their message times, and what follows from "
+            "them, may differ"
+        )
     recording = Recording(read_ledger(recorded / LEDGER_FILE))
 
     def replayed(name: str) -> Any:
@@ -111,6 +120,11 @@ def _rerun(bundle: Path, out: Path, drive: Drive) -> Rerun:
                 name, was[name].read_bytes(), now[name].read_bytes()
             )
     return result
+
+
+def _virtual_time(name: str) -> bool:
+    provider = provider_of(name)
+    return provider is not None and provider.virtual_time
 
 
 def _persona_notes(bundle: Path, personas: list[str]) -> list[str]:

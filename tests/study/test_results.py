@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from statsmodels.stats.proportion import proportion_confint
 
 import sdtt.results
 from sdtt.cli import main
@@ -42,6 +43,12 @@ def test_the_parquet_tables_load_in_one_line_and_match_sdtt_score(
         # Each condition's pass rate from the parquet rows: 1 - the mean over pairs.
         part = used.loc[used["turns"] == int(rate["condition"].split("turn ")[1].split()[0])]
         assert 1 - part.groupby("pair_id")["correct"].mean().mean() == pytest.approx(rate["value"])
+
+    # The pooled rate's interval is Wilson's, as statsmodels computes it.
+    for pooled in (r for r in rows if r["statistic"] == "pass_rate_pooled"):
+        passed = round(pooled["value"] * pooled["n"])
+        low, high = proportion_confint(passed, pooled["n"], alpha=0.05, method="wilson")
+        assert (pooled["ci_low"], pooled["ci_high"]) == (pytest.approx(low), pytest.approx(high))
 
     chats = sorted((reference.out / "chats").glob("cell-*"))
     assert sorted(transcripts["cell"]) == [c.name for c in chats]
