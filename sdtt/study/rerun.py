@@ -4,7 +4,8 @@ answers and compare what it writes with the bundle, byte for byte.
 The study is run in a fresh folder from the bundle's ``spec.toml``, every model call
 answered by the ``replay`` provider (:mod:`sdtt.models.replay`) from the bundle's cost
 ledger: no network, no cost. What people made (their chats, a survey's answer files) is
-copied in, as it cannot be made again. Every file of the bundle's ``study/`` a rerun
+copied in, as it cannot be made again, and so is a preregistration written into the
+study's folder before it ran. Every file of the bundle's ``study/`` a rerun
 writes again (:func:`~sdtt.study.bundle.reproducible`: all but the run log and batch job
 ledgers) is then compared with the one written now; a file that differs is named with
 the first fields that differ (line, field, both values).
@@ -25,6 +26,7 @@ from sdtt.models.replay import PROVIDER, Recording
 from sdtt.personas.store import locate_persona
 from sdtt.study.bundle import (
     PERSONA_FOLDER,
+    PREREG_FILE,
     SPEC_FILE,
     STUDY_FOLDER,
     reproducible,
@@ -78,6 +80,9 @@ def _rerun(bundle: Path, out: Path, drive: Drive) -> Rerun:
                 "the survey's answers were read from survey.answers beside the spec, which "
                 "the bundle does not hold: put them in OUT/survey/answers to rerun it"
             )
+    if (recorded / PREREG_FILE).is_file():
+        # Written by sdtt study prereg, before the run: a document, not a result.
+        shutil.copyfile(recorded / PREREG_FILE, out / PREREG_FILE)
     result.notes += _persona_notes(bundle, study.spec.design.personas)
     design = study.spec.design
     names = dict.fromkeys([*design.models, design.interrogator]) if study.simulated else {}

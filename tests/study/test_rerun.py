@@ -26,6 +26,8 @@ def bundle(reference: Reference, tmp_path: Path) -> Path:
     """The reference study, bundled from a copy in another folder."""
     elsewhere = tmp_path / "made" / "elsewhere"
     shutil.copytree(reference.out.parent, elsewhere)
+    # A preregistration in the study's folder, as sdtt study prereg writes it by default.
+    assert main(["study", "prereg", str(elsewhere / "study.toml")]) == 0
     dest = tmp_path / "bundle"
     assert main(["study", "bundle", str(elsewhere / "study.toml"), "--out", str(dest)]) == 0
     return dest
