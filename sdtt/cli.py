@@ -59,6 +59,7 @@ COMMANDS: dict[str, Command] = {
     "judge": Command("let an LLM judge a built study (same records as human judges)"),
     "score": Command("X-Turn Pass Rate, intervals and tests from judgement files"),
     "report": Command("write an HTML and Markdown report with figures"),
+    "export": Command("a study's chats, messages, judgements and traces as Parquet tables"),
     "plan": Command("pairs and judges needed for a given power"),
     "study": Command("run a whole study from one spec; status, bundle, verify, prereg"),
     "align": Command("judge alignment: pairwise similarity ratings, LLM cohorts and RSA"),

@@ -8,7 +8,7 @@ import re
 import stat
 import sys
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -127,6 +127,28 @@ def write_text_atomic(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` (UTF-8) all at once (see :func:`replacing`)."""
     with replacing(path) as partial:
         partial.write_text(text, encoding="utf-8")
+
+
+def sort_jsonl(path: Path, key: Callable[[Any], Any]) -> None:
+    """Put the records of a JSONL file in order by ``key`` of each record, all at once
+    (records of one key keep their order). Tasks that append concurrently (answers come
+    back in any order, and trio schedules tasks in a random order) then leave the same
+    bytes on every run. Lines are kept byte for byte; a line that is not JSON (cut short
+    by a kill) goes last."""
+    if not path.exists():
+        return
+    text = path.read_text(encoding="utf-8")
+    lines = [line for line in text.splitlines() if line.strip()]
+
+    def order(line: str) -> tuple[int, Any]:
+        try:
+            return (0, key(json.loads(line)))
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+            return (1, 0)
+
+    ordered = "".join(line + "\n" for line in sorted(lines, key=order))
+    if ordered != text:
+        write_text_atomic(path, ordered)
 
 
 MAX_DEPTH = 100

@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli",),
     ("commands",),
     ("study",),
-    ("align", "single"),
+    ("align", "results", "single"),
     ("analysis", "judges", "serve", "ui"),
     ("beliefs", "engine"),
     ("generate", "questionnaires"),
@@ -52,6 +52,7 @@ REASONS: dict[str, tuple[str, str]] = {
     "study": ("sdtt.study.runner", "sdtt.align.llm"),  # a study's LLM cohorts
     "align": ("sdtt.align.llm", "sdtt.judges.llm"),  # LLM raters ask as LLM judges do
     "single": ("sdtt.single.scoring", "sdtt.analysis.metrics"),  # detectability's confusion
+    "results": ("sdtt.results", "sdtt.analysis.table"),  # judgements as sdtt score reads them
     "analysis": ("sdtt.analysis.beliefs", "sdtt.beliefs.traces"),  # reports on belief traces
     "judges": ("sdtt.judges.reveal", "sdtt.beliefs.traces"),  # reveal judges write traces
     "serve": ("sdtt.serve.market_room", "sdtt.beliefs.market"),  # live market rooms

@@ -67,6 +67,9 @@ class Report:
     """Figures shown first, before any table (the pass rate against turns)."""
     headline: list[str] = field(default_factory=list)
     """One line per condition and judge group, shown under the lead figures."""
+    dated: bool = True
+    """Whether the HTML page says when it was written (a study's report does not: two
+    runs of one study write the same bytes)."""
 
 
 def _curves(frame: pd.DataFrame, column: str, reps: int, margin: float) -> dict[str, pd.DataFrame]:
@@ -348,7 +351,7 @@ def render_html(report: Report) -> str:
         report=report,
         lead=embedded(report.lead),
         figures=embedded(report.figures),
-        written=f"{datetime.now(UTC):%Y-%m-%d %H:%M}",
+        written=f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC" if report.dated else "",
     )
     return page.rstrip("\n")
 

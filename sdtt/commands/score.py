@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 import pandas as pd
 from rich.console import Console
@@ -21,8 +22,26 @@ from sdtt.commands.scoring import (
     trace_inputs,
 )
 from sdtt.errors import InputError
+from sdtt.files import write_text_atomic
 from sdtt.questionnaires.judgements import tally_exclusions
 from sdtt.redact import shown
+
+
+def _write_tidy(args: argparse.Namespace, frame: pd.DataFrame, columns: list[str]) -> int:
+    """``--format json|csv``: the tables as tidy rows, to ``--out`` or standard output."""
+    from sdtt.analysis.tidy import tidy_results, write_tidy
+
+    rows = tidy_results(frame, by=columns, reps=args.bootstrap, margin=args.margin, pool=args.pool)
+    text = write_tidy(rows, args.format)
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(args.out, text)
+        Console(stderr=True, highlight=False).print(
+            f"wrote {len(rows)} rows to {shown(str(args.out))}"
+        )
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,6 +65,10 @@ def run(args: argparse.Namespace) -> int:
             field="--by",
             hint="Use " + ", ".join(BREAKDOWNS) + ", demographics or a demographic question.",
         ) from None
+    if args.format != "table":
+        return _write_tidy(args, frame, columns)
+    if args.out is not None:
+        raise InputError("--out applies with --format json or csv.", field="--out")
     tables = condition_tables(frame, reps=args.bootstrap, margin=args.margin)
     for title, rows in tables:
         print_summary(console, title, rows, "condition")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from sdtt.analysis.defaults import BREAKDOWNS, DEFAULT_BOOTSTRAP, DEFAULT_MARGIN
 from sdtt.commands import lazy_command
+from sdtt.commands.common import add_out_argument
 
 
 def add_scoring_options(parser: argparse.ArgumentParser) -> None:
@@ -73,5 +74,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "rate over the judgements in the order recorded, and whether (and at which "
         "judgement) the stopping rule was met: 50%% left the sequence, or it lies within "
         "--margin of 50%%",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("table", "json", "csv"),
+        default="table",
+        help="table: Rich tables (default); json or csv: every pass-rate table as tidy rows, "
+        "one per table x judge group x condition (or --by level) x statistic, with n, the "
+        "interval and its method, e.g. sdtt score judgements.jsonl --format csv > rates.csv",
+    )
+    add_out_argument(
+        parser,
+        folder=False,
+        help="file to write the --format json|csv rows to (default: standard output)",
     )
     parser.set_defaults(func=lazy_command("sdtt.commands.score"))

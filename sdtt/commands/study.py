@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -17,11 +18,13 @@ from rich.table import Table
 
 from sdtt.commands.study_status import status_renderables
 from sdtt.engine.simulate import run_on_virtual_clock
-from sdtt.files import write_text_atomic
+from sdtt.errors import InputError
+from sdtt.files import read_file_bytes, write_text_atomic
 from sdtt.redact import shown
 from sdtt.study.bundle import write_bundle
 from sdtt.study.prereg import prereg_text
 from sdtt.study.runner import Snapshot, StudyRunner
+from sdtt.study.signing import public_key_fingerprint
 from sdtt.study.spec import read_spec
 from sdtt.study.status import study_status
 from sdtt.study.verify import verify_bundle
@@ -101,6 +104,11 @@ def run_study(args: argparse.Namespace) -> int:
             console.print(shown(line))
         return 3
     console.print(f"study finished: report in {shown(str(study.out / 'report'))}/report.html")
+    console.print(
+        f"its tables as data: {shown(str(study.out / 'results'))}/pass-rates.csv; in Python: "
+        f"sdtt.results.load({shown(repr(str(study.out)))})",
+        soft_wrap=True,
+    )
     if study.spec.analysis.sequential:
         from sdtt.study.figures import stopping_lines
 
@@ -124,19 +132,55 @@ def run_bundle(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     study = read_spec(args.spec)
     dest = args.out or study.out.with_name(study.out.name + "-bundle.tar.gz")
-    written = write_bundle(study, dest)
+    written = write_bundle(study, dest, sign=args.sign, prereg=args.prereg)
     console.print(
         f"wrote {shown(str(written))}; check it with: sdtt study verify {shown(str(written))}"
     )
+    if args.sign is not None:
+        console.print(f"signed the manifest with {shown(str(args.sign))}")
     return 0
 
 
 def run_verify(args: argparse.Namespace) -> int:
     """``sdtt study verify``: exit 1 when anything differs."""
     console = Console(highlight=False)
-    result = verify_bundle(args.bundle, prereg=args.prereg)
+    signer = _signer(args.signer) if args.signer else None
+    result = verify_bundle(args.bundle, prereg=args.prereg, signer=signer)
     for problem in result.problems:
         console.print(f"[red]differs:[/] {shown(problem)}")
+    if result.signer is not None:
+        registered = result.registered
+        stamp = (
+            f" and the preregistration {shown(str(registered.get('file')))} (stamped with spec "
+            f"{str(registered.get('spec_sha256'))[:12]})"
+            if registered
+            else ""
+        )
+        console.print(
+            f"signed by {result.signer.fingerprint} ({result.signer.key_type}): the signature "
+            f"covers the manifest, every file's hash{stamp}"
+        )
+    elif not result.signed:
+        console.print(
+            "unsigned: nothing says who made this bundle (anyone who edits its records and "
+            "recomputes its hashes passes the checks below); sign one with sdtt study bundle "
+            "SPEC --sign KEY"
+        )
+    if args.rerun:
+        from sdtt.study.rerun import rerun_bundle
+
+        console.print("rerunning the study from its recorded answers (replay: no calls) ...")
+        rerun = rerun_bundle(args.bundle, drive=drive)
+        for note in rerun.notes:
+            console.print(f"[yellow]note:[/] {shown(note)}")
+        for difference in rerun.differences:
+            console.print(f"[red]rerun differs:[/] {shown(difference)}", soft_wrap=True)
+        if rerun.ok:
+            console.print(
+                f"ok: the rerun is byte-identical: {rerun.compared} files written again match "
+                "the bundle (the run log's timings are not compared)"
+            )
+        result.problems += rerun.differences
     if result.ok:
         console.print(
             f"ok: {result.files} files match their hashes; {result.figures_checked} figures "
@@ -150,6 +194,19 @@ def run_verify(args: argparse.Namespace) -> int:
         return 0
     console.print(f"[bold red]{len(result.problems)} difference(s)[/]")
     return 1
+
+
+def _signer(text: str) -> str:
+    """A fingerprint given as itself or as a public key file (``id_ed25519.pub``)."""
+    if text.startswith("SHA256:"):
+        return text
+    path = Path(text)
+    try:
+        return public_key_fingerprint(read_file_bytes(path, what="public key").decode())
+    except ValueError as error:
+        raise InputError(
+            f"{error}.", path=path, hint="Give KEY.pub (ssh-ed25519 ...) or SHA256:..."
+        ) from None
 
 
 def run_prereg(args: argparse.Namespace) -> int:

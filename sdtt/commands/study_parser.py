@@ -47,12 +47,41 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="folder to write the bundle into, or a name ending in .tar.gz for one archive "
         "(default: OUT-bundle.tar.gz beside the study's folder)",
     )
+    bundle.add_argument(
+        "--sign",
+        type=Path,
+        metavar="KEY",
+        help="sign the manifest with this Ed25519 private key (an OpenSSH key such as "
+        "~/.ssh/id_ed25519, or PEM; an encrypted one reads its passphrase from "
+        "$SDTT_KEY_PASSPHRASE); the signature is manifest.json.sig, checkable with "
+        "ssh-keygen -Y verify -n sdtt-bundle",
+    )
+    bundle.add_argument(
+        "--prereg",
+        type=Path,
+        metavar="FILE",
+        help="put this preregistration (from sdtt study prereg) in the bundle: the manifest, "
+        "and so the signature, names its hash and the spec hash it was stamped with "
+        "(default: the study's prereg.md, if there is one)",
+    )
     bundle.set_defaults(func=lazy_command("sdtt.commands.study", "run_bundle"))
     verify = actions.add_parser(
         "verify", help="check a bundle's hashes and recompute its report's figures"
     )
     verify.add_argument("bundle", type=Path, help="a bundle folder or .tar.gz")
     verify.add_argument("--prereg", type=Path, help="check the bundle against this preregistration")
+    verify.add_argument(
+        "--signer",
+        metavar="KEY.pub|SHA256:...",
+        help="fail unless the bundle is signed by this key (a public key file or its "
+        "fingerprint as ssh-keygen -l shows it)",
+    )
+    verify.add_argument(
+        "--rerun",
+        action="store_true",
+        help="also run the whole study again from the bundle's recorded answers (the replay "
+        "provider: offline, no cost) and compare every file byte for byte",
+    )
     verify.set_defaults(func=lazy_command("sdtt.commands.study", "run_verify"))
     prereg = actions.add_parser("prereg", help="write a preregistration from the spec")
     prereg.add_argument("spec", type=Path, help="the study spec (TOML)")

@@ -113,10 +113,13 @@ async def _relay(
     relay: _Relay,
     *,
     limit: int | None = None,
+    finished: Callable[[], bool] = lambda: False,
 ) -> None:
     """Hand each message to ``target``; with ``limit``, close the relay (dropping the
     message) once ``target`` has answered ``limit`` turns, as a message from now on would
-    open turn ``limit + 1``.
+    open turn ``limit + 1``. A message sent once ``finished()`` holds (the bot's reply to
+    the last turn) is dropped too: an answer to it would never be relayed, and whether
+    its call was made before the chat stopped would depend on how trio ran the tasks.
 
     The check is made at the moment of delivery, after ``target`` did whatever was due
     by then: a bot message and an interrogator message sent at the same instant count in
@@ -129,6 +132,8 @@ async def _relay(
                 target.catch_up()
                 if answered_turns(target.messages) >= limit:
                     relay.open = False
+            if relay.open and finished():
+                relay.open = False
             if relay.open:
                 await target.send_user_message(text)
         finally:
@@ -215,7 +220,12 @@ async def run_simulated_chat(
             ) as interrogator_session,
             trio.open_nursery() as nursery,
         ):
-            nursery.start_soon(_relay, from_bot, interrogator_session, bot_relay)
+            nursery.start_soon(
+                partial(_relay, finished=lambda: answered_turns(bot_session.messages) >= turns),
+                from_bot,
+                interrogator_session,
+                bot_relay,
+            )
             nursery.start_soon(
                 partial(_relay, limit=turns), from_interrogator, bot_session, interrogator_relay
             )

@@ -124,7 +124,6 @@ async def _round(
         batch_id = await backend.submit(requests)
         ledger.submitted(batch_id, backend.model, missing)
         batches.append((batch_id, set(missing)))
-    started = trio.current_time()
     order = {key: index for index, key in enumerate(wanted)}
     for batch_id, ids in batches:
         await _wait(backend, batch_id, poll_interval)
@@ -133,12 +132,10 @@ async def _round(
             runner, step = wanted[key]
             result = answers.get(key)
             if result is not None and result.output is not None:
-                latency = trio.current_time() - started
                 output = ModelOutput(
                     text=result.output.text,
                     model=result.output.model,
                     usage=result.output.usage,
-                    latency=latency,
                     continued_from=result.output.continued_from,
                 )
                 runner.record(step, output)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sdtt.dialogue.message import RESPONSE, SCHEMA_VERSION, USER, Message, Side
 from sdtt.dialogue.turns import side_runs
@@ -183,10 +183,20 @@ class ChainHeader(BaseModel):
 
 class PseudoCallRecord(BaseModel):
     """One model call of a chain as its file keeps it: what was asked, what came back,
-    what was kept. (The cost and timing of any model call, for callbacks and logs, is
-    :class:`sdtt.models.CallRecord`.)"""
+    what was kept: a function of the chain's spec and the model's answers alone, so two
+    runs write the same bytes. (The cost and timing of any model call, for callbacks and
+    logs, is :class:`sdtt.models.CallRecord`; a study's run log keeps its timings.)"""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_timing(cls, data: Any) -> Any:
+        # Files written before kept the call's wall-clock latency and its attempts, which
+        # no two runs share; they are read and dropped.
+        if isinstance(data, dict) and ("latency" in data or "attempts" in data):
+            return {k: v for k, v in data.items() if k not in ("latency", "attempts")}
+        return data
 
     type: Literal["pseudo_call"] = "pseudo_call"
     chain: str
@@ -201,8 +211,6 @@ class PseudoCallRecord(BaseModel):
     text: str = Field(description="The model's raw output.")
     continued_from: str = ""
     usage: dict[str, int | None]
-    latency: float
-    attempts: int
     messages: list[Message] = Field(description="Messages this call added to the topic.")
     parsed: int = Field(description="Messages parsed from the output before cutting.")
     topic_done: bool

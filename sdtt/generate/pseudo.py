@@ -58,6 +58,7 @@ from sdtt.generate.prompts import (
     topic_header,
 )
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, Usage
+from sdtt.models.registry import provider_of
 
 MAX_PLANNED_BURST = 6
 """A planned burst (``lines`` style) never exceeds this many messages."""
@@ -286,10 +287,19 @@ class ChainState:
         speakers = self._speakers() if settings.style == "lines" else []
         budget = settings.call_budget(target.turns, len(speakers))
         if self.calls_this_run >= budget:
+            provider = provider_of(self.spec.model)
+            if provider is not None and provider.scripted:
+                advice = (
+                    f"{self.spec.model} is scripted: it answers the same way on every run, so "
+                    "running again fails the same way. Give the chain a model that writes "
+                    "chat lines (e.g. mock/chatty), or fewer turns."
+                )
+            else:
+                advice = "Rerun to try again, or try another model or --style."
             raise ChainStuckError(
                 f"topic {self.topic_index + 1} ({target.topic!r}) still lacks turns after "
                 f"{self.calls_this_run} calls in this run; the model's answers could not be "
-                "used. Rerun to try again, or try another model or --style."
+                f"used. {advice}"
             )
         seed = derive_seed(self.spec.seed, "call", self.calls)
         side: Side | None = None
@@ -396,8 +406,6 @@ class ChainState:
             text=output.text,
             continued_from=output.continued_from,
             usage=usage_dict(output.usage),
-            latency=round(output.latency, 6),
-            attempts=output.attempts,
             messages=added,
             parsed=len(parsed),
             topic_done=done,

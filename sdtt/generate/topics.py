@@ -223,11 +223,14 @@ def locate_topics(name_or_path: str | Path) -> Path:
     )
 
 
-def write_topics(path: str | Path, topics: Sequence[str], *, source: str) -> Path:
-    """Save ``topics`` as a topic file with a comment saying where they came from."""
+def write_topics(
+    path: str | Path, topics: Sequence[str], *, source: str, dated: bool = True
+) -> Path:
+    """Save ``topics`` as a topic file with a comment saying where they came from (and,
+    when ``dated``, the day: a study's topics leave it out, so reruns match)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(UTC).strftime("%Y-%m-%d")
-    lines = [f"# {fold_text(source)}, {stamp}", *(fold_text(topic) for topic in topics)]
+    stamp = f", {datetime.now(UTC):%Y-%m-%d}" if dated else ""
+    lines = [f"# {fold_text(source)}{stamp}", *(fold_text(topic) for topic in topics)]
     write_text_atomic(path, "\n".join(lines) + "\n")
     return path

@@ -17,6 +17,7 @@ its batch API? its key's variable? how many calls in flight?). Ask them with
 ``anthropic``  Anthropic's Messages API, with the persona prefix marked for caching
 ``local``      the embedded GGUF model, run in-process by llama.cpp
 ``eliza``      ELIZA's rules (``eliza/classic``), the baseline bot every study should include
+``replay``     a study's recorded answers again (``replay/openai/gpt-4o-mini``), offline
 =============  ======================================================================
 """
 
@@ -82,6 +83,10 @@ class Provider:
     """Whether its replies come from rules that only reflect what they are told (ELIZA):
     fine as a baseline bot, no use as a simulated interrogator (two of them talk in
     circles), so ``sdtt simulate`` gives it :data:`DEFAULT_MODEL` as the interrogator."""
+    scripted: bool = False
+    """Whether its replies come from scripts or rules (mock, ELIZA): the same prompt and
+    seed get the same answer on every run, so asking again cannot help, and a model name
+    (``mock/short``) names a script, an ordinary word, not a model judges could know."""
     image_input: bool = False
     """Whether its models can be shown images (``Prompt.images``): image captioning asks a
     model that can; :class:`sdtt.models.Model` refuses images for one that cannot."""
@@ -105,6 +110,7 @@ PROVIDERS: dict[str, Provider] = {
             logprobs=True,
             free=True,
             virtual_time=True,
+            scripted=True,
             image_input=True,
             max_connections=100,
         ),
@@ -158,6 +164,17 @@ PROVIDERS: dict[str, Provider] = {
             virtual_time=True,
             max_connections=100,
             rule_based=True,
+            scripted=True,
+        ),
+        Provider(
+            "replay",
+            "sdtt.models.replay",
+            "replay/openai/gpt-4o-mini",
+            "the answers a study recorded, again (sdtt study verify --rerun), offline",
+            local=True,
+            free=True,
+            virtual_time=True,
+            max_connections=100,
         ),
     )
 }

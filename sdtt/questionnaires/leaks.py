@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from sdtt.dialogue.condition import Condition
+from sdtt.models.registry import provider_of
 from sdtt.questionnaires.questionnaire import Questionnaire
 
 GENERIC_TERMS: tuple[str, ...] = ("bot", "bots", "chatbot", "persona", "sdtt", "simulated")
@@ -34,7 +35,9 @@ _NOT_NAMES = frozenset({"script", "human", "none", "null", "mock"})
 
 
 def meta_terms(meta: Mapping[str, Any]) -> list[str]:
-    """Model and persona names in a conversation's metadata (and model names sans provider)."""
+    """Model and persona names in a conversation's metadata (and model names sans provider,
+    unless the provider's names are a script's, ordinary words: ``short`` of
+    ``mock/short`` would flag every intro that speaks of short chats)."""
     terms: list[str] = []
     for key in _META_NAME_KEYS:
         value = meta.get(key)
@@ -42,7 +45,8 @@ def meta_terms(meta: Mapping[str, Any]) -> list[str]:
         for item in values:
             if isinstance(item, str) and item.strip() and item.strip().lower() not in _NOT_NAMES:
                 terms.append(item.strip())
-                if "/" in item:
+                provider = provider_of(item)
+                if "/" in item and not (provider is not None and provider.scripted):
                     terms.append(item.rsplit("/", 1)[1].strip())
     return terms
 

@@ -24,6 +24,7 @@ from sdtt.analysis.report import Report, Section, build_report, write_report
 from sdtt.analysis.stopping import stopping_tables
 from sdtt.analysis.table import judgement_table
 from sdtt.analysis.tells import study_tells
+from sdtt.analysis.tidy import tidy_results, write_tidy
 from sdtt.files import write_text_atomic
 from sdtt.judges.batch import LEDGER_SUFFIX as BATCH_LEDGER_SUFFIX
 from sdtt.questionnaires.judgements import load_judgements
@@ -35,6 +36,7 @@ from sdtt.study.steps import (
     JUDGEMENTS_FOLDER,
     QUESTIONNAIRE_FOLDER,
     REPORT_FOLDER,
+    RESULTS_FOLDER,
     ratings_path,
 )
 
@@ -105,6 +107,7 @@ def compute_report(study: Study, ledger: Ledger, out_dir: Path) -> Report:
         report.sections += stopping_sections(frame, margin=analysis.margin, alpha=analysis.alpha)
     report.sections += align_sections(study)
     report.sections += cost_sections(ledger)
+    report.dated = False
     return report
 
 
@@ -166,10 +169,39 @@ def figures_of(report: Report) -> dict[str, Any]:
 
 
 def write_study_report(study: Study, ledger: Ledger) -> list[Path]:
-    """Write the report, its figures and ``figures.json`` under ``OUT/report``."""
+    """Write the report, its figures and ``figures.json`` under ``OUT/report``, and the
+    results as data under ``OUT/results`` (:func:`write_results`)."""
     out_dir = study.out / REPORT_FOLDER
     report = compute_report(study, ledger, out_dir)
     files = write_report(report, out_dir)
     figures = out_dir / FIGURES_FILE
     write_text_atomic(figures, json.dumps(figures_of(report), indent=1, ensure_ascii=False) + "\n")
-    return [*files, figures]
+    return [*files, figures, *write_results(study, report)]
+
+
+def write_results(study: Study, report: Report) -> list[Path]:
+    """``OUT/results``: the pass-rate tables as tidy rows (``pass-rates.csv`` and
+    ``.json``, as ``sdtt score --format``, broken down by ``[analysis] by``) and every
+    table of the report, one row per cell (``report-tables.csv``: table, row, column,
+    value as shown)."""
+    analysis = study.spec.analysis
+    frame = judgement_table(load_judgements(judgement_files(study.out)))
+    by = [name for name in analysis.by if name in frame.columns]
+    rows = tidy_results(frame, by=by, reps=analysis.bootstrap, margin=analysis.margin)
+    folder = study.out / RESULTS_FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for fmt in ("csv", "json"):
+        path = folder / f"pass-rates.{fmt}"
+        write_text_atomic(path, write_tidy(rows, fmt))
+        written.append(path)
+    cells = [
+        {"table": section.title, "row": number, "column": column, "value": value}
+        for section in report.sections
+        for number, row in enumerate(section.rows, start=1)
+        for column, value in zip(section.header, row, strict=False)
+    ]
+    tables = folder / "report-tables.csv"
+    frame_of_cells = pd.DataFrame(cells, columns=["table", "row", "column", "value"])
+    write_text_atomic(tables, write_tidy(frame_of_cells, "csv"))
+    return [*written, tables]

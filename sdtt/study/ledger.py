@@ -13,6 +13,12 @@ above :class:`~sdtt.judges.batch.BatchedModel` instead of under a ``Model``: eac
 is recorded as its job ends, priced at :data:`~sdtt.models.prices.BATCH_DISCOUNT` of the
 direct price, and a rerun answers it from here before any job is sent.
 
+The ledger holds nothing measured on a clock, so that two runs of one study write the
+same bytes: once a step ends its records are put in a stable order (:meth:`Ledger.settle`:
+by stage, condition and call; concurrent calls are answered in any order). When each call
+was made and how long it took go to the run log beside it (``run-log.jsonl``), which a
+bundle keeps apart as not reproducible.
+
 Before a call that is not in the ledger, its cost is bounded from above (one token per
 character of the prompt, uncached, plus the whole ``max_tokens`` of output): when what
 was spent plus that bound would pass the spec's budget, :class:`BudgetExceeded` stops
@@ -22,16 +28,20 @@ the budget too, at their bound: a batch job sends a whole round's calls at once.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
+import time
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import trio
+
 from sdtt.errors import SdttError
+from sdtt.files import sort_jsonl
 from sdtt.generate.pricing import price_of
 from sdtt.models.base import (
     GenerateConfig,
@@ -39,29 +49,21 @@ from sdtt.models.base import (
     ModelAPI,
     ModelOutput,
     Prompt,
-    TokenLogprobs,
     Usage,
 )
 from sdtt.models.prices import Price
+from sdtt.models.replay import call_key, output_of, usage_of
 
 LEDGER_FILE = "ledger.jsonl"
 LEDGER_VERSION = 1
+RUN_LOG_FILE = "run-log.jsonl"
+"""Beside the ledger: when each call was made, how long it took and where its answer came
+from (the provider, the ledger, or an error): wall-clock facts no rerun repeats."""
+_STAGE_ORDER = ("topics", "chains", "chats", "align", "judges")
 
 
 class BudgetExceeded(SdttError):
     """The next call could take the study past its budget; nothing was called."""
-
-
-def call_key(model: str, prompt: Prompt, config: GenerateConfig) -> str:
-    """What makes two calls the same call: the model, the whole prompt and its settings
-    (the timeout left out: it changes how long one waits, not the answer)."""
-    fields = {
-        "model": model,
-        "prompt": asdict(prompt),
-        "config": {k: v for k, v in asdict(config).items() if k != "timeout"},
-    }
-    text = json.dumps(fields, sort_keys=True, ensure_ascii=False, default=list)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def upper_bound_usage(prompt: Prompt, config: GenerateConfig) -> Usage:
@@ -119,6 +121,8 @@ class Ledger:
         """Calls answered from the ledger in this run, by (stage, condition)."""
         self.stopped: BudgetExceeded | None = None
         """Set when the budget stopped a call (also when a caller swallowed the error)."""
+        self.run_log = path.with_name(RUN_LOG_FILE)
+        self._unsettled = False
 
     def price(self, model: str) -> Price | None:
         """The spec's price of ``model``, else the price tables' (free models: zero)."""
@@ -185,9 +189,31 @@ class Ledger:
             file.flush()
             os.fsync(file.fileno())
         self.records.append(record)
+        self._unsettled = True
         self._spent += record["cost"] or 0.0
         self._answers[record["key"]].append(record)
         self._used[record["key"]] += 1
+
+    def settle(self) -> None:
+        """Put the file's records in a stable order: by stage, condition and call key
+        (the answers to one call keep the order they were given in, which a resumed run
+        replays them in). The runner settles the ledger after each step."""
+        if not self._unsettled:
+            return
+
+        def order(record: Mapping[str, Any]) -> tuple[int, str, str]:
+            stage = record["stage"]
+            rank = _STAGE_ORDER.index(stage) if stage in _STAGE_ORDER else len(_STAGE_ORDER)
+            return (rank, record["condition"], record["key"])
+
+        sort_jsonl(self.path, order)
+        self._unsettled = False
+
+    def log_call(self, record: Mapping[str, Any]) -> None:
+        """Append one line to the run log (timings: not part of the study's results)."""
+        self.run_log.parent.mkdir(parents=True, exist_ok=True)
+        with self.run_log.open("a", encoding="utf-8") as file:
+            file.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
 
     def tallies(self, by: str) -> dict[str, Tally]:
         """Calls, tokens and cost per ``stage``, ``condition`` or ``model``."""
@@ -210,15 +236,6 @@ class Ledger:
         """``inner`` with its calls written to this ledger under ``stage`` and
         ``condition``; ``batch``: its calls go through a batch API (priced at its discount)."""
         return LedgerAPI(inner, self, stage=stage, condition=condition, batch=batch)
-
-
-def usage_of(record: Mapping[str, Any]) -> Usage:
-    """The tokens of a ledger record."""
-    return Usage(
-        input_tokens=record["input_tokens"],
-        cached_input_tokens=record["cached_input_tokens"],
-        output_tokens=record["output_tokens"],
-    )
 
 
 def read_ledger(path: Path) -> list[dict[str, Any]]:
@@ -262,17 +279,41 @@ class LedgerAPI:
         """Answer from the ledger when this call was answered before, else call (within
         the budget) and record the answer."""
         key = call_key(self.name, prompt, config)
+        at = datetime.now(UTC).isoformat(timespec="milliseconds")
+        began = time.monotonic()
+
+        def log(answer: str) -> None:
+            seconds = round(time.monotonic() - began, 6)
+            self.ledger.log_call(
+                {
+                    "at": at,
+                    "seconds": seconds,
+                    "answer": answer,
+                    "stage": self.stage,
+                    "condition": self.condition,
+                    "model": self.name,
+                    "key": key,
+                }
+            )
+
         recorded = self.ledger.replay(key)
         if recorded is not None:
+            # A checkpoint, as a provider's call has: tasks take turns as they did.
+            await trio.lowlevel.checkpoint()
             self.ledger.replayed[(self.stage, self.condition)] += 1
+            log("ledger")
             return output_of(recorded)
         where = f"{self.stage} {self.condition}".strip()
         bound = self.ledger.check_budget(self.name, prompt, config, where, batch=self.batch)
         self.calls += 1
         try:
             output = await self.inner.generate(prompt, config)
+        except Exception as error:
+            log(f"error: {type(error).__name__}")
+            raise
         finally:
             self.ledger.answered(bound)
+        log("provider")
         price = self.ledger.price(self.name)
         self.ledger.append(
             {
@@ -300,23 +341,3 @@ class LedgerAPI:
         """Close the provider (a batch judge's is closed by its own ``Model``)."""
         if isinstance(self.inner, ModelAPI):
             await self.inner.aclose()
-
-
-def output_of(record: Mapping[str, Any]) -> ModelOutput:
-    """The answer a ledger record holds, as the provider gave it."""
-    logprobs = record.get("logprobs")
-    return ModelOutput(
-        text=record["text"],
-        model=record.get("reported_model") or record["model"],
-        usage=usage_of(record),
-        logprobs=None
-        if logprobs is None
-        else tuple(
-            TokenLogprobs(
-                token=t["token"],
-                logprob=t["logprob"],
-                top=tuple((str(a), float(b)) for a, b in t.get("top", ())),
-            )
-            for t in logprobs
-        ),
-    )

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import tarfile
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,7 @@ from sdtt.study.bundle import MANIFEST, SPEC_FILE, STUDY_FOLDER, sha256_of
 from sdtt.study.figures import FIGURES_FILE, compute_report, figures_of
 from sdtt.study.ledger import LEDGER_FILE, Ledger
 from sdtt.study.prereg import stamped_hash
+from sdtt.study.signing import SIGNATURE_FILE, BadSignature, Signer, check
 from sdtt.study.spec import read_spec
 from sdtt.study.steps import REPORT_FOLDER
 
@@ -34,6 +37,12 @@ class Verification:
     problems: list[str] = field(default_factory=list)
     figures_checked: int = 0
     prereg_hash: str | None = None
+    signer: Signer | None = None
+    """Who signed the manifest (None: unsigned, or the signature is bad)."""
+    signed: bool = False
+    """Whether the bundle holds a signature at all (good or bad)."""
+    registered: dict[str, Any] | None = None
+    """The preregistration the manifest names: file, its hash, the spec hash it stamps."""
 
     @property
     def ok(self) -> bool:
@@ -41,30 +50,92 @@ class Verification:
         return not self.problems
 
 
-def verify_bundle(bundle: Path, *, prereg: Path | None = None) -> Verification:
-    """Check ``bundle`` (a folder or a ``.tar.gz``) and recompute its figures."""
+@contextmanager
+def opened_bundle(bundle: Path) -> Iterator[Path]:
+    """The bundle's folder: ``bundle`` itself, or a ``.tar.gz`` unpacked for the block."""
     if not bundle.exists():
         raise InputError(
             "bundle not found.",
             path=bundle,
             hint="Give the folder or .tar.gz written by 'sdtt study bundle SPEC -o BUNDLE'.",
         )
-    if bundle.is_file() and bundle.name.endswith(".tar.gz"):
-        with tempfile.TemporaryDirectory() as tmp:
+    if not (bundle.is_file() and bundle.name.endswith(".tar.gz")):
+        yield bundle
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
             with tarfile.open(bundle) as tar:
                 tar.extractall(tmp, filter="data")
-            (inner,) = [p for p in Path(tmp).iterdir() if p.is_dir()]
-            return verify_bundle(inner, prereg=prereg)
+        except (tarfile.TarError, OSError) as error:
+            raise InputError(f"cannot be unpacked ({error}).", path=bundle) from None
+        inner = [p for p in Path(tmp).iterdir() if p.is_dir()]
+        if len(inner) != 1:
+            raise InputError("holds no single bundle folder.", path=bundle)
+        yield inner[0]
+
+
+def read_manifest(bundle: Path) -> dict[str, Any]:
+    """The manifest of a bundle folder."""
     manifest_path = bundle / MANIFEST
     try:
         manifest = json.loads(read_file_bytes(manifest_path, what="bundle manifest"))
     except json.JSONDecodeError as error:
         raise InputError(f"is not valid JSON ({error}).", path=manifest_path) from None
+    if not isinstance(manifest, dict):
+        raise InputError("must hold a JSON object.", path=manifest_path)
+    return manifest
+
+
+def verify_bundle(
+    bundle: Path, *, prereg: Path | None = None, signer: str | None = None
+) -> Verification:
+    """Check ``bundle`` (a folder or a ``.tar.gz``): its signature, every hash, and its
+    figures computed again. ``signer``: the fingerprint (``SHA256:...``) the signature
+    must be made by (an unsigned bundle then fails too)."""
+    with opened_bundle(bundle) as folder:
+        result = _verify(folder, prereg)
+    if signer is not None:
+        if result.signer is None and not result.signed:
+            result.problems.append(f"unsigned, but a signature by {signer} was asked for")
+        elif result.signer is not None and result.signer.fingerprint != signer:
+            result.problems.append(
+                f"signed by {result.signer.fingerprint}, not by {signer} as asked"
+            )
+    return result
+
+
+def _check_signature(bundle: Path, manifest: dict[str, Any], result: Verification) -> None:
+    path = bundle / SIGNATURE_FILE
+    if not path.exists():
+        return
+    result.signed = True
+    try:
+        result.signer = check(path.read_text("utf-8", "replace"), (bundle / MANIFEST).read_bytes())
+    except BadSignature as error:
+        result.problems.append(f"{SIGNATURE_FILE}: {error}")
+    registered = manifest.get("prereg")
+    if isinstance(registered, dict):
+        result.registered = registered
+        if registered.get("spec_sha256") != manifest.get("spec_sha256"):
+            result.problems.append(
+                f"the preregistration {registered.get('file')} was stamped with another "
+                "spec than the bundle's: the design changed after registration"
+            )
+
+
+def _verify(bundle: Path, prereg: Path | None) -> Verification:
+    manifest = read_manifest(bundle)
     result = Verification()
+    _check_signature(bundle, manifest, result)
     _check_hashes(bundle, manifest, result)
     spec_path = bundle / SPEC_FILE
     if spec_path.exists() and sha256_of(spec_path) != manifest.get("spec_sha256"):
         result.problems.append(f"{SPEC_FILE}: not the spec the manifest names")
+    named = manifest.get("prereg")
+    if prereg is not None and isinstance(named, dict) and sha256_of(prereg) != named.get("sha256"):
+        result.problems.append(
+            f"{prereg} is not the preregistration the manifest names ({named.get('file')})"
+        )
     if prereg is not None:
         registered = stamped_hash(prereg)
         result.prereg_hash = registered
@@ -93,7 +164,7 @@ def _check_hashes(bundle: Path, manifest: dict[str, Any], result: Verification) 
             result.problems.append(f"{name}: its hash differs from the manifest (the file changed)")
     for path in sorted(bundle.rglob("*")):
         name = path.relative_to(bundle).as_posix()
-        if path.is_file() and name != MANIFEST and name not in listed:
+        if path.is_file() and name not in (MANIFEST, SIGNATURE_FILE) and name not in listed:
             result.problems.append(f"{name}: not in the manifest")
 
 

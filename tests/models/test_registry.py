@@ -99,8 +99,9 @@ def test_every_provider_reports_a_status(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.setenv("ANTHROPIC_API_KEY", PLANTED_KEY)
     statuses = {status.provider.name: status for status in all_provider_status()}
-    assert list(statuses) == ["mock", "openai", "anthropic", "local", "eliza"]
+    assert list(statuses) == ["mock", "openai", "anthropic", "local", "eliza", "replay"]
     assert statuses["mock"].usable
+    assert statuses["replay"].usable
     assert not statuses["openai"].usable
     assert "OPENAI_API_KEY is not set" in statuses["openai"].reason
     assert statuses["anthropic"].usable
