@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from sdtt.dialogue.render import format_time
 from sdtt.engine.events import Event, MessageSent, UserMessage
 from sdtt.engine.schedule import preset_decides
-from sdtt.models.mock import MockItem, MockModelAPI, MockReply
+from sdtt.models.mock import MockItem, MockModelAPI, MockReply, MockScript
 from sdtt.models.model import Model
 from sdtt.models.retry import RetryPolicy
 from sdtt.personas.bot import PersonaBot
@@ -32,9 +32,12 @@ def reply(*texts: str, delay: float = 2.0, at: Sequence[float | None] = ()) -> M
     return MockReply(lines(*texts, at=at), delay=delay)
 
 
-def scripted_bot(*items: MockItem, retries: int = 1) -> tuple[PersonaBot, MockModelAPI]:
-    """A persona bot answering from ``items``, through the real ``Model`` wrapper."""
-    api = MockModelAPI(list(items), name="mock/test")
+def scripted_bot(
+    *items: MockItem, retries: int = 1, script: MockScript | None = None
+) -> tuple[PersonaBot, MockModelAPI]:
+    """A persona bot answering from ``items`` (or by ``script``), through the real
+    ``Model`` wrapper."""
+    api = MockModelAPI(script or list(items), name="mock/test")
     model = Model(api, retry=RetryPolicy(max_attempts=retries, jitter=0), seed=0)
     bot = PersonaBot(
         model=model,
