@@ -32,14 +32,12 @@ from sdtt.serve.store import SqliteStore
 from tests.serve.pages import tools
 from tests.serve.process import free_port, start_server, stop_server
 from tests.serve.tell_audit import (
-    ANSWER_DELAY,
-    BURST,
-    BURST_GAP,
     Audit,
     Seen,
     classify,
     classify_pairs,
     features,
+    person_answer,
     write_audit_spec,
 )
 
@@ -85,9 +83,11 @@ def play_in_chromium(
         "speed": speed,
         "turns": turns,
         "gaps": [rng.expovariate(1 / ARRIVAL_GAP) for _ in range(people)],
-        "answerDelay": ANSWER_DELAY,
-        "burst": BURST,
-        "burstGap": BURST_GAP,
+        # How each participant, as a person witness, answers each question in turn.
+        "plans": [
+            [person_answer(random.Random(f"{seed}:{n}:{k}")) for k in range(turns + 2)]
+            for n in range(people)
+        ],
     }
     process = start_server(spec, port := free_port(), module=module)
     try:
@@ -160,6 +160,19 @@ def _observed(record: dict[str, Any], speed: float, chat: int) -> tuple[Seen, Se
         ]
 
     sent = of_chat(record["sent"])
+    # The page shows no text the audit reads back: each answer shown is the one received
+    # in the same place.
+    texts = iter(
+        [
+            f["text"]
+            for _, f in of_chat(record["frames"])
+            if f["type"] == "message" and f["from"] == "them"
+        ]
+    )
+    shown = [
+        (t, f | {"text": next(texts, "")} if f["type"] == "message" and f["from"] == "them" else f)
+        for t, f in of_chat(record["seen"])
+    ]
     consented = next(t for t, frame in sent if frame["type"] == "consent")
     # The questions, not the message sent after the last turn to see how it is refused.
     asked = [t for t, f in sent if f["type"] == "send" and f["text"].startswith("question")]
@@ -172,7 +185,7 @@ def _observed(record: dict[str, Any], speed: float, chat: int) -> tuple[Seen, Se
             refusal=extras[-1]["received"] if extras else "",
         ),
         Seen(
-            frames=of_chat(record["seen"]),
+            frames=shown,
             sent=asked,
             consented=consented,
             refusal=extras[-1]["shown"] if extras else "",
