@@ -38,7 +38,7 @@ async def test_a_classifier_cannot_tell_bot_rooms_from_what_the_browser_receives
     for name in ("typing_them_on>message_them:next_share", "typing_them_on:per_question"):
         assert {row[name] for row in audit.rows} == {1.0}, describe(audit)
     # The indicator came 2 + U(0, 3) s after each question, with either witness.
-    assert all(2 <= row["asked>typing_them_on:min"] for row in audit.rows)
+    assert all(row["asked>typing_them_on:min"] >= 2 for row in audit.rows)
     assert all(row["asked>typing_them_on:max"] <= 5 for row in audit.rows)
 
 
