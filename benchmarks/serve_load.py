@@ -465,8 +465,8 @@ def run(args: argparse.Namespace, url: str) -> None:
     cores = os.cpu_count() or 1
     print(
         f"server CPU {cpu:.1f} s over {wall:.1f} s wall ({cpu / wall / args.processes:.0%} of a "
-        f"core per process); ready but waiting for a CPU {waited:.1f} s "
-        f"({waited / wall / args.processes:.0%} of the wall time per process)"
+        f"core per process); ready but waiting for a CPU {waited:.1f} s, its threads' waits "
+        f"summed ({waited / wall / args.processes:.0%} of the wall time per process)"
     )
     print(
         f"machine: {cores} cores, load average (1 min) {load_before[0]:.2f} before, "

@@ -5,9 +5,9 @@ people's distributions at the same message lengths."""
 
 from __future__ import annotations
 
-import itertools
 import random
 from collections import Counter
+from functools import partial
 
 import numpy as np
 import pytest
@@ -15,10 +15,6 @@ import trio
 import trio.testing
 from scipy.stats import chisquare, ks_2samp
 
-from sdtt.engine.events import ListSink, MessageSent
-from sdtt.engine.session import SessionSettings, open_session
-from sdtt.models.base import GenerateConfig, Prompt
-from sdtt.models.mock import CHATTY_REPLIES, MockScript, _last_time, _response_lines
 from sdtt.personas.corpus import load_corpus
 from sdtt.personas.reply_timing import (
     HUMAN,
@@ -28,55 +24,12 @@ from sdtt.personas.reply_timing import (
     reply_samples,
 )
 from sdtt.serve.spec import ChatSection, ConditionsSection
-from tests.engine.helpers import scripted_bot
-
-QUESTIONS = 400
-TEXTS = [text for burst in CHATTY_REPLIES for text in burst]
-"""What the bot writes: the mock bot's casual lines (3 to 39 characters)."""
+from tests.engine.helpers import reply_schedule
 
 
 @pytest.fixture(scope="module")
 def people() -> ReplySamples:
     return reply_samples(load_corpus().raw_conversations)
-
-
-def _chatty_of_eight() -> MockScript:
-    """``mock/chatty``'s replies, timestamped as it does (a few seconds apart after the
-    prompt's last time), but of eight messages, so the burst size is the delay preset's
-    to choose."""
-    turn = itertools.count()
-
-    def reply(prompt: Prompt, config: GenerateConfig) -> str:
-        start = next(turn)
-        texts = [TEXTS[(start + k) % len(TEXTS)] for k in range(8)]
-        return _response_lines(texts, _last_time(prompt))
-
-    return reply
-
-
-async def _schedule(
-    preset: str,
-) -> tuple[list[tuple[int, float]], list[tuple[int, float]], list[int]]:
-    """A person asks :data:`QUESTIONS` questions, each once the bot has finished its
-    answer; the bot's (length, delay) of each answer's first message, (length, gap) of
-    each later one, and each answer's size."""
-    bot, _ = scripted_bot(script=_chatty_of_eight())
-    settings = SessionSettings(t1=ChatSection().t1, delays=preset, seed=5)  # type: ignore[arg-type]
-    sink = ListSink()
-    rng = random.Random(3)
-    delays, gaps, sizes = [], [], []
-    async with open_session(bot, settings, sink=sink) as session:
-        for _ in range(QUESTIONS):
-            await trio.sleep(rng.uniform(1, 5))
-            before = len(sink.events)
-            asked = trio.current_time()
-            await session.send_user_message("so what do you think?")
-            await session.wait_idle()
-            sent = [e for e in sink.events[before:] if isinstance(e, MessageSent)]
-            sizes.append(len(sent))
-            delays.append((len(sent[0].text), sent[0].clock - asked))
-            gaps += [(len(b.text), b.clock - a.clock) for a, b in itertools.pairwise(sent)]
-    return delays, gaps, sizes
 
 
 def _matched(bot: list[tuple[int, float]], people: list[tuple[int, float]]) -> np.ndarray:
@@ -102,9 +55,11 @@ def test_a_served_bot_replies_inside_the_human_distribution(people: ReplySamples
     # about 6 s (t1, then the model's own timestamps 3 s apart) in 2-3 fragments: delay
     # per character told it from a person with an AUC of 1.00.
     [preset] = ConditionsSection(models=["mock/chatty"], personas=["p"]).delays
-    delays, gaps, sizes = trio.run(
-        _schedule, preset, clock=trio.testing.MockClock(autojump_threshold=0)
+    found = trio.run(
+        partial(reply_schedule, preset, t1=ChatSection().t1),
+        clock=trio.testing.MockClock(autojump_threshold=0),
     )
+    delays, gaps, sizes = found.delays, found.gaps, found.sizes
     for bot, theirs in ((delays, people.delays), (gaps, people.gaps)):
         seconds = np.array([s for _, s in bot])
         person = _matched(bot, theirs)
