@@ -143,10 +143,16 @@ async function play(cfg) {
   // A keystroke a second of the study's clock into the message box. (The page sends a
   // "typing" frame for at most one a second of its own clock, which a fast study clock
   // outruns: a person witness would seem to stop typing and the chat end while they
-  // write, so their keystrokes' frames are sent as the page does at speed 1.)
+  // write, so their keystrokes' frames are sent as the page does at speed 1.) Each
+  // keystroke is due at its time from the start, not a pause after the one before: on a
+  // loaded machine every pause came late, and a witness meant to answer after 7 s of
+  // the study's clock answered after 14.
   async function type(seconds, witness, stop = () => false) {
+    const start = performance.now();
+    const at = (s) => new Promise((done) =>
+      setTimeout(done, Math.max(0, start + (1000 * s) / cfg.speed - performance.now())));
     for (let typed = 1; typed <= seconds; typed++) {
-      await pause(1);
+      await at(typed);
       if (phase() !== "chat" || stop()) return;
       input(1).value += "a";
       input(1).dispatchEvent(new Event("input", { bubbles: true }));
@@ -154,7 +160,7 @@ async function play(cfg) {
         audit.socket.send(JSON.stringify({ type: "typing" }));
       }
     }
-    await pause(seconds - Math.floor(seconds));
+    await at(seconds);
   }
   function send(text, chat) {
     input(chat).value = text;

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 import trio
-from scipy.stats import binomtest
+from scipy.stats import binomtest, rankdata
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 from sklearn.tree import DecisionTreeClassifier
 
@@ -444,6 +444,40 @@ def separation(audit: Audit) -> list[tuple[float, str]]:
     return sorted(found, key=lambda pair: -abs(pair[0] - 0.5))
 
 
+def strongest(audit: Audit, permutations: int = 1000, seed: int = 0) -> tuple[str, float, float]:
+    """The one feature that separates the bot's rows from a person's most, its AUC, and
+    the share of random relabellings (three-party: each room's two chats swapped or not)
+    under which some feature separates them as much: the p-value of the largest of all
+    the features' AUCs, corrected for looking at every one. With about 1,600 features
+    and a few dozen rooms the tree can miss one strong feature among many noisy ones: in
+    a Chromium audit of 33 rooms whose person witnesses' pages typed late, the tree was
+    at 54.5% while their delay per character alone had an AUC of 0.11 (p = 0.004)."""
+    names, x = matrix(audit.rows)
+    y = np.array(audit.bot)
+    if y.all() or not y.any():
+        return "", 0.5, 1.0
+    ranks = rankdata(x, axis=0)
+    rng = np.random.default_rng(seed)
+    if audit.cases:
+        flips = rng.random((permutations, len(y) // 2)) < 0.5
+        pairs = y.reshape(-1, 2)
+        shuffled = np.where(flips[:, :, None], pairs[None, :, ::-1], pairs[None]).reshape(
+            permutations, -1
+        )
+    else:
+        shuffled = np.array([rng.permutation(y) for _ in range(permutations)])
+    bots, people = int(y.sum()), int((~y).sum())
+
+    def aucs(labels: Any) -> Any:
+        return (labels.astype(float) @ ranks - bots * (bots + 1) / 2) / (bots * people)
+
+    observed = aucs(y[None, :])[0]
+    best = int(np.argmax(np.abs(observed - 0.5)))
+    null = np.abs(aucs(shuffled) - 0.5).max(axis=1)
+    p = (1 + int((null >= abs(observed[best] - 0.5) - 1e-12).sum())) / (permutations + 1)
+    return names[best], float(observed[best]), p
+
+
 def describe(audit: Audit, top: int = 12) -> str:
     """The audit's result as lines of text: accuracy, interval, and the ``top`` features
     that separate the bot's rows from a person's most, each with its AUC and its mean
@@ -455,9 +489,11 @@ def describe(audit: Audit, top: int = 12) -> str:
         else f"rooms {len(audit.bot)} ({sum(audit.bot)} with the bot)"
     )
     names = matrix(audit.rows)[0]
+    name, auc, p = strongest(audit)
     lines = [
         f"{cases}, classifier accuracy {audit.accuracy:.1%} (95% interval {low:.1%} to "
-        f"{high:.1%}) on {len(names)} features; the most separating:"
+        f"{high:.1%}) on {len(names)} features; the strongest alone, {name}, AUC {auc:.2f} "
+        f"(permutation p = {p:.3f}); the most separating:"
     ]
     for auc, name in separation(audit)[:top]:
         bots = [r.get(name, -1.0) for r, b in zip(audit.rows, audit.bot, strict=True) if b]

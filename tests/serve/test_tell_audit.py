@@ -13,7 +13,7 @@ import trio
 from sdtt.serve.indicator import TYPING_MIN
 from sdtt.serve.state import state_frames
 from tests.serve.helpers import make_server, person_room, write_spec
-from tests.serve.tell_audit import describe, play
+from tests.serve.tell_audit import describe, play, strongest
 from tests.serve.test_three_party import three_party
 
 pytestmark = pytest.mark.trio
@@ -29,6 +29,8 @@ async def test_a_classifier_cannot_tell_bot_rooms_from_what_the_browser_receives
     assert bots >= 30 and len(audit.bot) - bots >= 30, describe(audit)
     low, high = audit.interval()
     assert low <= 0.5 <= high, describe(audit)
+    # Nor does any one feature alone, beyond what chance gives the strongest of 1,600.
+    assert strongest(audit)[2] > 0.01, describe(audit)
     # What gave the bot away before, each now the same in every room: the end of the
     # chat, the refusal.
     for name in ("message_them>phase_verdict:last", "refusal"):
