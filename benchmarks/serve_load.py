@@ -15,6 +15,14 @@ participants, the rest with the bot), and prints:
   lateness and the floor are also given for just the time people were still arriving:
   on a small machine the servers are busiest then, and this process's own pauses (it
   opens every websocket) count most in what it measures;
+- the floor inside each server: a heartbeat in its own trio loop
+  (``benchmarks/_heartbeat.py``) notes how late it wakes every 10 ms, which is what the
+  server's own timers met;
+- the server's CPU time against the wall time, and how long its threads waited for a
+  CPU they were ready to use (the kernel's run-queue delay, ``/proc/PID/schedstat``),
+  with the machine's load average before and after: a server whose loop woke late while
+  it used most of a core and waited little is slow; one that woke late while it waited
+  for a CPU was starved by the machine;
 - the server's CPU seconds per room-minute of chat;
 - lost and duplicated messages (every stored message against what each browser got;
   both must be 0);
@@ -127,12 +135,17 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def start_server(spec: Path, port: int) -> subprocess.Popen[bytes]:
-    """``sdtt serve SPEC`` on 127.0.0.1, once it answers."""
+HEARTBEAT = Path(__file__).with_name("_heartbeat.py")
+
+
+def start_server(spec: Path, port: int, heartbeat: Path) -> subprocess.Popen[bytes]:
+    """``sdtt serve SPEC`` on 127.0.0.1, with a heartbeat in its loop writing to
+    ``heartbeat``, once it answers."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "sdtt.cli", "serve", str(spec), "--port", str(port)],
+        [sys.executable, str(HEARTBEAT), "serve", str(spec), "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        env={**os.environ, "SDTT_HEARTBEAT": str(heartbeat)},
     )
     for _ in range(300):
         try:
@@ -174,6 +187,27 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def waited_seconds(pid: int) -> float:
+    """Seconds the process's threads spent ready to run but waiting for a CPU so far
+    (the run-queue delay of ``/proc/PID/task/*/schedstat``; 0 where it is not kept)."""
+    total = 0
+    for stat in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            total += int(stat.read_text().split()[1])
+    return total / 1e9
+
+
+def heartbeats(path: Path) -> list[tuple[float, float]]:
+    """(wall time, lateness in seconds) of each heartbeat a server wrote to ``path``."""
+    if not path.exists():
+        return []
+    beats = []
+    for line in path.read_text().splitlines():
+        when, *late = line.split()
+        beats += [(float(when), float(ms) / 1000) for ms in late]
+    return beats
 
 
 async def open_socket(port: int, seen: Seen) -> WebSocketClient:
@@ -325,9 +359,12 @@ def run(args: argparse.Namespace, url: str) -> None:
     storage = f'\n[storage]\nurl = "{url}"\n' if url else ""
     spec.write_text(SPEC.format(turns=args.turns, share=args.human_share, storage=storage))
     ports = [free_port() for _ in range(args.processes)]
-    servers = [start_server(spec, port) for port in ports]
+    beat_files = [folder / f"heartbeat-{n}.txt" for n in range(args.processes)]
+    load_before = os.getloadavg()
+    servers = [start_server(spec, port, beat) for port, beat in zip(ports, beat_files, strict=True)]
     try:
         cpu_before = sum(cpu_seconds(server.pid) for server in servers)
+        waited_before = sum(waited_seconds(server.pid) for server in servers)
         # The simulated people's own pauses count as lateness: full scans of their many
         # objects by the garbage collector paused this process for up to 150 ms.
         with low_latency_gc():
@@ -335,9 +372,12 @@ def run(args: argparse.Namespace, url: str) -> None:
                 play, ports, participants, args.turns, args.arrival_seconds, args.limit
             )
         cpu = sum(cpu_seconds(server.pid) for server in servers) - cpu_before
+        waited = sum(waited_seconds(server.pid) for server in servers) - waited_before
     finally:
         for server in servers:
             stop_server(server)
+    load_after = os.getloadavg()
+    beats = [beat for path in beat_files for beat in heartbeats(path)]
 
     db = connect(url, folder / "load.sqlite3")
     rooms = {
@@ -413,6 +453,24 @@ def run(args: argparse.Namespace, url: str) -> None:
         f"floor (bare trio.sleep_until, same run): p50 {percentile(floor_all, 50) * ms:.2f} ms, "
         f"p99 {percentile(floor_all, 99) * ms:.2f} ms; while people were arriving "
         f"p99 {percentile(floor_arriving, 99) * ms:.2f} ms"
+    )
+    server_all = [late for _, late in beats]
+    server_arriving = [late for when, late in beats if when <= arrived]
+    print(
+        f"floor inside the server (its loop's heartbeat, every 10 ms): "
+        f"p50 {percentile(server_all, 50) * ms:.2f} ms, p99 {percentile(server_all, 99) * ms:.2f} "
+        f"ms, most {max(server_all, default=float('nan')) * ms:.0f} ms; while people were "
+        f"arriving p99 {percentile(server_arriving, 99) * ms:.2f} ms (n={len(server_all)})"
+    )
+    cores = os.cpu_count() or 1
+    print(
+        f"server CPU {cpu:.1f} s over {wall:.1f} s wall ({cpu / wall / args.processes:.0%} of a "
+        f"core per process); ready but waiting for a CPU {waited:.1f} s, its threads' waits "
+        f"summed ({waited / wall / args.processes:.0%} of the wall time per process)"
+    )
+    print(
+        f"machine: {cores} cores, load average (1 min) {load_before[0]:.2f} before, "
+        f"{load_after[0]:.2f} after"
     )
     print(
         f"bot messages, planned vs sent: p50 {percentile(bot_lateness, 50) * ms:.2f} ms, "

@@ -13,8 +13,12 @@ rooms that of tests/serve/tell_injected.py (bot chats end the moment the bot has
 answered), in three-party rooms that of tests/serve/tell_typing.py (a bot chat shows the
 bot's own typing, off before each message).
 
+``--delays paper`` times the bot by another delay preset than the study default
+(``human``): the bot's timing as it was, which the audit must catch.
+
 Usage: python benchmarks/tell_audit.py [--people 200] [--turns 2] [--seed 0]
-       [--browser [--speed 10] [--mode two-party|three-party] [--tell]]
+       [--delays human|paper|...] [--browser [--speed 10] [--mode two-party|three-party]
+       [--tell]]
 """
 
 from __future__ import annotations
@@ -50,6 +54,11 @@ def main() -> None:
         help="--browser: the rooms' mode (default two-party)",
     )
     parser.add_argument("--tell", action="store_true", help="--browser: serve with a tell put back")
+    parser.add_argument(
+        "--delays",
+        default="human",
+        help="the bot's delay preset (default human, the study default)",
+    )
     add_quick(parser, people=24)
     args = parser.parse_args()
     if args.tell and not args.browser:
@@ -61,7 +70,12 @@ def main() -> None:
             audits = _in_chromium(Path(folder), args)
         else:
             play_audit = partial(
-                play, Path(folder), people=args.people, turns=args.turns, seed=args.seed
+                play,
+                Path(folder),
+                people=args.people,
+                turns=args.turns,
+                seed=args.seed,
+                delays=args.delays,
             )
             audits = {"": trio.run(play_audit, clock=MockClock(autojump_threshold=0))}
     at_chance = True
@@ -72,7 +86,9 @@ def main() -> None:
     if args.tell and at_chance:
         print("the tell put back was not caught: the audit lacks power")
         sys.exit(1)
-    if not args.tell and not at_chance:
+    if args.delays != "human":
+        print(f"({args.delays} delays: {'not caught' if at_chance else 'caught'})")
+    elif not args.tell and not at_chance:
         print("a classifier tells the bot apart: the server gives it away")
         sys.exit(1)
 

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 ChatMode = Literal["burst", "pingpong"]
 """How the sides take turns: runs of messages (burst) or one message each (ping-pong)."""
 
-DelayName = Literal["paper", "jones-bergen", "fitted"]
+DelayName = Literal["paper", "jones-bergen", "fitted", "human"]
 """The typing-delay presets of the engine (:mod:`sdtt.engine.schedule`)."""
 
 _TOP_KEYS = ("persona", "model", "mode", "interrogator", "pseudo", "pseudo_turns", "live_turns")

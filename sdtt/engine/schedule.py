@@ -23,6 +23,14 @@ Delay presets (``--delays``):
 - ``fitted``: the persona's own rhythm from a :class:`TimingProfile`: typing speed,
   gaps between messages of one burst, the latency of a first reply, and burst sizes (a
   reply is cut to a burst size drawn from the person's own distribution).
+- ``human``: how the people of the chitchat corpus reply
+  (:data:`~sdtt.personas.reply_timing.HUMAN`): a reply's first message goes out a delay
+  drawn from the corpus's reply delays at its length after the partner's last message
+  (reading, thinking and typing in one), each later one a gap drawn from the corpus's
+  gaps inside a burst at its length, and a reply is cut to a burst size drawn from the
+  corpus's. The model's own timestamps are not used: they come from no one's rhythm (a
+  mock or a model writes them a fixed few seconds apart), and were a floor under every
+  answer.
 """
 
 from __future__ import annotations
@@ -37,10 +45,11 @@ from typing import Protocol
 from sdtt.dialogue.condition import DelayName
 from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import ConfigError
+from sdtt.personas.reply_timing import HUMAN, ReplyTiming
 from sdtt.personas.timing import LogNormal, TimingProfile
 
 PresetName = DelayName
-PRESETS: tuple[PresetName, ...] = ("paper", "jones-bergen", "fitted")
+PRESETS: tuple[PresetName, ...] = ("paper", "jones-bergen", "fitted", "human")
 
 MIN_SECONDS_PER_CHAR = 0.01
 """A drawn typing speed is never faster than this (a normal draw can dip absurdly low)."""
@@ -86,6 +95,11 @@ class DelayPreset(Protocol):
         """At most this many messages in the next reply, or ``None`` for no limit."""
         ...
 
+    @property
+    def model_times(self) -> bool:
+        """Whether a message waits for the time the model wrote for it."""
+        ...
+
 
 def _rate(mean: float, sd: float, rng: random.Random) -> float:
     return max(MIN_SECONDS_PER_CHAR, rng.gauss(mean, sd))
@@ -98,6 +112,7 @@ class PaperDelays:
     seconds_per_char: float = 0.3
     seconds_per_char_sd: float = 0.03
     name: PresetName = "paper"
+    model_times: bool = True
 
     def timing(
         self, text: str, *, first: bool, read_text: str, rng: random.Random
@@ -116,6 +131,7 @@ class JonesBergenDelays:
     """Jones & Bergen's delay with reading time, think time and a delayed indicator."""
 
     name: PresetName = "jones-bergen"
+    model_times: bool = True
 
     def timing(
         self, text: str, *, first: bool, read_text: str, rng: random.Random
@@ -145,6 +161,7 @@ class FittedDelays:
 
     profile: TimingProfile
     name: PresetName = "fitted"
+    model_times: bool = True
 
     def timing(
         self, text: str, *, first: bool, read_text: str, rng: random.Random
@@ -175,6 +192,33 @@ class FittedDelays:
         return max(1, sizes[-1][0])
 
 
+@dataclass(frozen=True)
+class HumanDelays:
+    """The corpus's reply delays, gaps inside a burst and burst sizes."""
+
+    table: ReplyTiming = HUMAN
+    name: PresetName = "human"
+    model_times: bool = False
+
+    def timing(
+        self, text: str, *, first: bool, read_text: str, rng: random.Random
+    ) -> MessageTiming:
+        """A first message no sooner than a reply delay after the partner's last
+        message; a later one a gap after the message before it. The indicator (of
+        ``sdtt chat``) shows for a typing time at the paper's speed before the send, at
+        most the whole wait."""
+        typing = _rate(0.3, 0.03, rng) * len(text)
+        if first:
+            wait = self.table.draw_delay(len(text), rng)
+            return MessageTiming(delay=0.0, typing=min(typing, wait), min_latency=wait)
+        gap = self.table.draw_gap(len(text), rng)
+        return MessageTiming(delay=gap, typing=min(typing, gap))
+
+    def burst_limit(self, rng: random.Random) -> int | None:
+        """A burst size drawn from the corpus's."""
+        return self.table.draw_burst(rng)
+
+
 def make_preset(name: str, profile: TimingProfile | None = None) -> DelayPreset:
     """The preset called ``name``; ``fitted`` uses ``profile`` (the paper's typing speed
     and default gaps when there is none)."""
@@ -186,6 +230,8 @@ def make_preset(name: str, profile: TimingProfile | None = None) -> DelayPreset:
         return FittedDelays(
             profile if profile is not None else TimingProfile(fallback=["no timing profile"])
         )
+    if name == "human":
+        return HumanDelays()
     raise ConfigError(f"Unknown delay preset {name!r}: use one of {', '.join(PRESETS)}.")
 
 
@@ -292,7 +338,7 @@ def plan_reply(
         send = max(start + timing.delay, context.reply_ready)
         if first and timing.min_latency is not None and context.last_user_at is not None:
             send = max(send, context.last_user_at + timing.min_latency)
-        model_time = wanted[index] if index < len(wanted) else None
+        model_time = wanted[index] if index < len(wanted) and preset.model_times else None
         if model_time is not None:
             send = max(send, model_time)
         floor = (

@@ -17,7 +17,15 @@ from typing import Any, Protocol
 
 import trio
 
-from sdtt.serve.protocol import FrameError, Join, MoveDevice, Refused, parse_frame, refusal
+from sdtt.serve.protocol import (
+    FrameError,
+    Join,
+    MoveDevice,
+    Refused,
+    Tracked,
+    parse_frame,
+    refusal,
+)
 from sdtt.serve.spec import Study
 from sdtt.serve.state import StateRows, state_rows
 from sdtt.serve.store import StudyStore, last_event_off_loop, off_loop
@@ -164,18 +172,22 @@ class Connections:
                 if self.on_gone is not None:
                     self.on_gone(pid, joined)
             outbox_send.close()
+            _left(_also_queued(outbox_recv, OUTBOX), sent=False)
 
     def deliver(self, pid: str, frame: Outgoing) -> None:
         """Queue a frame for ``pid``'s browser, if connected (the store has it anyway)."""
         connection = self._open.get(pid)
         if connection is None:
-            self.store.publish({"to": pid, "frame": frame})
+            plain = dict(frame) if isinstance(frame, Tracked) else frame
+            self.store.publish({"to": pid, "frame": plain})
+            _left([frame], sent=False)
             return
         try:
             connection.send.send_nowait(frame)
         except (trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
             # Too slow or gone: drop the connection; a reconnect shows everything again.
             connection.cancel.cancel()
+            _left([frame], sent=False)
 
     def send_state(self, pid: str) -> None:
         """Show ``pid`` where they are now (see :mod:`sdtt.serve.state`)."""
@@ -244,6 +256,7 @@ async def _pump(
     message costs the event loop a pass per await in the websocket layers, and the
     frames of one change (a message and the typing that ends with it, a phase and its
     history) are queued together."""
+    queued: list[Outgoing] = []
     try:
         async for item in outbox:
             queued = [item, *_also_queued(outbox, MOST_IN_ONE_MESSAGE - 1)]
@@ -252,11 +265,22 @@ async def _pump(
             for one in queued:
                 frames += await read_state() if isinstance(one, _ShowState) else [one]
             await send(frames[0] if len(frames) == 1 else frames)
+            _left(queued, sent=True)
+            queued = []
     except Exception:
         pass
+    finally:
+        _left(queued, sent=False)
     # Sent everything and the outbox was closed (another window took over), or a send
     # failed: the connection ends.
     scope.cancel()
+
+
+def _left(items: list[Outgoing], *, sent: bool) -> None:
+    """Tell the :class:`Tracked` frames of ``items`` they were sent (or never will be)."""
+    for item in items:
+        if isinstance(item, Tracked):
+            item.left(sent)
 
 
 def _also_queued(outbox: trio.MemoryReceiveChannel[Outgoing], most: int) -> list[Outgoing]:

@@ -22,7 +22,7 @@ from sdtt.serve.store import Participant, Room, StudyStore, Verdict
 LABELS = {
     "finished": "finished chat",
     "timeout": "wait with no partner found",
-    "partner_left": "chat your partner left",
+    "partner_left": "chat your partner could not finish",
     "partner_error": "chat your partner could not finish",
     "server_error": "chat cut short on our side",
     "restart": "chat cut short on our side",
@@ -30,7 +30,8 @@ LABELS = {
     "ended": "chat the researcher ended",
     "correct_verdict": "right answer",
 }
-"""What each outcome is called on the done page."""
+"""What each outcome is called on the done page (an early end the same whoever the
+partner was: see :data:`sdtt.serve.state.EARLY_END`)."""
 
 
 @dataclass(frozen=True)

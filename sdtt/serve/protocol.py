@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -277,6 +278,16 @@ def message_frame(message: StoredMessage, viewer: str) -> dict[str, Any]:
     side = "you" if message.sender == viewer else "them"
     chat = message.chat if viewer == "interrogator" else 1
     return {"type": "message", "id": message.seq, "chat": chat, "from": side, "text": message.text}
+
+
+class Tracked(dict[str, Any]):
+    """A frame whose sender is told when it left for the browser (``left(True)``) or
+    that it never will from here (``left(False)``: that browser was not connected here,
+    or its connection ended first); sent as the plain frame."""
+
+    def __init__(self, frame: dict[str, Any], left: Callable[[bool], None]) -> None:
+        super().__init__(frame)
+        self.left = left
 
 
 def typing_frame(on: bool, chat: int = 1) -> dict[str, Any]:

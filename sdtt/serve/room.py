@@ -8,8 +8,9 @@ and delivered after, and witness messages reach the interrogator in the same fra
 
 One rule ends a chat whoever the witness is, so its end never tells the bot apart: a
 chat is done once its witness answered burst turn X and then sent nothing and composed
-nothing (the bot's session idle, a person not typing) for :data:`END_GRACE` seconds. The
-room's chat phase ends when every chat is done, or when the study's time limit is up.
+nothing (the bot's session idle, a person not typing) for :data:`END_GRACE` seconds
+from when its last message left for the interrogator's page. The room's chat phase ends
+when every chat is done, or when the study's time limit is up.
 The interrogator sees the same frames in the same order from either witness: the typing
 indicator follows one policy (:mod:`sdtt.serve.indicator`), an answer is held until the
 indicator has shown for a while (stored at once, shown to its witness at once, to the
@@ -24,10 +25,11 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any, Protocol
 
 import trio
@@ -40,7 +42,7 @@ from sdtt.engine.session import Session, SessionClosedError, open_session
 from sdtt.engine.simulate import answered_turns
 from sdtt.serve.indicator import Indicator
 from sdtt.serve.moderation import Screener
-from sdtt.serve.protocol import message_frame, typing_frame
+from sdtt.serve.protocol import Tracked, message_frame, typing_frame
 from sdtt.serve.spec import Study
 from sdtt.serve.store import Room, Sender, StoredMessage, StudyStore
 
@@ -119,6 +121,9 @@ class Chat:
     unshown: deque[tuple[float, StoredMessage]] = field(default_factory=deque)
     """The witness's messages stored but not yet shown to the interrogator, each with
     when it may be (the indicator policy's :meth:`~Indicator.release`), in order."""
+    in_flight: Counter[int] = field(default_factory=Counter)
+    """The witness's messages shown but still on their way to an interrogator's page
+    (sequence number: how many pages), which the end of the chat counts from."""
 
     def __post_init__(self) -> None:
         room = self.room
@@ -143,7 +148,7 @@ class Chat:
     def composing(self, now: float) -> bool:
         """Whether the witness is still at work on a message (the bot's session busy, a
         person typing)."""
-        if self.screening or self.unshown:
+        if self.screening or self.unshown or self.in_flight:
             return True
         if self.witness is None:
             return self.session is not None and not self.session.is_idle
@@ -285,11 +290,29 @@ class LiveRoom:
         return {m.seq for m in self.unshown()}
 
     def show(self, message: StoredMessage, pids: Iterable[str]) -> None:
-        """Show a message to ``pids`` now (the room's last shown message moves on)."""
+        """Show a message to ``pids`` now (the room's last shown message moves on). A
+        witness's message to an interrogator is tracked until it left for the page: the
+        chat's end counts from then (under load a frame can wait seconds in its outbox,
+        and a chat counted from the store ended that much sooner after the page showed
+        its last answer)."""
         self.last_seq = max(self.last_seq, message.seq)
+        chat = self.chats.get(message.chat)
         for pid in pids:
-            self.server.deliver(pid, self.frame_for(message, pid))
+            frame = self.frame_for(message, pid)
+            if chat is not None and message.sender == "witness" and pid in self.interrogators():
+                chat.in_flight[message.seq] += 1
+                frame = Tracked(frame, partial(self._reached, chat, message.seq))
+            self.server.deliver(pid, frame)
         self.delivered(message)
+
+    def _reached(self, chat: Chat, seq: int, sent: bool) -> None:
+        """A witness's message left for an interrogator's page (``sent``) or never will."""
+        if sent:
+            chat.quiet_since = max(chat.quiet_since, trio.current_time())
+        chat.in_flight[seq] -= 1
+        if chat.in_flight[seq] <= 0:
+            del chat.in_flight[seq]
+        self.wake()
 
     def delivered(self, message: StoredMessage) -> None:
         """After a message was shown: the same for either kind of witness (a question
@@ -299,7 +322,7 @@ class LiveRoom:
         if chat is not None:
             chat.answered_cache = None
             if message.sender == "witness":
-                chat.quiet_since = trio.current_time()
+                chat.quiet_since = max(chat.quiet_since, trio.current_time())
                 chat.indicator.answered()
             else:
                 chat.indicator.asked(trio.current_time())

@@ -45,7 +45,8 @@ Outcome = Literal[
 code)."""
 PointsFor = Literal[Outcome, "correct_verdict"]
 """What earns points: how a chat ended for a participant, or a right verdict."""
-_PAPER: list[PresetName] = ["paper"]
+_HUMAN: list[PresetName] = ["human"]
+"""The bot's delays unless a study names others: how people reply (the ``human`` preset)."""
 
 
 class _Section(BaseModel):
@@ -219,7 +220,7 @@ class ConditionsSection(_Section):
         default_factory=lambda: [""],
         description="Pseudo-dialogue chain files ('' for none), relative to the spec.",
     )
-    delays: list[PresetName] = Field(default_factory=lambda: list(_PAPER))
+    delays: list[PresetName] = Field(default_factory=lambda: list(_HUMAN))
 
 
 class MarketSection(_Section):

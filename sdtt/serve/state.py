@@ -18,16 +18,21 @@ from sdtt.serve.room import LiveRoom
 from sdtt.serve.spec import Study, StudySection
 from sdtt.serve.store import Participant, Room, StoredMessage, StudyStore
 
+EARLY_END = (
+    "Your chat partner could not continue, so the chat ended early. You still get the "
+    "completion code."
+)
+"""What an interrogator reads when a chat ended early, the same whether a person left
+(``partner_left``) or the bot failed (``partner_error``): named apart, each told the
+interrogator which kind of witness it had been."""
 NOTES = {
     "finished": "Thank you, you have finished the study.",
     "timeout": "No chat partner could be found in time. Thank you for waiting.",
-    "partner_error": "Your chat partner could not continue, so the chat ended early. "
-    "You still get the completion code.",
+    "partner_error": EARLY_END,
     "server_error": "Something went wrong on our side, so the chat ended early. You "
     "still get the completion code.",
     "ended": "The researcher ended this chat. You still get the completion code.",
-    "partner_left": "Your chat partner left, so the chat ended early. You still get the "
-    "completion code.",
+    "partner_left": EARLY_END,
     "left": "You left the chat, so it ended. You still get the completion code.",
     "restart": "The chat was interrupted by a server restart. You still get the completion code.",
     "server_lost": "The chat was interrupted because one of our servers stopped. You "

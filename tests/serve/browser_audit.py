@@ -23,6 +23,7 @@ import json
 import os
 import random
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,14 +33,12 @@ from sdtt.serve.store import SqliteStore
 from tests.serve.pages import tools
 from tests.serve.process import free_port, start_server, stop_server
 from tests.serve.tell_audit import (
-    ANSWER_DELAY,
-    BURST,
-    BURST_GAP,
     Audit,
     Seen,
     classify,
     classify_pairs,
     features,
+    person_answer,
     write_audit_spec,
 )
 
@@ -85,9 +84,11 @@ def play_in_chromium(
         "speed": speed,
         "turns": turns,
         "gaps": [rng.expovariate(1 / ARRIVAL_GAP) for _ in range(people)],
-        "answerDelay": ANSWER_DELAY,
-        "burst": BURST,
-        "burstGap": BURST_GAP,
+        # How each participant, as a person witness, answers each question in turn.
+        "plans": [
+            [person_answer(random.Random(f"{seed}:{n}:{k}")) for k in range(turns + 2)]
+            for n in range(people)
+        ],
     }
     process = start_server(spec, port := free_port(), module=module)
     try:
@@ -106,9 +107,17 @@ def play_in_chromium(
         stop_server(process)
     if result.returncode != 0:
         raise RuntimeError(result.stderr[-6000:])
-    # Kept beside the study, to look into a failed audit.
+    # Kept beside the study, to look into a failed audit (audit_pages reads it again).
     (folder / "pages.json").write_text(result.stdout, encoding="utf-8")
-    log: dict[str, Any] = json.loads(result.stdout)
+    return audit_pages(folder, spec, speed=speed, seed=seed, mode=mode)
+
+
+def audit_pages(
+    folder: Path, spec: Path, *, speed: float, seed: int = 0, mode: str = "two-party"
+) -> BrowserAudit:
+    """The audit of a played study: its pages' ``pages.json`` in ``folder`` and the
+    rooms of its store (``spec``'s)."""
+    log: dict[str, Any] = json.loads((folder / "pages.json").read_text(encoding="utf-8"))
     store = SqliteStore(read_study(spec).store_path)
     try:
         rooms = {room.interrogator: room for room in store.rooms()}
@@ -160,6 +169,14 @@ def _observed(record: dict[str, Any], speed: float, chat: int) -> tuple[Seen, Se
         ]
 
     sent = of_chat(record["sent"])
+    texts = iter(
+        [
+            f["text"]
+            for _, f in of_chat(record["frames"])
+            if f["type"] == "message" and f["from"] == "them"
+        ]
+    )
+    shown = [(t, _named_as_received(f, texts)) for t, f in of_chat(record["seen"])]
     consented = next(t for t, frame in sent if frame["type"] == "consent")
     # The questions, not the message sent after the last turn to see how it is refused.
     asked = [t for t, f in sent if f["type"] == "send" and f["text"].startswith("question")]
@@ -172,9 +189,20 @@ def _observed(record: dict[str, Any], speed: float, chat: int) -> tuple[Seen, Se
             refusal=extras[-1]["received"] if extras else "",
         ),
         Seen(
-            frames=of_chat(record["seen"]),
+            frames=shown,
             sent=asked,
             consented=consented,
             refusal=extras[-1]["shown"] if extras else "",
         ),
     )
+
+
+def _named_as_received(frame: dict[str, Any], texts: Iterator[str]) -> dict[str, Any]:
+    """What the page showed, named as its frame is: an answer with its text (the page's
+    record holds none: the one received in the same place) and the indicator as the other
+    side's."""
+    if frame["type"] == "message" and frame["from"] == "them":
+        return frame | {"text": next(texts, "")}
+    if frame["type"] == "typing":
+        return {"from": "them", **frame}
+    return frame

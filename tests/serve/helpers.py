@@ -126,6 +126,9 @@ class Browser:
         self._to_server: trio.MemorySendChannel[str | bytes] | None = None
         self.gone = trio.Event()
         self.on_frame: Callable[[dict[str, Any]], None] | None = None
+        self.slow: Callable[[list[dict[str, Any]]], float] | None = None
+        """Seconds a websocket message of these frames takes to reach the page (a slow
+        network or a starved machine; the server's send waits meanwhile)."""
 
     async def open(self, nursery: trio.Nursery, *, token: str | None = None) -> None:
         """Connect and send the join frame."""
@@ -142,6 +145,8 @@ class Browser:
         async def deliver(sent: dict[str, Any] | list[dict[str, Any]]) -> None:
             # Through JSON, as the page reads it: a message is a frame or a list of them.
             message = dumps(sent)
+            if self.slow is not None:
+                await trio.sleep(self.slow(frames_of(message)))
             self.messages.append(message)
             for frame in frames_of(message):
                 self.raw.append(dumps(frame))

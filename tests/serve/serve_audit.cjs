@@ -9,9 +9,10 @@
 // appearing and disappearing and messages appearing, each notice.
 // Usage: node serve_audit.cjs CONFIG_JSON -> JSON on stdout
 //   CONFIG_JSON: {"base": URL, "study": NAME, "people": N, "seed": S, "speed": X,
-//   "turns": T, "gaps": [seconds before each next arrival], "answerDelay": [lo, hi],
-//   "burst": [counts to draw from], "burstGap": [lo, hi]} (seconds of the study's clock,
-//   which runs `speed` times faster than the page's).
+//   "turns": T, "gaps": [seconds before each next arrival], "plans": [for each
+//   participant, for each question they answer as a person witness, [[seconds, text],
+//   ...]: the burst they answer with, each message after that many seconds of typing]}
+//   (seconds of the study's clock, which runs `speed` times faster than the page's).
 // Output: {errors, participants: {pid: {role, frames, sent, seen, extras}}}, times in ms
 //   of the page's clock from when the page opened; `extras`: [time, {chat, received,
 //   shown}] for each message sent after the last turn, with the refusal's text as
@@ -123,7 +124,6 @@ async function play(cfg) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
   const uniform = ([lo, hi]) => lo + (hi - lo) * next();
-  const choice = (items) => items[Math.floor(next() * items.length)];
   const $ = (selector) => document.querySelector(selector);
   // Seconds of the study's clock.
   const pause = (seconds) => new Promise((done) => setTimeout(done, (1000 * seconds) / cfg.speed));
@@ -143,18 +143,24 @@ async function play(cfg) {
   // A keystroke a second of the study's clock into the message box. (The page sends a
   // "typing" frame for at most one a second of its own clock, which a fast study clock
   // outruns: a person witness would seem to stop typing and the chat end while they
-  // write, so their keystrokes' frames are sent as the page does at speed 1.)
-  async function type(seconds, witness) {
+  // write, so their keystrokes' frames are sent as the page does at speed 1.) Each
+  // keystroke is due at its time from the start, not a pause after the one before: on a
+  // loaded machine every pause came late, and a witness meant to answer after 7 s of
+  // the study's clock answered after 14.
+  async function type(seconds, witness, stop = () => false) {
+    const start = performance.now();
+    const at = (s) => new Promise((done) =>
+      setTimeout(done, Math.max(0, start + (1000 * s) / cfg.speed - performance.now())));
     for (let typed = 1; typed <= seconds; typed++) {
-      await pause(1);
-      if (phase() !== "chat") return;
+      await at(typed);
+      if (phase() !== "chat" || stop()) return;
       input(1).value += "a";
       input(1).dispatchEvent(new Event("input", { bubbles: true }));
       if (witness && audit.socket && audit.socket.readyState === WebSocket.OPEN) {
         audit.socket.send(JSON.stringify({ type: "typing" }));
       }
     }
-    await pause(seconds - Math.floor(seconds));
+    await at(seconds);
   }
   function send(text, chat) {
     input(chat).value = text;
@@ -219,20 +225,23 @@ async function play(cfg) {
     $("#verdict-form button").click();
   }
 
+  // Answers each question (or questions that came together) with the next of its plans;
+  // a new question drops the rest of a burst, as the bot's session does.
   async function witness() {
     let answered = 0;
+    let plans = 0;
     while (phase() === "chat") {
       if (count(1) <= answered) {
         await until(() => count(1) > answered || phase() !== "chat", "a question");
         continue;
       }
       answered = count(1);
-      // Like the bot, sometimes several messages in a row, typing meanwhile.
-      const parts = choice(cfg.burst);
-      for (let part = 0; part < parts; part++) {
-        await type(uniform(part === 0 ? cfg.answerDelay : cfg.burstGap), true);
-        if (phase() !== "chat") return;
-        send("answer " + answered + "." + part, 1);
+      const plan = cfg.plans[Math.min(plans++, cfg.plans.length - 1)];
+      const asked = () => count(1) > answered;
+      for (const [seconds, text] of plan) {
+        await type(seconds, true, asked);
+        if (phase() !== "chat" || asked()) break;
+        send(text, 1);
       }
     }
   }
@@ -248,7 +257,7 @@ async function play(cfg) {
   return role;
 }
 
-async function participant(browser, pid, seed, log) {
+async function participant(browser, pid, seed, plans, log) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   try {
     await context.addInitScript(recorder);
@@ -257,7 +266,7 @@ async function participant(browser, pid, seed, log) {
     await page.goto(config.base + "/s/" + config.study + "?pid=" + pid);
     // A participant is done within the lobby's wait and a chat's time limit, on a clock
     // `speed` times faster; a minute more for a loaded machine.
-    const cfg = { ...config, seed, timeout: TIMEOUT + (1000 * 600) / config.speed };
+    const cfg = { ...config, seed, plans, timeout: TIMEOUT + (1000 * 600) / config.speed };
     const role = await page.evaluate(play, cfg).catch((error) => {
       log.errors.push(pid + ": " + String(error));
       return null;
@@ -285,7 +294,7 @@ async function participant(browser, pid, seed, log) {
     // The pages open as the participants arrive.
     for (let n = 0; n < config.people; n++) {
       const pid = "A" + String(n).padStart(4, "0");
-      playing.push(participant(browser, pid, config.seed * 100003 + n + 1, log));
+      playing.push(participant(browser, pid, config.seed * 100003 + n + 1, config.plans[n], log));
       await new Promise((done) => setTimeout(done, (1000 * config.gaps[n]) / config.speed));
     }
     await Promise.all(playing);

@@ -4,29 +4,20 @@ A study of two-party rooms, half with the bot and half with a person, runs at sp
 trio's virtual clock. Scripted participants arrive at random; a scripted interrogator
 asks a question a few seconds after the chat opens and the next a few seconds after each
 answer, then gives a verdict and, once, tries one message more than allowed; a scripted
-person witness answers each question after a delay drawn from the same range as the
-bot's answers take (and, as the bot does, sometimes several messages in a row), typing
-meanwhile. Every frame the interrogator's browser receives is
-kept with its (virtual) arrival time, and each room becomes a row of features:
+person witness answers each question as the people of the chitchat corpus reply
+(:func:`person_answer`: a burst of as many messages, each after a delay or gap drawn
+from the corpus's own at that length; the texts from the same pool as the mock bot's, so
+their lengths are alike), typing meanwhile, and like the bot drops the rest of a burst
+when a new question comes. Every frame the interrogator's browser receives is kept with
+its (virtual) arrival time.
 
-- ``wait``: seconds from consent to the chat page (the lobby's wait);
-- ``typing_delay``/``typing_spread``: mean and spread of the time from the
-  interrogator's latest message to each "typing on" frame;
-- ``off_before``: share of answers whose "typing off" frame came just before the
-  message (rather than after it);
-- ``typing_per_question``: typing frames per message of the interrogator (as shown);
-- ``indicators_per_question``: times the indicator went on per message of the
-  interrogator (as shown);
-- ``indicator_first``: share of the interrogator's messages whose answer (the witness's
-  next message after it was shown) came after the indicator went on;
-- ``end_gap``: seconds from the last witness message to the verdict page;
-- ``refusal``: which text refused the message sent after the last turn (an index).
-
-What the witness itself writes, and when, is what a study measures, not a tell of the
-server: the features leave out the answers' text, count and latency. A cross-validated
-classifier (a shallow decision tree, which finds any one clean threshold; each of its
-leaves holds at least :data:`LEAF` rooms) on the features should then be at chance: the
-exact binomial interval of its accuracy contains 50%.
+Each room becomes a row of every timing feature the browser can compute from what it
+received (:func:`features`, generated from the stream of frames, not chosen: every
+count, every delay between two kinds of event and its spread, per character and per
+message, the order of events, the bursts). A cross-validated classifier (a shallow
+decision tree, which finds any one clean threshold; each of its leaves holds at least
+:data:`LEAF` rooms) on the features should then be at chance: the exact binomial interval
+of its accuracy contains 50%.
 """
 
 from __future__ import annotations
@@ -34,29 +25,22 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import trio
-from scipy.stats import binomtest
+from scipy.stats import binomtest, rankdata
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 from sklearn.tree import DecisionTreeClassifier
 
+from sdtt.models.mock import CHATTY_REPLIES
+from sdtt.personas.corpus import load_corpus
+from sdtt.personas.reply_timing import LENGTH_BINS, ReplySamples, length_bin, reply_samples
 from sdtt.serve.server import StudyServer
 from tests.serve.helpers import Browser, make_server
 
-FEATURES = (
-    "wait",
-    "typing_delay",
-    "typing_spread",
-    "off_before",
-    "typing_per_question",
-    "indicators_per_question",
-    "indicator_first",
-    "end_gap",
-    "refusal",
-)
 SPEC = """
 [study]
 name = "audit"
@@ -79,7 +63,7 @@ speed = {speed}
 [conditions]
 models = ["mock/chatty"]
 personas = ["chitchat-32b20fa3"]
-delays = ["paper"]
+delays = ["{delays}"]
 """
 LEAF = 4
 """The fewest rooms a leaf of the classifier's tree holds: one odd room (a page that
@@ -87,12 +71,34 @@ reconnected, a moment the machine stalled) cannot make a rule of its own. Replay
 rooms of 25 Chromium audits (12 with a tell put back, 13 of the sound server) under 40
 cross-validation seeds each, single-room leaves caught the tell in 87% of the replays and
 found one in the sound server in 1.3%; leaves of four, in 94% and 0.4%."""
-ANSWER_DELAY = (3.0, 14.0)
-"""Seconds a scripted person takes to answer (about what the mock bot takes)..."""
-BURST = (1, 1, 2, 3)
-"""...how many messages they send in a row..."""
-BURST_GAP = (4.0, 15.0)
-"""...and the seconds between them."""
+
+
+@cache
+def human_samples() -> ReplySamples:
+    """The chitchat corpus's replies, as measured (see :mod:`sdtt.personas.reply_timing`)."""
+    return reply_samples(load_corpus().raw_conversations)
+
+
+def person_answer(rng: random.Random) -> list[tuple[float, str]]:
+    """How a scripted person answers a question: (seconds before, text) for each message
+    of one burst, its size, delays and gaps each drawn from the corpus's replies (the
+    delays and gaps of messages of about the same length)."""
+    samples = human_samples()
+    texts = rng.choice(CHATTY_REPLIES)[: rng.choice(samples.bursts)]
+    plan = []
+    for index, text in enumerate(texts):
+        alike = _binned("delays" if index == 0 else "gaps")[length_bin(len(text))]
+        plan.append((rng.choice(alike), text))
+    return plan
+
+
+@cache
+def _binned(which: str) -> list[list[float]]:
+    """The corpus's ``delays`` or ``gaps``, the seconds of each length bin."""
+    rows: list[list[float]] = [[] for _ in LENGTH_BINS]
+    for length, seconds in getattr(human_samples(), which):
+        rows[length_bin(length)].append(seconds)
+    return rows
 
 
 @dataclass
@@ -133,12 +139,18 @@ class Audit:
 
 
 def write_audit_spec(
-    folder: Path, *, turns: int = 2, seed: int = 0, speed: float = 1, mode: str = "two-party"
+    folder: Path,
+    *,
+    turns: int = 2,
+    seed: int = 0,
+    speed: float = 1,
+    mode: str = "two-party",
+    delays: str = "human",
 ) -> Path:
     """The audit's study spec in ``folder`` (its clock ``speed`` times real time; ``mode``
-    two- or three-party)."""
+    two- or three-party; the bot's ``delays`` preset)."""
     path = folder / "audit.toml"
-    text = SPEC.format(turns=turns, seed=seed, speed=speed, mode=mode)
+    text = SPEC.format(turns=turns, seed=seed, speed=speed, mode=mode, delays=delays)
     path.write_text(text, encoding="utf-8")
     return path
 
@@ -174,32 +186,29 @@ async def _interrogator(browser: Browser, seen: Seen, rng: random.Random, turns:
 
 
 async def _witness(browser: Browser, rng: random.Random) -> None:
+    def questions() -> int:
+        return sum(1 for f in browser.of("message") if f["from"] == "them")
+
     answered = 0
-    while True:
-        questions = [f for f in browser.of("message") if f["from"] == "them"]
-        if browser.phase() != "chat":
-            return
-        if len(questions) > answered:
-            answered = len(questions)
-            # Like the bot, sometimes several messages in a row.
-            for part in range(rng.choice(BURST)):
-                delay = rng.uniform(*(ANSWER_DELAY if part == 0 else BURST_GAP))
-                typed = 0.0
-                while typed + 1.0 < delay:  # a keystroke a second while writing
-                    await trio.sleep(1.0)
-                    typed += 1.0
-                    await browser.say({"type": "typing"})
-                await trio.sleep(delay - typed)
-                if browser.phase() != "chat":
-                    return
-                await browser.say({"type": "send", "text": f"answer {answered}.{part}"})
+    while browser.phase() == "chat":
+        if questions() == answered:
+            count = len(browser.frames)
+            await browser.wait(lambda count=count: len(browser.frames) > count)
             continue
-        count = len(browser.frames)
-
-        def more(count: int = count) -> bool:
-            return len(browser.frames) > count
-
-        await browser.wait(more)
+        answered = questions()
+        for delay, text in person_answer(rng):
+            typed = 0.0
+            while typed + 1.0 < delay:  # a keystroke a second while writing
+                await trio.sleep(1.0)
+                typed += 1.0
+                if questions() > answered or browser.phase() != "chat":
+                    break  # as the bot does, the rest of the burst is dropped
+                await browser.say({"type": "typing"})
+            else:
+                await trio.sleep(delay - typed)
+            if questions() > answered or browser.phase() != "chat":
+                break
+            await browser.say({"type": "send", "text": text})
 
 
 async def _participant(
@@ -233,52 +242,105 @@ async def _participant(
     await browser.close()
 
 
+def events(seen: Seen) -> list[tuple[float, str, int]]:
+    """What the interrogator's browser knows, in the order it knew it: (time, kind, length).
+
+    Every frame received becomes an event whose kind is its type and what it says of
+    itself (``message_them``, ``typing_on``, ``phase_verdict``, ``refused``...; a new
+    frame type is a new kind); the browser's own consent and questions are ``consent``
+    and ``asked``. ``length``: a message's characters (0 for others)."""
+    found = [(seen.consented, -2, "consent", 0)]
+    found += [(t, -1, "asked", 0) for t in seen.sent]
+    for index, (t, frame) in enumerate(seen.frames):
+        kind = str(frame["type"])
+        for key in ("from", "on", "phase"):
+            if key in frame and not isinstance(frame[key], dict | list):
+                value = frame[key]
+                kind += "_" + ("on" if value is True else "off" if value is False else str(value))
+        found.append((t, index, kind, len(str(frame.get("text", "")))))
+    found.sort(key=lambda event: (event[0], event[1]))
+    return [(t, kind, length) for t, _, kind, length in found]
+
+
+def _stats(name: str, values: list[float]) -> dict[str, float]:
+    """first, last, mean, sd, least and most of ``values`` (-1 for each when none)."""
+    if not values:
+        return {f"{name}:{stat}": -1.0 for stat in STATS}
+    array = np.array(values)
+    computed = (values[0], values[-1], array.mean(), array.std(), array.min(), array.max())
+    return {f"{name}:{stat}": float(v) for stat, v in zip(STATS, computed, strict=True)}
+
+
+STATS = ("first", "last", "mean", "sd", "min", "max")
+
+
 def features(seen: Seen, refusals: dict[str, int]) -> dict[str, float]:
-    """One room's row of features, from what its interrogator's browser received."""
-    frames = seen.frames
-    opened = next(t for t, f in frames if f["type"] == "phase" and f["phase"] == "chat")
-    verdict = next(t for t, f in frames if f["type"] == "phase" and f["phase"] == "verdict")
-    theirs = [(t, f) for t, f in frames if f["type"] == "message" and f["from"] == "them"]
-    typing = [(t, f) for t, f in frames if f["type"] == "typing"]
-    delays = []
-    for at, frame in typing:
-        asked = [sent for sent in seen.sent if sent <= at]
-        if frame["on"] and asked:
-            delays.append(at - asked[-1])
-    # An indicator going off just before a message, not just after the one before it.
-    off_before = sum(
-        1
-        for (_, before), (_, frame), (_, after) in zip(frames, frames[1:], frames[2:], strict=False)
-        if frame["type"] == "typing"
-        and not frame["on"]
-        and after.get("from") == "them"
-        and before.get("from") != "them"
+    """One room's row of features, generated from its interrogator's :func:`events`.
+
+    For every kind: how many, and how many per question shown. For every ordered pair
+    of kinds (A, B): the seconds from each A to the next B (the first, the last, their
+    mean, spread, least and most; per character when B is a message), and the share of
+    A events the next event is a B (the order of things). For the witness's bursts
+    (messages with no question between): their sizes, durations, and duration per
+    message and per character. And which text refused the message sent after the last
+    turn (an index)."""
+    stream = events(seen)
+    kinds = sorted({kind for _, kind, _ in stream})
+    row: dict[str, float] = {}
+    questions = max(1, sum(1 for _, kind, _ in stream if kind == "message_you"))
+    for kind in kinds:
+        count = sum(1 for _, k, _ in stream if k == kind)
+        row[f"{kind}:count"] = float(count)
+        row[f"{kind}:per_question"] = count / questions
+    for a in kinds:
+        starts = [i for i, (_, k, _) in enumerate(stream) if k == a]
+        for b in kinds:
+            delays, per_char, followed = [], [], 0
+            for i in starts:
+                j = next((j for j in range(i + 1, len(stream)) if stream[j][1] == b), None)
+                if j is None:
+                    continue
+                followed += j == i + 1
+                delays.append(stream[j][0] - stream[i][0])
+                if stream[j][2]:
+                    per_char.append(delays[-1] / stream[j][2])
+            row |= _stats(f"{a}>{b}", delays)
+            if b.startswith("message"):
+                row |= _stats(f"{a}>{b}/char", per_char)
+            row[f"{a}>{b}:next_share"] = followed / len(starts)
+    bursts: list[list[tuple[float, int]]] = []
+    open_burst = False
+    for t, kind, length in stream:
+        if kind == "message_them":
+            if not open_burst:
+                bursts.append([])
+            bursts[-1].append((t, length))
+        open_burst = kind == "message_them" or (open_burst and kind not in ("asked", "message_you"))
+    durations = [burst[-1][0] - burst[0][0] for burst in bursts]
+    row |= _stats("burst:size", [float(len(burst)) for burst in bursts])
+    row |= _stats("burst:duration", durations)
+    row |= _stats(
+        "burst:duration/message",
+        [d / len(burst) for d, burst in zip(durations, bursts, strict=True)],
     )
-    ons = [t for t, frame in typing if frame["on"]]
-    # From each question as shown (the server's order): in real browsers an answer's
-    # last part sent as the question went may cross it.
-    shown = [t for t, f in frames if f["type"] == "message" and f["from"] == "you"]
-    first = []
-    for question in shown:
-        answer = next((t for t, _ in theirs if t > question), None)
-        if answer is not None:
-            first.append(any(question < t <= answer for t in ons))
-    return {
-        "wait": opened - seen.consented,
-        "typing_delay": float(np.mean(delays)) if delays else -1.0,
-        "typing_spread": float(np.std(delays)) if len(delays) > 1 else -1.0,
-        "off_before": off_before / max(1, len(theirs)),
-        "typing_per_question": len(typing) / max(1, len(shown)),
-        "indicators_per_question": len(ons) / max(1, len(shown)),
-        "indicator_first": float(np.mean(first)) if first else -1.0,
-        "end_gap": verdict - theirs[-1][0] if theirs else -1.0,
-        "refusal": float(refusals.setdefault(seen.refusal, len(refusals))),
-    }
+    row |= _stats(
+        "burst:duration/char",
+        [
+            d / max(1, sum(length for _, length in burst[1:]))
+            for d, burst in zip(durations, bursts, strict=True)
+            if len(burst) > 1
+        ],
+    )
+    row["refusal"] = float(refusals.setdefault(seen.refusal, len(refusals)))
+    return row
 
 
-async def play(folder: Path, *, people: int, turns: int = 2, seed: int = 0) -> Audit:
-    """Run the audit's study with ``people`` arriving participants; classify its rooms."""
-    server = make_server(write_audit_spec(folder, turns=turns, seed=seed))
+async def play(
+    folder: Path, *, people: int, turns: int = 2, seed: int = 0, delays: str = "human"
+) -> Audit:
+    """Run the audit's study with ``people`` arriving participants (the bot timed by the
+    ``delays`` preset); classify its rooms."""
+    server = make_server(write_audit_spec(folder, turns=turns, seed=seed, delays=delays))
     rng = random.Random(seed)
     interrogators: dict[str, Seen] = {}
     async with trio.open_nursery() as nursery:
@@ -309,9 +371,16 @@ async def play(folder: Path, *, people: int, turns: int = 2, seed: int = 0) -> A
     return Audit(rows=rows, bot=bot, correct=classify(rows, bot, seed=seed))
 
 
+def matrix(rows: list[dict[str, float]]) -> tuple[list[str], Any]:
+    """Every feature any row has (sorted) and the rows as a matrix (-1 where a row lacks
+    one: a kind of frame its browser never received)."""
+    names = sorted({name for row in rows for name in row})
+    return names, np.array([[row.get(name, -1.0) for name in names] for row in rows])
+
+
 def classify(rows: list[dict[str, float]], bot: list[bool], *, seed: int = 0) -> int:
     """How many rooms a 5-fold cross-validated tree (:func:`_tree`) classifies right."""
-    x = np.array([[row[name] for name in FEATURES] for row in rows])
+    _, x = matrix(rows)
     return _cross_validated(x, np.array(bot), seed)
 
 
@@ -323,8 +392,8 @@ def classify_pairs(
     (bot or person), it names the chat of a room it scores more bot-like; a coin names
     one when it scores both alike, so a tree that has learnt nothing stays at chance
     however many rooms had the bot in chat 1."""
-    one = np.array([[row[name] for name in FEATURES] for row, _ in pairs])
-    two = np.array([[row[name] for name in FEATURES] for _, row in pairs])
+    _, both = matrix([row for pair in pairs for row in pair])
+    one, two = both[::2], both[1::2]
     y = np.array(first_bot)
     coin = np.random.default_rng(seed)
     correct = 0
@@ -356,8 +425,62 @@ def _tree(seed: int) -> DecisionTreeClassifier:
     return DecisionTreeClassifier(max_depth=3, min_samples_leaf=LEAF, random_state=seed)
 
 
-def describe(audit: Audit) -> str:
-    """The audit's result as lines of text: accuracy, interval, and each feature's mean
+def separation(audit: Audit) -> list[tuple[float, str]]:
+    """Each feature's AUC at telling the bot's rows from a person's (0.5: not at all),
+    the most separating first (by distance from 0.5)."""
+    names, x = matrix(audit.rows)
+    y = np.array(audit.bot)
+    found = []
+    for column, name in enumerate(names):
+        values = x[:, column]
+        if y.all() or not y.any() or len(set(values)) == 1:
+            found.append((0.5, name))
+            continue
+        bots, people = values[y], values[~y]
+        wins = (bots[:, None] > people[None, :]).sum() + 0.5 * (
+            bots[:, None] == people[None, :]
+        ).sum()
+        found.append((float(wins / (len(bots) * len(people))), name))
+    return sorted(found, key=lambda pair: -abs(pair[0] - 0.5))
+
+
+def strongest(audit: Audit, permutations: int = 1000, seed: int = 0) -> tuple[str, float, float]:
+    """The one feature that separates the bot's rows from a person's most, its AUC, and
+    the share of random relabellings (three-party: each room's two chats swapped or not)
+    under which some feature separates them as much: the p-value of the largest of all
+    the features' AUCs, corrected for looking at every one. With about 1,600 features
+    and a few dozen rooms the tree can miss one strong feature among many noisy ones: in
+    a Chromium audit of 33 rooms whose person witnesses' pages typed late, the tree was
+    at 54.5% while their delay per character alone had an AUC of 0.11 (p = 0.004)."""
+    names, x = matrix(audit.rows)
+    y = np.array(audit.bot)
+    if y.all() or not y.any():
+        return "", 0.5, 1.0
+    ranks = rankdata(x, axis=0)
+    rng = np.random.default_rng(seed)
+    if audit.cases:
+        flips = rng.random((permutations, len(y) // 2)) < 0.5
+        pairs = y.reshape(-1, 2)
+        shuffled = np.where(flips[:, :, None], pairs[None, :, ::-1], pairs[None]).reshape(
+            permutations, -1
+        )
+    else:
+        shuffled = np.array([rng.permutation(y) for _ in range(permutations)])
+    bots, people = int(y.sum()), int((~y).sum())
+
+    def aucs(labels: Any) -> Any:
+        return (labels.astype(float) @ ranks - bots * (bots + 1) / 2) / (bots * people)
+
+    observed = aucs(y[None, :])[0]
+    best = int(np.argmax(np.abs(observed - 0.5)))
+    null = np.abs(aucs(shuffled) - 0.5).max(axis=1)
+    p = (1 + int((null >= abs(observed[best] - 0.5) - 1e-12).sum())) / (permutations + 1)
+    return names[best], float(observed[best]), p
+
+
+def describe(audit: Audit, top: int = 12) -> str:
+    """The audit's result as lines of text: accuracy, interval, and the ``top`` features
+    that separate the bot's rows from a person's most, each with its AUC and its mean
     with the bot and with a person (in three-party: in the bot's chat and the person's)."""
     low, high = audit.interval()
     cases = (
@@ -365,13 +488,19 @@ def describe(audit: Audit) -> str:
         if audit.cases
         else f"rooms {len(audit.bot)} ({sum(audit.bot)} with the bot)"
     )
+    names = matrix(audit.rows)[0]
+    name, auc, p = strongest(audit)
     lines = [
-        f"{cases}, classifier accuracy {audit.accuracy:.1%} (95% interval {low:.1%} to {high:.1%})"
+        f"{cases}, classifier accuracy {audit.accuracy:.1%} (95% interval {low:.1%} to "
+        f"{high:.1%}) on {len(names)} features; the strongest alone, {name}, AUC {auc:.2f} "
+        f"(permutation p = {p:.3f}); the most separating:"
     ]
-    for name in FEATURES:
-        bots = [r[name] for r, b in zip(audit.rows, audit.bot, strict=True) if b]
-        people = [r[name] for r, b in zip(audit.rows, audit.bot, strict=True) if not b]
-        lines.append(f"  {name:<24} bot {_mean(bots):8.2f}   person {_mean(people):8.2f}")
+    for auc, name in separation(audit)[:top]:
+        bots = [r.get(name, -1.0) for r, b in zip(audit.rows, audit.bot, strict=True) if b]
+        people = [r.get(name, -1.0) for r, b in zip(audit.rows, audit.bot, strict=True) if not b]
+        lines.append(
+            f"  {name:<44} AUC {auc:.2f}  bot {_mean(bots):8.2f}   person {_mean(people):8.2f}"
+        )
     return "\n".join(lines)
 
 

@@ -118,7 +118,9 @@ async def test_a_partner_who_left_and_a_lobby_timeout_earn_their_points(
         await cy.say({"type": "consent"})  # nobody else comes: the lobby times out
         await cy.wait_phase("done")
         nursery.cancel_scope.cancel()
-    assert ann.of("phase")[-1]["points"]["lines"] == ["1 × chat your partner left: 0.5 points"]
+    assert ann.of("phase")[-1]["points"]["lines"] == [
+        "1 × chat your partner could not finish: 0.5 points"
+    ]
     assert cy.of("phase")[-1]["points"]["text"] == "You earned 0.25 points in this study."
     rows = _export(spec, tmp_path)
     assert (rows["ann"]["outcome"], rows["ann"]["partner_left"], rows["ann"]["points"]) == (

@@ -61,9 +61,11 @@ def _indicator_before_every_answer(name: str, audit: Audit) -> None:
     # answers had one, 0.9 of a person's). Not every single one: a page that reconnects
     # on a loaded machine gets the answers it missed in its history, which the features
     # leave out (tests/serve/test_tell_audit.py checks every answer on a virtual clock).
-    for feature in ("indicator_first", "indicators_per_question"):
+    for feature in ("typing_them_on>message_them:next_share", "typing_them_on:per_question"):
         for bot in (True, False):
-            values = [r[feature] for r, b in zip(audit.rows, audit.bot, strict=True) if b is bot]
+            values = [
+                r.get(feature, 0.0) for r, b in zip(audit.rows, audit.bot, strict=True) if b is bot
+            ]
             assert sum(values) / len(values) >= 0.95, _report(name, audit)
 
 
