@@ -20,7 +20,14 @@ import pandas as pd
 
 from sdtt.analysis import plots
 from sdtt.analysis.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MARGIN
-from sdtt.analysis.format import INTERVAL_NOTE, format_table, interval, number, percent
+from sdtt.analysis.format import (
+    INTERVAL_NOTE,
+    format_table,
+    interval,
+    interval_name,
+    number,
+    percent,
+)
 from sdtt.analysis.metrics import (
     NONE,
     Confusion,
@@ -101,7 +108,7 @@ def _turn_figures(
     main = frame.loc[~chunks] if (~chunks).any() else frame
     if main["turns"].notna().any():
         curves = _curves(main, "turns", reps, margin)
-        xlabel, log = "total turns N + X (pseudo-dialogue + live, log scale)", True
+        xlabel, log = "total turns N + X (pseudo-dialogue + live)", True
         column = "turns"
     else:
         # Older judgements record no N: fall back to the live turns shown.
@@ -220,16 +227,39 @@ def build_report(
 
 
 def _tell_sections(report: Report, tells: Mapping[str, list[TellRow]], out_dir: Path) -> None:
-    """The tells of both sides, one block of rows per condition, its warnings and figure."""
+    """The tells of both sides, one row per condition and tell with side B's values and
+    side A's beside them (a program playing User A can give the bot away as surely as the
+    bot), its warnings and figure."""
+    rows = []
+    for condition, found in tells.items():
+        by_side = {(t.side, t.name): t for t in found}
+        for name in dict.fromkeys(t.name for t in found):
+            cells = [condition, next(t.label for t in found if t.name == name)]
+            for side in ("B", "A"):
+                t = by_side.get((side, name))
+                cells += (
+                    ["-", "-", "-"]
+                    if t is None
+                    else [number(t.bot), number(t.human), number(t.difference)]
+                )
+            rows.append(cells)
     report.sections.append(
         Section(
-            "Tells (bot chats minus human chats, per condition; side A = User A, B = User B)",
-            ["condition", "side", "tell", "bot", "human", "bot - human"],
+            "Tells (bot chats minus human chats, per condition; side B = User B, side A = "
+            "User A beside it)",
             [
-                [condition, t.side, t.label, number(t.bot), number(t.human), number(t.difference)]
-                for condition, rows in tells.items()
-                for t in rows
+                "condition",
+                "tell",
+                "B: bot",
+                "B: human",
+                "B: bot - human",
+                "A: bot",
+                "A: human",
+                "A: bot - human",
             ],
+            rows,
+            note="Side A is User A: where a program plays User A in the bot's chats "
+            "(conditions labelled 'simulated User A'), its side can give the bot away.",
         )
     )
     warnings = condition_warnings(tells)
@@ -246,12 +276,14 @@ BREAKDOWN_COLUMNS = ("turns", "n", "x", "view", "mode", "topic", "persona")
 
 
 def headline_lines(title: str, rows: pd.DataFrame) -> list[str]:
-    """One line per condition of a condition table: its pass rate, the cluster-bootstrap
-    interval of that rate, and how many judgements of how many pairs it stands on."""
+    """One line per condition of a condition table: its pass rate, that rate's interval
+    named by the method the row used, and how many judgements of how many pairs it
+    stands on."""
     judges = title.removesuffix(", one row per condition")
     return [
         f"{row['condition']}, {judges}: pass rate {percent(row['pass_rate'])} "
-        f"(bootstrap 95% {interval(row['boot_low'], row['boot_high'])}), "
+        f"(95% CI {interval(row['boot_low'], row['boot_high'])}, "
+        f"{interval_name(row['interval_method'], row['effective_n'])}), "
         f"{int(row['judgements'])} judgement(s) of {int(row['pairs'])} pair(s)"
         for row in rows.to_dict("records")
     ]
@@ -266,12 +298,13 @@ def _points(title: str, curves: dict[str, pd.DataFrame], column: str) -> Section
             str(int(row["judgements"])),
             percent(row["pass_rate"]),
             interval(row["boot_low"], row["boot_high"]),
+            interval_name(row["interval_method"], row["effective_n"]),
         ]
         for name, table in curves.items()
         for row in table.to_dict("records")
     ]
     label = "total turns" if column == "turns" else "turns shown"
-    return Section(title, ["curve", label, "used", "pass rate", "bootstrap 95%"], rows)
+    return Section(title, ["curve", label, "used", "pass rate", "95% CI", "CI method"], rows)
 
 
 def _verdicts(title: str, counts: Confusion) -> Section:
