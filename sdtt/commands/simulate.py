@@ -28,6 +28,7 @@ from sdtt.engine.events import (
     UserMessage,
 )
 from sdtt.engine.interrogator import (
+    SCRIPT_INTERROGATOR,
     ScriptExhaustedError,
     ScriptInterrogator,
     llm_interrogator,
@@ -248,7 +249,7 @@ def run(args: argparse.Namespace) -> int:
     if args.context_tokens is not None:
         args.history_turns = _fitting_history(args, persona, pseudo, config, console)
     started = start_time(args.start)
-    interrogator_name = "script" if args.script else args.interrogator
+    interrogator_name = SCRIPT_INTERROGATOR if args.script else args.interrogator
     condition = Condition(
         persona=persona.name,
         model=args.model,
