@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sys
+from pathlib import Path
 
 import pytest
 
+from sdtt.cli import main
 from sdtt.commands.simulate import default_interrogator
 from sdtt.errors import InputError
 from sdtt.judges.llm import run_llm_judge
@@ -118,3 +121,23 @@ async def test_no_reveal_judge_prompt_calls_user_a_a_human_when_a_program_plays_
 def test_eliza_as_the_bot_gets_the_default_model_as_its_interrogator() -> None:
     assert default_interrogator("eliza/classic") == DEFAULT_MODEL
     assert default_interrogator("mock/chatty") == "mock/chatty"
+
+
+def test_eliza_without_the_local_extra_names_the_flag_to_pass(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # llama-cpp-python missing, as on an install without the local extra.
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "2000")
+    code = main(["simulate", "--model", "eliza/classic", "--turns", "1", "--out", "chats"])
+    error = capsys.readouterr().err
+    assert code == 2
+    assert "--interrogator" in error and "--script" in error and "sdtt[local]" in error
+    assert len(error.strip().splitlines()) == 1
+    assert not (tmp_path / "chats").exists()
+    # Named, ELIZA's interrogator runs on what is installed.
+    args = ["simulate", "--model", "eliza/classic", "--turns", "1", "--out", "chats"]
+    assert main([*args, "--interrogator", "mock/chatty", "--virtual-clock"]) == 0
