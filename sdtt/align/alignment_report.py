@@ -371,7 +371,7 @@ def _bars_figure(result: AlignmentResult, path: Path) -> Path:
     ax.set_ylabel("Spearman rho with humans")
     ax.axhline(0, color="black", linewidth=0.6)
     # Below the axes, where it cannot hide a bar, a marker or the band.
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.32), frameon=False)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.25), frameon=False)
     with replacing(path) as partial:
         fig.savefig(partial, dpi=120, bbox_inches="tight", format="png")
     plt.close(fig)

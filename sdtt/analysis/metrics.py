@@ -33,7 +33,9 @@ NUMERIC = ("x", "n", "turns")
 NONE = "(none)"
 BOOTSTRAP = "cluster bootstrap"
 WILSON_EFFECTIVE = "Wilson, effective n"
-"""The two methods of a pass rate's interval (``Summary.interval_method``)."""
+NO_INTERVAL = "-"
+"""The methods of a pass rate's interval (``Summary.interval_method``); ``-`` with no
+usable judgement, where there is no interval."""
 
 
 @dataclass
@@ -194,10 +196,9 @@ def summarise(
     # right), so the row takes Wilson's interval on the effective n where that is wider.
     n_eff = stats.effective_n(pair_codes, correct_values)
     low_eff, high_eff = stats.wilson(pc_pair * n_eff, n_eff, 1 - alpha) if n else (NAN, NAN)
-    method = BOOTSTRAP
-    if math.isnan(boot_high_pc - boot_low_pc) or (high_eff - low_eff) > (
-        boot_high_pc - boot_low_pc
-    ):
+    method = BOOTSTRAP if n else NO_INTERVAL
+    boot_width = boot_high_pc - boot_low_pc
+    if n and (math.isnan(boot_width) or high_eff - low_eff > boot_width):
         boot_low_pc, boot_high_pc, method = low_eff, high_eff, WILSON_EFFECTIVE
     tost = stats.tost_p(k, n, margin)
     return Summary(

@@ -73,9 +73,13 @@ class Report:
     """One line per condition and judge group, shown under the lead figures."""
 
 
-def _curves(frame: pd.DataFrame, column: str, reps: int, margin: float) -> dict[str, pd.DataFrame]:
-    """Pass rate by ``column``, one curve per model (and mode, when several) and judge
-    type: human and LLM judges are never mixed in one point."""
+Curves = dict[str, dict[str, pd.DataFrame]]
+"""Judge group -> curve (model, and mode when several) -> its points."""
+
+
+def _curves(frame: pd.DataFrame, column: str, reps: int, margin: float) -> Curves:
+    """Pass rate by ``column``, one curve per model (and mode, when several), one panel
+    per judge group: human and LLM judges are never mixed in one point."""
     frame = frame.loc[(frame["pair_kind"] == "test") & frame[column].notna()]
     models = frame["model"].astype(object).where(frame["model"].notna(), "(unknown model)")
     several_modes = frame["mode"].nunique(dropna=False) > 1
@@ -83,20 +87,20 @@ def _curves(frame: pd.DataFrame, column: str, reps: int, margin: float) -> dict[
     keys = models.astype(str)
     if several_modes:
         keys = keys + ", " + modes.astype(str)
-    keys = keys + " (" + judge_groups(frame).str.replace("Human judges", "human judges") + ")"
     if column != "x" and (frame.groupby(column)["x"].nunique() > 1).any():
         # Several X at one turn index (the last 3 and last 10 of one chat): one curve each.
         keys = keys + ", X=" + group_keys(frame["x"])
     if column != "n" and (frame.groupby(column)["n"].nunique() > 1).any():
         # Several N at one turn index (N=0 live turns 8-10, N=7 live turns 1-3): apart too.
         keys = keys + ", N=" + group_keys(frame["n"])
-    curves = {}
-    for name, group in frame.groupby(keys, sort=True):
-        rows = breakdown(group, column, reps=reps, margin=margin)
+    groups = judge_groups(frame)
+    curves: Curves = {}
+    for (group, name), part in frame.groupby([groups, keys], sort=True):
+        rows = breakdown(part, column, reps=reps, margin=margin)
         rows = rows.loc[(rows["judgements"] > 0) & (rows[column] != NONE)]
         if not rows.empty:
-            curves[str(name)] = rows
-    return curves
+            curves.setdefault(str(group), {})[str(name)] = rows
+    return dict(sorted(curves.items(), key=lambda item: (item[0] != "Human judges", item[0])))
 
 
 def _turn_figures(
@@ -289,18 +293,19 @@ def headline_lines(title: str, rows: pd.DataFrame) -> list[str]:
     ]
 
 
-def _points(title: str, curves: dict[str, pd.DataFrame], column: str) -> Section:
+def _points(title: str, curves: Curves, column: str) -> Section:
     """The data of a curve figure as a table (readable without the picture)."""
     rows = [
         [
-            name,
+            f"{name} ({group.replace('Human judges', 'human judges')})",
             str(row[column]),
             str(int(row["judgements"])),
             percent(row["pass_rate"]),
             interval(row["boot_low"], row["boot_high"]),
             interval_name(row["interval_method"], row["effective_n"]),
         ]
-        for name, table in curves.items()
+        for group, panel in curves.items()
+        for name, table in panel.items()
         for row in table.to_dict("records")
     ]
     label = "total turns" if column == "turns" else "turns shown"

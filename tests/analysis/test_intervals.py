@@ -137,3 +137,12 @@ def test_the_tests_say_they_are_on_the_pooled_judgements(tmp_path: Path) -> None
         assert title in section.header
     assert "detect. (all verdicts)" in section.header
     assert "single-transcript ties included" in section.note
+
+
+def test_a_row_without_a_usable_judgement_names_no_method(tmp_path: Path) -> None:
+    cells = [judgement("p1", "j1", None, n=0, excluded="no answer")]
+    cells.append(judgement("p2", "j1", True, n=100))
+    report = build_report(judgement_table(cells), tmp_path, reps=50)
+    empty, used = report.headline
+    assert "0 judgement(s)" in empty and "Wilson" not in empty and "bootstrap" not in empty
+    assert "Wilson, effective n 1.0" in used
