@@ -37,6 +37,7 @@ from sdtt.analysis.metrics import (
     judge_groups,
     summarise,
 )
+from sdtt.analysis.paper_table import paper_table
 from sdtt.analysis.table import demographic_columns
 from sdtt.analysis.tells import TellRow, condition_warnings
 from sdtt.analysis.within import breakdown_tables, within_parts
@@ -177,9 +178,21 @@ def build_report(
         "a judge run twice never counts twice for a pair; only --pool adds pooled tables, "
         "titled so."
     )
-    for index, (section_title, table) in enumerate(
-        condition_tables(frame, reps=reps, margin=margin)
-    ):
+    conditions = condition_tables(frame, reps=reps, margin=margin)
+    header, cells = paper_table(conditions)
+    if cells:
+        report.sections.append(
+            Section(
+                "Pass rates as in the SDTT paper's Table 1 (model x total turns x mode, per "
+                "judge group)",
+                header,
+                cells,
+                note="Each cell: the X-Turn Pass Rate (pair-averaged) of one condition, with "
+                "n usable judgements / pairs; its interval and tests are in the condition "
+                "tables below. '-': no such condition in this study.",
+            )
+        )
+    for index, (section_title, table) in enumerate(conditions):
         header, cells = format_table(table, "condition")
         report.sections.append(
             Section(section_title, header, cells, note=explained if index == 0 else "")
