@@ -39,7 +39,8 @@ def _turns_key(value: Any) -> tuple[float, str]:
 def paper_table(tables: Sequence[tuple[str, pd.DataFrame]]) -> tuple[list[str], list[list[str]]]:
     """Header and rows from the condition tables (``metrics.condition_tables``): one row
     per judge group and model, one column per total turns and mode, cells
-    ``pass rate (n judgements / pairs)``; ``-`` where the study has no such condition.
+    ``pass rate (n judgements / pairs)``; ``-`` where the study has no such condition,
+    ``- (n 0)`` where every judgement of it was left out.
     A total reached by several (N, X) splits into a column per N."""
     records = []
     for title, rows in tables:
@@ -68,6 +69,8 @@ def paper_table(tables: Sequence[tuple[str, pd.DataFrame]]) -> tuple[list[str], 
             cell = cells.get(key)
             if cell is None:
                 line.append("-")
+            elif not cell["judgements"]:
+                line.append("- (n 0)")
             else:
                 n, pairs = int(cell["judgements"]), int(cell["pairs"])
                 line.append(f"{percent(cell['pass_rate'])} (n {n} / {pairs})")

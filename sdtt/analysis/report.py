@@ -47,7 +47,8 @@ from sdtt.questionnaires.layout import escape_markdown
 
 REPORT_HTML = "report.html"
 REPORT_MD = "report.md"
-_PLAIN_NUMBER = re.compile(r"[-+]?[\d.,%\[\] <]*")
+_PLAIN_NUMBER = re.compile(r"[-+]?[\d.,%\[\] <]*( \(n \d+( / \d+)?\))?")
+"""A cell of numbers (a rate with its n) that Markdown shows as written, unescaped."""
 
 
 @dataclass
@@ -189,7 +190,8 @@ def build_report(
                 cells,
                 note="Each cell: the X-Turn Pass Rate (pair-averaged) of one condition, with "
                 "n usable judgements / pairs; its interval and tests are in the condition "
-                "tables below. '-': no such condition in this study.",
+                "tables below. '-': no such condition in this study; '- (n 0)': every judgement of "
+                "it was left out (see 'Left out of pass rates').",
             )
         )
     for index, (section_title, table) in enumerate(conditions):

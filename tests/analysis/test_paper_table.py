@@ -81,3 +81,20 @@ def test_a_condition_the_study_lacks_is_a_dash(tmp_path: Path) -> None:
     row = dict(zip(section.header, section.rows[0], strict=True))
     assert row["turn 10: ping-pong"] == "-" and row["turn 10: burst"] != "-"
     assert row["turn 3: ping-pong"].endswith("(n 4 / 1)")
+
+
+def test_a_condition_whose_judgements_were_all_left_out_says_so(tmp_path: Path) -> None:
+    records = cells()
+    records = [
+        r.model_copy(update={"excluded": True, "exclusion_reason": "tie"})
+        if r.x_turns == 3 and r.condition["mode"] == "burst"
+        else r
+        for r in records
+    ]
+    report = build_report(judgement_table(records), tmp_path, reps=0)
+    (section,) = [s for s in report.sections if s.title.startswith(TITLE)]
+    row = dict(zip(section.header, section.rows[0], strict=True))
+    assert row["turn 3: burst"] == "- (n 0)"
+    # In Markdown the numbers read as written, not escaped ("20\\.0%").
+    table = render_markdown(report).split(TITLE)[1].split("\n## ")[0]
+    assert "(n 4 / 1)" in table and "\\." not in table
