@@ -91,7 +91,6 @@ def comparison_table(result: AlignmentResult) -> Table:
     pairwise = human.pairwise_median if human is not None else math.nan
     rows = []
     for c in result.comparisons:
-        share = c.to_humans / ceiling.lower if ceiling and ceiling.lower > 0 else math.nan
         rows.append(
             [
                 c.cohort,
@@ -99,7 +98,7 @@ def comparison_table(result: AlignmentResult) -> Table:
                 p_value(c.p),
                 p_value(c.p_bonferroni),
                 number(c.to_humans),
-                "\u2014" if math.isnan(share) else f"{100 * share:.0f}%",
+                ceiling.place(c.to_humans) if ceiling else "\u2014",
                 number(c.individual_mean),
                 number(pairwise),
             ]
@@ -114,7 +113,7 @@ def comparison_table(result: AlignmentResult) -> Table:
             "p",
             "p (Bonferroni)",
             "group x each human, mean rho",
-            "of lower ceiling",
+            "against the noise ceiling",
             "each participant x each human, mean rho",
             "human-human median rho",
         ],
@@ -123,8 +122,9 @@ def comparison_table(result: AlignmentResult) -> Table:
         f"matrix; p: share of {result.permutations} item-label permutations aligning at least "
         f"as well; Bonferroni over {len(result.comparisons)} comparison(s). group x each "
         "human: the cohort's mean matrix against each human's matrix, averaged; this is what "
-        f"the human noise ceiling ({low} - {high}, Nili et al. 2014) bounds, so 'of lower "
-        "ceiling' divides it by the lower bound. A group-to-group rho is higher than either "
+        f"the human noise ceiling ({low} - {high}, Nili et al. 2014) bounds, so 'against the "
+        "noise ceiling' says whether it lies below, within or above those bounds, and where "
+        "in the band. A group-to-group rho is higher than either "
         "(averaging removes individual noise) and is not comparable with the ceiling.",
     )
 
@@ -144,13 +144,14 @@ def category_table(result: AlignmentResult) -> Table:
     note = (
         "Categories: the rating key's sides (bot, human). within: Spearman of the group "
         "matrices over item pairs of one category (bot-bot, human-human); between: over "
-        "bot-human pairs. W, p: two-sided Wilcoxon rank-sum test of the cohort's "
+        "bot-human pairs. W, p: two-sided Wilcoxon signed-rank test of the cohort's "
         "participants' within- against their between-category alignment with the human "
-        "group (W = Mann-Whitney U of the within side, as R reports it)."
+        "group, paired by participant (W = the smaller signed-rank sum, as scipy reports it)."
     )
     if not math.isnan(result.category_p):
         note += (
-            f" Across the {len(result.comparisons)} LLM cohorts (Ogg et al.'s test): "
+            f" Across the {len(result.comparisons)} LLM cohorts (Ogg et al.'s comparison, "
+            "signed-rank, paired by cohort): "
             f"W = {number(result.category_w, 1)}, p = {p_value(result.category_p)}."
         )
     return Table(
@@ -211,13 +212,19 @@ def verdict_table(found: VerdictAgreement) -> Table:
     rows = [[j.judge, str(j.pairs), interval(j.kappa), interval(j.fooled_r)] for j in found.judges]
     return Table(
         "Turing verdicts: LLM judges against human judges",
-        ["LLM judge", "pairs", "Cohen's kappa [95%]", "r of per-pair fooled rates [95%]"],
+        [
+            "LLM judge",
+            "pairs",
+            "Cohen's kappa [95%]",
+            "r of per-pair fooled rates [95%]",
+        ],
         rows,
-        f"Human-human Fleiss' kappa (the ceiling): {interval(found.human_kappa)}, "
-        f"{found.humans} human judge(s), {found.pairs} pair(s). Cohen's kappa pairs each of "
-        "the LLM judge's verdicts with each human verdict on the same pair; Fleiss' kappa "
-        "takes the human judges of a pair as interchangeable raters. Intervals: percentile "
-        "bootstrap over pairs.",
+        "Human-human mean pairwise Cohen's kappa (the ceiling, the same statistic): "
+        f"{interval(found.human_kappa)}, {found.humans} human judge(s), {found.pairs} "
+        "pair(s). An LLM judge's kappa is Cohen's kappa of its verdicts with one human's on "
+        "the pairs both judged, averaged over the humans; the ceiling is Cohen's kappa of "
+        "two humans on the pairs both judged, averaged over every two humans. Intervals: "
+        "percentile bootstrap over pairs.",
     )
 
 
@@ -363,7 +370,8 @@ def _bars_figure(result: AlignmentResult, path: Path) -> Path:
     )
     ax.set_ylabel("Spearman rho with humans")
     ax.axhline(0, color="black", linewidth=0.6)
-    ax.legend(fontsize=7)
+    # Below the axes, where it cannot hide a bar, a marker or the band.
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.25), frameon=False)
     with replacing(path) as partial:
         fig.savefig(partial, dpi=120, bbox_inches="tight", format="png")
     plt.close(fig)

@@ -6,8 +6,9 @@ each human's matrix, averaged, which is what the human noise ceiling bounds; wit
 every cohort the spread of participant-to-participant alignment and the ICC say how
 much individuals differ; every LLM participant is also compared with every human one.
 As Ogg et al. do, alignment is also split into item pairs within one category and
-across categories (the rating key's bot and human sides) with Wilcoxon rank-sum tests,
-and participants are mapped by MDS and by t-SNE.
+across categories (the rating key's bot and human sides) with Wilcoxon signed-rank tests
+(each participant's, or each cohort's, two values are paired), and participants are
+mapped by MDS and by t-SNE.
 """
 
 from __future__ import annotations
@@ -69,8 +70,9 @@ class Comparison:
     """Group x human group over the item pairs across categories (bot-human)."""
     within_w: float = rsa.NAN
     within_p: float = rsa.NAN
-    """Wilcoxon rank-sum test of its participants' within- against their between-category
-    alignment with the human group (W is the Mann-Whitney U of the within side)."""
+    """Wilcoxon signed-rank test of its participants' within- against their
+    between-category alignment with the human group, paired by participant (W is the
+    smaller of the signed-rank sums, as scipy reports it)."""
 
 
 @dataclass
@@ -88,8 +90,9 @@ class AlignmentResult:
     """t-SNE of the same participants (rows as ``map_labels``)."""
     category_w: float = rsa.NAN
     category_p: float = rsa.NAN
-    """Ogg et al.'s test across LLM cohorts: Wilcoxon rank-sum of the cohorts' within-
-    against their between-category group alignment (needs two cohorts or more)."""
+    """Ogg et al.'s comparison across LLM cohorts: Wilcoxon signed-rank test of the
+    cohorts' within- against their between-category group alignment, paired by cohort
+    (needs two cohorts or more)."""
     permutations: int = 0
 
     def cohort(self, name: str) -> CohortResult | None:
@@ -145,7 +148,7 @@ def analyse(
             )
             individual = rsa.cross_alignment(cohort.matrices, human.matrices)
             kept = individual[~np.isnan(individual)]
-            w, w_p = rsa.rank_sum(
+            w, w_p = rsa.signed_rank(
                 [rsa.matrix_alignment(m, human.group, within) for m in cohort.matrices],
                 [rsa.matrix_alignment(m, human.group, between) for m in cohort.matrices],
             )
@@ -165,7 +168,7 @@ def analyse(
                 )
             )
     if len(result.comparisons) >= 2:
-        result.category_w, result.category_p = rsa.rank_sum(
+        result.category_w, result.category_p = rsa.signed_rank(
             [c.within_rho for c in result.comparisons],
             [c.between_rho for c in result.comparisons],
         )

@@ -90,15 +90,17 @@ def category_pairs(categories: Sequence[str]) -> tuple[NDArray[np.bool_], NDArra
     return within, ~within
 
 
-def rank_sum(first: Sequence[float], second: Sequence[float]) -> tuple[float, float]:
-    """Two-sided Wilcoxon rank-sum test: ``W`` (as R's ``wilcox.test`` reports it, the
-    Mann-Whitney U of ``first``) and its p (exact for small samples without ties).
-    NaN values are left out; NaN when either side is empty."""
-    a = [v for v in first if not math.isnan(v)]
-    b = [v for v in second if not math.isnan(v)]
-    if not a or not b:
+def signed_rank(first: Sequence[float], second: Sequence[float]) -> tuple[float, float]:
+    """Two-sided Wilcoxon signed-rank test of paired values (``first[i]`` and
+    ``second[i]`` of one participant): scipy's statistic (the smaller of the signed-rank
+    sums) and its p (exact for small samples without ties or zero differences). Pairs
+    with a NaN are left out; NaN with no pair left, or when every difference is 0."""
+    kept = [
+        (a, b) for a, b in zip(first, second, strict=True) if not (math.isnan(a) or math.isnan(b))
+    ]
+    if not kept or all(a == b for a, b in kept):
         return NAN, NAN
-    found = stats.mannwhitneyu(a, b, alternative="two-sided")
+    found = stats.wilcoxon([a for a, _ in kept], [b for _, b in kept], alternative="two-sided")
     return float(found.statistic), float(found.pvalue)
 
 
@@ -149,6 +151,21 @@ class NoiseCeiling:
     upper: float
     """Mean alignment of each participant with the mean of all ranked matrices
     (themselves included)."""
+
+    def place(self, value: float) -> str:
+        """Where ``value`` (a mean alignment with the individual matrices) lies against
+        the bounds: ``below`` or ``above`` them by how much, or ``within``, with how far
+        up the band it sits (0% at the lower bound, 100% at the upper). Never a ratio to
+        the lower bound, which explodes as that bound nears 0."""
+        if math.isnan(value) or math.isnan(self.lower) or math.isnan(self.upper):
+            return "\u2014"
+        if value < self.lower:
+            return f"below ({self.lower - value:.2f} under the lower bound)"
+        if value > self.upper:
+            return f"above ({value - self.upper:.2f} over the upper bound)"
+        width = self.upper - self.lower
+        share = (value - self.lower) / width if width > 0 else 1.0
+        return f"within ({100 * share:.0f}% of the way from lower to upper)"
 
 
 def ranked(matrix: Matrix) -> Matrix:

@@ -1,13 +1,14 @@
 """How human-like an LLM judge's Turing verdicts are, pair by pair.
 
 From a judgement table (``sdtt judge`` and imported human answers): for each LLM judge,
-Cohen's kappa between its verdicts (found the bot, or was fooled) and human judges'
-verdicts on the same pair (every LLM verdict against every human one), and the
-correlation across pairs of its fooled rate with the humans' fooled rate; both with
-percentile intervals from a bootstrap over pairs. The human judges' agreement among
-themselves, the ceiling to read them against, is Fleiss' kappa over the pairs two or
-more of them judged: human raters are interchangeable (no judge is "rater 1"), which is
-what Fleiss' kappa assumes and a two-rater Cohen's kappa does not.
+Cohen's kappa between its verdicts (found the bot, or was fooled) and each human judge's
+on the pairs both judged, averaged over the humans, and the correlation across pairs of
+its fooled rate with the humans' fooled rate; both with percentile intervals from a
+bootstrap over pairs. The ceiling to read the kappa against is the same statistic among
+the humans: Cohen's kappa of every two human judges on the pairs both judged, averaged
+over those two-judge combinations. (A Fleiss' kappa of the humans set against a Cohen's
+kappa of pooled LLM-human verdict pairs compares two statistics: on one data set 0.19
+against 0.28, where the mean pairwise human Cohen's kappa was 0.27.)
 """
 
 from __future__ import annotations
@@ -77,14 +78,26 @@ def _human_verdicts(verdicts: Verdicts, key: str, humans: set[str]) -> list[bool
     return [v for j, vs in verdicts.get(key, {}).items() if j in humans for v in vs]
 
 
-def _llm_human_pairs(
-    verdicts: Verdicts, judge: str, humans: set[str], keys: Sequence[str]
+def _two_judges(
+    verdicts: Verdicts, first: str, second: str, keys: Sequence[str]
 ) -> list[tuple[bool, bool]]:
+    """The verdicts of two judges on the pairs of ``keys`` both judged (each of the
+    first's against each of the second's, where a judge saw a pair more than once)."""
     out = []
     for key in keys:
-        mine = verdicts.get(key, {}).get(judge, [])
-        out += [(m, h) for m in mine for h in _human_verdicts(verdicts, key, humans)]
+        judged = verdicts.get(key, {})
+        out += [(a, b) for a in judged.get(first, []) for b in judged.get(second, [])]
     return out
+
+
+def mean_pairwise_kappa(
+    verdicts: Verdicts, pairs: Sequence[tuple[str, str]], keys: Sequence[str]
+) -> float:
+    """The mean of Cohen's kappa over the judge combinations ``pairs`` (each on the
+    pairs of ``keys`` both judged; a combination whose kappa is undefined is left out)."""
+    kappas = [cohen_kappa(_two_judges(verdicts, a, b, keys)) for a, b in pairs]
+    kept = [k for k in kappas if not math.isnan(k)]
+    return float(np.mean(kept)) if kept else NAN
 
 
 def _fooled_correlation(
@@ -123,11 +136,12 @@ class JudgeAgreement:
 
 @dataclass(frozen=True)
 class VerdictAgreement:
-    """Every LLM judge, and the human-human (Fleiss') kappa ceiling."""
+    """Every LLM judge, and the human-human kappa ceiling (the same statistic)."""
 
     judges: list[JudgeAgreement]
     human_kappa: Estimate
-    """Fleiss' kappa of the human judges over the pairs two or more of them judged."""
+    """Mean Cohen's kappa of every two human judges over the pairs both judged: what each
+    judge's ``kappa`` (its mean Cohen's kappa with each human) is read against."""
     humans: int
     pairs: int
 
@@ -157,11 +171,10 @@ def verdict_agreement(
         verdicts.setdefault(pair_key(j), {}).setdefault(j.judge_id, []).append(j.correct)
         (humans if j.judge_type == "human" else llms).add(j.judge_id)
     human_keys = [k for k in verdicts if len(_human_verdicts(verdicts, k, humans)) >= 2]
+    people = sorted(humans)
+    human_pairs = [(a, b) for i, a in enumerate(people) for b in people[i + 1 :]]
     human_kappa = _bootstrap(
-        human_keys,
-        lambda ks: fleiss_kappa([_human_verdicts(verdicts, k, humans) for k in ks]),
-        reps,
-        seed,
+        human_keys, lambda ks: mean_pairwise_kappa(verdicts, human_pairs, ks), reps, seed
     )
     results = []
     for number, judge in enumerate(sorted(llms), start=1):
@@ -170,7 +183,7 @@ def verdict_agreement(
         ]
 
         def kappa(ks: Sequence[str], judge: str = judge) -> float:
-            return cohen_kappa(_llm_human_pairs(verdicts, judge, humans, ks))
+            return mean_pairwise_kappa(verdicts, [(judge, h) for h in people], ks)
 
         def fooled(ks: Sequence[str], judge: str = judge) -> float:
             return _fooled_correlation(verdicts, judge, humans, ks)

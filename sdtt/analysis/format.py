@@ -15,23 +15,30 @@ RATE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("excluded", "excl."),
     ("pass_rate", "pass rate"),
     ("boot", "its 95% CI"),
+    ("interval_method", "CI method"),
     ("pass_rate_pooled", "pooled"),
-    ("wilson", "pooled 95% CI"),
+    ("wilson", "pooled 95% CI (Wilson)"),
 )
-"""Each interval sits right of the rate it is of (see :data:`INTERVAL_NOTE`)."""
+"""Each interval sits right of the rate it is of, its method beside it (see
+:data:`INTERVAL_NOTE`)."""
 INTERVAL_NOTE = (
-    "pass rate: 1 - the mean over pairs of each pair's share correct; its 95% CI: "
-    "percentile two-way cluster bootstrap over pairs and judges (Wilson over pairs when "
-    "every judgement agrees, where a bootstrap has nothing to resample). pooled: 1 - the "
-    "share of all used judgements correct; its 95% CI: Wilson, judgements taken as "
-    "independent."
+    "pass rate: 1 - the mean over pairs of each pair's share correct; its 95% CI, by the "
+    "row's CI method: the percentile two-way cluster bootstrap over pairs and judges, or, "
+    "where it is wider, Wilson's interval on the effective number of judgements (Kish: "
+    "the judgements over the design effect of their pairs, between the number of pairs "
+    "and of judgements), since a bootstrap cannot resample what it has too few pairs or "
+    "judges for. pooled: 1 - the share of all used judgements correct; its 95% CI: "
+    "Wilson, judgements taken as independent. binom. p, TOST p and d' (pooled) are "
+    "computed on the pooled judgements, not the pair-averaged rate; detect. (all "
+    "verdicts) on every verdict of a chat, single-transcript ties included, which the "
+    "pass rate leaves out."
 )
 TEST_COLUMNS: tuple[tuple[str, str], ...] = (
     ("judgements", "used"),
-    ("binomial_p", "binom. p"),
-    ("tost_p", "TOST p"),
-    ("dprime", "d'"),
-    ("detectability", "detect."),
+    ("binomial_p", "binom. p (pooled)"),
+    ("tost_p", "TOST p (pooled)"),
+    ("dprime", "d' (pooled)"),
+    ("detectability", "detect. (all verdicts)"),
     ("position_bias", "pos. bias"),
     ("order_consistency", "order cons."),
 )
@@ -63,6 +70,14 @@ def interval(low: float, high: float) -> str:
     return f"[{percent(low)}, {percent(high)}]"
 
 
+def interval_name(method: str, effective_n: float) -> str:
+    """A row's interval method as people read it: ``cluster bootstrap`` or ``Wilson,
+    effective n 6.0``."""
+    if method.startswith("Wilson") and not math.isnan(effective_n):
+        return f"{method} {effective_n:.1f}"
+    return method
+
+
 def format_row(
     row: dict[str, Any], columns: tuple[tuple[str, str], ...] = COLUMNS
 ) -> dict[str, str]:
@@ -73,6 +88,8 @@ def format_row(
             out[title] = interval(row["wilson_low"], row["wilson_high"])
         elif key == "boot":
             out[title] = interval(row["boot_low"], row["boot_high"])
+        elif key == "interval_method":
+            out[title] = interval_name(str(row[key]), float(row["effective_n"]))
         elif key in ("pass_rate", "pass_rate_pooled", "detectability"):
             out[title] = percent(row[key])
         elif key in ("binomial_p", "tost_p"):

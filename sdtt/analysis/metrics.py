@@ -31,6 +31,11 @@ same turn index) stay apart, and so do N=0 (live turns 8-10) and N=7 (live 1-3) 
 10."""
 NUMERIC = ("x", "n", "turns")
 NONE = "(none)"
+BOOTSTRAP = "cluster bootstrap"
+WILSON_EFFECTIVE = "Wilson, effective n"
+NO_INTERVAL = "-"
+"""The methods of a pass rate's interval (``Summary.interval_method``); ``-`` with no
+usable judgement, where there is no interval."""
 
 
 @dataclass
@@ -70,8 +75,14 @@ class Summary:
     """Wilson interval of ``pass_rate_pooled`` (judgements as independent trials)."""
     boot_low: float
     boot_high: float
-    """Interval of ``pass_rate`` (the pair-averaged rate): percentile two-way cluster
-    bootstrap, or Wilson over pairs when every judgement agrees."""
+    """Interval of ``pass_rate`` (the pair-averaged rate), by ``interval_method``: the
+    wider of the percentile two-way cluster bootstrap and Wilson's interval on the
+    effective number of judgements (a bootstrap has nothing to resample with few pairs
+    or one judge, and gave [50%, 50%] from three pairs each judged one right, one wrong)."""
+    interval_method: str
+    """``BOOTSTRAP`` or ``WILSON_EFFECTIVE``: the method of this row's ``boot_low``/``high``."""
+    effective_n: float
+    """Kish's effective number of judgements (:func:`stats.effective_n`)."""
     binomial_p: float
     tost_p: float
     margin: float
@@ -180,11 +191,15 @@ def summarise(
     )
     boot_low_pc, boot_high_pc = stats.percentile_interval(averaged, 1 - alpha)
     pairs = int(used["pair_id"].nunique())
-    if reps > 0 and pc_pair in (0.0, 1.0):
-        # Every judgement agrees, so every replicate does and the percentile interval
-        # is the point ([0%, 0%] at 100% correct). Say what the pairs can: Wilson's
-        # interval with the pairs as the trials (the clusters, not the judgements).
-        boot_low_pc, boot_high_pc = stats.wilson(pc_pair * pairs, pairs, 1 - alpha)
+    # The bootstrap cannot see what it has too few pairs or judges to resample (every
+    # replicate is the point when all agree, or when one judge got each pair half
+    # right), so the row takes Wilson's interval on the effective n where that is wider.
+    n_eff = stats.effective_n(pair_codes, correct_values)
+    low_eff, high_eff = stats.wilson(pc_pair * n_eff, n_eff, 1 - alpha) if n else (NAN, NAN)
+    method = BOOTSTRAP if n else NO_INTERVAL
+    boot_width = boot_high_pc - boot_low_pc
+    if n and (math.isnan(boot_width) or high_eff - low_eff > boot_width):
+        boot_low_pc, boot_high_pc, method = low_eff, high_eff, WILSON_EFFECTIVE
     tost = stats.tost_p(k, n, margin)
     return Summary(
         pairs=pairs,
@@ -198,6 +213,8 @@ def summarise(
         wilson_high=high,
         boot_low=1 - boot_high_pc,
         boot_high=1 - boot_low_pc,
+        interval_method=method,
+        effective_n=n_eff,
         binomial_p=stats.binomial_p(k, n),
         tost_p=tost,
         margin=margin,

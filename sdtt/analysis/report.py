@@ -21,7 +21,14 @@ import pandas as pd
 
 from sdtt.analysis import plots
 from sdtt.analysis.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MARGIN
-from sdtt.analysis.format import INTERVAL_NOTE, format_table, interval, number, percent
+from sdtt.analysis.format import (
+    INTERVAL_NOTE,
+    format_table,
+    interval,
+    interval_name,
+    number,
+    percent,
+)
 from sdtt.analysis.metrics import (
     NONE,
     Confusion,
@@ -31,6 +38,7 @@ from sdtt.analysis.metrics import (
     judge_groups,
     summarise,
 )
+from sdtt.analysis.paper_table import paper_table
 from sdtt.analysis.table import demographic_columns
 from sdtt.analysis.tells import TellRow, condition_of, condition_warnings
 from sdtt.analysis.within import breakdown_tables, within_parts
@@ -42,7 +50,8 @@ from sdtt.questionnaires.questionnaire import AnswerKey
 
 REPORT_HTML = "report.html"
 REPORT_MD = "report.md"
-_PLAIN_NUMBER = re.compile(r"[-+]?[\d.,%\[\] <]*")
+_PLAIN_NUMBER = re.compile(r"[-+]?[\d.,%\[\] <]*( \(n \d+( / \d+)?\))?")
+"""A cell of numbers (a rate with its n) that Markdown shows as written, unescaped."""
 
 
 @dataclass
@@ -72,9 +81,13 @@ class Report:
     runs of one study write the same bytes)."""
 
 
-def _curves(frame: pd.DataFrame, column: str, reps: int, margin: float) -> dict[str, pd.DataFrame]:
-    """Pass rate by ``column``, one curve per model (and mode, when several) and judge
-    type: human and LLM judges are never mixed in one point."""
+Curves = dict[str, dict[str, pd.DataFrame]]
+"""Judge group -> curve (model, and mode when several) -> its points."""
+
+
+def _curves(frame: pd.DataFrame, column: str, reps: int, margin: float) -> Curves:
+    """Pass rate by ``column``, one curve per model (and mode, when several), one panel
+    per judge group: human and LLM judges are never mixed in one point."""
     frame = frame.loc[(frame["pair_kind"] == "test") & frame[column].notna()]
     models = frame["model"].astype(object).where(frame["model"].notna(), "(unknown model)")
     several_modes = frame["mode"].nunique(dropna=False) > 1
@@ -82,20 +95,20 @@ def _curves(frame: pd.DataFrame, column: str, reps: int, margin: float) -> dict[
     keys = models.astype(str)
     if several_modes:
         keys = keys + ", " + modes.astype(str)
-    keys = keys + " (" + judge_groups(frame).str.replace("Human judges", "human judges") + ")"
     if column != "x" and (frame.groupby(column)["x"].nunique() > 1).any():
         # Several X at one turn index (the last 3 and last 10 of one chat): one curve each.
         keys = keys + ", X=" + group_keys(frame["x"])
     if column != "n" and (frame.groupby(column)["n"].nunique() > 1).any():
         # Several N at one turn index (N=0 live turns 8-10, N=7 live turns 1-3): apart too.
         keys = keys + ", N=" + group_keys(frame["n"])
-    curves = {}
-    for name, group in frame.groupby(keys, sort=True):
-        rows = breakdown(group, column, reps=reps, margin=margin)
+    groups = judge_groups(frame)
+    curves: Curves = {}
+    for (group, name), part in frame.groupby([groups, keys], sort=True):
+        rows = breakdown(part, column, reps=reps, margin=margin)
         rows = rows.loc[(rows["judgements"] > 0) & (rows[column] != NONE)]
         if not rows.empty:
-            curves[str(name)] = rows
-    return curves
+            curves.setdefault(str(group), {})[str(name)] = rows
+    return dict(sorted(curves.items(), key=lambda item: (item[0] != "Human judges", item[0])))
 
 
 def _turn_figures(
@@ -107,7 +120,7 @@ def _turn_figures(
     main = frame.loc[~chunks] if (~chunks).any() else frame
     if main["turns"].notna().any():
         curves = _curves(main, "turns", reps, margin)
-        xlabel, log = "total turns N + X (pseudo-dialogue + live, log scale)", True
+        xlabel, log = "total turns N + X (pseudo-dialogue + live)", True
         column = "turns"
     else:
         # Older judgements record no N: fall back to the live turns shown.
@@ -175,9 +188,22 @@ def build_report(
         "a judge run twice never counts twice for a pair; only --pool adds pooled tables, "
         "titled so."
     )
-    for index, (section_title, table) in enumerate(
-        condition_tables(frame, reps=reps, margin=margin)
-    ):
+    conditions = condition_tables(frame, reps=reps, margin=margin)
+    header, cells = paper_table(conditions)
+    if cells:
+        report.sections.append(
+            Section(
+                "Pass rates as in the SDTT paper's Table 1 (model x total turns x mode, per "
+                "judge group)",
+                header,
+                cells,
+                note="Each cell: the X-Turn Pass Rate (pair-averaged) of one condition, with "
+                "n usable judgements / pairs; its interval and tests are in the condition "
+                "tables below. '-': no such condition in this study; '- (n 0)': every judgement of "
+                "it was left out (see 'Left out of pass rates').",
+            )
+        )
+    for index, (section_title, table) in enumerate(conditions):
         header, cells = format_table(table, "condition")
         report.sections.append(
             Section(section_title, header, cells, note=explained if index == 0 else "")
@@ -269,16 +295,39 @@ def human_side_section(key: AnswerKey) -> Section | None:
 
 
 def _tell_sections(report: Report, tells: Mapping[str, list[TellRow]], out_dir: Path) -> None:
-    """The tells of both sides, one block of rows per condition, its warnings and figure."""
+    """The tells of both sides, one row per condition and tell with side B's values and
+    side A's beside them (a program playing User A can give the bot away as surely as the
+    bot), its warnings and figure."""
+    rows = []
+    for condition, found in tells.items():
+        by_side = {(t.side, t.name): t for t in found}
+        for name in dict.fromkeys(t.name for t in found):
+            cells = [condition, next(t.label for t in found if t.name == name)]
+            for side in ("B", "A"):
+                t = by_side.get((side, name))
+                cells += (
+                    ["-", "-", "-"]
+                    if t is None
+                    else [number(t.bot), number(t.human), number(t.difference)]
+                )
+            rows.append(cells)
     report.sections.append(
         Section(
-            "Tells (bot chats minus human chats, per condition; side A = User A, B = User B)",
-            ["condition", "side", "tell", "bot", "human", "bot - human"],
+            "Tells (bot chats minus human chats, per condition; side B = User B, side A = "
+            "User A beside it)",
             [
-                [condition, t.side, t.label, number(t.bot), number(t.human), number(t.difference)]
-                for condition, rows in tells.items()
-                for t in rows
+                "condition",
+                "tell",
+                "B: bot",
+                "B: human",
+                "B: bot - human",
+                "A: bot",
+                "A: human",
+                "A: bot - human",
             ],
+            rows,
+            note="Side A is User A: where a program plays User A in the bot's chats "
+            "(conditions labelled 'simulated User A'), its side can give the bot away.",
         )
     )
     warnings = condition_warnings(tells)
@@ -295,32 +344,36 @@ BREAKDOWN_COLUMNS = ("turns", "n", "x", "view", "mode", "topic", "persona")
 
 
 def headline_lines(title: str, rows: pd.DataFrame) -> list[str]:
-    """One line per condition of a condition table: its pass rate, the cluster-bootstrap
-    interval of that rate, and how many judgements of how many pairs it stands on."""
+    """One line per condition of a condition table: its pass rate, that rate's interval
+    named by the method the row used, and how many judgements of how many pairs it
+    stands on."""
     judges = title.removesuffix(", one row per condition")
     return [
         f"{row['condition']}, {judges}: pass rate {percent(row['pass_rate'])} "
-        f"(bootstrap 95% {interval(row['boot_low'], row['boot_high'])}), "
+        f"(95% CI {interval(row['boot_low'], row['boot_high'])}, "
+        f"{interval_name(row['interval_method'], row['effective_n'])}), "
         f"{int(row['judgements'])} judgement(s) of {int(row['pairs'])} pair(s)"
         for row in rows.to_dict("records")
     ]
 
 
-def _points(title: str, curves: dict[str, pd.DataFrame], column: str) -> Section:
+def _points(title: str, curves: Curves, column: str) -> Section:
     """The data of a curve figure as a table (readable without the picture)."""
     rows = [
         [
-            name,
+            f"{name} ({group.replace('Human judges', 'human judges')})",
             str(row[column]),
             str(int(row["judgements"])),
             percent(row["pass_rate"]),
             interval(row["boot_low"], row["boot_high"]),
+            interval_name(row["interval_method"], row["effective_n"]),
         ]
-        for name, table in curves.items()
+        for group, panel in curves.items()
+        for name, table in panel.items()
         for row in table.to_dict("records")
     ]
     label = "total turns" if column == "turns" else "turns shown"
-    return Section(title, ["curve", label, "used", "pass rate", "bootstrap 95%"], rows)
+    return Section(title, ["curve", label, "used", "pass rate", "95% CI", "CI method"], rows)
 
 
 def _verdicts(title: str, counts: Confusion) -> Section:

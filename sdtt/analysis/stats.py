@@ -54,13 +54,44 @@ def tost_p(k: int, n: int, margin: float) -> float:
 def dprime_2afc(pc: float, n: float) -> float:
     """Sensitivity of a two-alternative forced choice: ``sqrt(2) * z(pc)``.
 
-    A proportion of 0 or 1 is moved in by ``1/(2n)`` so d' stays finite.
+    A proportion of 0 or 1 is moved to ``(k + 1/2) / (n + 1)`` (the log-linear rule,
+    Hautus 1995) so d' stays finite; the ``1/(2n)`` rule would move one correct judgement
+    of one to 0.5, a d' of 0, as if the judge had guessed.
     """
     if n <= 0 or math.isnan(pc):
         return NAN
-    edge = 1 / (2 * n)
-    clipped = min(max(pc, edge), 1 - edge)
-    return float(math.sqrt(2) * stats.norm.ppf(clipped))
+    if pc in (0.0, 1.0):
+        pc = (pc * n + 0.5) / (n + 1)
+    return float(math.sqrt(2) * stats.norm.ppf(pc))
+
+
+def effective_n(pair_codes: NDArray[np.int64], correct: NDArray[np.float64]) -> float:
+    """Kish's effective sample size of judgements clustered in pairs: ``n / DEFF`` with
+    ``DEFF = 1 + (m - 1) ICC``, ``m`` the mean judgements per pair and ICC the one-way
+    ANOVA intraclass correlation of the 0/1 judgements (clipped to [0, 1]), so it lies
+    between the number of pairs (judgements of a pair all alike) and the number of
+    judgements (pairs no more alike inside than across). Where the data cannot tell (every
+    judgement the same, or one pair) it is the number of pairs, the cautious end.
+    """
+    n = correct.size
+    if n == 0:
+        return NAN
+    sizes = np.bincount(pair_codes).astype(float)
+    sums = np.bincount(pair_codes, weights=correct)
+    kept = sizes > 0
+    sizes, sums = sizes[kept], sums[kept]
+    k = sizes.size
+    if k == n:
+        return float(n)  # one judgement per pair: nothing clusters
+    share = sums / sizes
+    within = float(np.sum(sizes * share * (1 - share))) / (n - k)
+    between = float(np.sum(sizes * (share - correct.mean()) ** 2)) / (k - 1) if k > 1 else NAN
+    m0 = (n - float(np.sum(sizes**2)) / n) / (k - 1) if k > 1 else NAN
+    denominator = between + (m0 - 1) * within
+    if k == 1 or not denominator > 0:
+        return float(k)
+    icc = min(max((between - within) / denominator, 0.0), 1.0)
+    return float(n / (1 + (n / k - 1) * icc))
 
 
 def pair_averaged_pc(pair_codes: NDArray[np.int64], correct: NDArray[np.float64]) -> float:

@@ -23,9 +23,9 @@ from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.seeds import seeded_rng
 from sdtt.dialogue.store import read_transcripts, write_transcripts
 from sdtt.display import print_conversation, terminal_text, usage_line
-from sdtt.engine.interrogator import ScriptInterrogator
-from sdtt.engine.session import SessionSettings
-from sdtt.engine.simulate import DEMO_SCRIPT, DEMO_TOPIC, persona_bot, run_simulated_chat
+from sdtt.engine.interrogator import SCRIPT_INTERROGATOR, ScriptInterrogator
+from sdtt.engine.opening import Options, open_bot, open_model
+from sdtt.engine.simulate import DEMO_SCRIPT, DEMO_TOPIC, run_simulated_chat
 from sdtt.generate.chain import ChainSettings, resolve_style, usage_of
 from sdtt.generate.chainfile import read_chain
 from sdtt.generate.runner import generate_pseudo_dialogue
@@ -96,6 +96,8 @@ class DemoRun:
     pseudo: list[Message] = field(default_factory=list)
     """The self-directed pseudo-dialogue the live chat's bot has in its prompt."""
     pseudo_turns: int = 0
+    pseudo_path: Path | None = None
+    """The chain file of the pseudo-dialogue, recorded in the live chat's condition."""
     """N: its turn count."""
     history_turns: int = DEMO_HISTORY_TURNS
     """Persona history turns in the prompts (fewer when the context is small)."""
@@ -176,6 +178,7 @@ async def stage_pseudo_dialogue(demo: DemoRun) -> None:
                 settings=settings,
             )
     chain = read_chain(path)
+    demo.pseudo_path = path
     demo.pseudo = chain.messages
     demo.pseudo_turns = len(chain.turns)
     for topic in PSEUDO_TOPICS:
@@ -211,32 +214,30 @@ async def stage_simulated_chat(demo: DemoRun) -> None:
     # An interrupted chat cannot be continued exactly: it starts again.
     for partial in (transcript_path, log_path):
         partial.unlink(missing_ok=True)
-    async with get_model(
-        demo.model_name, base_url=demo.base_url, api_key_env=demo.api_key_env
-    ) as model:
-        bot = persona_bot(
-            model,
-            demo.persona,
-            pseudo=demo.pseudo,
-            history_turns=demo.history_turns,
-            virtual_clock=True,
-            seed=demo.seed,
-        )
+    # The condition as 'sdtt simulate --script' records it, opened by the same open_bot:
+    # the pseudo-dialogue file and its N, the mode, the seed and who played User A.
+    condition = Condition(
+        persona=demo.persona.name,
+        model=demo.model_name,
+        pseudo=None if demo.pseudo_path is None else str(demo.pseudo_path),
+        pseudo_turns=demo.pseudo_turns,
+        live_turns=len(DEMO_SCRIPT),
+        seed=demo.seed,
+        interrogator=SCRIPT_INTERROGATOR,
+    )
+    options = Options(history_turns=demo.history_turns, virtual_clock=True)
+    async with open_model(condition, base_url=demo.base_url, api_key_env=demo.api_key_env) as model:
+        setup = open_bot(condition, model, options=options, persona=demo.persona)
         with console.status("the interrogator and the persona bot are chatting..."):
             result = await run_simulated_chat(
-                bot,
+                setup.bot,
                 ScriptInterrogator(DEMO_SCRIPT),
                 turns=len(DEMO_SCRIPT),
                 topic=DEMO_TOPIC,
-                bot_settings=SessionSettings(seed=demo.seed),
+                bot_settings=setup.settings,
                 out_dir=demo.out,
                 session_id=f"{demo.stem}-chat",
-                condition=Condition(
-                    persona=demo.persona.name,
-                    model=demo.model_name,
-                    pseudo_turns=demo.pseudo_turns,
-                    live_turns=len(DEMO_SCRIPT),
-                ),
+                condition=setup.condition,
                 started=demo.started,
             )
     print_conversation(

@@ -29,6 +29,7 @@ from sdtt.engine.events import (
     UserMessage,
 )
 from sdtt.engine.interrogator import (
+    SCRIPT_INTERROGATOR,
     ScriptExhaustedError,
     ScriptInterrogator,
     llm_interrogator,
@@ -48,7 +49,13 @@ from sdtt.files import output_folder
 from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.models.base import GenerateConfig
 from sdtt.models.model import Model, get_model
-from sdtt.models.registry import DEFAULT_MODEL, base_url_for, provider_of
+from sdtt.models.registry import (
+    DEFAULT_MODEL,
+    base_url_for,
+    provider_of,
+    provider_status,
+    split_name,
+)
 from sdtt.personas.budget import PromptPlan, plan_prompt
 from sdtt.personas.persona import Persona
 from sdtt.personas.store import find_persona
@@ -134,9 +141,21 @@ def _session_id(args: argparse.Namespace, started: datetime, inputs: list[object
 
 def default_interrogator(model: str) -> str:
     """Who plays User A without ``--interrogator``: the bot's own model, unless that is
-    rule-based (ELIZA), which cannot lead a chat: then :data:`DEFAULT_MODEL`."""
+    rule-based (ELIZA), which cannot lead a chat: then :data:`DEFAULT_MODEL`, when it can
+    run here; when it cannot (no ``local`` extra), a :class:`ConfigError` naming the flags
+    to pass instead."""
     provider = provider_of(model)
-    return DEFAULT_MODEL if provider is not None and provider.rule_based else model
+    if provider is None or not provider.rule_based:
+        return model
+    status = provider_status(split_name(DEFAULT_MODEL)[0].name)
+    if status.usable:
+        return DEFAULT_MODEL
+    raise ConfigError(
+        f"{model} is rule-based and cannot play User A, and the default interrogator, "
+        f"{DEFAULT_MODEL}, cannot run here ({status.reason.rstrip('.')}). Pass "
+        "--interrogator MODEL (e.g. openai/gpt-4o-mini, or mock/chatty for a dry run) or "
+        "--script FILE, or install the local extra: pip install 'sdtt[local]'."
+    )
 
 
 def _check(args: argparse.Namespace) -> None:
@@ -233,9 +252,9 @@ EXIT_NOTHING_USABLE = 1
 def run(args: argparse.Namespace) -> int:
     """Run ``sdtt simulate`` from parsed arguments; exit 1 when no turn could be answered."""
     _check(args)
-    output_folder(args.out)
     if not args.script and args.interrogator is None:
         args.interrogator = default_interrogator(args.model)
+    output_folder(args.out)
     interrogator_model = [] if args.script else [args.interrogator]
     check_base_url(args.base_url, [args.model, *interrogator_model])
     errors = ErrorCollector()
@@ -264,7 +283,7 @@ def run(args: argparse.Namespace) -> int:
         if plan.pseudo_cut:
             seen["pseudo_turns_in_prompt"] = plan.pseudo_turns
     started = start_time(args.start)
-    interrogator_name = "script" if args.script else args.interrogator
+    interrogator_name = SCRIPT_INTERROGATOR if args.script else args.interrogator
     condition = Condition(
         persona=persona.name,
         model=args.model,

@@ -29,7 +29,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--interrogator",
         metavar="MODEL",
         help="provider/model playing the human side (default: the same as --model; for a "
-        f"rule-based --model such as {rule_based}, {DEFAULT_MODEL})",
+        f"rule-based --model such as {rule_based}, {DEFAULT_MODEL}, which needs the local "
+        "extra: without it, name one here or pass --script)",
     )
     side.add_argument(
         "--script",

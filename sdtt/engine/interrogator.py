@@ -118,6 +118,10 @@ class ScriptExhaustedError(ModelError):
     """A scripted interrogator has sent every message of its script."""
 
 
+SCRIPT_INTERROGATOR = "script"
+"""The interrogator a condition records for a :class:`ScriptInterrogator`."""
+
+
 @dataclass
 class ScriptInterrogator:
     """An interrogator that sends a fixed list of bursts, in order.

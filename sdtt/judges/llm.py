@@ -157,8 +157,10 @@ def _paired(item: PairItem, order: Order, attempt: int) -> Prompt:
     return paired_prompt(item if order == "original" else swapped(item), attempt=attempt)
 
 
-def _single(lines: list[Line], example: tuple[list[Line], str] | None, attempt: int) -> Prompt:
-    return single_prompt(lines, example=example, attempt=attempt)
+def _single(
+    lines: list[Line], example: tuple[list[Line], str] | None, user_a_person: bool, attempt: int
+) -> Prompt:
+    return single_prompt(lines, example=example, attempt=attempt, user_a_person=user_a_person)
 
 
 def orders_for(policy: OrderPolicy, pair_id: str, seed: int) -> tuple[Order, ...]:
@@ -253,7 +255,13 @@ async def judge_pair_single(
     # Both chats are asked at once, so a batched judge sends them in one job.
     answers = await asking.all_at_once(
         [
-            partial(ask, model, partial(_single, lines, example), parse_label, attempts=attempts)
+            partial(
+                ask,
+                model,
+                partial(_single, lines, example, item.user_a_person),
+                parse_label,
+                attempts=attempts,
+            )
             for lines in item.chats
         ]
     )

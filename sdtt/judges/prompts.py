@@ -11,11 +11,19 @@ from sdtt.models.base import Prompt
 from sdtt.questionnaires.layout import line_text, pair_text
 from sdtt.questionnaires.questionnaire import JUDGEMENT_CHOICES, Line, PairItem
 
+STUDY = "You are taking part in a study about telling people and AI systems apart in text chats. "
+SIMULATED_USER_A = (
+    "User A is not always a human: in some chats of this study a computer program plays User A. "
+)
 PAIRED_INSTRUCTIONS = (
-    "You are taking part in a study about telling people and AI systems apart in text "
-    "chats. You will read two chats, Chat 1 and Chat 2. In both chats User A is a human. "
+    STUDY + "You will read two chats, Chat 1 and Chat 2. In both chats User A is a human. "
     "User B is a human in one of the chats and an AI system pretending to be a person in "
     "the other. Lines of User B are marked with '>'. Decide in which chat User B is the AI."
+)
+PAIRED_INSTRUCTIONS_SIMULATED = (
+    STUDY + "You will read two chats, Chat 1 and Chat 2. " + SIMULATED_USER_A + "User B is "
+    "a human in one of the chats and an AI system pretending to be a person in the other. "
+    "Lines of User B are marked with '>'. Decide in which chat User B is the AI."
 )
 PAIRED_TASK = (
     "In which chat is User B the AI?\n"
@@ -28,9 +36,13 @@ RETRY_NOTE = (
 )
 
 SINGLE_INSTRUCTIONS = (
-    "You are taking part in a study about telling people and AI systems apart in text "
-    "chats. You will read one chat. User A is a human. User B is either a human or an AI "
+    STUDY + "You will read one chat. User A is a human. User B is either a human or an AI "
     "system pretending to be a person. Lines of User B are marked with '>'. Decide which."
+)
+SINGLE_INSTRUCTIONS_SIMULATED = (
+    STUDY + "You will read one chat. " + SIMULATED_USER_A + "User B is either a human or "
+    "an AI system pretending to be a person. Lines of User B are marked with '>'. Decide "
+    "which."
 )
 SINGLE_TASK = "Is User B in this chat a human or an AI? Answer with one word only: human or AI."
 SINGLE_RETRY_NOTE = (
@@ -38,9 +50,16 @@ SINGLE_RETRY_NOTE = (
 )
 
 
+def paired_instructions(item: PairItem) -> str:
+    """What a paired judge is told first: that User A is a human only when it is."""
+    return PAIRED_INSTRUCTIONS if item.user_a_person else PAIRED_INSTRUCTIONS_SIMULATED
+
+
 def paired_prompt(item: PairItem, *, attempt: int = 1) -> Prompt:
     """The prompt for a paired judgement of ``item`` as shown (chat 1 first)."""
-    return _judge_prompt(PAIRED_INSTRUCTIONS, pair_text(item), PAIRED_TASK, RETRY_NOTE, attempt)
+    return _judge_prompt(
+        paired_instructions(item), pair_text(item), PAIRED_TASK, RETRY_NOTE, attempt
+    )
 
 
 def _judge_prompt(
@@ -76,9 +95,12 @@ def single_prompt(
     *,
     example: tuple[list[Line], str] | None = None,
     attempt: int = 1,
+    user_a_person: bool = True,
 ) -> Prompt:
-    """The prompt for one chat; ``example`` is a labelled chat shown first (one-shot)."""
-    instructions = SINGLE_INSTRUCTIONS
+    """The prompt for one chat; ``example`` is a labelled chat shown first (one-shot).
+    ``user_a_person`` is False when a program plays User A in some chat of the study
+    (:attr:`PairItem.user_a_person`): then the prompt does not call User A a human."""
+    instructions = SINGLE_INSTRUCTIONS if user_a_person else SINGLE_INSTRUCTIONS_SIMULATED
     if example is not None:
         example_lines, truth = example
         instructions += (

@@ -27,7 +27,7 @@ from sdtt.errors import InputError
 from sdtt.judges.llm import RAW_LIMIT, ask
 from sdtt.judges.llm_options import DEFAULT_ATTEMPTS
 from sdtt.judges.parsing import parse_probability
-from sdtt.judges.prompts import PAIRED_INSTRUCTIONS, completion_cue
+from sdtt.judges.prompts import completion_cue, paired_instructions
 from sdtt.models.base import GenerateConfig, Generator, ModelOutput, Prompt
 from sdtt.questionnaires.layout import pair_text
 from sdtt.questionnaires.questionnaire import AnswerKey, KeyItem, PairItem, Questionnaire
@@ -52,7 +52,7 @@ def reveal_prompt(item: PairItem, turn: int, turns: int, *, attempt: int = 1) ->
     if attempt > 1:
         task = f"{task}\n\n{REVEAL_RETRY}"
     return Prompt(
-        instructions=PAIRED_INSTRUCTIONS,
+        instructions=paired_instructions(item),
         dialogue=pair_text(revealed(item, turn)),
         task=task,
         continue_with=completion_cue(task),

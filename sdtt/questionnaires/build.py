@@ -36,10 +36,10 @@ from sdtt.questionnaires.pairing import (
 )
 from sdtt.questionnaires.questionnaire import (
     JUDGEMENT_CHOICES,
-    JUDGEMENT_TEXT,
     STRATEGY_NAME,
     TOPIC_SUFFIX,
     TOPIC_TEXT,
+    USER_A_CLAIM,
     AnswerKey,
     Choice,
     Form,
@@ -49,8 +49,15 @@ from sdtt.questionnaires.questionnaire import (
     Questionnaire,
     SourceInfo,
     View,
+    judgement_text,
 )
-from sdtt.questionnaires.study import DEFAULT_INTRO, RESERVED_NAMES, TOPIC_SENTENCE, StudySpec
+from sdtt.questionnaires.study import (
+    DEFAULT_INTRO,
+    RESERVED_NAMES,
+    SIMULATED_INTRO,
+    TOPIC_SENTENCE,
+    StudySpec,
+)
 
 DISTRACTOR_TOPICS: tuple[str, ...] = (
     "What is the best way to spend a rainy day?",
@@ -143,6 +150,28 @@ def _interrogator(transcript: Transcript) -> str | None:
     return transcript.condition.interrogator if transcript.condition else None
 
 
+def _simulated(transcript: Transcript) -> bool:
+    """True when a program (a model or a script) plays User A in ``transcript``."""
+    return _interrogator(transcript) not in (None, "human")
+
+
+def _intro(spec: StudySpec, user_a_person: bool) -> str:
+    """The instructions judges read: the default says User A is a person only when that
+    is true, and drops the topic sentence without a topic question; a researcher's own
+    text that calls User A a person while a program plays it is refused."""
+    if spec.intro == DEFAULT_INTRO:
+        intro = DEFAULT_INTRO if user_a_person else SIMULATED_INTRO
+        return intro if spec.topic_check else intro.replace(TOPIC_SENTENCE, "")
+    if not user_a_person and USER_A_CLAIM.search(spec.intro):
+        raise InputError(
+            "the instructions say User A is a person, but a program (a simulated "
+            "interrogator) plays User A in some chats.",
+            field="intro",
+            hint="Reword the study spec's intro, or leave it out for the default, which says so.",
+        )
+    return spec.intro
+
+
 def _simulated_warning(entries: Sequence[_Entry]) -> str | None:
     """A warning when bot chats with a simulated User A (a model or a script) are shown
     beside human-human chats: User A is then no person in one chat of the pair."""
@@ -160,8 +189,10 @@ def _simulated_warning(entries: Sequence[_Entry]) -> str | None:
         f"{len(simulated)} bot chat(s) have a simulated User A ({who}) but are shown beside "
         "human-human chats: User A is a person in only one chat of each such pair, so User "
         "A's side can give the bot away (see side A of the tells table in 'sdtt report "
-        "--study'); the report labels these conditions 'simulated User A'. For judges "
-        "told both User A's are people, use live chats ('sdtt chat', 'sdtt serve')."
+        "--study'); the report labels these conditions 'simulated User A', and the "
+        "instructions and questions tell judges that a program plays User A in some chats. "
+        "For a test where User A is a person in every chat, use live chats ('sdtt chat', "
+        "'sdtt serve')."
     )
 
 
@@ -434,6 +465,8 @@ def build_questionnaire(
 
     items: list[PairItem] = []
     key_items: dict[str, KeyItem] = {}
+    user_a_person = not any(_simulated(e.bot) or _simulated(e.human) for e in entries)
+    intro = _intro(spec, user_a_person)
 
     def add_item(entry: _Entry, position: Literal[1, 2], pair: str | None = None) -> str:
         pair_id = ids.new("p")
@@ -460,11 +493,12 @@ def build_questionnaire(
                 chats=number_lines(chats, spec.timestamps, start=pair_start(clock_rng)),
                 judgement=Question(
                     name=pair_id,
-                    text=JUDGEMENT_TEXT,
+                    text=judgement_text(user_a_person),
                     choices=[Choice(value=v, label=label) for v, label in JUDGEMENT_CHOICES],
                 ),
                 topic=topic_question,
                 pair=pair,
+                user_a_person=user_a_person,
             )
         )
         key_items[pair_id] = KeyItem(
@@ -499,10 +533,7 @@ def build_questionnaire(
     questionnaire = Questionnaire(
         id=questionnaire_id,
         title=spec.title,
-        # The default instructions announce the topic question; drop that without it.
-        intro=spec.intro
-        if spec.topic_check or spec.intro != DEFAULT_INTRO
-        else spec.intro.replace(TOPIC_SENTENCE, ""),
+        intro=intro,
         end_text=spec.end_text,
         demographics=_demographics(spec),
         items=items,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any, Literal, Self
 
@@ -36,6 +37,24 @@ KEY_FILE = "answer-key.json"
 Speaker = Literal["A", "B"]
 
 JUDGEMENT_TEXT = "User A is a person in both chats. In which chat is User B the AI?"
+JUDGEMENT_TEXT_SIMULATED = (
+    "User A is not always a person: in some chats of this study a computer program plays "
+    "User A. In which chat is User B the AI?"
+)
+"""The judgement question when a program plays User A in a chat of the study: the same
+text on every pair, so it never points at one."""
+USER_A_CLAIM = re.compile(
+    r"\bUser A('s)?\b[^.?!]*\b(is|are)\b( always| both| also)? (a )?(person|people|human)",
+    re.IGNORECASE,
+)
+"""A sentence saying User A is a person: false when a program plays User A."""
+
+
+def judgement_text(user_a_person: bool) -> str:
+    """The judgement question: it says User A is a person only when that is true."""
+    return JUDGEMENT_TEXT if user_a_person else JUDGEMENT_TEXT_SIMULATED
+
+
 JUDGEMENT_CHOICES: tuple[tuple[str, str], ...] = (
     ("A", "Chat 1: User B in chat 1 is the AI and User B in chat 2 is a person."),
     ("B", "Chat 2: User B in chat 1 is a person and User B in chat 2 is the AI."),
@@ -104,6 +123,12 @@ class PairItem(BaseModel):
         default=None,
         description="Under a judge design, the id of the pair this is a view of (its two "
         "views show the same chats, swapped); None otherwise.",
+    )
+    user_a_person: bool = Field(
+        default=True,
+        description="Whether User A is a person in every chat of the study; False when a "
+        "program (a simulated interrogator) plays User A in some chat, so that no text a "
+        "judge reads (questions, LLM-judge prompts) says otherwise. The same on every pair.",
     )
 
     @property

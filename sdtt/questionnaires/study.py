@@ -36,6 +36,16 @@ DEFAULT_INTRO = (
     "is the AI. " + TOPIC_SENTENCE + "Take your time; there is no time limit."
 )
 
+SIMULATED_INTRO = (
+    "You will read pairs of text chats. User A is not always a person: in some chats of "
+    "this study a computer program plays User A. In one chat of each pair, User B is a "
+    "person; in the other, User B is an AI system writing as if it were a person. Read "
+    "both chats of a pair and decide in which one User B is the AI. "
+    + TOPIC_SENTENCE
+    + "Take your time; there is no time limit."
+)
+"""The default instructions when a program plays User A in some chat of the study."""
+
 DEFAULT_STRATEGY = (
     "How did you decide which User B was the AI? Describe what you paid attention to."
 )

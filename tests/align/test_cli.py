@@ -167,4 +167,4 @@ def test_report_has_a_section_on_llm_judges_against_human_judges(tmp_path: Path)
     assert main(["report", str(path), "--bootstrap", "50", "--out", str(out)]) == 0
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "Turing verdicts: LLM judges against human judges" in html
-    assert "Human-human Fleiss" in html
+    assert "Human-human mean pairwise Cohen" in html

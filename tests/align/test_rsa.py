@@ -306,7 +306,8 @@ def test_an_llm_cohort_like_the_humans_sits_in_the_ceiling_not_above_it(tmp_path
     assert like.to_humans / human.ceiling.lower == pytest.approx(1, abs=0.15)
     row = comparison_table(result).rows[0]
     assert row[4] == f"{like.to_humans:.2f}"
-    assert row[5] == f"{100 * like.to_humans / human.ceiling.lower:.0f}%"
+    assert row[5] == human.ceiling.place(like.to_humans)
+    assert row[5].split()[0] in ("within", "below")
     page = render_html(build_alignment_report(result, tmp_path))
     assert "not comparable with the ceiling" in page
 
@@ -322,9 +323,8 @@ def test_fleiss_kappa_matches_statsmodels() -> None:
     assert math.isnan(fleiss_kappa([[True, True], [True, True]]))
 
 
-def test_verdict_kappas_match_statsmodels_and_sklearn() -> None:
+def test_verdict_kappas_compare_like_with_like_by_sklearn() -> None:
     from sklearn.metrics import cohen_kappa_score
-    from statsmodels.stats.inter_rater import fleiss_kappa as reference
 
     rng = np.random.default_rng(22)
     judgements = []
@@ -338,14 +338,42 @@ def test_verdict_kappas_match_statsmodels_and_sklearn() -> None:
             judgements.append(_judgement(f"h{number}", pair, found))
         judgements.append(_judgement("llm", pair, llm[pair]))
     found = verdict_agreement(judgements, reps=20)
-    # Three human judges on every pair: Fleiss' kappa over the pairs, not Cohen's kappa
-    # of both orderings of every two judges pooled.
-    table = np.array([[sum(v), 3 - sum(v)] for v in truth.values()])
-    assert found.human_kappa.value == pytest.approx(reference(table), abs=1e-12)
-    mine = [llm[p] for p in truth for _ in truth[p]]
-    theirs = [v for p in truth for v in truth[p]]
-    expected = cohen_kappa_score(mine, theirs)
+    pairs = sorted(truth)
+
+    def human(n: int) -> list[bool]:
+        return [truth[p][n] for p in pairs]
+
+    # The ceiling: Cohen's kappa of every two humans, averaged; the LLM's: Cohen's kappa
+    # with each human, averaged. The same statistic on both sides.
+    ceiling = np.mean([cohen_kappa_score(human(a), human(b)) for a, b in ((0, 1), (0, 2), (1, 2))])
+    mine = [llm[p] for p in pairs]
+    expected = np.mean([cohen_kappa_score(mine, human(n)) for n in range(3)])
+    assert found.human_kappa.value == pytest.approx(ceiling, abs=1e-12)
     assert found.judges[0].kappa.value == pytest.approx(expected, abs=1e-12)
+    assert found.human_kappa.low <= found.human_kappa.value <= found.human_kappa.high
+
+
+def test_the_kappa_ceiling_is_not_a_fleiss_kappa_the_llm_beats() -> None:
+    from sklearn.metrics import cohen_kappa_score
+
+    # Humans who split on some pairs in a pattern Fleiss' kappa reads lower than the mean
+    # pairwise Cohen's kappa (different raters' base rates); an LLM that copies one human.
+    h0 = [True] * 10 + [False] * 10
+    h1 = [True] * 8 + [False] * 12
+    h2 = [True] * 14 + [False] * 6
+    judgements = []
+    for pair in range(20):
+        for name, verdicts in (("h0", h0), ("h1", h1), ("h2", h2)):
+            judgements.append(_judgement(name, pair, verdicts[pair]))
+        judgements.append(_judgement("llm", pair, h0[pair]))
+    found = verdict_agreement(judgements, reps=10)
+    pairwise = np.mean([cohen_kappa_score(a, b) for a, b in ((h0, h1), (h0, h2), (h1, h2))])
+    assert found.human_kappa.value == pytest.approx(pairwise, abs=1e-12)
+    assert found.human_kappa.value != pytest.approx(
+        fleiss_kappa([[h0[p], h1[p], h2[p]] for p in range(20)]), abs=1e-3
+    )
+    llm = np.mean([cohen_kappa_score(h0, other) for other in (h0, h1, h2)])
+    assert found.judges[0].kappa.value == pytest.approx(llm, abs=1e-12)
 
 
 def _sided(size: int, rng: np.random.Generator, between_noise: float) -> rsa.Matrix:
@@ -359,7 +387,7 @@ def _sided(size: int, rng: np.random.Generator, between_noise: float) -> rsa.Mat
     return matrix
 
 
-def test_within_and_between_category_alignment_and_their_rank_sum_tests() -> None:
+def test_within_and_between_category_alignment_and_their_signed_rank_tests() -> None:
     task = _task(10)
     sides = {item.id: ("bot" if n < 5 else "human") for n, item in enumerate(task.items)}
     rng = np.random.default_rng(31)
@@ -379,30 +407,45 @@ def test_within_and_between_category_alignment_and_their_rank_sum_tests() -> Non
         expected = stats.spearmanr(rsa.upper(human.group)[within], rsa.upper(cohort.group)[within])
         assert comparison.within_rho == pytest.approx(expected.statistic, abs=1e-12)
         assert comparison.within_rho > comparison.between_rho
-        # The participant-level test: W by its definition, p by scipy's rank-sum.
+        # The participant-level test is paired: each participant's within and between
+        # value, by scipy's signed-rank test (a participant without a value left out).
+        # All higher within: the smaller signed-rank sum is 0, the exact p 2 / 2^n.
         ins = [rsa.matrix_alignment(m, human.group, within) for m in cohort.matrices]
         outs = [rsa.matrix_alignment(m, human.group, ~within) for m in cohort.matrices]
-        assert comparison.within_w == sum((a > b) + 0.5 * (a == b) for a in ins for b in outs)
-        assert comparison.within_p < 0.05
-    # Across the two cohorts: W = 4 (both within values above both between values) and
-    # the exact two-sided p of 2 against 2 is 2 / C(4, 2).
-    assert (result.category_w, result.category_p) == (4.0, pytest.approx(2 / 6))
+        expected = stats.wilcoxon(ins, outs, alternative="two-sided", nan_policy="omit")
+        assert (comparison.within_w, comparison.within_p) == (
+            expected.statistic,
+            pytest.approx(expected.pvalue, abs=1e-12),
+        )
+        kept = sum(not (math.isnan(a) or math.isnan(b)) for a, b in zip(ins, outs, strict=True))
+        assert comparison.within_p == pytest.approx(2 / 2**kept)
+    # Across the two cohorts, paired by cohort: with two pairs the exact p is 2 / 2^2.
+    assert (result.category_w, result.category_p) == (0.0, pytest.approx(0.5))
 
 
-def test_rank_sum_p_matches_the_exact_permutation_distribution() -> None:
-    import itertools
+def test_the_signed_rank_test_pairs_each_participants_values() -> None:
+    # Five participants, each higher within than between: a rank-sum test that takes the
+    # ten values as independent said p = 0.008; paired, p = 2 / 2^5 = 0.0625.
+    within = [0.62, 0.55, 0.71, 0.48, 0.66]
+    between = [0.41, 0.35, 0.45, 0.30, 0.44]
+    w, p = rsa.signed_rank(within, between)
+    expected = stats.wilcoxon(within, between)
+    assert (w, p) == (expected.statistic, pytest.approx(expected.pvalue, abs=1e-12))
+    assert p == pytest.approx(0.0625)
+    assert stats.mannwhitneyu(within, between).pvalue < 0.01  # what the old test said
+    # NaN pairs are left out; no difference at all is no test.
+    assert rsa.signed_rank([*within, math.nan], [*between, 0.2]) == (w, pytest.approx(p))
+    assert all(math.isnan(v) for v in rsa.signed_rank([0.5, 0.4], [0.5, 0.4]))
 
-    a, b = [0.81, 0.62, 0.77, 0.9], [0.31, 0.52, 0.65, 0.2, 0.44]
-    w, p = rsa.rank_sum(a, b)
-    assert w == sum(x > y for x in a for y in b)
-    pooled = a + b
-    ws = [
-        sum(pooled[i] > pooled[j] for i in chosen for j in range(9) if j not in chosen)
-        for chosen in itertools.combinations(range(9), 4)
-    ]
-    centre = 4 * 5 / 2
-    exact = np.mean([abs(x - centre) >= abs(w - centre) for x in ws])
-    assert p == pytest.approx(exact, abs=1e-12)
+
+def test_alignment_is_placed_between_the_ceiling_bounds_never_divided_by_the_lower() -> None:
+    ceiling = rsa.NoiseCeiling(0.02, 0.50)
+    # 60% of the upper bound: the old 'of lower ceiling' printed 1500%.
+    assert ceiling.place(0.30) == "within (58% of the way from lower to upper)"
+    assert ceiling.place(0.01) == "below (0.01 under the lower bound)"
+    assert ceiling.place(0.55) == "above (0.05 over the upper bound)"
+    assert ceiling.place(math.nan) == "\u2014"
+    assert "%" not in ceiling.place(0.55) and "%" not in ceiling.place(0.01)
 
 
 def test_the_individual_level_table_finds_the_best_match_and_the_human_range(

@@ -156,7 +156,7 @@ def test_the_last_3_and_last_10_turns_of_one_chat_stay_apart(
     assert "burst, turn 10 (N=0, X=3)" in out and "burst, turn 10 (N=0, X=10)" in out
     report = build_report(judgement_table([last10, last3]), tmp_path / "r", reps=0)
     points = render_markdown(report).split("the points")[1].split("##")[0]
-    assert "(human judges), X=3" in points and "(human judges), X=10" in points
+    assert "X=3 (human judges)" in points and "X=10 (human judges)" in points
 
 
 def test_chunked_studies_get_a_length_curve(tmp_path: Path) -> None:

@@ -197,5 +197,6 @@ def test_each_interval_in_the_terminal_sits_beside_the_rate_it_is_of(
     low, high = (float(v.strip("%")) for v in shown["its 95% CI"].strip("[]").split(", "))
     assert low <= 90.0 <= high
     wilson = proportion_confint(9, 39, alpha=0.05, method="wilson")
-    assert shown["pooled 95% CI"] == f"[{100 * wilson[0]:.1f}%, {100 * wilson[1]:.1f}%]"
-    assert "its 95% CI: percentile two-way cluster bootstrap" in " ".join(out.split())
+    assert shown["pooled 95% CI (Wilson)"] == f"[{100 * wilson[0]:.1f}%, {100 * wilson[1]:.1f}%]"
+    assert shown["CI method"] in ("cluster bootstrap", "Wilson, effective n 10.0")
+    assert "percentile two-way cluster bootstrap" in " ".join(out.split())

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
+from sdtt.analysis.report import build_report
+from sdtt.analysis.table import judgement_table
 from sdtt.analysis.tells import compare, study_tells, tell_warnings, transcript_side
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.questionnaires.build import build_questionnaire
@@ -92,3 +95,21 @@ def test_openings_and_closings_are_tells() -> None:
     assert "side B share of chats closed with a goodbye: bot 0%, human 100%" in warned
     assert transcript_side([bot.messages], "A").opens == (True,)
     assert transcript_side([goodbye.messages], "A").opens == (False,)
+
+
+def test_the_report_shows_side_a_beside_side_b_for_a_simulated_user_a(tmp_path: Path) -> None:
+
+    meta = {"model": "mock/chatty", "interrogator": "mock/chatty", "pseudo_turns": 0}
+    simulated = chat("s", [(["lol"], [PERSON_B])] * 6, **meta)
+    built = build_questionnaire(
+        StudySpec(x_turns=[4], catch_pairs=0), [Pairing(simulated, None, human("h"), None)]
+    )
+    tells = study_tells(built.questionnaire, built.key)
+    report = build_report(judgement_table([]), tmp_path, tells=tells, reps=0)
+    (section,) = [s for s in report.sections if s.title.startswith("Tells")]
+    (row,) = [r for r in section.rows if r[1] == "characters per message"]
+    shown = dict(zip(section.header, row, strict=True))
+    assert shown["condition"].endswith("simulated User A (mock/chatty)")
+    # Side B's bot and human write alike; side A's program writes 3 characters, the person 49.
+    assert shown["B: bot - human"] == "0.00"
+    assert (shown["A: bot"], shown["A: human"]) == ("3.00", f"{len(PERSON_A):.2f}")

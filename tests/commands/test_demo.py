@@ -111,3 +111,21 @@ def test_a_small_context_cuts_the_history_and_says_so(
     out = " ".join(capsys.readouterr().out.split())
     assert "persona history is cut from 30 to" in out
     assert "a context of 3500 tokens" in out
+
+
+def test_the_demo_chat_records_its_condition_as_simulate_does(tmp_path: Path) -> None:
+    # Was: "pseudo": null, "interrogator": null, so the report never said User A was a
+    # script; now the condition of 'sdtt simulate --script', through the same open_bot.
+    assert main(["demo", "--model", "mock/chatty", "--out", "out", "--seed", "3"]) == 0
+    (chat_path,) = (tmp_path / "out").glob("demo-*-chat.jsonl")
+    (chat,) = read_transcripts(chat_path)
+    condition = chat.condition
+    assert condition is not None
+    (chain,) = (tmp_path / "out").glob("demo-*-pseudo/*.jsonl")
+    assert condition.pseudo is not None and Path(condition.pseudo).resolve() == chain.resolve()
+    assert (condition.pseudo_turns, condition.interrogator, condition.seed) == (6, "script", 3)
+    assert condition.mode == "burst" and condition.delays is not None
+    (report,) = (tmp_path / "out").glob("demo-*-report/report.md")
+    lines = report.read_text().splitlines()
+    headline = [line for line in lines if line.startswith("- ") and "pass rate" in line]
+    assert headline and all("simulated User A (script)" in line for line in headline)

@@ -131,7 +131,7 @@ OTHER_FIELDS = {
         "capture_prolific",
         "forms",
     },
-    PairItem: {"chats", "judgement", "topic"},
+    PairItem: {"chats", "judgement", "topic", "user_a_person"},
     Line: {"number", "speaker"},
     Question: {"choices", "required", "multiline"},
     Choice: set(),
