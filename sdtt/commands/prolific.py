@@ -1,0 +1,122 @@
+"""``sdtt prolific``: create, publish and watch a serve study's Prolific study."""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+
+from rich.console import Console
+from rich.markup import escape
+
+from sdtt.errors import ConfigError
+from sdtt.redact import shown
+from sdtt.serve.prolific import (
+    SUBMISSION_STATES,
+    ProlificClient,
+    Record,
+    codes_by_outcome,
+    draft_body,
+    prolific_section,
+    token,
+)
+from sdtt.serve.spec import Study, read_study
+
+
+def _client(study: Study) -> ProlificClient:
+    section = prolific_section(study)
+    return ProlificClient(section, token(section))
+
+
+def run_create(args: argparse.Namespace) -> int:
+    """Create the draft study the spec's ``[prolific]`` table describes (once)."""
+    study = read_study(args.spec)
+    record = Record.of(study)
+    if record.study_id:
+        raise ConfigError(
+            f"this spec's Prolific study exists already ({record.study_id}, recorded in "
+            f"{shown(str(record.path))}): nothing created. Use sdtt prolific status or publish."
+        )
+    body = draft_body(study, args.url)
+    client = _client(study)
+    created = client.create_study(body)
+    record.study_id = created["id"]
+    record.save()
+    console = Console(highlight=False, soft_wrap=True)
+    console.print(
+        f"Created draft study {escape(created['id'])} on Prolific "
+        f"({escape(str(created.get('status', 'UNPUBLISHED')))}): "
+        f"{body['total_available_places']} places, reward {body['reward']} (minor units), "
+        f"about {body['estimated_completion_time']} min"
+    )
+    console.print(f"  link: {escape(body['external_study_url'])}")
+    for code, outcomes in codes_by_outcome(study).items():
+        console.print(f"  completion code {escape(code)}: {', '.join(outcomes)}")
+    if study.spec.study.platform_study_id != created["id"]:
+        console.print(
+            f'  next: set platform_study_id = "{escape(created["id"])}" under [study] (links '
+            "of other studies are then refused), restart sdtt serve, then sdtt prolific publish"
+        )
+    return 0
+
+
+def run_publish(args: argparse.Namespace) -> int:
+    """Publish the spec's draft study; a study not in draft is left as it is."""
+    study = read_study(args.spec)
+    study_id = Record.of(study).require_study()
+    client = _client(study)
+    state = str(client.study(study_id).get("status"))
+    if state != "UNPUBLISHED":
+        raise ConfigError(
+            f"Prolific study {study_id} is {state}, not a draft (UNPUBLISHED): nothing "
+            "published. After publishing only its places can change (on Prolific)."
+        )
+    if study.spec.study.platform_study_id not in (None, study_id):
+        raise ConfigError(
+            f"[study] platform_study_id is {study.spec.study.platform_study_id!r}, not "
+            f"{study_id!r}: the server would refuse every participant. Fix it, restart sdtt "
+            "serve, then publish."
+        )
+    published = client.transition_study(study_id, "PUBLISH")
+    Console(highlight=False, soft_wrap=True).print(
+        f"Published Prolific study {escape(study_id)}: now "
+        f"{escape(str(published.get('status', '?')))}"
+    )
+    return 0
+
+
+def run_status(args: argparse.Namespace) -> int:
+    """Places and submissions on Prolific, beside the server's participants."""
+    from sdtt.serve import open_store
+
+    study = read_study(args.spec)
+    study_id = Record.of(study).require_study()
+    client = _client(study)
+    info = client.study(study_id)
+    counts = Counter(str(s.get("status")) for s in client.submissions(study_id))
+    console = Console(highlight=False, soft_wrap=True)
+    console.print(
+        f"Prolific study {escape(study_id)}: {escape(str(info.get('status')))}, "
+        f"{info.get('places_taken', 0)} of {info.get('total_available_places', '?')} places taken"
+    )
+    states = list(SUBMISSION_STATES) + sorted(set(counts) - set(SUBMISSION_STATES))
+    console.print("  submissions: " + ", ".join(f"{s.lower()} {counts[s]}" for s in states))
+    if not study.spec.storage.url and not study.store_path.exists():
+        console.print("  server: no participants yet (no store)")
+        return 0
+    store = open_store(study)
+    try:
+        people = [p for p in store.participants()]
+        rooms = store.rooms()
+    finally:
+        store.close()
+    phases = Counter(p.state for p in people)
+    outcomes = Counter(p.outcome for p in people if p.state == "done" and p.outcome)
+    console.print(
+        f"  server: {len(people)} participant(s), {len(rooms)} room(s); "
+        + ", ".join(f"{escape(str(k))} {v}" for k, v in sorted(phases.items()))
+    )
+    if outcomes:
+        console.print(
+            "  done: " + ", ".join(f"{escape(k)} {v}" for k, v in sorted(outcomes.items()))
+        )
+    return 0
