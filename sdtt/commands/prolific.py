@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
+from decimal import Decimal
 
 from rich.console import Console
 from rich.markup import escape
@@ -14,9 +15,13 @@ from sdtt.serve.prolific import (
     SUBMISSION_STATES,
     ProlificClient,
     Record,
+    bonus_amounts,
     codes_by_outcome,
     draft_body,
+    pay_bonus,
     prolific_section,
+    release_bonus,
+    set_up_bonuses,
     token,
 )
 from sdtt.serve.spec import Study, read_study
@@ -53,7 +58,7 @@ def run_create(args: argparse.Namespace) -> int:
         console.print(f"  completion code {escape(code)}: {', '.join(outcomes)}")
     if study.spec.study.platform_study_id != created["id"]:
         console.print(
-            f'  next: set platform_study_id = "{escape(created["id"])}" under [study] (links '
+            f'  next: set platform_study_id = "{escape(created["id"])}" under \\[study] (links '
             "of other studies are then refused), restart sdtt serve, then sdtt prolific publish"
         )
     return 0
@@ -120,3 +125,42 @@ def run_status(args: argparse.Namespace) -> int:
             "  done: " + ", ".join(f"{escape(k)} {v}" for k, v in sorted(outcomes.items()))
         )
     return 0
+
+
+def run_bonus(args: argparse.Namespace) -> int:
+    """Bonuses from ``points.csv``: set up and show the total; with ``--pay``, pay once."""
+    study = read_study(args.spec)
+    record = Record.of(study)
+    record.require_study()
+    console = Console(highlight=False, soft_wrap=True)
+    if args.not_paid:
+        entry = release_bonus(record, args.not_paid)
+        console.print(f"Bulk bonus {escape(entry['id'])} is set up again (not paid).")
+    amounts = bonus_amounts(study, args.points)
+    client = _client(study)
+    plan = set_up_bonuses(record, client, amounts)
+    for entry in plan.doubtful:
+        console.print(
+            f"Bulk bonus {escape(entry['id'])} ({len(entry['amounts'])} participant(s)) was "
+            "being paid when a run stopped: sdtt never pays it again. Check those bonuses "
+            "on Prolific; if they were not paid, run again with --not-paid "
+            f"{escape(entry['id'])}."
+        )
+    if not plan.unpaid:
+        console.print("No bonus left to pay.")
+        return 1 if plan.doubtful else 0
+    for entry in plan.unpaid:
+        total = sum(Decimal(v) for v in entry["amounts"].values())
+        with_fees = entry.get("total_amount")
+        fees = f", {with_fees / 100:.2f} with Prolific's fees" if with_fees is not None else ""
+        console.print(
+            f"Bulk bonus {escape(entry['id'])}: {len(entry['amounts'])} participant(s), "
+            f"{total:.2f} in bonuses{fees}"
+        )
+    if not args.pay:
+        console.print("Not paid yet: check the total, then run the same command with --pay.")
+        return 0
+    for entry in plan.unpaid:
+        pay_bonus(record, client, entry)
+        console.print(f"Paid bulk bonus {escape(entry['id'])} (Prolific pays it within minutes).")
+    return 1 if plan.doubtful else 0

@@ -12,18 +12,22 @@ EXAMPLES = """examples:
   sdtt prolific create study.toml --url https://chat.example.org
   sdtt prolific publish study.toml
   sdtt prolific status study.toml
+  sdtt serve export study.toml --out export
+  sdtt prolific bonus study.toml export/points.csv          # set up, show the total
+  sdtt prolific bonus study.toml export/points.csv --pay    # then pay, once
 """
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``sdtt prolific create|publish|status``."""
+    """Add ``sdtt prolific create|publish|status|bonus``."""
     parser = subparsers.add_parser(
         "prolific",
         description=(
             "Run a serve study on Prolific from its spec's [prolific] table: 'create' makes "
             "a draft study whose link is the server's study page and whose completion codes "
             "are the server's (one per outcome), 'publish' opens it to participants, "
-            "'status' shows its places and submissions beside the server's participants. "
+            "'status' shows its places and submissions beside the server's participants, "
+            "'bonus' pays points.csv's bonuses once. "
             "The API token is read from the environment variable the spec names; what was "
             "done on Prolific is kept in <name>.prolific.json beside the spec."
         ),
@@ -56,3 +60,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     status.add_argument("spec", type=Path, help="the serve study spec (TOML)")
     status.set_defaults(func=lazy_command("sdtt.commands.prolific", "run_status"))
+    bonus = actions.add_parser(
+        "bonus",
+        help="bonuses from points.csv through Prolific's bulk bonus (set up, then --pay)",
+        description="Set up one bulk bonus for every participant of points.csv (sdtt serve "
+        "export) whom no earlier bulk bonus holds: points x [prolific] bonus_per_point. "
+        "Shows the total; --pay pays it. Each bulk bonus is recorded before it is paid, so "
+        "a rerun, or a run killed at any step, never pays anyone twice.",
+    )
+    bonus.add_argument("spec", type=Path, help="the serve study spec (TOML)")
+    bonus.add_argument("points", type=Path, help="points.csv from sdtt serve export")
+    bonus.add_argument("--pay", action="store_true", help="pay what is set up (once)")
+    bonus.add_argument(
+        "--not-paid",
+        metavar="BULK_ID",
+        help="a bulk bonus a stopped run was paying that Prolific shows NOT paid: set it "
+        "up again so --pay pays it",
+    )
+    bonus.set_defaults(func=lazy_command("sdtt.commands.prolific", "run_bonus"))

@@ -21,6 +21,8 @@ or no connection made). Every call is logged (method, path, status) without the 
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import logging
 import os
@@ -30,6 +32,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import ROUND_DOWN, Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
@@ -383,3 +386,130 @@ class Record:
                 "run sdtt prolific create SPEC --url URL first."
             )
         return self.study_id
+
+
+def bonus_amounts(study: Study, points_csv: Path) -> dict[str, Decimal]:
+    """Each participant's bonus from ``points.csv`` (``sdtt serve export``): their points
+    times ``[prolific] bonus_per_point``, in pence/cents rounded down; no zero rows."""
+    section = prolific_section(study)
+    if section.bonus_per_point <= 0:
+        raise InputError(
+            "is 0: say what a point pays (e.g. bonus_per_point = 0.10) to pay bonuses.",
+            path=study.path,
+            line=spec_line(study.path, "prolific.bonus_per_point"),
+            field="prolific.bonus_per_point",
+        )
+    per_point = Decimal(str(section.bonus_per_point))
+    text = read_text_file(points_csv, what="points file")
+    reader = csv.DictReader(io.StringIO(text))
+    missing = {"participant", "points"} - set(reader.fieldnames or ())
+    if missing:
+        raise InputError(
+            f"has no column {', '.join(sorted(missing))}: give the points.csv that sdtt "
+            "serve export wrote.",
+            path=points_csv,
+            line=1,
+        )
+    amounts: dict[str, Decimal] = {}
+    for row in reader:
+        pid = (row.get("participant") or "").strip()
+        try:
+            points = Decimal((row.get("points") or "").strip())
+        except InvalidOperation:
+            points = Decimal(-1)
+        if not pid or not points.is_finite() or points < 0:
+            raise InputError(
+                f"row {reader.line_num} needs a participant id and points of 0 or more.",
+                path=points_csv,
+                line=reader.line_num,
+            )
+        if pid in amounts:
+            raise InputError(
+                f"lists participant {pid!r} twice.", path=points_csv, line=reader.line_num
+            )
+        amount = (points * per_point).quantize(Decimal("0.01"), rounding=ROUND_DOWN)
+        if amount > 0:
+            amounts[pid] = amount
+    return amounts
+
+
+@dataclass(frozen=True)
+class BonusPlan:
+    """What ``sdtt prolific bonus`` found: bulk bonuses set up and not paid yet, and
+    those a stopped run was paying (never paid again by sdtt)."""
+
+    unpaid: list[dict[str, Any]]
+    doubtful: list[dict[str, Any]]
+
+
+def set_up_bonuses(
+    record: Record, client: ProlificClient, amounts: dict[str, Decimal]
+) -> BonusPlan:
+    """Set up one bulk bonus for the participants no earlier bulk bonus holds (paid or
+    not) and record it; a participant is in one bulk bonus only, ever."""
+    study_id = record.require_study()
+    entries = record.bonuses if record.bonuses is not None else []
+    record.bonuses = entries
+    held = {pid for entry in entries for pid in entry["amounts"]}
+    new = {pid: amount for pid, amount in amounts.items() if pid not in held}
+    if new:
+        rows = {pid: f"{amount:.2f}" for pid, amount in new.items()}
+        answer = client.set_up_bonus(study_id, rows)
+        entries.append(
+            {
+                "id": answer["id"],
+                "state": "set_up",
+                "amounts": rows,
+                "total_amount": answer.get("total_amount"),
+                "fees": answer.get("fees"),
+            }
+        )
+        record.save()
+    return BonusPlan(
+        unpaid=[e for e in entries if e["state"] == "set_up"],
+        doubtful=[e for e in entries if e["state"] == "paying"],
+    )
+
+
+def pay_bonus(record: Record, client: ProlificClient, entry: dict[str, Any]) -> None:
+    """Pay one recorded bulk bonus: marked ``paying`` (saved) before the call, ``paid``
+    after it, so a rerun after a kill or a doubtful failure never sends it again. A call
+    Prolific surely refused (4xx, 429, no connection) puts it back to ``set_up``."""
+    if entry["state"] != "set_up":
+        raise ConfigError(f"bulk bonus {entry['id']} is {entry['state']}, not set up: not paid.")
+    entry["state"] = "paying"
+    record.save()
+    try:
+        client.pay_bonus(entry["id"])
+    except (AuthenticationError, BadRequestError, RateLimitError) as error:
+        entry["state"] = "set_up"
+        record.save()
+        raise error
+    except ProviderError as error:
+        if getattr(error, "unsent", False):
+            entry["state"] = "set_up"
+            record.save()
+            raise
+        raise ServerError(
+            f"{error.base_message} Prolific may have paid bulk bonus {entry['id']} or not: "
+            "sdtt never sends it again. Check those bonuses on Prolific; if they were not "
+            f"paid, run again with --not-paid {entry['id']}."
+        ) from None
+    entry["state"] = "paid"
+    record.save()
+
+
+def release_bonus(record: Record, bulk_id: str) -> dict[str, Any]:
+    """Put a bulk bonus a stopped run was paying back to ``set_up``: only once the
+    researcher saw on Prolific that it was not paid."""
+    for entry in record.bonuses or []:
+        if entry["id"] == bulk_id:
+            if entry["state"] != "paying":
+                raise ConfigError(
+                    f"bulk bonus {bulk_id} is {entry['state']}, not one a stopped run was "
+                    "paying: nothing changed."
+                )
+            entry["state"] = "set_up"
+            record.save()
+            return entry
+    raise ConfigError(f"no bulk bonus {bulk_id} in {record.path.name}: nothing changed.")

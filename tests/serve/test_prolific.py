@@ -97,7 +97,10 @@ def test_the_draft_carries_the_server_link_and_one_code_per_outcome(
     ]
     assert study["name"] == "Chat study" and study["project"] == "proj-1"
     out = capsys.readouterr().out
-    assert "CODE-TIMEOUT: timeout" in out and f'platform_study_id = "{study["id"]}"' in out
+    assert (
+        "CODE-TIMEOUT: timeout" in out
+        and f'platform_study_id = "{study["id"]}" under [study]' in out
+    )
     assert Record.of(read_study(spec)).study_id == study["id"]
     # Every outcome of the server has a code on Prolific.
     assert sum(len(o) for o in codes_by_outcome(read_study(spec)).values()) == 8
