@@ -21,6 +21,7 @@ from sdtt.serve.prolific import (
     pay_bonus,
     prolific_section,
     release_bonus,
+    review,
     set_up_bonuses,
     token,
 )
@@ -164,3 +165,30 @@ def run_bonus(args: argparse.Namespace) -> int:
         pay_bonus(record, client, entry)
         console.print(f"Paid bulk bonus {escape(entry['id'])} (Prolific pays it within minutes).")
     return 1 if plan.doubtful else 0
+
+
+def run_review(args: argparse.Namespace) -> int:
+    """Submissions awaiting review against the server's records; ``--approve`` approves
+    those that agree. Nothing is ever rejected or returned here."""
+    study = read_study(args.spec)
+    study_id = Record.of(study).require_study()
+    client = _client(study)
+    verdicts = review(study, client.submissions(study_id))
+    console = Console(highlight=False, soft_wrap=True)
+    agree = [v for v in verdicts if v.approve]
+    for verdict in agree:
+        if args.approve:
+            client.approve(verdict.submission)
+        word = "approved" if args.approve else "agrees"
+        console.print(f"  {escape(verdict.participant)}: {word}")
+    for verdict in verdicts:
+        if not verdict.approve:
+            console.print(
+                f"  {escape(verdict.participant)}: left for you to review: {escape(verdict.reason)}"
+            )
+    console.print(
+        f"{len(verdicts)} submission(s) awaiting review: {len(agree)} "
+        + ("approved" if args.approve else "agree with the server (--approve approves them)")
+        + f", {len(verdicts) - len(agree)} left for you (review them on Prolific)"
+    )
+    return 0

@@ -12,6 +12,7 @@ EXAMPLES = """examples:
   sdtt prolific create study.toml --url https://chat.example.org
   sdtt prolific publish study.toml
   sdtt prolific status study.toml
+  sdtt prolific review study.toml --approve
   sdtt serve export study.toml --out export
   sdtt prolific bonus study.toml export/points.csv          # set up, show the total
   sdtt prolific bonus study.toml export/points.csv --pay    # then pay, once
@@ -19,7 +20,7 @@ EXAMPLES = """examples:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``sdtt prolific create|publish|status|bonus``."""
+    """Add ``sdtt prolific create|publish|status|review|bonus``."""
     parser = subparsers.add_parser(
         "prolific",
         description=(
@@ -60,6 +61,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     status.add_argument("spec", type=Path, help="the serve study spec (TOML)")
     status.set_defaults(func=lazy_command("sdtt.commands.prolific", "run_status"))
+    check = actions.add_parser(
+        "review",
+        help="approve submissions whose code the server gave them; list the rest",
+        description="Compare each submission awaiting review with the server's record: "
+        "approved (with --approve) when the server has the participant done and gave them "
+        "the code they entered; the rest are listed with the reason, for you to decide on "
+        "Prolific. Nothing is rejected or returned by sdtt.",
+    )
+    check.add_argument("spec", type=Path, help="the serve study spec (TOML)")
+    check.add_argument("--approve", action="store_true", help="approve those that agree")
+    check.set_defaults(func=lazy_command("sdtt.commands.prolific", "run_review"))
     bonus = actions.add_parser(
         "bonus",
         help="bonuses from points.csv through Prolific's bulk bonus (set up, then --pay)",

@@ -321,6 +321,11 @@ class ProlificClient:
         """Every submission of the study, all pages."""
         return self.pages(f"/studies/{study_id}/submissions/")
 
+    def approve(self, submission_id: str) -> None:
+        """Approve one submission (the participant is paid the reward)."""
+        body = {"action": "APPROVE"}
+        self.call("POST", f"/submissions/{submission_id}/transition/", body)
+
     def set_up_bonus(self, study_id: str, rows: dict[str, str]) -> dict[str, Any]:
         """Set up (not pay) a bulk bonus: participant id -> amount in the major unit."""
         csv = "\n".join(f"{pid},{amount}" for pid, amount in rows.items())
@@ -513,3 +518,46 @@ def release_bonus(record: Record, bulk_id: str) -> dict[str, Any]:
             record.save()
             return entry
     raise ConfigError(f"no bulk bonus {bulk_id} in {record.path.name}: nothing changed.")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What review makes of one submission awaiting review."""
+
+    submission: str
+    participant: str
+    approve: bool
+    reason: str
+    """Why it is not approved ('' when it is)."""
+
+
+def review(study: Study, submissions: list[dict[str, Any]]) -> list[Verdict]:
+    """Each submission awaiting review, approved only when the server has its participant
+    done and gave them the very code they entered; never a rejection (the spec states no
+    rule for one), the rest listed with the reason."""
+    from sdtt.serve.state import completion_code
+    from sdtt.serve.storage import open_store
+
+    people = {}
+    if study.spec.storage.url or study.store_path.exists():
+        store = open_store(study)
+        try:
+            people = {p.pid: p for p in store.participants()}
+        finally:
+            store.close()
+    verdicts = []
+    for submission in submissions:
+        if submission.get("status") != "AWAITING REVIEW":
+            continue
+        pid, code = str(submission.get("participant_id")), submission.get("study_code")
+        person = people.get(pid)
+        reason = ""
+        if person is None:
+            reason = "the server has no record of this participant"
+        elif person.state != "done" or person.outcome in (None, "declined"):
+            reason = f"the server has them {person.state}, not done with a code"
+        elif code != completion_code(study, person.outcome):
+            expected = completion_code(study, person.outcome)
+            reason = f"entered code {code!r}; the server gave {expected!r} ({person.outcome})"
+        verdicts.append(Verdict(str(submission.get("id")), pid, not reason, reason))
+    return verdicts

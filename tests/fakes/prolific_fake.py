@@ -125,6 +125,8 @@ class ProlificFake:
             return self._transition(match[1], body)
         if match := re.fullmatch(r"/api/v1/studies/(\w+)/submissions/", path):
             return self._page(match[1], int(query.get("page", ["1"])[0]))
+        if match := re.fullmatch(r"/api/v1/submissions/(\w+)/transition/", path):
+            return self._review(match[1], body)
         if method == "POST" and path == "/api/v1/submissions/bonus-payments/":
             return self._set_up(body)
         if match := re.fullmatch(r"/api/v1/bulk-bonus-payments/(\w+)/pay/", path):
@@ -168,6 +170,16 @@ class ProlificFake:
         }
         body = {"results": [dict(s) for s in chunk], "_links": links, "meta": {"count": len(items)}}
         return ScriptedReply(200, body)
+
+    def _review(self, submission_id: str, body: Any) -> ScriptedReply:
+        found = [s for subs in self.submissions.values() for s in subs if s["id"] == submission_id]
+        if not found:
+            return error(404, "Not found", "No such submission.", 140400)
+        action = body.get("action") if isinstance(body, dict) else None
+        if action != "APPROVE" or found[0]["status"] != "AWAITING REVIEW":
+            return error(400, "Bad request", f"Cannot {action} a {found[0]['status']} submission.")
+        found[0]["status"] = "APPROVED"
+        return ScriptedReply(200, dict(found[0]))
 
     def _set_up(self, body: Any) -> ScriptedReply:
         study_id = body.get("study_id") if isinstance(body, dict) else None

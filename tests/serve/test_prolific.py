@@ -4,9 +4,11 @@ through the real server on trio's virtual clock."""
 
 from __future__ import annotations
 
+import csv
 import json
 import logging
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -27,6 +29,9 @@ CODES = """
 [study.completion_codes]
 timeout = "CODE-TIMEOUT"
 partner_left = "CODE-LEFT"
+
+[study.points]
+finished = 1
 """
 
 PROLIFIC = """
@@ -38,6 +43,7 @@ places = 4
 project = "proj-1"
 token_env = "SDTT_TEST_PROLIFIC"
 api_url = "{url}"
+bonus_per_point = 0.10
 filters = [{{ filter_id = "current-country-of-residence", selected_values = ["1"] }}]
 """
 
@@ -128,7 +134,9 @@ async def test_a_cohort_through_the_server_is_seen_on_prolific(
             )
             done = browser.of("phase")[-1]
             # Prolific completes the submission only when the browser comes back with the code.
-            fake.complete(study_id, pid, parse_qs(urlsplit(done["url"]).query)["cc"][0])
+            code = parse_qs(urlsplit(done["url"]).query)["cc"][0]
+            # P3 types a code of their own instead of following the redirect.
+            fake.complete(study_id, pid, "CODE-TIMEOUT" if pid == "P3" else code)
         nursery.cancel_scope.cancel()
     fake.start(study_id, "P4")
     fake.set_status(study_id, "P4", "RETURNED")
@@ -141,8 +149,40 @@ async def test_a_cohort_through_the_server_is_seen_on_prolific(
     assert "active 1, awaiting review 3, approved 0, rejected 0, returned 1, timed-out 0" in out
     assert "server: 3 participant(s), 3 room(s); done 3" in out
     assert "done: finished 3" in out
-    for study in fake.submissions[study_id][:3]:
-        assert study["study_code"] == "CODE-123"
+    assert [s["study_code"] for s in fake.submissions[study_id][:3]] == [
+        "CODE-123",
+        "CODE-123",
+        "CODE-TIMEOUT",
+    ]
+
+    # Review: P5 typed a code without ever reaching the server, P3 the wrong one.
+    fake.complete(study_id, "P5", "CODE-123")
+    assert main(["prolific", "review", str(spec)]) == 0
+    out = capsys.readouterr().out
+    assert "4 submission(s) awaiting review: 2 agree with the server" in out
+    assert {s["status"] for s in fake.submissions[study_id]} == {"AWAITING REVIEW", "RETURNED"}
+    assert main(["prolific", "review", str(spec), "--approve"]) == 0
+    out = capsys.readouterr().out
+    statuses = {s["participant_id"]: s["status"] for s in fake.submissions[study_id]}
+    assert statuses == {
+        "P1": "APPROVED",
+        "P2": "APPROVED",
+        "P3": "AWAITING REVIEW",
+        "P4": "RETURNED",
+        "P5": "AWAITING REVIEW",
+    }
+    assert "P3: left for you to review: entered code 'CODE-TIMEOUT'; the server gave " in out
+    assert "P5: left for you to review: the server has no record of this participant" in out
+
+    # Bonuses from the server's points.csv: a point per finished chat, 0.10 a point.
+    assert main(["serve", "export", str(spec), "--out", str(tmp_path / "export")]) == 0
+    points = tmp_path / "export" / "points.csv"
+    assert main(["prolific", "bonus", str(spec), str(points), "--pay"]) == 0
+    with points.open(encoding="utf-8", newline="") as file:
+        rows = {r["participant"]: r for r in csv.DictReader(file)}
+    assert {pid: row["points"] for pid, row in rows.items()} == {"P1": "1", "P2": "1", "P3": "1"}
+    assert fake.paid == {"P1": 1, "P2": 1, "P3": 1}
+    assert set(fake.paid_amount.values()) == {Decimal("0.10")}
 
 
 def test_a_bad_token_gets_one_line_and_creates_nothing(
