@@ -533,8 +533,8 @@ class Verdict:
 
 def review(study: Study, submissions: list[dict[str, Any]]) -> list[Verdict]:
     """Each submission awaiting review, approved only when the server has its participant
-    done and gave them the very code they entered; never a rejection (the spec states no
-    rule for one), the rest listed with the reason."""
+    done, in that submission's session, and gave them the very code they entered; never
+    a rejection (the spec states no rule for one), the rest listed with the reason."""
     from sdtt.serve.state import completion_code
     from sdtt.serve.storage import open_store
 
@@ -556,6 +556,9 @@ def review(study: Study, submissions: list[dict[str, Any]]) -> list[Verdict]:
             reason = "the server has no record of this participant"
         elif person.state != "done" or person.outcome in (None, "declined"):
             reason = f"the server has them {person.state}, not done with a code"
+        elif person.platform_session not in (None, submission.get("id")):
+            # Prolific's SESSION_ID is the submission's id: another one is another visit.
+            reason = f"the server has them in session {person.platform_session!r}, not this one"
         elif code != completion_code(study, person.outcome):
             expected = completion_code(study, person.outcome)
             reason = f"entered code {code!r}; the server gave {expected!r} ({person.outcome})"

@@ -129,6 +129,7 @@ async def test_a_cohort_through_the_server_is_seen_on_prolific(
         await nursery.start(server.run)
         for pid in ("P1", "P2", "P3"):
             session = fake.start(study_id, pid)["id"]
+            session = "sub-elsewhere" if pid == "P2" else session  # P2's link was not this one
             browser = await play_bot_game(
                 server, nursery, pid, study_id=study_id, session_id=session
             )
@@ -155,24 +156,26 @@ async def test_a_cohort_through_the_server_is_seen_on_prolific(
         "CODE-TIMEOUT",
     ]
 
-    # Review: P5 typed a code without ever reaching the server, P3 the wrong one.
+    # Review: P5 typed a code without ever reaching the server, P3 the wrong one, P2
+    # came in another session.
     fake.complete(study_id, "P5", "CODE-123")
     assert main(["prolific", "review", str(spec)]) == 0
     out = capsys.readouterr().out
-    assert "4 submission(s) awaiting review: 2 agree with the server" in out
+    assert "4 submission(s) awaiting review: 1 agree with the server" in out
     assert {s["status"] for s in fake.submissions[study_id]} == {"AWAITING REVIEW", "RETURNED"}
     assert main(["prolific", "review", str(spec), "--approve"]) == 0
     out = capsys.readouterr().out
     statuses = {s["participant_id"]: s["status"] for s in fake.submissions[study_id]}
     assert statuses == {
         "P1": "APPROVED",
-        "P2": "APPROVED",
+        "P2": "AWAITING REVIEW",
         "P3": "AWAITING REVIEW",
         "P4": "RETURNED",
         "P5": "AWAITING REVIEW",
     }
     assert "P3: left for you to review: entered code 'CODE-TIMEOUT'; the server gave " in out
     assert "P5: left for you to review: the server has no record of this participant" in out
+    assert "P2: left for you to review: the server has them in session 'sub-elsewhere'" in out
 
     # Bonuses from the server's points.csv: a point per finished chat, 0.10 a point.
     assert main(["serve", "export", str(spec), "--out", str(tmp_path / "export")]) == 0
