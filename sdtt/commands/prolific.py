@@ -9,7 +9,7 @@ from decimal import Decimal
 from rich.console import Console
 from rich.markup import escape
 
-from sdtt.errors import ConfigError
+from sdtt.errors import BadRequestError, ConfigError
 from sdtt.redact import shown
 from sdtt.serve.prolific import (
     SUBMISSION_STATES,
@@ -82,7 +82,13 @@ def run_publish(args: argparse.Namespace) -> int:
             f"{study_id!r}: the server would refuse every participant. Fix it, restart sdtt "
             "serve, then publish."
         )
-    published = client.transition_study(study_id, "PUBLISH")
+    try:
+        published = client.transition_study(study_id, "PUBLISH")
+    except BadRequestError:
+        # A retry after a failed answer finds the study published by the first attempt.
+        published = client.study(study_id)
+        if published.get("status") == "UNPUBLISHED":
+            raise
     Console(highlight=False, soft_wrap=True).print(
         f"Published Prolific study {escape(study_id)}: now "
         f"{escape(str(published.get('status', '?')))}"

@@ -58,6 +58,9 @@ class ProlificFake:
     paid: Counter[str] = field(default_factory=Counter)
     """Bonus payments made per participant id (each pay call counts again)."""
     paid_amount: dict[str, Decimal] = field(default_factory=dict)
+    acted_then_failed: list[ScriptedReply] = field(default_factory=list)
+    """Replies sent instead of the answer AFTER the request was carried out (a 5xx or a
+    lost answer from a server that did act): the client cannot tell it from a refusal."""
     server: FakeHTTPServer | None = None
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -109,7 +112,8 @@ class ProlificFake:
         path, query = parts.path, parse_qs(parts.query)
         body = request.json() if request.body else None
         with self._lock:
-            return self._route(request.method, path, query, body)
+            reply = self._route(request.method, path, query, body)
+            return self.acted_then_failed.pop(0) if self.acted_then_failed else reply
 
     def _route(
         self, method: str, path: str, query: dict[str, list[str]], body: Any

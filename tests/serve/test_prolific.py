@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import logging
+import os
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -352,3 +353,53 @@ def test_an_auth_error_never_echoes_the_token(tmp_path: Path, fake: ProlificFake
         ProlificClient(section, TOKEN, policy=RetryPolicy(max_attempts=1)).study("x")
     assert "abcdef" not in str(refused.value) and "HTTP 404" in str(refused.value)
     assert json.dumps(Record.of(read_study(tmp_path / "study.toml")).bonuses) == "[]"
+
+
+def test_a_publish_whose_answer_was_lost_is_not_reported_as_refused(
+    tmp_path: Path, fake: ProlificFake, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = _spec(tmp_path, fake)
+    assert main(["prolific", "create", str(spec), "--url", "https://chat.example.org"]) == 0
+    # Prolific publishes, then its answer fails; the retry is refused (already ACTIVE).
+    fake.acted_then_failed.append(error(503, "Unavailable", "Try later."))
+    capsys.readouterr()
+    assert main(["prolific", "publish", str(spec)]) == 0
+    assert "now ACTIVE" in capsys.readouterr().out
+    [study] = fake.studies.values()
+    assert study["status"] == "ACTIVE"
+
+
+def test_a_refused_publish_leaves_the_draft(
+    tmp_path: Path, fake: ProlificFake, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = _spec(tmp_path, fake)
+    assert main(["prolific", "create", str(spec), "--url", "https://chat.example.org"]) == 0
+    assert fake.server is not None
+    fake.server.enqueue(
+        ScriptedReply(200, {"id": "x", "status": "UNPUBLISHED"}),  # the state check
+        error(400, "Bad request", "Insufficient balance to publish."),
+    )
+    assert main(["prolific", "publish", str(spec)]) != 0
+    assert "Insufficient balance" in _one_line(capsys.readouterr().err)
+    [study] = fake.studies.values()
+    assert study["status"] == "UNPUBLISHED"
+
+
+@pytest.mark.skipif(
+    not os.environ.get("SDTT_REAL_PROLIFIC_TOKEN"),
+    reason="talks to the real Prolific API only when SDTT_REAL_PROLIFIC_TOKEN is set",
+)
+def test_the_real_api_accepts_the_token(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read-only: who the token belongs to (GET /api/v1/users/me/); nothing is created."""
+    spec = write_spec(tmp_path)
+    spec.write_text(
+        spec.read_text()
+        + PROLIFIC.format(url="https://api.prolific.com").replace(
+            "SDTT_TEST_PROLIFIC", "SDTT_REAL_PROLIFIC_TOKEN"
+        )
+    )
+    section = read_study(spec).spec.prolific
+    assert section is not None
+    client = ProlificClient(section, os.environ["SDTT_REAL_PROLIFIC_TOKEN"])
+    me = client.call("GET", "/users/me/")
+    assert isinstance(me, dict) and me.get("id")
