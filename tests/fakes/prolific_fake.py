@@ -58,9 +58,9 @@ class ProlificFake:
     paid: Counter[str] = field(default_factory=Counter)
     """Bonus payments made per participant id (each pay call counts again)."""
     paid_amount: dict[str, Decimal] = field(default_factory=dict)
-    acted_then_failed: list[ScriptedReply] = field(default_factory=list)
-    """Replies sent instead of the answer AFTER the request was carried out (a 5xx or a
-    lost answer from a server that did act): the client cannot tell it from a refusal."""
+    acted_then_failed: dict[str, ScriptedReply] = field(default_factory=dict)
+    """Path ending -> a reply sent once, instead of the answer, AFTER the request to that
+    path was carried out (a 5xx from a server that did act)."""
     server: FakeHTTPServer | None = None
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -113,7 +113,10 @@ class ProlificFake:
         body = request.json() if request.body else None
         with self._lock:
             reply = self._route(request.method, path, query, body)
-            return self.acted_then_failed.pop(0) if self.acted_then_failed else reply
+            for ending in list(self.acted_then_failed):
+                if path.endswith(ending):
+                    return self.acted_then_failed.pop(ending)
+            return reply
 
     def _route(
         self, method: str, path: str, query: dict[str, list[str]], body: Any

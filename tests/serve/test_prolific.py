@@ -361,12 +361,15 @@ def test_a_publish_whose_answer_was_lost_is_not_reported_as_refused(
     spec = _spec(tmp_path, fake)
     assert main(["prolific", "create", str(spec), "--url", "https://chat.example.org"]) == 0
     # Prolific publishes, then its answer fails; the retry is refused (already ACTIVE).
-    fake.acted_then_failed.append(error(503, "Unavailable", "Try later."))
+    fake.acted_then_failed["/transition/"] = error(503, "Unavailable", "Try later.")
     capsys.readouterr()
     assert main(["prolific", "publish", str(spec)]) == 0
     assert "now ACTIVE" in capsys.readouterr().out
     [study] = fake.studies.values()
-    assert study["status"] == "ACTIVE"
+    assert study["status"] == "ACTIVE" and not fake.acted_then_failed
+    assert fake.server is not None
+    transitions = [r for r in fake.server.requests if r.path.endswith("/transition/")]
+    assert len(transitions) == 2  # the first acted, the retry was refused
 
 
 def test_a_refused_publish_leaves_the_draft(
