@@ -406,3 +406,15 @@ def test_the_real_api_accepts_the_token(tmp_path: Path, monkeypatch: pytest.Monk
     client = ProlificClient(section, os.environ["SDTT_REAL_PROLIFIC_TOKEN"])
     me = client.call("GET", "/users/me/")
     assert isinstance(me, dict) and me.get("id")
+
+
+def test_a_token_pasted_as_token_env_is_refused_without_echoing_it(
+    tmp_path: Path, fake: ProlificFake, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = _spec(tmp_path, fake)
+    spec.write_text(spec.read_text().replace('"SDTT_TEST_PROLIFIC"', '"a1b2-c3d4-e5f6-secret"'))
+    assert main(["prolific", "status", str(spec)]) != 0
+    line = _one_line(capsys.readouterr().err)
+    assert "prolific.token_env" in line and "not the token itself" in line
+    assert "secret" not in line
+    assert fake.server is not None and not fake.server.requests

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from sdtt.cli import main
 from sdtt.serve import prolific
@@ -203,3 +205,32 @@ def test_a_bad_points_row_names_its_line_and_sets_nothing_up(
     err = " ".join(capsys.readouterr().err.split())
     assert "points.csv:5" in err and "points of 0 or more" in err
     assert not fake.bulk
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    points=st.lists(
+        st.decimals(min_value=0, max_value=10_000, places=3, allow_nan=False), max_size=8
+    ),
+    rate=st.sampled_from(["0.10", "0.05", "0.333", "1", "2.5"]),
+)
+def test_amounts_are_points_times_the_rate_rounded_down_never_more(
+    tmp_path_factory: pytest.TempPathFactory, points: list[Decimal], rate: str
+) -> None:
+    folder = tmp_path_factory.mktemp("amounts")
+    path = write_spec(folder)
+    path.write_text(
+        path.read_text()
+        + '\n[prolific]\ndescription = "d"\nreward = 1\nestimated_minutes = 1\n'
+        + f'places = 1\nproject = "p"\nbonus_per_point = {rate}\n'
+    )
+    rows = "".join(f"Q{i},s,finished,C,1,1,0,{p}\n" for i, p in enumerate(points))
+    (folder / "points.csv").write_text(HEADER + rows)
+    amounts = prolific.bonus_amounts(read_study(path), folder / "points.csv")
+    for i, p in enumerate(points):
+        exact = p * Decimal(rate)
+        got = amounts.get(f"Q{i}", Decimal(0))
+        assert got <= exact < got + Decimal("0.01")  # rounded down to a penny, never up
+        assert (f"Q{i}" in amounts) == (got > 0)
