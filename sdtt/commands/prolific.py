@@ -198,3 +198,36 @@ def run_review(args: argparse.Namespace) -> int:
         + f", {len(verdicts) - len(agree)} left for you (review them on Prolific)"
     )
     return 0
+
+
+def run_places(args: argparse.Namespace) -> int:
+    """Change the study's places on Prolific (the one setting a published study can change)."""
+    study = read_study(args.spec)
+    study_id = Record.of(study).require_study()
+    if args.places < 1:
+        raise ConfigError(f"places must be 1 or more, not {args.places}.")
+    client = _client(study)
+    info = client.study(study_id)
+    taken = int(info.get("places_taken") or 0)
+    if args.places < taken:
+        raise ConfigError(
+            f"Prolific study {study_id} has {taken} places taken: it cannot have "
+            f"{args.places}. Nothing changed."
+        )
+    if args.places == info.get("total_available_places"):
+        Console(highlight=False).print(
+            f"Prolific study {escape(study_id)} has {args.places} places already."
+        )
+        return 0
+    changed = client.set_places(study_id, args.places)
+    console = Console(highlight=False, soft_wrap=True)
+    console.print(
+        f"Prolific study {escape(study_id)}: {changed.get('total_available_places')} places "
+        f"({taken} taken)"
+    )
+    prolific = study.spec.prolific
+    if prolific is not None and prolific.places != args.places:
+        console.print(
+            f"  the spec says places = {prolific.places}: change it to {args.places} to match"
+        )
+    return 0

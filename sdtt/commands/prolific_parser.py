@@ -12,6 +12,7 @@ EXAMPLES = """examples:
   sdtt prolific create study.toml --url https://chat.example.org
   sdtt prolific publish study.toml
   sdtt prolific status study.toml
+  sdtt prolific places study.toml 60          # more places (all a published study can change)
   sdtt prolific review study.toml --approve
   sdtt serve export study.toml --out export
   sdtt prolific bonus study.toml export/points.csv          # set up, show the total
@@ -20,7 +21,7 @@ EXAMPLES = """examples:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``sdtt prolific create|publish|status|review|bonus``."""
+    """Add ``sdtt prolific create|publish|status|places|review|bonus``."""
     parser = subparsers.add_parser(
         "prolific",
         description=(
@@ -61,6 +62,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     status.add_argument("spec", type=Path, help="the serve study spec (TOML)")
     status.set_defaults(func=lazy_command("sdtt.commands.prolific", "run_status"))
+    places = actions.add_parser(
+        "places",
+        help="change the number of places (all a published study can change)",
+        description="Set the study's places on Prolific (never below the places taken). "
+        "After publishing this is the one setting of a study that can change.",
+    )
+    places.add_argument("spec", type=Path, help="the serve study spec (TOML)")
+    places.add_argument("places", type=int, help="the new number of places")
+    places.set_defaults(func=lazy_command("sdtt.commands.prolific", "run_places"))
     check = actions.add_parser(
         "review",
         help="approve submissions whose code the server gave them; list the rest",

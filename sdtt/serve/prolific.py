@@ -312,6 +312,11 @@ class ProlificClient:
         """The study as Prolific has it now."""
         return _object(self.call("GET", f"/studies/{study_id}/"), "the study")
 
+    def set_places(self, study_id: str, places: int) -> dict[str, Any]:
+        """Change the number of places: after publishing, the one thing that can change."""
+        answer = self.call("PATCH", f"/studies/{study_id}/", {"total_available_places": places})
+        return _object(answer, "the study")
+
     def transition_study(self, study_id: str, action: str) -> dict[str, Any]:
         """Move the study on (``PUBLISH``, ``PAUSE``, ``START``, ``STOP``)."""
         answer = self.call("POST", f"/studies/{study_id}/transition/", {"action": action})

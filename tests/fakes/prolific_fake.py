@@ -125,9 +125,9 @@ class ProlificFake:
             return self._create(body)
         if match := re.fullmatch(r"/api/v1/studies/(\w+)/", path):
             study = self.studies.get(match[1])
-            if study is None or method != "GET":
+            if study is None or method not in ("GET", "PATCH"):
                 return error(404, "Not found", "No such study.", 140400)
-            return ScriptedReply(200, study)
+            return self._update(study, body) if method == "PATCH" else ScriptedReply(200, study)
         if match := re.fullmatch(r"/api/v1/studies/(\w+)/transition/", path):
             return self._transition(match[1], body)
         if match := re.fullmatch(r"/api/v1/studies/(\w+)/submissions/", path):
@@ -151,6 +151,17 @@ class ProlificFake:
         self.studies[study_id] = study
         self.submissions[study_id] = []
         return ScriptedReply(201, study)
+
+    def _update(self, study: dict[str, Any], body: Any) -> ScriptedReply:
+        if not isinstance(body, dict):
+            return error(400, "Bad request", "Send a JSON object.")
+        if study["status"] != "UNPUBLISHED" and set(body) - {"total_available_places"}:
+            return error(400, "Bad request", "Only the places of a published study can change.")
+        places = body.get("total_available_places", study["total_available_places"])
+        if places < study["places_taken"]:
+            return error(400, "Bad request", "Places cannot be fewer than the places taken.")
+        study.update(body)
+        return ScriptedReply(200, study)
 
     def _transition(self, study_id: str, body: Any) -> ScriptedReply:
         study = self.studies.get(study_id)

@@ -418,3 +418,27 @@ def test_a_token_pasted_as_token_env_is_refused_without_echoing_it(
     assert "prolific.token_env" in line and "not the token itself" in line
     assert "secret" not in line
     assert fake.server is not None and not fake.server.requests
+
+
+def test_after_publishing_only_the_places_change_and_never_below_those_taken(
+    tmp_path: Path, fake: ProlificFake, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = _spec(tmp_path, fake)
+    assert main(["prolific", "create", str(spec), "--url", "https://chat.example.org"]) == 0
+    assert main(["prolific", "publish", str(spec)]) == 0
+    [study] = fake.studies.values()
+    fake.start(study["id"], "P1")
+    fake.start(study["id"], "P2")
+    capsys.readouterr()
+    assert main(["prolific", "places", str(spec), "6"]) == 0
+    out = capsys.readouterr().out
+    assert "6 places (2 taken)" in out and "places = 4: change it to 6" in out
+    assert study["total_available_places"] == 6
+    assert main(["prolific", "places", str(spec), "1"]) != 0
+    assert "has 2 places taken" in _one_line(capsys.readouterr().err)
+    assert study["total_available_places"] == 6
+    assert fake.server is not None
+    assert [r.method for r in fake.server.requests].count("PATCH") == 1
+    # The one body a published study accepts: its places only.
+    [patch] = [r for r in fake.server.requests if r.method == "PATCH"]
+    assert json.loads(patch.body) == {"total_available_places": 6}
