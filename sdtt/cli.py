@@ -56,6 +56,7 @@ COMMANDS: dict[str, Command] = {
     "chat": Command("chat live with a persona bot in the terminal"),
     "judge-ui": Command("judge a study's questionnaire in the terminal (in-lab studies)"),
     "serve": Command("run a live chat study in the browser (sdtt serve STUDY.toml)"),
+    "prolific": Command("run a serve study on Prolific: create, publish, status"),
     "judge": Command("let an LLM judge a built study (same records as human judges)"),
     "score": Command("X-Turn Pass Rate, intervals and tests from judgement files"),
     "report": Command("write an HTML and Markdown report with figures"),

@@ -47,6 +47,8 @@ PointsFor = Literal[Outcome, "correct_verdict"]
 """What earns points: how a chat ended for a participant, or a right verdict."""
 _HUMAN: list[PresetName] = ["human"]
 """The bot's delays unless a study names others: how people reply (the ``human`` preset)."""
+Device = Literal["desktop", "tablet", "mobile"]
+_DESKTOP: list[Device] = ["desktop"]
 
 
 class _Section(BaseModel):
@@ -319,6 +321,66 @@ class ModerationSection(_Section):
         return value
 
 
+class ProlificFilter(_Section):
+    """One of Prolific's eligibility filters (``GET /api/v1/filters/`` lists them)."""
+
+    filter_id: str = Field(min_length=1, description="e.g. 'current-country-of-residence'.")
+    selected_values: list[str] = Field(
+        default_factory=list, description="The choices a select filter keeps (their ids)."
+    )
+    selected_range: dict[str, float] = Field(
+        default_factory=dict, description="A range filter's bounds: {lower = 18, upper = 65}."
+    )
+
+
+class ProlificSection(_Section):
+    """The study's listing on Prolific, used by ``sdtt prolific`` (see
+    :mod:`sdtt.serve.prolific`); ``sdtt serve`` itself ignores it."""
+
+    title: str = Field(default="", description="The public title ('': [study] title).")
+    description: str = Field(min_length=1, description="What participants read on Prolific.")
+    reward: int = Field(
+        ge=1,
+        description="Pay per participant in the workspace's minor "
+        "currency unit (pence or cents), as Prolific takes it.",
+    )
+    estimated_minutes: int = Field(ge=1, le=600, description="Minutes the study takes.")
+    places: int = Field(ge=1, description="Participants to recruit (total_available_places).")
+    project: str = Field(min_length=1, description="The Prolific project id the study goes in.")
+    filters: list[ProlificFilter] = Field(default_factory=list)
+    devices: list[Device] = Field(default_factory=lambda: list(_DESKTOP), min_length=1)
+    bonus_per_point: float = Field(
+        default=0.0,
+        ge=0,
+        le=100,
+        description="Bonus per point of [study.points], in the workspace's currency (e.g. "
+        "0.10 for 10p a point); sdtt prolific bonus pays it.",
+    )
+    token_env: str = Field(
+        default="PROLIFIC_TOKEN",
+        description="NAME of the environment variable holding the API token (never the token).",
+    )
+    api_url: str = Field(default="https://api.prolific.com", description="The API's address.")
+
+    @field_validator("token_env")
+    @classmethod
+    def _token_env(cls, value: str) -> str:
+        # The value is never echoed: whoever pasted the token here must not see it in a log.
+        if not ENV_NAME.match(value):
+            raise ValueError(
+                "name the environment variable that holds the token (like PROLIFIC_TOKEN), "
+                "not the token itself"
+            )
+        return value
+
+    @field_validator("api_url")
+    @classmethod
+    def _api_url(cls, value: str) -> str:
+        if not value.startswith(("https://", "http://")):
+            raise ValueError("must start with https:// or http://")
+        return value.rstrip("/")
+
+
 class StorageSection(_Section):
     """Where the study is kept."""
 
@@ -355,6 +417,7 @@ class StudySpec(_Section):
     storage: StorageSection = StorageSection()
     market: MarketSection = MarketSection()
     moderation: ModerationSection = ModerationSection()
+    prolific: ProlificSection | None = None
 
     @property
     def time_limit(self) -> float:

@@ -170,6 +170,9 @@ def _make_handler(server: FakeHTTPServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             self._answer()
 
+        def do_PATCH(self) -> None:
+            self._answer()
+
         def _answer(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             body = self.rfile.read(length) if length else b""

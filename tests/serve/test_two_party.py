@@ -15,11 +15,17 @@ pytestmark = pytest.mark.trio
 
 
 async def play_bot_game(
-    server: StudyServer, nursery: trio.Nursery, pid: str, *, verdict: str = "no"
+    server: StudyServer,
+    nursery: trio.Nursery,
+    pid: str,
+    *,
+    verdict: str = "no",
+    study_id: str = "S1",
+    session_id: str = "X9",
 ) -> Browser:
     """Join, consent, chat until the verdict is asked (a turn after the last is
     refused and sends no belief reading), give it."""
-    browser = Browser(server, pid, study_id="S1", session_id="X9")
+    browser = Browser(server, pid, study_id=study_id, session_id=session_id)
     await browser.open(nursery)
     await browser.wait_phase("consent")
     await browser.say({"type": "consent"})
