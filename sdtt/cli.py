@@ -26,11 +26,11 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple, TextIO
 
-from rich.console import Console
 from rich.markup import escape
 
 from sdtt import __version__
 from sdtt.commands import DeferredParser
+from sdtt.commands.console import CliConsole
 from sdtt.errors import SdttError
 from sdtt.redact import printable, redact_text
 
@@ -167,7 +167,7 @@ def _run(argv: Sequence[str] | None) -> int:
         found = _user_error(error)
         if found is None:
             raise
-        Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {_message(found)}")
+        CliConsole(stderr=True, highlight=False).print(f"[bold red]error:[/] {_message(found)}")
         return EXIT_USER_ERROR
     return code
 
@@ -213,7 +213,9 @@ class _StatusHandler(logging.Handler):
         label = "retrying" if record.name == RETRY_LOGGER else record.levelname.lower()
         text = _shown(record.getMessage())
         # soft_wrap: one line, however narrow the terminal (it wraps it, not Rich).
-        Console(stderr=True, highlight=False).print(f"[yellow]{label}:[/] {text}", soft_wrap=True)
+        CliConsole(stderr=True, highlight=False).print(
+            f"[yellow]{label}:[/] {text}", soft_wrap=True
+        )
 
 
 RETRY_LOGGER = "sdtt.retries"
@@ -250,7 +252,7 @@ def _status_lines(*, verbose: bool) -> Iterator[None]:
 
 def _interrupted() -> int:
     # Every writer flushes each record as it goes, so there is nothing left to save.
-    Console(stderr=True, highlight=False).print("interrupted; everything written so far is kept")
+    CliConsole(stderr=True, highlight=False).print("interrupted; everything written so far is kept")
     return EXIT_INTERRUPTED
 
 
@@ -263,7 +265,9 @@ def _print_warning(
     line: str | None = None,
 ) -> None:
     # Warnings meant for the user read like errors do: one paragraph, no source line.
-    Console(stderr=True, highlight=False).print(f"[bold yellow]warning:[/] {_shown(str(message))}")
+    CliConsole(stderr=True, highlight=False).print(
+        f"[bold yellow]warning:[/] {_shown(str(message))}"
+    )
 
 
 def _shown(text: str) -> str:

@@ -6,8 +6,7 @@ import argparse
 from contextlib import suppress
 from pathlib import Path
 
-from rich.console import Console
-
+from sdtt.commands.console import CliConsole
 from sdtt.errors import InputError
 from sdtt.files import output_folder
 from sdtt.lock import output_lock
@@ -77,7 +76,7 @@ def spec_from_args(args: argparse.Namespace) -> tuple[StudySpec, Path | None]:
 
 def run_build(args: argparse.Namespace) -> int:
     """Build a study folder."""
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     spec, base = spec_from_args(args)
     check_replaceable(args.out, force=args.force)
     created = not Path(args.out).exists()
@@ -147,7 +146,7 @@ def _shown(item: KeyItem) -> tuple[str, str]:
 
 def run_export(args: argparse.Namespace) -> int:
     """Export a study's questionnaire."""
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     questionnaire = load_questionnaire(args.study)
     every = reveal_tools() if args.reveal else list(TOOLS)
     formats = every if not args.formats or "all" in args.formats else args.formats
@@ -207,8 +206,8 @@ def single_file_repeats(questionnaire: Questionnaire, key: AnswerKey, filename: 
 def run_check(args: argparse.Namespace) -> int:
     """Check survey files' structure: exit 1 when one has problems, 2 when one cannot be
     read or checked at all."""
-    console = Console(highlight=False)
-    errors = Console(stderr=True, highlight=False)
+    console = CliConsole(highlight=False)
+    errors = CliConsole(stderr=True, highlight=False)
     failed = unreadable = 0
     for path in args.files:
         try:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from rich.console import Console
-
 from sdtt.analysis.beliefs import add_to_report
 from sdtt.analysis.report import Section, build_report, write_report
 from sdtt.analysis.table import judgement_table
 from sdtt.analysis.tells import condition_warnings, study_tells
+from sdtt.commands.console import CliConsole
 from sdtt.commands.scoring import check_margin, read_judgements, trace_inputs
 from sdtt.files import output_folder
 from sdtt.questionnaires.judgements import Judgement
@@ -20,7 +19,7 @@ from sdtt.redact import shown
 def run(args: argparse.Namespace) -> int:
     """Write a report from parsed arguments."""
     check_margin(args.margin)
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     output_folder(args.out)
     traces = trace_inputs(args.judgements)
     # A market gives prices, no verdicts: its export's judgement file is empty.

@@ -8,6 +8,7 @@ from rich.console import Console
 
 from sdtt.beliefs.reveal_import import import_reveal
 from sdtt.beliefs.traces import append_traces, read_traces, write_traces
+from sdtt.commands.console import CliConsole
 from sdtt.errors import InputError
 from sdtt.files import output_file
 from sdtt.lock import output_lock
@@ -30,7 +31,7 @@ from sdtt.redact import shown
 
 def run_import(args: argparse.Namespace) -> int:
     """Import answer files."""
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     output_file(args.out)
     questionnaire = load_questionnaire(args.study)
     key = load_key(args.study, questionnaire)

@@ -13,6 +13,7 @@ from sdtt.analysis.metrics import BREAKDOWNS, condition_tables, expand_by, summa
 from sdtt.analysis.table import judgement_table
 from sdtt.analysis.within import breakdown_tables
 from sdtt.beliefs.traces import BeliefTrace
+from sdtt.commands.console import CliConsole
 from sdtt.commands.scoring import (
     check_margin,
     print_escaped_table,
@@ -28,7 +29,7 @@ from sdtt.redact import shown
 def run(args: argparse.Namespace) -> int:
     """Score judgement files from parsed arguments."""
     check_margin(args.margin)
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     traces = trace_inputs(args.judgements)
     judgements = read_judgements(args.judgements, allow_empty=bool(traces))
     if not judgements:

@@ -9,8 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-
+from sdtt.commands.console import CliConsole
 from sdtt.commands.serve_parser import ADMIN_TOKEN_ENV
 from sdtt.errors import ConfigError
 from sdtt.redact import shown
@@ -113,7 +112,7 @@ def _export(study: object, out: Path, *, scrub: bool = False) -> int:
         summary = export_study(study, store, out, scrub=scrub)
     finally:
         store.close()
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     console.print(
         f"Exported {summary.chats} chat(s), {summary.event_logs} event log(s), "
         f"{summary.judgements} judgement(s) and {summary.beliefs} belief reading(s) "
@@ -156,7 +155,7 @@ async def _serve(study: object, host: str, port: int) -> None:
     )
     server.check()
     config = hypercorn_config(host, port, study.spec.chat.speed, errorlog=error_log(study))
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     # What exists now (modules, the study's personas) lives as long as the server: it is
     # kept out of the collector's scans, which run on a timer (sdtt.serve.collector).
     with serving_collector():

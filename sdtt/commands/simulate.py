@@ -14,6 +14,7 @@ import trio
 from rich.console import Console
 
 from sdtt.commands.common import check_base_url
+from sdtt.commands.console import CliConsole
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.pingpong import convert_to_pingpong, has_runs
@@ -228,7 +229,7 @@ def run(args: argparse.Namespace) -> int:
     interrogator_model = [] if args.script else [args.interrogator]
     check_base_url(args.base_url, [args.model, *interrogator_model])
     errors = ErrorCollector()
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     persona = find_persona(args.persona)
     pseudo, pseudo_turns, conversion = _pseudo_messages(
         args.pseudo, args.mode, console, drop_meaningless=args.drop_meaningless
@@ -326,7 +327,7 @@ def run(args: argparse.Namespace) -> int:
     interrogator_failed = result.interrogator_errors and args.script is None
     if result.turns == 0 and (result.bot_errors or interrogator_failed):
         causes = " | ".join(errors.messages) or "model errors"
-        Console(stderr=True, highlight=False).print(
+        CliConsole(stderr=True, highlight=False).print(
             f"[bold red]error:[/] no turn was answered because the model calls failed. "
             f"{shown(causes)}"
         )

@@ -19,6 +19,7 @@ from rich.table import Table
 
 from sdtt.analysis.metrics import Confusion
 from sdtt.commands.common import check_base_url
+from sdtt.commands.console import CliConsole
 from sdtt.errors import ConfigError
 from sdtt.files import replacing
 from sdtt.models.model import get_model
@@ -67,7 +68,7 @@ def save_json_lines(out: Path, records: Iterable[Any]) -> int:
 
 def run_preview(args: argparse.Namespace, console: Console | None = None) -> int:
     """``preview``: an HTML page of the items as judges see them, in a shuffled order."""
-    console = console or Console(highlight=False)
+    console = console or CliConsole(highlight=False)
     check_out(args.out, args.force)
     images = {image.name: image for image in load_images(args.images)} if args.images else None
     records = [r for path in args.files for r in read_responses(path) if r.usable]
@@ -94,7 +95,7 @@ def run_items(args: argparse.Namespace, task: str, console: Console | None = Non
     from sdtt.single.items import write_items
     from sdtt.single.response_items import response_items, summary
 
-    console = console or Console(highlight=False)
+    console = console or CliConsole(highlight=False)
     check_out(args.out, args.force)
     folder = getattr(args, "images", None)
     images = {image.name: image for image in load_images(folder)} if folder else None
@@ -113,7 +114,7 @@ def run_items(args: argparse.Namespace, task: str, console: Console | None = Non
 
 def run_llm_judge(args: argparse.Namespace, task: str, console: Console | None = None) -> int:
     """``llm-judge``: the papers' zero-shot LLM judge on response files."""
-    console = console or Console(highlight=False)
+    console = console or CliConsole(highlight=False)
     check_base_url(args.base_url, [args.model])
     if args.out is not None:
         check_out(args.out, args.force)
@@ -151,7 +152,7 @@ def run_llm_judge(args: argparse.Namespace, task: str, console: Console | None =
 def run_svm(args: argparse.Namespace, task: str, console: Console | None = None) -> int:
     """``sdtt wordassoc svm`` / ``sdtt captions svm``: cross-validate the SVM judge on
     response files and print its confusion matrix and detectability."""
-    console = console or Console(highlight=False)
+    console = console or CliConsole(highlight=False)
     if args.out is not None:
         check_out(args.out, args.force)
     records = [r for path in args.files for r in read_responses(path) if r.task == task]

@@ -11,10 +11,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import trio
-from rich.console import Console, Group
+from rich.console import Group
 from rich.live import Live
 from rich.table import Table
 
+from sdtt.commands.console import CliConsole
 from sdtt.commands.study_status import status_renderables
 from sdtt.engine.simulate import run_on_virtual_clock
 from sdtt.files import write_text_atomic
@@ -76,7 +77,7 @@ class LiveProgress:
 
 def run_study(args: argparse.Namespace) -> int:
     """``sdtt study run``: exit 0 when finished, 3 when waiting for people or the budget."""
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     study = read_spec(args.spec)
     with Live(console=console, refresh_per_second=4) as live:
         display = LiveProgress(None if args.quiet else live)
@@ -111,7 +112,7 @@ def run_study(args: argparse.Namespace) -> int:
 
 def run_status(args: argparse.Namespace) -> int:
     """``sdtt study status``: the design grid and the later steps."""
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     study = read_spec(args.spec)
     status = study_status(study)
     for renderable in status_renderables(study.spec.study.name, status):
@@ -121,7 +122,7 @@ def run_status(args: argparse.Namespace) -> int:
 
 def run_bundle(args: argparse.Namespace) -> int:
     """``sdtt study bundle``."""
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     study = read_spec(args.spec)
     dest = args.out or study.out.with_name(study.out.name + "-bundle.tar.gz")
     written = write_bundle(study, dest)
@@ -133,7 +134,7 @@ def run_bundle(args: argparse.Namespace) -> int:
 
 def run_verify(args: argparse.Namespace) -> int:
     """``sdtt study verify``: exit 1 when anything differs."""
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     result = verify_bundle(args.bundle, prereg=args.prereg)
     for problem in result.problems:
         console.print(f"[red]differs:[/] {shown(problem)}")
@@ -154,7 +155,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
 def run_prereg(args: argparse.Namespace) -> int:
     """``sdtt study prereg``."""
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     study = read_spec(args.spec)
     out = args.out or study.out / "prereg.md"
     out.parent.mkdir(parents=True, exist_ok=True)
