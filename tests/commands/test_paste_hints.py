@@ -30,7 +30,9 @@ def test_persona_import_elsewhere_prints_a_show_command_that_works(
 ) -> None:
     out = tmp_path / "my personas"
     export = FIXTURES / "discord/dm.json"
-    assert main(["persona", "import", "discord", str(export), "--me", "Ann", "--out", str(out)]) == 0
+    assert (
+        main(["persona", "import", "discord", str(export), "--me", "Ann", "--out", str(out)]) == 0
+    )
     words = _command_after("See one with:", capsys.readouterr().out)
     assert words[:3] == ["sdtt", "persona", "show"]
     assert main(words[1:]) == 0  # pasted as printed: the persona is found
