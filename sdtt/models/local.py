@@ -312,6 +312,12 @@ class LocalModel:
         self._loaded = None
 
 
+def check_name(model: str) -> None:
+    """Raise a :class:`ConfigError` unless ``local/<model>`` names a known model or a
+    GGUF file (whether it can run here is checked when it is opened)."""
+    check_model_name(canonical_name(model or DEFAULT_MODEL))
+
+
 def create(model: str, **options: Any) -> LocalModel:
     """Build ``local/<model>`` for the registry; fails early if it cannot run here.
 
