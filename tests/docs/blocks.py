@@ -91,9 +91,11 @@ def workspace(folder: Path) -> dict[str, str]:
 
 
 def run(block: Block, folder: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """Run one bash block in ``folder``; the safety timeout only stops a hung block."""
+    """Run one bash block in ``folder`` as a user's shell would, but stopping at the first
+    command that fails (``-e``; no ``pipefail``: ``sdtt ... | head`` is fine pasted).
+    The timeout only stops a hung block."""
     return subprocess.run(
-        ["bash", "-euo", "pipefail", "-c", block.code],
+        ["bash", "-eu", "-c", block.code],
         cwd=folder,
         env=env,
         capture_output=True,
