@@ -30,6 +30,8 @@ def run(args: argparse.Namespace) -> int:
         questionnaire = load_questionnaire(args.study)
         tells = study_tells(questionnaire, load_key(args.study, questionnaire))
     with console.status("computing and drawing..."):
+        # One line per step, so a report of many judgements shows where it is.
+        console.print(f"[dim]report: pass rates, intervals and figures ({len(frame)} rows)[/]")
         report = build_report(
             frame,
             args.out,
@@ -39,10 +41,13 @@ def run(args: argparse.Namespace) -> int:
             margin=args.margin,
             pool=args.pool,
         )
+        if traces:
+            console.print(f"[dim]report: belief traces of {len(traces)} file(s)[/]")
         add_to_report(report, traces, args.out)
         agreement = verdict_section(judgements, reps=args.bootstrap)
         if agreement is not None:
             report.sections.append(agreement)
+        console.print("[dim]report: writing report.html and report.md[/]")
         files = write_report(report, args.out)
     for warning in condition_warnings(tells or {}):
         console.print(f"[yellow]warning:[/] {shown(warning)}")
