@@ -71,3 +71,12 @@ def test_every_command_and_option_is_in_the_reference() -> None:
                 continue
             for option in action.option_strings:
                 assert option in page, (parser.prog, option)
+
+
+def test_the_docs_set_up_commands_are_the_readmes() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    home = (ROOT / "docs/index.md").read_text(encoding="utf-8")
+    for marker in ("demo-command", "test-command"):
+        block = readme.split(f"<!-- {marker} -->")[1].split(f"<!-- /{marker} -->")[0]
+        command = block.split("```bash\n", 1)[1].split("\n```", 1)[0]
+        assert command in home, marker
