@@ -26,11 +26,11 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple, TextIO
 
+from rich.console import Console
 from rich.markup import escape
 
 from sdtt import __version__
 from sdtt.commands import DeferredParser
-from sdtt.commands.console import CliConsole
 from sdtt.errors import SdttError
 from sdtt.redact import printable, redact_text
 
@@ -169,7 +169,7 @@ def _run(argv: Sequence[str] | None) -> int:
         found = _user_error(error)
         if found is None:
             raise
-        CliConsole(stderr=True, highlight=False).print(f"[bold red]error:[/] {_message(found)}")
+        _stderr().print(f"[bold red]error:[/] {_message(found)}")
         return EXIT_USER_ERROR
     return code
 
@@ -215,9 +215,7 @@ class _StatusHandler(logging.Handler):
         label = "retrying" if record.name == RETRY_LOGGER else record.levelname.lower()
         text = _shown(record.getMessage())
         # soft_wrap: one line, however narrow the terminal (it wraps it, not Rich).
-        CliConsole(stderr=True, highlight=False).print(
-            f"[yellow]{label}:[/] {text}", soft_wrap=True
-        )
+        _stderr().print(f"[yellow]{label}:[/] {text}", soft_wrap=True)
 
 
 RETRY_LOGGER = "sdtt.retries"
@@ -254,7 +252,7 @@ def _status_lines(*, verbose: bool) -> Iterator[None]:
 
 def _interrupted() -> int:
     # Every writer flushes each record as it goes, so there is nothing left to save.
-    CliConsole(stderr=True, highlight=False).print("interrupted; everything written so far is kept")
+    _stderr().print("interrupted; everything written so far is kept")
     return EXIT_INTERRUPTED
 
 
@@ -267,9 +265,15 @@ def _print_warning(
     line: str | None = None,
 ) -> None:
     # Warnings meant for the user read like errors do: one paragraph, no source line.
-    CliConsole(stderr=True, highlight=False).print(
-        f"[bold yellow]warning:[/] {_shown(str(message))}"
-    )
+    _stderr().print(f"[bold yellow]warning:[/] {_shown(str(message))}")
+
+
+def _stderr() -> Console:
+    # The commands' console (never wraps a line: a command in an error pastes whole),
+    # imported when something is printed: sdtt --help loads no command module.
+    from sdtt.commands.console import CliConsole
+
+    return CliConsole(stderr=True, highlight=False)
 
 
 def _shown(text: str) -> str:

@@ -52,9 +52,6 @@ class DeferredParser(argparse.ArgumentParser):
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        from sdtt.commands.examples import HelpFormatter
-
-        kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
         self._deferred: list[Callable[[argparse.ArgumentParser], None]] = []
         self._examples_added = False
@@ -68,10 +65,12 @@ class DeferredParser(argparse.ArgumentParser):
         while self._deferred:
             self._deferred.pop(0)(self)
         if not self._examples_added:
-            from sdtt.commands.examples import examples_epilog
+            from sdtt.commands.examples import HelpFormatter, examples_epilog
 
             self._examples_added = True
             self.epilog = examples_epilog(self.prog, self.epilog)
+            if self.formatter_class is argparse.HelpFormatter:
+                self.formatter_class = HelpFormatter
 
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
