@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -227,5 +228,5 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"  [yellow]excluded:[/] {len(excluded)} (non-compliant, errors or ties)")
     if batch is not None:
         console.print(f"  {stats_text(batch.stats)}")
-    console.print(f"Score them with: sdtt score {shown(str(out))}")
+    console.print(f"Score them with: sdtt score {shown(shlex.quote(str(out)))}")
     return 0

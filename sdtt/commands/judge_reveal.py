@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from pathlib import Path
 
 import trio
@@ -88,5 +89,5 @@ def run_reveal(args: argparse.Namespace) -> int:
         console.print(f"  [yellow]missing:[/] {missing} belief(s) unreadable or not given")
     if batch is not None:
         console.print(f"  {stats_text(batch.stats)}")
-    console.print(f"Score them with: sdtt score {shown(str(out))}")
+    console.print(f"Score them with: sdtt score {shown(shlex.quote(str(out)))}")
     return 0

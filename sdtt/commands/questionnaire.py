@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from contextlib import suppress
 from pathlib import Path
 
@@ -130,7 +131,7 @@ def run_build(args: argparse.Namespace) -> int:
         console.print(f"[yellow]warning:[/] {shown(warning)}")
     console.print(f"wrote {shown(str(files[0]))}  (for judges)")
     console.print(f"wrote {shown(str(files[1]))}  [bold red](secret: never upload it)[/]")
-    console.print(f"next: sdtt questionnaire export {shown(str(args.out))}")
+    console.print(f"next: sdtt questionnaire export {shown(shlex.quote(str(args.out)))}")
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 
 from rich.console import Console
 
@@ -97,5 +98,5 @@ def _import_reveal(
         f"[bold]{judges} judge(s)[/], {count} belief trace(s) written to "
         f"{shown(str(args.out))}; {excluded} excluded."
     )
-    console.print(f"Score them with: sdtt score {shown(str(args.out))}")
+    console.print(f"Score them with: sdtt score {shown(shlex.quote(str(args.out)))}")
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -125,9 +126,9 @@ def _export(study: object, out: Path, *, scrub: bool = False) -> int:
         )
     if summary.points_path is not None:
         console.print(f"  points per participant (for bonuses): {shown(str(summary.points_path))}")
-    inputs = shown(str(summary.judgements_path))
+    inputs = shown(shlex.quote(str(summary.judgements_path)))
     if summary.traces:
-        inputs += " " + shown(str(out / "beliefs.jsonl"))
+        inputs += " " + shown(shlex.quote(str(out / "beliefs.jsonl")))
     console.print(f"  score them: sdtt score {inputs} --by turns")
     return 0
 

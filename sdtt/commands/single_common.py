@@ -8,6 +8,7 @@ import argparse
 import json
 import math
 import random
+import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ from sdtt.commands.console import CliConsole
 from sdtt.errors import ConfigError
 from sdtt.files import replacing
 from sdtt.models.model import get_model
+from sdtt.redact import shown
 from sdtt.single.captions import load_images
 from sdtt.single.items_html import response_html
 from sdtt.single.response import SingleResponse, read_responses, write_responses
@@ -108,7 +110,7 @@ def run_items(args: argparse.Namespace, task: str, console: Console | None = Non
     if converted.excluded:
         reasons = ", ".join(f"{n} {why}" for why, n in sorted(converted.excluded.items()))
         console.print(f"Left out, disqualified by post-processing: {reasons}.")
-    console.print(f"Next: sdtt single build {args.out} --out STUDY")
+    console.print(f"Next: sdtt single build {shown(shlex.quote(str(args.out)))} --out STUDY")
     return 0
 
 

@@ -7,6 +7,7 @@ clock for simulated chats) and draws the progress and the tables.
 from __future__ import annotations
 
 import argparse
+import shlex
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -127,7 +128,8 @@ def run_bundle(args: argparse.Namespace) -> int:
     dest = args.out or study.out.with_name(study.out.name + "-bundle.tar.gz")
     written = write_bundle(study, dest)
     console.print(
-        f"wrote {shown(str(written))}; check it with: sdtt study verify {shown(str(written))}"
+        f"wrote {shown(str(written))}; check it with: "
+        f"sdtt study verify {shown(shlex.quote(str(written)))}"
     )
     return 0
 

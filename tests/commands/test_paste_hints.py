@@ -75,3 +75,25 @@ def test_an_error_with_a_hint_is_one_line(capsys: pytest.CaptureFixture[str]) ->
     assert main(["persona", "show", "no-such-persona-anywhere"]) == 2
     error = capsys.readouterr().err.strip()
     assert error.startswith("error:") and "\n" not in error
+
+
+def test_judge_prints_the_score_command_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sdtt.questionnaires.questionnaire import save_study
+    from tests.questionnaires.helpers import fixture_study
+
+    built = fixture_study()
+    study = tmp_path / "a study folder with a long name to wrap at forty columns"
+    save_study(study, built.questionnaire, built.key)
+    assert main(["judge", "--model", "mock/chatty", str(study)]) == 0
+    words = _command_after("Score them with:", capsys.readouterr().out)
+    assert words[:2] == ["sdtt", "score"] and Path(words[2]).is_file()
+
+
+def test_the_cli_console_never_wraps_a_printed_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from sdtt.commands.console import CliConsole
+
+    command = "sdtt simulate --persona p --model mock/chatty --mode burst --pseudo chain.jsonl"
+    CliConsole(highlight=False, width=40).print(f"next: {command}")
+    assert capsys.readouterr().out.strip() == f"next: {command}"
