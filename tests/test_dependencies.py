@@ -35,10 +35,12 @@ def test_every_dependency_is_imported_by_sdtt() -> None:
                 imported |= {alias.name.split(".")[0] for alias in node.names}
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 imported.add(node.module.split(".")[0])
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-                # importlib.import_module("...") of an optional backend
-                if re.fullmatch(r"[a-z_][a-z0-9_]*(\.[a-z0-9_]+)*", node.value):
-                    imported.add(node.value.split(".")[0])
+            elif (  # importlib.import_module("...") of an optional backend
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and re.fullmatch(r"[a-z_][a-z0-9_]*(\.[a-z0-9_]+)*", node.value)
+            ):
+                imported.add(node.value.split(".")[0])
     providers = packages_distributions()
     used = {_name(dist) for module in imported for dist in providers.get(module, [])}
     unused = sorted(set(_dependencies()) - used)
