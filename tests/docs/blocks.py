@@ -66,8 +66,10 @@ def blocks(page: Path) -> list[Block]:
 
 
 def pages() -> list[Path]:
-    """The documentation pages written by hand (the CLI reference is generated)."""
-    return sorted(path for path in DOCS.rglob("*.md") if "hooks" not in path.parts)
+    """The documentation pages written by hand (the CLI reference is generated), and the
+    README, whose quick start must run as written too."""
+    found = sorted(path for path in DOCS.rglob("*.md") if "hooks" not in path.parts)
+    return [*found, ROOT / "README.md"]
 
 
 def workspace(folder: Path) -> dict[str, str]:
