@@ -159,6 +159,7 @@ def _run(argv: Sequence[str] | None) -> int:
 
             knock_for(args)
         # Imported after parsing, so --help and --version do not load the persona models.
+        from sdtt.commands.common import check_names
         from sdtt.personas.privacy import PrivacyWarning
         from sdtt.questionnaires.judgements import RepeatedJudgementWarning
 
@@ -167,6 +168,7 @@ def _run(argv: Sequence[str] | None) -> int:
             # "once": the same warning from several stages of one command is said once.
             warnings.simplefilter("once", PrivacyWarning)
             warnings.simplefilter("once", RepeatedJudgementWarning)
+            check_names(args)
             code: int = args.func(args)
     except (SdttError, OSError, ExceptionGroup) as error:
         # trio hands back what failed in its tasks as a group: several concurrent calls
@@ -174,7 +176,7 @@ def _run(argv: Sequence[str] | None) -> int:
         found = _user_error(error)
         if found is None:
             raise
-        Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {_message(found)}")
+        _stderr().print(f"[bold red]error:[/] {_message(found)}")
         return EXIT_USER_ERROR
     return code
 
@@ -220,7 +222,7 @@ class _StatusHandler(logging.Handler):
         label = "retrying" if record.name == RETRY_LOGGER else record.levelname.lower()
         text = _shown(record.getMessage())
         # soft_wrap: one line, however narrow the terminal (it wraps it, not Rich).
-        Console(stderr=True, highlight=False).print(f"[yellow]{label}:[/] {text}", soft_wrap=True)
+        _stderr().print(f"[yellow]{label}:[/] {text}", soft_wrap=True)
 
 
 RETRY_LOGGER = "sdtt.retries"
@@ -257,7 +259,7 @@ def _status_lines(*, verbose: bool) -> Iterator[None]:
 
 def _interrupted() -> int:
     # Every writer flushes each record as it goes, so there is nothing left to save.
-    Console(stderr=True, highlight=False).print("interrupted; everything written so far is kept")
+    _stderr().print("interrupted; everything written so far is kept")
     return EXIT_INTERRUPTED
 
 
@@ -270,7 +272,15 @@ def _print_warning(
     line: str | None = None,
 ) -> None:
     # Warnings meant for the user read like errors do: one paragraph, no source line.
-    Console(stderr=True, highlight=False).print(f"[bold yellow]warning:[/] {_shown(str(message))}")
+    _stderr().print(f"[bold yellow]warning:[/] {_shown(str(message))}")
+
+
+def _stderr() -> Console:
+    # The commands' console (never wraps a line: a command in an error pastes whole),
+    # imported when something is printed: sdtt --help loads no command module.
+    from sdtt.commands.console import CliConsole
+
+    return CliConsole(stderr=True, highlight=False)
 
 
 def _shown(text: str) -> str:

@@ -334,3 +334,54 @@ def _reason(error: OSError) -> str:
         if isinstance(error, kind):
             return reason
     return error.strerror or type(error).__name__
+
+
+def what_file_is(text: str) -> str | None:
+    """What a file that sdtt could not read as expected holds, and which command takes
+    it, when its content shows it is another of sdtt's or a survey tool's files.
+
+    Called with the file's text when it fails to parse, so the error can say "this is
+    a study's answer key" rather than only "not valid JSON".
+    """
+    head = text.lstrip("\ufeff").lstrip()
+    first = head.split("\n", 1)[0].strip()
+    columns = {cell.strip().strip('"').lower() for cell in re.split(r"[,;\t]", first)}
+    try:
+        data = loads_json(head) if head.startswith(("{", "[")) else None
+    except json.JSONDecodeError:
+        data = None
+    keys = set(data) if isinstance(data, dict) else set()
+    if {"questionnaire_id", "questionnaire_sha256", "items"} <= keys:
+        return (
+            "This is a study's answer key (keep it secret): sdtt score reads the judgement "
+            "files scored with it, e.g. sdtt score STUDY/judgements.jsonl."
+        )
+    if {"id", "items", "demographics"} <= keys:
+        return (
+            "This is a study's questionnaire.json: give the study folder to sdtt judge or "
+            "sdtt questionnaire export, and judgement files (STUDY/judgements.jsonl) to "
+            "sdtt score."
+        )
+    if "pages" in keys and {"title", "completedHtml", "showQuestionNumbers"} & keys:
+        return (
+            "This is a SurveyJS survey (what judges get), not its results: import the "
+            "results with sdtt responses import --study STUDY --format surveyjs RESULTS.json."
+        )
+    if isinstance(data, list) and data and all(isinstance(item, dict) for item in data):
+        return (
+            "This looks like SurveyJS results: import them with sdtt responses import "
+            "--study STUDY --format surveyjs FILE."
+        )
+    tools = [
+        ({"startdate", "enddate", "responseid"}, "a Qualtrics CSV export", "qualtrics"),
+        ({"role", "trial_type"}, "a jsPsych data file", "jspsych"),
+        ({"id", "submitdate", "lastpage"}, "a LimeSurvey responses file", "limesurvey"),
+        ({"judge_id", "question", "answer"}, "a long CSV of answers", "csv"),
+    ]
+    for needed, name, tool in tools:
+        if needed <= columns:
+            return (
+                f"This is {name}: import it with sdtt responses import --study STUDY "
+                f"--format {tool} FILE."
+            )
+    return None

@@ -44,3 +44,30 @@ def test_both_readme_commands_install_with_the_constraints() -> None:
     for marker in ("demo-command", "test-command"):
         block = readme.split(f"<!-- {marker} -->")[1].split(f"<!-- /{marker} -->")[0]
         assert "pip install -c constraints.txt" in block, marker
+
+
+def _extras_installed(command: str) -> set[str]:
+    """The requirement names ``pip install -e '.[a,b]'`` in ``command`` installs."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = project["optional-dependencies"]
+    match = re.search(r"-e '\.\[([a-z,]+)\]'", command)
+    assert match, command
+    wanted, names = list(match.group(1).split(",")), set()
+    while wanted:
+        for requirement in extras[wanted.pop()]:
+            nested = re.fullmatch(r"sdtt\[([a-z,]+)\].*", requirement.split()[0].strip('"'))
+            if nested:
+                wanted += nested.group(1).split(",")
+            else:
+                names.add(_name(requirement))
+    return names
+
+
+def test_the_readme_set_up_installs_what_sdtt_serve_needs() -> None:
+    # 'sdtt serve examples/serve-study.toml' right after the README's set-up must start.
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    demo = readme.split("<!-- demo-command -->")[1].split("<!-- /demo-command -->")[0]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    serve = {_name(r) for r in project["optional-dependencies"]["serve"]}
+    missing = sorted(serve - _extras_installed(demo))
+    assert not missing, f"the README's set-up does not install {missing}"

@@ -54,15 +54,23 @@ class DeferredParser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._deferred: list[Callable[[argparse.ArgumentParser], None]] = []
+        self._examples_added = False
 
     def defer(self, add: Callable[[argparse.ArgumentParser], None]) -> None:
         """Run ``add(self)`` when this parser is first used."""
         self._deferred.append(add)
 
     def complete(self) -> None:
-        """Add every deferred argument now."""
+        """Add every deferred argument now, and the help's Examples section."""
         while self._deferred:
             self._deferred.pop(0)(self)
+        if not self._examples_added:
+            from sdtt.commands.examples import HelpFormatter, examples_epilog
+
+            self._examples_added = True
+            self.epilog = examples_epilog(self.prog, self.epilog)
+            if self.formatter_class is argparse.HelpFormatter:
+                self.formatter_class = HelpFormatter
 
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sdtt.commands.align_parser import RATINGS_FILE
+from sdtt.commands.console import CliConsole
 from sdtt.errors import InputError
 
 if TYPE_CHECKING:
@@ -27,9 +28,8 @@ EXIT_NOTHING_USABLE = 1
 
 
 def _console() -> Console:
-    from rich.console import Console
 
-    return Console(highlight=False)
+    return CliConsole(highlight=False)
 
 
 def run_build(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ import trio
 from rich.console import Console
 
 from sdtt.commands.common import check_base_url
+from sdtt.commands.console import CliConsole
 from sdtt.commands.single_common import check_out, save_responses
 from sdtt.commands.single_common import run_items as _run_items
 from sdtt.commands.single_common import run_llm_judge as _run_llm_judge
@@ -23,7 +24,7 @@ from sdtt.single.response_catch import catch_items
 
 def run_generate(args: argparse.Namespace, console: Console | None = None) -> int:
     """Caption every image of ``--images`` with ``--model`` and write the records."""
-    console = console or Console(highlight=False)
+    console = console or CliConsole(highlight=False)
     require_image_input(args.model)
     check_base_url(args.base_url, [args.model])
     check_out(args.out, args.force)
@@ -42,7 +43,7 @@ def run_generate(args: argparse.Namespace, console: Console | None = None) -> in
 
 def run_import(args: argparse.Namespace, console: Console | None = None) -> int:
     """Import human captions from a CSV file."""
-    console = console or Console(highlight=False)
+    console = console or CliConsole(highlight=False)
     check_out(args.out, args.force)
     names = [image.name for image in load_images(args.images)] if args.images else None
     records = read_human_captions(args.file, names)
@@ -52,7 +53,7 @@ def run_import(args: argparse.Namespace, console: Console | None = None) -> int:
 
 def run_catch(args: argparse.Namespace, console: Console | None = None) -> int:
     """Write catch items: one word repeated four times as an image's caption."""
-    console = console or Console(highlight=False)
+    console = console or CliConsole(highlight=False)
     check_out(args.out, args.force)
     names = [image.name for image in load_images(args.images)]
     records = catch_items("caption", names, args.count, seed=args.seed)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from rich.console import Console
-
 from sdtt.commands.common import check_base_url
+from sdtt.commands.console import CliConsole
 from sdtt.errors import SdttError
 from sdtt.files import output_folder
 from sdtt.redact import shown
@@ -47,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(app.error, SdttError):
             raise app.error
         raise app.error
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     if outcome is None:
         return 0
     done = "finished" if outcome.finished else "ended"

@@ -141,3 +141,38 @@ def add_batch_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGrou
         "a job that expired or was cancelled) is sent in, before it is recorded as a "
         f"model error (default {DEFAULT_BATCH_RETRIES})",
     )
+
+
+MODEL_ARGUMENTS = ("model", "interrogator")
+"""Attributes of parsed arguments that hold model names (a name or a list of names)."""
+PERSONA_ARGUMENTS = ("persona",)
+"""Attributes of parsed arguments that hold persona names or files."""
+
+
+def check_names(args: argparse.Namespace) -> None:
+    """Check every model and persona a command was given before it does any work.
+
+    A mistyped model name was caught 17 s into ``sdtt simulate`` and a mistyped persona
+    4 s in, after the models and corpus had loaded: here they are one error line at once.
+    """
+    for name in _given(args, MODEL_ARGUMENTS):
+        from sdtt.models.registry import check_model
+
+        check_model(name)
+    personas = _given(args, PERSONA_ARGUMENTS)
+    if personas and getattr(args, "command", None) != "persona":
+        from sdtt.personas.store import locate_persona
+
+        for persona in personas:
+            locate_persona(persona)
+
+
+def _given(args: argparse.Namespace, names: Iterable[str]) -> list[str]:
+    found: list[str] = []
+    for name in names:
+        value = getattr(args, name, None)
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, list):
+            found += [item for item in value if isinstance(item, str)]
+    return found

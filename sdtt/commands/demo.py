@@ -15,10 +15,10 @@ from __future__ import annotations
 import argparse
 
 import trio
-from rich.console import Console
 from rich.panel import Panel
 
 from sdtt.commands.common import check_base_url
+from sdtt.commands.console import CliConsole
 from sdtt.commands.demo_beliefs import stage_belief_traces
 from sdtt.commands.demo_stages import (
     DEMO_HISTORY_TURNS,
@@ -51,7 +51,7 @@ def run_final_stages(demo: DemoRun) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the demo from parsed arguments."""
     check_base_url(args.base_url, [args.model])
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     persona = find_persona(args.persona)
     output_folder(args.out)
     demo = DemoRun(

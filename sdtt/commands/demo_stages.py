@@ -28,7 +28,7 @@ from sdtt.engine.opening import Options, open_bot, open_model
 from sdtt.engine.simulate import DEMO_SCRIPT, DEMO_TOPIC, run_simulated_chat
 from sdtt.generate.chain import ChainSettings, resolve_style, usage_of
 from sdtt.generate.chainfile import read_chain
-from sdtt.generate.runner import generate_pseudo_dialogue
+from sdtt.generate.runner import ChainProgress, generate_pseudo_dialogue
 from sdtt.judges.llm import run_llm_judge
 from sdtt.models.base import ModelOutput, Usage
 from sdtt.models.model import get_model
@@ -150,6 +150,26 @@ async def stage_burst_reply(demo: DemoRun) -> None:
     demo.files.append(path)
 
 
+class TurnLines:
+    """Progress of a pseudo-dialogue as one line per turn written (a local model on a
+    slow CPU takes minutes for stage 2: the screen must show that it is moving)."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.shown = -1
+
+    def chain_update(self, progress: ChainProgress) -> None:
+        """Say how many turns are written, each time that changes."""
+        if progress.turns_done == self.shown or progress.status == "waiting":
+            return
+        self.shown = progress.turns_done
+        self.console.print(
+            f"[dim]pseudo-dialogue: {progress.turns_done} of {progress.turns_total} turns "
+            f"written ({progress.calls} model call(s), {progress.usage.output_tokens} "
+            "output tokens)[/]"
+        )
+
+
 async def stage_pseudo_dialogue(demo: DemoRun) -> None:
     """Stage 2: the model writes a short pseudo-dialogue itself (Algorithm 1), which the
     live chat then continues from."""
@@ -176,6 +196,7 @@ async def stage_pseudo_dialogue(demo: DemoRun) -> None:
                 seed=demo.seed,
                 out=demo.out / f"{demo.stem}-pseudo",
                 settings=settings,
+                display=TurnLines(console),
             )
     chain = read_chain(path)
     demo.pseudo_path = path

@@ -8,10 +8,9 @@ import argparse
 import math
 from pathlib import Path
 
-from rich.console import Console
-
 from sdtt.analysis.detection import judge_item_scores, score_table
 from sdtt.analysis.table import judgement_table
+from sdtt.commands.console import CliConsole
 from sdtt.commands.detectors_parser import EXPORT_FOLDER
 from sdtt.commands.scoring import print_escaped_table, read_judgements
 from sdtt.errors import InputError
@@ -38,7 +37,7 @@ def run_export(args: argparse.Namespace) -> int:
     """``sdtt detectors export``."""
     items = _items(args.study)
     out = output_folder(args.out or args.study / EXPORT_FOLDER)
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     for fmt in args.format or detectors.FORMATS:
         pairs, key = detectors.write_export(items, fmt, out)
         console.print(f"{len(items)} pairs for detectors: {shown(str(pairs))}")
@@ -85,7 +84,7 @@ def run_score(args: argparse.Namespace) -> int:
         "accuracy",
     ]
     print_escaped_table(
-        Console(highlight=False),
+        CliConsole(highlight=False),
         f"PAN measures on the study's {len(items)} test pairs",
         header,
         rows,
@@ -96,7 +95,7 @@ def run_score(args: argparse.Namespace) -> int:
         "higher-is-better.",
     )
     if differ:
-        Console(highlight=False).print(
+        CliConsole(highlight=False).print(
             "C@1 as PAN's evaluator code computes it (it counts a 0.5 on a pair whose "
             "chat 1 is the person as correct), to compare with PAN's leaderboard: "
             + shown("; ".join(differ))

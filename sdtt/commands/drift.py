@@ -11,10 +11,10 @@ import argparse
 import json
 
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
 from sdtt.analysis.drift import DriftReport, DriftRow, baseline_stats, drift_report
+from sdtt.commands.console import CliConsole
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.parse import scan_lines
 from sdtt.dialogue.render import fold_text
@@ -149,7 +149,7 @@ def _row_json(row: DriftRow | None, stats: StyleStats, label: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Print the drift table (or JSON lines) for the chain files."""
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     if args.window < 1:
         raise InputError(f"must be at least 1, not {args.window}.", field="--window")
     chains = [read_chain(path) for path in args.files]

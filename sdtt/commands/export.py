@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rich.console import Console
-
+from sdtt.commands.console import CliConsole
 from sdtt.redact import shown
 from sdtt.results import load, write_parquet
 
@@ -22,7 +21,7 @@ def _study_folder(path: Path) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     """Write the study's tables as Parquet files and say what each holds."""
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     folder = _study_folder(args.study)
     tables = load(folder)
     out = args.out or folder.with_name(folder.name + "-parquet")

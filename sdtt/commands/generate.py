@@ -21,6 +21,7 @@ from sdtt.commands.common import (
     check_base_url,
     setting_default,
 )
+from sdtt.commands.console import CliConsole
 from sdtt.commands.generate_display import RichProgress, summary_table
 from sdtt.commands.generate_parser import DEFAULT_OUT
 from sdtt.errors import ConfigError, InputError
@@ -83,7 +84,7 @@ def _interrupted(group: BaseExceptionGroup[BaseException]) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     """Run the chains, show progress, print a summary; exit 1 if a chain failed."""
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     specs, out = chain_specs(args)
     if args.concurrency is not None and args.concurrency < 1:
         raise ConfigError(f"--concurrency must be at least 1, not {args.concurrency}.")
@@ -159,11 +160,11 @@ def run(args: argparse.Namespace) -> int:
         server = f"--base-url {shlex.quote(redact_url(args.base_url))} " if args.base_url else ""
         console.print(
             "Next, the live turns on top of a pseudo-dialogue, e.g.:\n"
-            f"  sdtt simulate --persona {shown(first.spec.persona)} "
-            f"--model {shown(first.spec.model)} {shown(server + key)}--mode {first.spec.mode} "
-            f"--pseudo {shown(str(first.path))} --turns 10 "
-            f"--topic {shown(shlex.quote(live_topic(first.spec.seed)))}\n"
-            f"and the style drift: sdtt drift {shown(str(first.path))}"
+            f"  sdtt simulate --persona {shown(shlex.quote(first.spec.persona))} "
+            f"--model {shown(shlex.quote(first.spec.model))} {shown(server + key)}"
+            f"--mode {first.spec.mode} --pseudo {shown(shlex.quote(str(first.path)))} "
+            f"--turns 10 --topic {shown(shlex.quote(live_topic(first.spec.seed)))}\n"
+            f"and the style drift: sdtt drift {shown(shlex.quote(str(first.path)))}"
         )
     return 1 if report.failed else 0
 

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from sdtt.beliefs.traces import BeliefTrace
+from sdtt.commands.console import CliConsole
 from sdtt.commands.single_common import check_out, rate_text, save_json_lines, save_responses
 from sdtt.dialogue.record_files import write_records
 from sdtt.dialogue.store import write_transcripts
@@ -32,7 +33,7 @@ from sdtt.single.theirdata.verdicts import read_verdicts
 
 
 def _console(console: Console | None) -> Console:
-    return console or Console(highlight=False)
+    return console or CliConsole(highlight=False)
 
 
 def run_responses(args: argparse.Namespace, console: Console | None = None) -> int:

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import trio
-from rich.console import Console
 from rich.table import Table
 
 from sdtt.commands.batch_settings import batch_settings
 from sdtt.commands.common import check_base_url
+from sdtt.commands.console import CliConsole
 from sdtt.commands.failures_last import FailuresLast
 from sdtt.commands.judge_parser import DEFAULT_OUT
 from sdtt.commands.judge_reveal import run_reveal
@@ -98,7 +99,7 @@ def run_classifier(args: argparse.Namespace) -> int:
     columns = ("features", "examples", "groups", "folds", "accuracy", "detectability", "bot")
     for name in (*columns, "human"):
         table.add_column(name, justify="left" if name == "features" else "right")
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     for features in [f.strip() for f in args.features.split(",") if f.strip()]:
         with console.status(f"cross-validating {shown(features)}..."):
             result = cross_validate(examples, features, level=args.level, folds=args.folds)
@@ -170,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
     check_base_url(args.base_url, [args.model])
     if args.reveal:
         return run_reveal(args)
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     out: Path = output_file(args.out or args.study / DEFAULT_OUT)
     batch = batch_settings(args, out, console)
     key = load_key(args.study, load_questionnaire(args.study))  # a bad study fails first
@@ -207,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
         if failed is not None:
             if not existed:
                 out.unlink(missing_ok=True)
-            Console(stderr=True, highlight=False).print(
+            CliConsole(stderr=True, highlight=False).print(
                 f"[bold red]error:[/] every judge call failed, so nothing was written to "
                 f"{shown(str(out))}. The calls failed with: {shown(failed)}"
             )
@@ -227,5 +228,5 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"  [yellow]excluded:[/] {len(excluded)} (non-compliant, errors or ties)")
     if batch is not None:
         console.print(f"  {stats_text(batch.stats)}")
-    console.print(f"Score them with: sdtt score {shown(str(out))}")
+    console.print(f"Score them with: sdtt score {shown(shlex.quote(str(out)))}")
     return 0

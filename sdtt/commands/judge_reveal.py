@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from pathlib import Path
 
 import trio
-from rich.console import Console
 
 from sdtt.beliefs.traces import BeliefTrace, read_traces
 from sdtt.commands.batch_settings import batch_settings
+from sdtt.commands.console import CliConsole
 from sdtt.commands.failures_last import FailuresLast
 from sdtt.commands.judge_parser import DEFAULT_TRACES
 from sdtt.dialogue.jsonl import JsonlWriter
@@ -37,7 +38,7 @@ def run_reveal(args: argparse.Namespace) -> int:
             field="--logprobs",
             hint="Leave out --logprobs to record stated beliefs only.",
         )
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     questionnaire = load_questionnaire(args.study)
     key = load_key(args.study, questionnaire)
     out: Path = output_file(args.out or args.study / DEFAULT_TRACES)
@@ -73,7 +74,7 @@ def run_reveal(args: argparse.Namespace) -> int:
             said = (answers.errors[0].exclusion_reason or "").removeprefix("model_error: ")
             if not existed:
                 out.unlink(missing_ok=True)
-            Console(stderr=True, highlight=False).print(
+            CliConsole(stderr=True, highlight=False).print(
                 f"[bold red]error:[/] every judge call failed, so nothing was written to "
                 f"{shown(str(out))}. The calls failed with: {shown(said)}"
             )
@@ -87,5 +88,5 @@ def run_reveal(args: argparse.Namespace) -> int:
         console.print(f"  [yellow]missing:[/] {missing} belief(s) unreadable or not given")
     if batch is not None:
         console.print(f"  {stats_text(batch.stats)}")
-    console.print(f"Score them with: sdtt score {shown(str(out))}")
+    console.print(f"Score them with: sdtt score {shown(shlex.quote(str(out)))}")
     return 0

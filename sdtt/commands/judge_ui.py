@@ -6,8 +6,7 @@ import argparse
 import uuid
 from pathlib import Path
 
-from rich.console import Console
-
+from sdtt.commands.console import CliConsole
 from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import InputError
 from sdtt.files import output_file
@@ -32,9 +31,9 @@ def run(args: argparse.Namespace) -> int:
                 f"--form {number}: the study has forms 1 to {len(forms)}.", field="--form"
             )
         questionnaire = questionnaire.form_questionnaire(forms[number - 1])
-        Console(highlight=False).print(f"Judge {shown(judge_id)} gets form {number}.")
+        CliConsole(highlight=False).print(f"Judge {shown(judge_id)} gets form {number}.")
     result = JudgeApp(questionnaire, key, judge_id=judge_id, out=out).run()
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     if result is None:
         console.print(
             f"Judge {shown(judge_id)} stopped before the end; the answers given so far are in "

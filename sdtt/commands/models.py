@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from sdtt.commands.common import where_keys_go
+from sdtt.commands.console import CliConsole
 from sdtt.models.registry import PROVIDERS, ProviderStatus, all_provider_status
 from sdtt.redact import shown
 
@@ -36,7 +37,7 @@ def status_table(statuses: Sequence[ProviderStatus]) -> Table:
 
 def run(args: argparse.Namespace, console: Console | None = None) -> int:
     """Print the provider table; always exits 0 (an unusable provider is not an error)."""
-    console = console or Console()
+    console = console or CliConsole()
     console.print(status_table(all_provider_status()))
     console.print(
         f"[dim]Name a model as provider/model, e.g. --model {PROVIDERS['mock'].example}. "

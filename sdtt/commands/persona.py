@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from pathlib import Path
 
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
+from sdtt.commands.console import CliConsole
 from sdtt.display import facts_table, print_conversation
 from sdtt.errors import InputError
 from sdtt.files import output_folder
@@ -29,7 +30,7 @@ from sdtt.redact import shown
 
 def run_list(args: argparse.Namespace) -> int:
     """Print the table of personas."""
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     entries = list_personas()
     folders = dict(persona_dirs())
     if not entries:
@@ -134,7 +135,7 @@ def stats_table(persona: Persona) -> Table:
 
 def run_show(args: argparse.Namespace) -> int:
     """Print one persona's details and statistics."""
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     path = locate_persona(args.persona)
     persona = load_persona(path)
     info = persona.info
@@ -191,7 +192,7 @@ def run_hold_out(args: argparse.Namespace) -> int:
         )
     path.parent.mkdir(parents=True, exist_ok=True)
     save_persona(persona, path)
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     held = persona.held_out_conversations
     turns = sum(len(conversation.turns) for conversation in held)
     console.print(
@@ -225,7 +226,7 @@ def run_import(args: argparse.Namespace) -> int:
     """Build personas with the chosen importer and write one file each."""
     from sdtt.commands.persona_import import build_personas
 
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     out: Path = output_folder(args.out)
     with console.status(f"building personas from {args.format}..."):
         personas = build_personas(args)
@@ -260,5 +261,12 @@ def run_import(args: argparse.Namespace) -> int:
             shown(str(path)),
         )
     console.print(table)
-    console.print(f"See one with 'sdtt persona show {shown(personas[0].name)}'.")
+    # The hint must work as printed: by name when that finds this file (./personas/),
+    # else by its path.
+    try:
+        found_by_name = locate_persona(personas[0].name).resolve() == targets[0].resolve()
+    except InputError:
+        found_by_name = False
+    target = personas[0].name if found_by_name else shlex.quote(str(targets[0]))
+    console.print(f"See one with: sdtt persona show {shown(target)}")
     return 0

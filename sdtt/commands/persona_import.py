@@ -14,6 +14,7 @@ from typing import Any
 
 from rich.console import Console
 
+from sdtt.commands.console import CliConsole
 from sdtt.personas.importers import CORPUS_FORMATS, Importer, chitchat, get_importer
 from sdtt.personas.importers.base import FileImporter
 from sdtt.personas.importers.build import MEDIA_TEXT
@@ -212,15 +213,19 @@ def build_personas(args: argparse.Namespace) -> list[Persona]:
     A chat export's report goes to stderr, followed by the scrub report file if asked.
     """
     if args.format in CORPUS_FORMATS:
+        console = CliConsole(highlight=False)
+        console.print("[dim]chitchat corpus: loading...[/]")
         corpus = chitchat.load_corpus()  # through the module: tests put a small corpus there
-        Console(highlight=False).print(
-            f"[dim]chitchat corpus: {shown(corpus.report.describe())}[/]"
-        )
-        return import_chitchat(chitchat_options(args), corpus=corpus).personas
+        console.print(f"[dim]chitchat corpus: {shown(corpus.report.describe())}[/]")
+
+        def progress(done: int, total: int, sender: str) -> None:
+            console.print(f"[dim]persona {done + 1} of {total}: sender {shown(sender)}[/]")
+
+        return import_chitchat(chitchat_options(args), corpus=corpus, progress=progress).personas
     importer = get_importer(args.format)
     assert isinstance(importer, FileImporter)
     result = importer.run(Path(args.file), options_from_args(args))
-    print_import_report(result.report, Console(stderr=True, highlight=False))
+    print_import_report(result.report, CliConsole(stderr=True, highlight=False))
     if args.scrub_report is not None:
         write_scrub_report(result, Path(args.scrub_report))
     return [result.persona]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from rich.console import Console
 from rich.table import Table
 
+from sdtt.commands.console import CliConsole
 from sdtt.errors import InputError
 
 
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
             if enough and (smallest is None or n_pairs * n_judges < smallest[0]):
                 smallest = (n_pairs * n_judges, n_pairs, n_judges)
         grid.add_row(str(n_pairs), *cells)
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     console.print(grid)
     if smallest is None:
         console.print(f"No design in the grid reaches power {args.power:g}; try larger ones.")
@@ -132,7 +132,7 @@ def _sequential(args: argparse.Namespace, pc: float) -> int:
     grid.add_row("worst case simulated", str(plan.worst))
     grid.add_row(f"share concluding: {claim}", f"{plan.reached:.1%}")
     grid.add_row("share concluding the other way", f"{plan.wrong:.1%}")
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     console.print(grid)
     fixed = None
     # Exact power is not monotone in n, so the smallest n is found by trying each in

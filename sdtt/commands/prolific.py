@@ -6,9 +6,9 @@ import argparse
 from collections import Counter
 from decimal import Decimal
 
-from rich.console import Console
 from rich.markup import escape
 
+from sdtt.commands.console import CliConsole
 from sdtt.errors import BadRequestError, ConfigError
 from sdtt.redact import shown
 from sdtt.serve.prolific import (
@@ -47,7 +47,7 @@ def run_create(args: argparse.Namespace) -> int:
     created = client.create_study(body)
     record.study_id = created["id"]
     record.save()
-    console = Console(highlight=False, soft_wrap=True)
+    console = CliConsole(highlight=False, soft_wrap=True)
     console.print(
         f"Created draft study {escape(created['id'])} on Prolific "
         f"({escape(str(created.get('status', 'UNPUBLISHED')))}): "
@@ -89,7 +89,7 @@ def run_publish(args: argparse.Namespace) -> int:
         published = client.study(study_id)
         if published.get("status") == "UNPUBLISHED":
             raise
-    Console(highlight=False, soft_wrap=True).print(
+    CliConsole(highlight=False, soft_wrap=True).print(
         f"Published Prolific study {escape(study_id)}: now "
         f"{escape(str(published.get('status', '?')))}"
     )
@@ -105,7 +105,7 @@ def run_status(args: argparse.Namespace) -> int:
     client = _client(study)
     info = client.study(study_id)
     counts = Counter(str(s.get("status")) for s in client.submissions(study_id))
-    console = Console(highlight=False, soft_wrap=True)
+    console = CliConsole(highlight=False, soft_wrap=True)
     console.print(
         f"Prolific study {escape(study_id)}: {escape(str(info.get('status')))}, "
         f"{info.get('places_taken', 0)} of {info.get('total_available_places', '?')} places taken"
@@ -139,7 +139,7 @@ def run_bonus(args: argparse.Namespace) -> int:
     study = read_study(args.spec)
     record = Record.of(study)
     record.require_study()
-    console = Console(highlight=False, soft_wrap=True)
+    console = CliConsole(highlight=False, soft_wrap=True)
     if args.not_paid:
         entry = release_bonus(record, args.not_paid)
         console.print(f"Bulk bonus {escape(entry['id'])} is set up again (not paid).")
@@ -180,7 +180,7 @@ def run_review(args: argparse.Namespace) -> int:
     study_id = Record.of(study).require_study()
     client = _client(study)
     verdicts = review(study, client.submissions(study_id))
-    console = Console(highlight=False, soft_wrap=True)
+    console = CliConsole(highlight=False, soft_wrap=True)
     agree = [v for v in verdicts if v.approve]
     for verdict in agree:
         if args.approve:
@@ -215,12 +215,12 @@ def run_places(args: argparse.Namespace) -> int:
             f"{args.places}. Nothing changed."
         )
     if args.places == info.get("total_available_places"):
-        Console(highlight=False).print(
+        CliConsole(highlight=False).print(
             f"Prolific study {escape(study_id)} has {args.places} places already."
         )
         return 0
     changed = client.set_places(study_id, args.places)
-    console = Console(highlight=False, soft_wrap=True)
+    console = CliConsole(highlight=False, soft_wrap=True)
     console.print(
         f"Prolific study {escape(study_id)}: {changed.get('total_available_places')} places "
         f"({taken} taken)"

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from contextlib import suppress
 from pathlib import Path
 
-from rich.console import Console
-
+from sdtt.commands.console import CliConsole
 from sdtt.errors import InputError
 from sdtt.files import output_folder
 from sdtt.lock import output_lock
@@ -77,7 +77,7 @@ def spec_from_args(args: argparse.Namespace) -> tuple[StudySpec, Path | None]:
 
 def run_build(args: argparse.Namespace) -> int:
     """Build a study folder."""
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     spec, base = spec_from_args(args)
     check_replaceable(args.out, force=args.force)
     created = not Path(args.out).exists()
@@ -131,7 +131,7 @@ def run_build(args: argparse.Namespace) -> int:
         console.print(f"[yellow]warning:[/] {shown(warning)}")
     console.print(f"wrote {shown(str(files[0]))}  (for judges)")
     console.print(f"wrote {shown(str(files[1]))}  [bold red](secret: never upload it)[/]")
-    console.print(f"next: sdtt questionnaire export {shown(str(args.out))}")
+    console.print(f"next: sdtt questionnaire export {shown(shlex.quote(str(args.out)))}")
     return 0
 
 
@@ -147,7 +147,7 @@ def _shown(item: KeyItem) -> tuple[str, str]:
 
 def run_export(args: argparse.Namespace) -> int:
     """Export a study's questionnaire."""
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     questionnaire = load_questionnaire(args.study)
     every = reveal_tools() if args.reveal else list(TOOLS)
     formats = every if not args.formats or "all" in args.formats else args.formats
@@ -207,8 +207,8 @@ def single_file_repeats(questionnaire: Questionnaire, key: AnswerKey, filename: 
 def run_check(args: argparse.Namespace) -> int:
     """Check survey files' structure: exit 1 when one has problems, 2 when one cannot be
     read or checked at all."""
-    console = Console(highlight=False)
-    errors = Console(stderr=True, highlight=False)
+    console = CliConsole(highlight=False)
+    errors = CliConsole(stderr=True, highlight=False)
     failed = unreadable = 0
     for path in args.files:
         try:

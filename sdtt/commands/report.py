@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from rich.console import Console
-
 from sdtt.analysis.beliefs import add_to_report
 from sdtt.analysis.report import Section, build_report, write_report
 from sdtt.analysis.table import judgement_table
 from sdtt.analysis.tells import condition_warnings, study_tells
+from sdtt.commands.console import CliConsole
 from sdtt.commands.scoring import check_margin, read_judgements, trace_inputs
 from sdtt.files import output_folder
 from sdtt.questionnaires.judgements import Judgement
@@ -20,7 +19,7 @@ from sdtt.redact import shown
 def run(args: argparse.Namespace) -> int:
     """Write a report from parsed arguments."""
     check_margin(args.margin)
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     output_folder(args.out)
     traces = trace_inputs(args.judgements)
     # A market gives prices, no verdicts: its export's judgement file is empty.
@@ -33,6 +32,8 @@ def run(args: argparse.Namespace) -> int:
         key = load_key(args.study, questionnaire)
         tells = study_tells(questionnaire, key)
     with console.status("computing and drawing..."):
+        # One line per step, so a report of many judgements shows where it is.
+        console.print(f"[dim]report: pass rates, intervals and figures ({len(frame)} rows)[/]")
         report = build_report(
             frame,
             args.out,
@@ -43,10 +44,13 @@ def run(args: argparse.Namespace) -> int:
             pool=args.pool,
             key=key,
         )
+        if traces:
+            console.print(f"[dim]report: belief traces of {len(traces)} file(s)[/]")
         add_to_report(report, traces, args.out)
         agreement = verdict_section(judgements, reps=args.bootstrap)
         if agreement is not None:
             report.sections.append(agreement)
+        console.print("[dim]report: writing report.html and report.md[/]")
         files = write_report(report, args.out)
     for warning in condition_warnings(tells or {}):
         console.print(f"[yellow]warning:[/] {shown(warning)}")

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 
 from rich.console import Console
 
 from sdtt.beliefs.reveal_import import import_reveal
 from sdtt.beliefs.traces import append_traces, read_traces, write_traces
+from sdtt.commands.console import CliConsole
 from sdtt.errors import InputError
 from sdtt.files import output_file
 from sdtt.lock import output_lock
@@ -30,7 +32,7 @@ from sdtt.redact import shown
 
 def run_import(args: argparse.Namespace) -> int:
     """Import answer files."""
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     output_file(args.out)
     questionnaire = load_questionnaire(args.study)
     key = load_key(args.study, questionnaire)
@@ -96,5 +98,5 @@ def _import_reveal(
         f"[bold]{judges} judge(s)[/], {count} belief trace(s) written to "
         f"{shown(str(args.out))}; {excluded} excluded."
     )
-    console.print(f"Score them with: sdtt score {shown(str(args.out))}")
+    console.print(f"Score them with: sdtt score {shown(shlex.quote(str(args.out)))}")
     return 0

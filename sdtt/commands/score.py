@@ -14,6 +14,7 @@ from sdtt.analysis.metrics import BREAKDOWNS, condition_tables, expand_by, summa
 from sdtt.analysis.table import judgement_table
 from sdtt.analysis.within import breakdown_tables
 from sdtt.beliefs.traces import BeliefTrace
+from sdtt.commands.console import CliConsole
 from sdtt.commands.scoring import (
     check_margin,
     print_escaped_table,
@@ -38,7 +39,7 @@ def _write_tidy(args: argparse.Namespace, frame: pd.DataFrame, columns: list[str
     else:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(args.out, text)
-        Console(stderr=True, highlight=False).print(
+        CliConsole(stderr=True, highlight=False).print(
             f"wrote {len(rows)} rows to {shown(str(args.out))}"
         )
     return 0
@@ -47,7 +48,7 @@ def _write_tidy(args: argparse.Namespace, frame: pd.DataFrame, columns: list[str
 def run(args: argparse.Namespace) -> int:
     """Score judgement files from parsed arguments."""
     check_margin(args.margin)
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     traces = trace_inputs(args.judgements)
     judgements = read_judgements(args.judgements, allow_empty=bool(traces))
     if not judgements:

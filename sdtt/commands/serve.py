@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-
+from sdtt.commands.console import CliConsole
 from sdtt.commands.serve_parser import ADMIN_TOKEN_ENV
 from sdtt.errors import ConfigError, SdttError
 from sdtt.redact import shown
@@ -136,7 +136,7 @@ def _export(study: object, out: Path, *, scrub: bool = False) -> int:
         summary = export_study(study, store, out, scrub=scrub)
     finally:
         store.close()
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     console.print(
         f"Exported {summary.chats} chat(s), {summary.event_logs} event log(s), "
         f"{summary.judgements} judgement(s) and {summary.beliefs} belief reading(s) "
@@ -149,9 +149,9 @@ def _export(study: object, out: Path, *, scrub: bool = False) -> int:
         )
     if summary.points_path is not None:
         console.print(f"  points per participant (for bonuses): {shown(str(summary.points_path))}")
-    inputs = shown(str(summary.judgements_path))
+    inputs = shown(shlex.quote(str(summary.judgements_path)))
     if summary.traces:
-        inputs += " " + shown(str(out / "beliefs.jsonl"))
+        inputs += " " + shown(shlex.quote(str(out / "beliefs.jsonl")))
     console.print(f"  score them: sdtt score {inputs} --by turns")
     return 0
 
@@ -179,7 +179,7 @@ async def _serve(study: object, host: str, port: int) -> None:
     )
     server.check()
     config = hypercorn_config(host, port, study.spec.chat.speed, errorlog=error_log(study))
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     # What exists now (modules, the study's personas) lives as long as the server: it is
     # kept out of the collector's scans, which run on a timer (sdtt.serve.collector).
     with serving_collector():

@@ -15,6 +15,7 @@ import trio
 from rich.console import Console
 
 from sdtt.commands.common import check_base_url
+from sdtt.commands.console import CliConsole
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.pingpong import convert_to_pingpong, has_runs
@@ -258,7 +259,7 @@ def run(args: argparse.Namespace) -> int:
     interrogator_model = [] if args.script else [args.interrogator]
     check_base_url(args.base_url, [args.model, *interrogator_model])
     errors = ErrorCollector()
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     persona = find_persona(args.persona)
     pseudo, pseudo_turns, conversion = _pseudo_messages(
         args.pseudo, args.mode, console, drop_meaningless=args.drop_meaningless
@@ -365,7 +366,7 @@ def run(args: argparse.Namespace) -> int:
             "sent; the event log records each as an OutOfCharacterError."
         )
     if result.turns == 0:
-        Console(stderr=True, highlight=False).print(
+        CliConsole(stderr=True, highlight=False).print(
             f"[bold red]error:[/] {_nothing_answered(result, list(errors.messages), args)}"
         )
         return EXIT_NOTHING_USABLE

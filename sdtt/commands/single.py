@@ -13,6 +13,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sdtt.commands.console import CliConsole
 from sdtt.commands.single_parser import ANSWERS_FILE
 from sdtt.errors import ConfigError, InputError
 
@@ -34,9 +35,8 @@ CSV_HEADER = (
 
 
 def _console() -> Console:
-    from rich.console import Console
 
-    return Console(highlight=False)
+    return CliConsole(highlight=False)
 
 
 def _cuts(text: str) -> list[int]:

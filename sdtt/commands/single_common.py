@@ -8,6 +8,7 @@ import argparse
 import json
 import math
 import random
+import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
@@ -19,9 +20,11 @@ from rich.table import Table
 
 from sdtt.analysis.metrics import Confusion
 from sdtt.commands.common import check_base_url
+from sdtt.commands.console import CliConsole
 from sdtt.errors import ConfigError
 from sdtt.files import replacing
 from sdtt.models.model import get_model
+from sdtt.redact import shown
 from sdtt.single.captions import load_images
 from sdtt.single.items_html import response_html
 from sdtt.single.response import SingleResponse, read_responses, write_responses
@@ -67,7 +70,7 @@ def save_json_lines(out: Path, records: Iterable[Any]) -> int:
 
 def run_preview(args: argparse.Namespace, console: Console | None = None) -> int:
     """``preview``: an HTML page of the items as judges see them, in a shuffled order."""
-    console = console or Console(highlight=False)
+    console = console or CliConsole(highlight=False)
     check_out(args.out, args.force)
     images = {image.name: image for image in load_images(args.images)} if args.images else None
     records = [r for path in args.files for r in read_responses(path) if r.usable]
@@ -94,7 +97,7 @@ def run_items(args: argparse.Namespace, task: str, console: Console | None = Non
     from sdtt.single.items import write_items
     from sdtt.single.response_items import response_items, summary
 
-    console = console or Console(highlight=False)
+    console = console or CliConsole(highlight=False)
     check_out(args.out, args.force)
     folder = getattr(args, "images", None)
     images = {image.name: image for image in load_images(folder)} if folder else None
@@ -107,13 +110,13 @@ def run_items(args: argparse.Namespace, task: str, console: Console | None = Non
     if converted.excluded:
         reasons = ", ".join(f"{n} {why}" for why, n in sorted(converted.excluded.items()))
         console.print(f"Left out, disqualified by post-processing: {reasons}.")
-    console.print(f"Next: sdtt single build {args.out} --out STUDY")
+    console.print(f"Next: sdtt single build {shown(shlex.quote(str(args.out)))} --out STUDY")
     return 0
 
 
 def run_llm_judge(args: argparse.Namespace, task: str, console: Console | None = None) -> int:
     """``llm-judge``: the papers' zero-shot LLM judge on response files."""
-    console = console or Console(highlight=False)
+    console = console or CliConsole(highlight=False)
     check_base_url(args.base_url, [args.model])
     if args.out is not None:
         check_out(args.out, args.force)
@@ -151,7 +154,7 @@ def run_llm_judge(args: argparse.Namespace, task: str, console: Console | None =
 def run_svm(args: argparse.Namespace, task: str, console: Console | None = None) -> int:
     """``sdtt wordassoc svm`` / ``sdtt captions svm``: cross-validate the SVM judge on
     response files and print its confusion matrix and detectability."""
-    console = console or Console(highlight=False)
+    console = console or CliConsole(highlight=False)
     if args.out is not None:
         check_out(args.out, args.force)
     records = [r for path in args.files for r in read_responses(path) if r.task == task]

@@ -7,15 +7,17 @@ clock for simulated chats) and draws the progress and the tables.
 from __future__ import annotations
 
 import argparse
+import shlex
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import trio
-from rich.console import Console, Group
+from rich.console import Group
 from rich.live import Live
 from rich.table import Table
 
+from sdtt.commands.console import CliConsole
 from sdtt.commands.study_status import status_renderables
 from sdtt.engine.simulate import run_on_virtual_clock
 from sdtt.errors import InputError
@@ -79,7 +81,7 @@ class LiveProgress:
 
 def run_study(args: argparse.Namespace) -> int:
     """``sdtt study run``: exit 0 when finished, 3 when waiting for people or the budget."""
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     study = read_spec(args.spec)
     with Live(console=console, refresh_per_second=4) as live:
         display = LiveProgress(None if args.quiet else live)
@@ -119,7 +121,7 @@ def run_study(args: argparse.Namespace) -> int:
 
 def run_status(args: argparse.Namespace) -> int:
     """``sdtt study status``: the design grid and the later steps."""
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     study = read_spec(args.spec)
     status = study_status(study)
     for renderable in status_renderables(study.spec.study.name, status):
@@ -129,12 +131,13 @@ def run_status(args: argparse.Namespace) -> int:
 
 def run_bundle(args: argparse.Namespace) -> int:
     """``sdtt study bundle``."""
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     study = read_spec(args.spec)
     dest = args.out or study.out.with_name(study.out.name + "-bundle.tar.gz")
     written = write_bundle(study, dest, sign=args.sign, prereg=args.prereg)
     console.print(
-        f"wrote {shown(str(written))}; check it with: sdtt study verify {shown(str(written))}"
+        f"wrote {shown(str(written))}; check it with: "
+        f"sdtt study verify {shown(shlex.quote(str(written)))}"
     )
     if args.sign is not None:
         console.print(f"signed the manifest with {shown(str(args.sign))}")
@@ -143,7 +146,7 @@ def run_bundle(args: argparse.Namespace) -> int:
 
 def run_verify(args: argparse.Namespace) -> int:
     """``sdtt study verify``: exit 1 when anything differs."""
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     signer = _signer(args.signer) if args.signer else None
     result = verify_bundle(args.bundle, prereg=args.prereg, signer=signer)
     for problem in result.problems:
@@ -211,7 +214,7 @@ def _signer(text: str) -> str:
 
 def run_prereg(args: argparse.Namespace) -> int:
     """``sdtt study prereg``."""
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     study = read_spec(args.spec)
     out = args.out or study.out / "prereg.md"
     out.parent.mkdir(parents=True, exist_ok=True)

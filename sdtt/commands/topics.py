@@ -11,9 +11,9 @@ import re
 from pathlib import Path
 
 import trio
-from rich.console import Console
 
 from sdtt.commands.common import check_base_url
+from sdtt.commands.console import CliConsole
 from sdtt.display import terminal_text, usage_line
 from sdtt.errors import InputError
 from sdtt.files import output_file
@@ -31,7 +31,7 @@ def default_path(model: str, count: int) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     """Generate, print and save the topics."""
-    console = Console(highlight=False)
+    console = CliConsole(highlight=False)
     if args.count < 1:
         raise InputError(f"must be at least 1, not {args.count}.", field="-n")
     path: Path = output_file(args.out or default_path(args.model, args.count))

@@ -9,6 +9,7 @@ import trio
 from rich.console import Console
 
 from sdtt.commands.common import check_base_url
+from sdtt.commands.console import CliConsole
 from sdtt.commands.single_common import check_out, save_responses
 from sdtt.commands.single_common import run_items as _run_items
 from sdtt.commands.single_common import run_llm_judge as _run_llm_judge
@@ -23,7 +24,7 @@ from sdtt.single.wordassoc import machine_associations, read_human_associations
 
 def run_cues(args: argparse.Namespace, console: Console | None = None) -> int:
     """Print the bundled cues."""
-    console = console or Console(highlight=False)
+    console = console or CliConsole(highlight=False)
     for cue in CUES:
         console.print(cue)
     return 0
@@ -31,7 +32,7 @@ def run_cues(args: argparse.Namespace, console: Console | None = None) -> int:
 
 def run_generate(args: argparse.Namespace, console: Console | None = None) -> int:
     """Ask ``--model`` for an association to every cue and write the records."""
-    console = console or Console(highlight=False)
+    console = console or CliConsole(highlight=False)
     check_base_url(args.base_url, [args.model])
     check_out(args.out, args.force)
     cues = read_cues(args.cues) if args.cues else CUES
@@ -56,7 +57,7 @@ def run_generate(args: argparse.Namespace, console: Console | None = None) -> in
 
 def run_import(args: argparse.Namespace, console: Console | None = None) -> int:
     """Import human associations from a CSV file."""
-    console = console or Console(highlight=False)
+    console = console or CliConsole(highlight=False)
     check_out(args.out, args.force)
     cues = read_cues(args.cues) if args.cues else None
     records = read_human_associations(args.file, cues)
@@ -66,7 +67,7 @@ def run_import(args: argparse.Namespace, console: Console | None = None) -> int:
 
 def run_catch(args: argparse.Namespace, console: Console | None = None) -> int:
     """Write catch items: cues repeated as their own associations."""
-    console = console or Console(highlight=False)
+    console = console or CliConsole(highlight=False)
     check_out(args.out, args.force)
     cues = read_cues(args.cues) if args.cues else CUES
     records = catch_items("wordassoc", cues, args.count, seed=args.seed)

@@ -28,7 +28,7 @@ from typing import Any, Self
 from pydantic import BaseModel
 
 from sdtt.errors import InputError, naming
-from sdtt.files import loads_json, read_file_bytes
+from sdtt.files import loads_json, read_file_bytes, what_file_is
 
 Record = Mapping[str, Any]
 
@@ -205,13 +205,13 @@ def read_jsonl(
                 f"is not valid JSON ({error.msg} at column {error.colno}).",
                 path=path,
                 line=index,
-                hint="Each line must be one JSON object.",
+                hint=what_file_is(text) or "Each line must be one JSON object.",
             ) from None
         if not isinstance(record, dict):
             raise InputError(
                 f"holds a JSON {type(record).__name__}, not an object.",
                 path=path,
                 line=index,
-                hint="Each line must be one JSON object.",
+                hint=what_file_is(text) or "Each line must be one JSON object.",
             )
         yield index, record

@@ -795,10 +795,15 @@ def _self_chat(rounds: int, after: datetime | None, seed: int) -> str:
     return "\n".join(lines)
 
 
-def create(model: str, *, seed: int = 0, delay: float = 0.0) -> MockModelAPI:
-    """``eliza/classic``; ``seed`` shifts where each reply rotation starts."""
+def check_name(model: str) -> None:
+    """Raise a :class:`ConfigError` unless ``eliza/<model>`` is known."""
     if model not in SCRIPTS:
         raise ConfigError(f"eliza/{model} is not known: use eliza/classic.")
+
+
+def create(model: str, *, seed: int = 0, delay: float = 0.0) -> MockModelAPI:
+    """``eliza/classic``; ``seed`` shifts where each reply rotation starts."""
+    check_name(model)
     return MockModelAPI(classic_script(seed), name=f"{PROVIDER}/{model}", delay=delay)
 
 

@@ -18,7 +18,8 @@ import logging
 import os
 import random
 import threading
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -136,6 +137,9 @@ class LoadedModel:
     path: Path
     n_ctx: int
     lock: threading.Lock
+    progressed: list[float] = field(default_factory=lambda: [time.monotonic()])
+    """When the model last sampled a token (``time.monotonic()``), for any call: a call
+    waiting its turn behind a call that is making progress is not idle either."""
 
 
 _loaded: dict[tuple[Path, int], LoadedModel] = {}
@@ -225,7 +229,10 @@ def complete(
         stops = stop_strings(config.stop)
         seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**31)
 
+        loaded.progressed[0] = time.monotonic()
+
         def should_stop(_ids: Any, _logits: Any) -> bool:
+            loaded.progressed[0] = time.monotonic()  # a token: the call is making progress
             return stopped.is_set()
 
         try:
@@ -283,26 +290,57 @@ class LocalModel:
             self._loaded = load_model(path, n_ctx=self.n_ctx, n_threads=self.n_threads)
         return self._loaded
 
-    def _call(self, text: str, config: GenerateConfig, cancel: threading.Event) -> Completion:
-        return complete(self._load(), text, config, prefix_reuse=self.prefix_reuse, cancel=cancel)
+    def _call(
+        self, text: str, config: GenerateConfig, cancel: threading.Event, using: list[LoadedModel]
+    ) -> Completion:
+        loaded = self._load()
+        using.append(loaded)  # the caller watches its progress
+        return complete(loaded, text, config, prefix_reuse=self.prefix_reuse, cancel=cancel)
+
+    idle_timeout = True
+    """``config.timeout`` is how long a call may go without a sampled token, not how long
+    it may take: work on this machine's CPU that is making progress is never cut off
+    and redone (an abandoned call's thread would finish its prompt anyway)."""
 
     async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
-        """Continue ``prompt.completion_text()`` until the model's turn ends."""
+        """Continue ``prompt.completion_text()`` until the model's turn ends, or until the
+        model has sampled no token for ``config.timeout`` seconds."""
         text = prompt.completion_text()
         cancel = threading.Event()
         start = trio.current_time()
-        try:
-            with trio.fail_after(config.timeout):
-                completion = await trio.to_thread.run_sync(
-                    partial(self._call, text, config, cancel), abandon_on_cancel=True
+        began = time.monotonic()
+        result: list[Completion] = []
+        using: list[LoadedModel] = []
+
+        async def run() -> None:
+            result.append(
+                await trio.to_thread.run_sync(
+                    partial(self._call, text, config, cancel, using), abandon_on_cancel=True
                 )
-        except trio.TooSlowError:
-            raise ProviderTimeoutError(
-                f"{self.name} did not answer within {config.timeout:g} s"
-            ) from None
+            )
+
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(run)
+                while not result:
+                    progressed = using[0].progressed[0] if using else began
+                    idle = time.monotonic() - max(began, progressed)
+                    if idle > config.timeout:
+                        raise ProviderTimeoutError(
+                            f"{self.name} sampled no token for {config.timeout:g} s"
+                        )
+                    with trio.move_on_after(min(1.0, config.timeout - idle)):
+                        while not result:
+                            await trio.sleep(0.05)
+        except BaseExceptionGroup as group:
+            # The watcher's timeout, or the call's own error: the one that ended it.
+            if len(group.exceptions) == 1:
+                raise group.exceptions[0] from None
+            raise
         finally:
             # An abandoned worker thread stops at its next sampled token.
             cancel.set()
+        completion = result[0]
         return ModelOutput(
             text=completion.text,
             model=self.name,
@@ -314,6 +352,12 @@ class LocalModel:
     async def aclose(self) -> None:
         """Nothing to release: the loaded model is shared by the process and kept for reuse."""
         self._loaded = None
+
+
+def check_name(model: str) -> None:
+    """Raise a :class:`ConfigError` unless ``local/<model>`` names a known model or a
+    GGUF file (whether it can run here is checked when it is opened)."""
+    check_model_name(canonical_name(model or DEFAULT_MODEL))
 
 
 def create(model: str, **options: Any) -> LocalModel:

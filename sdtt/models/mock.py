@@ -471,6 +471,15 @@ SCRIPTS: dict[str, Callable[[], MockScript]] = {
 """The built-in scripts, by model name."""
 
 
+def check_name(model: str) -> None:
+    """Raise a :class:`ConfigError` unless ``mock/<model>`` has a built-in script."""
+    if model not in SCRIPTS:
+        known = ", ".join(f"mock/{name}" for name in SCRIPTS)
+        raise ConfigError(
+            f"mock/{model} has no script: use one of {known}, or pass replies=[...] in code."
+        )
+
+
 def create(
     model: str,
     *,

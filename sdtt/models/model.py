@@ -299,6 +299,12 @@ class Model:
         if self.retry.attempt_timeout is not None:
             # The provider's own HTTP timeout follows the config: raise it too.
             config = replace(config, timeout=self.retry.attempt_timeout)
+        if getattr(self.api, "idle_timeout", False):
+            # The provider times out a call that stops making progress (the local model:
+            # no token sampled for config.timeout); the call's deadline still holds.
+            with trio.move_on_after(deadline.remaining()):
+                return await self.api.generate(prompt, config)
+            raise ProviderTimeoutError(f"{self.name}: the call's deadline passed")
         timeout = min(config.timeout, deadline.remaining())
         with trio.move_on_after(timeout):
             return await self.api.generate(prompt, config)

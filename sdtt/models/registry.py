@@ -198,6 +198,19 @@ def split_name(name: str) -> tuple[Provider, str]:
     return provider, model
 
 
+def check_model(name: str) -> None:
+    """Raise a :class:`ConfigError` when ``name`` cannot name a model: a malformed name,
+    an unknown provider, or a model its provider does not have (mock scripts, ELIZA and
+    the embedded models are a closed list; remote providers are asked only when called).
+    Cheap: commands check every name they are given before any work starts."""
+    provider, model = split_name(name)
+    try:
+        check = load(provider, "check_name")
+    except (AttributeError, ProviderUnavailableError):
+        return
+    check(model)
+
+
 def provider_of(name: str) -> Provider | None:
     """The registered provider of model ``name`` (``provider/model``), ``None`` if unknown.
 

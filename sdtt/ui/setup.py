@@ -33,6 +33,17 @@ def known_personas() -> list[str]:
     return [entry.name for entry in list_personas() if entry.persona is not None]
 
 
+def default_model() -> str:
+    """The model the form starts with: the embedded one when it can run here, else
+    ``mock/chatty``, so Start never fails on a missing ``local`` extra."""
+    from sdtt.models.gguf import KNOWN_MODELS, is_installed
+
+    name = DEFAULT_MODEL.partition("/")[2]
+    if is_installed("llama_cpp") and KNOWN_MODELS[name].status()[0]:
+        return DEFAULT_MODEL
+    return "mock/chatty"
+
+
 def model_examples() -> list[str]:
     """Model names to suggest: one example per provider, mock models first."""
     return [
@@ -79,7 +90,7 @@ class SetupScreen(Screen[LiveChat | None]):
             )
             yield Label("Model")
             yield Input(
-                value=DEFAULT_MODEL,
+                value=default_model(),
                 id="model",
                 suggester=SuggestFromList(self.models, case_sensitive=False),
                 placeholder="provider/model, e.g. mock/chatty",

@@ -105,10 +105,12 @@ def test_a_commands_help_imports_its_parser_not_its_code(command: str) -> None:
     parser = f"sdtt.commands.{command.replace('-', '_')}_parser"
     assert parser in loaded
     # Option helpers shared by several parsers (session_flags: chat and simulate;
-    # single_flags: wordassoc, captions and import-kreiman).
+    # single_flags: wordassoc, captions and import-kreiman; examples: every help's
+    # Examples section).
     shared = {
         "sdtt.commands",
         "sdtt.commands.common",
+        "sdtt.commands.examples",
         "sdtt.commands.session_flags",
         "sdtt.commands.single_flags",
     }

@@ -102,6 +102,7 @@ def test_topics_saves_a_list_that_generate_can_use(tmp_path, monkeypatch, capsys
         "sdtt.commands.topics.get_model",
         lambda name, **options: Model(MockModelAPI(answers, name=name)),
     )
+    monkeypatch.setattr("sdtt.models.mock.check_name", lambda model: None)  # replies given
     path = tmp_path / "mine.txt"
     assert main(["topics", "--model", "mock/x", "-n", "4", "--out", str(path)]) == 0
     assert path.read_text().splitlines()[1:] == ["Travel plans", "Cooking", "Pets", "Music"]

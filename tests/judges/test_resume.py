@@ -44,6 +44,7 @@ def asked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return real(model, **options)
 
     monkeypatch.setattr(mock, "create", create)
+    monkeypatch.setattr(mock, "check_name", lambda model: None)  # its replies are given
     return questions
 
 

@@ -144,6 +144,7 @@ def test_cli_reveal_judge_writes_traces_resumes_and_scores(
         return real(model, **options)
 
     monkeypatch.setattr(mock, "create", create)
+    monkeypatch.setattr(mock, "check_name", lambda model: None)  # its replies are given
     out = study / "traces.jsonl"
     assert main(["judge", str(study), "--model", "mock/j", "--reveal"]) == 0
     traces = read_traces(out)
@@ -175,6 +176,7 @@ def test_cli_reveal_judge_writes_nothing_when_every_call_fails(
         return real(model, **options)
 
     monkeypatch.setattr(mock, "create", create)
+    monkeypatch.setattr(mock, "check_name", lambda model: None)  # its replies are given
     monkeypatch.setattr("sdtt.models.retry.RetryPolicy.max_attempts", 1, raising=False)
     code = main(["judge", str(study), "--model", "mock/j", "--reveal"])
     assert code == 1

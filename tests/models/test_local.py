@@ -456,16 +456,23 @@ def test_prompt_longer_than_the_context_is_refused_with_advice(fake_llama_cpp: N
 
 
 class BlockingLlama(FakeLlama):
-    """Generates until its stopping criterion says stop, like a long generation."""
+    """Samples a token every ``every`` seconds until its stopping criterion says stop (or
+    for ``seconds`` in all), like a long generation."""
 
-    def __init__(self) -> None:
+    def __init__(self, every: float = 0.5, seconds: float = 10.0) -> None:
         super().__init__()
+        self.every = every
+        self.seconds = seconds
         self.finished = threading.Event()
+        self.tokens = 0
 
     def create_completion(self, tokens: list[int], **kwargs: Any) -> dict[str, Any]:
-        deadline = time.monotonic() + 10
-        while not kwargs["stopping_criteria"](None, None) and time.monotonic() < deadline:
-            time.sleep(0.005)
+        deadline = time.monotonic() + self.seconds
+        while time.monotonic() < deadline:
+            time.sleep(self.every)
+            self.tokens += 1
+            if kwargs["stopping_criteria"](None, None):
+                break
         self.finished.set()
         return super().create_completion(tokens, **kwargs)
 
@@ -480,6 +487,22 @@ async def test_timeout_raises_and_stops_the_generation(
     with pytest.raises(ProviderTimeoutError, match="local/gemma-3-270m"):
         await model.generate(Prompt(instructions="x"), GenerateConfig(timeout=0.05))
     assert await trio.to_thread.run_sync(fake.finished.wait, 5)
+
+
+@pytest.mark.trio
+async def test_a_call_making_progress_is_not_timed_out(
+    fake_llama_cpp: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A CPU-bound local call that samples tokens is not cut off and redone: the timeout
+    # is how long the model may go without a token (here 40 times the gap between two),
+    # not how long the call may take (three times the timeout).
+    fake = BlockingLlama(every=0.01, seconds=1.5)
+    model = LocalModel("gemma-3-270m", n_ctx=4096)
+    monkeypatch.setattr(model, "_load", lambda: loaded(fake))
+    start = time.monotonic()
+    output = await model.generate(Prompt(instructions="x"), GenerateConfig(timeout=0.4))
+    assert time.monotonic() - start >= 1.5
+    assert output.text and fake.tokens > 40
 
 
 @pytest.mark.trio
@@ -546,3 +569,13 @@ async def test_real_model_reuses_the_prefix_of_a_growing_dialogue(gemma: LocalMo
     fresh = await scratch.generate(_prompt(longer), config)
     assert fresh.usage.cached_input_tokens == 0
     assert fresh.text == second.text
+
+
+@pytest.mark.trio
+async def test_an_error_of_the_call_is_raised_as_itself(
+    fake_llama_cpp: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = LocalModel("gemma-3-270m", n_ctx=4096)
+    monkeypatch.setattr(model, "_load", lambda: loaded(FakeLlama(), n_ctx=10))
+    with pytest.raises(BadRequestError, match="context holds 10"):
+        await model.generate(Prompt(instructions="x" * 50), GenerateConfig(timeout=5))

@@ -138,3 +138,16 @@ def test_rebuilding_the_examples_from_the_real_corpus_gives_the_same_histories(
         assert rebuilt.conversations == original.conversations
         ignored = {"created", "timing"}
         assert rebuilt.info.model_dump(exclude=ignored) == original.info.model_dump(exclude=ignored)
+
+
+def test_import_from_the_corpus_says_how_far_it_is(
+    small_corpus: Corpus, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["persona", "import", "chitchat", "--count", "2", "--min-messages", "5"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    steps = [line for line in lines if "loading" in line or line.startswith("persona ")]
+    assert steps == [
+        "chitchat corpus: loading...",
+        "persona 1 of 2: sender bbbbbbbb-2",
+        "persona 2 of 2: sender cccccccc-3",
+    ]

@@ -64,3 +64,24 @@ async def test_setup_passes_the_base_url_on_to_the_chat(tmp_path: Path) -> None:
         assert chat.live.base_url == "http://127.0.0.1:9/v1"
         await pilot.press("ctrl+q")
         await wait_for(pilot, lambda: not app.is_running)
+
+
+@pytest.mark.asyncio
+async def test_setup_does_not_offer_the_local_model_without_the_local_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sdtt.models.gguf
+
+    real = sdtt.models.gguf.is_installed
+    monkeypatch.setattr(
+        sdtt.models.gguf, "is_installed", lambda module: module != "llama_cpp" and real(module)
+    )
+    app = ChatApp(out_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, SetupScreen)
+        assert screen.query_one("#model", Input).value == "mock/chatty"
+        await pilot.click("#start")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen))
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: not app.is_running)

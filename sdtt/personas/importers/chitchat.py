@@ -7,6 +7,7 @@ history is their own cleaned conversations with other students, the partner on s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -58,12 +59,16 @@ def pick_senders(corpus: Corpus, *, min_messages: int, count: int) -> list[str]:
 
 
 def import_chitchat(
-    options: ChitchatOptions | None = None, *, corpus: Corpus | None = None
+    options: ChitchatOptions | None = None,
+    *,
+    corpus: Corpus | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> CorpusImport:
     """Personas from the chitchat corpus (PyPI ``chitchat-dataset``, MIT): one per sender.
 
     Without ``options.senders`` the busiest senders are picked. ``corpus`` is the corpus
     already loaded with :func:`~sdtt.personas.corpus.load_corpus` (default: load it).
+    ``progress(done, total, sender)`` is called before each persona is built.
     """
     options = options or ChitchatOptions()
     corpus = corpus if corpus is not None else load_corpus()
@@ -77,10 +82,14 @@ def import_chitchat(
             hint="Lower --min-messages.",
         )
     created = datetime.now(UTC).replace(microsecond=0)
-    personas = [
-        corpus.persona(sender, history_turns=options.history_turns, created=created)
-        for sender in dict.fromkeys(senders)
-    ]
+    unique = list(dict.fromkeys(senders))
+    personas = []
+    for done, sender in enumerate(unique):
+        if progress is not None:
+            progress(done, len(unique), sender)
+        personas.append(
+            corpus.persona(sender, history_turns=options.history_turns, created=created)
+        )
     return CorpusImport(personas=personas, cleaning=corpus.report)
 
 

@@ -1,7 +1,8 @@
 """jsPsych data: the CSV the sdtt page writes (``jsPsych.data.get().csv()``).
 
 One row per trial. Rows are grouped into respondents by ``judge_id`` (several judges'
-files may be concatenated, as JATOS or cognition.run exports do). Judgement and topic
+files may be concatenated, as JATOS or cognition.run exports do, or with ``cat a.csv b.csv``:
+each header row met again is read as the header of the rows after it). Judgement and topic
 rows carry ``question`` and ``answer`` (the option code; the button index ``response``
 is used if ``answer`` is empty); demographics and strategy rows carry ``response`` as a
 JSON object of question name to answer. ``rt`` of a judgement row is its response time.
@@ -49,8 +50,13 @@ def read_jspsych(path: str | Path, questionnaire: Questionnaire) -> list[JudgeAn
     for line, row in enumerate(rows[1:], start=2):
         if not any(row):
             continue
+        if _is_header(row):
+            # Files joined with `cat a.csv b.csv`: each part starts with its own header,
+            # whose columns may come in another order.
+            column = {name: index for index, name in enumerate(row)}
+            continue
 
-        def cell(name: str, row: list[str] = row) -> str:
+        def cell(name: str, row: list[str] = row, column: dict[str, int] = column) -> str:
             index = column.get(name)
             return row[index] if index is not None and index < len(row) else ""
 
@@ -103,6 +109,11 @@ def read_jspsych(path: str | Path, questionnaire: Questionnaire) -> list[JudgeAn
                 if name in questions and isinstance(value, str):
                     respondent.answers[name] = value
     return list(by_judge.values())
+
+
+def _is_header(row: list[str]) -> bool:
+    """Whether ``row`` is a header row (jsPsych writes every column name in it)."""
+    return set(REQUIRED_COLUMNS) <= {cell.strip() for cell in row}
 
 
 def _seconds(rt: str, path: Path, line: int) -> float:

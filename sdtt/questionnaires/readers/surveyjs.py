@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sdtt.errors import InputError
-from sdtt.files import JsonTooComplexError, loads_json
+from sdtt.files import JsonTooComplexError, loads_json, what_file_is
 from sdtt.questionnaires.exporters.surveyjs import PAGE_SUFFIX, TIMES_KEY
 from sdtt.questionnaires.questionnaire import Questionnaire
 from sdtt.questionnaires.readers.common import JudgeAnswers, read_text
@@ -41,7 +41,10 @@ def read_results(path: Path) -> list[tuple[str, dict[str, Any]]]:
                 data.append(loads_json(line))
             except json.JSONDecodeError as error:
                 raise InputError(
-                    f"is neither JSON nor JSON Lines ({error.msg}).", path=path, line=number
+                    f"is neither JSON nor JSON Lines ({error.msg}).",
+                    path=path,
+                    line=number,
+                    hint=what_file_is(text),
                 ) from None
     if isinstance(data, dict):
         for name in ("results", "data"):
