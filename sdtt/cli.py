@@ -151,6 +151,7 @@ def _run(argv: Sequence[str] | None) -> int:
         parser.print_help()
         return 0 if args.command is None else EXIT_USER_ERROR
     # Imported after parsing, so --help and --version do not load the persona models.
+    from sdtt.files import TextChangedWarning
     from sdtt.personas.privacy import PrivacyWarning
     from sdtt.questionnaires.judgements import RepeatedJudgementWarning
 
@@ -160,6 +161,7 @@ def _run(argv: Sequence[str] | None) -> int:
             # "once": the same warning from several stages of one command is said once.
             warnings.simplefilter("once", PrivacyWarning)
             warnings.simplefilter("once", RepeatedJudgementWarning)
+            warnings.simplefilter("once", TextChangedWarning)
             code: int = args.func(args)
     except (SdttError, OSError, ExceptionGroup) as error:
         # trio hands back what failed in its tasks as a group: several concurrent calls
