@@ -160,6 +160,7 @@ def _run(argv: Sequence[str] | None) -> int:
             knock_for(args)
         # Imported after parsing, so --help and --version do not load the persona models.
         from sdtt.commands.common import check_names
+        from sdtt.files import TextChangedWarning
         from sdtt.personas.privacy import PrivacyWarning
         from sdtt.questionnaires.judgements import RepeatedJudgementWarning
 
@@ -168,6 +169,7 @@ def _run(argv: Sequence[str] | None) -> int:
             # "once": the same warning from several stages of one command is said once.
             warnings.simplefilter("once", PrivacyWarning)
             warnings.simplefilter("once", RepeatedJudgementWarning)
+            warnings.simplefilter("once", TextChangedWarning)
             check_names(args)
             code: int = args.func(args)
     except (SdttError, OSError, ExceptionGroup) as error:

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
+import select
 import stat
 import sys
+import time
 import tomllib
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from sdtt.errors import InputError, naming
 
@@ -19,22 +24,93 @@ TRANSCRIPTS_DIR = Path("transcripts")
 """Where commands and the chat app write transcripts unless told otherwise."""
 
 
+PIPE_DEADLINE_S = 30.0
+"""How long a pipe given as an input file (``sdtt score <(cat j.jsonl)``) may take to
+deliver the whole file; ``SDTT_PIPE_DEADLINE`` (seconds) changes it."""
+
+
+def _pipe_deadline() -> float:
+    try:
+        return float(os.environ.get("SDTT_PIPE_DEADLINE", PIPE_DEADLINE_S))
+    except ValueError:
+        return PIPE_DEADLINE_S
+
+
+def _read_pipe(path: Path, what: str) -> bytes:
+    """Everything a FIFO delivers until its writer closes it, within the deadline.
+
+    Opened without waiting (a plain open would block until a writer comes, for ever if
+    none does); a pipe still open at the deadline is refused, as is one that delivered
+    nothing by then (no writer, or an empty file: the two look alike on a pipe).
+    """
+    deadline_s = _pipe_deadline()
+    deadline = time.monotonic() + deadline_s
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    chunks: list[bytes] = []
+    try:
+        while (remaining := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select([fd], [], [], min(remaining, 0.1))
+            if not ready:
+                continue
+            try:
+                chunk = os.read(fd, 1 << 20)
+            except BlockingIOError:
+                continue
+            if chunk:
+                chunks.append(chunk)
+            elif chunks:
+                return b"".join(chunks)
+            else:
+                time.sleep(0.01)  # no writer yet: reads see an end until one opens it
+    finally:
+        os.close(fd)
+    raise InputError(
+        f"is a pipe that {'did not close' if chunks else 'delivered nothing'} within "
+        f"{deadline_s:g} s: it is not read as a {what}.",
+        path=path,
+        hint="Save the file to disk and give its name, or set SDTT_PIPE_DEADLINE (seconds).",
+    )
+
+
+def _checked_kind(path: Path, what: str) -> bool:
+    """True for a FIFO; a regular file or folder passes; a device or socket is refused."""
+    mode = path.stat().st_mode
+    if stat.S_ISFIFO(mode):
+        return True
+    # Checked before opening: a device such as /dev/zero never ends.
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        raise InputError(
+            f"is a device or socket, not a regular file: it is not read as a {what}.",
+            path=path,
+            hint="Give a file saved on disk.",
+        )
+    return False
+
+
 def read_file_bytes(path: Path, *, what: str = "file") -> bytes:
     """The bytes of ``path``; a missing or unreadable file is an :class:`InputError`.
 
     ``what`` names the file in the message (``"study spec"`` gives "study spec not
-    found.").
+    found."). A pipe is read until its writer closes it, within a deadline (see
+    :data:`PIPE_DEADLINE_S`).
     """
     try:
-        # Checked before opening: opening a FIFO waits for a writer, and a device such
-        # as /dev/zero never ends.
-        if not stat.S_ISREG(path.stat().st_mode) and not path.is_dir():
-            raise InputError(
-                f"is a device, pipe or socket, not a regular file: it is not read as a {what}.",
-                path=path,
-                hint="Give a file saved on disk.",
-            )
+        if _checked_kind(path, what):
+            return _read_pipe(path, what)
         return path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{what} not found.", path=path) from None
+    except OSError as error:
+        raise InputError(f"cannot read the {what} ({error.strerror}).", path=path) from None
+
+
+def open_input(path: Path, *, what: str = "file") -> BinaryIO:
+    """``path`` opened for reading in binary, for reading a large file a part at a time;
+    the same errors as :func:`read_file_bytes` (a pipe is read whole first)."""
+    try:
+        if _checked_kind(path, what):
+            return io.BytesIO(_read_pipe(path, what))
+        return path.open("rb", buffering=1 << 20)
     except FileNotFoundError:
         raise InputError(f"{what} not found.", path=path) from None
     except OSError as error:
@@ -43,12 +119,8 @@ def read_file_bytes(path: Path, *, what: str = "file") -> bytes:
 
 def read_text_file(path: Path, *, what: str = "file") -> str:
     """The UTF-8 text of ``path`` (a byte-order mark dropped), as :class:`InputError`s:
-    missing, unreadable, not a regular file, not UTF-8, or holding NUL characters.
-
-    NULs are refused because text never holds them: a file full of them was cut off by
-    a crash, and UTF-16 without a byte-order mark decodes as "valid" UTF-8 with a NUL
-    after every letter (``p\x00e\x00t\x00s``), which would reach models and judges.
-    """
+    missing, unreadable, not a regular file, not UTF-8, empty, or holding NUL characters
+    (see :func:`checked_text`)."""
     raw = read_file_bytes(path, what=what)
     try:
         text = raw.decode("utf-8-sig")
@@ -59,6 +131,15 @@ def read_text_file(path: Path, *, what: str = "file") -> str:
             line=raw[: error.start].count(b"\n") + 1,
             hint="Re-save it as UTF-8.",
         ) from None
+    return checked_text(text, path)
+
+
+def checked_text(text: str, path: Path, *, what: str | None = None) -> str:
+    """``text`` read from ``path``, refused (an :class:`InputError`, one line) when it
+    holds NUL characters, or is empty when ``what`` names what it must hold (an empty
+    survey file reads as no answers at all). Text never holds NULs: a file full of them
+    was cut off by a crash, or is UTF-16 without a byte-order mark, which decodes as
+    "valid" UTF-8 with a NUL after every letter (``p\x00e\x00t\x00s``)."""
     if "\x00" in text:
         raise InputError(
             "holds NUL characters: it is UTF-16 text, or was filled with zeros by a crash.",
@@ -66,14 +147,20 @@ def read_text_file(path: Path, *, what: str = "file") -> str:
             line=text.count("\n", 0, text.index("\x00")) + 1,
             hint="Re-save it as UTF-8 text.",
         )
+    if what is not None and not text.strip():
+        raise InputError(f"is empty: it holds no {what}.", path=path)
     return text
 
 
 def parse_json(text: str, path: Path) -> Any:
     """The JSON document ``text`` read from ``path``; bad JSON is an :class:`InputError`
-    naming the file and line."""
+    naming the file and line. Text changed on the way in is reported (see
+    :class:`TextRepairs`)."""
+    repairs = TextRepairs()
     try:
-        return loads_json(text)
+        value = loads_json(text, repairs)
+        repairs.report(path)
+        return value
     except json.JSONDecodeError as error:
         raise InputError(
             f"is not valid JSON ({error.msg}).", path=path, line=error.lineno
@@ -180,12 +267,62 @@ class JsonTooComplexError(json.JSONDecodeError):
     """JSON nested too deeply, or holding an integer too long for Python to read."""
 
 
-def loads_json(text: str) -> Any:
+class TextChangedWarning(UserWarning):
+    """Text of an input file was changed on the way in (see :class:`TextRepairs`)."""
+
+
+@dataclass
+class TextRepairs:
+    """What reading changed in a file's text, counted, with the line of the first change.
+
+    A lone surrogate (``"\\ud83d"`` in JSON: half of an emoji cut by some tool) becomes
+    U+FFFD, since no UTF-8 file can hold it and writing it back would fail; a NUL
+    (``"\\u0000"``) is removed, since no text holds one and terminals, HTML and survey
+    tools drop or choke on it.
+    """
+
+    surrogates: int = 0
+    nuls: int = 0
+    first_line: int | None = None
+
+    def clean(self, text: str, line: int | None) -> str:
+        """``text`` repaired, with what was changed counted."""
+        surrogates = len(_LONE_SURROGATE.findall(text))
+        nuls = text.count("\x00")
+        if not surrogates and not nuls:
+            return text
+        self.surrogates += surrogates
+        self.nuls += nuls
+        if self.first_line is None:
+            self.first_line = line
+        return _LONE_SURROGATE.sub("\ufffd", text).replace("\x00", "")
+
+    def report(self, path: Path | str) -> None:
+        """Warn (once, for the whole file) when anything was changed."""
+        changes = []
+        if self.surrogates:
+            changes.append(f"{self.surrogates} lone surrogate(s) replaced by U+FFFD")
+        if self.nuls:
+            changes.append(f"{self.nuls} NUL character(s) removed")
+        if changes:
+            where = f"{path}:{self.first_line}" if self.first_line is not None else str(path)
+            warnings.warn(
+                TextChangedWarning(
+                    f"{where}: text changed on the way in: {' and '.join(changes)}, the "
+                    "first on this line; check the file against the one it came from."
+                ),
+                stacklevel=2,
+            )
+
+
+def loads_json(text: str, repairs: TextRepairs | None = None, *, line: int | None = None) -> Any:
     """``json.loads``, with absurd nesting and over-long integers as ``JSONDecodeError``.
 
     Python's parser raises ``RecursionError`` or a plain ``ValueError`` for those, which
     callers would not expect from bad input; as a ``JSONDecodeError`` (with the line and
-    column where the problem is) every caller's usual error message covers them.
+    column where the problem is) every caller's usual error message covers them. Lone
+    surrogates and NULs in strings are repaired (see :class:`TextRepairs`) and counted
+    in ``repairs`` with ``line`` (or the line within ``text``), for the caller to report.
     """
     try:
         value = json.loads(text)
@@ -202,28 +339,30 @@ def loads_json(text: str) -> Any:
     else:
         # Counting brackets is cheap and rules out deep nesting for almost every record.
         if text.count("[") + text.count("{") <= MAX_DEPTH or _depth(value) <= MAX_DEPTH:
-            if "\\u" in text and _SURROGATE_ESCAPE.search(text):
-                return _without_lone_surrogates(value)
+            first = _CHANGED_ESCAPE.search(text) if "\\u" in text else None
+            if first is not None:
+                where = line if line is not None else text.count("\n", 0, first.start()) + 1
+                return _repaired(value, repairs or TextRepairs(), where)
             return value
         problem, position = "nested too deeply", _deepest(text, _JSON_TOKEN)
     raise JsonTooComplexError(problem, text, position) from None
 
 
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+# The escapes that read as text this module changes: a surrogate, or NUL.
+_CHANGED_ESCAPE = re.compile(r"\\u(?:[dD][89a-fA-F][0-9a-fA-F]{2}|0000)")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _without_lone_surrogates(value: Any) -> Any:
-    """``value`` with every lone surrogate (``"\\ud800"`` in JSON, half of an emoji cut by
-    some tool) replaced by U+FFFD: no file could hold it as UTF-8, so writing it back
-    would fail. JSON has already joined the pairs that make a character."""
+def _repaired(value: Any, repairs: TextRepairs, line: int) -> Any:
+    """``value`` with every string cleaned by ``repairs`` (JSON has already joined the
+    surrogate pairs that make a character)."""
     if isinstance(value, str):
-        return _LONE_SURROGATE.sub("\ufffd", value)
+        return repairs.clean(value, line)
     if isinstance(value, list):
-        return [_without_lone_surrogates(item) for item in value]
+        return [_repaired(item, repairs, line) for item in value]
     if isinstance(value, dict):
         return {
-            _without_lone_surrogates(key): _without_lone_surrogates(item)
+            _repaired(key, repairs, line): _repaired(item, repairs, line)
             for key, item in value.items()
         }
     return value

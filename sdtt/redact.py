@@ -55,10 +55,30 @@ def redact_text(text: str) -> str:
     return _WITHOUT_SCHEME.sub(lambda match: _hide_userinfo(match[0], plain=False), text)
 
 
+HIDDEN_CHARACTERS = frozenset(
+    # Unicode's Bidi_Control set: marks, embeddings, overrides and isolates, which can
+    # show text in another order than it was typed (U+202E shows "gnp.exe" as "exe.png").
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+    # Invisible characters that show nothing at all: zero-width space, word joiner and
+    # the invisible operators, the byte-order mark, Mongolian vowel separator, combining
+    # grapheme joiner, Hangul and Khmer fillers, interlinear annotation marks. Kept: the
+    # zero-width joiner and non-joiner (U+200D, U+200C), which shape emoji and scripts.
+    "\u200b\u2060\u2061\u2062\u2063\u2064\u2065\ufeff\u180e\u034f"
+    "\u115f\u1160\u3164\uffa0\u17b4\u17b5\ufff9\ufffa\ufffb"
+)
+"""Characters no reader sees, or that reorder what they see: dropped from every text
+shown to people (terminals, plots and every export judges receive)."""
+_HIDDEN = re.compile("[" + "".join(sorted(HIDDEN_CHARACTERS)) + "]")
+
+
+def without_hidden(text: str) -> tuple[str, int]:
+    """``text`` without :data:`HIDDEN_CHARACTERS`, and how many were dropped."""
+    found = len(_HIDDEN.findall(text))
+    return (_HIDDEN.sub("", text), found) if found else (text, 0)
+
+
 # Kept: newline and tab (layout). Dropped: every other C0 and C1 control (ESC starts the
-# sequences that retitle, clear or move), DEL, and the bidirectional overrides that can
-# make text display in a different order than it is stored.
-_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# sequences that retitle, clear or move), DEL, and the hidden characters above.
 # Whole escape sequences go, not just their ESC, so no "[2J" debris is left: CSI
 # (ESC [ ... final byte), OSC and other string commands (ESC ] ... BEL or ESC \\), and
 # two-character escapes.
@@ -78,7 +98,7 @@ def printable(text: str, *, keep_newlines: bool = True) -> str:
     return "".join(
         char
         for char in _ESCAPE_SEQUENCE.sub("", text)
-        if char in kept or (unicodedata.category(char) != "Cc" and char not in _BIDI_CONTROLS)
+        if char in kept or (unicodedata.category(char) != "Cc" and char not in HIDDEN_CHARACTERS)
     )
 
 

@@ -13,29 +13,21 @@ against 0.28, where the mean pairwise human Cohen's kappa was 0.27.)
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from sdtt.analysis.stats import percentile_interval
+from sdtt.analysis.table import judgement_table
 from sdtt.dialogue.seeds import derive_seed
 from sdtt.questionnaires.judgements import Judgement
 
 NAN = float("nan")
 Verdicts = dict[str, dict[str, list[bool]]]
 """pair key -> judge id -> verdicts (True: found the bot)."""
-
-
-def pair_key(judgement: Judgement) -> str:
-    """What identifies the chats a judgement saw, whichever view or order showed them."""
-    c = judgement.condition
-    shown = [
-        c.get(k) for k in ("bot_conversation", "human_conversation", "view", "live_from", "live_to")
-    ]
-    return json.dumps([*shown, judgement.x_turns, judgement.study])
 
 
 def cohen_kappa(pairs: Sequence[tuple[bool, bool]]) -> float:
@@ -159,17 +151,20 @@ def _bootstrap(
 
 
 def verdict_agreement(
-    judgements: Sequence[Judgement], *, reps: int = 1000, seed: int = 0
+    judgements: Sequence[Judgement] | pd.DataFrame, *, reps: int = 1000, seed: int = 0
 ) -> VerdictAgreement:
-    """Agreement of each LLM judge with the human judges on test pairs both answered."""
+    """Agreement of each LLM judge with the human judges on test pairs both answered
+    (of judgements, or of their :func:`~sdtt.analysis.table.judgement_table`)."""
+    table = judgements if isinstance(judgements, pd.DataFrame) else judgement_table(judgements)
     verdicts: Verdicts = {}
     humans: set[str] = set()
     llms: set[str] = set()
-    for j in judgements:
-        if j.pair_kind != "test" or j.excluded or j.correct is None:
-            continue
-        verdicts.setdefault(pair_key(j), {}).setdefault(j.judge_id, []).append(j.correct)
-        (humans if j.judge_type == "human" else llms).add(j.judge_id)
+    rows = table.loc[(table["pair_kind"] == "test") & ~table["excluded"] & table["correct"].notna()]
+    for chats, judge, kind, correct in zip(
+        rows["chats"], rows["judge_id"], rows["judge_type"], rows["correct"], strict=True
+    ):
+        verdicts.setdefault(chats, {}).setdefault(judge, []).append(bool(correct))
+        (humans if kind == "human" else llms).add(judge)
     human_keys = [k for k in verdicts if len(_human_verdicts(verdicts, k, humans)) >= 2]
     people = sorted(humans)
     human_pairs = [(a, b) for i, a in enumerate(people) for b in people[i + 1 :]]

@@ -9,7 +9,7 @@ reported, never used. Paired LLM judges contribute one judgement per order asked
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -36,6 +36,23 @@ WILSON_EFFECTIVE = "Wilson, effective n"
 NO_INTERVAL = "-"
 """The methods of a pass rate's interval (``Summary.interval_method``); ``-`` with no
 usable judgement, where there is no interval."""
+SUMMARISED = (
+    "judge_id",
+    "judge_kind",
+    "pair_id",
+    "pair_kind",
+    "choice",
+    "bot_position",
+    "correct",
+    "excluded",
+    "exclusion_reason",
+    "order",
+    "label1",
+    "label2",
+    "witness",
+    "verdict",
+)
+"""The columns :func:`summarise` reads."""
 
 
 @dataclass
@@ -150,13 +167,19 @@ def order_consistency(frame: pd.DataFrame) -> float:
     ]
     if rows.empty:
         return NAN
-    wide = rows.pivot_table(
-        index=["judge_id", "pair_id"], columns="order", values="correct", aggfunc="first"
-    )
-    if not {"original", "swapped"} <= set(wide.columns):
+    asked = pd.MultiIndex.from_arrays([rows["judge_id"], rows["pair_id"]]).factorize()[0]
+    correct = rows["correct"].to_numpy()
+    firsts = []
+    for order in ("original", "swapped"):
+        shown = (rows["order"] == order).to_numpy()
+        if not shown.any():
+            return NAN
+        firsts.append(pd.Series(correct[shown]).groupby(asked[shown]).first())
+    original, swapped = firsts
+    both = original.index.intersection(swapped.index)
+    if not len(both):
         return NAN
-    both = wide.dropna(subset=["original", "swapped"])
-    return float((both["original"] == both["swapped"]).mean()) if len(both) else NAN
+    return float((original.loc[both] == swapped.loc[both]).mean())
 
 
 def exclusion_counts(frame: pd.DataFrame) -> dict[str, int]:
@@ -266,7 +289,10 @@ def group_keys(values: pd.Series) -> pd.Series:
             return str(int(value))
         return str(value)
 
-    return values.astype(object).map(key)
+    # Each distinct value once: a million rows hold a handful.
+    codes, uniques = pd.factorize(values.astype(object), use_na_sentinel=False)
+    keys = np.array([key(value) for value in uniques], dtype=object)
+    return pd.Series(keys[codes] if len(codes) else [], index=values.index, dtype=object)
 
 
 def _order(value: str) -> tuple[int, float, str]:
@@ -289,8 +315,10 @@ def grouped(
 ) -> pd.DataFrame:
     """One summary row per combination of ``columns`` over the test pairs, numbers in
     numeric order, missing values as "(none)"."""
-    frame = frame.loc[frame["pair_kind"] == "test"]
     columns = list(columns)
+    # Only what summarise reads goes into the groups, which are copies.
+    frame = with_base_columns(frame)
+    frame = frame.loc[frame["pair_kind"] == "test", list(dict.fromkeys([*SUMMARISED, *columns]))]
     keys = [group_keys(frame[column]).rename(column) for column in columns]
     rows = []
     if len(frame):
@@ -353,13 +381,15 @@ def judge_groups(frame: pd.DataFrame) -> pd.Series:
 JUDGE_TYPE_TITLES = {"human": "Human judges", "llm": "LLM judges"}
 
 
-def judge_parts(frame: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
-    """``frame`` split by :func:`judge_groups`: human judges first, then each LLM judge."""
+def judge_parts(frame: pd.DataFrame) -> Iterator[tuple[str, pd.DataFrame]]:
+    """``frame`` split by :func:`judge_groups`: human judges first, then each LLM judge
+    (one part at a time: together they are a copy of the frame)."""
     if frame.empty:
-        return []
+        return
     groups = judge_groups(frame)
     order = sorted(groups.unique(), key=lambda name: (name != "Human judges", name))
-    return [(name, frame.loc[groups == name]) for name in order]
+    for name in order:
+        yield name, frame.loc[groups == name]
 
 
 def condition_label(row: dict[str, Any]) -> str:

@@ -7,20 +7,28 @@ live turn shown; NaN when unknown), ``view`` (last, whole, chunk), ``choice``,
 ``bot_position``, ``correct`` (1.0/0.0, NaN without an answer), ``excluded``,
 ``exclusion_reason``, ``order`` (paired LLM judges), ``label1``/``label2`` (single
 transcript judges: "human"/"ai"), ``witness``/``verdict`` (live single-witness verdicts:
-"bot"/"human" and "human"/"ai"), the bot conversation's condition (``model``,
+"bot"/"human" and "human"/"ai"), ``chats`` (what identifies the chats judged, see
+:func:`verdict_pair`), the bot conversation's condition (``model``,
 ``persona``, ``mode``, ``topic``, ``interrogator``: "human", a model, "script" or none)
 and one ``demo.<question>`` column per demographic.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+import math
+from array import array
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+import orjson
 import pandas as pd
 
 from sdtt.dialogue.condition import record_condition
-from sdtt.questionnaires.judgements import Judgement
+from sdtt.dialogue.turn_index import shown_turns
+from sdtt.questionnaires.judgements import Judgement, warn_repeated
 
 CONDITION_COLUMNS = ("model", "persona", "mode", "topic", "interrogator")
 NUMERIC_COLUMNS = ("x", "n", "turns")
@@ -48,55 +56,180 @@ BASE_COLUMNS = (
     "witness",
     "verdict",
     "response_time_s",
+    "chats",
     *CONDITION_COLUMNS,
 )
 
 
-def _row(judgement: Judgement) -> dict[str, Any]:
-    condition = judgement.condition
+def _condition_facts(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The columns read from a judgement's ``condition`` mapping (and its judge type)."""
+    condition = fields["condition"]
     bot = record_condition(condition)
     bot_facts = {} if bot is None else bot.model_dump()
     labels = condition.get("labels") or {}
-    kind = condition.get("judge_kind") or ("human" if judgement.judge_type == "human" else "llm")
-    row: dict[str, Any] = {
-        "study": judgement.study,
-        "judge_id": judgement.judge_id,
-        "judge_type": judgement.judge_type,
-        "judge_model": judgement.judge_model,
+    kind = condition.get("judge_kind") or ("human" if fields["judge_type"] == "human" else "llm")
+    turns = shown_turns(condition)
+    facts: dict[str, Any] = {
         "judge_kind": kind,
-        "pair_id": judgement.pair_id,
-        "pair_kind": judgement.pair_kind,
-        "x": judgement.x_turns,
-        "n": judgement.pseudo_turns,
-        "turns": judgement.total_turns,
+        "x": turns.x,
+        "n": turns.pseudo,
+        "turns": turns.total,
         "view": condition.get("view") or "last",
-        "choice": judgement.choice,
-        "bot_position": judgement.bot_position,
-        "correct": None if judgement.correct is None else float(judgement.correct),
-        "excluded": judgement.excluded,
-        "exclusion_reason": judgement.exclusion_reason,
         "order": condition.get("order"),
         "label1": labels.get("1"),
         "label2": labels.get("2"),
-        "witness": judgement.witness,
-        "verdict": judgement.verdict,
-        "response_time_s": judgement.response_time_s,
+        "chats": verdict_pair(fields),
     }
     for column in CONDITION_COLUMNS:
         value = condition.get(column, bot_facts.get(column))
-        row[column] = None if value is None else str(value)
-    for question, answer in judgement.demographics.items():
-        row[f"demo.{question}"] = answer
-    return row
+        facts[column] = None if value is None else str(value)
+    return facts
+
+
+def verdict_pair(fields: Mapping[str, Any]) -> str:
+    """What identifies the chats a judgement (its fields) saw, whichever view or order
+    showed them: the ``chats`` column, by which judges' verdicts on a pair are compared."""
+    c = fields["condition"]
+    shown = [
+        c.get(k) for k in ("bot_conversation", "human_conversation", "view", "live_from", "live_to")
+    ]
+    return json.dumps([*shown, shown_turns(c).x, fields["study"]])
+
+
+_VERDICT_COLUMNS = (
+    "judge_type",
+    "judge_model",
+    "pair_kind",
+    "choice",
+    "bot_position",
+    "correct",
+    "excluded",
+    "exclusion_reason",
+    "witness",
+    "verdict",
+)
+"""Fields of the record taken as they are, of which a file holds few combinations."""
+_OWN_COLUMNS = ("study", "judge_id", "pair_id")
+"""Fields of the record taken as they are, each column on its own."""
+_FACT_COLUMNS = (
+    "judge_kind",
+    "x",
+    "n",
+    "turns",
+    "view",
+    "order",
+    "label1",
+    "label2",
+    "chats",
+    *CONDITION_COLUMNS,
+)
+_INTEGER_COLUMNS = ("bot_position", *NUMERIC_COLUMNS)
+"""Whole numbers: int64 when none is missing."""
+_CACHED_CONDITIONS = 1 << 16
+"""Conditions whose columns are kept for the next record with the same one (a study
+has one per pair and order shown; more clear the cache now and then): some 70 MB."""
+
+
+class _Codes:
+    """One code a row for a tuple of values, each distinct tuple stored once."""
+
+    def __init__(self, columns: tuple[str, ...]) -> None:
+        self.columns = columns
+        self.codes: array[int] = array("I")
+        self.values: dict[tuple[Any, ...], int] = {}
+
+    def add(self, values: tuple[Any, ...]) -> None:
+        code = self.values.get(values)
+        if code is None:
+            code = self.values[values] = len(self.values)
+        self.codes.append(code)
+
+    def pad(self, rows: int, values: tuple[Any, ...]) -> None:
+        while len(self.codes) < rows:
+            self.add(values)
+
+    def columns_of(self) -> dict[str, Any]:
+        uniques = list(self.values)
+        codes = np.frombuffer(self.codes, dtype=np.uint32) if self.codes else np.zeros(0, int)
+        out = {}
+        for index, name in enumerate(self.columns):
+            column = np.empty(len(uniques), dtype=object)
+            column[:] = [values[index] for values in uniques]
+            out[name] = column[codes]
+        return out
+
+
+class _Columns:
+    """Rows appended one at a time, kept as columns: a number per cell, each distinct
+    value (or combination of values) stored once, so no Python object is kept per row
+    of a table of millions."""
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self.verdicts = _Codes(_VERDICT_COLUMNS)
+        self.facts = _Codes(_FACT_COLUMNS)
+        self.own = [_Codes((name,)) for name in _OWN_COLUMNS]
+        self.times = array("d")
+        self.demographics: dict[str, _Codes] = {}
+
+    def add(self, fields: Mapping[str, Any], facts: tuple[Any, ...]) -> None:
+        self.verdicts.add(tuple([fields[name] for name in _VERDICT_COLUMNS]))
+        self.facts.add(facts)
+        for codes in self.own:
+            codes.add((fields[codes.columns[0]],))
+        time = fields["response_time_s"]
+        self.times.append(math.nan if time is None else float(time))
+        self.rows += 1
+        for question, answer in fields["demographics"].items():
+            answers = self.demographics.get(question)
+            if answers is None:
+                answers = self.demographics[question] = _Codes((f"demo.{question}",))
+            answers.pad(self.rows - 1, (None,))
+            answers.add((answer,))
+
+    def frame(self) -> pd.DataFrame:
+        data: dict[str, Any] = {}
+        for part in (self.verdicts, *self.own, self.facts, *self.demographics.values()):
+            part.pad(self.rows, (None,))
+            for name, column in part.columns_of().items():
+                values = pd.Series(column, dtype=object)
+                if name != "chats":
+                    # Kept as objects, it costs a pointer a row (one string per pair);
+                    # as text of its own, a hundred bytes.
+                    values = values.infer_objects()
+                if name in _INTEGER_COLUMNS and values.dtype == object:
+                    values = pd.to_numeric(values)  # whole numbers and None: NaN
+                data[name] = values
+        data["response_time_s"] = np.frombuffer(self.times, dtype=np.float64).copy()
+        return pd.DataFrame(data, index=pd.RangeIndex(self.rows))
 
 
 def judgement_table(judgements: Iterable[Judgement]) -> pd.DataFrame:
     """The flat table of ``judgements`` (see the module docstring for its columns)."""
-    frame = pd.DataFrame([_row(j) for j in judgements], columns=None)
+    return table_of_fields(judgement.model_dump() for judgement in judgements)
+
+
+def table_of_fields(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """The flat table of judgements given as the dicts of their fields (``model_dump``
+    of valid records, as :func:`~sdtt.questionnaires.judgements.iter_judgement_fields`
+    yields them). They are read one at a time and not kept: a file of millions of
+    records becomes a table of a few hundred bytes a row."""
+    columns = _Columns()
+    facts: dict[tuple[str, bytes], tuple[Any, ...]] = {}
+    for fields in records:
+        key = (fields["judge_type"], orjson.dumps(fields["condition"]))
+        found = facts.get(key)
+        if found is None:
+            if len(facts) >= _CACHED_CONDITIONS:
+                facts.clear()
+            row = _condition_facts(fields)
+            found = facts[key] = tuple(row[name] for name in _FACT_COLUMNS)
+        columns.add(fields, found)
+    frame = columns.frame()
     for column in BASE_COLUMNS:
         if column not in frame.columns:
             frame[column] = None
-    frame["correct"] = pd.to_numeric(frame["correct"], errors="coerce").astype(float)
+    frame["correct"] = frame["correct"].astype(float)
     frame["excluded"] = frame["excluded"].fillna(False).astype(bool)
     for column in NUMERIC_COLUMNS:
         frame[column] = pd.to_numeric(frame[column], errors="coerce")
@@ -125,3 +258,31 @@ def usable(frame: pd.DataFrame) -> pd.DataFrame:
     mask = (frame["pair_kind"] == "test") & ~frame["excluded"] & frame["correct"].notna()
     mask &= frame["witness"].fillna("bot") == "bot"
     return frame.loc[mask]
+
+
+def without_repeats(frame: pd.DataFrame, paths: Sequence[str | Path]) -> pd.DataFrame:
+    """``frame`` with repeated answers left out, as
+    :func:`~sdtt.questionnaires.judgements.deduplicate` leaves them out of a list (and
+    with the same warning naming the first): of the included rows with one (study,
+    judge, pair, order), the first; every excluded row, except a model error that a
+    later row of its key answered again."""
+    if frame.empty:
+        return frame
+    order = frame["order"].where(frame["order"].map(lambda value: isinstance(value, str)))
+    keys = pd.MultiIndex.from_arrays(
+        [frame["study"], frame["judge_id"], frame["pair_id"], order]
+    ).factorize()[0]
+    key = pd.Series(keys, index=frame.index)
+    excluded = frame["excluded"].to_numpy()
+    model_error = frame["exclusion_reason"].fillna("").str.startswith("model_error").to_numpy()
+    retried = excluded & model_error & key.duplicated(keep="last").to_numpy()
+    repeated = np.zeros(len(frame), dtype=bool)
+    included = ~excluded
+    repeated[included] = key[included].duplicated(keep="first").to_numpy()
+    if repeated.any():
+        first = frame.loc[repeated].iloc[0]
+        warn_repeated(
+            int(repeated.sum()), paths, first["judge_id"], first["pair_id"], first["order"]
+        )
+    drop = retried | repeated
+    return frame.loc[~drop].reset_index(drop=True) if drop.any() else frame

@@ -17,11 +17,11 @@ from sdtt.commands.console import CliConsole
 from sdtt.errors import InputError
 
 if TYPE_CHECKING:
+    import pandas as pd
     from rich.console import Console
 
     from sdtt.align.analysis import AlignmentResult
     from sdtt.align.verdicts import VerdictAgreement
-    from sdtt.questionnaires.judgements import Judgement
 
 EXPORT_FOLDER = "export"
 EXIT_NOTHING_USABLE = 1
@@ -266,9 +266,9 @@ def _analyse(args: argparse.Namespace) -> tuple[AlignmentResult, VerdictAgreemen
     verdicts = None
     if args.judgements:
         from sdtt.align.verdicts import verdict_agreement
-        from sdtt.questionnaires.judgements import load_judgements
+        from sdtt.commands.scoring import read_table
 
-        verdicts = verdict_agreement(load_judgements(args.judgements), seed=args.seed)
+        verdicts = verdict_agreement(read_table(args.judgements, allow_empty=True), seed=args.seed)
     return result, verdicts
 
 
@@ -304,11 +304,12 @@ def print_table(console: Console, table: Any) -> None:
     print_escaped_table(console, table.title, table.header, table.rows, table.note)
 
 
-def print_verdict_agreement(console: Console, judgements: list[Judgement], reps: int) -> None:
-    """For ``sdtt score``: LLM judges against human judges, when both judged."""
+def print_verdict_agreement(console: Console, frame: pd.DataFrame, reps: int) -> None:
+    """For ``sdtt score``: LLM judges against human judges, when both judged (``frame``:
+    the judgement table)."""
     from sdtt.commands.report import verdict_section
 
-    section = verdict_section(judgements, reps=reps)
+    section = verdict_section(frame, reps=reps)
     if section is not None:
         print_table(console, section)
 

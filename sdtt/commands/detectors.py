@@ -9,10 +9,9 @@ import math
 from pathlib import Path
 
 from sdtt.analysis.detection import judge_item_scores, score_table
-from sdtt.analysis.table import judgement_table
 from sdtt.commands.console import CliConsole
 from sdtt.commands.detectors_parser import EXPORT_FOLDER
-from sdtt.commands.scoring import print_escaped_table, read_judgements
+from sdtt.commands.scoring import print_escaped_table, read_table
 from sdtt.errors import InputError
 from sdtt.files import output_folder
 from sdtt.questionnaires import detectors
@@ -60,7 +59,7 @@ def run_score(args: argparse.Namespace) -> int:
             )
         scored[name] = detectors.read_scores(path, items, args.format)
     if args.judgements:
-        frame = judgement_table(read_judgements(args.judgements))
+        frame = read_table(args.judgements, console=CliConsole(stderr=True))
         scored.update(judge_item_scores(frame, truth))
     rows = []
     differ: list[str] = []

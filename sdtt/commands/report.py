@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import argparse
 
+import pandas as pd
+
 from sdtt.analysis.beliefs import add_to_report
 from sdtt.analysis.report import Section, build_report, write_report
-from sdtt.analysis.table import judgement_table
 from sdtt.analysis.tells import condition_warnings, study_tells
 from sdtt.commands.console import CliConsole
-from sdtt.commands.scoring import check_margin, read_judgements, trace_inputs
+from sdtt.commands.scoring import check_margin, read_table, trace_inputs
 from sdtt.files import output_folder
-from sdtt.questionnaires.judgements import Judgement
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 from sdtt.redact import shown
 
@@ -23,8 +23,7 @@ def run(args: argparse.Namespace) -> int:
     output_folder(args.out)
     traces = trace_inputs(args.judgements)
     # A market gives prices, no verdicts: its export's judgement file is empty.
-    judgements = read_judgements(args.judgements, allow_empty=bool(traces))
-    frame = judgement_table(judgements)
+    frame = read_table(args.judgements, allow_empty=bool(traces), console=CliConsole(stderr=True))
     tells = None
     key = None
     if args.study is not None:
@@ -47,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         if traces:
             console.print(f"[dim]report: belief traces of {len(traces)} file(s)[/]")
         add_to_report(report, traces, args.out)
-        agreement = verdict_section(judgements, reps=args.bootstrap)
+        agreement = verdict_section(frame, reps=args.bootstrap)
         if agreement is not None:
             report.sections.append(agreement)
         console.print("[dim]report: writing report.html and report.md[/]")
@@ -59,14 +58,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def verdict_section(judgements: list[Judgement], *, reps: int) -> Section | None:
+def verdict_section(frame: pd.DataFrame, *, reps: int) -> Section | None:
     """How each LLM judge's verdicts agree with the human judges' (a report section),
-    when both kinds judged; ``None`` otherwise."""
-    kinds = {j.judge_type for j in judgements if j.pair_kind == "test" and not j.excluded}
-    if kinds != {"human", "llm"}:
+    when both kinds judged (``frame``: a judgement table); ``None`` otherwise."""
+    judged = frame.loc[(frame["pair_kind"] == "test") & ~frame["excluded"], "judge_type"]
+    if set(judged.unique()) != {"human", "llm"}:
         return None
     from sdtt.align.alignment_report import verdict_table
     from sdtt.align.verdicts import verdict_agreement
 
-    table = verdict_table(verdict_agreement(judgements, reps=max(reps, 0)))
+    table = verdict_table(verdict_agreement(frame, reps=max(reps, 0)))
     return Section(table.title, table.header, table.rows, note=table.note)

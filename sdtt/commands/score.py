@@ -11,7 +11,6 @@ from rich.console import Console
 from sdtt.analysis.beliefs import belief_tables
 from sdtt.analysis.format import percent
 from sdtt.analysis.metrics import BREAKDOWNS, condition_tables, expand_by, summarise
-from sdtt.analysis.table import judgement_table
 from sdtt.analysis.within import breakdown_tables
 from sdtt.beliefs.traces import BeliefTrace
 from sdtt.commands.console import CliConsole
@@ -19,7 +18,7 @@ from sdtt.commands.scoring import (
     check_margin,
     print_escaped_table,
     print_summary,
-    read_judgements,
+    read_table,
     trace_inputs,
 )
 from sdtt.errors import InputError
@@ -50,13 +49,12 @@ def run(args: argparse.Namespace) -> int:
     check_margin(args.margin)
     console = CliConsole(highlight=False)
     traces = trace_inputs(args.judgements)
-    judgements = read_judgements(args.judgements, allow_empty=bool(traces))
-    if not judgements:
+    frame = read_table(args.judgements, allow_empty=bool(traces), console=CliConsole(stderr=True))
+    if frame.empty:
         # Only beliefs that end in no verdict (a market's prices, live sliders, beside an
         # empty judgement file as `sdtt serve export` writes for a market study).
         _print_belief_tables(console, traces)
         return 0
-    frame = judgement_table(judgements)
     names = [name.strip() for name in args.by.split(",") if name.strip()]
     try:
         columns = expand_by(frame, names)
@@ -106,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     _print_belief_tables(console, traces)
     from sdtt.commands.align import print_verdict_agreement
 
-    print_verdict_agreement(console, judgements, reps=args.bootstrap)
+    print_verdict_agreement(console, frame, reps=args.bootstrap)
     return 0
 
 

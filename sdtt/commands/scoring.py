@@ -4,36 +4,96 @@ files into a table and the pass-rate tables printed with Rich (their options are
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
 from rich.table import Table
 
 from sdtt.analysis.format import INTERVAL_NOTE, RATE_COLUMNS, TEST_COLUMNS, format_table
-from sdtt.analysis.table import judgement_table
-from sdtt.beliefs.traces import BeliefTrace, is_trace_file, load_traces
+from sdtt.analysis.table import judgement_table, table_of_fields, without_repeats
+from sdtt.beliefs.traces import BeliefTrace, is_trace_file, judgements_from_traces, load_traces
 from sdtt.errors import InputError
-from sdtt.questionnaires.judgements import Judgement
+from sdtt.questionnaires.judgements import iter_judgement_fields
 from sdtt.redact import shown
-from sdtt.results import read_judgement_files
 
 
-def read_judgements(paths: Sequence[Path], *, allow_empty: bool = False) -> list[Judgement]:
-    """Read judgement and belief-trace files (a trace scores by its last belief),
-    repeated answers left out (with a warning); refuses an empty set unless
-    ``allow_empty`` (beliefs without verdicts, such as a market's prices)."""
-    # A belief trace's last belief is its verdict: traces score as judgements.
-    judgements = read_judgement_files(paths)
-    if not judgements and not allow_empty:
+def read_table(
+    paths: Sequence[Path], *, allow_empty: bool = False, console: Console | None = None
+) -> pd.DataFrame:
+    """The judgement table of judgement and belief-trace files (a trace scores by its
+    last belief), repeated answers left out (with a warning); refuses an empty set
+    unless ``allow_empty`` (beliefs without verdicts, such as a market's prices).
+
+    Judgement files are read a part at a time into the table's columns, never held as
+    records, with a progress bar on ``console`` (stderr) while a large one is read.
+    """
+    traces = [path for path in paths if is_trace_file(path)]
+    files = [path for path in paths if path not in traces]
+    with _reading(files, console) as progress:
+        frame = table_of_fields(
+            fields
+            for path in files
+            for fields in iter_judgement_fields(path, progress=progress(path))
+        )
+    frame = without_repeats(frame, files)
+    if traces:
+        # A belief trace's last belief is its verdict: traces score as judgements.
+        from_traces = judgement_table(judgements_from_traces(load_traces(traces)))
+        parts = [part for part in (frame, from_traces) if len(part)]
+        frame = (
+            pd.concat(parts, ignore_index=True) if len(parts) == 2 else parts[0] if parts else frame
+        )
+    if frame.empty and not allow_empty:
         raise InputError("no judgements to score.", path=paths[0] if len(paths) == 1 else None)
-    return judgements
+    return frame
 
 
-def load_table(paths: Sequence[Path]) -> pd.DataFrame:
-    """Read judgement files into one table (see :func:`read_judgements`)."""
-    return judgement_table(read_judgements(paths))
+PROGRESS_FROM_BYTES = 32 << 20
+"""Input files this large (together) are read with a progress bar."""
+
+
+@contextmanager
+def _reading(
+    files: Sequence[Path], console: Console | None
+) -> Iterator[Callable[[Path], Callable[[int], None] | None]]:
+    """A progress bar of the bytes read, when the files are large enough to wait for;
+    yields the ``progress`` callback to give each file's reader."""
+    sizes = {path: _size(path) for path in files}
+    if console is None or sum(sizes.values()) < PROGRESS_FROM_BYTES:
+        yield lambda path: None
+        return
+    columns = (
+        TextColumn("reading {task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=True) as bar:
+
+        def of(path: Path) -> Callable[[int], None]:
+            task = bar.add_task(shown(path.name), total=sizes[path] or None)
+            return lambda done: bar.update(task, completed=done)
+
+        yield of
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size if path.is_file() else 0
+    except OSError:
+        return 0
 
 
 def trace_inputs(paths: Sequence[Path]) -> list[BeliefTrace]:

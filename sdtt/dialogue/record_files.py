@@ -4,13 +4,14 @@ whole or appended one flushed record at a time, and read back checked line by li
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
+from sdtt.dialogue.plain_check import PlainCheck
 from sdtt.dialogue.store import check_version, validate_record
 from sdtt.errors import IncompleteFileWarning
 from sdtt.files import replacing
@@ -35,17 +36,11 @@ def append_records(path: str | Path, records: Iterable[BaseModel]) -> int:
     return count
 
 
-def read_records(
-    path: str | Path, model: type[Record], *, version: int, noun: str, format_name: str
-) -> list[Record]:
-    """Read a table of ``model`` records as it is.
-
-    A record of another format version or one that does not validate raises
-    :class:`~sdtt.errors.InputError` naming its line; a last record cut off mid-write is
-    left out with an :class:`~sdtt.errors.IncompleteFileWarning` (``noun`` names one
-    record in that message, ``format_name`` the format in version errors).
-    """
-    records: list[Record] = []
+def _lines(
+    path: str | Path, noun: str, progress: Callable[[int], None] | None
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The records of a table file with their line numbers; a cut-off last record is
+    left out with a warning (``noun`` names one record in it)."""
 
     def warn_cut(line: int) -> None:
         warnings.warn(
@@ -53,10 +48,58 @@ def read_records(
                 f"{path}:{line}: the last {noun} is cut off and was left out; if the file "
                 "was copied or downloaded, it may be incomplete: check it against the original."
             ),
-            stacklevel=4,
+            stacklevel=6,
         )
 
-    for line, raw in read_jsonl(path, on_partial_tail=warn_cut):
+    return read_jsonl(path, on_partial_tail=warn_cut, progress=progress)
+
+
+def iter_records(
+    path: str | Path,
+    model: type[Record],
+    *,
+    version: int,
+    noun: str,
+    format_name: str,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[Record]:
+    """The ``model`` records of a table, one at a time, as the file is read.
+
+    A record of another format version or one that does not validate raises
+    :class:`~sdtt.errors.InputError` naming its line; a last record cut off mid-write is
+    left out with an :class:`~sdtt.errors.IncompleteFileWarning` (``noun`` names one
+    record in that message, ``format_name`` the format in version errors). ``progress``
+    is called with the bytes read so far.
+    """
+    for line, raw in _lines(path, noun, progress):
         check_version(raw, version, path, line, what=format_name)
-        records.append(validate_record(model, raw, path, line))
-    return records
+        yield validate_record(model, raw, path, line)
+
+
+def iter_record_fields(
+    path: str | Path,
+    check: PlainCheck,
+    *,
+    version: int,
+    noun: str,
+    format_name: str,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """The records of a table as :func:`iter_records` validates them, each as the dict
+    of its fields (``model_dump``), for tables of millions: a record that ``check``
+    passes is not handed to pydantic (see :mod:`sdtt.dialogue.plain_check`)."""
+    for line, raw in _lines(path, noun, progress):
+        check_version(raw, version, path, line, what=format_name)
+        if check.passes(raw):
+            yield check.full(raw)
+        else:
+            record = validate_record(check.model, raw, path, line)
+            check.accepted(raw, record)
+            yield record.model_dump()
+
+
+def read_records(
+    path: str | Path, model: type[Record], *, version: int, noun: str, format_name: str
+) -> list[Record]:
+    """Read a table of ``model`` records as it is (see :func:`iter_records`)."""
+    return list(iter_records(path, model, version=version, noun=noun, format_name=format_name))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sdtt.errors import InputError
-from sdtt.files import loads_json, read_file_bytes
+from sdtt.files import checked_text, parse_json, read_file_bytes
 
 QSF_ELEMENT_KINDS = {"BL", "FL", "SO", "SCO", "PROJ", "STAT", "QC", "SQ", "RS", "QO", "PL", "SV"}
 QSF_QUESTION_KINDS = {
@@ -312,6 +311,7 @@ def check_file(path: str | Path) -> list[str]:
         text = read_file_bytes(path).decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InputError("is not UTF-8 text.", path=path, hint="Re-save it as UTF-8.") from None
+    text = checked_text(text, path, what="survey")
     suffix = path.suffix.lower()
     if suffix not in CHECKED_SUFFIXES:
         raise InputError(
@@ -321,6 +321,15 @@ def check_file(path: str | Path) -> list[str]:
             "printable exports are checked by sdtt's tests, not by this command).",
         )
     if suffix in (".txt", ".tsv"):
+        header = text.split("\n", 1)[0].rstrip("\r").split("\t")
+        if not {"class", "name"} <= set(header):
+            raise InputError(
+                "is not a LimeSurvey tab-separated file (its first line names no 'class' "
+                "and 'name' columns).",
+                path=path,
+                line=1,
+                hint="Give the .txt file sdtt or LimeSurvey exported.",
+            )
         try:
             return check_limesurvey(text)
         except csv.Error as error:
@@ -329,12 +338,7 @@ def check_file(path: str | Path) -> list[str]:
                 path=path,
                 hint="Export it from sdtt or LimeSurvey again.",
             ) from None
-    try:
-        document = loads_json(text)
-    except json.JSONDecodeError as error:
-        raise InputError(
-            f"is not valid JSON ({error.msg}).", path=path, line=error.lineno
-        ) from None
+    document = parse_json(text, path)
     if suffix == ".qsf" or (isinstance(document, dict) and "SurveyElements" in document):
         return check_qsf(document)
     return check_surveyjs(document)

@@ -9,11 +9,47 @@ at random) get that file as well.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
+from typing import Any
 
-from sdtt.files import write_text_atomic
+from sdtt.files import TextChangedWarning, write_text_atomic
 from sdtt.questionnaires.questionnaire import Questionnaire
 from sdtt.questionnaires.tools import TOOLS, ExportOptions, reveal_export
+from sdtt.redact import without_hidden
+
+
+def neutralised(questionnaire: Questionnaire) -> Questionnaire:
+    """``questionnaire`` with every bidi control and invisible character dropped from its
+    text (see :data:`~sdtt.redact.HIDDEN_CHARACTERS`), so no export shows a chat line
+    reordered or carrying marks a judge cannot see; the count is reported as a
+    :class:`~sdtt.files.TextChangedWarning`. Every export goes through it."""
+    removed = 0
+
+    def clean(value: Any) -> Any:
+        nonlocal removed
+        if isinstance(value, str):
+            text, found = without_hidden(value)
+            removed += found
+            return text
+        if isinstance(value, list | tuple):
+            return [clean(item) for item in value]
+        if isinstance(value, dict):
+            return {key: clean(item) for key, item in value.items()}
+        return value
+
+    cleaned = clean(questionnaire.model_dump())
+    if not removed:
+        return questionnaire
+    warnings.warn(
+        TextChangedWarning(
+            f"questionnaire {questionnaire.id}: {removed} bidi-control or invisible "
+            "character(s) (such as U+202E, U+200B, U+FEFF) left out of the exports: they "
+            "would show chat text reordered, or hold marks judges cannot see."
+        ),
+        stacklevel=3,
+    )
+    return Questionnaire.model_validate(cleaned)
 
 
 def export_text(
@@ -21,6 +57,7 @@ def export_text(
 ) -> str:
     """The text of one export; reveal mode in a tool that cannot do it raises
     :class:`~sdtt.questionnaires.exporters.reveal.RevealNotSupported`."""
+    questionnaire = neutralised(questionnaire)
     options = options or ExportOptions()
     if options.reveal:
         return reveal_export(format_name).write(questionnaire, options)
@@ -41,6 +78,7 @@ def export_texts(
     that form's pairs, for tools that should show each judge group its own survey), plus
     for design-native tools a single file that assigns the pairs itself.
     """
+    questionnaire = neutralised(questionnaire)
     options = options or ExportOptions()
     tool = TOOLS[format_name]
     filename, write = tool.filename, tool.write

@@ -11,14 +11,20 @@ from __future__ import annotations
 
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sdtt.dialogue.record_files import append_records, read_records, write_records
+from sdtt.dialogue.plain_check import PlainCheck
+from sdtt.dialogue.record_files import (
+    append_records,
+    iter_record_fields,
+    iter_records,
+    write_records,
+)
 from sdtt.dialogue.turn_index import ShownTurnCounts, migrate_shown
 
 JUDGEMENT_VERSION = 1
@@ -98,6 +104,19 @@ class Judgement(ShownTurnCounts, BaseModel):
         ),
     )
 
+    VALIDATED_TOGETHER: ClassVar[tuple[str, ...]] = (
+        "excluded",
+        "exclusion_reason",
+        "judge_type",
+        "judge_model",
+        "witness",
+        "bot_position",
+        "choice",
+        "verdict",
+        "correct",
+    )
+    """The fields the validators below read (see :mod:`sdtt.dialogue.plain_check`)."""
+
     @model_validator(mode="before")
     @classmethod
     def _old_turn_counts(cls, data: Any) -> Any:
@@ -167,14 +186,44 @@ def append_judgements(path: str | Path, judgements: Iterable[Judgement]) -> int:
     return append_records(path, judgements)
 
 
+def iter_judgements(
+    path: str | Path, *, progress: Callable[[int], None] | None = None
+) -> Iterator[Judgement]:
+    """The judgements of a file one at a time, as it is read (for a file too large to
+    hold as objects); the errors of :func:`read_judgements`. ``progress`` is called
+    with the bytes read so far."""
+    return iter_records(
+        path,
+        Judgement,
+        version=JUDGEMENT_VERSION,
+        noun="judgement",
+        format_name="judgement format",
+        progress=progress,
+    )
+
+
+def iter_judgement_fields(
+    path: str | Path, *, progress: Callable[[int], None] | None = None
+) -> Iterator[dict[str, Any]]:
+    """The judgements of a file as dicts of their fields (``model_dump``), validated as
+    :func:`read_judgements` does, for files of millions (see
+    :func:`~sdtt.dialogue.record_files.iter_record_fields`)."""
+    return iter_record_fields(
+        path,
+        PlainCheck(Judgement, Judgement.VALIDATED_TOGETHER),
+        version=JUDGEMENT_VERSION,
+        noun="judgement",
+        format_name="judgement format",
+        progress=progress,
+    )
+
+
 def read_judgements(path: str | Path) -> list[Judgement]:
     """Read a judgement file as it is; a bad record raises :class:`InputError` with its line.
 
     Analyses should use :func:`load_judgements`, which also drops repeated records.
     """
-    return read_records(
-        path, Judgement, version=JUDGEMENT_VERSION, noun="judgement", format_name="judgement format"
-    )
+    return list(iter_judgements(path))
 
 
 JudgementKey = tuple[str, str, str, str | None]
@@ -256,14 +305,23 @@ def load_judgements(paths: Sequence[str | Path]) -> list[Judgement]:
     found = deduplicate(judgements)
     if found.repeated:
         first = found.repeated[0]
-        where = ", ".join(str(path) for path in paths)
-        warnings.warn(
-            f"{len(found.repeated)} repeated judgement(s) in {where} left out: the same "
-            f"judge, pair and order was recorded more than once (first: judge "
-            f"{first.judge_id!r}, pair {first.pair_id!r}"
-            + (f", order {first.condition['order']!r}" if "order" in first.condition else "")
-            + "). The first record of each is used.",
-            RepeatedJudgementWarning,
-            stacklevel=2,
-        )
+        order = first.condition.get("order")
+        warn_repeated(len(found.repeated), paths, first.judge_id, first.pair_id, order)
     return found.judgements
+
+
+def warn_repeated(
+    count: int, paths: Sequence[str | Path], judge: str, pair: str, order: object = None
+) -> None:
+    """Say that ``count`` repeated judgements were left out, naming the first (and the
+    order it was shown in, when it has one)."""
+    where = ", ".join(str(path) for path in paths)
+    warnings.warn(
+        f"{count} repeated judgement(s) in {where} left out: the same "
+        f"judge, pair and order was recorded more than once (first: judge "
+        f"{judge!r}, pair {pair!r}"
+        + (f", order {order!r}" if order is not None else "")
+        + "). The first record of each is used.",
+        RepeatedJudgementWarning,
+        stacklevel=3,
+    )

@@ -348,6 +348,8 @@ def test_a_lone_surrogate_in_a_transcript_builds_and_exports(inputs: dict[str, P
         "--x", "3", "--catch", "0", "--out", "built",
     )  # fmt: skip
     assert built.code == 0, built.text
+    # Changed on the way in, and said so: how many, and where the first one is.
+    assert f"{path.name}:" in built.err and "lone surrogate(s) replaced by U+FFFD" in built.err
     exported = run("questionnaire", "export", "built", "--format", "all")
     assert exported.code == 0, exported.text
     assert not list(Path("built").rglob("*.partial"))
@@ -408,17 +410,29 @@ def non_regular_inputs(tmp_path: Path) -> dict[str, Path]:
     return {"/dev/zero": Path("/dev/zero"), "FIFO": fifo}
 
 
-@pytest.mark.parametrize("source", ["/dev/zero", "FIFO"])
 @pytest.mark.parametrize(
     "reader", ["persona show", "score", "generate --topics", "simulate --script"]
 )
-def test_devices_and_pipes_as_input_are_refused_at_once(
-    inputs: dict[str, Path], tmp_path: Path, reader: str, source: str
+def test_devices_as_input_are_refused_at_once(
+    inputs: dict[str, Path], tmp_path: Path, reader: str
 ) -> None:
     kind, command = {**JSONL_READERS, **TEXT_READERS}[reader]
-    path = non_regular_inputs(tmp_path)[source]
+    path = Path("/dev/zero")
     outcome = run(*command({**inputs, kind: path}))
     one_line_error(outcome, path, "not a regular file")
+
+
+@pytest.mark.parametrize(
+    "reader", ["persona show", "score", "generate --topics", "simulate --script"]
+)
+def test_a_pipe_nobody_writes_is_refused_at_the_deadline(
+    inputs: dict[str, Path], tmp_path: Path, reader: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SDTT_PIPE_DEADLINE", "0.2")
+    kind, command = {**JSONL_READERS, **TEXT_READERS}[reader]
+    path = non_regular_inputs(tmp_path)["FIFO"]
+    outcome = run(*command({**inputs, kind: path}))
+    one_line_error(outcome, path, "is a pipe that delivered nothing within 0.2 s")
 
 
 def test_a_device_as_out_file_is_refused(inputs: dict[str, Path]) -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sdtt.errors import InputError
-from sdtt.files import read_file_bytes
+from sdtt.files import checked_text, read_file_bytes
 from sdtt.questionnaires.judgements import Judgement
 from sdtt.questionnaires.questionnaire import AnswerKey, PairItem, Question, Questionnaire
 from sdtt.spreadsheet import restore_cell
@@ -232,7 +232,8 @@ def score(
 
 
 def read_text(path: str | Path) -> str:
-    """A response file's text (UTF-8, with or without BOM; UTF-16 as Excel saves it)."""
+    """A response file's text (UTF-8, with or without BOM; UTF-16 as Excel saves it);
+    an empty file, or one holding NULs, is an :class:`InputError`."""
     path = Path(path)
     raw = read_file_bytes(path)
     for encoding in ("utf-8-sig", "utf-16"):
@@ -242,7 +243,7 @@ def read_text(path: str | Path) -> str:
             continue
         if encoding == "utf-16" and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
             continue
-        return text
+        return checked_text(text, path, what="responses")
     raise InputError("is not UTF-8 text.", path=path, hint="Export the responses as UTF-8.")
 
 

@@ -1,0 +1,168 @@
+"""``sdtt score`` on a million judgements, as a user runs it: wall time and peak memory.
+
+Writes a judgement file shaped as ``sdtt judge`` writes them (paired LLM judges, both
+orders of every pair, varied judge ids and bot conditions), then times, each in a
+process of its own, the command ``sdtt score FILE --bootstrap 0`` end to end and the
+floor: the same file read line by line with orjson alone, every record parsed and
+dropped. Peak resident memory comes from ``wait4`` (each process's own ``ru_maxrss``, which
+counts this small parent's pages from before the child started the program), CPU
+seconds from it too.
+Targets: the command under 1 GB and within 3x the floor's time.
+
+Usage: PYTHONPATH=. python benchmarks/score_cli.py [--records 1000000] [--keep FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+from _quick import add_quick
+
+MAX_RSS_BYTES = 1 << 30
+MAX_RATIO = 3.0
+FLOOR = """
+import sys, orjson
+with open(sys.argv[1], "rb", buffering=1 << 20) as handle:
+    for line in handle:
+        orjson.loads(line)
+"""
+MODELS = ("openai/gpt-4o-2024-08-06", "anthropic/claude-sonnet-4-5", "mock/chatty", "local/gemma")
+PERSONAS = ("chitchat-5e1f9a7b", "chitchat-32b20fa3", "chitchat-0c4d2e11")
+
+
+def write_judgements(path: Path, records: int, judges: int = 20) -> int:
+    """About ``records`` judgement records as ``sdtt judge`` writes them: ``judges``
+    judge runs (judge ids) of four models, each answering every pair in both orders;
+    returns the file's size."""
+    pairs = max(1, records // (2 * judges))
+    with path.open("wb") as out:
+        for judge in range(judges):
+            model = MODELS[judge % len(MODELS)]
+            judge_id = f"llm-paired:{model}#run-{judge:04d}"
+            lines = []
+            for pair in range(pairs):
+                bot_model = MODELS[pair % 3]
+                live_to = 3 + 3 * (pair % 4)
+                for order, position in (("original", 1 + pair % 2), ("swapped", 2 - pair % 2)):
+                    correct = (judge * 7 + pair * 3 + position) % 5 < 3
+                    choice = "AB"[(position - 1) ^ (not correct)]
+                    lines.append(
+                        orjson.dumps(
+                            {
+                                "version": 1,
+                                "study": "bench",
+                                "judge_id": judge_id,
+                                "judge_type": "llm",
+                                "judge_model": model,
+                                "pair_id": f"p{pair:05d}",
+                                "pair_kind": "catch" if pair % 50 == 0 else "test",
+                                "choice": choice,
+                                "bot_position": position,
+                                "correct": correct,
+                                "witness": None,
+                                "verdict": None,
+                                "response_time_s": None,
+                                "topic_answer": None,
+                                "topic_correct": None,
+                                "demographics": {},
+                                "strategy": None,
+                                "excluded": False,
+                                "exclusion_reason": None,
+                                "source": f"llm:{model}",
+                                "condition": {
+                                    "bot_conversation": f"bot-conv-{pair}",
+                                    "human_conversation": f"human-conv-{pair}",
+                                    "bot_condition": {
+                                        "persona": PERSONAS[pair % 3],
+                                        "model": bot_model,
+                                        "mode": "burst",
+                                        "pseudo": None,
+                                        "pseudo_turns": 0,
+                                        "live_turns": None,
+                                        "delays": None,
+                                        "seed": None,
+                                        "interrogator": "anthropic/claude-sonnet-4-5",
+                                        "index": None,
+                                    },
+                                    "bot_meta": {},
+                                    "view": "last",
+                                    "live_from": live_to - 2,
+                                    "live_to": live_to,
+                                    "topic": f"Topic number {pair % 40}?",
+                                    "judge_kind": "paired",
+                                    "order": order,
+                                },
+                            }
+                        )
+                    )
+            out.write(b"\n".join(lines) + b"\n")
+    return path.stat().st_size
+
+
+def measure(command: list[str], stdout: Path) -> tuple[float, float, int, int]:
+    """Wall seconds, CPU seconds, peak resident bytes and exit status of ``command``."""
+    started = time.perf_counter()
+    with stdout.open("wb") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    cpu = usage.ru_utime + usage.ru_stime
+    return time.perf_counter() - started, cpu, usage.ru_maxrss * 1024, process.returncode
+
+
+def main() -> None:
+    """Generate the file, time the floor and the command, print both and the targets."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--records", type=int, default=1_000_000)
+    parser.add_argument("--keep", type=Path, help="write the file here and keep it")
+    parser.add_argument("--write", type=Path, help=argparse.SUPPRESS)
+    add_quick(parser, records=4000)
+    args = parser.parse_args()
+    if args.write:
+        write_judgements(args.write, args.records)
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        path = args.keep or Path(folder) / "judgements.jsonl"
+        if not path.exists():
+            # In a process of its own: a forked child's peak counts the parent's pages
+            # from before it started the command, so the parent stays small.
+            subprocess.run(
+                [sys.executable, __file__, "--write", str(path), "--records", str(args.records)],
+                check=True,
+            )
+        size = path.stat().st_size
+        with path.open("rb") as handle:
+            records = sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b""))
+        floor_s, floor_cpu, floor_rss, floor_code = measure(
+            [sys.executable, "-c", FLOOR, str(path)], Path(folder) / "floor.out"
+        )
+        output = Path(folder) / "score.out"
+        command = [sys.executable, "-m", "sdtt", "score", str(path), "--bootstrap", "0"]
+        score_s, score_cpu, score_rss, score_code = measure(command, output)
+        printed = output.read_text(encoding="utf-8", errors="replace")
+    if floor_code or score_code or "pass rates" not in printed:
+        sys.exit(f"a run failed (floor {floor_code}, score {score_code}):\n{printed[-3000:]}")
+    ratio = score_s / floor_s
+    load = os.getloadavg()
+    print(f"{records:,} judgement records, {size / 1e6:,.0f} MB; load average {load[0]:.2f}")
+    for name, wall, cpu, rss in (
+        ("floor (orjson, line by line)", floor_s, floor_cpu, floor_rss),
+        ("sdtt score --bootstrap 0", score_s, score_cpu, score_rss),
+    ):
+        print(f"  {name:30} {wall:7.2f} s wall {cpu:7.2f} s CPU {rss / 2**20:7,.0f} MiB peak")
+    print(
+        f"  targets: peak under 1 GiB: {'met' if score_rss < MAX_RSS_BYTES else 'MISSED'}; "
+        f"within {MAX_RATIO:g}x the floor's time: {ratio:.2f}x, "
+        f"{'met' if ratio <= MAX_RATIO else 'MISSED'} (CPU: {score_cpu / floor_cpu:.2f}x)"
+    )
+
+
+if __name__ == "__main__":
+    main()
