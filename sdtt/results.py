@@ -167,6 +167,6 @@ def write_parquet(tables: dict[str, pd.DataFrame], out: Path) -> list[Path]:
                 fixed[column] = fixed[column].map(
                     lambda v: json.dumps(v, default=str) if isinstance(v, dict | list) else v
                 )
-        fixed.to_parquet(path, index=False)
+        fixed.to_parquet(path, engine="pyarrow", index=False)
         written.append(path)
     return written

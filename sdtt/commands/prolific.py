@@ -11,21 +11,22 @@ from rich.markup import escape
 from sdtt.commands.console import CliConsole
 from sdtt.errors import BadRequestError, ConfigError
 from sdtt.redact import shown
-from sdtt.serve.prolific import (
+from sdtt.serve import (
     SUBMISSION_STATES,
     ProlificClient,
     Record,
+    Study,
     bonus_amounts,
     codes_by_outcome,
     draft_body,
     pay_bonus,
     prolific_section,
+    read_study,
     release_bonus,
     review,
     set_up_bonuses,
     token,
 )
-from sdtt.serve.spec import Study, read_study
 
 
 def _client(study: Study) -> ProlificClient:

@@ -30,7 +30,9 @@ the modules:
   - :mod:`sdtt.serve.overview`: the admin page's figures;
 - :mod:`sdtt.serve.app`: the ASGI app (Starlette) with the pages and the websocket;
 - :mod:`sdtt.serve.policy`: the security headers and the origin check, one middleware;
-- :mod:`sdtt.serve.collector`: the garbage collector of a serving process.
+- :mod:`sdtt.serve.collector`: the garbage collector of a serving process;
+- :mod:`sdtt.serve.prolific`: Prolific's API for ``sdtt prolific`` (studies, submissions,
+  bonuses).
 """
 
 from __future__ import annotations
@@ -43,12 +45,38 @@ if TYPE_CHECKING:
     from sdtt.serve.collector import collect_periodically, serving_collector
     from sdtt.serve.export import export_study
     from sdtt.serve.moderation import moderation_key
+    from sdtt.serve.prolific import (
+        SUBMISSION_STATES,
+        ProlificClient,
+        Record,
+        bonus_amounts,
+        codes_by_outcome,
+        draft_body,
+        pay_bonus,
+        prolific_section,
+        release_bonus,
+        review,
+        set_up_bonuses,
+        token,
+    )
     from sdtt.serve.protocol import MAX_FRAME
     from sdtt.serve.server import StudyServer
     from sdtt.serve.spec import Study, read_study
     from sdtt.serve.storage import describe_store, open_store
 
 _EXPORTS = {
+    "SUBMISSION_STATES": "prolific",
+    "ProlificClient": "prolific",
+    "Record": "prolific",
+    "bonus_amounts": "prolific",
+    "codes_by_outcome": "prolific",
+    "draft_body": "prolific",
+    "pay_bonus": "prolific",
+    "prolific_section": "prolific",
+    "release_bonus": "prolific",
+    "review": "prolific",
+    "set_up_bonuses": "prolific",
+    "token": "prolific",
     "MAX_FRAME": "protocol",
     "Study": "spec",
     "StudyServer": "server",
@@ -63,16 +91,28 @@ _EXPORTS = {
 }
 __all__ = [
     "MAX_FRAME",
+    "SUBMISSION_STATES",
+    "ProlificClient",
+    "Record",
     "Study",
     "StudyServer",
+    "bonus_amounts",
     "build_app",
+    "codes_by_outcome",
     "collect_periodically",
     "describe_store",
+    "draft_body",
     "export_study",
     "moderation_key",
     "open_store",
+    "pay_bonus",
+    "prolific_section",
     "read_study",
+    "release_bonus",
+    "review",
     "serving_collector",
+    "set_up_bonuses",
+    "token",
 ]
 """What ``sdtt serve`` uses: each is imported from its module on first use."""
 

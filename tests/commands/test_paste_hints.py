@@ -31,7 +31,7 @@ def test_persona_import_elsewhere_prints_a_show_command_that_works(
     out = tmp_path / "my personas"
     export = FIXTURES / "discord/dm.json"
     assert (
-        main(["persona", "import", "discord", str(export), "--me", "Ann", "--out", str(out)]) == 0
+        main(["persona", "import", "discord", str(export), "--me", "annsmith", "--out", str(out)]) == 0
     )
     words = _command_after("See one with:", capsys.readouterr().out)
     assert words[:3] == ["sdtt", "persona", "show"]
@@ -43,7 +43,7 @@ def test_persona_import_into_personas_prints_its_name(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     export = FIXTURES / "discord/dm.json"
-    assert main(["persona", "import", "discord", str(export), "--me", "Ann"]) == 0
+    assert main(["persona", "import", "discord", str(export), "--me", "annsmith"]) == 0
     words = _command_after("See one with:", capsys.readouterr().out)
     assert len(words) == 4 and "/" not in words[3]
     assert main(words[1:]) == 0
