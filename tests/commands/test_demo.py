@@ -107,10 +107,20 @@ def test_a_rerun_resumes_the_files_of_the_same_seed(
 def test_a_small_context_cuts_the_history_and_says_so(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["demo", "--model", "mock/chatty", "--out", "out", "--context-tokens", "3500"]) == 0
+    assert main(["demo", "--model", "mock/chatty", "--out", "out", "--context-tokens", "5500"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "persona history is cut from 30 to" in out
-    assert "a context of 3500 tokens" in out
+    assert "a context of 5500 tokens" in out
+
+
+def test_a_context_too_small_for_the_persona_is_refused_before_any_call(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # 3,500 tokens left room for no more than a few turns of the persona's own history
+    # beside the demo's replies: a bot with (almost) none is not the person (issue 49).
+    assert main(["demo", "--model", "mock/chatty", "--out", "out", "--context-tokens", "3500"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "cannot fit a context of 3500 tokens" in err
 
 
 def test_the_demo_chat_records_its_condition_as_simulate_does(tmp_path: Path) -> None:
