@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import ROUND_DOWN, Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from sdtt.errors import (
     AuthenticationError,
@@ -67,16 +67,7 @@ URL_PARAMETERS = (
     "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
 )
 """What Prolific appends to the study link (its placeholders), read by the study page."""
-OUTCOMES: tuple[Outcome, ...] = (
-    "finished",
-    "timeout",
-    "partner_left",
-    "partner_error",
-    "server_error",
-    "ended",
-    "restart",
-    "server_lost",
-)
+OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
 """Every outcome the server gives a completion code (the spec's ``Outcome``)."""
 SUBMISSION_STATES = ("ACTIVE", "AWAITING REVIEW", "APPROVED", "REJECTED", "RETURNED", "TIMED-OUT")
 """The submission statuses ``sdtt prolific status`` counts (others are counted as they come)."""
