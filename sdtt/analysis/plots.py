@@ -169,6 +169,9 @@ def pass_rate_figure(
         if shown:
             # Limits first, then ticks that cannot move them: set_xticks widens the view
             # to its ticks, and one tick made low == high, which matplotlib warns about.
+            # Autoscaling off first: setting the limits would otherwise autoscale the
+            # stale view to the one point's identical limits, and warn, before taking them.
+            axes.set_autoscalex_on(False)
             axes.set_xlim(*x_limits(shown, log=log))
             axes.xaxis.set_major_locator(ticker.FixedLocator(shown))
             axes.xaxis.set_major_formatter(ticker.FixedFormatter([f"{x:g}" for x in shown]))

@@ -11,6 +11,7 @@ calls' own retries (a slow network is not a wrong address).
 from __future__ import annotations
 
 import argparse
+import os
 import socket
 from urllib.parse import urlsplit
 
@@ -22,17 +23,18 @@ KNOCK_SECONDS = 3.0
 
 
 def knock(base_url: str) -> None:
-    """Raise :class:`ConfigError` when nothing can be listening at ``base_url``."""
+    """Raise :class:`ConfigError` when nothing can be listening at ``base_url``.
+
+    A malformed address is left alone: the provider says what is wrong with it, and
+    without echoing a password it may hold.
+    """
     parts = urlsplit(base_url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(
-            f"--base-url {base_url!r} is not an http(s) address; give one like "
-            "http://127.0.0.1:8080/v1."
-        )
     try:
         port = parts.port or (443 if parts.scheme == "https" else 80)
     except ValueError:
-        raise ConfigError(f"--base-url {base_url!r} has a port that is not a number.") from None
+        return
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return
     try:
         with socket.create_connection((parts.hostname, port), timeout=KNOCK_SECONDS):
             return
@@ -40,14 +42,14 @@ def knock(base_url: str) -> None:
         return
     except socket.gaierror:
         raise ConfigError(
-            f"--base-url {base_url}: could not reach {parts.hostname}: the name does not "
-            "resolve. Check the address."
+            f"--base-url: could not reach {parts.hostname}: the name does not resolve. "
+            "Check the address."
         ) from None
     except OSError as error:
         reason = error.strerror or type(error).__name__
         raise ConfigError(
-            f"--base-url {base_url}: could not reach {parts.hostname}:{port} ({reason}). "
-            "Start the server first (its ready line gives the URL), or check the port."
+            f"--base-url: could not reach {parts.hostname}:{port} ({reason}). Start the "
+            "server first (its ready line gives the URL), or check the port."
         ) from None
 
 
@@ -61,6 +63,9 @@ def knock_for(args: argparse.Namespace) -> None:
         names.extend(name for name in values if isinstance(name, str))
     if names and not any(_served(name) for name in names):
         return
+    key_env = getattr(args, "api_key_env", None)
+    if key_env and not os.environ.get(key_env):
+        return  # the command says first that the key's variable is not set
     knock(args.base_url)
 
 

@@ -92,15 +92,11 @@ def test_a_refused_base_url_is_reported_before_the_command_is_imported() -> None
     assert "could not reach 127.0.0.1" in done.stderr
 
 
-@pytest.mark.parametrize(
-    ("url", "said"),
-    [("127.0.0.1:8080/v1", "not an http(s) address"), ("http://127.0.0.1:80x/v1", "port")],
-)
-def test_a_malformed_base_url_is_one_line(
-    url: str, said: str, capsys: pytest.CaptureFixture[str]
+def test_a_malformed_base_url_is_left_to_the_provider_to_explain(
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(simulate(url)) == 2
-    assert said in capsys.readouterr().err
+    assert main(simulate("127.0.0.1:8080/v1")) == 2
+    assert "not a usable URL" in capsys.readouterr().err
 
 
 def test_simulate_against_a_server_that_always_fails_exits_non_zero(

@@ -31,7 +31,8 @@ def test_persona_import_elsewhere_prints_a_show_command_that_works(
     out = tmp_path / "my personas"
     export = FIXTURES / "discord/dm.json"
     assert (
-        main(["persona", "import", "discord", str(export), "--me", "annsmith", "--out", str(out)]) == 0
+        main(["persona", "import", "discord", str(export), "--me", "annsmith", "--out", str(out)])
+        == 0
     )
     words = _command_after("See one with:", capsys.readouterr().out)
     assert words[:3] == ["sdtt", "persona", "show"]
