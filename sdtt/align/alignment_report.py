@@ -267,7 +267,7 @@ def _map_figure(result: AlignmentResult, path: Path) -> Path:
         ax.set_xlabel(f"{axis} 1")
         ax.set_ylabel(f"{axis} 2")
         ax.set_title(title, fontsize=9)
-    axes[0].legend(fontsize=7)
+    axes[0].legend(fontsize=7, loc="best")
     with replacing(path) as partial:
         fig.savefig(partial, dpi=120, bbox_inches="tight", format="png")
     plt.close(fig)

@@ -257,7 +257,9 @@ def reliability_plot(traces: Sequence[BeliefTrace], path: Path) -> Path:
     axes.set_xlim(-0.03, 1.03)
     axes.set_ylim(-0.03, 1.03)
     axes.set_title("Calibration of final beliefs")
-    axes.legend(fontsize=7)
+    # loc named: a legend left at the default 'best' warns whenever placing it took over
+    # a second, as it does on a busy machine.
+    axes.legend(fontsize=7, loc="best")
     hist.set_xlabel("belief that the target is human")
     hist.set_ylabel("beliefs")
     figure.tight_layout()
@@ -284,7 +286,7 @@ def trace_plot(traces: Sequence[BeliefTrace], path: Path) -> Path:
     axes.set_ylabel("belief in the truth (%)")
     axes.set_ylim(-3, 103)
     axes.set_title("Belief traces (below 50: on the wrong side)")
-    axes.legend(fontsize=8)
+    axes.legend(fontsize=8, loc="best")
     figure.tight_layout()
     with replacing(path) as partial:
         figure.savefig(partial, format="png")
@@ -310,7 +312,7 @@ def turn_pass_plot(traces: Sequence[BeliefTrace], path: Path) -> Path:
     axes.set_ylabel("judges on the wrong side (%)")
     axes.set_ylim(-3, 103)
     axes.set_title("Pass rate by turn, from belief traces")
-    axes.legend(fontsize=7)
+    axes.legend(fontsize=7, loc="best")
     figure.tight_layout()
     with replacing(path) as partial:
         figure.savefig(partial, format="png")
@@ -363,7 +365,7 @@ def market_plots(found: MarketCalibration, out_dir: Path) -> list[tuple[str, Pat
         axes.set_title(
             f"Market {title.lower()} ({found.kept} of {found.games} games; games per bar on top)"
         )
-        axes.legend(fontsize=7)
+        axes.legend(fontsize=7, loc="best")
         figure.tight_layout()
         path = out_dir / name
         with replacing(path) as partial:

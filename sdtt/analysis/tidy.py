@@ -174,10 +174,10 @@ def tidy_results(
 
 def write_tidy(rows: pd.DataFrame, fmt: str) -> str:
     """The rows as CSV or JSON (a list of objects; missing values as null) text."""
-    if fmt == "csv":
-        # Condition labels and breakdown levels come from files (topics, demographics):
-        # none may start a spreadsheet formula.
-        text = rows.astype(object).map(lambda v: safe_cell(v) if isinstance(v, str) else v)
-        return str(text.to_csv(index=False, lineterminator="\n", float_format="%.10g"))
-    records = rows.astype(object).where(rows.notna(), None).to_dict("records")
-    return json.dumps(records, indent=1, ensure_ascii=False) + "\n"
+    if fmt == "json":
+        records = rows.astype(object).where(rows.notna(), None).to_dict("records")
+        return json.dumps(records, indent=1, ensure_ascii=False) + "\n"
+    # Condition labels and breakdown levels come from files (topics, demographics): none
+    # may start a spreadsheet formula.
+    text = rows.astype(object).map(lambda v: safe_cell(v) if isinstance(v, str) else v)
+    return str(text.to_csv(index=False, lineterminator="\n", float_format="%.10g"))

@@ -77,6 +77,12 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     ),
     "sdtt plan": ("sdtt plan --pass-rate 0.4", "sdtt plan --equivalence --margin 0.1"),
     "sdtt study": ("sdtt study run examples/turns_study.toml",),
+    "sdtt export": ("sdtt export parquet examples/turns_study.toml --out runs/turns-data",),
+    "sdtt prolific": (
+        "sdtt prolific create study.toml --url https://chat.example.org",
+        "sdtt prolific status study.toml",
+        "sdtt prolific bonus study.toml runs/pilot/points.csv --pay",
+    ),
     "sdtt study run": ("sdtt study run examples/turns_study.toml",),
     "sdtt study status": ("sdtt study status examples/turns_study.toml",),
     "sdtt study bundle": (
