@@ -115,6 +115,13 @@ def test_a_share_of_the_chats_can_be_held_out(tmp_path: Path) -> None:
     assert persona.name == SHIPPED and len(persona.prompt_conversations) == 3
 
 
+def test_the_preregistration_says_the_run_holds_the_chats_out(tmp_path: Path) -> None:
+    from sdtt.study.prereg import prereg_text
+
+    text = prereg_text(read_spec(held_out_spec(tmp_path / "s", "2")))
+    assert "held out of the bot's prompt (human = persona; held_out = 2, drawn with" in text
+
+
 def test_holding_out_every_chat_is_refused_before_any_call(tmp_path: Path) -> None:
     spec = held_out_spec(tmp_path / "s", "6")
     mocks = CountingMocks()
