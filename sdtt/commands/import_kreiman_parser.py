@@ -21,8 +21,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "Import the files of the Kreiman lab's released Turing-test code and data into "
             "sdtt's records: response files and ground-truth dictionaries (response records), "
-            "conversations (transcripts), psiTurk judge trials and per-exchange verdicts "
-            "(belief traces)."
+            "conversations (transcripts), psiTurk judge trials, compiled single-item results "
+            "(a study 'sdtt single score' scores) and per-exchange verdicts (belief traces)."
         ),
     )
     actions = parser.add_subparsers(dest="kreiman_command", metavar="ACTION")
