@@ -104,6 +104,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     ),
     "sdtt import-kreiman": (
         "sdtt import-kreiman conversations convs --labels correct_answers.json -o t.jsonl",
+        "sdtt import-kreiman compiled compiled.json --task wordassoc --group combined -o wa",
     ),
 }
 """Commands a user can paste, by the ``prog`` of the parser whose help shows them."""

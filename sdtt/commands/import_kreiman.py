@@ -138,6 +138,52 @@ def scores_table(scores: TrialScores) -> Table:
     return table
 
 
+def run_compiled(args: argparse.Namespace, console: Console | None = None) -> int:
+    """Their compiled single-item results as a study folder ``sdtt single score`` reads."""
+    from sdtt.commands.single_parser import ANSWERS_FILE
+    from sdtt.dialogue.record_files import write_records
+    from sdtt.errors import InputError
+    from sdtt.files import write_text_atomic
+    from sdtt.single.build import KEY_FILE
+    from sdtt.single.theirdata.judgements import group_sizes, read_judgements
+    from sdtt.single.theirdata.study import as_single_study
+
+    folder: Path = args.out
+    if (folder / KEY_FILE).exists() and not args.force:
+        raise InputError(
+            f"already holds a study ({KEY_FILE}).",
+            path=folder,
+            hint="Pass --force to replace it, or give another --out.",
+        )
+    every = group_sizes(read_judgements(args.file, task=args.task))
+    if not args.group and len(every) > 1:
+        sizes = ", ".join(f"{name} ({count})" for name, count in every.items())
+        raise InputError(
+            f"the file has {len(every)} groups of trials: {sizes}; their groups can hold "
+            "the same trials again (their word-association 'combined' is 'inlab' and "
+            "'mturk'), so name those to import.",
+            path=args.file,
+            field="--group",
+            hint="Give --group NAME (repeat it for more).",
+        )
+    judgements = read_judgements(args.file, args.group or None, task=args.task)
+    if not judgements:
+        raise InputError(
+            "no TEST trials in the groups read.", path=args.file, hint="Name other --group."
+        )
+    key, answers = as_single_study(judgements, args.task, source=Path(args.file).name)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(folder / KEY_FILE, key.model_dump_json(indent=2) + "\n")
+    write_records(folder / ANSWERS_FILE, answers)
+    judges = len({a.judge_id for a in answers})
+    groups = ", ".join(dict.fromkeys(j.group for j in judgements))
+    _console(console).print(
+        f"Wrote {len(answers)} answers of {judges} judges on {len(key.items)} responses "
+        f"({groups}) to {folder}. Score them: sdtt single score {folder}"
+    )
+    return 0
+
+
 def run_verdicts(args: argparse.Namespace, console: Console | None = None) -> int:
     """Per-exchange verdicts as belief traces."""
     check_out(args.out, args.force)

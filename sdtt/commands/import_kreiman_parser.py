@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from sdtt.commands import lazy_command
+from sdtt.commands.common import add_out_argument
 from sdtt.commands.single_flags import add_write_arguments, print_help
 
 MODULE = "sdtt.commands.import_kreiman"
@@ -13,14 +14,15 @@ TASKS = ("wordassoc", "caption")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``sdtt import-kreiman responses|groundtruth|conversations|psiturk|verdicts``."""
+    """Add ``sdtt import-kreiman
+    responses|groundtruth|conversations|psiturk|compiled|verdicts``."""
     parser = subparsers.add_parser(
         "import-kreiman",
         description=(
             "Import the files of the Kreiman lab's released Turing-test code and data into "
             "sdtt's records: response files and ground-truth dictionaries (response records), "
-            "conversations (transcripts), psiTurk judge trials and per-exchange verdicts "
-            "(belief traces)."
+            "conversations (transcripts), psiTurk judge trials, compiled single-item results "
+            "(a study 'sdtt single score' scores) and per-exchange verdicts (belief traces)."
         ),
     )
     actions = parser.add_subparsers(dest="kreiman_command", metavar="ACTION")
@@ -112,6 +114,41 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_write_arguments(psiturk, "trials and demographics")
     psiturk.set_defaults(func=lazy_command(MODULE, "run_psiturk"))
+
+    compiled = actions.add_parser(
+        "compiled",
+        help="their compiled single-item results, as a study 'sdtt single score' scores",
+        description=(
+            "Read their compiled word-association or image-captioning results "
+            '({group: {"Trial_N": {workerID, workerData, trialData: {groundtruth, '
+            "response_speaker, machine_groundtruth, caption, ...}}}}, e.g. "
+            "wordAssociation/Plot/savedResults/compiled.json) into a single-item study "
+            "folder: its key (one entry per response judged) and its answers (one per "
+            "trial). Score it with 'sdtt single score DIR'. Their groups can repeat each "
+            "other's trials: with more than one, name those to read with --group."
+        ),
+        epilog=(
+            "examples:\n"
+            "  sdtt import-kreiman compiled compiled.json --task wordassoc --group combined "
+            "-o runs/wa\n"
+            "  sdtt single score runs/wa"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    compiled.add_argument("file", type=Path, metavar="FILE", help="their compiled results .json")
+    compiled.add_argument("--task", choices=TASKS, required=True, help="what the judges judged")
+    compiled.add_argument(
+        "--group",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a group of trials to read (repeat for more; needed when the file has several)",
+    )
+    add_out_argument(
+        compiled, folder=True, required=True, help="folder of the study to write (key, answers)"
+    )
+    compiled.add_argument("--force", action="store_true", help="replace the study in --out")
+    compiled.set_defaults(func=lazy_command(MODULE, "run_compiled"))
 
     verdicts = actions.add_parser(
         "verdicts",

@@ -102,7 +102,12 @@ def prereg_text(study: Study) -> str:
         f"{list(design.modes)} x (N, X) {[list(t) for t in design.turns]} x "
         f"{len(design.topics)} topic(s): {all_pairs} chats, each paired with a human chat "
         + (
-            "of the imitated person, held out of the bot's prompt (human = persona)."
+            "of the imitated person, held out of the bot's prompt (human = persona"
+            + (
+                f"; held_out = {spec.questionnaire.held_out}, drawn with the study seed)."
+                if spec.questionnaire.held_out is not None
+                else ")."
+            )
             if spec.questionnaire.human.strip().lower() == "persona"
             else f"on its topic ({spec.questionnaire.human})."
         ),

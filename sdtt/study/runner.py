@@ -59,7 +59,6 @@ from sdtt.lock import output_lock
 from sdtt.models.base import Generator, ModelAPI
 from sdtt.models.model import Model
 from sdtt.models.registry import create_api, provider_of
-from sdtt.personas.store import find_persona
 from sdtt.questionnaires.answers import import_responses
 from sdtt.questionnaires.exports import export_files
 from sdtt.questionnaires.judgements import (
@@ -83,6 +82,7 @@ from sdtt.questionnaires.study import StudySpec as QuestionnaireSpec
 from sdtt.questionnaires.tools import TOOLS
 from sdtt.study.figures import write_study_report
 from sdtt.study.ledger import LEDGER_FILE, BudgetExceeded, Ledger
+from sdtt.study.personas import StudyPersonas
 from sdtt.study.spec import Study
 from sdtt.study.steps import (
     ALIGN_FOLDER,
@@ -178,6 +178,8 @@ class StudyRunner:
         replay: bool = False,
     ) -> None:
         self.study = study
+        self.personas = StudyPersonas(study)
+        """The personas the bots play: with ``held_out``, their chats held out here."""
         self.replay = replay
         """The answers come from a recording (``sdtt study verify --rerun``): sections
         with ``batch = true`` call it directly, priced at the batch discount as before."""
@@ -367,7 +369,7 @@ class StudyRunner:
 
         async def main() -> None:
             report = await run_chains(
-                [spec], out, personas=find_persona, models=model_for, display=NullDisplay()
+                [spec], out, personas=self.personas, models=model_for, display=NullDisplay()
             )
             if self.ledger.stopped is not None:
                 raise self.ledger.stopped
@@ -435,7 +437,11 @@ class StudyRunner:
             )
             async with bot_model, asker:
                 setup = open_bot(
-                    condition, bot_model, options=Options(virtual_clock=True), pseudo=pseudo
+                    condition,
+                    bot_model,
+                    options=Options(virtual_clock=True),
+                    persona=self.personas(cell.persona),
+                    pseudo=pseudo,
                 )
                 interrogator = llm_interrogator(
                     for_virtual_clock(asker),
@@ -480,15 +486,16 @@ class StudyRunner:
         if self.study.spec.questionnaire.human.strip().lower() != PERSONA:
             return
         for name in self.study.spec.design.personas:
-            if not find_persona(name).info.held_out:
+            if not self.personas(name).info.held_out:
                 raise InputError(
                     f"persona {name!r} holds out none of its conversations, so human = "
                     "'persona' would have no chat of the person that is not in the bot's "
                     "prompt.",
                     path=self.study.path,
                     field="design.personas",
-                    hint=f"Run 'sdtt persona hold-out {name} --count K' and list the persona "
-                    "it writes in design.personas.",
+                    hint="Say held_out = K under [questionnaire] (the run holds K chats "
+                    f"out), or run 'sdtt persona hold-out {name} --count K' and list the "
+                    "persona it writes in design.personas.",
                 )
 
     def _questionnaire(self) -> None:
@@ -510,7 +517,7 @@ class StudyRunner:
             design=DesignSpec(pairs_per_judge=q.pairs_per_judge),
         )
         build.check()
-        result = build_study(build, base=self.study.folder)
+        result = build_study(build, base=self.study.folder, persona_loader=self.personas)
         folder = self.study.out / QUESTIONNAIRE_FOLDER
         partial = folder.with_name(folder.name + ".partial")
         shutil.rmtree(partial, ignore_errors=True)
@@ -711,8 +718,9 @@ class StudyRunner:
                     continue
                 pseudo = self.chain_file(cell)
                 with_pseudo = f" --pseudo {shlex.quote(str(pseudo))}" if pseudo else ""
+                persona = self.personas.file(cell.persona)
                 lines.append(
-                    f"  sdtt chat --persona {shlex.quote(cell.persona)} --model "
+                    f"  sdtt chat --persona {shlex.quote(persona)} --model "
                     f"{shlex.quote(cell.model)} --mode {cell.mode}{with_pseudo} --turns {cell.x} "
                     f"--out {shlex.quote(str(out / 'chats' / cell.id))}"
                 )

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from sdtt.align.llm import IDENTITIES, ORDERS, PROMPTS, Cohort
 from sdtt.dialogue.condition import ChatMode
@@ -132,13 +132,39 @@ class QuestionnaireSection(_Section):
         default="corpus",
         description="The human side: 'corpus' (other people's chats on the bot's topic), "
         "'persona' (the imitated person's own chats its persona holds out of every prompt: "
-        "'sdtt persona hold-out'), or a transcript file.",
+        "'sdtt persona hold-out', or held_out), or a transcript file.",
+    )
+    held_out: int | float | None = Field(
+        default=None,
+        description="With human = 'persona': how many of each persona's chats the run "
+        "holds out of the bot's prompt to show as the human side, a count (3) or a share "
+        "of its chats (0.25); drawn with the study's seed. None: the personas listed hold "
+        "chats out already ('sdtt persona hold-out').",
     )
     seed: int = 1
     catch_pairs: int = Field(default=1, ge=0)
     pairs_per_judge: int | None = Field(default=None, ge=1)
     topic_check: bool = True
     timestamps: Timestamps = "hidden"
+
+    @field_validator("held_out", mode="before")
+    @classmethod
+    def _held_out(cls, value: object) -> object:
+        if isinstance(value, bool):
+            raise ValueError("must be a count (3) or a share (0.25), not true or false")
+        if isinstance(value, int) and value < 1:
+            raise ValueError("a count of chats must be 1 or more")
+        if isinstance(value, float) and not 0 < value < 1:
+            raise ValueError("a share of chats is between 0 and 1 (0.25); a count is whole (3)")
+        return value
+
+    @model_validator(mode="after")
+    def _held_out_needs_persona(self) -> QuestionnaireSection:
+        if self.held_out is not None and self.human.strip().lower() != "persona":
+            raise ValueError(
+                "held_out holds the persona's own chats out: it needs human = 'persona'"
+            )
+        return self
 
 
 class _BatchSettings(_Section):

@@ -15,7 +15,16 @@ CONVERSATION_PAGES = (
     "Conversations/Conversations - new dataset, feedback and catch trials (latest version)/"
     "mturk_conversation_paper/templates/instructions"
 )
-PARTICIPANTS = "Conversations/Participants results - datasets/new_results_prolific.csv"
+DATASETS = "Conversations/Participants results - datasets"
+PARTICIPANTS = f"{DATASETS}/new_results_prolific.csv"
+FIRST = f"{DATASETS}/compiled_original_dataset_first_collection.json"
+LABELLED = f"{DATASETS}/prolific_may30.csv"
+EXPERT_CAPTIONS = (
+    "Experiments with AI experts/AI experts databases/image captioning/compiled_AIexperts_may4.json"
+)
+EXPERT_WORDS = (
+    "Experiments with AI experts/AI experts databases/word association/compiled_AIexperts.json"
+)
 ONLINE = "Conversations/turing_online/trials_all.json"
 WORD_RESULTS = "wordAssociation/Plot/savedResults/compiled.json"
 
@@ -42,15 +51,22 @@ def conversation_page(lines: list[str]) -> str:
 
 
 def prolific_trial(
-    number: int, said: str, true: str, *, catch: bool = False, conversation: int = 0
+    number: int,
+    said: str,
+    true: str,
+    *,
+    catch: bool = False,
+    conversation: int = 0,
+    folder: str = "dataset_new",
 ) -> dict[str, object]:
-    """One TEST trialdata object with every key their Prolific task records."""
+    """One TEST trialdata object with every key their Prolific task records (``folder``:
+    ``dataset_new`` in their feedback run, ``dataset`` in the run of the original 300)."""
     hit = conversation or 100 + number
     length = 3 * (1 + number % 8)
     path = (
-        f"/static/dataset_new/catch/conv{hit}.html"
+        f"/static/{folder}/catch/conv{hit}.html"
         if catch
-        else (f"/static/dataset_new/conv{hit}_len{length}.html")
+        else (f"/static/{folder}/conv{hit}_len{length}.html")
     )
     return {
         "phase": "TEST",
@@ -230,10 +246,9 @@ def online_trials() -> dict[str, list[dict[str, str]]]:
     }
 
 
-def word_results() -> dict[str, dict[str, object]]:
-    """Their compiled word-association results: a group per cohort, ``Trial_N`` keys."""
-    worker = {
-        "country": "Canada",
+def _judge_data(country: str) -> dict[str, object]:
+    return {
+        "country": country,
         "age": "26-30",
         "gender": "male",
         "education": "bachelor",
@@ -243,39 +258,228 @@ def word_results() -> dict[str, dict[str, object]]:
         "engagement": "7",
         "difficulty": "5",
     }
-    rows = [  # (cue, truth, said, machine)
-        ("lantern", "human", "human", ""),
-        ("harbor", "human", "machine", ""),
-        ("pepper", "human", "human", ""),
-        ("violin", "human", "human", ""),
-        ("meadow", "machine", "machine", "word2vec"),
-        ("copper", "machine", "human", "word2vec"),
-        ("glacier", "machine", "human", "gpt3 (prompt davinvci)"),
-        ("saddle", "machine", "human", "gpt3 (prompt davinvci)"),
-        ("orchid", "machine", "machine", "gpt3 (prompt davinvci)"),
-    ]
-    trials = {}
+
+
+def _word_trials(
+    worker: str, data: dict[str, object] | None, rows: list[tuple[str, str, str, str]]
+) -> list[dict[str, object]]:
+    """(cue, truth, said, machine) rows as their trials; no ``workerData`` for their
+    machine judges, whose trials keep fewer keys."""
+    trials: list[dict[str, object]] = []
     for n, (cue, truth, said, machine) in enumerate(rows, start=1):
-        trials[f"Trial_{n}"] = {
-            "workerID": "W1",
-            "workerData": worker,
-            "trialData": {
-                "rt": 9000 + n,
-                "hit": f"participant_{n}",
+        if data is None:
+            body: dict[str, object] = {
                 "trial": n,
+                "caption": cue,
                 "response_speaker": said,
                 "machine_groundtruth": machine,
-                "imageID": n,
-                "caption": cue,
-                "counterbalance": 0,
                 "groundtruth": truth,
-                "phase": "TEST",
                 "human_groundtruth": "human" if truth == "human" else "",
-                "real_gender": "",
-                "response_gender": "male",
-            },
+            }
+            trials.append({"workerID": worker, "trialData": body})
+            continue
+        body = {
+            "rt": 9000 + n,
+            "hit": f"participant_{n}",
+            "trial": n,
+            "response_speaker": said,
+            "machine_groundtruth": machine,
+            "imageID": n,
+            "caption": cue,
+            "counterbalance": 0,
+            "groundtruth": truth,
+            "phase": "TEST",
+            "human_groundtruth": "human" if truth == "human" else "",
+            "real_gender": "",
+            "response_gender": "male",
         }
-    return {"mturk": trials}
+        trials.append({"workerID": worker, "workerData": data, "trialData": body})
+    return trials
+
+
+def _numbered(trials: list[dict[str, object]]) -> dict[str, object]:
+    return {f"Trial_{n}": trial for n, trial in enumerate(trials, start=1)}
+
+
+MTURK_WORDS = [  # (cue, truth, said, machine)
+    ("lantern", "human", "human", ""),
+    ("harbor", "human", "machine", ""),
+    ("pepper", "human", "human", ""),
+    ("violin", "human", "human", ""),
+    ("meadow", "machine", "machine", "word2vec"),
+    ("copper", "machine", "human", "word2vec"),
+    ("glacier", "machine", "human", "gpt3 (prompt davinvci)"),
+    ("saddle", "machine", "human", "gpt3 (prompt davinvci)"),
+    ("orchid", "machine", "machine", "gpt3 (prompt davinvci)"),
+]
+
+
+def word_results() -> dict[str, dict[str, object]]:
+    """Their compiled word-association results as their notebook writes them: ``inlab``
+    is ``inlab_gender`` and ``inlab_nogender`` again, ``combined`` is ``inlab`` and
+    ``mturk`` again, ``machine`` their SVM judges. Every in-lab person has the same
+    ``workerID`` (``LAB``), told apart by ``workerData`` and trial numbers starting over."""
+    gender = _word_trials(
+        "LAB",
+        _judge_data("Singapore"),
+        [
+            ("anchor", "human", "human", ""),
+            ("tide", "machine", "machine", "word2vec"),
+            ("ember", "machine", "human", "gpt2"),
+        ],
+    )
+    nogender = _word_trials(
+        "LAB",
+        _judge_data("India"),
+        [
+            ("quartz", "human", "machine", ""),
+            ("fable", "machine", "machine", "word2vec"),
+            ("sprout", "human", "human", ""),
+        ],
+    )
+    mturk = _word_trials("W1", _judge_data("Canada"), MTURK_WORDS)
+    machine = _word_trials(
+        "word2vec",
+        None,
+        [
+            ("lantern", "human", "machine", ""),
+            ("glacier", "machine", "machine", "gpt3 (prompt davinvci)"),
+        ],
+    )
+    return {
+        "inlab": _numbered(gender + nogender),
+        "inlab_gender": _numbered(gender),
+        "inlab_nogender": _numbered(nogender),
+        "mturk": _numbered(mturk),
+        "machine": _numbered(machine),
+        "combined": _numbered(gender + nogender + mturk),
+    }
+
+
+def expert_captions() -> dict[str, dict[str, object]]:
+    """Their AI experts' captioning verdicts: image paths, ``hit`` true, participants named."""
+    rows = [  # (image, caption, truth, said, machine)
+        ("0907.jpg", "a kettle left on a cold stove", "human", "human", ""),
+        ("0907.jpg", "a kettle on a stove", "machine", "machine", "blip"),
+        ("0912.jpg", "two kites over a grey beach", "human", "machine", ""),
+        ("0912.jpg", "kites flying over a beach", "machine", "human", "clipcap"),
+    ]
+    data = {**_judge_data("Chile"), "imagetype": "in-domain"}
+    trials = []
+    for n, (image, caption, truth, said, machine) in enumerate(rows, start=1):
+        body = {
+            "phase": "TEST",
+            "imageID": f"/static/images/imgset/{image}",
+            "caption": caption,
+            "groundtruth": truth,
+            "machine_groundtruth": machine,
+            "human_groundtruth": f"Participant_{n}" if truth == "human" else "",
+            "response_speaker": said,
+            "response_gender": "male",
+            "hit": True,
+            "counterbalance": 17,
+            "rt": 8000 + n,
+            "trial": n,
+        }
+        trials.append({"workerID": "debugX1", "workerData": data, "trialData": body})
+    return {"AIexperts": _numbered(trials)}
+
+
+def expert_words() -> dict[str, dict[str, object]]:
+    """Their AI experts' word-association verdicts: ``Human`` and ``Machine`` capitalised."""
+    trials = _word_trials(
+        "debugY2",
+        {**_judge_data("Italy"), "ai-experience": "2"},
+        [
+            ("anchor", "human", "Human", ""),
+            ("tide", "machine", "Machine", "other"),
+            ("ember", "machine", "Human", "gpt2"),
+        ],
+    )
+    for trial in trials:
+        body = trial["trialData"]
+        assert isinstance(body, dict)
+        body["hit"] = f"{body['imageID']}_a_0.html"
+    return {"AIexperts": _numbered(trials)}
+
+
+# The classes of their original conversations 1-6, as their 2025 run's trueLabel says.
+ORIGINAL_CLASSES = {1: "HH", 2: "HAI", 3: "AIH", 4: "AIAI", 5: "HH", 6: "AIAI"}
+
+
+def labelled_run() -> list[dict[str, object]]:
+    """A judge of their 2025 run of the original conversations (``/static/dataset/``),
+    whose trials carry ``trueLabel``; a catch trial's label is its own."""
+    trials = [
+        prolific_trial(n, "HH", true, conversation=conv, folder="dataset")
+        for n, (conv, true) in enumerate(ORIGINAL_CLASSES.items(), start=1)
+    ]
+    catch = prolific_trial(7, "HH", "HAI", catch=True, conversation=301, folder="dataset")
+    return [*trials, catch]
+
+
+def first_trial(conv: int, length: int, said: str, *, folder: str = "static/dataset") -> dict:
+    """A trial of their first collection: the class chosen, no true class."""
+    return {
+        "trialdata": {
+            "hit": conv,
+            "topic": "1" if folder == "static/dataset" else "movies",
+            "hit_len": length,
+            "Aclass": said,
+            "rt": 30000 + 100 * conv + length,
+            "Agender": "M" if folder == "static/dataset" else 0,
+            "Bgender": "F" if folder == "static/dataset" else 0,
+            "conversationID": f"{folder}/conv{conv}_len{length}.html",
+        }
+    }
+
+
+PLACEHOLDER = {
+    "trialdata": {
+        "hit": 0,
+        "topic": 0,
+        "hit_len": 0,
+        "Aclass": 0,
+        "rt": 0,
+        "Agender": 0,
+        "Bgender": 0,
+        "conversationID": ".html",
+    }
+}
+
+
+def first_collection() -> dict[str, dict[str, list[dict[str, object]]]]:
+    """Their first collection's compiled file: a ``datastring`` list per group, each
+    person's ``questiondata`` and ``data`` (a placeholder first trial, then the trials).
+    ``prolific`` repeats the ``mturk`` judge; ``chatgpt`` judged their ChatGPT-4o set."""
+
+    def person(country: str, trials: list[dict[str, object]]) -> dict[str, object]:
+        answers = {"gender": "female", "age": "21-25", "native": "yes", "education": "pg"}
+        return {"questiondata": {**answers, "country": country}, "data": [PLACEHOLDER, *trials]}
+
+    lab = [
+        first_trial(1, 3, "HH"),
+        first_trial(2, 6, "HH"),
+        first_trial(3, 9, "AIAI"),
+        first_trial(4, 12, "HAI"),
+        first_trial(7, 3, "HH"),  # a conversation no label names
+    ]
+    online = [first_trial(5, 3, "HAI"), first_trial(6, 6, "AIAI"), first_trial(2, 9, "HH")]
+    chat = "Mranmey_chatgpt_dataset_woGender"
+    return {
+        "inlab": {"datastring": [person("Portugal", lab)]},
+        "mturk": {"datastring": [person("United States", online)]},
+        "prolific": {"datastring": [person("United States", online)]},
+        "chatgpt": {
+            "datastring": [
+                person("India", [first_trial(1, 7, "HH", folder=chat)]),
+                person(
+                    "India",
+                    [first_trial(2, 14, "AIH", folder=chat), first_trial(1, 21, "HH", folder=chat)],
+                ),
+            ]
+        },
+    }
 
 
 def write_release(root: Path) -> Path:
@@ -298,4 +502,10 @@ def write_release(root: Path) -> Path:
     words = root / WORD_RESULTS
     words.parent.mkdir(parents=True)
     words.write_text(json.dumps(word_results()), encoding="utf-8")
+    (root / FIRST).write_text(json.dumps(first_collection()), encoding="utf-8")
+    labelled = participants_table([participant_row("L1", labelled_run())])
+    (root / LABELLED).write_text(labelled, encoding="utf-8")
+    for path, content in ((EXPERT_CAPTIONS, expert_captions()), (EXPERT_WORDS, expert_words())):
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(json.dumps(content), encoding="utf-8")
     return root

@@ -227,8 +227,8 @@ def test_their_compiled_word_association_results_are_scored_per_machine(
 ) -> None:
     path = tmp_path / "compiled.json"
     path.write_text(json.dumps(shapes.word_results()), encoding="utf-8")
-    judgements = read_judgements(path)
-    assert len(judgements) == 9 and judgements[0].response == "lantern"
+    judgements = read_judgements(path, ["mturk"], task="wordassoc")
+    assert len(judgements) == 9 and judgements[0].stimulus == "lantern"
     scores = score_judgements(judgements)
     assert scores.overall.rate("H", "H") == pytest.approx(3 / 4)
     assert scores.overall.rate("M", "M") == pytest.approx(2 / 5)
@@ -236,23 +236,54 @@ def test_their_compiled_word_association_results_are_scored_per_machine(
     assert scores.by_model["gpt3 (prompt davinvci)"].rate("M", "M") == pytest.approx(1 / 3)
 
 
-def test_the_reproduction_script_prints_each_published_row_beside_sdtts(tmp_path: Path) -> None:
-    release = shapes.write_release(tmp_path / "TuringTest")
-    run = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "reproduce_kreiman.py"), str(release)],
+def run_script(release: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "reproduce_kreiman.py"), str(release), *extra],
         capture_output=True,
         text=True,
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "COLUMNS": "200"},
         check=False,
     )
-    assert run.returncode == 0, run.stderr
+
+
+def table_rows(stdout: str) -> dict[str, list[str]]:
+    """The printed Markdown table: row name -> source, sdtt, paper, where."""
     cells = [
         [cell.strip().replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", line)[1:-1]]
-        for line in run.stdout.splitlines()
+        for line in stdout.splitlines()
         if line.startswith("|") and not line.startswith("|---")
     ]
-    rows = {row[0]: row[1:4] for row in cells}
-    assert rows["Conversation: machine speakers judged machine p(M|M)"][1:] == ["0.29", "0.47"]
+    return {row[0]: row[1:] for row in cells}
+
+
+def test_the_reproduction_script_prints_each_published_row_beside_sdtts(tmp_path: Path) -> None:
+    release = shapes.write_release(tmp_path / "TuringTest")
+    run = run_script(release)
+    assert run.returncode == 0, run.stderr
+    rows = {name: cells[:3] for name, cells in table_rows(run.stdout).items()}
+    # Fig. 4C and 5E from their first collection, the classes from the 2025 run's
+    # trueLabel (prolific_may30.csv), worked out by hand from shapes.first_collection:
+    # humans 5 of 7 judged human, machines 4 of 7 judged machine.
+    zero = "Conversation, zero-shot: "
+    assert rows[zero + "human speakers judged human p(H|H)"][1:] == ["0.71", "0.66"]
+    assert rows[zero + "machine speakers judged machine p(M|M)"][1:] == ["0.57", "0.47"]
+    assert rows[zero + "detectability (p(H|H) + p(M|M)) / 2"][1:] == ["0.64", "0.57"]
+    assert rows[zero + "H-H conversations judged human"][1:] == ["0.75", "0.64"]
+    assert rows[zero + "AI-AI conversations judged human"][1:] == ["0.25", "0.57"]
+    assert rows[zero + "human-AI, the human judged human"][1:] == ["0.67", "0.68"]
+    assert rows[zero + "human-AI, the AI judged machine"][1:] == ["0.33", "0.56"]
+    # The unlabelled conversation and the judge their 'prolific' group repeats are out;
+    # the ChatGPT-4o conversations (other numbers, no classes released) are counted apart.
+    source = rows[zero + "human speakers judged human p(H|H)"][0]
+    assert "2 judges, 8 trials (1 without a class in prolific_may30.csv" in source
+    assert "1 repeated judges left out" in source
+    chatgpt = rows[
+        "Conversation, ChatGPT-4o conversations (Mranmey_chatgpt_dataset_woGender): judges, trials"
+    ]
+    assert chatgpt[1:] == ["2 judges, 3 trials", "45 judges, 392 trials; detectability 0.52"]
+    # Their feedback run (Fig. 7K prints no number) and its catch trials (Table S3).
+    feedback = "Conversation, feedback run: machine speakers judged machine p(M|M)"
+    assert rows[feedback][1:] == ["0.29", "-"]
     # P2, stopped at a failed first catch trial, counts in the first catch row only.
     assert rows["Conversation: catch trials, machine speakers judged machine"][1:] == [
         "0.75",
@@ -262,13 +293,48 @@ def test_the_reproduction_script_prints_each_published_row_beside_sdtts(tmp_path
         "new_results_prolific.csv: 1 judges, 3 catch trials",
         "1.00",
     ]
-    assert rows["Word association: human judged human p(H|H)"][1:] == ["0.75", "0.58"]
-    assert rows["Word association: Word2Vec p(M|M)"][1:] == ["0.50", "0.58"]
+    # Fig. 4B: their 'combined' group only (in-lab and AMT); pooling every group would
+    # count the in-lab judges three times and take in their SVM judges.
+    assert rows["Word association: human judged human p(H|H)"] == [
+        "compiled.json group combined: 3 judges, 15 trials",
+        "0.71",
+        "0.58",
+    ]
+    assert rows["Word association: machine judged machine p(M|M)"][1:] == ["0.50", "0.47"]
+    assert rows["Word association: detectability"][1:] == ["0.61", "0.53"]
+    assert rows["Word association: Word2Vec p(M|M)"][1:] == ["0.75", "0.58"]
+    assert rows["Word association: GPT3 (prompt DaVinci) p(M|M)"][1:] == ["0.33", "0.41"]
+    assert rows["Word association, machine SVM judges: detectability"][1] == "0.50"
+    # Captions: the zero-shot judges' results are not released; where it was looked for.
+    caption = rows["Image captioning: human judged human p(H|H)"]
+    assert caption[1:] == ["-", "0.67"] and "imageCaptioning/" in caption[0]
+    assert "benchmarking/" in caption[0] and "not in the repository" in caption[0]
+    assert rows["Image captioning, AI experts: human judged human p(H|H)"][1] == "0.50"
+    assert rows["Word association, AI experts: human judged human p(H|H)"][1] == "1.00"
     assert rows["Online test: verdicts"][1:] == ["8", "188"]
     assert rows["Online test: machines judged machine, first to last checkpoint"][1] == (
         "0.00 to 1.00"
     )
-    assert "not in the repository" in run.stdout  # the captions' results
+
+
+def test_the_reproduction_script_takes_the_first_collections_classes_from_labels(
+    tmp_path: Path,
+) -> None:
+    release = shapes.write_release(tmp_path / "TuringTest")
+    labels = tmp_path / "correct_answers.json"
+    # Every original conversation human-human: no machine speaker left to score.
+    labels.write_text(json.dumps({f"conv{n}": "HH" for n in range(1, 8)}), encoding="utf-8")
+    run = run_script(release, "--labels", str(labels))
+    assert run.returncode == 0, run.stderr
+    rows = table_rows(run.stdout)
+    zero = "Conversation, zero-shot: "
+    assert rows[zero + "machine speakers judged machine p(M|M)"][1] == "n/a"
+    # 8 trials (conv7 labelled now): 10 of the 16 human speakers judged human.
+    assert rows[zero + "human speakers judged human p(H|H)"][1] == "0.62"
+    assert (
+        "(0 without a class in correct_answers.json"
+        in rows[zero + "human speakers judged human p(H|H)"][0]
+    )
 
 
 def test_the_reproduction_script_says_what_to_download_when_folders_are_missing(
@@ -282,4 +348,4 @@ def test_the_reproduction_script_says_what_to_download_when_folders_are_missing(
         check=False,
     )
     assert run.returncode == 2
-    assert "git clone" in run.stderr and "new_results_prolific.csv" in run.stderr
+    assert "git clone" in run.stderr and "compiled_original_dataset_first_collection" in run.stderr

@@ -8,6 +8,16 @@ their plotting notebooks (``wordAssociation/Plot/savedResults/compiled.json``):
 Each trial is one verdict on one response: ``groundtruth`` is who wrote it,
 ``response_speaker`` what the judge said. Scored as their papers do: p(H|H), p(M|M) and
 ``(p(H|H) + p(M|M)) / 2``, overall and per machine (``machine_groundtruth``).
+
+Their groups overlap: ``wordAssociation/Plot/savedResults/compiled.json`` holds
+``inlab`` (843 trials), its halves ``inlab_gender`` and ``inlab_nogender``, ``mturk``
+(1930), ``combined`` (``inlab`` and ``mturk`` again, 2773: the human judges of Fig. 4B)
+and ``machine`` (their SVM judges, 2241 trials, no ``workerData``), so a figure reads one
+group, never all pooled. Their in-lab trials share one ``workerID`` for every person:
+a judge is a run of trials under one ``workerID`` and one ``workerData`` whose ``trial``
+numbers rise; a later run under the same ``workerID`` is another judge (``ID#2``...).
+Their AI experts' files (``Experiments with AI experts/AI experts databases/*/
+compiled_AIexperts*.json``) have the same shape, with ``Human`` and ``Machine`` capitalised.
 """
 
 from __future__ import annotations
@@ -15,11 +25,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sdtt.analysis.metrics import Confusion
 from sdtt.errors import InputError
+from sdtt.single.response import Task
 from sdtt.single.tally import add_verdict
 from sdtt.single.theirdata.jsonfile import key_line, load_json, need_object
+
+_SPEAKERS = {"human": "human", "machine": "machine", "ai": "machine"}
 
 
 @dataclass(frozen=True)
@@ -28,6 +42,8 @@ class KreimanJudgement:
 
     group: str
     worker: str
+    """The judge: their ``workerID``, with ``#N`` for its N-th run of trials (their
+    in-lab judges all share one ``workerID``)."""
     stimulus: str
     response: str
     truth: str
@@ -35,6 +51,10 @@ class KreimanJudgement:
     model: str
     """The machine that wrote it (``machine_groundtruth``); empty for a human."""
     rt_ms: float | None = None
+    machine_judge: bool = False
+    """A machine judge's verdict (their ``machine`` group: no ``workerData``)."""
+    where: str = ""
+    """The trial's key, ``GROUP.Trial_N``."""
 
 
 @dataclass
@@ -47,47 +67,109 @@ class JudgementScores:
     """A machine's own responses only (p(M|M) of that machine)."""
 
 
-def read_judgements(path: str | Path) -> list[KreimanJudgement]:
-    """Every trial of their compiled results file."""
+def read_judgements(
+    path: str | Path, groups: Iterable[str] | None = None, *, task: Task | None = None
+) -> list[KreimanJudgement]:
+    """Every trial of their compiled results file, or of the named ``groups`` only (an
+    :class:`InputError` names a group the file lacks, and lists those it has).
+
+    ``task`` says what the fields hold: for ``wordassoc`` their ``caption`` is the cue
+    word (the stimulus; the association shown is not in the file), for ``caption`` it is
+    the caption shown and the stimulus is the image's file name (from ``imageID``)."""
     data, text = load_json(path)
-    groups = need_object(data, path, '{group: {"Trial_1": {"workerID", "trialData"}}}')
+    found_groups = need_object(data, path, '{group: {"Trial_1": {"workerID", "trialData"}}}')
+    wanted = list(groups) if groups is not None else list(found_groups)
+    missing = [g for g in wanted if g not in found_groups]
+    if missing:
+        raise InputError(
+            f"no group {', '.join(map(repr, missing))}; the file has "
+            f"{', '.join(map(repr, found_groups)) or 'none'}.",
+            path=path,
+            field="--group",
+        )
     found = []
-    for group, trials in groups.items():
+    for group in wanted:
+        trials = found_groups[group]
         if not isinstance(trials, dict):
             raise InputError(
                 "expected an object of trials.", path=path, line=key_line(text, group), field=group
             )
-        for name, trial in trials.items():
-            where = f"{group}.{name}"
-            body = trial.get("trialData") if isinstance(trial, dict) else None
-            if not isinstance(body, dict):
-                raise InputError("expected a 'trialData' object.", path=path, field=where)
-            if body.get("phase", "TEST") != "TEST":
-                continue
-            values = {}
-            for key in ("groundtruth", "response_speaker"):
-                value = body.get(key)
-                if value not in ("human", "machine"):
-                    raise InputError(
-                        f"expected 'human' or 'machine', not {str(value)[:20]!r}.",
-                        path=path,
-                        field=f"{where}.trialData.{key}",
-                    )
-                values[key] = value
-            rt = body.get("rt")
-            found.append(
-                KreimanJudgement(
-                    group=group,
-                    worker=str(trial.get("workerID", "")),
-                    stimulus=str(body.get("imageID", body.get("hit", ""))),
-                    response=str(body.get("caption", "")),
-                    truth=values["groundtruth"],
-                    said=values["response_speaker"],
-                    model=str(body.get("machine_groundtruth") or ""),
-                    rt_ms=float(rt) if isinstance(rt, int | float) else None,
-                )
-            )
+        found += _group_trials(path, group, trials, task)
     return found
+
+
+def _group_trials(
+    path: str | Path, group: str, trials: dict[str, Any], task: Task | None
+) -> list[KreimanJudgement]:
+    found = []
+    runs: dict[str, int] = {}
+    last: tuple[str, object, float | None] | None = None
+    for name, trial in trials.items():
+        where = f"{group}.{name}"
+        body = trial.get("trialData") if isinstance(trial, dict) else None
+        if not isinstance(body, dict):
+            raise InputError("expected a 'trialData' object.", path=path, field=where)
+        if body.get("phase", "TEST") != "TEST":
+            continue
+        values = {}
+        for key in ("groundtruth", "response_speaker"):
+            value = body.get(key)
+            # Their AI experts' files write "Human" and "Machine"; their tasks said "AI".
+            said = _SPEAKERS.get(value.strip().lower()) if isinstance(value, str) else None
+            if said is None:
+                raise InputError(
+                    f"expected 'human' or 'machine', not {str(value)[:20]!r}.",
+                    path=path,
+                    field=f"{where}.trialData.{key}",
+                )
+            values[key] = said
+        worker = trial.get("workerID")
+        if not isinstance(worker, str | int) or str(worker) == "":
+            raise InputError(
+                "expected the judge's 'workerID'.", path=path, field=f"{where}.workerID"
+            )
+        machine = "workerData" not in trial
+        number = body.get("trial")
+        order = float(number) if isinstance(number, int | float) else None
+        judge = str(worker)
+        if not machine:
+            # A person's run: one workerID and workerData, trial numbers rising.
+            rising = order is None or last is None or last[2] is None or order > last[2]
+            if not (last is not None and last[:2] == (judge, trial["workerData"]) and rising):
+                runs[judge] = runs.get(judge, 0) + 1
+            last = (judge, trial["workerData"], order)
+            if runs[judge] > 1:
+                judge = f"{judge}#{runs[judge]}"
+        rt = body.get("rt")
+        shown = str(body.get("caption", ""))
+        stimulus = str(body.get("imageID", body.get("hit", "")))
+        if task == "wordassoc":
+            stimulus, shown = shown, ""
+        elif task == "caption":
+            stimulus = stimulus.rsplit("/", 1)[-1]
+        found.append(
+            KreimanJudgement(
+                group=group,
+                worker=judge,
+                stimulus=stimulus,
+                response=shown,
+                truth=values["groundtruth"],
+                said=values["response_speaker"],
+                model=str(body.get("machine_groundtruth") or ""),
+                rt_ms=float(rt) if isinstance(rt, int | float) else None,
+                machine_judge=machine,
+                where=where,
+            )
+        )
+    return found
+
+
+def group_sizes(judgements: Iterable[KreimanJudgement]) -> dict[str, int]:
+    """Trials per group, in file order."""
+    sizes: dict[str, int] = {}
+    for item in judgements:
+        sizes[item.group] = sizes.get(item.group, 0) + 1
+    return sizes
 
 
 def score_judgements(judgements: Iterable[KreimanJudgement]) -> JudgementScores:

@@ -61,6 +61,9 @@ class KreimanTrial:
     """The conversation's class as their task recorded it (``trueLabel``), when it did."""
     is_catch: bool = False
     """A catch trial (``isCatch``): left out of detectability, scored apart."""
+    folder: str = ""
+    """The folder of the conversation shown (``static/dataset``, ``static/dataset/catch``,
+    ``Mranmey_chatgpt_dataset_woGender``): their datasets reuse conversation numbers."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,7 @@ def _trial(
         return None
     conversation_id = str(data.get("conversationID", ""))
     stem = Path(conversation_id).name.removesuffix(".html")
+    folder = str(Path(conversation_id).parent).strip("/").removeprefix(".")
     if not stem:
         return None  # their placeholder first trial
     said = data.get("Aclass")
@@ -141,6 +145,7 @@ def _trial(
         origin=f"{Path(path).name}:{line}" if line else Path(path).name,
         true_label=str(true_label) if true_label is not None else None,
         is_catch=is_catch in (True, "true"),
+        folder=folder,
     )
 
 

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from sdtt.analysis.metrics import Confusion
+from sdtt.errors import InputError
 from sdtt.single.tally import add_verdict
 from sdtt.single.theirdata.conversations import CLASSES
 from sdtt.single.theirdata.psiturk import KreimanTrial
@@ -49,6 +50,28 @@ class TrialScores:
 def label_of(conversation: str, labels: Mapping[str, str]) -> str | None:
     """The class of a conversation cut (``conv22_len18``), by its name or by ``conv22``."""
     return labels.get(conversation) or labels.get(conversation.split("_len", 1)[0])
+
+
+def labels_from_trials(trials: Iterable[KreimanTrial], *, source: str = "") -> dict[str, str]:
+    """The class of every conversation (``conv22``) the trials recorded a ``trueLabel``
+    for: a later run of the same conversations labels an earlier run's (their first
+    collection recorded none). Catch trials are left out (their numbers are their own);
+    a conversation given two classes is an :class:`InputError` naming both."""
+    labels: dict[str, str] = {}
+    for trial in trials:
+        if trial.true_label is None or trial.is_catch:
+            continue
+        name = trial.conversation.split("_len", 1)[0]
+        known = labels.setdefault(name, trial.true_label)
+        if known != trial.true_label:
+            raise InputError(
+                f"{name} is labelled {known} and {trial.true_label} by different trials, "
+                "so its class is not known.",
+                path=source or None,
+                field="trueLabel",
+                hint="Give the conversations' classes with --labels.",
+            )
+    return labels
 
 
 def judged_human(tally: Confusion) -> float:
