@@ -100,7 +100,7 @@ def play_in_chromium(
             ],
             capture_output=True,
             text=True,
-            timeout=300 + 3 * people * ARRIVAL_GAP / speed,
+            timeout=900 + 3 * people * ARRIVAL_GAP / speed,  # (past the pages' own limit)
             env={**os.environ, "CHROMIUM": chromium},
         )
     finally:

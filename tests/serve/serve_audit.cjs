@@ -23,7 +23,10 @@ const { chromium } = require(path.join(__dirname, "..", "questionnaires", "js",
   "node_modules", "playwright-core"));
 
 const config = JSON.parse(process.argv[2]);
-const TIMEOUT = 60000;
+// How long a page waits for a step beyond the study's own time limits. The server ends
+// every chat by its time limits, so this only stops a broken page; it is long because on
+// a machine loaded 10-20 deep, 30 Chromium pages at once reach each step minutes late.
+const TIMEOUT = 600000;
 
 // Runs in each page before its own script: wraps WebSocket to keep every frame, and
 // watches the DOM for what a participant sees change. Changes found in one batch of DOM
@@ -260,12 +263,14 @@ async function play(cfg) {
 async function participant(browser, pid, seed, plans, log) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   try {
+    context.setDefaultTimeout(TIMEOUT);
+    context.setDefaultNavigationTimeout(TIMEOUT);
     await context.addInitScript(recorder);
     const page = await context.newPage();
     page.on("pageerror", (error) => log.errors.push(pid + ": " + String(error)));
     await page.goto(config.base + "/s/" + config.study + "?pid=" + pid);
     // A participant is done within the lobby's wait and a chat's time limit, on a clock
-    // `speed` times faster; a minute more for a loaded machine.
+    // `speed` times faster; more for a loaded machine (see TIMEOUT).
     const cfg = { ...config, seed, plans, timeout: TIMEOUT + (1000 * 600) / config.speed };
     const role = await page.evaluate(play, cfg).catch((error) => {
       log.errors.push(pid + ": " + String(error));
