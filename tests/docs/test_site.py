@@ -54,6 +54,10 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     )
     # ... and plain code otherwise (the API page does not document sdtt.models.batch).
     assert "<code>sdtt.models.batch</code>" in api
+    # A reStructuredText table (the provider list of sdtt.models.registry) is a list or
+    # table, not a paragraph of "=====" rules.
+    assert "=====" not in api
+    assert "<li><code>mock</code>: scripted replies" in api
 
 
 def test_a_broken_link_fails_the_build(tmp_path: Path) -> None:
