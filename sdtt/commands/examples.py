@@ -81,7 +81,12 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "sdtt prolific": (
         "sdtt prolific create study.toml --url https://chat.example.org",
         "sdtt prolific status study.toml",
+        "sdtt prolific review study.toml --apply",
         "sdtt prolific bonus study.toml runs/pilot/points.csv --pay",
+    ),
+    "sdtt prolific review": (
+        "sdtt prolific review study.toml",
+        "sdtt prolific review study.toml --apply",
     ),
     "sdtt study run": ("sdtt study run examples/turns_study.toml",),
     "sdtt study status": ("sdtt study status examples/turns_study.toml",),

@@ -18,12 +18,14 @@ from sdtt.serve import (
     Study,
     bonus_amounts,
     codes_by_outcome,
+    decide,
     draft_body,
     pay_bonus,
     prolific_section,
     read_study,
     release_bonus,
     review,
+    send_decision,
     set_up_bonuses,
     token,
 )
@@ -141,11 +143,17 @@ def run_bonus(args: argparse.Namespace) -> int:
     record = Record.of(study)
     record.require_study()
     console = CliConsole(highlight=False, soft_wrap=True)
+    amounts = bonus_amounts(study, args.points)
+    client = _client(study)
+    state = str(client.study(record.require_study()).get("status"))
+    if state in ("UNPUBLISHED", "PUBLISHING", "SCHEDULED"):
+        raise ConfigError(
+            f"Prolific study {record.study_id} is {state}: nobody has taken part yet, "
+            "no bonus set up or paid."
+        )
     if args.not_paid:
         entry = release_bonus(record, args.not_paid)
         console.print(f"Bulk bonus {escape(entry['id'])} is set up again (not paid).")
-    amounts = bonus_amounts(study, args.points)
-    client = _client(study)
     plan = set_up_bonuses(record, client, amounts)
     for entry in plan.doubtful:
         console.print(
@@ -175,29 +183,84 @@ def run_bonus(args: argparse.Namespace) -> int:
 
 
 def run_review(args: argparse.Namespace) -> int:
-    """Submissions awaiting review against the server's records; ``--approve`` approves
-    those that agree. Nothing is ever rejected or returned here."""
+    """Submissions awaiting review against the server's records, each with what the
+    spec's ``[prolific.review]`` rules do with it; ``--approve`` approves those that
+    agree, ``--apply`` also sends the rejections and return requests the rules state."""
     study = read_study(args.spec)
-    study_id = Record.of(study).require_study()
+    record = Record.of(study)
+    study_id = record.require_study()
     client = _client(study)
-    verdicts = review(study, client.submissions(study_id))
+    state = str(client.study(study_id).get("status"))
+    if state in ("UNPUBLISHED", "PUBLISHING", "SCHEDULED"):
+        raise ConfigError(
+            f"Prolific study {study_id} is {state}: nobody has submitted yet, nothing "
+            "reviewed. Publish it first (sdtt prolific publish)."
+        )
+    decisions = decide(study, review(study, client.submissions(study_id)), record)
     console = CliConsole(highlight=False, soft_wrap=True)
-    agree = [v for v in verdicts if v.approve]
-    for verdict in agree:
-        if args.approve:
-            client.approve(verdict.submission)
-        word = "approved" if args.approve else "agrees"
-        console.print(f"  {escape(verdict.participant)}: {word}")
-    for verdict in verdicts:
-        if not verdict.approve:
-            console.print(
-                f"  {escape(verdict.participant)}: left for you to review: {escape(verdict.reason)}"
-            )
-    console.print(
-        f"{len(verdicts)} submission(s) awaiting review: {len(agree)} "
-        + ("approved" if args.approve else "agree with the server (--approve approves them)")
-        + f", {len(verdicts) - len(agree)} left for you (review them on Prolific)"
+    acting = args.apply or args.approve
+    approve = [d for d in decisions if d.action == "approve"]
+    if acting and approve:
+        client.approve([d.verdict.submission for d in approve])
+    counts: Counter[str] = Counter()
+    for decision in decisions:
+        verdict, rule = decision.verdict, decision.rule
+        why = f": {escape(verdict.reason)}" if verdict.reason else ""
+        who = escape(verdict.participant)
+        earlier = decision.earlier
+        if decision.action == "approve":
+            counts["approve"] += 1
+            word = "approved" if acting else "approve"
+            by = f" (rule for {escape(verdict.outcome or '')})" if rule else ""
+            console.print(f"  {who}: {word}{by}")
+        elif decision.action == "manual":
+            counts["manual"] += 1
+            console.print(f"  {who}: left for you to review{why}")
+        elif earlier is not None and not (
+            earlier["action"] == "reject" and earlier["state"] == "sending"
+        ):
+            # Sent before (or a return request a stopped run was sending): never again.
+            counts["earlier"] += 1
+            if earlier["state"] == "done":
+                said = "rejected" if earlier["action"] == "reject" else "asked to return"
+                console.print(f"  {who}: {said} by an earlier run (not sent again)")
+            else:
+                console.print(
+                    f"  {who}: a stopped run was asking them to return their submission: "
+                    "sdtt never asks again; check it on Prolific"
+                )
+        else:
+            # A new decision, or a rejection a stopped run was sending: Prolific takes
+            # a rejection once only, so sending it again cannot reject twice.
+            assert rule is not None
+            counts[decision.action] += 1
+            if decision.action == "reject":
+                what = f"reject ({rule.category})"
+                done = f"rejected ({rule.category})"
+            else:
+                what = "ask to return"
+                done = "asked to return"
+            if args.apply:
+                send_decision(record, client, decision)
+            console.print(f"  {who}: {done if args.apply else what}{why}")
+    summary = (
+        f"{len(decisions)} submission(s) awaiting review: {counts['approve']} "
+        + ("approved" if acting else "to approve")
+        + f", {counts['reject']} "
+        + ("rejected" if args.apply else "to reject")
+        + f", {counts['return']} "
+        + ("asked to return" if args.apply else "to ask to return")
+        + f", {counts['manual']} left for you (review them on Prolific)"
     )
+    if counts["earlier"]:
+        summary += f", {counts['earlier']} acted on by an earlier run"
+    console.print(summary)
+    if not args.apply and (counts["reject"] or counts["return"]):
+        console.print(
+            "Nothing rejected or asked yet: check the list, then run it again with --apply."
+        )
+    elif not acting and counts["approve"]:
+        console.print("Nothing approved yet: run it again with --approve (or --apply).")
     return 0
 
 
@@ -210,6 +273,13 @@ def run_places(args: argparse.Namespace) -> int:
     client = _client(study)
     info = client.study(study_id)
     taken = int(info.get("places_taken") or 0)
+    total = info.get("total_available_places")
+    state = str(info.get("status"))
+    if state != "UNPUBLISHED" and isinstance(total, int) and args.places < total:
+        raise ConfigError(
+            f"Prolific study {study_id} is {state}: its places can only go up from "
+            f"{total}, not down to {args.places}. Nothing changed."
+        )
     if args.places < taken:
         raise ConfigError(
             f"Prolific study {study_id} has {taken} places taken: it cannot have "

@@ -13,7 +13,8 @@ EXAMPLES = """examples:
   sdtt prolific publish study.toml
   sdtt prolific status study.toml
   sdtt prolific places study.toml 60          # more places (all a published study can change)
-  sdtt prolific review study.toml --approve
+  sdtt prolific review study.toml              # what review would do (nothing done)
+  sdtt prolific review study.toml --apply      # approve, reject and ask by the spec's rules
   sdtt serve export study.toml --out export
   sdtt prolific bonus study.toml export/points.csv          # set up, show the total
   sdtt prolific bonus study.toml export/points.csv --pay    # then pay, once
@@ -73,14 +74,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     places.set_defaults(func=lazy_command("sdtt.commands.prolific", "run_places"))
     check = actions.add_parser(
         "review",
-        help="approve submissions whose code the server gave them; list the rest",
-        description="Compare each submission awaiting review with the server's record: "
-        "approved (with --approve) when the server has the participant done and gave them "
-        "the code they entered; the rest are listed with the reason, for you to decide on "
-        "Prolific. Nothing is rejected or returned by sdtt.",
+        help="approve submissions whose code the server gave them; reject or ask to "
+        "return only by the spec's [prolific.review] rules",
+        description="Compare each submission awaiting review with the server's record "
+        "and show what will be done with it: approved when the server has the participant "
+        "done, in that session, and gave them the code they entered (unless a rule for "
+        "their outcome says otherwise); a mismatch (no_record, not_done, other_session, "
+        "wrong_code) is rejected or its participant asked to return it only when the "
+        "spec's [prolific.review] table says so, and is otherwise left for you. Without a "
+        "flag nothing is done. Each rejection and return request is recorded before it is "
+        "sent, so a rerun never sends it twice.",
     )
     check.add_argument("spec", type=Path, help="the serve study spec (TOML)")
-    check.add_argument("--approve", action="store_true", help="approve those that agree")
+    check.add_argument("--approve", action="store_true", help="approve those to approve only")
+    check.add_argument(
+        "--apply",
+        action="store_true",
+        help="do everything shown: approve, and send the rejections and return requests "
+        "the rules state",
+    )
     check.set_defaults(func=lazy_command("sdtt.commands.prolific", "run_review"))
     bonus = actions.add_parser(
         "bonus",

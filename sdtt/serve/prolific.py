@@ -1,22 +1,43 @@
 """Prolific's researcher API (``https://api.prolific.com/api/v1/``) for ``sdtt prolific``:
 the draft study a spec's ``[prolific]`` table describes, its state, its submissions and
 bulk bonuses, and the local record (``<name>.prolific.json`` beside the spec) of what was
-done on Prolific, so that nothing is created or paid twice.
+done on Prolific, so that nothing is created, rejected, asked or paid twice.
 
-Facts of the API this follows (Prolific's API reference): the token goes in
-``Authorization: Token <token>``; ``POST /studies/`` makes a draft (``UNPUBLISHED``),
-``POST /studies/{id}/transition/`` with ``{"action": "PUBLISH"}`` publishes it, after
-which only the number of places can change; a submission completes only when the
-participant's browser is sent back with one of the study's completion codes; list
-endpoints are paged (``results`` and ``_links.next.href``); errors come as
-``{"error": {"status", "error_code", "title", "detail"}}``; a bulk bonus is set up
-(``POST /submissions/bonus-payments/``) and then paid
-(``POST /bulk-bonus-payments/{id}/pay/``), and that pay call is not idempotent.
+Facts of the API this follows (Prolific's API reference, docs.prolific.com/api-reference:
+"API Fundamentals", "The study object", "Create a draft study", "Transition a study's
+status", "List study submissions", "Approve or reject a submission", "Bulk approve
+submissions", "Request the participant who submitted the response to return their
+response", "Set up bonuses", "Pay bonuses"):
+
+- the token goes in ``Authorization: Token <token>``; errors are 400, 401, 404, 405, 422
+  and 429, with the body ``{"error": {"status", "error_code", "title", "detail",
+  "additional_information"}}`` (``detail`` a string, or field -> messages);
+- ``POST /studies/`` makes a draft (``UNPUBLISHED``); ``POST /studies/{id}/transition/``
+  with ``{"action": "PUBLISH"}`` publishes it, after which only the number of places can
+  change, and only upwards (Mephisto's Prolific notes);
+- list endpoints are paged: ``{"results": [...], "_links": {"self", "next", "previous",
+  "last"} (each ``{"href", "title"}``, ``next.href`` null on the last page),
+  "meta": {"count"}}``, ``page``/``page_size`` (20 by default);
+- a submission has ``id`` (the ``SESSION_ID`` the study link gets), ``participant_id``,
+  ``status`` (ACTIVE, AWAITING REVIEW, APPROVED, REJECTED, RETURNED, TIMED-OUT, ...),
+  ``started_at``, ``completed_at`` and ``study_code`` (the code entered); it completes only
+  when the participant's browser comes back with one of the study's completion codes;
+- ``POST /submissions/bulk-approve/`` with ``{"submission_ids": [...]}`` approves;
+  ``POST /submissions/{id}/transition/`` with ``{"action": "REJECT", "rejection_category",
+  "message"}`` rejects (category and a message of 100 characters or more required; the
+  call is idempotent); ``POST /submissions/{id}/request-return/`` with
+  ``{"request_return_reasons": [...]}`` messages the participant (only they can return);
+- a bulk bonus is set up (``POST /submissions/bonus-payments/``, ``{"study_id",
+  "csv_bonuses": "<participant_id>,<amount>\\n..."}``, amounts in the major unit; the
+  answer holds ``id``, ``amount``, ``fees``, ``total_amount`` in minor units) and then paid
+  (``POST /bulk-bonus-payments/{id}/pay/``, 202, paid asynchronously); that pay call is
+  not idempotent (each call pays again).
 
 Every call goes through the project's one retry policy (:mod:`sdtt.models.retry`): 429
 with ``Retry-After``, 5xx and timeouts are retried, but a call that must not happen twice
-(creating a study, paying) is retried only when Prolific surely did not act on it (429,
-or no connection made). Every call is logged (method, path, status) without the token.
+(creating a study, a return request, paying) is retried only when Prolific surely did not
+act on it (429, or no connection made). Every call is logged (method, path, status)
+without the token.
 """
 
 from __future__ import annotations
@@ -31,7 +52,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import ROUND_DOWN, Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, get_args
@@ -56,7 +77,7 @@ from sdtt.models.retry import (
     retry_delay,
     scrub,
 )
-from sdtt.serve.spec import Outcome, ProlificSection, Study, spec_line
+from sdtt.serve.spec import Outcome, ProlificSection, ReviewRule, Study, spec_line
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +91,8 @@ URL_PARAMETERS = (
 OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
 """Every outcome the server gives a completion code (the spec's ``Outcome``)."""
 SUBMISSION_STATES = ("ACTIVE", "AWAITING REVIEW", "APPROVED", "REJECTED", "RETURNED", "TIMED-OUT")
+BULK_APPROVE_MAX = 1000
+"""Submissions per bulk-approve call (Prolific recommends no more)."""
 """The submission statuses ``sdtt prolific status`` counts (others are counted as they come)."""
 
 
@@ -317,14 +340,28 @@ class ProlificClient:
         """Every submission of the study, all pages."""
         return self.pages(f"/studies/{study_id}/submissions/")
 
-    def approve(self, submission_id: str) -> None:
-        """Approve one submission (the participant is paid the reward)."""
-        body = {"action": "APPROVE"}
+    def approve(self, submission_ids: list[str]) -> None:
+        """Approve submissions (their participants are paid the reward), up to
+        :data:`BULK_APPROVE_MAX` a call; approving twice changes nothing."""
+        for start in range(0, len(submission_ids), BULK_APPROVE_MAX):
+            body = {"submission_ids": submission_ids[start : start + BULK_APPROVE_MAX]}
+            self.call("POST", "/submissions/bulk-approve/", body)
+
+    def reject(self, submission_id: str, category: str, message: str) -> None:
+        """Reject one submission (idempotent on Prolific's side, so retried as a read)."""
+        body = {"action": "REJECT", "rejection_category": category, "message": message}
         self.call("POST", f"/submissions/{submission_id}/transition/", body)
+
+    def request_return(self, submission_id: str, reasons: list[str]) -> None:
+        """Ask the participant to return their submission (a message to them): never
+        repeated after a doubtful call."""
+        body = {"request_return_reasons": reasons}
+        path = f"/submissions/{submission_id}/request-return/"
+        self.call("POST", path, body, repeatable=False)
 
     def set_up_bonus(self, study_id: str, rows: dict[str, str]) -> dict[str, Any]:
         """Set up (not pay) a bulk bonus: participant id -> amount in the major unit."""
-        csv = "\n".join(f"{pid},{amount}" for pid, amount in rows.items())
+        csv = "".join(f"{pid},{amount}\n" for pid, amount in rows.items())
         body = {"study_id": study_id, "csv_bonuses": csv}
         answer = self.call("POST", "/submissions/bonus-payments/", body, repeatable=False)
         return _object(answer, "the bonus set-up")
@@ -343,8 +380,19 @@ def _detail(raw: bytes) -> str:
     error = body.get("error", body) if isinstance(body, dict) else body
     if not isinstance(error, dict):
         return str(error)
-    parts = [str(error[key]) for key in ("title", "detail") if error.get(key)]
+    parts = [_said(error[key]) for key in ("title", "detail") if error.get(key)]
+    if error.get("additional_information"):
+        parts.append(_said(error["additional_information"]))
     return ": ".join(parts)
+
+
+def _said(value: Any) -> str:
+    """A detail as a line: a string, or each field's messages (``field: message``)."""
+    if isinstance(value, dict):
+        return "; ".join(f"{key}: {_said(item)}" for key, item in value.items())
+    if isinstance(value, list):
+        return " ".join(_said(item) for item in value)
+    return str(value)
 
 
 def _object(answer: Any, what: str) -> dict[str, Any]:
@@ -361,6 +409,9 @@ class Record:
     study_id: str | None = None
     bonuses: list[dict[str, Any]] | None = None
     """Each bulk bonus: id, state ("set_up", "paying", "paid"), amounts per participant."""
+    decisions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Submission id -> a rejection or return request review sent: participant, action,
+    category or reasons, state ("sending" before the call, "done" after it)."""
 
     @classmethod
     def of(cls, study: Study) -> Record:
@@ -372,11 +423,21 @@ class Record:
         if not isinstance(data, dict):
             raise InputError("is not a Prolific record (a JSON object).", path=path)
         bonuses = data.get("bonuses") or []
-        return cls(path=path, study_id=data.get("study_id"), bonuses=list(bonuses))
+        decisions = data.get("decisions") or {}
+        return cls(
+            path=path,
+            study_id=data.get("study_id"),
+            bonuses=list(bonuses),
+            decisions=dict(decisions),
+        )
 
     def save(self) -> None:
         """Replace the file all at once (a kill leaves the old record or the new)."""
-        data = {"study_id": self.study_id, "bonuses": self.bonuses or []}
+        data = {
+            "study_id": self.study_id,
+            "bonuses": self.bonuses or [],
+            "decisions": self.decisions,
+        }
         write_text_atomic(self.path, json.dumps(data, indent=2) + "\n")
 
     def require_study(self) -> str:
@@ -524,13 +585,17 @@ class Verdict:
     participant: str
     approve: bool
     reason: str
-    """Why it is not approved ('' when it is)."""
+    """Why it does not agree with the server ('' when it does)."""
+    mismatch: str | None = None
+    """Which :data:`~sdtt.serve.spec.Mismatch` it is (None when it agrees)."""
+    outcome: str | None = None
+    """The server's outcome for the participant, when it has one."""
 
 
 def review(study: Study, submissions: list[dict[str, Any]]) -> list[Verdict]:
-    """Each submission awaiting review, approved only when the server has its participant
-    done, in that submission's session, and gave them the very code they entered; never
-    a rejection (the spec states no rule for one), the rest listed with the reason."""
+    """Each submission awaiting review against the server's record: it agrees when the
+    server has its participant done, in that submission's session, and gave them the
+    very code they entered; otherwise the mismatch and the reason are given."""
     from sdtt.serve.state import completion_code
     from sdtt.serve.storage import open_store
 
@@ -547,16 +612,91 @@ def review(study: Study, submissions: list[dict[str, Any]]) -> list[Verdict]:
             continue
         pid, code = str(submission.get("participant_id")), submission.get("study_code")
         person = people.get(pid)
-        reason = ""
+        reason, mismatch, outcome = "", None, None
         if person is None:
-            reason = "the server has no record of this participant"
+            reason, mismatch = "the server has no record of this participant", "no_record"
         elif person.state != "done" or person.outcome in (None, "declined"):
             reason = f"the server has them {person.state}, not done with a code"
+            mismatch = "not_done"
         elif person.platform_session not in (None, submission.get("id")):
             # Prolific's SESSION_ID is the submission's id: another one is another visit.
             reason = f"the server has them in session {person.platform_session!r}, not this one"
+            mismatch, outcome = "other_session", person.outcome
         elif code != completion_code(study, person.outcome):
             expected = completion_code(study, person.outcome)
             reason = f"entered code {code!r}; the server gave {expected!r} ({person.outcome})"
-        verdicts.append(Verdict(str(submission.get("id")), pid, not reason, reason))
+            mismatch, outcome = "wrong_code", person.outcome
+        else:
+            outcome = person.outcome
+        verdicts.append(
+            Verdict(str(submission.get("id")), pid, not reason, reason, mismatch, outcome)
+        )
     return verdicts
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What review does with one submission, by the spec's ``[prolific.review]`` rules."""
+
+    verdict: Verdict
+    action: str
+    """approve, reject, return or manual."""
+    rule: ReviewRule | None
+    """The rule that decided it (None: the default, approve when it agrees, else manual)."""
+    earlier: dict[str, Any] | None = None
+    """A rejection or return request an earlier run recorded for it (then never sent
+    again, except a rejection still awaiting review, which Prolific takes once only)."""
+
+
+def decide(study: Study, verdicts: list[Verdict], record: Record) -> list[Decision]:
+    """Each verdict's action: a rule for its mismatch, or for its outcome when it agrees;
+    with no rule, agreeing ones are approved and the rest left to the researcher."""
+    rules: dict[str, ReviewRule] = {str(k): v for k, v in prolific_section(study).review.items()}
+    decisions = []
+    for verdict in verdicts:
+        key = verdict.mismatch or verdict.outcome
+        rule = rules.get(key) if key else None
+        default = "approve" if verdict.approve else "manual"
+        earlier = record.decisions.get(verdict.submission)
+        decisions.append(Decision(verdict, rule.action if rule else default, rule, earlier))
+    return decisions
+
+
+def send_decision(record: Record, client: ProlificClient, decision: Decision) -> None:
+    """Reject a submission or ask for its return, recorded (``sending``) before the call
+    and ``done`` after it, so that no rerun sends it again. A call Prolific surely
+    refused (4xx, 429, no connection) is struck from the record; a doubtful one (5xx,
+    no answer) stays recorded: a return request is then never repeated."""
+    rule, verdict = decision.rule, decision.verdict
+    assert rule is not None and decision.action in ("reject", "return")
+    entry: dict[str, Any] = {"participant": verdict.participant, "action": decision.action}
+    if decision.action == "reject":
+        entry.update(category=rule.category, reason=verdict.reason)
+    else:
+        entry.update(reasons=list(rule.reasons), reason=verdict.reason)
+    entry["state"] = "sending"
+    record.decisions[verdict.submission] = entry
+    record.save()
+    try:
+        if decision.action == "reject":
+            client.reject(verdict.submission, str(rule.category), rule.message.strip())
+        else:
+            client.request_return(verdict.submission, [r for r in rule.reasons if r.strip()])
+    except (AuthenticationError, BadRequestError, RateLimitError):
+        del record.decisions[verdict.submission]
+        record.save()
+        raise
+    except ProviderError as error:
+        if getattr(error, "unsent", False):
+            del record.decisions[verdict.submission]
+            record.save()
+            raise
+        if decision.action == "return":
+            raise ServerError(
+                f"{error.base_message} Prolific may have asked participant "
+                f"{verdict.participant} to return their submission or not: sdtt never "
+                "asks again. Check their submission on Prolific."
+            ) from None
+        raise
+    entry["state"] = "done"
+    record.save()

@@ -12,7 +12,7 @@ import itertools
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -333,6 +333,75 @@ class ProlificFilter(_Section):
     )
 
 
+Mismatch = Literal["no_record", "not_done", "other_session", "wrong_code"]
+"""Why a submission does not agree with the server's record (``sdtt prolific review``):
+the server has no record of the participant, has them not done, in another session, or
+gave them another code than the one they entered."""
+RejectionCategory = Literal[
+    "TOO_QUICKLY",
+    "TOO_SLOWLY",
+    "FAILED_INSTRUCTIONS",
+    "INCOMP_LONGITUDINAL",
+    "FAILED_CHECK",
+    "LOW_EFFORT",
+    "MALINGERING",
+    "NO_CODE",
+    "BAD_CODE",
+    "NO_DATA",
+    "UNSUPP_DEVICE",
+    "OTHER",
+]
+"""The ``rejection_category`` values Prolific's submission transition takes."""
+REJECTION_MESSAGE_CHARS = 100
+"""Prolific refuses a rejection whose message to the participant is shorter."""
+ReviewKey = Literal[Mismatch, Outcome]
+
+
+class ReviewRule(_Section):
+    """What ``sdtt prolific review`` does with the submissions one mismatch or one
+    outcome covers: approve, reject (with Prolific's category and a message to the
+    participant), ask the participant to return it, or leave it to the researcher."""
+
+    action: Literal["approve", "reject", "return", "manual"]
+    category: RejectionCategory | None = Field(
+        default=None, description="Prolific's rejection_category (action = 'reject')."
+    )
+    message: str = Field(
+        default="",
+        description=f"What the participant reads (action = 'reject'; at least "
+        f"{REJECTION_MESSAGE_CHARS} characters, as Prolific requires).",
+    )
+    reasons: list[str] = Field(
+        default_factory=list,
+        description="Why they are asked to return it (action = 'return'), e.g. "
+        '"Didn\'t finish the study".',
+    )
+
+    @model_validator(mode="after")
+    def _fits_the_action(self) -> ReviewRule:
+        if self.action == "reject":
+            if self.category is None:
+                raise ValueError(
+                    "action 'reject' needs category (Prolific's rejection category, "
+                    "e.g. 'BAD_CODE')"
+                )
+            if len(self.message.strip()) < REJECTION_MESSAGE_CHARS:
+                raise ValueError(
+                    f"action 'reject' needs a message of at least {REJECTION_MESSAGE_CHARS} "
+                    f"characters for the participant (this one has {len(self.message.strip())})"
+                )
+        elif self.category is not None or self.message:
+            raise ValueError("category and message go with action 'reject' only")
+        if self.action == "return":
+            if not [r for r in self.reasons if r.strip()]:
+                raise ValueError(
+                    "action 'return' needs reasons, e.g. [\"Didn't finish the study\"]"
+                )
+        elif self.reasons:
+            raise ValueError("reasons go with action 'return' only")
+        return self
+
+
 class ProlificSection(_Section):
     """The study's listing on Prolific, used by ``sdtt prolific`` (see
     :mod:`sdtt.serve.prolific`); ``sdtt serve`` itself ignores it."""
@@ -361,6 +430,13 @@ class ProlificSection(_Section):
         description="NAME of the environment variable holding the API token (never the token).",
     )
     api_url: str = Field(default="https://api.prolific.com", description="The API's address.")
+    review: dict[ReviewKey, ReviewRule] = Field(
+        default_factory=dict,
+        description="What sdtt prolific review does beyond approving submissions that "
+        "agree with the server: per mismatch (no_record, not_done, other_session, "
+        "wrong_code) or per outcome of an agreeing one. Unnamed mismatches are left to "
+        "you; unnamed outcomes are approved.",
+    )
 
     @field_validator("token_env")
     @classmethod
@@ -379,6 +455,17 @@ class ProlificSection(_Section):
         if not value.startswith(("https://", "http://")):
             raise ValueError("must start with https:// or http://")
         return value.rstrip("/")
+
+    @field_validator("review")
+    @classmethod
+    def _review(cls, value: dict[str, ReviewRule]) -> dict[str, ReviewRule]:
+        for key, rule in value.items():
+            if key in get_args(Mismatch) and rule.action == "approve":
+                raise ValueError(
+                    f"{key}: a submission that disagrees with the server is never approved "
+                    "by a rule (use reject, return or manual)"
+                )
+        return value
 
 
 class StorageSection(_Section):

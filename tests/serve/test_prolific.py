@@ -49,6 +49,17 @@ filters = [{{ filter_id = "current-country-of-residence", selected_values = ["1"
 """
 
 
+MESSAGE = (
+    "The completion code you entered is not the one our chat server gave you at the end "
+    "of the study, so we cannot accept this submission."
+)
+REVIEW_RULES = f"""
+[prolific.review]
+wrong_code = {{ action = "reject", category = "BAD_CODE", message = "{MESSAGE}" }}
+no_record = {{ action = "return", reasons = ["Didn't finish the study"] }}
+"""
+
+
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProlificFake]:
     monkeypatch.setenv("SDTT_TEST_PROLIFIC", TOKEN)
@@ -162,7 +173,8 @@ async def test_a_cohort_through_the_server_is_seen_on_prolific(
     fake.complete(study_id, "P5", "CODE-123")
     assert main(["prolific", "review", str(spec)]) == 0
     out = capsys.readouterr().out
-    assert "4 submission(s) awaiting review: 1 agree with the server" in out
+    assert "4 submission(s) awaiting review: 1 to approve, 0 to reject, 0 to ask" in out
+    assert "3 left for you" in out and "run it again with --approve" in out
     assert {s["status"] for s in fake.submissions[study_id]} == {"AWAITING REVIEW", "RETURNED"}
     assert main(["prolific", "review", str(spec), "--approve"]) == 0
     out = capsys.readouterr().out
@@ -177,6 +189,29 @@ async def test_a_cohort_through_the_server_is_seen_on_prolific(
     assert "P3: left for you to review: entered code 'CODE-TIMEOUT'; the server gave " in out
     assert "P5: left for you to review: the server has no record of this participant" in out
     assert "P2: left for you to review: the server has them in session 'sub-elsewhere'" in out
+
+    # The spec's rules: a wrong code is rejected, a participant the server never saw is
+    # asked to return; another session stays with the researcher (no rule for it).
+    spec.write_text(spec.read_text() + REVIEW_RULES)
+    sub = {s["participant_id"]: s["id"] for s in fake.submissions[study_id]}
+    assert main(["prolific", "review", str(spec)]) == 0  # shown, not done
+    out = capsys.readouterr().out
+    assert "P3: reject (BAD_CODE): entered code 'CODE-TIMEOUT'" in out
+    assert "P5: ask to return: the server has no record of this participant" in out
+    assert "0 to approve, 1 to reject, 1 to ask to return, 1 left for you" in out
+    assert "run it again with --apply" in out
+    assert not fake.rejected and not fake.return_requests
+    assert main(["prolific", "review", str(spec), "--apply"]) == 0
+    out = capsys.readouterr().out
+    assert "P3: rejected (BAD_CODE)" in out and "P5: asked to return" in out
+    assert fake.rejected == {sub["P3"]: 1} and fake.return_requests == {sub["P5"]: 1}
+    [reject] = [r for r in fake.server.requests if r.path.endswith(f"{sub['P3']}/transition/")]
+    assert json.loads(reject.body)["rejection_category"] == "BAD_CODE"
+    assert fake.submissions[study_id][2]["status"] == "REJECTED"
+    assert main(["prolific", "review", str(spec), "--apply"]) == 0  # a rerun sends nothing
+    out = capsys.readouterr().out
+    assert "P5: asked to return by an earlier run (not sent again)" in out
+    assert fake.rejected == {sub["P3"]: 1} and fake.return_requests == {sub["P5"]: 1}
 
     # Bonuses from the server's points.csv: a point per finished chat, 0.10 a point.
     assert main(["serve", "export", str(spec), "--out", str(tmp_path / "export")]) == 0
@@ -434,8 +469,9 @@ def test_after_publishing_only_the_places_change_and_never_below_those_taken(
     out = capsys.readouterr().out
     assert "6 places (2 taken)" in out and "places = 4: change it to 6" in out
     assert study["total_available_places"] == 6
-    assert main(["prolific", "places", str(spec), "1"]) != 0
-    assert "has 2 places taken" in _one_line(capsys.readouterr().err)
+    assert main(["prolific", "places", str(spec), "5"]) != 0
+    line = _one_line(capsys.readouterr().err)
+    assert "is ACTIVE: its places can only go up from 6, not down to 5" in line
     assert study["total_available_places"] == 6
     assert fake.server is not None
     assert [r.method for r in fake.server.requests].count("PATCH") == 1

@@ -5,6 +5,10 @@ nobody is ever paid twice."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -38,7 +42,10 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProlificFake]:
     monkeypatch.setenv("SDTT_MAX_ATTEMPTS", "2")
     state = ProlificFake()
     with running(state):
-        yield state
+        try:
+            yield state
+        finally:
+            state.release_all()
 
 
 @pytest.fixture
@@ -162,12 +169,76 @@ def test_a_kill_at_any_step_never_pays_twice(
     assert fake.paid_amount == {"P1": Decimal("0.30"), "P2": Decimal("0.15")}
 
 
+KILLS = {
+    # where the real process is killed: the call the fake holds, and whether Prolific
+    # carried it out before holding it (its answer then never reaches sdtt)
+    "set_up_sent": ("/bonus-payments/", False),
+    "set_up_done": ("/bonus-payments/", True),
+    "pay_sent": ("/pay/", False),
+    "pay_done": ("/pay/", True),
+}
+
+
+@pytest.mark.parametrize("step", list(KILLS))
+def test_sigkill_of_the_real_command_at_each_call_pays_everyone_exactly_once(
+    spec: Path, fake: ProlificFake, step: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ending, after = KILLS[step]
+    hold = fake.hold_at("POST", ending, after=after)
+    command = [sys.executable, "-m", "sdtt.cli", "prolific", "bonus", str(spec)]
+    process = subprocess.Popen(
+        [*command, str(spec.parent / "points.csv"), "--pay"],
+        env=dict(os.environ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        # Synchronised on the fake having the call, not on time: the process waits for
+        # its answer until it is killed.
+        while not hold.arrived.wait(0.05):
+            if process.poll() is not None:
+                output = process.stdout.read().decode() if process.stdout else ""
+                raise AssertionError(f"sdtt stopped before the call: {output}")
+        process.send_signal(signal.SIGKILL)
+        assert process.wait() == -signal.SIGKILL
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+        hold.release.set()
+    capsys.readouterr()
+    for _ in range(2):  # the researcher runs it again, twice
+        _bonus(spec, "--pay")
+    out = capsys.readouterr().out
+    bulks = prolific.Record.of(read_study(spec)).bonuses or []
+    if step.startswith("pay"):
+        # Killed during the pay call: sdtt cannot know whether it went out, so it never
+        # sends it again and says what to check.
+        [entry] = bulks
+        assert entry["state"] == "paying"
+        assert f"Bulk bonus {entry['id']} (2 participant(s)) was being paid" in out
+        assert fake.paid == ({"P1": 1, "P2": 1} if step == "pay_done" else {})
+        if step == "pay_sent":  # Prolific shows it unpaid: the researcher says so, once
+            assert _bonus(spec, "--pay", "--not-paid", entry["id"]) == 0
+    else:
+        # Killed before anything was recorded: a new bulk bonus is set up and paid; the
+        # one Prolific may have set up is never paid.
+        assert [e["state"] for e in bulks] == ["paid"]
+        assert len(fake.bulk) == (2 if step == "set_up_done" else 1)
+    assert fake.paid == {"P1": 1, "P2": 1}
+    assert fake.paid_amount == {"P1": Decimal("0.30"), "P2": Decimal("0.15")}
+    pays = [r for r in (fake.server.requests if fake.server else []) if r.path.endswith("/pay/")]
+    assert len(pays) == (1 if step.startswith("set_up") or step == "pay_done" else 2)
+
+
 def test_a_doubtful_pay_failure_is_not_retried_and_a_refused_one_is_payable_later(
     spec: Path, fake: ProlificFake, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert fake.server is not None
     assert _bonus(spec) == 0
-    fake.server.enqueue(error(500, "Server error", "Something went wrong."))
+    fake.refuse[("POST", "/pay/")] = error(500, "Server error", "Something went wrong.")
     assert _bonus(spec, "--pay") != 0
     err = " ".join(capsys.readouterr().err.split())
     assert "(HTTP 500)" in err and "sdtt never sends it again" in err
@@ -177,7 +248,7 @@ def test_a_doubtful_pay_failure_is_not_retried_and_a_refused_one_is_payable_late
     # A refusal (HTTP 400: not enough balance) leaves it set up, payable later.
     bulk_id = prolific.Record.of(read_study(spec)).bonuses[0]["id"]  # type: ignore[index]
     assert _bonus(spec, "--not-paid", bulk_id) == 0
-    fake.server.enqueue(error(400, "Bad request", "Insufficient balance."))
+    fake.refuse[("POST", "/pay/")] = error(400, "Bad request", "Insufficient balance.")
     assert _bonus(spec, "--pay") != 0
     err = " ".join(capsys.readouterr().err.split())
     assert "Insufficient balance" in err and _states(spec) == ["set_up"]
