@@ -37,7 +37,7 @@ class Sentence:
         return len(self.text.split())
 
 
-def _blocks(page: Path) -> list[tuple[int, str]]:
+def paragraphs(page: Path) -> list[tuple[int, str]]:
     """Paragraphs and list items of running text, each with its first line's number."""
     found: list[tuple[int, str]] = []
     current: list[str] = []
@@ -86,7 +86,7 @@ def _plain(text: str) -> str:
 def sentences(page: Path) -> list[Sentence]:
     """Every sentence of ``page``'s running text, in order."""
     found = []
-    for line, block in _blocks(page):
+    for line, block in paragraphs(page):
         for part in END.split(_plain(block)):
             if part.split():
                 found.append(Sentence(page, line, part.strip()))
