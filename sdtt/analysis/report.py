@@ -12,7 +12,7 @@ import base64
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -169,8 +169,12 @@ def build_report(
     margin: float = DEFAULT_MARGIN,
     pool: bool = False,
     key: AnswerKey | None = None,
+    step: Callable[[str], None] | None = None,
 ) -> Report:
     """Compute every table and draw every figure into ``out_dir``.
+
+    ``step(what)`` is told as each part starts (for a progress line: a large study's
+    intervals and figures take a while).
 
     The report leads with one row per condition (model x mode x total turns), human and
     LLM judges in separate tables; a figure pooled over everything only with ``pool``.
@@ -178,6 +182,7 @@ def build_report(
     condition's pairs had (:func:`human_side_section`).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
+    say = step or (lambda what: None)
     report = Report(title=title)
     explained = (
         f"{INTERVAL_NOTE} Binomial p tests proportion correct = 0.5; TOST p tests "
@@ -188,6 +193,7 @@ def build_report(
         "a judge run twice never counts twice for a pair; only --pool adds pooled tables, "
         "titled so."
     )
+    say(f"pass rates and intervals by condition ({reps} bootstrap samples)")
     conditions = condition_tables(frame, reps=reps, margin=margin)
     header, cells = paper_table(conditions)
     if cells:
@@ -226,6 +232,7 @@ def build_report(
         )
     columns = [*BREAKDOWN_COLUMNS, *demographic_columns(frame)]
     for column in columns:
+        say(f"pass rates by {column}")
         tables = breakdown_tables(frame, column, reps=reps, margin=margin, pool=pool, min_values=2)
         for title, table in tables:
             header, rows = format_table(table, column)
@@ -247,6 +254,7 @@ def build_report(
         report.sections.append(
             Section("Left out of pass rates", ["reason", "judgements"], rows, note=tally.line())
         )
+    say("figures: pass rate by turn")
     _turn_figures(report, frame, out_dir, reps, margin)
     if not report.headline:
         report.headline = ["No test-pair judgements to score."]
@@ -254,6 +262,7 @@ def build_report(
         ("Verdicts by truth", plots.confusion_plot(panels, out_dir / "confusion.png"))
     )
     if tells:
+        say("tells")
         _tell_sections(report, tells, out_dir)
     return report
 

@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
             margin=args.margin,
             pool=args.pool,
             key=key,
+            step=lambda what: console.print(f"[dim]report: {shown(what)}[/]"),
         )
         if traces:
             console.print(f"[dim]report: belief traces of {len(traces)} file(s)[/]")

@@ -18,7 +18,6 @@ import logging
 import os
 import random
 import threading
-import time
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -137,9 +136,15 @@ class LoadedModel:
     path: Path
     n_ctx: int
     lock: threading.Lock
-    progressed: list[float] = field(default_factory=lambda: [time.monotonic()])
-    """When the model last sampled a token (``time.monotonic()``), for any call: a call
-    waiting its turn behind a call that is making progress is not idle either."""
+    steps: list[int] = field(default_factory=lambda: [0])
+    """How many steps of work the model has done, for any call: each batch of prompt
+    tokens evaluated and each token sampled adds one. A caller that sees it grow knows
+    the model is making progress (a call waiting its turn behind one that is making
+    progress is not idle either)."""
+
+    def step(self) -> None:
+        """Count one step of work (from the thread running the model)."""
+        self.steps[0] += 1
 
 
 _loaded: dict[tuple[Path, int], LoadedModel] = {}
@@ -176,8 +181,29 @@ def load_model(path: Path, *, n_ctx: int, n_threads: int | None = None) -> Loade
                 "it and run again (packaged weights are re-assembled)."
             ) from None
         loaded = LoadedModel(llm=llm, path=path, n_ctx=n_ctx, lock=threading.Lock())
+        count_prompt_batches(loaded)
         _loaded[key] = loaded
         return loaded
+
+
+def count_prompt_batches(loaded: LoadedModel) -> None:
+    """Count each batch the model's context decodes as a step of work: evaluating a long
+    prompt on a slow CPU takes minutes before the first token is sampled, and is progress
+    too. (llama-cpp-python decodes a prompt ``n_batch`` tokens at a time through its
+    context's ``decode``; a build without one counts sampled tokens only.)"""
+    context: Any = getattr(loaded.llm, "_ctx", None)
+    decode = getattr(context, "decode", None)
+    if context is None or decode is None:
+        return
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        loaded.step()
+        return decode(*args, **kwargs)
+
+    try:
+        context.decode = counted
+    except AttributeError:  # a context that takes no new attributes: tokens only
+        return
 
 
 def unload_all() -> None:
@@ -229,10 +255,10 @@ def complete(
         stops = stop_strings(config.stop)
         seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**31)
 
-        loaded.progressed[0] = time.monotonic()
+        loaded.step()
 
         def should_stop(_ids: Any, _logits: Any) -> bool:
-            loaded.progressed[0] = time.monotonic()  # a token: the call is making progress
+            loaded.step()  # a token: the call is making progress
             return stopped.is_set()
 
         try:
@@ -298,17 +324,21 @@ class LocalModel:
         return complete(loaded, text, config, prefix_reuse=self.prefix_reuse, cancel=cancel)
 
     idle_timeout = True
-    """``config.timeout`` is how long a call may go without a sampled token, not how long
-    it may take: work on this machine's CPU that is making progress is never cut off
-    and redone (an abandoned call's thread would finish its prompt anyway)."""
+    """``config.timeout`` is how long a call may go without progress (a prompt batch
+    evaluated or a token sampled), not how long it may take: work on this machine's CPU
+    that is making progress is never cut off and redone (an abandoned call's thread
+    would finish its prompt anyway)."""
+
+    POLL = 0.05
+    """Seconds between two looks at the model's progress."""
 
     async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
         """Continue ``prompt.completion_text()`` until the model's turn ends, or until the
-        model has sampled no token for ``config.timeout`` seconds."""
+        model has made no progress for ``config.timeout`` seconds (on the trio clock:
+        the deadline starts again at each step of work the watcher sees)."""
         text = prompt.completion_text()
         cancel = threading.Event()
         start = trio.current_time()
-        began = time.monotonic()
         result: list[Completion] = []
         using: list[LoadedModel] = []
 
@@ -322,16 +352,17 @@ class LocalModel:
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(run)
+                seen = -1
+                progressed = start
                 while not result:
-                    progressed = using[0].progressed[0] if using else began
-                    idle = time.monotonic() - max(began, progressed)
-                    if idle > config.timeout:
+                    steps = using[0].steps[0] if using else -1
+                    if steps != seen:
+                        seen, progressed = steps, trio.current_time()
+                    if trio.current_time() - progressed >= config.timeout:
                         raise ProviderTimeoutError(
-                            f"{self.name} sampled no token for {config.timeout:g} s"
+                            f"{self.name} made no progress for {config.timeout:g} s"
                         )
-                    with trio.move_on_after(min(1.0, config.timeout - idle)):
-                        while not result:
-                            await trio.sleep(0.05)
+                    await trio.sleep(self.POLL)
         except BaseExceptionGroup as group:
             # The watcher's timeout, or the call's own error: the one that ended it.
             if len(group.exceptions) == 1:

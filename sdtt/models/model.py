@@ -11,7 +11,10 @@ errors; everything around the call lives here, identically for every provider:
   another limit gets a limiter of its own instead of resizing theirs;
 - a timeout of ``config.timeout`` seconds per attempt, for every provider, and an overall
   deadline per call (``RetryPolicy.deadline``, counted from the first attempt: waiting
-  for a free slot of the concurrency limit does not count);
+  for a free slot of the concurrency limit does not count). A provider with an
+  ``idle_timeout`` (the embedded local model) times out only an attempt that makes no
+  progress for ``config.timeout``; one making progress is never cut, and the deadline
+  only stops further attempts;
 - latency on the trio clock (retries and waits included) and a running usage tally;
 - the same retries, limit and deadline for a provider's other requests (a batch API's
   uploads and polls) through :meth:`Model.call`;
@@ -301,10 +304,10 @@ class Model:
             config = replace(config, timeout=self.retry.attempt_timeout)
         if getattr(self.api, "idle_timeout", False):
             # The provider times out a call that stops making progress (the local model:
-            # no token sampled for config.timeout); the call's deadline still holds.
-            with trio.move_on_after(deadline.remaining()):
-                return await self.api.generate(prompt, config)
-            raise ProviderTimeoutError(f"{self.name}: the call's deadline passed")
+            # no step of work for config.timeout). A call that is making progress runs
+            # to its end, however long: cut off, this machine's CPU would redo the work.
+            # The call's deadline still decides whether a failed attempt is tried again.
+            return await self.api.generate(prompt, config)
         timeout = min(config.timeout, deadline.remaining())
         with trio.move_on_after(timeout):
             return await self.api.generate(prompt, config)

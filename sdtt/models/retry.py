@@ -8,7 +8,10 @@ many clients don't retry in lockstep. Everything else propagates at once.
 
 Every call also has an overall deadline (``deadline`` seconds, attempts and waits
 included, 300 by default): no retry starts, and no attempt runs, past it, so a hanging
-server costs at most that long per call however many attempts are allowed. The
+server costs at most that long per call however many attempts are allowed. (The
+embedded local model is the exception: an attempt that is making progress runs to its
+end, as cutting it off would only redo the same work on this machine's CPU; it times
+out after ``timeout`` seconds without progress, and the deadline stops a retry.) The
 environment variables ``SDTT_CALL_DEADLINE`` (seconds) and ``SDTT_MAX_ATTEMPTS`` change
 the defaults of every command, and ``SDTT_ATTEMPT_TIMEOUT`` replaces the seconds each
 attempt may take (each call names its own otherwise, often 60).

@@ -24,4 +24,8 @@ def test_the_demo_shows_each_turn_of_its_pseudo_dialogue(
     assert main([*argv, "--out", str(tmp_path / "report")]) == 0
     steps = [line for line in capsys.readouterr().out.splitlines() if line.startswith("report: ")]
     assert steps[0].startswith("report: pass rates, intervals and figures (")
+    # ... and each part of the computing as it starts, not one line for all of it.
+    assert "report: pass rates and intervals by condition (1000 bootstrap samples)" in steps
+    assert "report: pass rates by topic" in steps
+    assert steps.index("report: figures: pass rate by turn") < steps.index("report: tells")
     assert steps[-1] == "report: writing report.html and report.md"

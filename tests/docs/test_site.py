@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -42,7 +43,21 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-4000:]
     cli = (tmp_path / "site/reference/cli/index.html").read_text(encoding="utf-8")
     assert "sdtt persona import whatsapp" in cli
-    assert (tmp_path / "site/reference/api/index.html").exists()
+    api = (tmp_path / "site/reference/api/index.html").read_text(encoding="utf-8")
+    # Sphinx roles in the docstrings render as code names, not as ":class:`...`" text.
+    left = re.findall(r":(?:py:)?(?:class|func|meth|attr|mod|data|exc|obj|const):", api)
+    assert not left, left
+    # ... linked to the object's section when the page documents it (the short name for
+    # "~"): ConfigError is named so in sdtt.models.registry and documented under sdtt.errors.
+    assert re.search(
+        r'<a [^>]*href="#sdtt\.errors\.ConfigError"[^>]*><code>ConfigError</code></a>', api
+    )
+    # ... and plain code otherwise (the API page does not document sdtt.models.batch).
+    assert "<code>sdtt.models.batch</code>" in api
+    # A reStructuredText table (the provider list of sdtt.models.registry) is a list or
+    # table, not a paragraph of "=====" rules.
+    assert "=====" not in api
+    assert "<li><code>mock</code>: scripted replies" in api
 
 
 def test_a_broken_link_fails_the_build(tmp_path: Path) -> None:
