@@ -19,6 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sdtt.dialogue.render import fold_text
+from sdtt.dialogue.seeds import seeded_rng
 from sdtt.dialogue.store import validation_problem
 from sdtt.errors import InputError
 from sdtt.files import parse_json, read_text_file, write_text_atomic
@@ -165,7 +166,7 @@ def build_study(
     ids = [item.id for item in [*items, *catch]]
     if len(set(ids)) != len(ids):
         raise InputError("two items share an id.", field="id", hint="Give every item its own id.")
-    rng = random.Random(settings.seed)
+    rng = seeded_rng(settings.seed, "single-task")
     opaque = OpaqueIds(rng)
     pool = sorted({item.topic for item in items if item.topic})
     if len(pool) < TOPIC_CHOICES:

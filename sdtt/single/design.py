@@ -11,10 +11,10 @@ lengths. Ties are broken by a seeded draw: the same seed gives the same forms.
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from collections.abc import Sequence
 
+from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import InputError
 from sdtt.single.items import SingleItem
 
@@ -38,7 +38,7 @@ def balanced_forms(
     sources = sorted(by_source)
     if catch_per_form and not catch:
         raise InputError("catch items per form asked for, but there are none.", field="catch")
-    rng = random.Random(seed)
+    rng = seeded_rng(seed, "single-forms")
     shown: Counter[str] = Counter()
     source_shown: Counter[str] = Counter()
     cut_shown: Counter[int | None] = Counter()

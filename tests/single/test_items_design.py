@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from pathlib import Path
 
@@ -225,3 +226,23 @@ def test_an_answer_that_is_no_option_names_the_file_and_record(tmp_path: Path) -
     with pytest.raises(InputError, match="holds answers to task 'other-task'") as error:
         read_jspsych_single(table, task)
     assert error.value.line == 2
+
+
+def test_one_build_draws_ids_forms_and_catch_items_from_streams_of_their_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # With one seed for all three, the ids' draws were the forms' tie-breaks: an id
+    # said where its item fell in a form.
+    seeds: list[object] = []
+
+    class Recorded(random.Random):
+        def __init__(self, seed: object = None) -> None:
+            seeds.append(seed)
+            super().__init__(seed)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(random, "Random", Recorded)
+    items = cut_items(corpus(3), (6,))[0]
+    catch = catch_items(items, 2, seed=4)
+    build_study(items, StudySettings(forms=2, per_form=4, catch_per_form=1, seed=4), catch=catch)
+    assert len(seeds) >= 3
+    assert len(set(map(str, seeds))) == len(seeds), seeds
