@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from sdtt.errors import InputError
+from sdtt.questionnaires.design import item_forms
 from sdtt.questionnaires.single_task import Part
 from sdtt.single.build import (
     StudySettings,
@@ -20,7 +21,6 @@ from sdtt.single.build import (
     save_study,
 )
 from sdtt.single.catch import LONG_LIST, catch_item, catch_items
-from sdtt.single.design import balanced_forms
 from sdtt.single.items import SingleItem, cut_items, read_items, speaker_truth, write_items
 from tests.single.helpers import bot_chat, chat, corpus
 
@@ -89,7 +89,7 @@ def test_catch_items_make_one_speaker_an_obvious_machine_and_score_only_it() -> 
 def test_forms_never_show_two_cuts_of_one_conversation_and_show_items_evenly() -> None:
     items, _ = cut_items(corpus(3, 24), (3, 6, 12, 24))
     catch = catch_items(items, 8, seed=2)
-    forms = balanced_forms(items, forms=16, per_form=6, catch=catch, catch_per_form=1, seed=5)
+    forms = item_forms(items, forms=16, per_form=6, catch=catch, catch_per_form=1, seed=5)
     by_id = {item.id: item for item in [*items, *catch]}
     for form in forms:
         sources = [by_id[i].source for i in form]
@@ -98,19 +98,15 @@ def test_forms_never_show_two_cuts_of_one_conversation_and_show_items_evenly() -
     shown = Counter(i for form in forms for i in form if by_id[i].catch is None)
     # 16 forms x 6 = 96 showings of 48 items: each twice.
     assert len(shown) == len(items) and set(shown.values()) == {2}
-    assert forms == balanced_forms(
-        items, forms=16, per_form=6, catch=catch, catch_per_form=1, seed=5
-    )
-    assert forms != balanced_forms(
-        items, forms=16, per_form=6, catch=catch, catch_per_form=1, seed=6
-    )
+    assert forms == item_forms(items, forms=16, per_form=6, catch=catch, catch_per_form=1, seed=5)
+    assert forms != item_forms(items, forms=16, per_form=6, catch=catch, catch_per_form=1, seed=6)
 
 
 def test_a_form_larger_than_the_conversations_is_refused_with_what_to_do() -> None:
     items, _ = cut_items(corpus(1), (3, 6))
     wanted = r"needs 5 different sources \(one item per conversation\), and there are 4"
     with pytest.raises(InputError, match=wanted) as error:
-        balanced_forms(items, forms=1, per_form=5)
+        item_forms(items, forms=1, per_form=5)
     assert error.value.hint is not None and "fewer items" in error.value.hint
 
 
