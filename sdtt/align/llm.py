@@ -18,12 +18,11 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-import trio
-
 from sdtt.align.ratings import Rating, RatingKey
 from sdtt.align.task import RatingKey as TaskKey
 from sdtt.dialogue.seeds import derive_seed, seeded_rng
 from sdtt.errors import InputError
+from sdtt.judges.batch import judge_each
 from sdtt.judges.llm import RAW_LIMIT, ask
 from sdtt.judges.llm_options import DEFAULT_ATTEMPTS
 from sdtt.judges.prompts import chat_text, completion_cue
@@ -277,20 +276,17 @@ async def run_cohort(
         if (task.id, cohort.judge_id(participant), pair.id, pair.first) not in settled
     ]
     results: dict[tuple[int, int], Rating] = {}
-    limiter = trio.CapacityLimiter(max(1, concurrency))
 
-    async def one(participant: int, trial: int, pair: RatingPair) -> None:
-        async with limiter:
-            rating = await rate_pair(
-                model, task, task_key, pair, cohort, participant, attempts=attempts, trial=trial
-            )
-            results[(participant, trial)] = rating
-            if on_rating is not None:
-                on_rating(rating)
-            if on_done is not None:
-                on_done(len(results), len(todo))
+    async def one(todo_item: tuple[int, int, RatingPair]) -> None:
+        participant, trial, pair = todo_item
+        rating = await rate_pair(
+            model, task, task_key, pair, cohort, participant, attempts=attempts, trial=trial
+        )
+        results[(participant, trial)] = rating
+        if on_rating is not None:
+            on_rating(rating)
+        if on_done is not None:
+            on_done(len(results), len(todo))
 
-    async with trio.open_nursery() as nursery:
-        for participant, trial, pair in todo:
-            nursery.start_soon(one, participant, trial, pair)
+    await judge_each(todo, one, concurrency=concurrency)
     return [results[(participant, trial)] for participant, trial, _ in todo]

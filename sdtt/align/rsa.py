@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from sdtt.align.ratings import Rating
+from sdtt.dialogue.seeds import seeded_generator
 
 Matrix = NDArray[np.float64]
 NAN = float("nan")
@@ -113,7 +114,7 @@ def permutation_p(x: Matrix, y: Matrix, *, permutations: int = 1000, seed: int =
     observed = matrix_alignment(x, y)
     if math.isnan(observed) or permutations < 1:
         return NAN
-    rng = np.random.default_rng(seed)
+    rng = seeded_generator(seed)
     ux = upper(x)
     rows, cols = np.triu_indices(x.shape[0], k=1)
     orders = np.array([rng.permutation(x.shape[0]) for _ in range(permutations)])

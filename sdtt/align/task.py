@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import itertools
 import json
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ from sdtt.dialogue.seeds import seeded_rng
 from sdtt.dialogue.store import check_version, read_transcripts, validate_record
 from sdtt.errors import InputError
 from sdtt.files import parse_json, write_text_atomic
+from sdtt.questionnaires.design import rating_forms
 from sdtt.questionnaires.ids import OpaqueIds
 from sdtt.questionnaires.leaks import GENERIC_TERMS, find_terms, source_terms, unique_terms
 from sdtt.questionnaires.questionnaire import Line, SourceInfo, load_key, sha256_text
@@ -173,31 +173,6 @@ def _source_pools(
     return [(side, f"{source.study}:{side}", found) for side, found in pools.items() if found]
 
 
-def balanced_forms(
-    pair_ids: Sequence[str], per_judge: int, repeats: int, rng: random.Random
-) -> list[list[str]]:
-    """Forms of ``per_judge`` distinct pairs in which every pair occurs ``repeats`` times.
-
-    The pairs, in a seeded order, are laid end to end ``repeats`` times and cut into
-    consecutive windows; a window never wraps onto itself because it is no longer than
-    the list, so no form holds a pair twice. Only the last form may be shorter. Each
-    form's order is then shuffled.
-    """
-    if per_judge >= len(pair_ids):
-        raise InputError(
-            f"pairs_per_judge ({per_judge}) must be smaller than the number of pairs "
-            f"({len(pair_ids)}); leave it out for every judge to rate every pair.",
-            field="rating.pairs_per_judge",
-        )
-    order = list(pair_ids)
-    rng.shuffle(order)
-    laid = order * repeats
-    forms = [laid[start : start + per_judge] for start in range(0, len(laid), per_judge)]
-    for form in forms:
-        rng.shuffle(form)
-    return forms
-
-
 def _researcher_texts(spec: RatingSpec) -> list[tuple[str, str]]:
     return [
         ("rating.title", spec.title),
@@ -294,7 +269,7 @@ def build_rating_task(study: StudySpec, base: Path) -> RatingBuild:
     rng.shuffle(pairs)
     forms: list[list[str]] = []
     if spec.pairs_per_judge is not None:
-        forms = balanced_forms(
+        forms = rating_forms(
             [p.id for p in pairs], spec.pairs_per_judge, spec.ratings_per_pair, rng
         )
     task = RatingTask(

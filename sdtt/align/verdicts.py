@@ -22,7 +22,7 @@ import pandas as pd
 
 from sdtt.analysis.stats import percentile_interval
 from sdtt.analysis.table import judgement_table
-from sdtt.dialogue.seeds import derive_seed
+from sdtt.dialogue.seeds import derive_seed, seeded_generator
 from sdtt.questionnaires.judgements import Judgement
 
 NAN = float("nan")
@@ -142,7 +142,7 @@ def _bootstrap(
     keys: list[str], statistic: Callable[[Sequence[str]], float], reps: int, seed: int
 ) -> Estimate:
     value = statistic(keys)
-    rng = np.random.default_rng(seed)
+    rng = seeded_generator(seed)
     draws = np.array(
         [statistic([keys[i] for i in rng.integers(0, len(keys), len(keys))]) for _ in range(reps)]
     )

@@ -19,7 +19,7 @@ import pandas as pd
 from sdtt.analysis import stats
 from sdtt.analysis.defaults import BREAKDOWNS as BREAKDOWNS  # kept importable from here
 from sdtt.analysis.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MARGIN
-from sdtt.analysis.table import demographic_columns, usable, with_base_columns
+from sdtt.analysis.table import ANSWER_COLUMNS, demographic_columns, usable, with_base_columns
 from sdtt.models.registry import provider_of
 from sdtt.questionnaires.judgements import reason_category
 
@@ -29,29 +29,13 @@ CONDITION = ("model", "mode", "interrogator", "turns", "n", "x")
 turns, keyed by N and X too, so the last 3 and the last 10 turns of one chat (both at the
 same turn index) stay apart, and so do N=0 (live turns 8-10) and N=7 (live 1-3) at turn
 10."""
-NUMERIC = ("x", "n", "turns")
 NONE = "(none)"
 BOOTSTRAP = "cluster bootstrap"
 WILSON_EFFECTIVE = "Wilson, effective n"
 NO_INTERVAL = "-"
 """The methods of a pass rate's interval (``Summary.interval_method``); ``-`` with no
 usable judgement, where there is no interval."""
-SUMMARISED = (
-    "judge_id",
-    "judge_kind",
-    "pair_id",
-    "pair_kind",
-    "choice",
-    "bot_position",
-    "correct",
-    "excluded",
-    "exclusion_reason",
-    "order",
-    "label1",
-    "label2",
-    "witness",
-    "verdict",
-)
+SUMMARISED = ("judge_id", "judge_kind", "pair_id", "pair_kind", *ANSWER_COLUMNS)
 """The columns :func:`summarise` reads."""
 
 

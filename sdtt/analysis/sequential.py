@@ -47,6 +47,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
+from sdtt.dialogue.seeds import seeded_generator
+
 PRIOR = (10.0, 10.0)
 """``(a, b)`` of the Beta mixing distribution."""
 
@@ -243,7 +245,7 @@ def simulate_stopping(
     Streams are drawn in blocks, so memory stays bounded for any cap.
     """
     level = math.log(1 / alpha)
-    rng = np.random.default_rng(seed)
+    rng = seeded_generator(seed)
     counts = np.arange(1, max_judgements + 1)[None, :]
     stops = np.empty(simulations, dtype=np.int64)
     outcome = np.empty(simulations, dtype="U10")

@@ -14,6 +14,7 @@ from numpy.typing import NDArray
 from scipy import sparse, stats
 
 from sdtt.analysis.defaults import DEFAULT_BOOTSTRAP
+from sdtt.dialogue.seeds import seeded_generator
 
 NAN = float("nan")
 BOOTSTRAP_CELLS = 4_000_000
@@ -121,7 +122,7 @@ def cluster_bootstrap(
     """
     if correct.size == 0 or reps <= 0:
         return np.full(max(reps, 0), np.nan), np.full(max(reps, 0), np.nan)
-    rng = np.random.default_rng(seed)
+    rng = seeded_generator(seed)
     n_pairs = int(pair_codes.max()) + 1
     n_judges = int(judge_codes.max()) + 1
     c_cells = sparse.csr_matrix((correct, (judge_codes, pair_codes)), shape=(n_judges, n_pairs))

@@ -33,6 +33,19 @@ from sdtt.questionnaires.judgements import Judgement, warn_repeated
 CONDITION_COLUMNS = ("model", "persona", "mode", "topic", "interrogator")
 NUMERIC_COLUMNS = ("x", "n", "turns")
 """Turn counts: sorted as numbers in breakdowns."""
+ANSWER_COLUMNS = (
+    "choice",
+    "bot_position",
+    "correct",
+    "excluded",
+    "exclusion_reason",
+    "order",
+    "label1",
+    "label2",
+    "witness",
+    "verdict",
+)
+"""What a judge answered, and whether it counts (read by every pass rate)."""
 BASE_COLUMNS = (
     "study",
     "judge_id",
@@ -45,16 +58,7 @@ BASE_COLUMNS = (
     "n",
     "turns",
     "view",
-    "choice",
-    "bot_position",
-    "correct",
-    "excluded",
-    "exclusion_reason",
-    "order",
-    "label1",
-    "label2",
-    "witness",
-    "verdict",
+    *ANSWER_COLUMNS,
     "response_time_s",
     "chats",
     *CONDITION_COLUMNS,

@@ -7,7 +7,6 @@ import argparse
 import itertools
 from collections.abc import Sequence
 from contextlib import nullcontext
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -33,11 +32,13 @@ from sdtt.engine.interrogator import (
     SCRIPT_INTERROGATOR,
     ScriptExhaustedError,
     ScriptInterrogator,
+    interrogator_config,
+    interrogator_settings,
     llm_interrogator,
     read_script,
 )
 from sdtt.engine.opening import BOT_CONFIG, Options, open_bot, open_model, role_seed
-from sdtt.engine.session import Replier, SessionSettings, new_session_id
+from sdtt.engine.session import Replier, new_session_id
 from sdtt.engine.simulate import (
     INTERROGATOR,
     SimulationResult,
@@ -302,11 +303,8 @@ def run(args: argparse.Namespace) -> int:
         history_turns=args.history_turns,
         virtual_clock=args.virtual_clock,
     )
-    interrogator_settings = SessionSettings(
-        mode=args.mode,
-        t1=args.t1,
-        max_messages=4,
-        seed=role_seed(condition, INTERROGATOR),
+    asker_settings = interrogator_settings(
+        args.mode, role_seed(condition, INTERROGATOR), t1=args.t1
     )
     max_duration = 60.0 * (args.max_minutes if args.max_minutes is not None else 10 * args.turns)
     meta = {
@@ -317,7 +315,7 @@ def run(args: argparse.Namespace) -> int:
         "virtual_clock": args.virtual_clock,
     }
     session_id = _session_id(
-        args, started, [condition, meta, options, interrogator_settings, pseudo, max_duration]
+        args, started, [condition, meta, options, asker_settings, pseudo, max_duration]
     )
     console.print(
         f"[bold]sdtt simulate[/] {session_id}: persona [bold]{terminal_text(persona.name)}[/] on "
@@ -342,7 +340,7 @@ def run(args: argparse.Namespace) -> int:
                 interrogator,
                 turns=args.turns,
                 bot_settings=setup.settings,
-                interrogator_settings=interrogator_settings,
+                interrogator_settings=asker_settings,
                 sink=TeeSink(None if args.quiet else ConsoleSink(console), errors),
                 interrogator_sink=TeeSink(ConsoleSink(console, errors_of="interrogator"), errors),
                 out_dir=args.out,
@@ -413,7 +411,7 @@ def _interrogator(
         for_virtual_clock(model) if args.virtual_clock else model,
         topic=args.topic,
         mode=args.mode,
-        config=replace(config, temperature=0.9),
+        config=interrogator_config(config),
         seed=role_seed(condition, INTERROGATOR),
     )
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import random
 import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, is_dataclass
@@ -21,6 +20,7 @@ from rich.table import Table
 from sdtt.analysis.metrics import Confusion
 from sdtt.commands.common import check_base_url
 from sdtt.commands.console import CliConsole
+from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import ConfigError
 from sdtt.files import replacing
 from sdtt.models.model import get_model
@@ -75,7 +75,7 @@ def run_preview(args: argparse.Namespace, console: Console | None = None) -> int
     images = {image.name: image for image in load_images(args.images)} if args.images else None
     records = [r for path in args.files for r in read_responses(path) if r.usable]
     # Shuffled so the page does not list human and machine responses in blocks.
-    random.Random(0).shuffle(records)
+    seeded_rng(0, "preview").shuffle(records)
     items = [
         f'<li id="{escape_html(r.id)}">'
         + response_html(r, images=images, image_base=args.image_base)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sdtt.dialogue.message import RESPONSE, USER, Message, Side
+from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import EmptyReplyError
 
 Resampler = Callable[[datetime, str, random.Random], datetime]
@@ -187,7 +188,7 @@ def parse_reply(
     lines around them are treated as chatter and dropped; plain unstructured output is
     taken line by line. Raises :class:`EmptyReplyError` when no message remains.
     """
-    rng = rng or random.Random()
+    rng = rng or seeded_rng(0, "parse")
     resample = resample or typing_time_resampler()
     lines = scan_lines(continued_from + text, now)
     any_structure = any(line.structured for line in lines)
@@ -221,7 +222,7 @@ def parse_dialogue(
     Unlabelled lines are chatter and dropped; timestamps before ``start`` or before the
     previous line are resampled. Raises :class:`EmptyReplyError` when no message remains.
     """
-    rng = rng or random.Random()
+    rng = rng or seeded_rng(0, "parse")
     resample = resample or typing_time_resampler()
     labelled = [line for line in scan_lines(text, start) if line.structured]
     messages = _timed(labelled, start, rng, resample, max_gap)

@@ -18,6 +18,7 @@ import trio
 
 from sdtt.dialogue.message import RESPONSE, Message
 from sdtt.engine.schedule import preset_decides
+from sdtt.engine.settings import SessionSettings
 from sdtt.errors import InputError, ModelError
 from sdtt.files import read_text_file
 from sdtt.models.base import GenerateConfig, Generator, ModelOutput
@@ -85,6 +86,27 @@ def interrogator_prompts(
     )
 
 
+INTERROGATOR_MAX_MESSAGES = 4
+"""Most messages a simulated interrogator sends in one reply: one fewer than a bot's
+(:data:`~sdtt.personas.bot.DEFAULT_MAX_MESSAGES`), as every simulated chat has run it."""
+INTERROGATOR_TEMPERATURE = 0.9
+"""A simulated interrogator samples a little hotter than the bot, so its questions vary."""
+
+
+def interrogator_settings(mode: Mode, seed: int, *, t1: float | None = None) -> SessionSettings:
+    """The session settings of a simulated interrogator (``seed``: its role's seed,
+    :func:`~sdtt.engine.opening.role_seed`); ``t1`` defaults to the session's."""
+    given: dict[str, object] = {"mode": mode, "max_messages": INTERROGATOR_MAX_MESSAGES}
+    if t1 is not None:
+        given["t1"] = t1
+    return SessionSettings.model_validate({**given, "seed": seed})
+
+
+def interrogator_config(config: GenerateConfig) -> GenerateConfig:
+    """``config`` as a simulated interrogator samples with it."""
+    return replace(config, temperature=INTERROGATOR_TEMPERATURE)
+
+
 def llm_interrogator(
     model: Generator,
     *,
@@ -92,7 +114,7 @@ def llm_interrogator(
     mode: Mode,
     persona: Persona | None = None,
     instructions: str | None = None,
-    max_messages: int = 4,
+    max_messages: int = INTERROGATOR_MAX_MESSAGES,
     config: GenerateConfig | None = None,
     seed: int | None = None,
 ) -> PersonaBot:
@@ -100,7 +122,7 @@ def llm_interrogator(
 
     ``seed`` (its role's seed, :func:`~sdtt.engine.opening.role_seed`) is the sampling
     seed of its calls unless ``config`` holds one."""
-    config = config or GenerateConfig(stop=("\nUser:",), temperature=0.9)
+    config = config or GenerateConfig(stop=("\nUser:",), temperature=INTERROGATOR_TEMPERATURE)
     if config.seed is None and seed is not None:
         config = replace(config, seed=seed)
     return PersonaBot(

@@ -27,6 +27,7 @@ from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message, Transcript, segment_turns
 from sdtt.dialogue.seeds import derive_seed
 from sdtt.engine.events import Event, EventSink, MessageSent, TeeSink
+from sdtt.engine.interrogator import interrogator_settings as default_interrogator_settings
 from sdtt.engine.schedule import preset_decides
 from sdtt.engine.session import (
     Mode,
@@ -173,8 +174,8 @@ async def run_simulated_chat(
     if turns < 1:
         raise ValueError("turns must be at least 1")
     bot_settings = bot_settings or SessionSettings()
-    interrogator_settings = interrogator_settings or SessionSettings(
-        seed=derive_seed(bot_settings.seed, INTERROGATOR)
+    interrogator_settings = interrogator_settings or default_interrogator_settings(
+        bot_settings.mode, derive_seed(bot_settings.seed, INTERROGATOR)
     )
     interrogator_settings = interrogator_settings.model_copy(
         update={"opening": True, "mode": bot_settings.mode}

@@ -3,8 +3,12 @@
 :class:`BatchedModel` stands in for a judge's :class:`~sdtt.models.model.Model`: every
 ``generate`` call waits while the judge's other tasks run on to their own next call, then
 all the calls waiting are sent together as one batch job (split at
-:data:`MAX_REQUESTS`). The judges themselves do not change, so their records are exactly
-those of direct calls: an unreadable answer is asked again in the next job, and a
+:data:`MAX_REQUESTS`). Which tasks those are is counted, not guessed: a judge runs its
+items with :func:`judge_each`, which counts each item's task as a caller of the run's
+:class:`Gathering` from its start to its end, and a round's job goes out when every
+caller waits for an answer (or :data:`DEFAULT_GATHER` seconds after its first call, so a
+slow caller delays a job, never holds it). The judges' records are exactly those of
+direct calls: an unreadable answer is asked again in the next job, and a
 reveal-mode judge, whose turn ``k + 1`` depends on turn ``k``, sends one job per turn
 across all pairs. The batch APIs are the providers' own (:mod:`sdtt.models.batch`), the
 same backends ``sdtt generate --batch`` uses.
@@ -31,14 +35,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import trio
-from trio.testing import wait_all_tasks_blocked
 
 from sdtt.errors import ProviderError
 from sdtt.generate.batch_api import BatchLedger
@@ -53,6 +57,9 @@ DEFAULT_RETRIES = 2
 MAX_REQUESTS = 10_000
 """Requests per job at most: far below both providers' limits (50,000 and 100,000), and
 it bounds the memory a job's upload takes."""
+DEFAULT_GATHER = 30.0
+"""Seconds a round's job waits, after its first call, for callers still busy: a caller
+slower than that sends its call in the next job (a job takes minutes to hours)."""
 
 Notify = Callable[[str], None]
 
@@ -63,6 +70,89 @@ LEDGER_SUFFIX = ".batches.jsonl"
 def ledger_path(out: Path) -> Path:
     """The batch ledger of an output file: ``judgements.jsonl`` -> ``judgements.batches.jsonl``."""
     return out.with_name(f"{out.stem}{LEDGER_SUFFIX}")
+
+
+T = TypeVar("T")
+
+
+class Gathering:
+    """The callers of a run's batched models and how many of them wait for an answer.
+
+    A caller is a task that may call a batched model (one item of a judge); it counts
+    from when it is started, so a round does not go out before a caller that has not run
+    yet has made its call. A round's job goes when every caller waits (on any model of
+    the run: a cohort of one model waits while the other's cohort asks).
+    """
+
+    def __init__(self) -> None:
+        self.callers = 0
+        self.waiting = 0
+        self._changed = trio.Event()
+
+    def _change(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    def join(self) -> None:
+        """A caller is started."""
+        self.callers += 1
+
+    def leave(self) -> None:
+        """A caller has ended: a round no longer waits for it."""
+        self.callers -= 1
+        self._change()
+
+    def wait_begins(self) -> None:
+        """A call waits for its answer."""
+        self.waiting += 1
+        self._change()
+
+    def wait_ends(self) -> None:
+        """A call has its answer (or gave up): its caller is busy again."""
+        self.waiting -= 1
+
+    async def everyone_waits(self) -> None:
+        """Return once every caller waits for an answer."""
+        while self.waiting < self.callers:
+            await self._changed.wait()
+
+
+_GATHERING: ContextVar[Gathering | None] = ContextVar("sdtt_batch_gathering", default=None)
+"""The gathering of the batched models open in this task (set by :func:`batched`, seen
+by the tasks it starts): how :func:`judge_each` finds it through any wrapper of the model."""
+
+
+async def judge_each(
+    items: Iterable[T], one: Callable[[T], Awaitable[None]], *, concurrency: int
+) -> None:
+    """``one(item)`` for every item, at most ``concurrency`` at once, in order.
+
+    Under :func:`batched` each item's task counts as a caller of its gathering from the
+    moment it is started until it ends, so every round's job waits for it."""
+    gathering = _GATHERING.get()
+    todo = iter(items)
+    async with trio.open_nursery() as nursery:
+
+        def start_next() -> None:
+            for item in todo:
+                if gathering is not None:
+                    gathering.join()
+                nursery.start_soon(run, item)
+                return
+
+        async def run(item: T) -> None:
+            try:
+                await one(item)
+            except BaseException:
+                if gathering is not None:
+                    gathering.leave()
+                raise
+            start_next()  # before leaving, so the count of callers never dips between two
+            if gathering is not None:
+                gathering.leave()
+
+        for _ in range(max(1, concurrency)):
+            start_next()
 
 
 class AnswerLedger(BatchLedger):
@@ -163,6 +253,8 @@ class BatchedModel:
         max_requests: int = MAX_REQUESTS,
         notify: Notify | None = None,
         stats: BatchStats | None = None,
+        gathering: Gathering | None = None,
+        gather: float = DEFAULT_GATHER,
     ) -> None:
         self.model = model
         self.backend = backend
@@ -172,6 +264,8 @@ class BatchedModel:
         self.max_requests = max(1, max_requests)
         self.notify = notify or (lambda text: None)
         self.stats = stats or BatchStats()
+        self.gathering = gathering or Gathering()
+        self.gather = gather
         self._asked: Counter[str] = Counter()
         self._pending: list[_Waiting] = []
         self._wanted = trio.Event()
@@ -210,7 +304,12 @@ class BatchedModel:
             return stored
         waiting = _Waiting(BatchRequest(key, prompt, config))
         self._queue(waiting)
-        await waiting.done.wait()
+        self.gathering.wait_begins()
+        try:
+            await waiting.done.wait()
+        finally:
+            if not waiting.done.is_set():  # cancelled while waiting
+                self.gathering.wait_ends()
         if waiting.error is not None:
             raise waiting.error
         assert waiting.output is not None
@@ -220,14 +319,19 @@ class BatchedModel:
         self._pending.append(waiting)
         self._wanted.set()
 
+    def _hand_out(self, waiting: _Waiting) -> None:
+        # Counted at once: the caller is busy from now, so the next round waits for it.
+        self.gathering.wait_ends()
+        waiting.done.set()
+
     async def serve(self) -> None:
         """Gather the calls and send them, until cancelled (run by :func:`batched`)."""
         async with trio.open_nursery() as nursery:
             while True:
                 await self._wanted.wait()
-                # Every other task has gone as far as it can: each judge task is waiting
-                # for an answer, so the calls waiting now are this round's.
-                await wait_all_tasks_blocked()
+                # This round's calls are all in once every caller waits for an answer.
+                with trio.move_on_after(self.gather):
+                    await self.gathering.everyone_waits()
                 taken, self._pending = self._pending, []
                 self._wanted = trio.Event()
                 nursery.start_soon(self._round, taken)
@@ -282,7 +386,7 @@ class BatchedModel:
                 }
                 continue
             waiting.output = result.output
-            waiting.done.set()
+            self._hand_out(waiting)
         self.ledger.used(job)
         failed = [waiting for key, waiting in calls.items() if key not in answered]
         if failed:
@@ -301,7 +405,7 @@ class BatchedModel:
                 waiting.error = ProviderError(
                     f"batch request failed {waiting.failures} times: {why}"
                 )
-                waiting.done.set()
+                self._hand_out(waiting)
                 given_up += 1
             else:
                 self._queue(waiting)
@@ -330,14 +434,22 @@ async def batched(
     notify: Notify | None = None,
     backend: BatchBackend | None = None,
     stats: BatchStats | None = None,
+    gather: float = DEFAULT_GATHER,
 ) -> AsyncIterator[BatchedModel]:
     """``model`` with its calls sent through its provider's batch API while the block
     runs; ``ledger`` is the file of jobs and answers (:func:`ledger_path`).
 
+    The tasks the block starts see its :class:`Gathering` (batched models opened inside
+    the block share it), so judges run with :func:`judge_each` are waited for.
     ``backend`` replaces the provider's own batch API (tests); without it, a model whose
     provider has none is refused with a ConfigError naming those that have one.
     """
     backend = backend or batch_backend(model)
+    gathering = _GATHERING.get()
+    token = None
+    if gathering is None:
+        gathering = Gathering()
+        token = _GATHERING.set(gathering)
     ledger.parent.mkdir(parents=True, exist_ok=True)
     book = AnswerLedger(ledger)
     handle = BatchedModel(
@@ -349,6 +461,8 @@ async def batched(
         max_requests=max_requests,
         notify=notify,
         stats=stats,
+        gathering=gathering,
+        gather=gather,
     )
     try:
         async with trio.open_nursery() as nursery:
@@ -356,6 +470,8 @@ async def batched(
             yield handle
             nursery.cancel_scope.cancel()
     finally:
+        if token is not None:
+            _GATHERING.reset(token)
         book.close()
         # A run that had nothing to send leaves no empty ledger beside its output.
         if ledger.exists() and ledger.stat().st_size == 0:

@@ -13,8 +13,6 @@ from collections.abc import Callable, Collection, Sequence
 from functools import partial
 from typing import Any, Literal, TypeVar
 
-import trio
-
 from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import (
     InputError,
@@ -23,6 +21,7 @@ from sdtt.errors import (
     ProviderConnectionError,
     ProviderTimeoutError,
 )
+from sdtt.judges.batch import judge_each
 from sdtt.judges.llm_options import (
     DEFAULT_ATTEMPTS,
     DEFAULT_CONCURRENCY,
@@ -362,7 +361,6 @@ async def run_llm_judge(
             if unsettled(item, orders_for(orders, item.id, seed) if kind == "paired" else [None])
         ]
     results: dict[str, list[Judgement]] = {}
-    limiter = trio.CapacityLimiter(max(1, concurrency))
     answered = False
 
     def judged(record: Judgement) -> None:
@@ -382,38 +380,35 @@ async def run_llm_judge(
             on_judgement(record)
 
     async def one(item: PairItem) -> None:
-        async with limiter:
-            with labelled_calls(f"pair {item.id}"):
-                truth = key.items[item.id]
-                if kind == "paired":
-                    found = await judge_pair_paired(
+        with labelled_calls(f"pair {item.id}"):
+            truth = key.items[item.id]
+            if kind == "paired":
+                found = await judge_pair_paired(
+                    model,
+                    item,
+                    truth,
+                    study=key.study,
+                    judge_id=judge_id,
+                    attempts=attempts,
+                    orders=[o for o in unsettled(item, orders_for(orders, item.id, seed)) if o],
+                    on_judgement=judged,
+                )
+            else:
+                found = [
+                    await judge_pair_single(
                         model,
                         item,
                         truth,
                         study=key.study,
                         judge_id=judge_id,
+                        example=example,
                         attempts=attempts,
-                        orders=[o for o in unsettled(item, orders_for(orders, item.id, seed)) if o],
-                        on_judgement=judged,
                     )
-                else:
-                    found = [
-                        await judge_pair_single(
-                            model,
-                            item,
-                            truth,
-                            study=key.study,
-                            judge_id=judge_id,
-                            example=example,
-                            attempts=attempts,
-                        )
-                    ]
-                    judged(found[0])
-                results[item.id] = found
-                if on_done is not None:
-                    on_done(len(results), len(items))
+                ]
+                judged(found[0])
+            results[item.id] = found
+            if on_done is not None:
+                on_done(len(results), len(items))
 
-    async with trio.open_nursery() as nursery:
-        for item in items:
-            nursery.start_soon(one, item)
+    await judge_each(items, one, concurrency=concurrency)
     return [record for item in items for record in results[item.id]]

@@ -20,10 +20,9 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-import trio
-
 from sdtt.beliefs.traces import BeliefPoint, BeliefSource, BeliefTrace
 from sdtt.errors import InputError
+from sdtt.judges.batch import judge_each
 from sdtt.judges.llm import RAW_LIMIT, ask
 from sdtt.judges.llm_options import DEFAULT_ATTEMPTS
 from sdtt.judges.parsing import parse_probability
@@ -221,34 +220,30 @@ async def run_reveal_judge(
                 hint="Use the answer key written together with this questionnaire.",
             )
     results: dict[str, list[BeliefTrace]] = {}
-    limiter = trio.CapacityLimiter(max(1, concurrency))
 
     async def one(item: PairItem) -> None:
-        async with limiter:
-            turns = reveal_turns(item)
-            step = partial(ask_step, model, item, turns=turns, attempts=attempts, logprobs=logprobs)
-            steps = [await step(turn) for turn in range(1, turns + 1)]
-            truth = key.items[item.id]
-            found = [
-                _trace(
-                    model,
-                    item,
-                    truth,
-                    key.study,
-                    reveal_judge_id(model.name, source, run),
-                    source,
-                    steps,
-                )
-                for source in sources
-            ]
-            results[item.id] = found
-            for trace in found:
-                if on_trace is not None:
-                    on_trace(trace)
-            if on_done is not None:
-                on_done(len(results), len(items))
+        turns = reveal_turns(item)
+        step = partial(ask_step, model, item, turns=turns, attempts=attempts, logprobs=logprobs)
+        steps = [await step(turn) for turn in range(1, turns + 1)]
+        truth = key.items[item.id]
+        found = [
+            _trace(
+                model,
+                item,
+                truth,
+                key.study,
+                reveal_judge_id(model.name, source, run),
+                source,
+                steps,
+            )
+            for source in sources
+        ]
+        results[item.id] = found
+        for trace in found:
+            if on_trace is not None:
+                on_trace(trace)
+        if on_done is not None:
+            on_done(len(results), len(items))
 
-    async with trio.open_nursery() as nursery:
-        for item in items:
-            nursery.start_soon(one, item)
+    await judge_each(items, one, concurrency=concurrency)
     return [trace for item in items for trace in results[item.id]]

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-import trio
-
 from sdtt.errors import InputError
+from sdtt.judges.batch import judge_each
 from sdtt.judges.llm import ask
 from sdtt.judges.llm_options import DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY
 from sdtt.judges.single_prompts import SingleKind, parse_verdicts, single_item_prompt
@@ -98,18 +97,14 @@ async def judge_task(
         if example is None or item.id != example[0].id
     ]
     results: dict[str, SingleAnswer] = {}
-    limiter = trio.CapacityLimiter(max(1, concurrency))
 
     async def one(item: ItemView) -> None:
-        async with limiter:
-            answer = await judge_item(
-                model, task, item, kind=kind, judge_id=judge_id, example=example, attempts=attempts
-            )
+        answer = await judge_item(
+            model, task, item, kind=kind, judge_id=judge_id, example=example, attempts=attempts
+        )
         results[item.id] = answer
         if on_answer is not None:
             on_answer(answer)
 
-    async with trio.open_nursery() as nursery:
-        for item in shown:
-            nursery.start_soon(one, item)
+    await judge_each(shown, one, concurrency=concurrency)
     return [results[item.id] for item in shown]

@@ -94,6 +94,13 @@ class Recording:
         self._used[key] += 1
         return answers[index]
 
+    def add_given(self, record: Mapping[str, Any]) -> None:
+        """Note an answer given now, after the recording was read: it counts as taken
+        (a resumed run's ledger records each call as it is answered)."""
+        self._answers[record["key"]].append(record)
+        self._used[record["key"]] += 1
+        self.total += 1
+
     @property
     def unused(self) -> int:
         """Recorded answers no call asked for."""

@@ -1,7 +1,11 @@
-"""Balanced judge designs: which pairs each judge group ("form") sees, in which order, and
-on which side the bot's chat is. Pure: pair descriptions in, forms out.
+"""Balanced judge designs: which units each judge group ("form") sees, and in which order.
+Pure: descriptions in, forms out. One home for the three designs:
 
-The construction is a cyclic incomplete-block design. The test pairs are put in a seeded
+- :func:`balanced_forms`: a questionnaire's test pairs, with the side of each bot;
+- :func:`rating_forms`: a rating task's pairs, each rated ``repeats`` times;
+- :func:`item_forms`: a single-item study's items, one per source, catch items first.
+
+The paired construction is a cyclic incomplete-block design. The test pairs are put in a seeded
 circular order in which any ``k`` neighbours share no conversation; form ``g`` holds the
 ``k`` pairs starting at place ``g`` of that circle. So every pair is in exactly ``k``
 forms, once at each place in the order (a Latin-square property), and no judge reads one
@@ -21,7 +25,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import InputError
@@ -140,3 +144,131 @@ def repeat_share(pairs: Sequence[frozenset[str]], k: int, seed: int = 0) -> floa
         seen = Counter(conversation for pair in drawn for conversation in pair)
         hits += any(count > 1 for count in seen.values())
     return hits / RANDOM_DRAWS
+
+
+def rating_forms(
+    pair_ids: Sequence[str], per_judge: int, repeats: int, rng: random.Random
+) -> list[list[str]]:
+    """Forms of ``per_judge`` distinct pairs in which every pair occurs ``repeats`` times.
+
+    The pairs, in a seeded order, are laid end to end ``repeats`` times and cut into
+    consecutive windows; a window never wraps onto itself because it is no longer than
+    the list, so no form holds a pair twice. Only the last form may be shorter. Each
+    form's order is then shuffled.
+    """
+    if per_judge >= len(pair_ids):
+        raise InputError(
+            f"pairs_per_judge ({per_judge}) must be smaller than the number of pairs "
+            f"({len(pair_ids)}); leave it out for every judge to rate every pair.",
+            field="rating.pairs_per_judge",
+        )
+    order = list(pair_ids)
+    rng.shuffle(order)
+    laid = order * repeats
+    forms = [laid[start : start + per_judge] for start in range(0, len(laid), per_judge)]
+    for form in forms:
+        rng.shuffle(form)
+    return forms
+
+
+class FormItem(Protocol):
+    """What :func:`item_forms` reads of a single item (:class:`sdtt.single.items.SingleItem`)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def cut(self) -> int | None: ...
+    @property
+    def catch(self) -> str | None: ...
+
+
+def item_forms(
+    items: Sequence[FormItem],
+    *,
+    forms: int,
+    per_form: int,
+    catch: Sequence[FormItem] = (),
+    catch_per_form: int = 0,
+    seed: int = 0,
+) -> list[list[str]]:
+    """``forms`` lists of item ids of a single-item test, each in a shuffled order;
+    :class:`InputError` when a form cannot be filled with items of distinct sources.
+
+    Each form (one judge, or one judge group with its own link) shows ``per_form`` items
+    and ``catch_per_form`` catch items, never two items of one source: a judge who read
+    the first 24 exchanges of a chat would know its first 6. Catch items are placed
+    first; then sources take turns by how much of their share they have had (a source
+    with more items is due more often) and each gives its least-shown item (among those,
+    the least-shown cut), so every item is shown about equally often across forms and
+    forms mix conversations and lengths. Ties are broken by a seeded draw: the same seed
+    gives the same forms.
+    """
+    if forms < 1 or per_form < 1:
+        raise InputError("a design needs at least one form of at least one item.", field="forms")
+    by_source: dict[str, list[FormItem]] = {}
+    for item in items:
+        by_source.setdefault(item.source, []).append(item)
+    sources = sorted(by_source)
+    if catch_per_form and not catch:
+        raise InputError("catch items per form asked for, but there are none.", field="catch")
+    rng = seeded_rng(seed, "single-forms")
+    shown: Counter[str] = Counter()
+    source_shown: Counter[str] = Counter()
+    cut_shown: Counter[int | None] = Counter()
+    catch_shown: Counter[str] = Counter()
+    out: list[list[str]] = []
+    for _ in range(forms):
+        chosen: list[FormItem] = []
+        used: set[str] = set()
+        # Catch items first, so they never run out of sources the items took.
+        catch_draw = {item.id: rng.random() for item in catch}
+
+        # A catch item blocks its source for this form: prefer sources already ahead.
+        def ahead(source: str) -> float:
+            return -source_shown[source] / len(by_source.get(source, [None]))
+
+        for item in sorted(
+            catch, key=lambda it: (ahead(it.source), catch_shown[it.id], catch_draw[it.id])
+        ):
+            if len(chosen) == catch_per_form:
+                break
+            if item.source not in used:
+                chosen.append(item)
+                used.add(item.source)
+                catch_shown[item.id] += 1
+        # Sources in order of how much of their share they have had (a source with more
+        # items is due more often), then each source's least-shown item, cuts evenly.
+        source_draw = {source: rng.random() for source in sources}
+        order = sorted(
+            sources,
+            key=lambda src: (source_shown[src] / len(by_source[src]), source_draw[src]),
+        )
+        for source in order:
+            if len(chosen) == per_form + catch_per_form:
+                break
+            if source in used:
+                continue
+            draw = {item.id: rng.random() for item in by_source[source]}
+            best = min(
+                by_source[source], key=lambda it: (shown[it.id], cut_shown[it.cut], draw[it.id])
+            )
+            chosen.append(best)
+            used.add(source)
+        if len(chosen) < per_form + catch_per_form:
+            extra = f" and {catch_per_form} catch items" if catch_per_form else ""
+            raise InputError(
+                f"a form of {per_form} items{extra} needs {per_form + catch_per_form} "
+                f"different sources (one item per conversation), and there are {len(sources)}.",
+                field="per_form",
+                hint="Show fewer items per judge, or add conversations.",
+            )
+        for item in chosen:
+            if item.catch is None:
+                shown[item.id] += 1
+                source_shown[item.source] += 1
+                cut_shown[item.cut] += 1
+        rng.shuffle(chosen)
+        out.append([item.id for item in chosen])
+    return out

@@ -1,7 +1,9 @@
 """What the server does with each frame a participant's browser sends: the join (new
 participant, reconnect or refusal), consent, chat messages and typing, trades, belief
 slider readings and the verdict. Whatever is not allowed now raises :class:`Refused`
-with a message for the participant.
+with a message for the participant. Which phases accept which frame is one table,
+:data:`FRAME_RULES` (as :mod:`sdtt.serve.phases` is for moves): a frame sent in another
+phase is refused (or ignored) there, before any handler runs.
 
 A message is checked (length, pace, the word list, then the moderation endpoint if the
 study has one) before it is stored; the endpoint's answer is awaited, so the
@@ -10,9 +12,10 @@ participant's later frames wait for it and their messages stay in order."""
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, get_args
 
 import trio
 
@@ -40,7 +43,14 @@ from sdtt.serve.protocol import (
     stale_game,
 )
 from sdtt.serve.room import Chat, LiveRoom, RoomHost
-from sdtt.serve.store import Belief, Participant, Sender, Verdict, off_loop
+from sdtt.serve.store import (
+    Belief,
+    Participant,
+    ParticipantState,
+    Sender,
+    Verdict,
+    off_loop,
+)
 
 MODERATED = "Please keep the chat friendly: that message was not sent."
 """The refusal of a message the word list or the moderation endpoint stopped."""
@@ -156,122 +166,142 @@ class FrameHandler:
         store = self.host.store
         participant = await off_loop(store, partial(store.participant, pid))
         assert participant is not None
-        if isinstance(frame, Join):
-            raise Refused("Already joined.")
-        if isinstance(frame, Consent):
-            if participant.state != "consent":
-                return
-            self.participants.enter_lobby(pid)
-            self.host.record("consented", {}, participant=pid)
-            self.send_state(pid)
+        rule = FRAME_RULES[type(frame)]
+        if participant.state in rule.phases and rule.act is not None:
+            await rule.act(self, pid, participant, frame)
             return
-        if isinstance(frame, Decline):
-            if participant.state != "consent":
-                return
-            self.participants.finish(pid, "declined")
-            return
-        if isinstance(frame, Report):
-            self._report(pid, participant, frame)
-            return
-        if isinstance(frame, Continue):
-            self._continue(pid, participant)
-            return
+        said = rule.refused
+        if rule.of_a_game and self.host.study.spec.study.mode == "market":
+            said = stale_game(frame.game or "")
+        if said is not None:
+            raise Refused(said)
+
+    async def _consent(self, pid: str, participant: Participant, frame: Consent) -> None:
+        self.participants.enter_lobby(pid)
+        self.host.record("consented", {}, participant=pid)
+        self.send_state(pid)
+
+    async def _decline(self, pid: str, participant: Participant, frame: Decline) -> None:
+        self.participants.finish(pid, "declined")
+
+    async def _send(self, pid: str, participant: Participant, frame: Send) -> None:
+        self._check_game(participant, frame.game)
+        store = self.host.store
         live = self.rooms.get(participant.room or "")
         role: Sender = participant.role or "interrogator"
-        if isinstance(frame, Send | TradeFrame | Quote | DoneBuying):
-            self._check_game(participant, frame.game)
-        if isinstance(frame, TradeFrame | Quote | DoneBuying) and live is None:
-            if participant.state != "chat" or participant.role != "interrogator":
-                raise Refused("There is no market to trade in.")
-            # The game runs in another process of the study: pass the frame on.
-            store.publish({"room": participant.room, "pid": pid, "market": frame.model_dump()})
-            return
-        if isinstance(frame, Send | Typing) and live is None and participant.state == "chat":
+        if live is None:
             # The room runs in another process of the study: pass the message on.
-            if isinstance(frame, Send):
-                self._check_send(pid, frame.text, participant)
-                if self.host.screener is not None:
-                    if role == "witness":  # a keystroke holds the chat's end meanwhile
-                        store.publish({"room": participant.room, "pid": pid, "role": role})
-                    await self._screen(pid, frame.text, participant)
-            text = frame.text if isinstance(frame, Send) else None
-            number = frame.chat if isinstance(frame, Send) else 1
+            self._check_send(pid, frame.text, participant)
+            if self.host.screener is not None:
+                if role == "witness":  # a keystroke holds the chat's end meanwhile
+                    store.publish({"room": participant.room, "pid": pid, "role": role})
+                await self._screen(pid, frame.text, participant)
             store.publish(
-                {"room": participant.room, "pid": pid, "role": role, "chat": number, "text": text}
+                {
+                    "room": participant.room,
+                    "pid": pid,
+                    "role": role,
+                    "chat": frame.chat,
+                    "text": frame.text,
+                }
             )
             return
-        if isinstance(frame, Send):
-            if live is None:
-                raise Refused("The chat is not open.")
-            self._check_send(pid, frame.text, participant)
-            chat = live.chat_of(pid, frame.chat)
-            if chat is None:
-                raise Refused("There is no such chat.")
-            _check_open(live, chat, role)
-            if self.host.screener is not None:
-                with chat.held():
-                    await self._screen(pid, frame.text, participant)
-                _check_open(live, chat, role)  # (the chat may have ended meanwhile)
-            await live.receive(pid, chat, role, frame.text)
-        elif isinstance(frame, TradeFrame | DoneBuying | Quote):
-            if not isinstance(live, MarketRoom) or pid not in live.bettors:
-                raise Refused("There is no market to trade in.")
-            try:
-                live.act(pid, frame.model_dump())
-            except TradeRefused as error:
-                raise Refused(f"Trade refused: {error}") from None
-        elif isinstance(frame, Typing):
-            chat = live.chat_of(pid, 1) if live is not None else None
-            if chat is not None and participant.state == "chat":
-                live.keystroke(chat, role)  # type: ignore[union-attr]
-        elif isinstance(frame, BeliefFrame):
-            if participant.room is None or participant.state not in ("chat", "verdict"):
-                raise Refused("There is no chat to give a belief about.")
-            if not self._shows_slider(participant):
-                raise Refused("This chat has no belief slider.")
-            if not self._new_reading(pid, participant.room, frame.value):
-                return
-            seq = live.last_seq if live is not None else len(store.messages(participant.room))
-            store.add_belief(
-                Belief(
-                    participant=pid,
-                    room=participant.room,
-                    seq=seq,
-                    time=self.host.wall_iso(),
-                    value=frame.value,
+        self._check_send(pid, frame.text, participant)
+        chat = live.chat_of(pid, frame.chat)
+        if chat is None:
+            raise Refused("There is no such chat.")
+        _check_open(live, chat, role)
+        if self.host.screener is not None:
+            with chat.held():
+                await self._screen(pid, frame.text, participant)
+            _check_open(live, chat, role)  # (the chat may have ended meanwhile)
+        await live.receive(pid, chat, role, frame.text)
+
+    async def _typing(self, pid: str, participant: Participant, frame: Typing) -> None:
+        live = self.rooms.get(participant.room or "")
+        role: Sender = participant.role or "interrogator"
+        if live is None:
+            # The room runs in another process of the study: pass the keystroke on.
+            self.host.store.publish(
+                {"room": participant.room, "pid": pid, "role": role, "chat": 1, "text": None}
+            )
+            return
+        chat = live.chat_of(pid, 1)
+        if chat is not None:
+            live.keystroke(chat, role)
+
+    async def _trade(
+        self, pid: str, participant: Participant, frame: TradeFrame | Quote | DoneBuying
+    ) -> None:
+        self._check_game(participant, frame.game)
+        live = self.rooms.get(participant.room or "")
+        if live is None:
+            if participant.role != "interrogator":
+                raise Refused(NO_MARKET)
+            # The game runs in another process of the study: pass the frame on.
+            self.host.store.publish(
+                {"room": participant.room, "pid": pid, "market": frame.model_dump()}
+            )
+            return
+        if not isinstance(live, MarketRoom) or pid not in live.bettors:
+            raise Refused(NO_MARKET)
+        try:
+            live.act(pid, frame.model_dump())
+        except TradeRefused as error:
+            raise Refused(f"Trade refused: {error}") from None
+
+    async def _belief(self, pid: str, participant: Participant, frame: BeliefFrame) -> None:
+        store = self.host.store
+        if participant.room is None:
+            raise Refused(NO_BELIEF)
+        if not self._shows_slider(participant):
+            raise Refused("This chat has no belief slider.")
+        if not self._new_reading(pid, participant.room, frame.value):
+            return
+        live = self.rooms.get(participant.room)
+        seq = live.last_seq if live is not None else len(store.messages(participant.room))
+        store.add_belief(
+            Belief(
+                participant=pid,
+                room=participant.room,
+                seq=seq,
+                time=self.host.wall_iso(),
+                value=frame.value,
+            )
+        )
+
+    async def _verdict(self, pid: str, participant: Participant, frame: VerdictFrame) -> None:
+        store = self.host.store
+        if participant.room is None:
+            raise Refused(NO_VERDICT)
+        room = await off_loop(store, partial(store.room, participant.room))
+        three = room is not None and room.witness == "both"
+        if three != (frame.human in ("1", "2")):
+            raise Refused(
+                "Answer "
+                + (
+                    "which chat is the person (1 or 2)."
+                    if three
+                    else "whether your partner is a person (yes or no)."
                 )
             )
-        elif isinstance(frame, VerdictFrame):
-            if participant.state != "verdict" or participant.room is None:
-                raise Refused("A verdict can only be given when the chat has ended.")
-            room = await off_loop(store, partial(store.room, participant.room))
-            three = room is not None and room.witness == "both"
-            if three != (frame.human in ("1", "2")):
-                raise Refused(
-                    "Answer "
-                    + (
-                        "which chat is the person (1 or 2)."
-                        if three
-                        else "whether your partner is a person (yes or no)."
-                    )
-                )
-            answers = self._answers(frame.answers)
-            if answers:
-                self.host.record("answers", answers, room=participant.room, participant=pid)
-            store.add_verdict(
-                Verdict(
-                    room=participant.room,
-                    participant=pid,
-                    human=frame.human,
-                    confidence=frame.confidence,
-                    reason=frame.reason,
-                    time=self.host.wall_iso(),
-                )
+        answers = self._answers(frame.answers)
+        if answers:
+            self.host.record("answers", answers, room=participant.room, participant=pid)
+        store.add_verdict(
+            Verdict(
+                room=participant.room,
+                participant=pid,
+                human=frame.human,
+                confidence=frame.confidence,
+                reason=frame.reason,
+                time=self.host.wall_iso(),
             )
-            move_room(
-                store, participant.room, "done", end_reason="finished", ended=self.host.wall_iso()
-            )
-            self.participants.round_done(pid)
+        )
+        move_room(
+            store, participant.room, "done", end_reason="finished", ended=self.host.wall_iso()
+        )
+        self.participants.round_done(pid)
 
     def _check_game(self, participant: Participant, game: str | None) -> None:
         """In a market study, refuse a frame not meant for the game its sender is in now
@@ -283,12 +313,12 @@ class FrameHandler:
         if game != game_id(participant.room):
             raise Refused(stale_game(game))
 
-    def _continue(self, pid: str, participant: Participant) -> None:
+    async def _continue(self, pid: str, participant: Participant, frame: Continue) -> None:
         """A bettor has read a game's reveal: they wait for the next game from now
         (until then the lobby leaves them out; see :meth:`Rooms._end_market`)."""
         now = self.host.wall().timestamp()
         since = participant.waiting_since
-        if participant.state != "lobby" or since is None or since <= now:
+        if since is None or since <= now:
             return
         if self.host.store.update_participant(pid, if_state=["lobby"], waiting_since=now):
             self.host.record("reveal_read", {}, participant=pid)
@@ -309,7 +339,7 @@ class FrameHandler:
                 answers[qid] = answer
         return answers
 
-    def _report(self, pid: str, participant: Participant, frame: Report) -> None:
+    async def _report(self, pid: str, participant: Participant, frame: Report) -> None:
         """A participant reports their partner: recorded for the researcher, thanked."""
         if participant.room is None:
             raise Refused("There is no chat partner to report.")
@@ -398,3 +428,44 @@ def _check_open(live: LiveRoom, chat: Chat, role: Sender) -> None:
         raise Refused("That was the last turn: wait for your partner to finish.")
     if chat.done or live.ended.is_set():
         raise Refused("This chat has ended.")
+
+
+NO_MARKET = "There is no market to trade in."
+NO_BELIEF = "There is no chat to give a belief about."
+NO_VERDICT = "A verdict can only be given when the chat has ended."
+EVERY_PHASE: frozenset[ParticipantState] = frozenset(get_args(ParticipantState))
+Act = Callable[[FrameHandler, str, Participant, Any], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class FrameRule:
+    """Where a kind of frame is acted on, and what a participant elsewhere is told."""
+
+    phases: frozenset[ParticipantState]
+    """The participant phases in which :attr:`act` runs."""
+    act: Act | None
+    """What the handler does with the frame (None: nothing, in any phase)."""
+    refused: str | None
+    """Said in every other phase; None: the frame is ignored there (a repeated click or
+    a keystroke after the chat ended)."""
+    of_a_game: bool = False
+    """A market study refuses it elsewhere as meant for a game that has ended."""
+
+
+FRAME_RULES: dict[type[Any], FrameRule] = {
+    Join: FrameRule(frozenset(), None, "Already joined."),
+    Consent: FrameRule(frozenset({"consent"}), FrameHandler._consent, None),
+    Decline: FrameRule(frozenset({"consent"}), FrameHandler._decline, None),
+    Report: FrameRule(EVERY_PHASE, FrameHandler._report, None),
+    Continue: FrameRule(frozenset({"lobby"}), FrameHandler._continue, None),
+    Send: FrameRule(frozenset({"chat"}), FrameHandler._send, "The chat is not open.", True),
+    Typing: FrameRule(frozenset({"chat"}), FrameHandler._typing, None),
+    TradeFrame: FrameRule(frozenset({"chat"}), FrameHandler._trade, NO_MARKET, True),
+    Quote: FrameRule(frozenset({"chat"}), FrameHandler._trade, NO_MARKET, True),
+    DoneBuying: FrameRule(frozenset({"chat"}), FrameHandler._trade, NO_MARKET, True),
+    BeliefFrame: FrameRule(frozenset({"chat", "verdict"}), FrameHandler._belief, NO_BELIEF),
+    VerdictFrame: FrameRule(frozenset({"verdict"}), FrameHandler._verdict, NO_VERDICT),
+}
+"""Every frame a joined participant's page may send: the phases that accept it (as
+:data:`~sdtt.serve.phases.PARTICIPANT_MOVES` lists the moves), so a frame sent in
+another phase is refused here, before any handler runs."""

@@ -47,7 +47,6 @@ import io
 import json
 import logging
 import os
-import random
 import time
 import urllib.error
 import urllib.request
@@ -57,6 +56,7 @@ from decimal import ROUND_DOWN, Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, get_args
 
+from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import (
     AuthenticationError,
     BadRequestError,
@@ -202,7 +202,7 @@ class ProlificClient:
         self.policy = policy or policy_from_env()
         self.sleep = sleep
         self.clock = clock
-        self._rng = random.Random(0)
+        self._rng = seeded_rng(0, "prolific-retry")
 
     def __repr__(self) -> str:
         return f"ProlificClient({self.base_url!r})"  # never the token

@@ -3,7 +3,7 @@
 :func:`build_study` gives every item an opaque id, turns it into an
 :class:`~sdtt.questionnaires.single_task.ItemView` (numbered lines, no times, no
 names), adds the topic check (the item's topic among five, as in the papers), and hands
-out forms with :func:`sdtt.single.design.balanced_forms`. The study folder holds
+out forms with :func:`sdtt.questionnaires.design.item_forms`. The study folder holds
 ``single-task.json`` (what judges and LLM judges receive) and ``single-key.json`` (the
 truth per item, the right topic, the source, cut and class); exporters read the task
 only.
@@ -19,15 +19,16 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sdtt.dialogue.render import fold_text
+from sdtt.dialogue.seeds import seeded_rng
 from sdtt.dialogue.store import validation_problem
 from sdtt.errors import InputError
 from sdtt.files import parse_json, read_text_file, write_text_atomic
+from sdtt.questionnaires.design import item_forms
 from sdtt.questionnaires.ids import OpaqueIds
 from sdtt.questionnaires.layout import SPEAKER_LABELS
 from sdtt.questionnaires.leaks import find_terms, meta_terms, unique_terms
 from sdtt.questionnaires.questionnaire import Choice, Line, Question
 from sdtt.questionnaires.single_task import ItemView, Judged, SingleTask, Verdict
-from sdtt.single.design import balanced_forms
 from sdtt.single.items import SingleItem
 
 KEY_VERSION = 1
@@ -165,7 +166,7 @@ def build_study(
     ids = [item.id for item in [*items, *catch]]
     if len(set(ids)) != len(ids):
         raise InputError("two items share an id.", field="id", hint="Give every item its own id.")
-    rng = random.Random(settings.seed)
+    rng = seeded_rng(settings.seed, "single-task")
     opaque = OpaqueIds(rng)
     pool = sorted({item.topic for item in items if item.topic})
     if len(pool) < TOPIC_CHOICES:
@@ -193,7 +194,7 @@ def build_study(
                 meta=dict(item.meta),
             )
         )
-    forms = balanced_forms(
+    forms = item_forms(
         items,
         forms=settings.forms,
         per_form=settings.per_form,

@@ -9,9 +9,9 @@ texts are sdtt's own, in the papers' shapes.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 
+from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import InputError
 from sdtt.single.items import SingleItem, Spoken
 
@@ -82,7 +82,7 @@ def catch_items(items: Sequence[SingleItem], count: int, seed: int) -> list[Sing
         return []
     if not chats:
         raise InputError("catch items need chat items to be made from.", field="catch")
-    rng = random.Random(seed)
+    rng = seeded_rng(seed, "single-catch")
     by_source: dict[str, list[SingleItem]] = {}
     for item in chats:
         by_source.setdefault(item.source, []).append(item)

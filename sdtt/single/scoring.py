@@ -28,6 +28,7 @@ import numpy as np
 
 from sdtt.analysis.metrics import Confusion
 from sdtt.analysis.stats import percentile_interval, wilson
+from sdtt.dialogue.seeds import seeded_generator
 from sdtt.questionnaires.single_task import SingleAnswer
 from sdtt.single.build import SingleKey
 from sdtt.single.significance import (
@@ -205,7 +206,7 @@ def judge_bootstrap(
         ],
         dtype=float,
     )
-    rng = np.random.default_rng(seed)
+    rng = seeded_generator(seed)
     draws = rng.integers(0, len(judges), size=(reps, len(judges)))
     totals = counts[draws].sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from sdtt.dialogue.seeds import seeded_generator
+
 NAN = float("nan")
 EXACT_LIMIT = 20000
 """Relabellings counted exactly at most; above, a seeded Monte Carlo draw of as many."""
@@ -106,7 +108,7 @@ def permutation_test(
         less = float(np.mean(null <= observed + 1e-12))
         greater = float(np.mean(null >= observed - 1e-12))
     else:
-        rng = np.random.default_rng(seed)
+        rng = seeded_generator(seed)
         sums = np.empty(reps)
         block = max(1, 2_000_000 // (n1 + n2))  # relabellings held in memory at once
         for start in range(0, reps, block):

@@ -52,7 +52,7 @@ from sdtt.models.base import (
     Usage,
 )
 from sdtt.models.prices import Price
-from sdtt.models.replay import call_key, output_of, usage_of
+from sdtt.models.replay import Recording, call_key, output_of, usage_of
 
 LEDGER_FILE = "ledger.jsonl"
 LEDGER_VERSION = 1
@@ -109,10 +109,7 @@ class Ledger:
         self.prices = dict(prices or {})
         self.budget = budget
         self.records: list[dict[str, Any]] = read_ledger(path)
-        self._answers: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for record in self.records:
-            self._answers[record["key"]].append(record)
-        self._used: dict[str, int] = defaultdict(int)
+        self._recording = Recording(self.records)
         # Kept as calls are added: the budget is checked before every call.
         self._spent = sum(record["cost"] or 0.0 for record in self.records)
         self._waiting = 0.0
@@ -133,14 +130,9 @@ class Ledger:
         """Dollars of every priced call so far, earlier runs included."""
         return self._spent
 
-    def replay(self, key: str) -> dict[str, Any] | None:
+    def replay(self, key: str) -> Mapping[str, Any] | None:
         """The next recorded answer to the call ``key``, if it was answered before."""
-        answers = self._answers.get(key, [])
-        index = self._used[key]
-        if index >= len(answers):
-            return None
-        self._used[key] += 1
-        return answers[index]
+        return self._recording.take(key)
 
     def check_budget(
         self,
@@ -191,8 +183,7 @@ class Ledger:
         self.records.append(record)
         self._unsettled = True
         self._spent += record["cost"] or 0.0
-        self._answers[record["key"]].append(record)
-        self._used[record["key"]] += 1
+        self._recording.add_given(record)
 
     def settle(self) -> None:
         """Put the file's records in a stable order: by stage, condition and call key

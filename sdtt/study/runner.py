@@ -24,7 +24,7 @@ import shutil
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
@@ -43,9 +43,9 @@ from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.pingpong import convert_to_pingpong, has_runs
-from sdtt.engine.interrogator import llm_interrogator
+from sdtt.engine.interrogator import interrogator_config, interrogator_settings, llm_interrogator
 from sdtt.engine.opening import BOT_CONFIG, Options, open_bot, role_seed
-from sdtt.engine.session import SessionSettings, new_session_id
+from sdtt.engine.session import new_session_id
 from sdtt.engine.simulate import INTERROGATOR, for_virtual_clock, run_simulated_chat
 from sdtt.errors import InputError, SdttError
 from sdtt.files import sort_jsonl
@@ -447,7 +447,7 @@ class StudyRunner:
                     for_virtual_clock(asker),
                     topic=cell.topic,
                     mode=cell.mode,
-                    config=replace(BOT_CONFIG, temperature=0.9),
+                    config=interrogator_config(BOT_CONFIG),
                     seed=role_seed(condition, INTERROGATOR),
                 )
                 result = await run_simulated_chat(
@@ -455,8 +455,8 @@ class StudyRunner:
                     interrogator,
                     turns=cell.x,
                     bot_settings=setup.settings,
-                    interrogator_settings=SessionSettings(
-                        mode=cell.mode, max_messages=4, seed=role_seed(condition, INTERROGATOR)
+                    interrogator_settings=interrogator_settings(
+                        cell.mode, role_seed(condition, INTERROGATOR)
                     ),
                     out_dir=partial,
                     session_id=session_id,

@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 
 from sdtt.align.export import export_task
 from sdtt.align.task import (
-    balanced_forms,
     build_rating_task,
     load_rating_key,
     load_rating_task,
@@ -26,6 +25,7 @@ from sdtt.align.task import (
 from sdtt.dialogue.message import Transcript
 from sdtt.errors import InputError
 from sdtt.personas.corpus import SOURCE_NAME
+from sdtt.questionnaires.design import rating_forms
 from sdtt.questionnaires.leaks import find_terms
 from sdtt.questionnaires.questionnaire import save_study
 from sdtt.questionnaires.rating_spec import RatingSource, RatingSpec
@@ -64,15 +64,15 @@ def test_excerpts_show_both_sides(tmp_path: Path) -> None:
     repeats=st.integers(min_value=1, max_value=4),
     seed=st.integers(min_value=0, max_value=1000),
 )
-def test_balanced_forms_rate_every_pair_equally_often(
+def test_rating_forms_rate_every_pair_equally_often(
     items: int, per_judge: int, repeats: int, seed: int
 ) -> None:
     pairs = [f"p{a}x{b}" for a, b in itertools.combinations(range(items), 2)]
     if per_judge >= len(pairs):
         with pytest.raises(InputError, match="smaller than the number of pairs"):
-            balanced_forms(pairs, per_judge, repeats, random.Random(seed))
+            rating_forms(pairs, per_judge, repeats, random.Random(seed))
         return
-    forms = balanced_forms(pairs, per_judge, repeats, random.Random(seed))
+    forms = rating_forms(pairs, per_judge, repeats, random.Random(seed))
     counts = Counter(pair for form in forms for pair in form)
     assert counts == {pair: repeats for pair in pairs}
     assert all(len(set(form)) == len(form) for form in forms)

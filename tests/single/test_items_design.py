@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from sdtt.errors import InputError
+from sdtt.questionnaires.design import item_forms
 from sdtt.questionnaires.single_task import Part
 from sdtt.single.build import (
     StudySettings,
@@ -19,7 +21,6 @@ from sdtt.single.build import (
     save_study,
 )
 from sdtt.single.catch import LONG_LIST, catch_item, catch_items
-from sdtt.single.design import balanced_forms
 from sdtt.single.items import SingleItem, cut_items, read_items, speaker_truth, write_items
 from tests.single.helpers import bot_chat, chat, corpus
 
@@ -88,7 +89,7 @@ def test_catch_items_make_one_speaker_an_obvious_machine_and_score_only_it() -> 
 def test_forms_never_show_two_cuts_of_one_conversation_and_show_items_evenly() -> None:
     items, _ = cut_items(corpus(3, 24), (3, 6, 12, 24))
     catch = catch_items(items, 8, seed=2)
-    forms = balanced_forms(items, forms=16, per_form=6, catch=catch, catch_per_form=1, seed=5)
+    forms = item_forms(items, forms=16, per_form=6, catch=catch, catch_per_form=1, seed=5)
     by_id = {item.id: item for item in [*items, *catch]}
     for form in forms:
         sources = [by_id[i].source for i in form]
@@ -97,19 +98,15 @@ def test_forms_never_show_two_cuts_of_one_conversation_and_show_items_evenly() -
     shown = Counter(i for form in forms for i in form if by_id[i].catch is None)
     # 16 forms x 6 = 96 showings of 48 items: each twice.
     assert len(shown) == len(items) and set(shown.values()) == {2}
-    assert forms == balanced_forms(
-        items, forms=16, per_form=6, catch=catch, catch_per_form=1, seed=5
-    )
-    assert forms != balanced_forms(
-        items, forms=16, per_form=6, catch=catch, catch_per_form=1, seed=6
-    )
+    assert forms == item_forms(items, forms=16, per_form=6, catch=catch, catch_per_form=1, seed=5)
+    assert forms != item_forms(items, forms=16, per_form=6, catch=catch, catch_per_form=1, seed=6)
 
 
 def test_a_form_larger_than_the_conversations_is_refused_with_what_to_do() -> None:
     items, _ = cut_items(corpus(1), (3, 6))
     wanted = r"needs 5 different sources \(one item per conversation\), and there are 4"
     with pytest.raises(InputError, match=wanted) as error:
-        balanced_forms(items, forms=1, per_form=5)
+        item_forms(items, forms=1, per_form=5)
     assert error.value.hint is not None and "fewer items" in error.value.hint
 
 
@@ -225,3 +222,23 @@ def test_an_answer_that_is_no_option_names_the_file_and_record(tmp_path: Path) -
     with pytest.raises(InputError, match="holds answers to task 'other-task'") as error:
         read_jspsych_single(table, task)
     assert error.value.line == 2
+
+
+def test_one_build_draws_ids_forms_and_catch_items_from_streams_of_their_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # With one seed for all three, the ids' draws were the forms' tie-breaks: an id
+    # said where its item fell in a form.
+    seeds: list[object] = []
+
+    class Recorded(random.Random):
+        def __init__(self, seed: object = None) -> None:
+            seeds.append(seed)
+            super().__init__(seed)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(random, "Random", Recorded)
+    items = cut_items(corpus(3), (6,))[0]
+    catch = catch_items(items, 2, seed=4)
+    build_study(items, StudySettings(forms=2, per_form=4, catch_per_form=1, seed=4), catch=catch)
+    assert len(seeds) >= 3
+    assert len(set(map(str, seeds))) == len(seeds), seeds

@@ -4,10 +4,10 @@ Each item is one screen: the item (a chat, labelled parts, an image), then per j
 speaker a human/machine question (and a 1-5 confidence when the task asks for one), the
 topic check when the item has one, and a free-text reason when the task asks for one.
 Chat text is escaped wherever a tool renders HTML. With forms (the balanced design of
-:mod:`sdtt.single.design`), SurveyJS gets one survey per form, each shuffling its items
-itself, and the jsPsych page picks its form from ``?form=N`` (or at random); its forms
-are scrambled per form as in the questionnaire page, so the source shows no item shared
-between forms.
+:func:`sdtt.questionnaires.design.item_forms`), SurveyJS gets one survey per form, each
+shuffling its items itself, and the jsPsych page picks its form from ``?form=N`` (or at
+random); its forms are scrambled per form as in the questionnaire page, so the source
+shows no item shared between forms.
 """
 
 from __future__ import annotations
