@@ -306,8 +306,10 @@ class RealTimeCalls:
     returned (its ``latency`` says so); what the partner writes meanwhile was written
     during the call, as with any model (the session asks again at once, and the unsent
     rest of this reply goes stale). A call that fails takes no virtual time. The real
-    latency is for a caller's own log (a study's run log) and never reaches the chat. On
-    any other clock this wrapper changes nothing.
+    latency, and the retries the call needed (its ``attempts`` is 1: a resumed or replayed
+    run gets the answer at the first try), depend on the server's luck: they are for a
+    caller's own log (a study's run log) and never reach the chat. On any other clock
+    this wrapper changes nothing.
     """
 
     def __init__(self, model: Generator) -> None:
@@ -328,7 +330,7 @@ class RealTimeCalls:
             output = await self.model.generate(prompt, config)
         seconds = thinking_time(output)
         await trio.sleep(seconds)
-        return replace(output, latency=seconds)
+        return replace(output, latency=seconds, attempts=1)
 
 
 def for_virtual_clock(model: Generator) -> Generator:

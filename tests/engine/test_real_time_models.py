@@ -22,7 +22,7 @@ from sdtt.engine.simulate import (
     run_simulated_chat,
     thinking_time,
 )
-from sdtt.errors import ProviderTimeoutError
+from sdtt.errors import ProviderTimeoutError, ServerError
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
 from sdtt.models.mock import MockModelAPI, chatty_script
 from sdtt.models.model import Model
@@ -154,3 +154,17 @@ def test_a_call_times_out_in_real_time_while_the_chat_stands_still() -> None:
 
     assert run_on_virtual_clock(main) == 0.001
     assert fired == ["timed out", "timer"]
+
+
+def test_a_retried_call_counts_as_one_attempt_as_a_resumed_run_would_see_it() -> None:
+    flaky = MockModelAPI([ServerError("HTTP 500"), "Response: hi"], name="openai/flaky")
+    model = RealTimeCalls(Model(flaky, retry=RetryPolicy(initial_backoff=0.01)))
+
+    async def call() -> tuple[ModelOutput, float]:
+        output = await model.generate(Prompt(instructions="hi"), GenerateConfig())
+        return output, trio.current_time()
+
+    output, took = run_on_virtual_clock(call)
+    assert len(flaky.prompts) == 2, "the server was asked twice"
+    assert output.attempts == 1
+    assert took == output.latency == thinking_time(output)
