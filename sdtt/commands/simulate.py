@@ -382,6 +382,12 @@ def _nothing_answered(
         return f"no turn was answered because the model calls failed. {shown(causes)}"
     if result.stopped == "time":
         minutes = result.duration / 60
+        if args.virtual_clock:
+            # A model's real slowness takes no chat time there: only its thinking times do.
+            return (
+                f"no turn was answered: the chat's time limit ({minutes:.1f} min) ended it "
+                "before the bot replied. Give it more time with --max-minutes."
+            )
         return (
             f"no turn was answered: the chat's time limit ({minutes:.1f} min) ended it before "
             "the bot replied (a slow model's call was cut off). Give it more time with "

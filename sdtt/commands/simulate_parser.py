@@ -68,8 +68,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--virtual-clock",
         action="store_true",
-        help="run on a virtual clock: waiting and typing take no real time, model calls "
-        "take what they really take",
+        help="run on a virtual clock: waiting and typing take no real time, and a model "
+        "call takes a thinking time set by its answer's length (0.5 s plus 200 characters "
+        "a second), not its real latency, so a rerun repeats exactly; without it the chat "
+        "runs in real time, the models' real latency included",
     )
     parser.add_argument(
         "--max-minutes",
@@ -82,8 +84,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="TIME",
         default=None,
         help="wall time the chat starts at, e.g. 2025-01-01T12:00 (UTC unless an offset is "
-        "given); the prompts' timestamps follow it, so with --virtual-clock and mock models "
-        "a run repeats exactly (default: now)",
+        "given); the prompts' timestamps follow it, so with --virtual-clock and models that "
+        "answer alike (mock, or a server with a fixed seed) a run repeats exactly "
+        "(default: now)",
     )
     parser.add_argument("--quiet", action="store_true", help="don't print the chat as it runs")
     parser.set_defaults(func=lazy_command("sdtt.commands.simulate"))

@@ -13,7 +13,7 @@
 - :mod:`sdtt.engine.interrogator` and :mod:`sdtt.engine.simulate`: a simulated human
   side, and simulated chats between it and the persona bot;
 - :mod:`sdtt.engine.virtual_clock`: the trio clock simulations run on (waits take no
-  time, model calls their real time);
+  time, and neither does a model's real latency: its answer's thinking time does);
 - :mod:`sdtt.engine.latency`: garbage-collector settings for hosting many sessions.
 """
 

@@ -15,7 +15,7 @@ seconds of session clock.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -266,7 +266,7 @@ def run_on_virtual_clock(
 ) -> Result:
     """``trio.run`` on a :class:`~sdtt.engine.virtual_clock.VirtualClock`, which jumps
     whenever every task waits: a chat of many minutes runs in a moment, with the same
-    timing it would have had.
+    timing on every run.
 
     Wrap models that compute outside trio (threads, network) with :class:`RealTimeCalls`
     (:func:`persona_bot` does), or the clock would leap ahead while they think.
@@ -274,15 +274,43 @@ def run_on_virtual_clock(
     return trio.run(async_fn, *args, clock=VirtualClock())
 
 
+THINKING_SECONDS = 0.5
+"""Virtual seconds every answer of a real-time model takes, before its length counts."""
+THINKING_CHARS_PER_SECOND = 200.0
+"""How fast a real-time model writes on a virtual clock: about 50 tokens a second at four
+characters a token, the pace of a served model."""
+
+
+def thinking_time(output: ModelOutput) -> float:
+    """Virtual seconds a real-time model's answer takes on a virtual clock:
+    :data:`THINKING_SECONDS` plus its characters at :data:`THINKING_CHARS_PER_SECOND`.
+
+    A rule of the answer alone, so every run of a simulation (resumed, or answered again
+    from a recording) times each call alike; the answer's text rather than its token
+    count, as every provider and a recording give the text, not all the tokens. Never
+    zero: the answer lands after whatever else was due when the call started.
+    """
+    return THINKING_SECONDS + len(output.text) / THINKING_CHARS_PER_SECOND
+
+
 class RealTimeCalls:
-    """A model whose calls take real time on a virtual clock.
+    """A model whose calls take a stated thinking time on a virtual clock, whatever they
+    really take.
 
     A model that computes in a thread (the local provider) or over the network leaves
     every trio task waiting, so a jumping clock would leap to the next timer (often the
     call's own timeout) while it thinks. During each call this wrapper holds the
-    :class:`~sdtt.engine.virtual_clock.VirtualClock` at real speed without jumps: model
-    latency stays what it really was, and the rest of the chat still runs in virtual
-    time. On any other clock it changes nothing.
+    :class:`~sdtt.engine.virtual_clock.VirtualClock` still
+    (:meth:`~sdtt.engine.virtual_clock.VirtualClock.standing_still`): the call's own
+    timeouts and retries run at real speed while nothing else in the simulation moves.
+    Once the answer is in, :func:`thinking_time` passes in virtual time before it is
+    returned (its ``latency`` says so); what the partner writes meanwhile was written
+    during the call, as with any model (the session asks again at once, and the unsent
+    rest of this reply goes stale). A call that fails takes no virtual time. The real
+    latency, and the retries the call needed (its ``attempts`` is 1: a resumed or replayed
+    run gets the answer at the first try), depend on the server's luck: they are for a
+    caller's own log (a study's run log) and never reach the chat. On any other clock
+    this wrapper changes nothing.
     """
 
     def __init__(self, model: Generator) -> None:
@@ -294,12 +322,16 @@ class RealTimeCalls:
         return str(getattr(self.model, "name", "model"))
 
     async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
-        """Call the wrapped model, holding a virtual clock at real speed meanwhile."""
+        """Call the wrapped model with the virtual clock held still, then let the
+        answer's thinking time pass."""
         clock = trio.lowlevel.current_clock()
         if not isinstance(clock, VirtualClock):
             return await self.model.generate(prompt, config)
-        with clock.real_time():
-            return await self.model.generate(prompt, config)
+        with clock.standing_still():
+            output = await self.model.generate(prompt, config)
+        seconds = thinking_time(output)
+        await trio.sleep(seconds)
+        return replace(output, latency=seconds, attempts=1)
 
 
 def for_virtual_clock(model: Generator) -> Generator:

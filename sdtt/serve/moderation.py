@@ -134,8 +134,8 @@ class Screener:
         unflagged :class:`Screening` whose ``error`` says why (and it is recorded)."""
         result = Screening(error=f"no answer within {self.time_limit:g} s")
         clock = trio.lowlevel.current_clock()
-        # On a virtual clock (simulations, tests) the call takes real time, as a model's
-        # does (see VirtualClock): a jump would reach the time limit while it waits.
+        # On a virtual clock (tests) the check takes real time, and the chat sees it: a
+        # jump would reach the time limit while it waits, and the test measures the wait.
         real = clock.real_time() if isinstance(clock, VirtualClock) else nullcontext()
         with real, trio.move_on_after(self.time_limit):
             try:

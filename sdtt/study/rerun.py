@@ -5,7 +5,10 @@ The study is run in a fresh folder from the bundle's ``spec.toml``, every model 
 answered by the ``replay`` provider (:mod:`sdtt.models.replay`) from the bundle's cost
 ledger: no network, no cost. What people made (their chats, a survey's answer files) is
 copied in, as it cannot be made again, and so is a preregistration written into the
-study's folder before it ran. Every file of the bundle's ``study/`` a rerun
+study's folder before it ran. A replayed model keeps the recorded model's name, so the
+chats give each of its answers the thinking time the recorded run gave it
+(:func:`~sdtt.engine.simulate.thinking_time`: a rule of the answer, not of how long it
+took to come). Every file of the bundle's ``study/`` a rerun
 writes again (:func:`~sdtt.study.bundle.reproducible`: all but the run log and batch job
 ledgers) is then compared with the one written now; a file that differs is named with
 the first fields that differ (line, field, both values).
@@ -21,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from sdtt.errors import InputError
-from sdtt.models.registry import create_api, provider_of
+from sdtt.models.registry import create_api
 from sdtt.models.replay import PROVIDER, Recording
 from sdtt.personas.store import locate_persona
 from sdtt.study.bundle import (
@@ -84,15 +87,6 @@ def _rerun(bundle: Path, out: Path, drive: Drive) -> Rerun:
         # Written by sdtt study prereg, before the run: a document, not a result.
         shutil.copyfile(recorded / PREREG_FILE, out / PREREG_FILE)
     result.notes += _persona_notes(bundle, study.spec.design.personas)
-    design = study.spec.design
-    names = dict.fromkeys([*design.models, design.interrogator]) if study.simulated else {}
-    timed = [name for name in names if not _virtual_time(name)]
-    if timed:
-        result.notes.append(
-            f"the chats of {', '.join(timed)} took each answer's real time, which the replay "
-            "does not (it answers at once): their message times, and what follows from "
-            "them, may differ"
-        )
     recording = Recording(read_ledger(recorded / LEDGER_FILE))
 
     def replayed(name: str) -> Any:
@@ -125,11 +119,6 @@ def _rerun(bundle: Path, out: Path, drive: Drive) -> Rerun:
                 name, was[name].read_bytes(), now[name].read_bytes()
             )
     return result
-
-
-def _virtual_time(name: str) -> bool:
-    provider = provider_of(name)
-    return provider is not None and provider.virtual_time
 
 
 def _persona_notes(bundle: Path, personas: list[str]) -> list[str]:

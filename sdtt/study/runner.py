@@ -364,13 +364,23 @@ class StudyRunner:
         spec = chain_spec(self.study, cell, topics)
         out = self.study.out / PSEUDO_FOLDER
 
+        opened: list[Model] = []
+
         def model_for(name: str) -> Model:
-            return self.model(name, stage="chains", condition=cell_group(cell), seed=spec.seed)
+            model = self.model(name, stage="chains", condition=cell_group(cell), seed=spec.seed)
+            opened.append(model)
+            return model
 
         async def main() -> None:
-            report = await run_chains(
-                [spec], out, personas=self.personas, models=model_for, display=NullDisplay()
-            )
+            try:
+                report = await run_chains(
+                    [spec], out, personas=self.personas, models=model_for, display=NullDisplay()
+                )
+            finally:
+                # run_chains leaves its models open (sdtt generate shares them): a
+                # served model's connections are closed here.
+                for model in opened:
+                    await model.aclose()
             if self.ledger.stopped is not None:
                 raise self.ledger.stopped
             if report.failed:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,25 +22,15 @@ from sdtt.commands.demo_stages import (
 from sdtt.dialogue.store import read_transcripts
 from sdtt.engine.simulate import run_on_virtual_clock
 from sdtt.generate.chainfile import read_chain
-from sdtt.models.base import GenerateConfig, Prompt
-from sdtt.models.mock import chatty_script
+from sdtt.models.base import Prompt
 from sdtt.personas.store import find_persona
 from sdtt.questionnaires.judgements import read_judgements
 from sdtt.questionnaires.questionnaire import save_study
-from tests.fakes.openai_fake import FakeOpenAIServer
+from tests.fakes.openai_fake import FakeOpenAIServer, chatty_reply
 from tests.questionnaires.helpers import fixture_study
 
 INTERROGATOR_WORDS = "you have not met before"
 """Words of the simulated interrogator's system prompt (and of no other prompt)."""
-
-
-def chatty_reply(body: Mapping[str, Any]) -> str:
-    """What ``mock/chatty`` would answer to the chat completion request ``body``."""
-    parts = {"system": "", "user": ""}
-    for message in body["messages"]:
-        parts[message["role"]] += str(message["content"])
-    prompt = Prompt(instructions=parts["system"], task=parts["user"])
-    return str(chatty_script()(prompt, GenerateConfig(seed=body.get("seed"))))
 
 
 def bodies(server: FakeOpenAIServer) -> list[dict[str, Any]]:

@@ -26,6 +26,7 @@ def test_a_time_limit_that_cuts_off_the_only_bot_call_exits_1_and_says_why(
 ) -> None:
     with FakeOpenAIServer() as server:
         # Slower than the chat's whole time limit: the call is still in flight at the end.
+        # On the real clock: on a virtual one, the chat stands still while a model thinks.
         server.enqueue(*[ScriptedReply(delay=60)] * 4)
         code = main(
             [
@@ -38,9 +39,10 @@ def test_a_time_limit_that_cuts_off_the_only_bot_call_exits_1_and_says_why(
                 "script.txt",
                 "--turns",
                 "1",
+                "--t1",
+                "0",
                 "--max-minutes",
-                "0.1",
-                "--virtual-clock",
+                "0.2",
                 "--quiet",
                 "--out",
                 "chats",
@@ -60,3 +62,16 @@ def test_a_time_limit_that_cuts_off_the_only_bot_call_exits_1_and_says_why(
     assert finished[-1]["attempts"] is None
     assert finished[-1]["cached_input_tokens"] is None
     assert finished[-1]["latency"] > 0
+
+
+def test_on_the_virtual_clock_the_time_limit_blames_no_slow_model(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The limit passes before the bot's first call: there, a model's slowness takes no
+    # chat time, so the advice is more time, not a faster server.
+    command = ["simulate", "--model", "mock/chatty", "--script", "script.txt", "--turns", "1"]
+    code = main([*command, "--max-minutes", "0.01", "--virtual-clock", "--quiet"])
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 1
+    assert "time limit (0.0 min) ended it before the bot replied" in err
+    assert "--max-minutes" in err and "slow" not in err and "faster" not in err

@@ -25,7 +25,12 @@ from sdtt.engine.interrogator import (
     read_script,
 )
 from sdtt.engine.session import SessionSettings
-from sdtt.engine.simulate import for_virtual_clock, run_on_virtual_clock, run_simulated_chat
+from sdtt.engine.simulate import (
+    for_virtual_clock,
+    run_on_virtual_clock,
+    run_simulated_chat,
+    thinking_time,
+)
 from sdtt.engine.virtual_clock import VirtualClock
 from sdtt.errors import InputError
 from sdtt.models.base import GenerateConfig, Generator, ModelOutput, Prompt
@@ -33,6 +38,7 @@ from sdtt.models.mock import MockModelAPI, chatty_script
 from sdtt.personas.bot import PersonaBot
 from sdtt.personas.prompt import BotPromptBuilder
 from tests.engine.helpers import START
+from tests.fakes.openai_fake import FakeOpenAIServer, chatty_reply
 
 SCRIPT = [
     ["hey!", "how's your week going"],
@@ -247,12 +253,12 @@ class ThreadModel:
 
     def __init__(self, *, block: bool = False) -> None:
         self.block = block
-        self.real_speed_during_call: bool | None = None
+        self.held_during_call: bool | None = None
 
     async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
         clock = trio.lowlevel.current_clock()
         assert isinstance(clock, VirtualClock)
-        self.real_speed_during_call = clock.real_speed
+        self.held_during_call = clock.still
         done = threading.Event()
         if not self.block:
             done.set()
@@ -269,15 +275,16 @@ async def timed_call(model: Generator) -> tuple[float, bool]:
     assert isinstance(clock, VirtualClock)
     start = trio.current_time()
     await model.generate(Prompt(instructions=""), GenerateConfig())
-    return trio.current_time() - start, clock.real_speed
+    return trio.current_time() - start, clock.still
 
 
 def test_real_time_calls_let_a_threaded_model_run_on_a_virtual_clock() -> None:
     model = ThreadModel()
-    took, real_speed_after = run_on_virtual_clock(timed_call, for_virtual_clock(model))
-    assert model.real_speed_during_call, "real speed, no jumps, during the call"
-    assert 0 < took < CALL_TIMEOUT, "the call took its real time, no leap to the timeout"
-    assert not real_speed_after, "the clock jumps again once the call is over"
+    took, held_after = run_on_virtual_clock(timed_call, for_virtual_clock(model))
+    assert model.held_during_call, "the clock stood still, no jumps, during the call"
+    # No leap to the timeout, and not its real time either: the answer's thinking time.
+    assert took == thinking_time(ModelOutput(text="Response: hi", model="")) == 0.56
+    assert not held_after, "the clock jumps again once the call is over"
     with pytest.raises(trio.TooSlowError):
         run_on_virtual_clock(timed_call, ThreadModel(block=True))
 
@@ -324,6 +331,26 @@ def test_cli_simulate_from_a_set_start_repeats_exactly(
     assert "--start must be a date and time such as 2025-01-01T12:00, not 'noon'" in (
         capsys.readouterr().err
     )
+
+
+def test_cli_simulate_of_a_served_model_repeats_exactly_whatever_its_latency(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The server answers alike every time, after a random real wait.
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    runs = []
+    with FakeOpenAIServer(reply=chatty_reply, jitter=0.03) as server:
+        for run in ("a", "b"):
+            out = tmp_path / run
+            command = [
+                "simulate", "--persona", "chitchat-32b20fa3", "--model", "openai/served",
+                "--base-url", server.base_url, "--virtual-clock", "--quiet",
+                "--start", "2025-02-01T12:02", "--turns", "4", "--out", str(out),
+            ]  # fmt: skip
+            assert main(command) == 0
+            runs.append({path.name: path.read_bytes() for path in out.iterdir()})
+    assert len(runs[0]) == 2
+    assert runs[0] == runs[1]
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -8,13 +8,20 @@ message echoes the key it received, as careless servers do: callers must not lea
 
     with FakeOpenAIServer(reply="hi there", latency=0.2) as server:
         model = get_model("openai/gpt-test", base_url=server.base_url)
+
+``reply=chatty_reply`` answers as ``mock/chatty`` would; ``jitter`` adds a random wait to
+each answer, so a test sees a served model whose answers are fixed but whose latency
+is not.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from sdtt.models.base import GenerateConfig, Prompt
+from sdtt.models.mock import chatty_script
 from tests.fakes.http_fake import FakeHTTPServer, RecordedRequest, ScriptedReply
 
 ReplyText = str | Callable[[Mapping[str, Any]], str]
@@ -76,6 +83,15 @@ def rate_limited(retry_after: str = "1", *, header: str = "retry-after") -> Scri
     )
 
 
+def chatty_reply(body: Mapping[str, Any]) -> str:
+    """What ``mock/chatty`` would answer to the chat completion request ``body``."""
+    parts = {"system": "", "user": ""}
+    for message in body["messages"]:
+        parts[message["role"]] += str(message["content"])
+    prompt = Prompt(instructions=parts["system"], task=parts["user"])
+    return str(chatty_script()(prompt, GenerateConfig(seed=body.get("seed"))))
+
+
 def _words(body: Mapping[str, Any]) -> int:
     messages = body.get("messages") or []
     return sum(len(str(m.get("content", "")).split()) for m in messages)
@@ -89,12 +105,16 @@ class FakeOpenAIServer(FakeHTTPServer):
         reply: ReplyText = "Response: [2024-05-01 10:00:05] sounds good",
         *,
         latency: float = 0.0,
+        jitter: float = 0.0,
         cached_tokens: int | None = 0,
         expected_key: str | None = None,
         prompt_tokens: int | None = None,
     ) -> None:
         super().__init__(self._respond, latency=latency)
         self.reply = reply
+        self.jitter = jitter
+        """Each answer waits a further random 0 to ``jitter`` seconds (unseeded)."""
+        self._random = random.Random()
         self.cached_tokens = cached_tokens
         """Reported cached tokens; ``None`` reports no cache use at all (llama.cpp)."""
         self.expected_key = expected_key
@@ -124,5 +144,6 @@ class FakeOpenAIServer(FakeHTTPServer):
                 prompt_tokens=_words(body) if self.prompt_tokens is None else self.prompt_tokens,
                 cached_tokens=self.cached_tokens,
                 completion_tokens=len(text.split()),
-            )
+            ),
+            delay=self._random.uniform(0.0, self.jitter),
         )

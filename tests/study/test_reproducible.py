@@ -1,6 +1,6 @@
 """A study is a function of its spec, its seed and the models' answers: run anywhere,
-run twice, or killed and resumed, it writes the same bytes in every file a bundle hashes
-as reproducible."""
+run twice, or killed and resumed, with models that answer at once or after a random real
+wait, it writes the same bytes in every file a bundle hashes as reproducible."""
 
 from __future__ import annotations
 
@@ -11,9 +11,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from sdtt.cli import main
 from sdtt.study.bundle import reproducible, study_files
 from sdtt.study.ledger import RUN_LOG_FILE
-from tests.study.helpers import CountingMocks, run_study
+from sdtt.study.runner import StudyRunner
+from sdtt.study.spec import read_spec
+from tests.fakes.openai_fake import FakeOpenAIServer, chatty_reply
+from tests.study.helpers import CountingMocks, drive, run_study
 
 # Burst and ping-pong, N = 0 and N > 0: the chats whose last reply raced the end of the
 # chat, and the judges whose concurrent calls end in any order.
@@ -119,3 +125,55 @@ def test_two_folders_twice_and_a_killed_run_write_the_same_bytes(tmp_path: Path)
     for chain in (killed.parent / "out/pseudo").glob("*.jsonl"):
         for line in chain.read_text("utf-8").splitlines():
             assert not {"latency", "attempts"} & set(json.loads(line))
+
+
+SERVED = """\
+[study]
+name = "served"
+out = "out"
+seed = 8
+
+[design]
+personas = ["chitchat-32b20fa3"]
+models = ["openai/fake-chat"]
+interrogator = "openai/fake-chat"
+turns = [[0, 3], [3, 2]]
+topics = ["Can computers fall in love?"]
+
+[pseudo]
+turns_per_topic = 3
+
+[judges.llm]
+model = "mock/chatty"
+"""
+
+
+def test_a_served_model_of_random_latency_writes_the_same_bytes_and_reruns_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The chats' bot and interrogator are a server that answers alike every time but
+    # after a random real wait: it times nothing the study writes (but the run log).
+    runs = []
+    with FakeOpenAIServer(reply=chatty_reply, jitter=0.03) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        for folder in (tmp_path / "one", tmp_path / "elsewhere" / "two"):
+            folder.mkdir(parents=True)
+            (folder / "study.toml").write_text(SERVED, encoding="utf-8")
+            assert StudyRunner(read_spec(folder / "study.toml"), drive=drive).run().finished
+            runs.append(_hashed(folder / "out"))
+        assert len(server.requests) > 20
+    first, second = runs
+    assert any(name.endswith(".events.jsonl") for name in first)
+    assert _differences(first, second) == []
+    assert first[RUN_LOG_FILE] != second[RUN_LOG_FILE], "the real timings are kept apart"
+
+    # Its bundle reruns from the recorded answers, the replayed chats timed alike.
+    bundle = tmp_path / "bundle"
+    spec = str(tmp_path / "one" / "study.toml")
+    assert main(["study", "bundle", spec, "--out", str(bundle)]) == 0
+    capsys.readouterr()
+    assert main(["study", "verify", str(bundle), "--rerun"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "the rerun is byte-identical" in out
+    assert "real time" not in out
