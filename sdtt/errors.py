@@ -72,6 +72,10 @@ class OutputInUseError(SdttError):
 class ModelError(SdttError):
     """A model provider failed or answered with something unusable."""
 
+    out_of_character: int = 0
+    """Messages of earlier attempts that broke character (set by the persona bot): each
+    was left unsent and asked again before this error ended the reply."""
+
 
 class ModelOutputError(ModelError):
     """The model answered, but the text could not be used (garbage or wrong format)."""
@@ -83,7 +87,8 @@ class EmptyReplyError(ModelOutputError):
 
 class OutOfCharacterError(EmptyReplyError):
     """A reply repeated the model's own instructions or said it is an AI: no person's
-    message, so it is never sent (a chat holding one would be worthless to judges)."""
+    message, so it is never sent (a chat holding one would be worthless to judges).
+    :attr:`out_of_character` counts the messages that did so."""
 
 
 class ProviderError(ModelError):

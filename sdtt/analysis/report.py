@@ -43,6 +43,7 @@ from sdtt.analysis.table import demographic_columns
 from sdtt.analysis.tells import TellRow, condition_of, condition_warnings
 from sdtt.analysis.within import breakdown_tables, within_parts
 from sdtt.files import write_text_atomic
+from sdtt.personas.character import OUT_OF_CHARACTER
 from sdtt.questionnaires.judgements import tally_exclusions
 from sdtt.questionnaires.layout import escape_markdown
 from sdtt.questionnaires.pairing import HUMAN_SIDES, human_side, same_topic
@@ -219,6 +220,9 @@ def build_report(
         sides = human_side_section(key)
         if sides is not None:
             report.sections.append(sides)
+        character = character_section(key, frame)
+        if character is not None:
+            report.sections.append(character)
     overall = summarise(frame, reps=reps, margin=margin)
     if pool:
         header, rows = format_table(pd.DataFrame([overall.row()]), None)
@@ -300,6 +304,59 @@ def human_side_section(key: AnswerKey) -> Section | None:
         note="What each bot chat was compared with. The imitated person's own chats are "
         "held out of every prompt (sdtt persona hold-out); other people's chats compare "
         "the bot with strangers, not with the person it imitates.",
+    )
+
+
+CHARACTER_TITLE = "Messages caught out of character, per condition"
+
+
+def character_section(key: AnswerKey, frame: pd.DataFrame) -> Section | None:
+    """Per condition, how many messages of its simulated chats broke character (repeated
+    the side's instructions or said it is an AI) and were left unsent, by side, and how
+    many usable judgements rest on the chats that had one; None when no chat records it
+    (human-held chats, transcripts written before it was counted)."""
+    chats: dict[str, dict[str, tuple[int, int]]] = {}
+    affected: dict[str, set[str]] = {}
+    for pair, truth in key.items.items():
+        caught = truth.bot.meta.get(OUT_OF_CHARACTER) if truth.kind == "test" else None
+        if not isinstance(caught, dict):
+            continue
+        condition = condition_of(truth)
+        counts = (int(caught.get("bot", 0)), int(caught.get("interrogator", 0)))
+        chats.setdefault(condition, {})[truth.bot.id] = counts
+        if any(counts):
+            affected.setdefault(condition, set()).add(pair)
+    if not chats:
+        return None
+    usable = frame.loc[(frame["pair_kind"] == "test") & ~frame["excluded"], "pair_id"]
+    rows = []
+    for condition, found in sorted(chats.items()):
+        pairs = affected.get(condition, set())
+        rows.append(
+            [
+                condition,
+                str(len(found)),
+                str(sum(1 for counts in found.values() if any(counts))),
+                str(sum(bot for bot, _ in found.values())),
+                str(sum(asker for _, asker in found.values())),
+                str(int(usable.isin(pairs).sum())),
+            ]
+        )
+    return Section(
+        CHARACTER_TITLE,
+        [
+            "condition",
+            "chats",
+            "chats with one",
+            "bot messages",
+            "interrogator messages",
+            "judgements on those chats",
+        ],
+        rows,
+        note="Simulated chats: a message that repeated its side's instructions or said it "
+        "is an AI was never sent and its reply was asked again (a side that kept doing it "
+        "sent nothing that turn). Judgements on chats with none rest on clean chats; those "
+        "on the others rest on chats whose model broke character at least once.",
     )
 
 

@@ -26,7 +26,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         parser, folder=True, required=True, help="folder for the report and its figures"
     )
     parser.add_argument(
-        "--study", type=Path, default=None, help="study folder, for the tells (bot vs human)"
+        "--study",
+        type=Path,
+        default=None,
+        help="study folder, for the tells (bot vs human), the human side of the pairs and "
+        "the messages caught out of character per condition",
     )
     parser.add_argument("--title", default="sdtt report", help="report title")
     parser.set_defaults(func=lazy_command("sdtt.commands.report"))

@@ -357,11 +357,20 @@ def run(args: argparse.Namespace) -> int:
 
     result = run_on_virtual_clock(main) if args.virtual_clock else trio.run(main)
     _summary(console, result, scripted=args.script is not None)
-    if errors.out_of_character:
+    caught = result.out_of_character
+    if any(caught.values()):
+        unsent = (
+            f"; {errors.out_of_character} repl(ies) broke it in every attempt, so that side "
+            "sent nothing that turn (an OutOfCharacterError in the event log)"
+            if errors.out_of_character
+            else ""
+        )
         console.print(
-            f"[yellow]note:[/] {errors.out_of_character} repl(ies) broke character (repeated "
-            "the model's instructions or said it is an AI) in every attempt and were not "
-            "sent; the event log records each as an OutOfCharacterError."
+            f"[yellow]note:[/] {caught['bot']} bot and {caught['interrogator']} interrogator "
+            "message(s) broke character (repeated the model's instructions or said it is an "
+            f"AI): none was sent, each reply was asked again{unsent}. The transcript "
+            "records the counts (meta out_of_character), and the report counts them per "
+            "condition."
         )
     if result.turns == 0:
         CliConsole(stderr=True, highlight=False).print(

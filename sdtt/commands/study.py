@@ -111,6 +111,10 @@ def run_study(args: argparse.Namespace) -> int:
         f"sdtt.results.load({shown(repr(str(study.out)))})",
         soft_wrap=True,
     )
+    from sdtt.study.figures import character_lines
+
+    for line in character_lines(study):
+        console.print(f"[yellow]out of character:[/] {shown(line)}", soft_wrap=True)
     if study.spec.analysis.sequential:
         from sdtt.study.figures import stopping_lines
 

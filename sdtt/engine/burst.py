@@ -206,6 +206,8 @@ class BurstState:
         """Model calls started."""
         self.errors = 0
         """Error events emitted."""
+        self.out_of_character = 0
+        """Messages the model's replies held that broke character (never sent)."""
         self.inputs = 0
         """Partner messages given to :meth:`user_message`."""
         self.discarded: set[int] = set()
@@ -303,11 +305,14 @@ class BurstState:
         input_tokens: int = 0,
         cached_input_tokens: int | None = 0,
         output_tokens: int = 0,
+        out_of_character: int = 0,
     ) -> list[Action]:
-        """Call ``call`` returned ``messages`` (their times are the model's wishes)."""
+        """Call ``call`` returned ``messages`` (their times are the model's wishes), after
+        attempts whose ``out_of_character`` messages broke character."""
         flight = self._finish_call(now, call)
         if flight is None:
             return []
+        self.out_of_character += out_of_character
         self._out.append(
             ModelCallFinished(
                 **self._stamp(now),
@@ -319,6 +324,7 @@ class BurstState:
                 cached_input_tokens=cached_input_tokens,
                 output_tokens=output_tokens,
                 messages=len(messages),
+                out_of_character=out_of_character,
             )
         )
         kept, dropped = drop_stale(self._pending, new_call=call)
@@ -368,15 +374,23 @@ class BurstState:
         return self._advance(now)
 
     def call_failed(
-        self, now: float, call: int, kind: str, message: str, *, attempts: int = 0
+        self,
+        now: float,
+        call: int,
+        kind: str,
+        message: str,
+        *,
+        attempts: int = 0,
+        out_of_character: int = 0,
     ) -> list[Action]:
         """Call ``call`` failed with an error of class ``kind`` after ``attempts`` provider
-        calls (0: unknown); the session carries on (``message`` must already be free of
-        secrets)."""
+        calls (0: unknown), its replies holding ``out_of_character`` messages that broke
+        character; the session carries on (``message`` must already be free of secrets)."""
         flight = self._finish_call(now, call)
         if flight is None:
             return []
         self.errors += 1
+        self.out_of_character += out_of_character
         if self.settings.mode == "pingpong":
             self._awaiting_reply = False
         self._out.append(
@@ -389,6 +403,7 @@ class BurstState:
                 # A failed call reports no usage: what a cache served is unknown, not 0.
                 cached_input_tokens=None,
                 error=kind,
+                out_of_character=out_of_character,
             )
         )
         self._out.append(ErrorEvent(**self._stamp(now), call=call, kind=kind, message=message))

@@ -77,6 +77,11 @@ class ModelCallFinished(_Event):
     output_tokens: int = 0
     messages: int = Field(default=0, description="Messages in the parsed reply.")
     error: str | None = Field(default=None, description="Error class name when not ok.")
+    out_of_character: int = Field(
+        default=0,
+        description="Messages of this call's replies that broke character (repeated the "
+        "instructions or said it is an AI): never sent, the reply asked again.",
+    )
 
 
 class PlannedRecord(BaseModel):

@@ -162,6 +162,11 @@ class Session:
         return self._state.errors
 
     @property
+    def out_of_character(self) -> int:
+        """Messages the replies held that broke character, so far (none was sent)."""
+        return self._state.out_of_character
+
+    @property
     def clock(self) -> float:
         """Seconds since the session opened."""
         return trio.current_time() - self._origin
@@ -244,7 +249,14 @@ class Session:
             kind, message = type(error).__name__, redact_text(str(error))
             attempts = error.attempts if isinstance(error, ProviderError) else 0
             self._perform(
-                self._state.call_failed(now, action.call, kind, message, attempts=attempts)
+                self._state.call_failed(
+                    now,
+                    action.call,
+                    kind,
+                    message,
+                    attempts=attempts,
+                    out_of_character=error.out_of_character,
+                )
             )
             return
         usage = sum((output.usage for output in reply.outputs), Usage())
@@ -258,6 +270,7 @@ class Session:
                 input_tokens=usage.input_tokens,
                 cached_input_tokens=usage.cached_input_tokens,
                 output_tokens=usage.output_tokens,
+                out_of_character=reply.out_of_character,
             )
         )
 

@@ -26,6 +26,7 @@ import trio
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message, Transcript, segment_turns
 from sdtt.dialogue.seeds import derive_seed
+from sdtt.dialogue.store import read_transcripts, write_transcripts
 from sdtt.engine.events import Event, EventSink, MessageSent, TeeSink
 from sdtt.engine.interrogator import interrogator_settings as default_interrogator_settings
 from sdtt.engine.schedule import preset_decides
@@ -41,6 +42,7 @@ from sdtt.engine.virtual_clock import VirtualClock
 from sdtt.models.base import GenerateConfig, Generator, ModelOutput, Prompt, Usage
 from sdtt.models.registry import provider_of
 from sdtt.personas.bot import DEFAULT_MAX_MESSAGES, PersonaBot
+from sdtt.personas.character import OUT_OF_CHARACTER
 from sdtt.personas.persona import Persona
 from sdtt.personas.privacy import warn_if_sent_remotely
 from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS, BotPromptBuilder
@@ -75,6 +77,10 @@ class SimulationResult:
     interrogator_usage: Usage
     bot_errors: int
     interrogator_errors: int
+    out_of_character: dict[str, int]
+    """Messages each side's replies held that broke character (repeated its instructions
+    or said it is an AI), by side ("bot", "interrogator"): none was sent, each reply was
+    asked again. The transcript records the same under ``meta["out_of_character"]``."""
 
 
 class _Relay:
@@ -170,6 +176,8 @@ async def run_simulated_chat(
     ``sink`` gets the bot session's events, ``interrogator_sink`` the interrogator's.
     ``condition`` is recorded with the transcript (its X defaults to ``turns``); the
     interrogator's seed derives from the bot's (:func:`~sdtt.dialogue.seeds.derive_seed`).
+    Once the chat is over, the transcript's meta gets ``out_of_character``: each side's
+    messages caught breaking character and left unsent (the report counts them).
     """
     if turns < 1:
         raise ValueError("turns must be at least 1")
@@ -247,8 +255,18 @@ async def run_simulated_chat(
                     await watcher.wait()
             nursery.cancel_scope.cancel()
         duration = trio.current_time() - origin
+    caught = {
+        "bot": bot_session.out_of_character,
+        "interrogator": interrogator_session.out_of_character,
+    }
+    transcript = bot_session.transcript
+    transcript = transcript.model_copy(
+        update={"meta": {**transcript.meta, OUT_OF_CHARACTER: caught}}
+    )
+    if transcript_path is not None:
+        _record_out_of_character(transcript_path, caught)
     return SimulationResult(
-        transcript=bot_session.transcript,
+        transcript=transcript,
         turns=answered_turns(bot_session.messages),
         stopped=stopped,
         duration=duration,
@@ -258,7 +276,16 @@ async def run_simulated_chat(
         interrogator_usage=interrogator_session.usage,
         bot_errors=bot_session.errors,
         interrogator_errors=interrogator_session.errors,
+        out_of_character=caught,
     )
+
+
+def _record_out_of_character(path: Path, caught: dict[str, int]) -> None:
+    """Write ``caught`` into the transcript's meta at ``path``: known only once the chat
+    is over, after its header was written."""
+    [written] = read_transcripts(path)
+    meta = {**written.meta, OUT_OF_CHARACTER: caught}
+    write_transcripts(path, [written.model_copy(update={"meta": meta})])
 
 
 def run_on_virtual_clock(

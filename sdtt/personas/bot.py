@@ -33,6 +33,8 @@ class BotReply:
 
     messages: list[Message]
     outputs: list[ModelOutput]
+    out_of_character: int = 0
+    """Messages of earlier attempts that broke character, left unsent and asked again."""
 
 
 @dataclass
@@ -56,8 +58,10 @@ class PersonaBot:
         Raises :class:`EmptyReplyError` when every attempt came back unusable.
         """
         prompt = self.prompts.build(dialogue, now)
+        caught = 0
 
         def read(output: ModelOutput) -> list[Message]:
+            nonlocal caught
             messages = parse_reply(
                 output.text,
                 now=now,
@@ -66,28 +70,34 @@ class PersonaBot:
                 max_messages=self.max_messages,
                 resample=self.resample,
             )
-            for message in messages:
-                why = out_of_character(message.text, self.prompts.instructions)
-                if why is not None:
-                    raise OutOfCharacterError(f"A reply broke character: {why}.")
+            reasons = [out_of_character(m.text, self.prompts.instructions) for m in messages]
+            broke = [why for why in reasons if why is not None]
+            if broke:
+                caught += len(broke)
+                raise OutOfCharacterError(f"A reply broke character: {broke[0]}.")
             return messages
 
         asked = await ask(
             self.model, prompt, read, attempts=1 + self.empty_retries, config=self._config_for
         )
         if asked.failure is not None:
+            asked.failure.out_of_character = caught
             raise asked.failure
         if asked.answer is None:
+            error: EmptyReplyError
             if isinstance(asked.unreadable, OutOfCharacterError):
-                raise OutOfCharacterError(
+                error = OutOfCharacterError(
                     f"The model broke character in all {len(asked.outputs)} attempts, so "
                     f"nothing was sent. {asked.unreadable}"
                 )
-            raise EmptyReplyError(
-                f"The model gave no usable reply in {len(asked.outputs)} attempts. "
-                f"{asked.unreadable}"
-            )
-        return BotReply(messages=asked.answer, outputs=list(asked.outputs))
+            else:
+                error = EmptyReplyError(
+                    f"The model gave no usable reply in {len(asked.outputs)} attempts. "
+                    f"{asked.unreadable}"
+                )
+            error.out_of_character = caught
+            raise error
+        return BotReply(messages=asked.answer, outputs=list(asked.outputs), out_of_character=caught)
 
     def _config_for(self, attempt: int) -> GenerateConfig:
         # A fixed seed would make every retry repeat the same unusable sample: each retry

@@ -5,13 +5,19 @@ Small base models through a chat template echoed their prompt ("- You are a pers
 texting with someone you have not met before...", "You are not a friend, you're an AI
 chat bot."). A chat in which either side does so tells judges nothing, so such a reply is
 read as unusable: the bot asks again, and a side that keeps doing it sends nothing that
-turn (the event log records an ``OutOfCharacterError``, and ``simulate`` counts them).
+turn (the event log records an ``OutOfCharacterError``). Each message caught is counted:
+per call in the event log, per side in a simulated chat's transcript
+(``meta["out_of_character"]``), per condition in the report.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+
+OUT_OF_CHARACTER = "out_of_character"
+"""The transcript meta key of a simulated chat's counts of messages caught out of
+character, by side: ``{"bot": 1, "interrogator": 0}``."""
 
 ECHO_WORDS = 6
 """Consecutive words shared with the instructions that make a message an echo of them

@@ -20,7 +20,13 @@ from sdtt.align.alignment_report import cohort_table
 from sdtt.align.analysis import analyse
 from sdtt.align.ratings import load_ratings
 from sdtt.align.task import load_rating_key, load_rating_task
-from sdtt.analysis.report import Report, Section, build_report, write_report
+from sdtt.analysis.report import (
+    CHARACTER_TITLE,
+    Report,
+    Section,
+    build_report,
+    write_report,
+)
 from sdtt.analysis.stopping import stopping_tables
 from sdtt.analysis.table import judgement_table
 from sdtt.analysis.tells import study_tells
@@ -141,6 +147,27 @@ def stopping_lines(study: Study) -> list[str]:
         for table in stopping_tables(frame, margin=analysis.margin, alpha=analysis.alpha)
         for row in table.rows
     ]
+
+
+def character_lines(study: Study) -> list[str]:
+    """One line per condition whose simulated chats had messages caught out of character,
+    as the report's table counts them (none: every chat was clean, or none records it)."""
+    path = study.out / REPORT_FOLDER / FIGURES_FILE
+    if not path.exists():
+        return []
+    sections = json.loads(path.read_text(encoding="utf-8"))["sections"]
+    lines = []
+    for section in sections:
+        if section["title"] != CHARACTER_TITLE:
+            continue
+        for condition, chats, affected, bot, asker, judged in section["rows"]:
+            if affected != "0":
+                lines.append(
+                    f"{condition}: {bot} bot and {asker} interrogator message(s) caught out "
+                    f"of character in {affected} of {chats} chat(s); {judged} judgement(s) "
+                    "rest on those chats"
+                )
+    return lines
 
 
 def stopping_sections(frame: pd.DataFrame, *, margin: float, alpha: float) -> list[Section]:

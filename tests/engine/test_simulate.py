@@ -379,3 +379,40 @@ def test_a_mock_chat_from_a_set_start_stops_at_the_turns_asked_and_repeats_byte_
         assert "10 turn(s)," in capsys.readouterr().out
         runs.append({path.name: path.read_bytes() for path in out.iterdir()})
     assert runs[0] == runs[1] == runs[2]
+
+
+@pytest.mark.trio
+async def test_a_bot_that_only_echoes_its_instructions_sends_nothing_and_is_counted(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    instructions = "You are a real person chatting by text message, never an assistant."
+    echo = MockModelAPI(
+        lambda prompt, config: f"Response: {instructions}", name="mock/echo", delay=1.0
+    )
+    bot = PersonaBot(
+        model=echo,
+        prompts=BotPromptBuilder(instructions=instructions, history=""),
+        empty_retries=1,
+    )
+    result = await run_simulated_chat(
+        bot,
+        ScriptInterrogator(SCRIPT[:1]),
+        turns=1,
+        out_dir=tmp_path,
+        session_id="sim",
+        started=START,
+    )
+    assert result.turns == 0
+    assert all(m.side == "user" for m in result.transcript.messages)
+    # Each of the bot's calls asked twice, and both answers were caught.
+    finished = [
+        e
+        for e in read_event_log(tmp_path / "sim.events.jsonl").events
+        if e.type == "model_call_finished"
+    ]
+    assert finished and all((e.ok, e.out_of_character) == (False, 2) for e in finished)
+    caught = {"bot": 2 * len(finished), "interrogator": 0}
+    assert result.out_of_character == caught
+    (saved,) = read_transcripts(tmp_path / "sim.jsonl")
+    assert saved.meta["out_of_character"] == caught
+    assert saved.messages == result.transcript.messages

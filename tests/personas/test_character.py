@@ -72,6 +72,7 @@ async def test_a_reply_that_breaks_character_is_asked_again() -> None:
     reply = await bot.reply([], START, random.Random(0))
     assert [m.text for m in reply.messages] == ["lol nothing much"]
     assert len(reply.outputs) == 2
+    assert reply.out_of_character == 1  # counted where the session records it
 
 
 @pytest.mark.trio
@@ -82,5 +83,6 @@ async def test_an_interrogator_that_keeps_breaking_character_sends_nothing() -> 
         prompts=interrogator_prompts(topic="weekend plans", mode="burst"),
         empty_retries=2,
     )
-    with pytest.raises(OutOfCharacterError, match="broke character in all 3 attempts"):
+    with pytest.raises(OutOfCharacterError, match="broke character in all 3 attempts") as caught:
         await bot.reply([], START, random.Random(0))
+    assert caught.value.out_of_character == 3
