@@ -123,33 +123,45 @@ class Summary:
         return out
 
 
+def test_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """The test-pair rows of ``frame`` (``frame`` itself when it holds no others: a
+    group of :func:`grouped` does not)."""
+    test = frame["pair_kind"] == "test"
+    return frame if test.all() else frame.loc[test]
+
+
 def confusion(frame: pd.DataFrame) -> Confusion:
     """Verdict counts: a paired judgement labels both chats (bot as M if correct, else H);
     a single-transcript judgement labels each chat on its own (ties included), and a
     single-witness verdict labels its one witness."""
-    test = frame.loc[frame["pair_kind"] == "test"]
+    test = test_rows(frame)
     single = test["label1"].notna() & test["label2"].notna()
-    reasons = test["exclusion_reason"].fillna("")
-    single_rows = test.loc[single & (~test["excluded"] | reasons.str.startswith("tie"))]
     one_witness = test["witness"].notna()
-    paired = usable(test.loc[~single & ~one_witness])
+    has_single, has_witness = bool(single.any()), bool(one_witness.any())
+    # Most files hold paired judgements only: the other kinds' masks and copies are
+    # left out then (every group of every table computes this).
+    paired = usable(test.loc[~single & ~one_witness] if has_single or has_witness else test)
     correct = int(paired["correct"].sum())
     wrong = len(paired) - correct
     counts = Confusion(hh=correct, mm=correct, mh=wrong, hm=wrong)
-    for chat in (1, 2):
-        said_ai = (single_rows[f"label{chat}"] == "ai").to_numpy()
-        is_bot = (single_rows["bot_position"] == chat).to_numpy()
+    if has_single:
+        reasons = test["exclusion_reason"].fillna("")
+        single_rows = test.loc[single & (~test["excluded"] | reasons.str.startswith("tie"))]
+        for chat in (1, 2):
+            said_ai = (single_rows[f"label{chat}"] == "ai").to_numpy()
+            is_bot = (single_rows["bot_position"] == chat).to_numpy()
+            counts.mm += int((said_ai & is_bot).sum())
+            counts.hm += int((~said_ai & is_bot).sum())
+            counts.mh += int((said_ai & ~is_bot).sum())
+            counts.hh += int((~said_ai & ~is_bot).sum())
+    if has_witness:
+        verdicts = test.loc[one_witness & ~test["excluded"] & test["verdict"].notna()]
+        said_ai = (verdicts["verdict"] == "ai").to_numpy()
+        is_bot = (verdicts["witness"] == "bot").to_numpy()
         counts.mm += int((said_ai & is_bot).sum())
         counts.hm += int((~said_ai & is_bot).sum())
         counts.mh += int((said_ai & ~is_bot).sum())
         counts.hh += int((~said_ai & ~is_bot).sum())
-    verdicts = test.loc[one_witness & ~test["excluded"] & test["verdict"].notna()]
-    said_ai = (verdicts["verdict"] == "ai").to_numpy()
-    is_bot = (verdicts["witness"] == "bot").to_numpy()
-    counts.mm += int((said_ai & is_bot).sum())
-    counts.hm += int((~said_ai & is_bot).sum())
-    counts.mh += int((said_ai & ~is_bot).sum())
-    counts.hh += int((~said_ai & ~is_bot).sum())
     return counts
 
 
@@ -167,7 +179,9 @@ def order_consistency(frame: pd.DataFrame) -> float:
     ]
     if rows.empty:
         return NAN
-    asked = pd.MultiIndex.from_arrays([rows["judge_id"], rows["pair_id"]]).factorize()[0]
+    judges = pd.factorize(rows["judge_id"])[0].astype(np.int64)
+    pairs = pd.factorize(rows["pair_id"])[0].astype(np.int64)
+    asked = judges * (int(pairs.max()) + 1) + pairs
     correct = rows["correct"].to_numpy()
     firsts = []
     for order in ("original", "swapped"):
@@ -198,9 +212,9 @@ def summarise(
     alpha: float = 0.05,
 ) -> Summary:
     """All numbers for the judgements in ``frame`` (excluded and catch rows are skipped)."""
-    frame = with_base_columns(frame)
+    frame = with_base_columns(frame, SUMMARISED)
     used = usable(frame)
-    test = frame.loc[frame["pair_kind"] == "test"]
+    test = test_rows(frame)
     n = len(used)
     correct_values = used["correct"].to_numpy(dtype=float)
     pair_codes = pd.factorize(used["pair_id"])[0].astype(np.int64)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -109,6 +110,7 @@ _VERDICT_COLUMNS = (
     "verdict",
 )
 """Fields of the record taken as they are, of which a file holds few combinations."""
+_verdict_of = operator.itemgetter(*_VERDICT_COLUMNS)
 _OWN_COLUMNS = ("study", "judge_id", "pair_id")
 """Fields of the record taken as they are, each column on its own."""
 _FACT_COLUMNS = (
@@ -148,14 +150,23 @@ class _Codes:
         while len(self.codes) < rows:
             self.add(values)
 
-    def columns_of(self) -> dict[str, Any]:
+    def columns_of(self) -> dict[str, pd.Series]:
+        """Each column as a Series: its distinct values typed once (text as pandas'
+        text, whole numbers with a gap as floats), then taken by the rows' codes."""
         uniques = list(self.values)
-        codes = np.frombuffer(self.codes, dtype=np.uint32) if self.codes else np.zeros(0, int)
+        codes = np.frombuffer(self.codes, dtype=np.uint32).astype(np.intp)
         out = {}
         for index, name in enumerate(self.columns):
             column = np.empty(len(uniques), dtype=object)
             column[:] = [values[index] for values in uniques]
-            out[name] = column[codes]
+            values = pd.Series(column, dtype=object)
+            if name != "chats":
+                # Kept as objects, it costs a pointer a row (one string per pair);
+                # as text of its own, a hundred bytes.
+                values = values.infer_objects()
+            if name in _INTEGER_COLUMNS and values.dtype == object:
+                values = pd.to_numeric(values)  # whole numbers and None: NaN
+            out[name] = pd.Series(values.array.take(codes), copy=False)
         return out
 
 
@@ -173,14 +184,18 @@ class _Columns:
         self.demographics: dict[str, _Codes] = {}
 
     def add(self, fields: Mapping[str, Any], facts: tuple[Any, ...]) -> None:
-        self.verdicts.add(tuple([fields[name] for name in _VERDICT_COLUMNS]))
+        self.verdicts.add(_verdict_of(fields))
         self.facts.add(facts)
         for codes in self.own:
             codes.add((fields[codes.columns[0]],))
         time = fields["response_time_s"]
         self.times.append(math.nan if time is None else float(time))
         self.rows += 1
-        for question, answer in fields["demographics"].items():
+        if fields["demographics"]:
+            self._add_demographics(fields["demographics"])
+
+    def _add_demographics(self, demographics: Mapping[str, Any]) -> None:
+        for question, answer in demographics.items():
             answers = self.demographics.get(question)
             if answers is None:
                 answers = self.demographics[question] = _Codes((f"demo.{question}",))
@@ -191,15 +206,7 @@ class _Columns:
         data: dict[str, Any] = {}
         for part in (self.verdicts, *self.own, self.facts, *self.demographics.values()):
             part.pad(self.rows, (None,))
-            for name, column in part.columns_of().items():
-                values = pd.Series(column, dtype=object)
-                if name != "chats":
-                    # Kept as objects, it costs a pointer a row (one string per pair);
-                    # as text of its own, a hundred bytes.
-                    values = values.infer_objects()
-                if name in _INTEGER_COLUMNS and values.dtype == object:
-                    values = pd.to_numeric(values)  # whole numbers and None: NaN
-                data[name] = values
+            data.update(part.columns_of())
         data["response_time_s"] = np.frombuffer(self.times, dtype=np.float64).copy()
         return pd.DataFrame(data, index=pd.RangeIndex(self.rows))
 
@@ -241,20 +248,24 @@ def demographic_columns(frame: pd.DataFrame) -> list[str]:
     return [column for column in frame.columns if str(column).startswith("demo.")]
 
 
-def with_base_columns(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with every column of :func:`judgement_table` present: a table built by
-    hand (a notebook, a benchmark) may leave out the ones it has no values for."""
-    missing = [column for column in BASE_COLUMNS if column not in frame.columns]
+def with_base_columns(frame: pd.DataFrame, columns: Sequence[str] = BASE_COLUMNS) -> pd.DataFrame:
+    """``frame`` with every column of :func:`judgement_table` present (or each of
+    ``columns``, those a caller reads): a table built by hand (a notebook, a benchmark)
+    may leave out the ones it has no values for."""
+    missing = [column for column in columns if column not in frame.columns]
     if not missing:
         return frame
     return frame.assign(**{column: None for column in missing})
+
+
+_USABLE_COLUMNS = ("pair_kind", "excluded", "correct", "witness")
 
 
 def usable(frame: pd.DataFrame) -> pd.DataFrame:
     """Rows that count for the pass rate: test pairs, not excluded, with an answer (of
     single-witness verdicts, those on bot witnesses: the pass rate is the share of bots
     judged human)."""
-    frame = with_base_columns(frame)
+    frame = with_base_columns(frame, _USABLE_COLUMNS)
     mask = (frame["pair_kind"] == "test") & ~frame["excluded"] & frame["correct"].notna()
     mask &= frame["witness"].fillna("bot") == "bot"
     return frame.loc[mask]
