@@ -19,7 +19,7 @@ import pandas as pd
 from sdtt.analysis import stats
 from sdtt.analysis.defaults import BREAKDOWNS as BREAKDOWNS  # kept importable from here
 from sdtt.analysis.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MARGIN
-from sdtt.analysis.table import demographic_columns, usable, with_base_columns
+from sdtt.analysis.table import combined_codes, demographic_columns, usable, with_base_columns
 from sdtt.models.registry import provider_of
 from sdtt.questionnaires.judgements import reason_category
 
@@ -179,9 +179,7 @@ def order_consistency(frame: pd.DataFrame) -> float:
     ]
     if rows.empty:
         return NAN
-    judges = pd.factorize(rows["judge_id"])[0].astype(np.int64)
-    pairs = pd.factorize(rows["pair_id"])[0].astype(np.int64)
-    asked = judges * (int(pairs.max()) + 1) + pairs
+    asked = combined_codes([rows["judge_id"], rows["pair_id"]])
     correct = rows["correct"].to_numpy()
     firsts = []
     for order in ("original", "swapped"):
@@ -361,7 +359,7 @@ def condition_tables(
     readable ``condition`` label (see :func:`condition_label`).
     """
     tables = []
-    for title, part in judge_parts(frame.loc[frame["pair_kind"] == "test"]):
+    for title, part in test_parts(frame):
         rows = grouped(part, CONDITION, reps=reps, seed=seed, margin=margin)
         labels = [
             condition_label({str(k): v for k, v in row.items()}) for row in rows.to_dict("records")
@@ -404,6 +402,23 @@ def judge_parts(frame: pd.DataFrame) -> Iterator[tuple[str, pd.DataFrame]]:
     order = sorted(groups.unique(), key=lambda name: (name != "Human judges", name))
     for name in order:
         yield name, frame.loc[groups == name]
+
+
+JUDGE_COLUMNS = ("judge_type", "judge_model", "judge_kind", "judge_id")
+"""The columns :func:`judge_groups` reads."""
+
+
+def test_parts(frame: pd.DataFrame) -> Iterator[tuple[str, pd.DataFrame]]:
+    """:func:`judge_parts` of the test-pair rows of ``frame``, copying one part at a
+    time (a table of millions is not copied whole first)."""
+    test = (frame["pair_kind"] == "test").to_numpy()
+    if not test.any():
+        return
+    groups = judge_groups(frame.loc[test, list(JUDGE_COLUMNS)]).to_numpy()
+    order = sorted(set(groups), key=lambda name: (name != "Human judges", name))
+    rows = np.flatnonzero(test)
+    for name in order:
+        yield name, frame.iloc[rows[groups == name]]
 
 
 def condition_label(row: dict[str, Any]) -> str:

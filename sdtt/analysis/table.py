@@ -129,7 +129,7 @@ _INTEGER_COLUMNS = ("bot_position", *NUMERIC_COLUMNS)
 """Whole numbers: int64 when none is missing."""
 _CACHED_CONDITIONS = 1 << 16
 """Conditions whose columns are kept for the next record with the same one (a study
-has one per pair and order shown; more clear the cache now and then): some 70 MB."""
+has one per pair and order shown; more clear the cache now and then): some 50 MB."""
 
 
 class _Codes:
@@ -151,8 +151,9 @@ class _Codes:
             self.add(values)
 
     def columns_of(self) -> dict[str, pd.Series]:
-        """Each column as a Series: its distinct values typed once (text as pandas'
-        text, whole numbers with a gap as floats), then taken by the rows' codes."""
+        """Each column as a Series: its distinct values typed once (numbers and
+        booleans as such, whole numbers with a gap as floats, text as objects), then
+        taken by the rows' codes."""
         uniques = list(self.values)
         codes = np.frombuffer(self.codes, dtype=np.uint32).astype(np.intp)
         out = {}
@@ -160,13 +161,17 @@ class _Codes:
             column = np.empty(len(uniques), dtype=object)
             column[:] = [values[index] for values in uniques]
             values = pd.Series(column, dtype=object)
-            if name != "chats":
-                # Kept as objects, it costs a pointer a row (one string per pair);
-                # as text of its own, a hundred bytes.
-                values = values.infer_objects()
+            inferred = values.infer_objects()
+            if not pd.api.types.is_string_dtype(inferred.dtype):
+                # Text stays objects: a pointer a row, each distinct string stored once
+                # (as pandas' own text, every row holds its bytes: 40 for a judge id).
+                values = inferred
             if name in _INTEGER_COLUMNS and values.dtype == object:
                 values = pd.to_numeric(values)  # whole numbers and None: NaN
-            out[name] = pd.Series(values.array.take(codes), copy=False)
+            if values.dtype == object:
+                out[name] = pd.Series(values.to_numpy()[codes], dtype=object)
+            else:
+                out[name] = pd.Series(values.array.take(codes), copy=False)
         return out
 
 
@@ -230,7 +235,10 @@ def table_of_fields(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
             if len(facts) >= _CACHED_CONDITIONS:
                 facts.clear()
             row = _condition_facts(fields)
-            found = facts[key] = tuple(row[name] for name in _FACT_COLUMNS)
+            found = tuple(row[name] for name in _FACT_COLUMNS)
+            # orjson's bytes keep the room it wrote them in (kilobytes): the kept key is
+            # a copy of their own size, or the cache would take 200 MB, not 30.
+            facts[key[0], bytes(memoryview(key[1]))] = found
         columns.add(fields, found)
     frame = columns.frame()
     for column in BASE_COLUMNS:
@@ -271,6 +279,16 @@ def usable(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.loc[mask]
 
 
+def combined_codes(columns: Sequence[pd.Series]) -> np.ndarray:
+    """One code per row for the combination of ``columns`` (missing values alike), as
+    ``MultiIndex.factorize`` gives, without building the tuples of a table of millions."""
+    combined = np.zeros(len(columns[0]), dtype=np.int64)
+    for column in columns:
+        codes = pd.factorize(column, use_na_sentinel=False)[0].astype(np.int64)
+        combined = pd.factorize(combined * (int(codes.max(initial=0)) + 1) + codes)[0]
+    return combined
+
+
 def without_repeats(frame: pd.DataFrame, paths: Sequence[str | Path]) -> pd.DataFrame:
     """``frame`` with repeated answers left out, as
     :func:`~sdtt.questionnaires.judgements.deduplicate` leaves them out of a list (and
@@ -279,11 +297,13 @@ def without_repeats(frame: pd.DataFrame, paths: Sequence[str | Path]) -> pd.Data
     later row of its key answered again."""
     if frame.empty:
         return frame
-    order = frame["order"].where(frame["order"].map(lambda value: isinstance(value, str)))
-    keys = pd.MultiIndex.from_arrays(
-        [frame["study"], frame["judge_id"], frame["pair_id"], order]
-    ).factorize()[0]
-    key = pd.Series(keys, index=frame.index)
+    order = frame["order"]
+    if not pd.api.types.is_string_dtype(order):
+        order = order.where(order.map(lambda value: isinstance(value, str)))
+    key = pd.Series(
+        combined_codes([frame["study"], frame["judge_id"], frame["pair_id"], order]),
+        index=frame.index,
+    )
     excluded = frame["excluded"].to_numpy()
     model_error = frame["exclusion_reason"].fillna("").str.startswith("model_error").to_numpy()
     retried = excluded & model_error & key.duplicated(keep="last").to_numpy()
