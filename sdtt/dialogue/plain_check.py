@@ -80,7 +80,7 @@ class _Plan:
             name = names[0]
             self.values = lambda record: (record[name],)
         else:
-            self.values = operator.itemgetter(*names)  # type: ignore[assignment]
+            self.values = operator.itemgetter(*names)
 
 
 class PlainCheck:
