@@ -188,9 +188,11 @@ class _Columns:
         self.times = array("d")
         self.demographics: dict[str, _Codes] = {}
 
-    def add(self, fields: Mapping[str, Any], facts: tuple[Any, ...]) -> None:
+    def add(self, fields: Mapping[str, Any], facts: int) -> None:
+        """Append a row: its fields, and the code of its condition's columns (see
+        :meth:`facts_code`)."""
         self.verdicts.add(_verdict_of(fields))
-        self.facts.add(facts)
+        self.facts.codes.append(facts)
         for codes in self.own:
             codes.add((fields[codes.columns[0]],))
         time = fields["response_time_s"]
@@ -198,6 +200,14 @@ class _Columns:
         self.rows += 1
         if fields["demographics"]:
             self._add_demographics(fields["demographics"])
+
+    def facts_code(self, facts: tuple[Any, ...]) -> int:
+        """The code of a condition's columns (``facts``), to give :meth:`add`."""
+        values = self.facts.values
+        code = values.get(facts)
+        if code is None:
+            code = values[facts] = len(values)
+        return code
 
     def _add_demographics(self, demographics: Mapping[str, Any]) -> None:
         for question, answer in demographics.items():
@@ -227,7 +237,7 @@ def table_of_fields(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     yields them). They are read one at a time and not kept: a file of millions of
     records becomes a table of a few hundred bytes a row."""
     columns = _Columns()
-    facts: dict[tuple[str, bytes], tuple[Any, ...]] = {}
+    facts: dict[tuple[str, bytes], int] = {}
     for fields in records:
         key = (fields["judge_type"], orjson.dumps(fields["condition"]))
         found = facts.get(key)
@@ -235,7 +245,7 @@ def table_of_fields(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
             if len(facts) >= _CACHED_CONDITIONS:
                 facts.clear()
             row = _condition_facts(fields)
-            found = tuple(row[name] for name in _FACT_COLUMNS)
+            found = columns.facts_code(tuple(row[name] for name in _FACT_COLUMNS))
             # orjson's bytes keep the room it wrote them in (kilobytes): the kept key is
             # a copy of their own size, or the cache would take 200 MB, not 30.
             facts[key[0], bytes(memoryview(key[1]))] = found
