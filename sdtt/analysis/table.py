@@ -307,9 +307,10 @@ def without_repeats(frame: pd.DataFrame, paths: Sequence[str | Path]) -> pd.Data
     later row of its key answered again."""
     if frame.empty:
         return frame
-    order = frame["order"]
-    if not pd.api.types.is_string_dtype(order):
-        order = order.where(order.map(lambda value: isinstance(value, str)))
+    # An order that is not text (absent, or odd) counts as none; read per distinct value.
+    codes, uniques = pd.factorize(frame["order"], use_na_sentinel=False)
+    is_text = np.array([isinstance(value, str) for value in uniques], dtype=bool)
+    order = frame["order"].where(is_text[codes])
     key = pd.Series(
         combined_codes([frame["study"], frame["judge_id"], frame["pair_id"], order]),
         index=frame.index,

@@ -436,7 +436,7 @@ class WhatsAppImporter(FileImporter):
         """Read the export a part at a time, twice (a ``.zip`` made with media, or a
         pipe, is read whole)."""
         try:
-            if not path.is_file():
+            if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
                 return super().load(path, options)
             with path.open("rb") as handle:
                 if handle.read(4) == b"PK\x03\x04":
