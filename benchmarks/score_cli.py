@@ -106,11 +106,13 @@ def write_judgements(path: Path, records: int, judges: int = 20) -> int:
     return path.stat().st_size
 
 
-def measure(command: list[str], stdout: Path) -> tuple[float, float, int, int]:
+def measure(
+    command: list[str], stdout: Path, cwd: Path | None = None
+) -> tuple[float, float, int, int]:
     """Wall seconds, CPU seconds, peak resident bytes and exit status of ``command``."""
     started = time.perf_counter()
     with stdout.open("wb") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=cwd)
         _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
     cpu = usage.ru_utime + usage.ru_stime

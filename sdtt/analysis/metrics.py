@@ -19,7 +19,13 @@ import pandas as pd
 from sdtt.analysis import stats
 from sdtt.analysis.defaults import BREAKDOWNS as BREAKDOWNS  # kept importable from here
 from sdtt.analysis.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MARGIN
-from sdtt.analysis.table import ANSWER_COLUMNS, demographic_columns, usable, with_base_columns
+from sdtt.analysis.table import (
+    ANSWER_COLUMNS,
+    combined_codes,
+    demographic_columns,
+    usable,
+    with_base_columns,
+)
 from sdtt.models.registry import provider_of
 from sdtt.questionnaires.judgements import reason_category
 
@@ -107,33 +113,45 @@ class Summary:
         return out
 
 
+def test_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """The test-pair rows of ``frame`` (``frame`` itself when it holds no others: a
+    group of :func:`grouped` does not)."""
+    test = frame["pair_kind"] == "test"
+    return frame if test.all() else frame.loc[test]
+
+
 def confusion(frame: pd.DataFrame) -> Confusion:
     """Verdict counts: a paired judgement labels both chats (bot as M if correct, else H);
     a single-transcript judgement labels each chat on its own (ties included), and a
     single-witness verdict labels its one witness."""
-    test = frame.loc[frame["pair_kind"] == "test"]
+    test = test_rows(frame)
     single = test["label1"].notna() & test["label2"].notna()
-    reasons = test["exclusion_reason"].fillna("")
-    single_rows = test.loc[single & (~test["excluded"] | reasons.str.startswith("tie"))]
     one_witness = test["witness"].notna()
-    paired = usable(test.loc[~single & ~one_witness])
+    has_single, has_witness = bool(single.any()), bool(one_witness.any())
+    # Most files hold paired judgements only: the other kinds' masks and copies are
+    # left out then (every group of every table computes this).
+    paired = usable(test.loc[~single & ~one_witness] if has_single or has_witness else test)
     correct = int(paired["correct"].sum())
     wrong = len(paired) - correct
     counts = Confusion(hh=correct, mm=correct, mh=wrong, hm=wrong)
-    for chat in (1, 2):
-        said_ai = (single_rows[f"label{chat}"] == "ai").to_numpy()
-        is_bot = (single_rows["bot_position"] == chat).to_numpy()
+    if has_single:
+        reasons = test["exclusion_reason"].fillna("")
+        single_rows = test.loc[single & (~test["excluded"] | reasons.str.startswith("tie"))]
+        for chat in (1, 2):
+            said_ai = (single_rows[f"label{chat}"] == "ai").to_numpy()
+            is_bot = (single_rows["bot_position"] == chat).to_numpy()
+            counts.mm += int((said_ai & is_bot).sum())
+            counts.hm += int((~said_ai & is_bot).sum())
+            counts.mh += int((said_ai & ~is_bot).sum())
+            counts.hh += int((~said_ai & ~is_bot).sum())
+    if has_witness:
+        verdicts = test.loc[one_witness & ~test["excluded"] & test["verdict"].notna()]
+        said_ai = (verdicts["verdict"] == "ai").to_numpy()
+        is_bot = (verdicts["witness"] == "bot").to_numpy()
         counts.mm += int((said_ai & is_bot).sum())
         counts.hm += int((~said_ai & is_bot).sum())
         counts.mh += int((said_ai & ~is_bot).sum())
         counts.hh += int((~said_ai & ~is_bot).sum())
-    verdicts = test.loc[one_witness & ~test["excluded"] & test["verdict"].notna()]
-    said_ai = (verdicts["verdict"] == "ai").to_numpy()
-    is_bot = (verdicts["witness"] == "bot").to_numpy()
-    counts.mm += int((said_ai & is_bot).sum())
-    counts.hm += int((~said_ai & is_bot).sum())
-    counts.mh += int((said_ai & ~is_bot).sum())
-    counts.hh += int((~said_ai & ~is_bot).sum())
     return counts
 
 
@@ -151,7 +169,7 @@ def order_consistency(frame: pd.DataFrame) -> float:
     ]
     if rows.empty:
         return NAN
-    asked = pd.MultiIndex.from_arrays([rows["judge_id"], rows["pair_id"]]).factorize()[0]
+    asked = combined_codes([rows["judge_id"], rows["pair_id"]])
     correct = rows["correct"].to_numpy()
     firsts = []
     for order in ("original", "swapped"):
@@ -182,9 +200,9 @@ def summarise(
     alpha: float = 0.05,
 ) -> Summary:
     """All numbers for the judgements in ``frame`` (excluded and catch rows are skipped)."""
-    frame = with_base_columns(frame)
+    frame = with_base_columns(frame, SUMMARISED)
     used = usable(frame)
-    test = frame.loc[frame["pair_kind"] == "test"]
+    test = test_rows(frame)
     n = len(used)
     correct_values = used["correct"].to_numpy(dtype=float)
     pair_codes = pd.factorize(used["pair_id"])[0].astype(np.int64)
@@ -331,7 +349,7 @@ def condition_tables(
     readable ``condition`` label (see :func:`condition_label`).
     """
     tables = []
-    for title, part in judge_parts(frame.loc[frame["pair_kind"] == "test"]):
+    for title, part in test_parts(frame):
         rows = grouped(part, CONDITION, reps=reps, seed=seed, margin=margin)
         labels = [
             condition_label({str(k): v for k, v in row.items()}) for row in rows.to_dict("records")
@@ -374,6 +392,23 @@ def judge_parts(frame: pd.DataFrame) -> Iterator[tuple[str, pd.DataFrame]]:
     order = sorted(groups.unique(), key=lambda name: (name != "Human judges", name))
     for name in order:
         yield name, frame.loc[groups == name]
+
+
+JUDGE_COLUMNS = ("judge_type", "judge_model", "judge_kind", "judge_id")
+"""The columns :func:`judge_groups` reads."""
+
+
+def test_parts(frame: pd.DataFrame) -> Iterator[tuple[str, pd.DataFrame]]:
+    """:func:`judge_parts` of the test-pair rows of ``frame``, copying one part at a
+    time (a table of millions is not copied whole first)."""
+    test = (frame["pair_kind"] == "test").to_numpy()
+    if not test.any():
+        return
+    groups = judge_groups(frame.loc[test, list(JUDGE_COLUMNS)]).to_numpy()
+    order = sorted(set(groups), key=lambda name: (name != "Human judges", name))
+    rows = np.flatnonzero(test)
+    for name in order:
+        yield name, frame.iloc[rows[groups == name]]
 
 
 def condition_label(row: dict[str, Any]) -> str:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from sdtt.analysis.metrics import CONDITION, condition_label, group_keys, judge_parts
+from sdtt.analysis.metrics import CONDITION, condition_label, group_keys, test_parts
 from sdtt.analysis.sequential import SequentialResult, sequential_test
 from sdtt.analysis.table import usable
 
@@ -31,8 +31,7 @@ def stopping_tables(
     condition: judgements so far, the anytime-valid interval of the pass rate and
     whether, and at which judgement, the stopping rule was met."""
     tables = []
-    test = frame.loc[frame["pair_kind"] == "test"]
-    for title, part in judge_parts(test):
+    for title, part in test_parts(frame):
         used = usable(part)
         if used.empty:
             continue

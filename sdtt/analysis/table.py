@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -113,6 +114,7 @@ _VERDICT_COLUMNS = (
     "verdict",
 )
 """Fields of the record taken as they are, of which a file holds few combinations."""
+_verdict_of = operator.itemgetter(*_VERDICT_COLUMNS)
 _OWN_COLUMNS = ("study", "judge_id", "pair_id")
 """Fields of the record taken as they are, each column on its own."""
 _FACT_COLUMNS = (
@@ -131,7 +133,7 @@ _INTEGER_COLUMNS = ("bot_position", *NUMERIC_COLUMNS)
 """Whole numbers: int64 when none is missing."""
 _CACHED_CONDITIONS = 1 << 16
 """Conditions whose columns are kept for the next record with the same one (a study
-has one per pair and order shown; more clear the cache now and then): some 70 MB."""
+has one per pair and order shown; more clear the cache now and then): some 50 MB."""
 
 
 class _Codes:
@@ -152,14 +154,28 @@ class _Codes:
         while len(self.codes) < rows:
             self.add(values)
 
-    def columns_of(self) -> dict[str, Any]:
+    def columns_of(self) -> dict[str, pd.Series]:
+        """Each column as a Series: its distinct values typed once (numbers and
+        booleans as such, whole numbers with a gap as floats, text as objects), then
+        taken by the rows' codes."""
         uniques = list(self.values)
-        codes = np.frombuffer(self.codes, dtype=np.uint32) if self.codes else np.zeros(0, int)
+        codes = np.frombuffer(self.codes, dtype=np.uint32).astype(np.intp)
         out = {}
         for index, name in enumerate(self.columns):
             column = np.empty(len(uniques), dtype=object)
             column[:] = [values[index] for values in uniques]
-            out[name] = column[codes]
+            values = pd.Series(column, dtype=object)
+            inferred = values.infer_objects()
+            if not pd.api.types.is_string_dtype(inferred.dtype):
+                # Text stays objects: a pointer a row, each distinct string stored once
+                # (as pandas' own text, every row holds its bytes: 40 for a judge id).
+                values = inferred
+            if name in _INTEGER_COLUMNS and values.dtype == object:
+                values = pd.to_numeric(values)  # whole numbers and None: NaN
+            if values.dtype == object:
+                out[name] = pd.Series(values.to_numpy()[codes], dtype=object)
+            else:
+                out[name] = pd.Series(values.array.take(codes), copy=False)
         return out
 
 
@@ -176,15 +192,29 @@ class _Columns:
         self.times = array("d")
         self.demographics: dict[str, _Codes] = {}
 
-    def add(self, fields: Mapping[str, Any], facts: tuple[Any, ...]) -> None:
-        self.verdicts.add(tuple([fields[name] for name in _VERDICT_COLUMNS]))
-        self.facts.add(facts)
+    def add(self, fields: Mapping[str, Any], facts: int) -> None:
+        """Append a row: its fields, and the code of its condition's columns (see
+        :meth:`facts_code`)."""
+        self.verdicts.add(_verdict_of(fields))
+        self.facts.codes.append(facts)
         for codes in self.own:
             codes.add((fields[codes.columns[0]],))
         time = fields["response_time_s"]
         self.times.append(math.nan if time is None else float(time))
         self.rows += 1
-        for question, answer in fields["demographics"].items():
+        if fields["demographics"]:
+            self._add_demographics(fields["demographics"])
+
+    def facts_code(self, facts: tuple[Any, ...]) -> int:
+        """The code of a condition's columns (``facts``), to give :meth:`add`."""
+        values = self.facts.values
+        code = values.get(facts)
+        if code is None:
+            code = values[facts] = len(values)
+        return code
+
+    def _add_demographics(self, demographics: Mapping[str, Any]) -> None:
+        for question, answer in demographics.items():
             answers = self.demographics.get(question)
             if answers is None:
                 answers = self.demographics[question] = _Codes((f"demo.{question}",))
@@ -195,15 +225,7 @@ class _Columns:
         data: dict[str, Any] = {}
         for part in (self.verdicts, *self.own, self.facts, *self.demographics.values()):
             part.pad(self.rows, (None,))
-            for name, column in part.columns_of().items():
-                values = pd.Series(column, dtype=object)
-                if name != "chats":
-                    # Kept as objects, it costs a pointer a row (one string per pair);
-                    # as text of its own, a hundred bytes.
-                    values = values.infer_objects()
-                if name in _INTEGER_COLUMNS and values.dtype == object:
-                    values = pd.to_numeric(values)  # whole numbers and None: NaN
-                data[name] = values
+            data.update(part.columns_of())
         data["response_time_s"] = np.frombuffer(self.times, dtype=np.float64).copy()
         return pd.DataFrame(data, index=pd.RangeIndex(self.rows))
 
@@ -219,7 +241,7 @@ def table_of_fields(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     yields them). They are read one at a time and not kept: a file of millions of
     records becomes a table of a few hundred bytes a row."""
     columns = _Columns()
-    facts: dict[tuple[str, bytes], tuple[Any, ...]] = {}
+    facts: dict[tuple[str, bytes], int] = {}
     for fields in records:
         key = (fields["judge_type"], orjson.dumps(fields["condition"]))
         found = facts.get(key)
@@ -227,7 +249,10 @@ def table_of_fields(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
             if len(facts) >= _CACHED_CONDITIONS:
                 facts.clear()
             row = _condition_facts(fields)
-            found = facts[key] = tuple(row[name] for name in _FACT_COLUMNS)
+            found = columns.facts_code(tuple(row[name] for name in _FACT_COLUMNS))
+            # orjson's bytes keep the room it wrote them in (kilobytes): the kept key is
+            # a copy of their own size, or the cache would take 200 MB, not 30.
+            facts[key[0], bytes(memoryview(key[1]))] = found
         columns.add(fields, found)
     frame = columns.frame()
     for column in BASE_COLUMNS:
@@ -245,23 +270,37 @@ def demographic_columns(frame: pd.DataFrame) -> list[str]:
     return [column for column in frame.columns if str(column).startswith("demo.")]
 
 
-def with_base_columns(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with every column of :func:`judgement_table` present: a table built by
-    hand (a notebook, a benchmark) may leave out the ones it has no values for."""
-    missing = [column for column in BASE_COLUMNS if column not in frame.columns]
+def with_base_columns(frame: pd.DataFrame, columns: Sequence[str] = BASE_COLUMNS) -> pd.DataFrame:
+    """``frame`` with every column of :func:`judgement_table` present (or each of
+    ``columns``, those a caller reads): a table built by hand (a notebook, a benchmark)
+    may leave out the ones it has no values for."""
+    missing = [column for column in columns if column not in frame.columns]
     if not missing:
         return frame
     return frame.assign(**{column: None for column in missing})
+
+
+_USABLE_COLUMNS = ("pair_kind", "excluded", "correct", "witness")
 
 
 def usable(frame: pd.DataFrame) -> pd.DataFrame:
     """Rows that count for the pass rate: test pairs, not excluded, with an answer (of
     single-witness verdicts, those on bot witnesses: the pass rate is the share of bots
     judged human)."""
-    frame = with_base_columns(frame)
+    frame = with_base_columns(frame, _USABLE_COLUMNS)
     mask = (frame["pair_kind"] == "test") & ~frame["excluded"] & frame["correct"].notna()
     mask &= frame["witness"].fillna("bot") == "bot"
     return frame.loc[mask]
+
+
+def combined_codes(columns: Sequence[pd.Series]) -> np.ndarray:
+    """One code per row for the combination of ``columns`` (missing values alike), as
+    ``MultiIndex.factorize`` gives, without building the tuples of a table of millions."""
+    combined = np.zeros(len(columns[0]), dtype=np.int64)
+    for column in columns:
+        codes = pd.factorize(column, use_na_sentinel=False)[0].astype(np.int64)
+        combined = pd.factorize(combined * (int(codes.max(initial=0)) + 1) + codes)[0]
+    return combined
 
 
 def without_repeats(frame: pd.DataFrame, paths: Sequence[str | Path]) -> pd.DataFrame:
@@ -272,11 +311,14 @@ def without_repeats(frame: pd.DataFrame, paths: Sequence[str | Path]) -> pd.Data
     later row of its key answered again."""
     if frame.empty:
         return frame
-    order = frame["order"].where(frame["order"].map(lambda value: isinstance(value, str)))
-    keys = pd.MultiIndex.from_arrays(
-        [frame["study"], frame["judge_id"], frame["pair_id"], order]
-    ).factorize()[0]
-    key = pd.Series(keys, index=frame.index)
+    # An order that is not text (absent, or odd) counts as none; read per distinct value.
+    codes, uniques = pd.factorize(frame["order"], use_na_sentinel=False)
+    is_text = np.array([isinstance(value, str) for value in uniques], dtype=bool)
+    order = frame["order"].where(is_text[codes])
+    key = pd.Series(
+        combined_codes([frame["study"], frame["judge_id"], frame["pair_id"], order]),
+        index=frame.index,
+    )
     excluded = frame["excluded"].to_numpy()
     model_error = frame["exclusion_reason"].fillna("").str.startswith("model_error").to_numpy()
     retried = excluded & model_error & key.duplicated(keep="last").to_numpy()

@@ -23,7 +23,7 @@ from sdtt.analysis.metrics import (
     breakdown,
     condition_label,
     grouped,
-    judge_parts,
+    test_parts,
 )
 from sdtt.analysis.within import CONSTANT_WITHIN, within_parts
 from sdtt.spreadsheet import safe_cell
@@ -139,8 +139,7 @@ def tidy_results(
     the conditions of each judge group, then the breakdowns by each column of ``by``
     (with ``pool``, also over every judgement pooled)."""
     rows: list[dict[str, Any]] = []
-    test = frame.loc[frame["pair_kind"] == "test"]
-    for judges, part in judge_parts(test):
+    for judges, part in test_parts(frame):
         table = grouped(part, CONDITION, reps=reps, margin=margin)
         for record in table.to_dict("records"):
             named = {str(k): v for k, v in record.items()}
@@ -155,7 +154,7 @@ def tidy_results(
     for column in by:
         parts = within_parts(frame) if column not in CONSTANT_WITHIN else []
         if pool:
-            parts.append(("all judges, pooled", test))
+            parts.append(("all judges, pooled", frame.loc[frame["pair_kind"] == "test"]))
         for title, part in parts:
             if not part[column].notna().any():
                 continue

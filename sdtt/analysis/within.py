@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from sdtt.analysis.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MARGIN
-from sdtt.analysis.metrics import breakdown, group_keys, is_baseline, judge_parts
+from sdtt.analysis.metrics import breakdown, group_keys, is_baseline, test_parts
 
 POOLED = "pooled over every judge type and bot model (--pool)"
 """How a pooled breakdown is titled."""
@@ -21,7 +21,7 @@ def within_parts(frame: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
     """The test judgements split by judge group and bot model, titled e.g.
     ``Human judges, bot mock/chatty`` (human judges first, models in order)."""
     parts = []
-    for judges, part in judge_parts(frame.loc[frame["pair_kind"] == "test"]):
+    for judges, part in test_parts(frame):
         models = group_keys(part["model"])
         for model in sorted(models.unique()):
             shown = f"{model} (baseline)" if is_baseline(model) else model

@@ -17,6 +17,7 @@ what is wrong with it: the outcome is pydantic's either way, only sooner.
 
 from __future__ import annotations
 
+import operator
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -31,9 +32,9 @@ _SEEN_LIMIT = 4096
 """Accepted combinations of the validators' fields kept (cleared when full)."""
 
 
-def _plain(annotation: Any, metadata: list[Any]) -> Check | None:
-    """A test that a value of ``annotation`` comes back from pydantic unchanged, or
-    ``None`` when the annotation is not plain."""
+def _plain(annotation: Any, metadata: list[Any]) -> tuple[Check, bool] | None:
+    """A test that a value of ``annotation`` comes back from pydantic unchanged, and
+    whether it reads only the value's type; ``None`` when the annotation is not plain."""
     if any(not isinstance(item, annotated_types.Ge) for item in metadata):
         return None
     floor = next((item.ge for item in metadata), None)
@@ -49,37 +50,61 @@ def _plain(annotation: Any, metadata: list[Any]) -> Check | None:
         if key is not str or value not in (str, Any):
             return None
         if value is str:
-            return lambda v: (
-                (v is None and optional)
-                or (type(v) is dict and all(type(item) is str for item in v.values()))
+            return (
+                lambda v: (
+                    (v is None and optional)
+                    or (type(v) is dict and all(type(item) is str for item in v.values()))
+                ),
+                False,
             )
-        return lambda v: (v is None and optional) or type(v) is dict
+        return (lambda v: (v is None and optional) or type(v) is dict), True
     kind = _PLAIN.get(annotation)
     if kind is None or (floor is not None and kind not in (int, float)):
         return None
     if floor is not None:
-        return lambda v: (v is None and optional) or (type(v) is kind and v >= floor)
-    return lambda v: (v is None and optional) or type(v) is kind
+        return (lambda v: (v is None and optional) or (type(v) is kind and v >= floor)), False
+    return (lambda v: (v is None and optional) or type(v) is kind), True
+
+
+class _Plan:
+    """What is left to check of records of one shape (their keys and the types of their
+    values, in order): the checks that read a value, not only its type, and how to read
+    the validators' fields."""
+
+    def __init__(self, value_checks: list[tuple[str, Check]], keyed: tuple[Any, ...]) -> None:
+        self.value_checks = value_checks
+        self.signature, names = keyed
+        if not names:
+            self.values: Callable[[Mapping[str, Any]], tuple[Any, ...]] = lambda record: ()
+        elif len(names) == 1:
+            name = names[0]
+            self.values = lambda record: (record[name],)
+        else:
+            self.values = operator.itemgetter(*names)
 
 
 class PlainCheck:
     """Says whether a record (a JSON object) is valid as it is for ``model`` without
     asking pydantic each time (see the module docstring); ``together`` names the fields
-    the model's own validators read."""
+    the model's own validators read.
+
+    What only depends on a record's shape (which keys, values of which types) is worked
+    out once per shape, so a record of a known shape costs a dictionary look-up or two.
+    """
 
     def __init__(self, model: type[BaseModel], together: tuple[str, ...]) -> None:
         self.model = model
         fields = model.model_fields
         self.required = frozenset(name for name, field in fields.items() if field.is_required())
-        self.checks: dict[str, Check] = {}
+        self.checks: dict[str, tuple[Check, bool]] = {}
         keyed = list(together)
         for name, field in fields.items():
-            check = None if name in together else _plain(field.annotation, field.metadata)
-            if check is None:
+            found = None if name in together else _plain(field.annotation, field.metadata)
+            if found is None:
                 if name not in keyed:
                     keyed.append(name)
             else:
-                self.checks[name] = check
+                self.checks[name] = found
         self.keyed = tuple(keyed)
         self.fields = frozenset(fields)
         self.defaults = {
@@ -88,31 +113,62 @@ class PlainCheck:
             if not field.is_required()
         }
         self._seen: set[tuple[Any, ...]] = set()
+        self._plans: dict[tuple[Any, ...], _Plan | None] = {}
 
-    def _key(self, record: Mapping[str, Any]) -> tuple[Any, ...] | None:
-        key: list[Any] = []
+    def _keyed(self, record: Mapping[str, Any]) -> tuple[Any, ...] | None:
+        """The validators' fields of ``record``: their types (a missing one as
+        ``_Missing``) and the names of those present; ``None`` when one holds a value
+        that cannot be compared as it is (a list, a dict)."""
+        types = []
+        names = []
         for name in self.keyed:
-            value = record.get(name, _MISSING)
-            if value is not None and type(value) not in _HASHABLE:
-                return None
-            key += (type(value), value)
-        return tuple(key)
+            if name in record:
+                kind = type(record[name])
+                if kind is not type(None) and kind not in _HASHABLE:
+                    return None
+                names.append(name)
+            else:
+                kind = _Missing
+            types.append(kind)
+        return tuple(types), tuple(names)
+
+    def _plan(self, record: Mapping[str, Any]) -> _Plan | None:
+        """The plan for records shaped as ``record``, or ``None`` when no record of this
+        shape is valid as it is."""
+        if not self.required <= record.keys() or not record.keys() <= self.fields:
+            return None
+        value_checks = []
+        for name, (check, by_type) in self.checks.items():
+            if name not in record:
+                continue
+            if by_type:
+                if not check(record[name]):
+                    return None
+            else:
+                value_checks.append((name, check))
+        keyed = self._keyed(record)
+        return None if keyed is None else _Plan(value_checks, keyed)
 
     def passes(self, record: Mapping[str, Any]) -> bool:
         """True when the record is valid and pydantic would keep every value as it is."""
-        if not self.required <= record.keys() or not record.keys() <= self.fields:
+        shape = (tuple(record), tuple(map(type, record.values())))
+        plan = self._plans.get(shape, _UNPLANNED)
+        if plan is _UNPLANNED:
+            if len(self._plans) >= _SEEN_LIMIT:
+                self._plans.clear()
+            plan = self._plans[shape] = self._plan(record)
+        if plan is None:
             return False
-        for name, check in self.checks.items():
-            if name in record and not check(record[name]):
+        for name, check in plan.value_checks:
+            if not check(record[name]):
                 return False
-        key = self._key(record)
-        return key is not None and key in self._seen
+        return (plan.signature, plan.values(record)) in self._seen
 
     def accepted(self, record: Mapping[str, Any], validated: BaseModel) -> None:
         """Note a record pydantic accepted (as ``validated``): records with the same
         values in the validators' fields pass from now on, if none of them changed."""
-        key = self._key(record)
-        if key is None:
+        keyed = self._keyed(record)
+        if keyed is None:
             return
         for name in self.keyed:
             value = record.get(name, self.defaults.get(name, _MISSING))
@@ -121,7 +177,8 @@ class PlainCheck:
                 return
         if len(self._seen) >= _SEEN_LIMIT:
             self._seen.clear()
-        self._seen.add(key)
+        signature, names = keyed
+        self._seen.add((signature, tuple(record[name] for name in names)))
 
     def full(self, record: Mapping[str, Any]) -> dict[str, Any]:
         """A passing record with every field, defaults filled in (as ``model_dump``)."""
@@ -133,4 +190,5 @@ class _Missing:
 
 
 _MISSING = _Missing()
-_HASHABLE = (str, bool, int, float, _Missing)
+_HASHABLE = (str, bool, int, float)
+_UNPLANNED: Any = object()

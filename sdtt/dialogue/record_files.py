@@ -88,10 +88,13 @@ def iter_record_fields(
     """The records of a table as :func:`iter_records` validates them, each as the dict
     of its fields (``model_dump``), for tables of millions: a record that ``check``
     passes is not handed to pydantic (see :mod:`sdtt.dialogue.plain_check`)."""
+    passes, full = check.passes, check.full
     for line, raw in _lines(path, noun, progress):
-        check_version(raw, version, path, line, what=format_name)
-        if check.passes(raw):
-            yield check.full(raw)
+        found = raw.get("version", version)
+        if type(found) is not int or not 0 < found <= version:
+            check_version(raw, version, path, line, what=format_name)
+        if passes(raw):
+            yield full(raw)
         else:
             record = validate_record(check.model, raw, path, line)
             check.accepted(raw, record)

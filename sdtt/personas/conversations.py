@@ -26,7 +26,7 @@ DEFAULT_GAP = timedelta(hours=1)
 MessageKind = Literal["text", "media"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ChatMessage:
     """One message of a chat export before sides are assigned."""
 

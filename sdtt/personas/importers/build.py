@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sdtt.dialogue.message import RESPONSE, Transcript
+from sdtt.dialogue.message import RESPONSE, Message, Transcript
 from sdtt.errors import InputError
 from sdtt.personas.conversations import (
     ChatMessage,
@@ -162,6 +162,9 @@ def build_persona(
             "names the persona itself.", path=path, field="--with", hint="Name the partners only."
         )
     sided = assign_sides(messages, me, partners, merge_others=options.merge_others, path=path)
+    # The export's messages are the persona's now; the parsed ones go (a long chat's
+    # would double the memory held until the persona is written).
+    chat.messages = messages = []
     if sided.dropped_others:
         dropped["other participants"] += sided.dropped_others
 
@@ -172,16 +175,16 @@ def build_persona(
         people = [[sender, *sorted(chat.aliases.get(sender, ()))] for sender in counts]
         people += chat.people + [[name] for name in options.scrub_names]
         scrubber = Scrubber(people)
-        sided_messages = [
-            message.model_copy(
-                update={
-                    "text": scrubber.scrub_own(message.text)
-                    if message.side == RESPONSE
-                    else scrubber.scrub(message.text)
-                }
-            )
-            for message in sided_messages
-        ]
+        # In place, one message at a time: the unscrubbed message goes as its scrubbed
+        # copy comes, so a long chat is never held twice. Side and time are the
+        # validated message's own, so the copy needs no second validation.
+        for index, message in enumerate(sided_messages):
+            own = message.side == RESPONSE
+            text = scrubber.scrub_own(message.text) if own else scrubber.scrub(message.text)
+            if text != message.text:
+                sided_messages[index] = Message.model_construct(
+                    side=message.side, text=text, time=message.time
+                )
         file_label = scrubber.scrub(file_label)
 
     conversations = split_conversations(sided_messages, options.gap, sided.threads)

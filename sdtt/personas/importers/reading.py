@@ -2,23 +2,29 @@
 
 from __future__ import annotations
 
+import codecs
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from sdtt.errors import InputError
-from sdtt.files import loads_json, read_file_bytes
+from sdtt.files import loads_json, open_input, read_file_bytes
 
 MAX_FILE_BYTES = 1 << 30
+
+
+def _check_size(path: Path) -> None:
+    if path.is_dir():
+        raise InputError("is a folder, not a file.", path=path, hint="Give the export file.")
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise InputError("is larger than 1 GB; split the export first.", path=path)
 
 
 def read_bytes(path: Path) -> bytes:
     """The file's bytes; a missing or unreadable file is an :class:`InputError`."""
     try:
-        if path.is_dir():
-            raise InputError("is a folder, not a file.", path=path, hint="Give the export file.")
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise InputError("is larger than 1 GB; split the export first.", path=path)
+        _check_size(path)
         return read_file_bytes(path, what="export")
     except FileNotFoundError:
         raise InputError("file not found.", path=path) from None
@@ -54,3 +60,46 @@ def load_json(data: bytes, path: str | Path, *, what: str = "JSON") -> Any:
         ) from None
     except RecursionError:
         raise InputError(f"is nested too deeply to be {what}.", path=path) from None
+
+
+_BLOCK = 1 << 20
+
+
+def text_lines(path: Path) -> Iterator[str]:
+    """The lines of a UTF-8 text file without their ends (``\n``, ``\r\n`` or a lone
+    ``\r``, as ``str.splitlines`` would split on those three), read a part at a time, so
+    a large export is never held whole; a byte-order mark is dropped. The same errors
+    as :func:`read_bytes` and :func:`decode_text` (a bad byte names its line)."""
+    try:
+        _check_size(path)
+        handle = open_input(path, what="export")
+    except FileNotFoundError:
+        raise InputError("file not found.", path=path) from None
+    except OSError as error:
+        raise InputError(f"cannot read the file ({error.strerror}).", path=path) from None
+    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    carry = ""
+    with handle:
+        while True:
+            try:
+                block = handle.read(_BLOCK)
+                text = decoder.decode(block, final=not block)
+            except UnicodeDecodeError:
+                # Rare: read the file whole once more for the line of the bad byte.
+                decode_text(read_bytes(path), path)
+                raise
+            except OSError as error:
+                raise InputError(f"cannot read the file ({error.strerror}).", path=path) from None
+            text = carry + text
+            if block and text.endswith("\r"):
+                carry, text = "\r", text[:-1]  # its "\n" may open the next block
+            else:
+                carry = ""
+            if "\r" in text:
+                text = text.replace("\r\n", "\n").replace("\r", "\n")
+            lines = text.split("\n")
+            if not block:
+                yield from lines
+                return
+            carry = lines.pop() + carry
+            yield from lines

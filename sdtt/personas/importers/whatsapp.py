@@ -25,23 +25,25 @@ that settles it. Times carry no zone: they get ``--timezone``.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import itertools
 import re
 import zipfile
 import zlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, tzinfo
 from pathlib import Path
+from typing import Any
 
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage
 from sdtt.personas.importers.base import FileImporter
 from sdtt.personas.importers.build import MEDIA_TEXT, ImportResult, ParsedChat
 from sdtt.personas.importers.options import Flag, ImportOptions
-from sdtt.personas.importers.reading import MAX_FILE_BYTES, decode_text
+from sdtt.personas.importers.reading import MAX_FILE_BYTES, decode_text, text_lines
 
 _DATE = r"(?P<date>\d{1,4}[./-] ?\d{1,2}[./-] ?\d{1,4})\.?"
 _TIME = (
@@ -49,6 +51,7 @@ _TIME = (
     r"(?:\s*(?P<ampm>[AaPp]\.?\s?[Mm]\.?|vorm\.|nachm\.))?"
 )
 _SPLIT_DATE = re.compile(r"[./-] ?")
+_CLOCK_SPLIT = re.compile(r"[:.]")
 _US_CLOCK = re.compile(r"[AP]M")
 """AM/PM written as US English exports write it; every other marker ("p. m.", "pm",
 "nachm.") comes from a locale that writes the day first."""
@@ -60,6 +63,7 @@ _MARKS = (
 )
 _QUOTES = set('"“”„«»')
 _MAX_SENDER = 80
+_NO_DAY: Any = object()
 
 _MEDIA = re.compile(
     r"<(?:media omitted|medien ausgeschlossen|multimedia omitido|médias omis|media weggelaten"
@@ -188,7 +192,7 @@ def detect_date_order(
 
 
 def _clock(entry: _Entry, path: Path) -> tuple[int, int, int]:
-    pieces = [int(piece) for piece in re.split(r"[:.]", entry.time)]
+    pieces = [int(piece) for piece in _CLOCK_SPLIT.split(entry.time)]
     hour, minute = pieces[0], pieces[1]
     second = pieces[2] if len(pieces) > 2 else 0
     if entry.ampm is not None:
@@ -207,27 +211,50 @@ def _split_lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
-def _entries(text: str, path: Path) -> list[_Entry]:
-    entries: list[_Entry] = []
-    for number, raw_line in enumerate(_split_lines(text), start=1):
+def _entries(lines: Iterable[str]) -> Iterator[_Entry]:
+    """The messages of an export's lines, each with its continuation lines (lines
+    before the first header are left out)."""
+    entry: _Entry | None = None
+    for number, raw_line in enumerate(lines, start=1):
         line = raw_line.lstrip(_MARKS)
         match = _IOS.match(line) or _ANDROID.match(line)
         if match is not None:
+            if entry is not None:
+                yield entry
             parts = _SPLIT_DATE.split(match.group("date"))
-            entries.append(
-                _Entry(
-                    line=number,
-                    date=(parts[0], parts[1], parts[2]),
-                    time=match.group("time"),
-                    ampm=match.group("ampm"),
-                    rest=match.group("rest"),
-                )
+            entry = _Entry(
+                line=number,
+                date=(parts[0], parts[1], parts[2]),
+                time=match.group("time"),
+                ampm=match.group("ampm"),
+                rest=match.group("rest"),
             )
-        elif entries:
-            entries[-1].continuation.append(raw_line)
-    if not entries:
-        raise InputError("holds no WhatsApp message lines.", path=path, hint=_FORMAT_HINT)
-    return entries
+        elif entry is not None:
+            entry.continuation.append(raw_line)
+    if entry is not None:
+        yield entry
+
+
+@dataclass
+class _Survey:
+    """What the date order is decided on, from a first reading of the export: its
+    dates in file order (repeats in a row once), the line each date is first on, and
+    the AM/PM markers."""
+
+    dates: list[tuple[str, str, str]] = field(default_factory=list)
+    first_lines: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    markers: set[str] = field(default_factory=set)
+
+
+def _survey(entries: Iterable[_Entry]) -> _Survey:
+    survey = _Survey()
+    for entry in entries:
+        if not survey.dates or survey.dates[-1] != entry.date:
+            survey.dates.append(entry.date)
+            survey.first_lines.setdefault(entry.date, entry.line)
+        if entry.ampm:
+            survey.markers.add(entry.ampm)
+    return survey
 
 
 def _classify(body: str) -> tuple[str, str]:
@@ -289,27 +316,47 @@ def parse_whatsapp(
     """Read a WhatsApp export (``.txt``, or the ``.zip`` made with media)."""
     if data.startswith(b"PK\x03\x04"):
         data = _unzip_chat(data, path)
-    entries = _entries(decode_text(data, path), path)
+    text = decode_text(data, path)
+    return parse_whatsapp_lines(
+        lambda: _split_lines(text), path, zone=zone, date_format=date_format
+    )
+
+
+def parse_whatsapp_lines(
+    lines: Callable[[], Iterable[str]],
+    path: Path,
+    *,
+    zone: tzinfo,
+    date_format: str | None = None,
+) -> ParsedChat:
+    """Read a WhatsApp export's text, given as a way to read its lines (twice: once for
+    the date order, once for the messages), so a large export is never held whole; only
+    the messages kept are."""
     warnings: list[str] = []
     if date_format is not None:
         order = parse_date_format(date_format)
+        if not any(True for _ in _entries(lines())):
+            raise InputError("holds no WhatsApp message lines.", path=path, hint=_FORMAT_HINT)
     else:
-        markers = [entry.ampm for entry in entries if entry.ampm]
+        survey = _survey(_entries(lines()))
+        if not survey.dates:
+            raise InputError("holds no WhatsApp message lines.", path=path, hint=_FORMAT_HINT)
+        markers = survey.markers
         us_clock = bool(markers) and all(_US_CLOCK.fullmatch(marker) for marker in markers)
-        detected, warning = detect_date_order([e.date for e in entries], us_clock=us_clock)
+        detected, warning = detect_date_order(survey.dates, us_clock=us_clock)
         if detected is None:
             failures = [
-                next(e for e in entries if _to_date(e.date, o, guessing=True) is None)
+                next(d for d in survey.first_lines if _to_date(d, o, guessing=True) is None)
                 for o in ORDERS
             ]
             described = "; ".join(
-                f"{_LABELS[o]} fails on line {e.line} ({'/'.join(e.date)})"
-                for o, e in zip(ORDERS, failures, strict=True)
+                f"{_LABELS[o]} fails on line {survey.first_lines[d]} ({'/'.join(d)})"
+                for o, d in zip(ORDERS, failures, strict=True)
             )
             raise InputError(
                 f"no date order reads every date: {described}.",
                 path=path,
-                line=failures[0].line,
+                line=survey.first_lines[failures[0]],
                 hint="Pass --date-format (e.g. DD/MM/YY) to choose the order.",
             )
         order = detected
@@ -318,8 +365,14 @@ def parse_whatsapp(
 
     messages: list[ChatMessage] = []
     dropped: Counter[str] = Counter()
-    for entry in entries:
-        day = _to_date(entry.date, order)
+    senders: dict[str, str] = {}  # one string per sender, not one per message
+    days: dict[tuple[str, str, str], date | None] = {}
+    last_time: datetime | None = None
+    last_stamp: tuple[object, ...] = ()
+    for entry in _entries(lines()):
+        day = days.get(entry.date, _NO_DAY)
+        if day is _NO_DAY:
+            day = days[entry.date] = _to_date(entry.date, order)
         if day is None:
             raise InputError(
                 f"{'/'.join(entry.date)} is not a date in {_LABELS[order]} order.",
@@ -327,8 +380,13 @@ def parse_whatsapp(
                 line=entry.line,
                 hint="Check --date-format.",
             )
-        hour, minute, second = _clock(entry, path)
-        time = datetime(day.year, day.month, day.day, hour, minute, second, tzinfo=zone)
+        stamp = (entry.date, entry.time, entry.ampm)
+        if stamp != last_stamp or last_time is None:
+            # Messages of one minute share their time, read once.
+            hour, minute, second = _clock(entry, path)
+            last_time = datetime(day.year, day.month, day.day, hour, minute, second, tzinfo=zone)
+            last_stamp = stamp
+        time = last_time
         sender, separator, first_line = entry.rest.partition(": ")
         sender = sender.strip(_MARKS + " ").lstrip("~").strip(_MARKS + " \u202f\u00a0")
         if not separator or not sender or len(sender) > _MAX_SENDER or _QUOTES & set(sender):
@@ -340,7 +398,10 @@ def parse_whatsapp(
             continue
         messages.append(
             ChatMessage(
-                sender=sender, text=text, time=time, kind="media" if kind == "media" else "text"
+                sender=senders.setdefault(sender, sender),
+                text=text,
+                time=time,
+                kind="media" if kind == "media" else "text",
             )
         )
     return ParsedChat(
@@ -370,6 +431,24 @@ class WhatsAppImporter(FileImporter):
     def parse(self, data: bytes, path: Path, options: ImportOptions) -> ParsedChat:
         """Read the export."""
         return parse_whatsapp(data, path, zone=options.timezone, date_format=options.date_format)
+
+    def load(self, path: Path, options: ImportOptions) -> tuple[ParsedChat, str]:
+        """Read the export a part at a time, twice (a ``.zip`` made with media, or a
+        pipe, is read whole)."""
+        try:
+            if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
+                return super().load(path, options)
+            with path.open("rb") as handle:
+                if handle.read(4) == b"PK\x03\x04":
+                    return super().load(path, options)
+                handle.seek(0)
+                digest = hashlib.file_digest(handle, "sha256")
+        except OSError:
+            return super().load(path, options)  # which says what is wrong
+        chat = parse_whatsapp_lines(
+            lambda: text_lines(path), path, zone=options.timezone, date_format=options.date_format
+        )
+        return chat, digest.hexdigest()
 
 
 IMPORTER = WhatsAppImporter()

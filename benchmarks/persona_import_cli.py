@@ -1,0 +1,191 @@
+"""``sdtt persona import whatsapp`` of a 200 MB export, as a user runs it: time and memory.
+
+Writes a WhatsApp ``.txt`` export of two people (Android layout, a day above 12 so the
+date order is settled, now and then a message over several lines, a silence of hours
+between conversations), then times, each in a process of its own, the command
+``sdtt persona import whatsapp FILE --me Ann`` end to end (scrubbing on, as by default),
+the floor (the same file's lines read as text, each dropped) and the persona kept: the
+persona file the command wrote, loaded back by sdtt. Peak resident memory and CPU
+seconds come from ``wait4``, as in ``score_cli.py``.
+
+Targets: the import's peak memory no more than the persona's loaded back (the persona's
+messages are held until its file is written, and nothing of the export besides them),
+and within 25x the floor's time (every line goes through the header patterns, every
+message through the personal-data scrubber and out as a JSON record, where the floor
+only splits lines).
+
+Usage: PYTHONPATH=. python benchmarks/persona_import_cli.py [--messages 4000000] [--keep FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from _quick import add_quick
+from score_cli import measure
+
+MAX_RSS_TO_PERSONA = 1.0
+MAX_RATIO = 25.0
+LOAD = """
+import sys
+from sdtt.personas.store import load_persona
+load_persona(sys.argv[1])
+"""
+FLOOR = """
+import sys
+with open(sys.argv[1], encoding="utf-8", buffering=1 << 20) as handle:
+    for line in handle:
+        pass
+"""
+WORDS = (
+    "ok",
+    "sure",
+    "see",
+    "you",
+    "later",
+    "did",
+    "you",
+    "get",
+    "the",
+    "tickets",
+    "for",
+    "saturday",
+    "haha",
+    "no",
+    "way",
+    "that",
+    "is",
+    "great",
+    "i",
+    "am",
+    "on",
+    "the",
+    "train",
+    "now",
+    "call",
+    "me",
+    "when",
+    "you",
+    "are",
+    "home",
+    "lunch",
+    "tomorrow",
+    "maybe",
+    "the",
+    "weather",
+    "is",
+    "awful",
+    "again",
+    "what",
+    "time",
+    "works",
+    "for",
+    "you",
+    "sounds",
+    "good",
+)
+
+
+def write_export(path: Path, messages: int, seed: int = 7) -> int:
+    """A WhatsApp export of about ``messages`` messages by Ann and Ben; its size."""
+    rng = random.Random(seed)
+    day, minute = 0, 8 * 60
+    with path.open("w", encoding="utf-8", newline="\n") as out:
+        out.write("13.01.23, 08:00 - Messages are end-to-end encrypted.\n")
+        lines = []
+        for index in range(messages):
+            minute += rng.choice((0, 1, 1, 2, 3, 5))
+            if index % 40 == 39:
+                minute += 180  # a silence: the next conversation
+            if minute >= 23 * 60:
+                day, minute = day + 1, 8 * 60
+            date = 13 + day
+            stamp = f"{(date - 1) % 28 + 1:02d}.{(date // 28) % 12 + 1:02d}.{23 + date // 336}"
+            sender = "Ann" if rng.random() < 0.5 else "Ben"
+            text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(2, 7)))
+            if index % 97 == 0:
+                text += "\nand one more line"
+            lines.append(f"{stamp}, {minute // 60:02d}:{minute % 60:02d} - {sender}: {text}")
+            if len(lines) >= 10_000:
+                out.write("\n".join(lines) + "\n")
+                lines = []
+        out.write("\n".join(lines) + "\n" if lines else "")
+    return path.stat().st_size
+
+
+def main() -> None:
+    """Generate the export, time the floor and the command, print both and the targets."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--messages", type=int, default=4_000_000)
+    parser.add_argument("--keep", type=Path, help="write the export here and keep it")
+    parser.add_argument("--write", type=Path, help=argparse.SUPPRESS)
+    add_quick(parser, messages=20_000)
+    args = parser.parse_args()
+    if args.write:
+        write_export(args.write, args.messages)
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        path = args.keep or Path(folder) / "chat.txt"
+        if not path.exists():
+            # A process of its own, so the parent's pages stay out of the children's peaks.
+            subprocess.run(
+                [sys.executable, __file__, "--write", str(path), "--messages", str(args.messages)],
+                check=True,
+            )
+        size = path.stat().st_size
+        floor_s, floor_cpu, floor_rss, floor_code = measure(
+            [sys.executable, "-c", FLOOR, str(path)], Path(folder) / "floor.out"
+        )
+        persona = Path(folder) / "personas" / "bench.jsonl"
+        command = [
+            sys.executable,
+            "-m",
+            "sdtt",
+            "persona",
+            "import",
+            "whatsapp",
+            str(path),
+            "--me",
+            "Ann",
+            "--name",
+            "bench",
+            "--force",
+        ]
+        output = Path(folder) / "import.out"
+        run_s, run_cpu, run_rss, run_code = measure(command, output, cwd=Path(folder))
+        printed = output.read_text(encoding="utf-8", errors="replace")
+        kept = persona.stat().st_size if persona.exists() else 0
+        load_s, load_cpu, load_rss, load_code = measure(
+            [sys.executable, "-c", LOAD, str(persona)], Path(folder) / "load.out"
+        )
+    if floor_code or run_code or load_code or not kept:
+        sys.exit(f"a run failed (floor {floor_code}, import {run_code}):\n{printed[-3000:]}")
+    ratio = run_s / floor_s
+    load = os.getloadavg()
+    print(
+        f"WhatsApp export of {args.messages:,} messages, {size / 1e6:,.0f} MB; persona file "
+        f"{kept / 1e6:,.0f} MB; load average {load[0]:.2f}"
+    )
+    for name, wall, cpu, rss in (
+        ("floor (the file's lines)", floor_s, floor_cpu, floor_rss),
+        ("sdtt persona import whatsapp", run_s, run_cpu, run_rss),
+        ("the persona loaded back", load_s, load_cpu, load_rss),
+    ):
+        print(f"  {name:30} {wall:7.2f} s wall {cpu:7.2f} s CPU {rss / 2**20:7,.0f} MiB peak")
+    to_persona = run_rss / load_rss
+    print(
+        f"  targets: peak at most {MAX_RSS_TO_PERSONA:g}x the persona's: {to_persona:.2f}x, "
+        f"{'met' if to_persona <= MAX_RSS_TO_PERSONA else 'MISSED'}; "
+        f"within {MAX_RATIO:g}x the floor's time: {ratio:.2f}x, "
+        f"{'met' if ratio <= MAX_RATIO else 'MISSED'} (CPU: {run_cpu / floor_cpu:.2f}x)"
+    )
+
+
+if __name__ == "__main__":
+    main()
