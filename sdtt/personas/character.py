@@ -38,6 +38,12 @@ _SAYS_AI = re.compile(
 )
 
 
+_PLACEHOLDER = re.compile(r"\[YYYY-MM-DD HH:MM:SS\]\s*([^\"\n]+?)\s*\"")
+"""The stand-in for the message in a format line of the instructions
+(``"Response: [YYYY-MM-DD HH:MM:SS] message"``). A small model given no chat to continue
+copied that line, and its stand-in went out as the message ("message.")."""
+
+
 def _words(text: str) -> list[str]:
     return _WORD.findall(text.lower().replace("\u2019", "'"))
 
@@ -50,7 +56,11 @@ def out_of_character(text: str, instructions: str) -> str | None:
     """Why ``text`` is no chat message of a person (None when it may be one)."""
     if _SAYS_AI.search(text):
         return "it says it is an AI"
-    shared = _runs(_words(text), ECHO_WORDS) & _runs(_words(instructions), ECHO_WORDS)
+    words = _words(text)
+    for placeholder in _PLACEHOLDER.findall(instructions):
+        if words and words == _words(placeholder):
+            return f"it sends its instructions' stand-in for a message ({placeholder!r})"
+    shared = _runs(words, ECHO_WORDS) & _runs(_words(instructions), ECHO_WORDS)
     if shared:
         return f"it repeats its instructions ({' '.join(next(iter(sorted(shared))))}...)"
     return None

@@ -31,6 +31,9 @@ BOT = bot_instructions("burst")
         ("As an AI language model I don't have weekends", BOT),
         ("haha i'm just an ai tbh", BOT),
         ("I am a large language model trained to help", INTERROGATOR),
+        # Seen through the launcher: the format line copied, its stand-in sent.
+        ("message.", INTERROGATOR),
+        ("Message", BOT),
     ],
 )
 def test_echoes_of_the_instructions_and_ai_self_talk_are_caught(
@@ -49,6 +52,8 @@ def test_echoes_of_the_instructions_and_ai_self_talk_are_caught(
         "my sister is an ai researcher",
         "you are not going to believe what happened",
         "ok random question, if money were no object how would you spend your time",
+        "message me later",
+        "did you get my message?",
     ],
 )
 def test_ordinary_chat_is_not(text: str) -> None:

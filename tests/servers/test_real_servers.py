@@ -288,14 +288,18 @@ def test_neither_side_on_the_embedded_model_sends_its_instructions_or_says_it_is
         m.text for m in transcript.messages if out_of_character(m.text, said[m.side]) is not None
     ]
     assert not broken
-    users = [m.text for m in transcript.messages if m.side == "user"]
-    assert users, "the interrogator wrote chat lines"
     # What was caught is recorded, per side, where the report counts it; the bot's event
     # log says which calls held it.
     from sdtt.engine.events import ModelCallFinished, read_event_log
 
     caught = transcript.meta["out_of_character"]
     assert set(caught) == {"bot", "interrogator"}
+    # The toy model's interrogator mostly copies its format line ("message."): either it
+    # wrote chat lines, or what it wrote instead was caught and counted, never sent.
+    users = [m.text for m in transcript.messages if m.side == "user"]
+    assert users or caught["interrogator"] > 0, (
+        "the interrogator wrote nothing, and nothing was caught"
+    )
     log = read_event_log(transcript_file.with_name(f"{transcript.id}.events.jsonl"))
     calls = [event for event in log.events if isinstance(event, ModelCallFinished)]
     assert sum(call.out_of_character for call in calls) == caught["bot"]
