@@ -44,6 +44,18 @@ _PLACEHOLDER = re.compile(r"\[YYYY-MM-DD HH:MM:SS\]\s*([^\"\n]+?)\s*\"")
 copied that line, and its stand-in went out as the message ("message.")."""
 
 
+def _fills_the_format(text: str, placeholder: str) -> bool:
+    """Whether ``text`` is the stand-in itself ("message.") or the format line carried on
+    from it ('message (in response to the preceding conversation): "..."'): the stand-in,
+    then nothing or a note of the form, never words of a sentence ("message me later")."""
+    start = text.strip().lower()
+    stand_in = placeholder.strip().lower()
+    if not start.startswith(stand_in):
+        return False
+    rest = start[len(stand_in) :].lstrip()
+    return rest == "" or rest[0] in ".:([\"'"
+
+
 def _words(text: str) -> list[str]:
     return _WORD.findall(text.lower().replace("\u2019", "'"))
 
@@ -58,7 +70,7 @@ def out_of_character(text: str, instructions: str) -> str | None:
         return "it says it is an AI"
     words = _words(text)
     for placeholder in _PLACEHOLDER.findall(instructions):
-        if words and words == _words(placeholder):
+        if _fills_the_format(text, placeholder):
             return f"it sends its instructions' stand-in for a message ({placeholder!r})"
     shared = _runs(words, ECHO_WORDS) & _runs(_words(instructions), ECHO_WORDS)
     if shared:

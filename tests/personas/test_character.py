@@ -34,6 +34,8 @@ BOT = bot_instructions("burst")
         # Seen through the launcher: the format line copied, its stand-in sent.
         ("message.", INTERROGATOR),
         ("Message", BOT),
+        ('message (in response to the preceding conversation): "I am here."', INTERROGATOR),
+        ("message: hi there", BOT),
     ],
 )
 def test_echoes_of_the_instructions_and_ai_self_talk_are_caught(
@@ -54,6 +56,8 @@ def test_echoes_of_the_instructions_and_ai_self_talk_are_caught(
         "ok random question, if money were no object how would you spend your time",
         "message me later",
         "did you get my message?",
+        "messages from my mom lol",
+        "message sent!",
     ],
 )
 def test_ordinary_chat_is_not(text: str) -> None:
