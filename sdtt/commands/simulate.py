@@ -388,7 +388,10 @@ def _nothing_answered(
     interrogator_failed = result.interrogator_errors and args.script is None
     if result.bot_errors or interrogator_failed:
         causes = " | ".join(messages) or "model errors"
-        return f"no turn was answered because the model calls failed. {shown(causes)}"
+        return (
+            "no turn was answered because the model calls failed or their replies broke "
+            f"character. {shown(causes)}"
+        )
     if result.stopped == "time":
         minutes = result.duration / 60
         if args.virtual_clock:
