@@ -450,6 +450,11 @@ def _not_allowed(method: str, path: str) -> ScriptedReply:
     return error(405, "Method not allowed", f"{method} is not allowed on {path}.", 140500)
 
 
+class Killed(BaseException):
+    """Raised by a test where the command's process dies (nothing after it runs, no handler
+    sees it): the in-process stand-in for a kill at that step."""
+
+
 def running(fake: ProlificFake) -> FakeHTTPServer:
     """A started server for ``fake`` (use it as a context manager to stop it)."""
     server = FakeHTTPServer(fake)

@@ -1,4 +1,5 @@
-"""A real PostgreSQL server for the store tests, started in a temporary folder."""
+"""Fixtures of the serve tests: a real PostgreSQL server for the store tests, started in a
+temporary folder, and the local fake of Prolific's API."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+
+from tests.fakes.prolific_fake import TOKEN, ProlificFake, running
 
 if TYPE_CHECKING:
     from sdtt.serve.pgstore import PostgresStore
@@ -141,3 +144,17 @@ def fresh_database(postgres_url: str) -> Iterator[str]:
     with psycopg.connect(postgres_url, autocommit=True) as admin:
         admin.execute(f"CREATE DATABASE {name}")
     yield postgres_url.replace("/postgres?", f"/{name}?")
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProlificFake]:
+    """The local fake of Prolific's API, running, with the test token set and two attempts
+    a call (so a refused call fails fast); every call it holds is let go at the end."""
+    monkeypatch.setenv("SDTT_TEST_PROLIFIC", TOKEN)
+    monkeypatch.setenv("SDTT_MAX_ATTEMPTS", "2")
+    state = ProlificFake()
+    with running(state):
+        try:
+            yield state
+        finally:
+            state.release_all()

@@ -9,7 +9,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from sdtt.cli import main
 from sdtt.serve import prolific
 from sdtt.serve.spec import read_study
-from tests.fakes.prolific_fake import TOKEN, ProlificFake, error, running
+from tests.fakes.prolific_fake import Killed, ProlificFake, error
 from tests.serve.helpers import write_spec
 
 HEADER = "participant,session,outcome,completion_code,chats,finished,correct_verdict,points\n"
@@ -30,22 +30,6 @@ POINTS = HEADER + (
     "P2,sub2,finished,CODE-123,1,1,0,1.5\n"
     "P3,sub3,timeout,CODE-123,0,0,0,0\n"
 )
-
-
-class Killed(BaseException):
-    """The process died here (nothing after it runs, no handler sees it)."""
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProlificFake]:
-    monkeypatch.setenv("SDTT_TEST_PROLIFIC", TOKEN)
-    monkeypatch.setenv("SDTT_MAX_ATTEMPTS", "2")
-    state = ProlificFake()
-    with running(state):
-        try:
-            yield state
-        finally:
-            state.release_all()
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ against the local fake of Prolific's API (tests/fakes/prolific_fake.py)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ from sdtt.models.retry import RetryPolicy
 from sdtt.serve import prolific
 from sdtt.serve.prolific import ProlificClient, Record
 from sdtt.serve.spec import read_study
-from tests.fakes.prolific_fake import TOKEN, ProlificFake, error, running
+from tests.fakes.prolific_fake import TOKEN, Killed, ProlificFake, error
 from tests.serve.helpers import write_spec
 
 MESSAGE = (
@@ -39,19 +39,6 @@ POINTS = (
     "participant,session,outcome,completion_code,chats,finished,correct_verdict,points\n"
     "P1,s1,finished,CODE-123,1,1,1,3\nP2,s2,finished,CODE-123,1,1,0,2\n"
 )
-
-
-class Killed(BaseException):
-    """The process died here (nothing after it runs, no handler sees it)."""
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProlificFake]:
-    monkeypatch.setenv("SDTT_TEST_PROLIFIC", TOKEN)
-    monkeypatch.setenv("SDTT_MAX_ATTEMPTS", "2")
-    state = ProlificFake()
-    with running(state):
-        yield state
 
 
 def _spec(tmp_path: Path, fake: ProlificFake, review: str = "") -> Path:
