@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import codecs
+import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -63,13 +63,15 @@ def load_json(data: bytes, path: str | Path, *, what: str = "JSON") -> Any:
 
 
 _BLOCK = 1 << 20
+"""Bytes decoded at a time."""
 
 
 def text_lines(path: Path) -> Iterator[str]:
     """The lines of a UTF-8 text file without their ends (``\n``, ``\r\n`` or a lone
-    ``\r``, as ``str.splitlines`` would split on those three), read a part at a time, so
-    a large export is never held whole; a byte-order mark is dropped. The same errors
-    as :func:`read_bytes` and :func:`decode_text` (a bad byte names its line)."""
+    ``\r``: Python's universal newlines), read a part at a time, so a large export is
+    never held whole; a byte-order mark is dropped. As ``str.split("\n")`` gives them: a
+    file ending in a line end (or empty) ends with an empty line. The same errors as
+    :func:`read_bytes` and :func:`decode_text` (a bad byte names its line)."""
     try:
         _check_size(path)
         handle = open_input(path, what="export")
@@ -77,29 +79,18 @@ def text_lines(path: Path) -> Iterator[str]:
         raise InputError("file not found.", path=path) from None
     except OSError as error:
         raise InputError(f"cannot read the file ({error.strerror}).", path=path) from None
-    decoder = codecs.getincrementaldecoder("utf-8-sig")()
-    carry = ""
-    with handle:
-        while True:
-            try:
-                block = handle.read(_BLOCK)
-                text = decoder.decode(block, final=not block)
-            except UnicodeDecodeError:
-                # Rare: read the file whole once more for the line of the bad byte.
-                decode_text(read_bytes(path), path)
-                raise
-            except OSError as error:
-                raise InputError(f"cannot read the file ({error.strerror}).", path=path) from None
-            text = carry + text
-            if block and text.endswith("\r"):
-                carry, text = "\r", text[:-1]  # its "\n" may open the next block
-            else:
-                carry = ""
-            if "\r" in text:
-                text = text.replace("\r\n", "\n").replace("\r", "\n")
-            lines = text.split("\n")
-            if not block:
-                yield from lines
-                return
-            carry = lines.pop() + carry
-            yield from lines
+    with io.TextIOWrapper(handle, encoding="utf-8-sig", newline=None) as text:
+        text._CHUNK_SIZE = _BLOCK  # type: ignore[attr-defined]  # (8 KB by default)
+        ended = True
+        try:
+            for line in text:
+                ended = line.endswith("\n")
+                yield line[:-1] if ended else line
+        except UnicodeDecodeError:
+            # Rare: read the file whole once more for the line of the bad byte.
+            decode_text(read_bytes(path), path)
+            raise
+        except OSError as error:
+            raise InputError(f"cannot read the file ({error.strerror}).", path=path) from None
+    if ended:
+        yield ""
