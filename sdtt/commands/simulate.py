@@ -303,7 +303,7 @@ def run(args: argparse.Namespace) -> int:
         history_turns=args.history_turns,
         virtual_clock=args.virtual_clock,
     )
-    asker_settings = interrogator_settings(
+    interrogator_session_settings = interrogator_settings(
         args.mode, role_seed(condition, INTERROGATOR), t1=args.t1
     )
     max_duration = 60.0 * (args.max_minutes if args.max_minutes is not None else 10 * args.turns)
@@ -315,7 +315,9 @@ def run(args: argparse.Namespace) -> int:
         "virtual_clock": args.virtual_clock,
     }
     session_id = _session_id(
-        args, started, [condition, meta, options, asker_settings, pseudo, max_duration]
+        args,
+        started,
+        [condition, meta, options, interrogator_session_settings, pseudo, max_duration],
     )
     console.print(
         f"[bold]sdtt simulate[/] {session_id}: persona [bold]{terminal_text(persona.name)}[/] on "
@@ -340,7 +342,7 @@ def run(args: argparse.Namespace) -> int:
                 interrogator,
                 turns=args.turns,
                 bot_settings=setup.settings,
-                interrogator_settings=asker_settings,
+                interrogator_settings=interrogator_session_settings,
                 sink=TeeSink(None if args.quiet else ConsoleSink(console), errors),
                 interrogator_sink=TeeSink(ConsoleSink(console, errors_of="interrogator"), errors),
                 out_dir=args.out,
