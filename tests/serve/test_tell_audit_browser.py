@@ -45,6 +45,8 @@ PEOPLE = 50
 """Participants of the audit (about two in three are interrogators)."""
 THREE_PARTY_PEOPLE = 40
 """Participants of the three-party audit (about 20 rooms of two)."""
+THREE_PARTY_CAUGHT_PEOPLE = 60
+"""Participants of the three-party audit that must catch a tell put back (about 30 rooms)."""
 SPEED = 10
 LEVEL = 0.99
 ATTEMPTS = 2
@@ -153,14 +155,15 @@ def test_the_three_party_audit_catches_a_bot_chat_showing_its_own_typing(
     tmp_path: Path,
 ) -> None:
     # The server of tests/serve/tell_typing.py: the bot's chat shows the bot's typing as
-    # it happens (on t1 after each question, off before each message). With the rooms of
-    # THREE_PARTY_PEOPLE (about 20) the check needs 17 right; replaying the rooms of
-    # eleven runs, the classifier fell short in one run in twenty at most (in one in
-    # three to six with 12 rooms, which needed 11 right).
+    # it happens (on t1 after each question, off before each message). With about 20
+    # rooms the check needs 17 right; since the audit scores every generated feature
+    # (about 1,200 here), it fell short in three runs of five on 2026-12-02 (both seeds
+    # each time): the tree was right in 75-80% of 20 rooms, though the tell's own feature
+    # alone had an AUC of 0.07. About 30 rooms (22 right needed) give it back its power.
     _audit_until_it_passes(
         tmp_path,
         _caught,
-        people=THREE_PARTY_PEOPLE,
+        people=THREE_PARTY_CAUGHT_PEOPLE,
         module="tests.serve.tell_typing",
         mode="three-party",
     )
