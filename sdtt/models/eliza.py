@@ -88,7 +88,7 @@ SYNONYMS = {
 @dataclass
 class Rule:
     """A decomposition pattern (``*`` matches any words, ``@class`` a synonym) and the
-    reassembly templates used in turn. ``(n)`` quotes the n-th ``*`` or ``@class`` part
+    reassembly templates used one after another. ``(n)`` quotes the n-th ``*`` or ``@class`` part
     of the input, reflected; ``goto KEY`` hands over to another keyword's rules."""
 
     pattern: str
@@ -674,13 +674,13 @@ class Eliza:
     """One conversation's ELIZA: rotation positions and memory (pure, no I/O)."""
 
     seed: int = 0
-    turns: dict[tuple[str, int], int] = field(default_factory=dict)
+    rotation: dict[tuple[str, int], int] = field(default_factory=dict)
     memory: list[str] = field(default_factory=list)
     fallback: int = 0
 
     def _next(self, word: str, index: int, count: int) -> int:
-        at = self.turns.get((word, index), self.seed % count)
-        self.turns[word, index] = at + 1
+        at = self.rotation.get((word, index), self.seed % count)
+        self.rotation[word, index] = at + 1
         return at % count
 
     def _apply(self, keyword: Keyword, text: str, depth: int = 0) -> str | None:

@@ -139,7 +139,7 @@ class LoadedModel:
     steps: list[int] = field(default_factory=lambda: [0])
     """How many steps of work the model has done, for any call: each batch of prompt
     tokens evaluated and each token sampled adds one. A caller that sees it grow knows
-    the model is making progress (a call waiting its turn behind one that is making
+    the model is making progress (a call queued behind one that is making
     progress is not idle either)."""
 
     def step(self) -> None:

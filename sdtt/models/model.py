@@ -41,9 +41,9 @@ import trio
 
 from sdtt.errors import ConfigError, ProviderError, ProviderTimeoutError
 from sdtt.models.base import GenerateConfig, ModelAPI, ModelOutput, Prompt, Usage
+from sdtt.models.cpu_hold import take_at_once
 from sdtt.models.registry import Provider, create_api, provider_of, require_image_input
 from sdtt.models.retry import RetryPolicy, policy_from_env, retry_delay
-from sdtt.models.turns import take_at_once
 
 log = logging.getLogger("sdtt.models")
 status_log = logging.getLogger("sdtt.retries")

@@ -2,8 +2,8 @@
 
 Both read a key from an environment variable (or need none for a ``base_url`` server),
 import their SDK only when used, create one async client with the SDK's own retries off
-(``max_retries=0``: :class:`sdtt.models.Model` applies the one retry policy) and turn the
-SDK's exceptions into the typed errors of :mod:`sdtt.errors`. The key never appears in a
+(``max_retries=0``: :class:`sdtt.models.Model` applies the one retry policy) and map the
+SDK's exceptions to the typed errors of :mod:`sdtt.errors`. The key never appears in a
 ``repr``, an error or a log: provider messages are scrubbed of it, and the SDK's
 exceptions (whose text may quote a response body) are never chained to ours.
 """
@@ -27,8 +27,8 @@ from sdtt.errors import (
     ProviderUnavailableError,
 )
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
+from sdtt.models.cpu_hold import CpuHold
 from sdtt.models.retry import error_for_status, parse_retry_after, provider_message, scrub
-from sdtt.models.turns import CallTurns
 from sdtt.redact import redact_url
 
 NO_KEY = "not-needed"
@@ -103,7 +103,7 @@ class SdkAPI(ABC, Generic[ClientT]):
             check_url(self.base_url, self.name)
         self._key = self._choose_key(api_key_env)
         self._client: ClientT | None = None
-        self._turns = CallTurns()
+        self._cpu = CpuHold()
         import_sdk(self.package)
 
     def _choose_key(self, api_key_env: str | None) -> str:
@@ -137,8 +137,8 @@ class SdkAPI(ABC, Generic[ClientT]):
         # also stops the SDK from looking for profiles or other credentials on disk. The
         # SDK's own HTTP client class keeps its defaults (timeouts, keep-alive) but has
         # no cap on connections: Model's limit already bounds the calls in flight, and a
-        # call holding the turn while it waited for a pooled connection could wait for
-        # good (the calls holding the connections need the turn to finish).
+        # call keeping the hold while it waited for a pooled connection could wait for
+        # good (the calls holding the connections need the hold to finish).
         client = self._client
         if client is None:
             sdk = import_sdk(self.package)
@@ -149,7 +149,7 @@ class SdkAPI(ABC, Generic[ClientT]):
                     max_keepalive_connections=limits.max_keepalive_connections,
                     keepalive_expiry=limits.keepalive_expiry,
                 ),
-                event_hooks={"request": [self._turns.before_sending]},
+                event_hooks={"request": [self._cpu.before_sending]},
             )
             client = getattr(sdk, self.client_class)(
                 api_key=self._key, base_url=self.base_url, max_retries=0, http_client=http_client
@@ -175,8 +175,8 @@ class SdkAPI(ABC, Generic[ClientT]):
     async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
         """One API call; typed errors on failure."""
         # The call's own CPU work (building the request, reading and parsing the answer)
-        # runs in this client's turn, so concurrent calls do not interleave it.
-        await self._turns.take()
+        # runs while it has this client's CPU hold, so concurrent calls do not interleave it.
+        await self._cpu.take()
         try:
             kwargs = self.request(prompt, config)
             answer = await self.call(
@@ -184,7 +184,7 @@ class SdkAPI(ABC, Generic[ClientT]):
             )
             return self.output_of(answer)
         finally:
-            self._turns.give()
+            self._cpu.give()
 
     async def call(self, operation: Callable[[ClientT], Awaitable[T]], timeout: float) -> T:
         """One request through the SDK's client, its errors mapped to typed errors.

@@ -1,6 +1,6 @@
-"""Concurrent SDK calls take turns on the CPU, and never hold the turn while they wait.
+"""Concurrent SDK calls take the CPU one at a time, and never keep the hold while they wait.
 
-The first three tests drive :class:`CallTurns` itself. The others run the real ``openai``
+The first three tests drive :class:`CpuHold` itself. The others run the real ``openai``
 SDK against the local fake server, on the real clock.
 """
 
@@ -13,8 +13,8 @@ import pytest
 import trio
 
 from sdtt.models import GenerateConfig, Model, ModelOutput, Prompt, get_model
+from sdtt.models.cpu_hold import CpuHold
 from sdtt.models.openai_api import OpenAIAPI
-from sdtt.models.turns import CallTurns
 from tests.fakes.http_fake import ScriptedReply
 from tests.fakes.openai_fake import FakeOpenAIServer, chat_completion
 
@@ -23,21 +23,21 @@ CONFIG = GenerateConfig(timeout=20.0, max_tokens=20)
 
 
 @pytest.mark.trio
-async def test_waiting_calls_take_the_turn_first_come_first_served(
+async def test_waiting_calls_take_the_hold_first_come_first_served(
     autojump_clock: trio.abc.Clock,
 ) -> None:
-    turns = CallTurns()
+    cpu = CpuHold()
     order: list[str] = []
 
     async def call(name: str, arrives: float) -> None:
         await trio.sleep(arrives)
-        await turns.take()
-        await turns.take()  # taking a turn one holds does nothing
+        await cpu.take()
+        await cpu.take()  # taking the hold one has does nothing
         order.append(name)
         await trio.sleep(1)  # the holder yields; no one else gets in meanwhile
         order.append(name)
-        turns.give()
-        turns.give()  # giving one up twice does nothing
+        cpu.give()
+        cpu.give()  # giving one up twice does nothing
 
     async with trio.open_nursery() as nursery:
         for name, arrives in (("a", 0.0), ("b", 0.1), ("c", 0.2), ("d", 0.3)):
@@ -46,27 +46,27 @@ async def test_waiting_calls_take_the_turn_first_come_first_served(
 
 
 @pytest.mark.trio
-async def test_opening_a_connection_or_waiting_for_the_server_gives_the_turn_up() -> None:
-    turns = CallTurns()
+async def test_opening_a_connection_or_waiting_for_the_server_gives_the_hold_up() -> None:
+    cpu = CpuHold()
     for waiting, resuming in (
         ("connection.connect_tcp.started", "http11.send_request_headers.started"),
         ("connection.start_tls.started", "http11.send_request_headers.started"),
         ("http11.send_request_body.complete", "http11.receive_response_headers.complete"),
         ("http2.send_request_body.complete", "http2.receive_response_headers.complete"),
     ):
-        await turns.take()
-        await turns._trace(waiting, {})
-        assert not turns.holding(), waiting
-        await turns._trace(resuming, {})
-        assert turns.holding(), resuming
-        turns.give()
+        await cpu.take()
+        await cpu._trace(waiting, {})
+        assert not cpu.holding(), waiting
+        await cpu._trace(resuming, {})
+        assert cpu.holding(), resuming
+        cpu.give()
 
 
-def test_a_new_trio_run_starts_with_a_free_turn_though_a_task_died_holding_it() -> None:
-    turns = CallTurns()
+def test_a_new_trio_run_starts_with_a_free_hold_though_a_task_died_holding_it() -> None:
+    cpu = CpuHold()
 
     async def die_holding() -> None:
-        await turns.take()
+        await cpu.take()
         raise RuntimeError("crashed mid-call")
 
     with pytest.raises(RuntimeError):
@@ -74,9 +74,9 @@ def test_a_new_trio_run_starts_with_a_free_turn_though_a_task_died_holding_it() 
 
     async def take_and_give() -> bool:
         with trio.fail_after(1):
-            await turns.take()
-        held = turns.holding()
-        turns.give()
+            await cpu.take()
+        held = cpu.holding()
+        cpu.give()
         return held
 
     assert trio.run(take_and_give)
@@ -93,7 +93,7 @@ async def test_a_call_waiting_for_its_server_holds_up_no_other_call(
     server: FakeOpenAIServer,
 ) -> None:
     # The first request is answered after 30 s; the others at once. Had the slow call
-    # kept the turn while it waited, none of the others could build or read anything.
+    # kept the hold while it waited, none of the others could build or read anything.
     server.enqueue(ScriptedReply(body=chat_completion("Response: slow"), delay=30))
     async with (
         get_model("openai/gpt-test", base_url=server.base_url) as model,
@@ -112,14 +112,14 @@ async def test_a_call_waiting_for_its_server_holds_up_no_other_call(
 
 
 @pytest.mark.trio
-async def test_an_answer_is_parsed_in_the_calls_turn(
+async def test_an_answer_is_parsed_in_the_calls_hold(
     server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     held_while_parsing: list[bool] = []
     output_of = OpenAIAPI.output_of
 
     def watched(self: OpenAIAPI, completion: object) -> ModelOutput:
-        held_while_parsing.append(self._turns.holding())
+        held_while_parsing.append(self._cpu.holding())
         return output_of(self, completion)
 
     monkeypatch.setattr(OpenAIAPI, "output_of", watched)
@@ -137,8 +137,8 @@ async def test_an_answer_is_parsed_in_the_calls_turn(
 async def test_more_calls_than_the_sdks_connection_cap_all_finish(
     server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # With the SDK's cap, a call holding the turn would wait for a pooled connection
-    # that only a call needing the turn could free: every call would hang.
+    # With the SDK's cap, a call keeping the hold would wait for a pooled connection
+    # that only a call needing the hold could free: every call would hang.
     monkeypatch.setattr(
         openai,
         "DEFAULT_CONNECTION_LIMITS",
