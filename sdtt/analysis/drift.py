@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from sdtt.dialogue.condition import ChatMode
 from sdtt.dialogue.message import RESPONSE, Message, Side
 from sdtt.dialogue.turns import to_pingpong
 from sdtt.generate.chain import TurnRecord
-from sdtt.generate.prompts import Mode
 from sdtt.personas.style_stats import StyleStats, style_stats
 
 DEFAULT_WINDOW = 10
@@ -44,7 +44,7 @@ class DriftRow:
 class DriftReport:
     """A baseline (the person's real messages) and the generated side's windows."""
 
-    mode: Mode
+    mode: ChatMode
     chains: int
     baseline: StyleStats
     rows: list[DriftRow]
@@ -52,7 +52,7 @@ class DriftReport:
 
 
 def baseline_stats(
-    conversations: Sequence[Sequence[Message]], mode: Mode, side: Side = RESPONSE
+    conversations: Sequence[Sequence[Message]], mode: ChatMode, side: Side = RESPONSE
 ) -> StyleStats:
     """The person's style over their real conversations (ping-pong converted if asked)."""
     if mode == "pingpong":
@@ -76,7 +76,7 @@ def drift_report(
     chains: Sequence[Sequence[TurnRecord]],
     baseline: StyleStats,
     *,
-    mode: Mode,
+    mode: ChatMode,
     window: int = DEFAULT_WINDOW,
     side: Side = RESPONSE,
 ) -> DriftReport:

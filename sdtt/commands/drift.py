@@ -15,12 +15,12 @@ from rich.table import Table
 
 from sdtt.analysis.drift import DriftReport, DriftRow, baseline_stats, drift_report
 from sdtt.commands.console import CliConsole
+from sdtt.dialogue.condition import ChatMode
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.parse import scan_lines
 from sdtt.dialogue.render import fold_text
 from sdtt.errors import InputError
 from sdtt.generate.chainfile import ChainFile, read_chain
-from sdtt.generate.prompts import Mode
 from sdtt.personas.store import find_persona
 from sdtt.personas.style_stats import StyleStats
 from sdtt.redact import shown
@@ -43,7 +43,7 @@ def _history_conversations(chain: ChainFile) -> list[list[Message]]:
 
 
 def _baseline(
-    chains: list[ChainFile], persona_name: str | None, mode: Mode
+    chains: list[ChainFile], persona_name: str | None, mode: ChatMode
 ) -> tuple[StyleStats, str]:
     name = persona_name or chains[0].header.spec.persona
     try:
@@ -57,7 +57,7 @@ def _baseline(
     return baseline_stats(conversations, mode), f"persona {persona.name}"
 
 
-def _check_same(chains: list[ChainFile]) -> Mode:
+def _check_same(chains: list[ChainFile]) -> ChatMode:
     first = chains[0].header
     for chain in chains[1:]:
         if chain.header.persona_name != first.persona_name:

@@ -14,7 +14,8 @@ from sdtt.commands.common import (
     add_out_argument,
     setting_default,
 )
-from sdtt.generate.chain import DEFAULT_TURNS_PER_TOPIC, MODES
+from sdtt.dialogue.condition import CHAT_MODES
+from sdtt.generate.chain import DEFAULT_TURNS_PER_TOPIC
 from sdtt.generate.chain_spec import (
     CORPUS_TOPICS,
     Grid,
@@ -55,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     grid.add_argument(
         "--mode",
         action="append",
-        choices=MODES,
+        choices=CHAT_MODES,
         help=f"burst or pingpong (default {_listed(setting_default(Grid, 'modes'))})",
     )
     grid.add_argument(

@@ -12,6 +12,7 @@ from sdtt.commands.common import (
     add_out_argument,
     setting_default,
 )
+from sdtt.dialogue.condition import CHAT_MODES
 from sdtt.engine.schedule import PRESETS
 from sdtt.engine.settings import SessionSettings
 from sdtt.models.registry import DEFAULT_MODEL
@@ -56,7 +57,7 @@ def add_session_flags(parser: argparse.ArgumentParser, *, simulated: bool) -> No
     )
     parser.add_argument(
         "--mode",
-        choices=("burst", "pingpong"),
+        choices=CHAT_MODES,
         default=mode,
         help=f"burst: both sides may send several messages in a row; pingpong: one message "
         f"each, taking turns (default {mode}){converted}",

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 ChatMode = Literal["burst", "pingpong"]
 """How the sides take turns: runs of messages (burst) or one message each (ping-pong)."""
+CHAT_MODES: tuple[ChatMode, ...] = get_args(ChatMode)
+"""The chat modes, in the order choices list them."""
 
 DelayName = Literal["paper", "jones-bergen", "fitted", "human"]
 """The typing-delay presets of the engine (:mod:`sdtt.engine.schedule`)."""

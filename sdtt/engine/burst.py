@@ -71,6 +71,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal, Protocol
 
+from sdtt.dialogue.condition import ChatMode as ChatMode  # the mode is a session setting
 from sdtt.dialogue.message import Message
 from sdtt.engine.events import (
     ErrorEvent,
@@ -99,7 +100,6 @@ from sdtt.engine.schedule import (
     make_preset,
     plan_reply,
 )
-from sdtt.engine.settings import Mode as Mode  # the mode is a session setting
 from sdtt.errors import InputError, SdttError
 from sdtt.personas.timing import TimingProfile
 
@@ -114,7 +114,7 @@ class BurstSettings(Protocol):
     """The settings the rules read (:class:`~sdtt.engine.session.SessionSettings` has them)."""
 
     @property
-    def mode(self) -> Mode:
+    def mode(self) -> ChatMode:
         """'burst' or 'pingpong'."""
         ...
 

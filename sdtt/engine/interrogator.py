@@ -16,6 +16,7 @@ from pathlib import Path
 
 import trio
 
+from sdtt.dialogue.condition import ChatMode
 from sdtt.dialogue.message import RESPONSE, Message
 from sdtt.engine.schedule import preset_decides
 from sdtt.engine.settings import SessionSettings
@@ -27,7 +28,6 @@ from sdtt.personas.persona import Persona
 from sdtt.personas.prompt import (
     DEFAULT_HISTORY_TURNS,
     BotPromptBuilder,
-    Mode,
     bot_instructions,
     history_text,
 )
@@ -55,7 +55,7 @@ You may send one message or several in a row, as people do when texting; each is
 _PINGPONG = "Send exactly one message, then stop and wait for the other person."
 
 
-def interrogator_instructions(topic: str | None, mode: Mode) -> str:
+def interrogator_instructions(topic: str | None, mode: ChatMode) -> str:
     """Standing instructions for an LLM playing a curious human chat partner."""
     about = f"The chat is about: {topic}." if topic else "Pick an everyday topic to chat about."
     return f"{_CASUAL}\n{about}\n{_BURST if mode == 'burst' else _PINGPONG}"
@@ -64,7 +64,7 @@ def interrogator_instructions(topic: str | None, mode: Mode) -> str:
 def interrogator_prompts(
     *,
     topic: str | None,
-    mode: Mode,
+    mode: ChatMode,
     persona: Persona | None = None,
     instructions: str | None = None,
     history_turns: int = DEFAULT_HISTORY_TURNS,
@@ -93,7 +93,7 @@ INTERROGATOR_TEMPERATURE = 0.9
 """A simulated interrogator samples a little hotter than the bot, so its questions vary."""
 
 
-def interrogator_settings(mode: Mode, seed: int, *, t1: float | None = None) -> SessionSettings:
+def interrogator_settings(mode: ChatMode, seed: int, *, t1: float | None = None) -> SessionSettings:
     """The session settings of a simulated interrogator (``seed``: its role's seed,
     :func:`~sdtt.engine.opening.role_seed`); ``t1`` defaults to the session's."""
     given: dict[str, object] = {"mode": mode, "max_messages": INTERROGATOR_MAX_MESSAGES}
@@ -111,7 +111,7 @@ def llm_interrogator(
     model: Generator,
     *,
     topic: str | None,
-    mode: Mode,
+    mode: ChatMode,
     persona: Persona | None = None,
     instructions: str | None = None,
     max_messages: int = INTERROGATOR_MAX_MESSAGES,

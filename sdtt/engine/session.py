@@ -53,7 +53,7 @@ import trio
 from sdtt.dialogue.condition import CONDITION_SETTINGS, Condition
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.store import TranscriptWriter
-from sdtt.engine.burst import Action, BurstState, CallModel, Mode, SessionClosedError
+from sdtt.engine.burst import Action, BurstState, CallModel, ChatMode, SessionClosedError
 from sdtt.engine.events import (
     EventLog,
     EventSink,
@@ -69,7 +69,7 @@ from sdtt.personas.bot import BotReply
 from sdtt.redact import redact_text
 
 __all__ = [
-    "Mode",
+    "ChatMode",
     "Replier",
     "Session",
     "SessionClosedError",

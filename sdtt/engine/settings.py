@@ -3,16 +3,12 @@ can take its flags' defaults from here without loading trio."""
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, ConfigDict, Field
 
+from sdtt.dialogue.condition import ChatMode
 from sdtt.engine.schedule import PresetName
 from sdtt.personas.bot import DEFAULT_MAX_MESSAGES
 from sdtt.personas.timing import TimingProfile
-
-Mode = Literal["burst", "pingpong"]
-"""Burst (several messages per reply, the paper's rules) or strict turn-taking."""
 
 
 class SessionSettings(BaseModel):
@@ -20,7 +16,7 @@ class SessionSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    mode: Mode = Field(default="burst", description="'burst' or 'pingpong'.")
+    mode: ChatMode = Field(default="burst", description="'burst' or 'pingpong'.")
     t1: float = Field(
         default=3.0,
         ge=0,

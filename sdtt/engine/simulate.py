@@ -31,7 +31,7 @@ from sdtt.engine.events import Event, EventSink, MessageSent, TeeSink
 from sdtt.engine.interrogator import interrogator_settings as default_interrogator_settings
 from sdtt.engine.schedule import preset_decides
 from sdtt.engine.session import (
-    Mode,
+    ChatMode,
     Replier,
     Session,
     SessionSettings,
@@ -385,7 +385,7 @@ def persona_bot(
     model: Generator,
     persona: Persona,
     *,
-    mode: Mode = "burst",
+    mode: ChatMode = "burst",
     history_turns: int = DEFAULT_HISTORY_TURNS,
     pseudo: Sequence[Message] = (),
     max_messages: int = DEFAULT_MAX_MESSAGES,

@@ -25,10 +25,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from sdtt.dialogue.condition import ChatMode
 from sdtt.dialogue.message import RESPONSE, SCHEMA_VERSION, USER, Message, Side
 from sdtt.dialogue.turns import side_runs
 from sdtt.errors import ConfigError, InputError
-from sdtt.generate.prompts import PROMPT_VERSION, Mode, generator_instructions
+from sdtt.generate.prompts import PROMPT_VERSION, generator_instructions
 from sdtt.models.base import GenerateConfig, Usage
 from sdtt.models.registry import provider_of
 from sdtt.personas.persona import Persona
@@ -37,7 +38,6 @@ from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS, history_messages, histor
 Style = Literal["whole", "lines"]
 StyleChoice = Literal["auto", "whole", "lines"]
 STYLES: tuple[Style, ...] = ("whole", "lines")
-MODES: tuple[Mode, ...] = ("burst", "pingpong")
 DEFAULT_TURNS_PER_TOPIC = 10
 DEFAULT_MAX_TOKENS = 2048
 """Token cap of a 'whole' call: ten burst rounds with timestamps fit."""
@@ -96,7 +96,7 @@ class ChainSpec(BaseModel):
 
     persona: str = Field(description="Persona name or file, as given.")
     model: str = Field(description="provider/model.")
-    mode: Mode = "burst"
+    mode: ChatMode = "burst"
     seed: int = 0
     topics: tuple[TopicTarget, ...]
     settings: ChainSettings = Field(default_factory=ChainSettings)
@@ -229,7 +229,7 @@ class TurnRecord(BaseModel):
     turn_index: int = Field(description="0-based index of the turn within its topic.")
     turn: int = Field(description="0-based index of the turn in the whole pseudo-dialogue.")
     model: str
-    mode: Mode
+    mode: ChatMode
     settings: ChainSettings
     calls: list[int] = Field(description="Calls that wrote messages of this turn.")
     usage: dict[str, int | None] = Field(
@@ -297,7 +297,7 @@ class PersonaHistory:
     bursts: dict[Side, dict[int, int]]
 
 
-def persona_history(persona: Persona, turns: int, mode: Mode) -> PersonaHistory:
+def persona_history(persona: Persona, turns: int, mode: ChatMode) -> PersonaHistory:
     """The last ``turns`` turns of ``persona``'s history as a chain shows them (the turns
     the bot prompt shows, :func:`~sdtt.personas.prompt.history_messages`)."""
     conversations = history_messages(persona, turns, mode)

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sdtt.dialogue.condition import ChatMode
 from sdtt.dialogue.store import validate_record
 from sdtt.errors import InputError
 from sdtt.files import load_settings_file
@@ -47,13 +48,12 @@ from sdtt.generate.chain import (
     resolve_style,
     topic_targets,
 )
-from sdtt.generate.prompts import Mode
 from sdtt.generate.topics import locate_topics, read_topics
 from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS
 
 CORPUS_TOPICS = "chitchat"
 """The topic list name that can always be had from the chit-chat corpus itself."""
-DEFAULT_MODES: tuple[Mode, ...] = ("burst",)
+DEFAULT_MODES: tuple[ChatMode, ...] = ("burst",)
 PLAN_HINT = "See 'sdtt generate --help' for the plan file format."
 
 
@@ -88,7 +88,7 @@ class Grid(BaseModel):
 
     personas: list[str] = Field(min_length=1)
     models: list[str] = Field(min_length=1)
-    modes: list[Mode] = Field(default_factory=lambda: list(DEFAULT_MODES), min_length=1)
+    modes: list[ChatMode] = Field(default_factory=lambda: list(DEFAULT_MODES), min_length=1)
     seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
     turns: list[int] = Field(default_factory=lambda: [100], min_length=1)
 
@@ -100,7 +100,7 @@ class ChainEntry(BaseModel):
 
     persona: str
     model: str
-    mode: Mode = "burst"
+    mode: ChatMode = "burst"
     seed: int = 0
     turns: int = Field(default=100, ge=1)
     topics: str | list[str] | None = None
@@ -191,7 +191,7 @@ def grid_specs(
     *,
     personas: list[str],
     models: list[str],
-    modes: list[Mode],
+    modes: list[ChatMode],
     seeds: list[int],
     turns: list[int],
     topics: list[str],

@@ -19,9 +19,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
+from sdtt.dialogue.condition import ChatMode
 from sdtt.dialogue.render import LABELS, fold_text, format_time
 
-Mode = Literal["burst", "pingpong"]
 PROMPT_VERSION = 1
 """Bumped whenever the wording below changes, and stored with every chain."""
 
@@ -55,7 +55,7 @@ forward, with gaps like those between the person's messages in the records."""
 _OUTPUT = "- Write only chat lines: no title, no comments, no blank lines."
 
 
-def generator_instructions(mode: Mode) -> str:
+def generator_instructions(mode: ChatMode) -> str:
     """The standing instructions of a pseudo-dialogue chain in ``mode``."""
     return "\n".join((_COMMON, _BURST if mode == "burst" else _PINGPONG, _OUTPUT))
 

@@ -35,6 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from sdtt.dialogue.condition import ChatMode
 from sdtt.dialogue.message import RESPONSE, USER, Message, Side, turn_starts
 from sdtt.dialogue.parse import parse_dialogue
 from sdtt.dialogue.render import render_messages
@@ -51,7 +52,6 @@ from sdtt.generate.chain import (
     usage_of,
 )
 from sdtt.generate.prompts import (
-    Mode,
     continue_task,
     line_prefix,
     start_task,
@@ -90,7 +90,7 @@ def sample_burst(counts: Mapping[int, int], rng: random.Random) -> int:
 
 
 def speaker_order(
-    turns: int, mode: Mode, bursts: Mapping[Side, Mapping[int, int]], rng: random.Random
+    turns: int, mode: ChatMode, bursts: Mapping[Side, Mapping[int, int]], rng: random.Random
 ) -> list[Side]:
     """Who writes each message of a topic in ``lines`` style: ``turns`` rounds of A then B."""
     order: list[Side] = []

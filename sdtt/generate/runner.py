@@ -26,6 +26,7 @@ from typing import Any, Literal, Protocol, Self
 import trio
 from pydantic import BaseModel
 
+from sdtt.dialogue.condition import ChatMode
 from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
 from sdtt.errors import InputError, SdttError
 from sdtt.generate.chain import (
@@ -40,7 +41,6 @@ from sdtt.generate.chain import (
     topic_targets,
 )
 from sdtt.generate.chainfile import read_chain
-from sdtt.generate.prompts import Mode
 from sdtt.generate.pseudo import ChainState, Step
 from sdtt.models.base import Generator, ModelOutput, Usage
 from sdtt.models.pool import NameCache
@@ -312,7 +312,7 @@ def chain_runners(
     model_cache = NameCache(models)
     # Chains of one persona share its history: rendering it once for all of them keeps
     # the time before the first call short.
-    histories: dict[tuple[str, int, Mode], PersonaHistory] = {}
+    histories: dict[tuple[str, int, ChatMode], PersonaHistory] = {}
 
     def history(spec: ChainSpec) -> PersonaHistory:
         key = (spec.persona, spec.settings.history_turns, spec.mode)
@@ -395,7 +395,7 @@ async def generate_pseudo_dialogue(
     topics: Sequence[str],
     turns_per_topic: int,
     *,
-    mode: Mode = "burst",
+    mode: ChatMode = "burst",
     seed: int = 0,
     out: Path,
     history_turns: int = DEFAULT_HISTORY_TURNS,

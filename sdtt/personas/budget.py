@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from sdtt.dialogue.condition import ChatMode
 from sdtt.dialogue.message import Message, Turn, segment_turns
 from sdtt.dialogue.render import render_messages
 from sdtt.dialogue.turns import flatten_turns, to_pingpong
@@ -27,7 +28,6 @@ from sdtt.personas.persona import Persona
 from sdtt.personas.prompt import (
     CHARS_PER_TOKEN,
     PROMPT_RESERVE_TOKENS,
-    Mode,
     fitting_history_turns,
     history_text,
 )
@@ -68,7 +68,7 @@ def plan_prompt(
     context_tokens: int,
     reply_tokens: int,
     history_turns: int,
-    mode: Mode = "burst",
+    mode: ChatMode = "burst",
     minimum: int = MIN_HISTORY_TURNS,
 ) -> PromptPlan:
     """The history turns and pseudo-dialogue turns that fit ``context_tokens`` beside a

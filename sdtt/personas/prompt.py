@@ -11,15 +11,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
 
+from sdtt.dialogue.condition import ChatMode
 from sdtt.dialogue.message import Message, segment_turns
 from sdtt.dialogue.render import format_time, render_messages, response_prefix
 from sdtt.dialogue.turns import flatten_turns, to_pingpong
 from sdtt.models.base import Prompt
 from sdtt.personas.persona import Persona
 
-Mode = Literal["burst", "pingpong"]
 DEFAULT_HISTORY_TURNS = 100
 
 _CORE = """\
@@ -42,13 +41,13 @@ its own "Response:" line with its own timestamp; timestamps go forward, spaced l
 own messages. Then stop and wait for the other person."""
 
 
-def bot_instructions(mode: Mode) -> str:
+def bot_instructions(mode: ChatMode) -> str:
     """The standing instructions for a persona bot in ``mode``."""
     return f"{_CORE}\n{_BURST if mode == 'burst' else _PINGPONG}"
 
 
 def history_messages(
-    persona: Persona, turns: int = DEFAULT_HISTORY_TURNS, mode: Mode = "burst"
+    persona: Persona, turns: int = DEFAULT_HISTORY_TURNS, mode: ChatMode = "burst"
 ) -> list[list[Message]]:
     """The last ``turns`` burst turns of the persona's chats, as conversations (oldest
     first): what every prompt shows of a persona (the bot's, the interrogator's and the
@@ -74,7 +73,9 @@ def history_messages(
     return list(reversed(kept))
 
 
-def history_text(persona: Persona, turns: int = DEFAULT_HISTORY_TURNS, mode: Mode = "burst") -> str:
+def history_text(
+    persona: Persona, turns: int = DEFAULT_HISTORY_TURNS, mode: ChatMode = "burst"
+) -> str:
     """The :func:`history_messages` in prompt lines, one conversation per block."""
     return "\n\n".join(render_messages(chat) for chat in history_messages(persona, turns, mode))
 
@@ -88,7 +89,7 @@ PROMPT_RESERVE_TOKENS = 2500
 
 
 def fitting_history_turns(
-    persona: Persona, tokens: float, *, wanted: int, mode: Mode = "burst"
+    persona: Persona, tokens: float, *, wanted: int, mode: ChatMode = "burst"
 ) -> int:
     """The most turns of history (up to ``wanted``) whose text fits in ``tokens`` tokens,
     counted at :data:`CHARS_PER_TOKEN` characters a token; 0 when none fits."""
@@ -115,7 +116,7 @@ class BotPromptBuilder:
         cls,
         persona: Persona,
         *,
-        mode: Mode = "burst",
+        mode: ChatMode = "burst",
         history_turns: int = DEFAULT_HISTORY_TURNS,
         pseudo: Sequence[Message] = (),
     ) -> BotPromptBuilder:

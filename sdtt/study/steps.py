@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from sdtt.dialogue.condition import ChatMode
 from sdtt.generate.chain import ChainSpec
 from sdtt.generate.chain_spec import PlanSettings, grid_specs, load_topic_list
 from sdtt.generate.runner import chain_path
@@ -54,7 +55,7 @@ class Cell:
     number: int
     persona: str
     model: str
-    mode: Literal["burst", "pingpong"]
+    mode: ChatMode
     n: int
     x: int
     topic: str

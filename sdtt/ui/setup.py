@@ -15,16 +15,15 @@ from textual.screen import Screen
 from textual.suggester import SuggestFromList
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
+from sdtt.dialogue.condition import CHAT_MODES, ChatMode
 from sdtt.engine.live_chat import LiveChat
 from sdtt.engine.schedule import PRESETS, PresetName
-from sdtt.engine.session import Mode
 from sdtt.errors import SdttError
 from sdtt.files import TRANSCRIPTS_DIR
 from sdtt.models.registry import DEFAULT_MODEL, PROVIDERS
 from sdtt.personas.store import DEFAULT_PERSONA, list_personas
 from sdtt.ui.chat_setup import build_live_chat
 
-MODES: tuple[Mode, ...] = ("burst", "pingpong")
 DEFAULT_TURNS = 10
 
 
@@ -99,7 +98,9 @@ class SetupScreen(Screen[LiveChat | None]):
             yield Input(id="pseudo", placeholder="optional: chain file from 'sdtt generate'")
             yield Label("Mode, turns")
             with Horizontal(id="setup-mode"):
-                yield Select([(m, m) for m in MODES], value="burst", id="mode", allow_blank=False)
+                yield Select(
+                    [(m, m) for m in CHAT_MODES], value="burst", id="mode", allow_blank=False
+                )
                 yield Select(
                     [(f"delays: {p}", p) for p in PRESETS],
                     value="paper",
@@ -142,7 +143,7 @@ class SetupScreen(Screen[LiveChat | None]):
                 persona=str(persona),
                 model=model,
                 pseudo=Path(pseudo) if pseudo else None,
-                mode=cast(Mode, self.query_one("#mode", Select).value),
+                mode=cast(ChatMode, self.query_one("#mode", Select).value),
                 delays=cast(PresetName, self.query_one("#delays", Select).value),
                 turns=turns,
                 out_dir=self.out_dir,

@@ -6,8 +6,8 @@ import itertools
 
 import pytest
 
+from sdtt.dialogue.condition import ChatMode
 from sdtt.generate.chain import ChainSettings, ChainSpec, TopicTarget, chain_header
-from sdtt.generate.prompts import Mode
 from sdtt.personas.prompt import BotPromptBuilder
 from tests.generate.helpers import make_persona
 
@@ -25,7 +25,7 @@ def runs(history: str) -> dict[str, dict[int, int]]:
 
 @pytest.mark.parametrize("mode", ["burst", "pingpong"])
 @pytest.mark.parametrize("turns", [0, 3, 6, 100])
-def test_the_chain_and_the_bot_prompt_show_the_same_turns(mode: Mode, turns: int) -> None:
+def test_the_chain_and_the_bot_prompt_show_the_same_turns(mode: ChatMode, turns: int) -> None:
     # Two chats of four turns: 3 cuts the last, 6 takes it and part of the first.
     persona = make_persona(conversations=2)
     spec = ChainSpec(
