@@ -24,19 +24,16 @@ from sdtt.dialogue.seeds import seeded_rng
 from sdtt.dialogue.store import read_transcripts, write_transcripts
 from sdtt.display import print_conversation, terminal_text, usage_line
 from sdtt.engine.interrogator import SCRIPT_INTERROGATOR, ScriptInterrogator
-from sdtt.engine.opening import Options, open_bot, open_model
-from sdtt.engine.simulate import DEMO_SCRIPT, DEMO_TOPIC, run_simulated_chat
+from sdtt.engine.opening import Options, open_bot, open_model, simulate_condition
+from sdtt.engine.simulate import DEMO_SCRIPT, DEMO_TOPIC
 from sdtt.generate.chain import ChainSettings, resolve_style, usage_of
 from sdtt.generate.chainfile import read_chain
 from sdtt.generate.runner import ChainProgress, generate_pseudo_dialogue
 from sdtt.judges.llm import run_llm_judge
 from sdtt.models.base import ModelOutput, Usage
 from sdtt.models.model import get_model
-from sdtt.personas.bot import PersonaBot
 from sdtt.personas.budget import plan_prompt
 from sdtt.personas.persona import Persona
-from sdtt.personas.privacy import warn_if_sent_remotely
-from sdtt.personas.prompt import BotPromptBuilder
 from sdtt.questionnaires.judgements import Judgement, write_judgements
 from sdtt.questionnaires.pipeline import build_demo_questionnaire
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
@@ -120,28 +117,31 @@ async def stage_burst_reply(demo: DemoRun) -> None:
         console.print(f"[dim]kept from an earlier run: {shown(str(path))}[/]")
         demo.files.append(path)
         return
-    warn_if_sent_remotely(demo.persona, demo.model_name)
     opening = [
         Message(side="user", text=text, time=demo.started + timedelta(seconds=6 * index))
         for index, text in enumerate(OPENING)
     ]
     now = opening[-1].time + timedelta(seconds=2)
+    # The bot of every other stage, opened from its condition by the same open_bot.
+    condition = Condition(
+        persona=demo.persona.name,
+        model=demo.model_name,
+        pseudo_turns=0,
+        live_turns=1,
+        seed=demo.seed,
+    )
     with console.status(f"loading {shown(demo.model_name)}..."):
-        model = get_model(demo.model_name, base_url=demo.base_url, api_key_env=demo.api_key_env)
+        model = open_model(condition, base_url=demo.base_url, api_key_env=demo.api_key_env)
     async with model:
-        bot = PersonaBot(
-            model=model,
-            prompts=BotPromptBuilder.for_persona(demo.persona, history_turns=demo.history_turns),
-        )
+        options = Options(history_turns=demo.history_turns)
+        setup = open_bot(condition, model, options=options, persona=demo.persona, pseudo=[])
         with console.status("the persona bot is writing..."):
-            reply = await bot.reply(opening, now, seeded_rng(demo.seed, "reply"))
+            reply = await setup.bot.reply(opening, now, seeded_rng(demo.seed, "reply"))
     demo.outputs.extend(reply.outputs)
     transcript = Transcript(
         id=f"{demo.stem}-reply",
         messages=[*opening, *reply.messages],
-        condition=Condition(
-            persona=demo.persona.name, model=demo.model_name, pseudo_turns=0, live_turns=1
-        ),
+        condition=setup.condition,
         meta={"stage": "burst-reply"},
     )
     print_conversation(console, transcript.messages, bot_label=demo.persona.name)
@@ -248,17 +248,17 @@ async def stage_simulated_chat(demo: DemoRun) -> None:
     )
     options = Options(history_turns=demo.history_turns, virtual_clock=True)
     async with open_model(condition, base_url=demo.base_url, api_key_env=demo.api_key_env) as model:
-        setup = open_bot(condition, model, options=options, persona=demo.persona)
         with console.status("the interrogator and the persona bot are chatting..."):
-            result = await run_simulated_chat(
-                setup.bot,
+            result = await simulate_condition(
+                condition,
+                model,
                 ScriptInterrogator(DEMO_SCRIPT),
                 turns=len(DEMO_SCRIPT),
+                options=options,
+                persona=demo.persona,
                 topic=DEMO_TOPIC,
-                bot_settings=setup.settings,
                 out_dir=demo.out,
                 session_id=f"{demo.stem}-chat",
-                condition=setup.condition,
                 started=demo.started,
             )
     print_conversation(

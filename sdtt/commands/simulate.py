@@ -33,18 +33,23 @@ from sdtt.engine.interrogator import (
     ScriptExhaustedError,
     ScriptInterrogator,
     interrogator_config,
-    interrogator_settings,
     llm_interrogator,
     read_script,
 )
-from sdtt.engine.opening import BOT_CONFIG, Options, open_bot, open_model, role_seed
+from sdtt.engine.opening import (
+    BOT_CONFIG,
+    Options,
+    interrogator_session,
+    open_model,
+    role_seed,
+    simulate_condition,
+)
 from sdtt.engine.session import Replier, new_session_id
 from sdtt.engine.simulate import (
     INTERROGATOR,
     SimulationResult,
     for_virtual_clock,
     run_on_virtual_clock,
-    run_simulated_chat,
 )
 from sdtt.errors import ConfigError, OutOfCharacterError
 from sdtt.files import output_folder
@@ -303,9 +308,7 @@ def run(args: argparse.Namespace) -> int:
         history_turns=args.history_turns,
         virtual_clock=args.virtual_clock,
     )
-    interrogator_session_settings = interrogator_settings(
-        args.mode, role_seed(condition, INTERROGATOR), t1=args.t1
-    )
+    interrogator_session_settings = interrogator_session(condition, options)
     max_duration = 60.0 * (args.max_minutes if args.max_minutes is not None else 10 * args.turns)
     meta = {
         "topic": args.topic,
@@ -336,20 +339,20 @@ def run(args: argparse.Namespace) -> int:
                 )
                 models.append(bot_model)
                 interrogator = _interrogator(args, condition, config, models)
-            setup = open_bot(condition, bot_model, options=options, persona=persona, pseudo=pseudo)
-            return await run_simulated_chat(
-                setup.bot,
+            return await simulate_condition(
+                condition,
+                bot_model,
                 interrogator,
                 turns=args.turns,
-                bot_settings=setup.settings,
-                interrogator_settings=interrogator_session_settings,
+                options=options,
+                persona=persona,
+                pseudo=pseudo,
                 sink=TeeSink(None if args.quiet else ConsoleSink(console), errors),
                 interrogator_sink=TeeSink(ConsoleSink(console, errors_of="interrogator"), errors),
                 out_dir=args.out,
                 session_id=session_id,
                 topic=args.topic,
                 meta=meta,
-                condition=setup.condition,
                 started=started,
                 max_duration=max_duration,
             )

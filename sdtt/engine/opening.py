@@ -4,7 +4,10 @@ becomes a running persona bot.
 :func:`open_bot` loads the persona, its fitted timing (for the ``fitted`` delay preset),
 the pseudo-dialogue and its turn count N, and returns the bot with its session settings
 and the condition to record in the header of the transcript and event log. ``sdtt
-simulate``, ``sdtt chat`` and the rooms of ``sdtt serve`` all open their bots here.
+simulate``, ``sdtt chat``, ``sdtt demo`` and the rooms of ``sdtt serve`` all open their
+bots here. :func:`simulate_condition` is the one place a condition becomes a simulated
+chat (the bot against a simulated interrogator): ``sdtt simulate``, ``sdtt demo`` and a
+study's chats run through it.
 
 Seeds follow one rule (:mod:`sdtt.dialogue.seeds`): the bot's model and its session use
 the condition's seed; every other role derives its own with
@@ -13,15 +16,25 @@ the condition's seed; every other role derives its own with
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.seeds import derive_seed
-from sdtt.engine.session import SessionSettings, with_settings
-from sdtt.engine.simulate import for_virtual_clock, persona_bot
+from sdtt.engine.events import EventSink
+from sdtt.engine.interrogator import interrogator_settings
+from sdtt.engine.session import Replier, SessionSettings, with_settings
+from sdtt.engine.simulate import (
+    INTERROGATOR,
+    SimulationResult,
+    for_virtual_clock,
+    persona_bot,
+    run_simulated_chat,
+)
 from sdtt.errors import ConfigError
 from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.models.base import GenerateConfig
@@ -164,4 +177,55 @@ def open_bot(
         settings=settings,
         condition=with_settings(condition, settings),
         persona=persona,
+    )
+
+
+def interrogator_session(condition: Condition, options: Options = Options()) -> SessionSettings:
+    """The session settings of the simulated interrogator in a chat of ``condition``:
+    :func:`~sdtt.engine.interrogator.interrogator_settings` for its mode, its role's seed
+    and the options' ``t1``."""
+    return interrogator_settings(condition.mode, role_seed(condition, INTERROGATOR), t1=options.t1)
+
+
+async def simulate_condition(
+    condition: Condition,
+    model: Model,
+    interrogator: Replier,
+    *,
+    turns: int,
+    options: Options = Options(),
+    persona: Persona | None = None,
+    pseudo: Sequence[Message] | None = None,
+    sink: EventSink | None = None,
+    interrogator_sink: EventSink | None = None,
+    out_dir: str | Path | None = None,
+    session_id: str | None = None,
+    topic: str | None = None,
+    meta: Mapping[str, Any] | None = None,
+    started: datetime | None = None,
+    max_duration: float | None = None,
+) -> SimulationResult:
+    """A simulated chat of ``condition`` for ``turns`` burst turns: its bot opened on
+    ``model`` by :func:`open_bot` (``options``, ``persona`` and ``pseudo`` as there),
+    against ``interrogator`` (a script or :func:`~sdtt.engine.interrogator.llm_interrogator`)
+    with the simulated interrogator's session settings (:func:`interrogator_session`).
+    The rest is passed to
+    :func:`~sdtt.engine.simulate.run_simulated_chat`, which records the opened condition
+    with the transcript."""
+    setup = open_bot(condition, model, options=options, persona=persona, pseudo=pseudo)
+    return await run_simulated_chat(
+        setup.bot,
+        interrogator,
+        turns=turns,
+        bot_settings=setup.settings,
+        interrogator_settings=interrogator_session(condition, options),
+        sink=sink,
+        interrogator_sink=interrogator_sink,
+        out_dir=out_dir,
+        session_id=session_id,
+        topic=topic,
+        meta=meta,
+        condition=setup.condition,
+        started=started,
+        max_duration=max_duration,
     )

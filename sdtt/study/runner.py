@@ -1,7 +1,7 @@
 """``sdtt study run``: make every missing piece of a study, in dependency order.
 
 Each step calls the library function its single command calls (``generate_topics``,
-``run_chains``, ``run_simulated_chat``, ``build_study``, ``build_rating_task`` and
+``run_chains``, ``simulate_condition``, ``build_study``, ``build_rating_task`` and
 ``run_cohort`` of ``sdtt align``, ``run_llm_judge``, the survey exporters and readers,
 ``build_report``). Steps already done are skipped; a step cut short by a kill is made
 again, and every call it had already made is answered from the cost ledger
@@ -43,10 +43,10 @@ from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.pingpong import convert_to_pingpong, has_runs
-from sdtt.engine.interrogator import interrogator_config, interrogator_settings, llm_interrogator
-from sdtt.engine.opening import BOT_CONFIG, Options, open_bot, role_seed
+from sdtt.engine.interrogator import interrogator_config, llm_interrogator
+from sdtt.engine.opening import BOT_CONFIG, Options, role_seed, simulate_condition
 from sdtt.engine.session import new_session_id
-from sdtt.engine.simulate import INTERROGATOR, for_virtual_clock, run_simulated_chat
+from sdtt.engine.simulate import INTERROGATOR, for_virtual_clock
 from sdtt.errors import InputError, SdttError
 from sdtt.files import sort_jsonl
 from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
@@ -446,13 +446,6 @@ class StudyRunner:
                 seed=role_seed(condition, INTERROGATOR),
             )
             async with bot_model, asker:
-                setup = open_bot(
-                    condition,
-                    bot_model,
-                    options=Options(virtual_clock=True),
-                    persona=self.personas(cell.persona),
-                    pseudo=pseudo,
-                )
                 interrogator = llm_interrogator(
                     for_virtual_clock(asker),
                     topic=cell.topic,
@@ -460,19 +453,18 @@ class StudyRunner:
                     config=interrogator_config(BOT_CONFIG),
                     seed=role_seed(condition, INTERROGATOR),
                 )
-                result = await run_simulated_chat(
-                    setup.bot,
+                result = await simulate_condition(
+                    condition,
+                    bot_model,
                     interrogator,
                     turns=cell.x,
-                    bot_settings=setup.settings,
-                    interrogator_settings=interrogator_settings(
-                        cell.mode, role_seed(condition, INTERROGATOR)
-                    ),
+                    options=Options(virtual_clock=True),
+                    persona=self.personas(cell.persona),
+                    pseudo=pseudo,
                     out_dir=partial,
                     session_id=session_id,
                     topic=cell.topic,
                     meta={"topic": cell.topic, "study": self.study.spec.study.name},
-                    condition=setup.condition,
                     started=started,
                     max_duration=600.0 * cell.x,
                 )
