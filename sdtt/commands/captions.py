@@ -18,8 +18,8 @@ from sdtt.commands.single_common import run_svm as _run_svm
 from sdtt.models.model import get_model
 from sdtt.models.registry import require_image_input
 from sdtt.single.captions import load_images, machine_captions, read_human_captions
+from sdtt.single.catch import response_catch_items
 from sdtt.single.response import SingleResponse
-from sdtt.single.response_catch import catch_items
 
 
 def run_generate(args: argparse.Namespace, console: Console | None = None) -> int:
@@ -56,7 +56,7 @@ def run_catch(args: argparse.Namespace, console: Console | None = None) -> int:
     console = console or CliConsole(highlight=False)
     check_out(args.out, args.force)
     names = [image.name for image in load_images(args.images)]
-    records = catch_items("caption", names, args.count, seed=args.seed)
+    records = response_catch_items("caption", names, args.count, seed=args.seed)
     save_responses(console, args.out, records, "catch items")
     return 0
 

@@ -16,9 +16,9 @@ from sdtt.commands.single_common import run_llm_judge as _run_llm_judge
 from sdtt.commands.single_common import run_preview as _run_preview
 from sdtt.commands.single_common import run_svm as _run_svm
 from sdtt.models.model import get_model
+from sdtt.single.catch import response_catch_items
 from sdtt.single.cues import CUES, read_cues
 from sdtt.single.response import SingleResponse
-from sdtt.single.response_catch import catch_items
 from sdtt.single.wordassoc import machine_associations, read_human_associations
 
 
@@ -70,7 +70,7 @@ def run_catch(args: argparse.Namespace, console: Console | None = None) -> int:
     console = console or CliConsole(highlight=False)
     check_out(args.out, args.force)
     cues = read_cues(args.cues) if args.cues else CUES
-    records = catch_items("wordassoc", cues, args.count, seed=args.seed)
+    records = response_catch_items("wordassoc", cues, args.count, seed=args.seed)
     save_responses(console, args.out, records, "catch items")
     return 0
 

@@ -1,10 +1,17 @@
-"""Attention catch items in the papers' two shapes, made from real items.
+"""Attention catch items of single-item tests: items no attentive judge takes for a
+person's, mixed in as checks. Their texts are sdtt's own, in the papers' shapes.
 
-A catch item looks like every other item but one speaker is an obvious machine: either it
-repeats one line over and over (a stuck pattern or an error message), or one of its
-replies is an exhaustive list no one would type in a chat. Only that speaker is scored
-(as a machine); the other keeps its own lines and is asked about but not scored. The
-texts are sdtt's own, in the papers' shapes.
+Chat items (:func:`catch_items`) come in two shapes, made from real items: one speaker
+is an obvious machine that either repeats one line over and over (a stuck pattern or an
+error message), or answers one reply with an exhaustive list no one would type in a
+chat. Only that speaker is scored (as a machine); the other keeps its own lines and is
+asked about but not scored.
+
+Responses (:func:`response_catch_items`, the papers' Table S3) are a word association
+that repeats its cue ("healthy" -> "healthy") or a caption of one word repeated four
+times ("with with with with"): a :class:`~sdtt.single.response.SingleResponse` with
+``catch=True`` and truth ``machine``, shown to judges like any item (nothing in it says
+it is a check), scored only as an attention check, never used by the SVM or LLM judges.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from collections.abc import Sequence
 from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import InputError
 from sdtt.single.items import SingleItem, Spoken
+from sdtt.single.response import SingleResponse, Task, response_id
 
 REPEATED = ("%%@@##&&**", "Error: the request could not be processed.")
 """Lines a repetition catch speaker says every time."""
@@ -98,3 +106,41 @@ def catch_items(items: Sequence[SingleItem], count: int, seed: int) -> list[Sing
         made.append(catch_item(base, kind, speaker, pattern=pattern))
     # Two catch items of one base would share an id: number them.
     return [item.model_copy(update={"id": f"{item.id}#{n}"}) for n, item in enumerate(made, 1)]
+
+
+FILLER_WORDS = ("with", "the", "and", "on", "of", "in", "a", "is")
+"""Words a caption catch item repeats."""
+REPEATS = 4
+
+
+def response_catch_items(
+    task: Task, stimuli: Sequence[str], count: int, *, seed: int = 0
+) -> list[SingleResponse]:
+    """``count`` catch responses (word associations, captions) on stimuli drawn (without
+    repeats) from ``stimuli``."""
+    if not 0 < count <= len(stimuli):
+        raise InputError(
+            f"cannot make {count} catch items from {len(stimuli)} stimuli.",
+            field="count",
+            hint="Ask for at least 1 and at most one per stimulus.",
+        )
+    rng = seeded_rng(seed, "catch", task)
+    chosen = rng.sample(list(stimuli), count)
+    items = []
+    for stimulus in chosen:
+        filler = " ".join([rng.choice(FILLER_WORDS)] * REPEATS)
+        text = stimulus if task == "wordassoc" else filler
+        items.append(
+            SingleResponse(
+                task=task,
+                id=response_id(task, stimulus, text, "catch", str(seed)),
+                stimulus=stimulus,
+                response=text,
+                truth="machine",
+                agent="catch",
+                catch=True,
+                origin="catch",
+                meta={"seed": seed},
+            )
+        )
+    return items

@@ -18,9 +18,9 @@ from sdtt.single.captions import (
     read_human_captions,
     tidy_caption,
 )
+from sdtt.single.catch import response_catch_items
 from sdtt.single.items_html import response_html
 from sdtt.single.response import SingleResponse
-from sdtt.single.response_catch import catch_items
 from tests.fakes.openai_fake import FakeOpenAIServer
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -151,7 +151,7 @@ def test_association_items_show_cue_and_word_escaped() -> None:
 
 
 def test_caption_catch_items_repeat_one_word_four_times() -> None:
-    items = catch_items("caption", ["0001.jpg", "0002.jpg", "0003.jpg"], 3, seed=2)
+    items = response_catch_items("caption", ["0001.jpg", "0002.jpg", "0003.jpg"], 3, seed=2)
     for item in items:
         words = item.response.split()
         assert len(words) == 4 and len(set(words)) == 1

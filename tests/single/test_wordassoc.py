@@ -9,10 +9,10 @@ import pytest
 
 from sdtt.errors import InputError
 from sdtt.models import GenerateConfig, Prompt, get_model
+from sdtt.single.catch import response_catch_items
 from sdtt.single.cues import ADJECTIVES, CUES, NOUNS, VERBS, read_cues
 from sdtt.single.lemma import lemmatise
 from sdtt.single.response import SingleResponse, Truth, read_responses, write_responses
-from sdtt.single.response_catch import catch_items
 from sdtt.single.svm import svm_judge
 from sdtt.single.wordassoc import machine_associations, read_human_associations
 from sdtt.single.wordclean import STOP_WORDS, clean_association
@@ -170,12 +170,12 @@ def test_a_cue_file_of_ones_own(tmp_path: Path) -> None:
 
 
 def test_catch_items_repeat_the_cue_and_never_train_the_svm() -> None:
-    items = catch_items("wordassoc", CUES, 5, seed=1)
+    items = response_catch_items("wordassoc", CUES, 5, seed=1)
     assert len({i.stimulus for i in items}) == 5
     assert all(i.response == i.stimulus and i.catch and i.truth == "machine" for i in items)
-    assert catch_items("wordassoc", CUES, 5, seed=1) == items
+    assert response_catch_items("wordassoc", CUES, 5, seed=1) == items
     with pytest.raises(InputError, match="cannot make 151 catch items"):
-        catch_items("wordassoc", CUES, 151)
+        response_catch_items("wordassoc", CUES, 151)
     pairs: tuple[tuple[Truth, str], ...] = (("human", "apple"), ("machine", "serenity"))
     real = [
         SingleResponse(
@@ -184,5 +184,5 @@ def test_catch_items_repeat_the_cue_and_never_train_the_svm() -> None:
         for i, cue in enumerate(CUES[:10])
         for t, word in pairs
     ]
-    result = svm_judge([*real, *catch_items("wordassoc", CUES[:10], 3)], folds=2)
+    result = svm_judge([*real, *response_catch_items("wordassoc", CUES[:10], 3)], folds=2)
     assert len(result.verdicts) == len(real)
