@@ -16,16 +16,14 @@ the condition's seed; every other role derives its own with
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.seeds import derive_seed
-from sdtt.engine.events import EventSink
 from sdtt.engine.interrogator import interrogator_settings
 from sdtt.engine.session import Replier, SessionSettings, with_settings
 from sdtt.engine.simulate import (
@@ -196,22 +194,15 @@ async def simulate_condition(
     options: Options = Options(),
     persona: Persona | None = None,
     pseudo: Sequence[Message] | None = None,
-    sink: EventSink | None = None,
-    interrogator_sink: EventSink | None = None,
-    out_dir: str | Path | None = None,
-    session_id: str | None = None,
-    topic: str | None = None,
-    meta: Mapping[str, Any] | None = None,
-    started: datetime | None = None,
-    max_duration: float | None = None,
+    **recording: Any,
 ) -> SimulationResult:
     """A simulated chat of ``condition`` for ``turns`` burst turns: its bot opened on
     ``model`` by :func:`open_bot` (``options``, ``persona`` and ``pseudo`` as there),
     against ``interrogator`` (a script or :func:`~sdtt.engine.interrogator.llm_interrogator`)
     with the simulated interrogator's session settings (:func:`interrogator_session`).
-    The rest is passed to
-    :func:`~sdtt.engine.simulate.run_simulated_chat`, which records the opened condition
-    with the transcript."""
+    ``recording`` is what :func:`~sdtt.engine.simulate.run_simulated_chat` takes beside
+    them (sinks, ``out_dir``, ``session_id``, ``topic``, ``meta``, ``started``,
+    ``max_duration``); the opened condition is recorded with the transcript."""
     setup = open_bot(condition, model, options=options, persona=persona, pseudo=pseudo)
     return await run_simulated_chat(
         setup.bot,
@@ -219,13 +210,6 @@ async def simulate_condition(
         turns=turns,
         bot_settings=setup.settings,
         interrogator_settings=interrogator_session(condition, options),
-        sink=sink,
-        interrogator_sink=interrogator_sink,
-        out_dir=out_dir,
-        session_id=session_id,
-        topic=topic,
-        meta=meta,
         condition=setup.condition,
-        started=started,
-        max_duration=max_duration,
+        **recording,
     )
