@@ -130,7 +130,9 @@ def _traces(paths: Sequence[Path]) -> pd.DataFrame:
             "target": trace.target,
             "target_human": trace.target_human,
             "excluded": trace.excluded,
-            "condition": json.dumps(trace.condition, sort_keys=True, ensure_ascii=False),
+            "shown": json.dumps(
+                trace.shown.model_dump(mode="json"), sort_keys=True, ensure_ascii=False
+            ),
         }
         rows += [
             {**key, "point": index, **point.model_dump(mode="json")}

@@ -39,6 +39,8 @@ from sdtt.align.task import (
     load_rating_task,
     save_rating_task,
 )
+from sdtt.analysis.metrics import condition_name
+from sdtt.analysis.tells import condition_of
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.dialogue.message import Message
@@ -240,11 +242,15 @@ class StudyRunner:
         *,
         stage: str,
         condition: str,
+        cell: str = "",
         seed: int | None = None,
         batch: bool = False,
     ) -> Model:
-        """A model whose calls go through the ledger (``batch``: priced as batched)."""
-        api = self.ledger.api(self.api_factory(name), stage=stage, condition=condition, batch=batch)
+        """A model whose calls go through the ledger under ``condition`` (its name for
+        people) and ``cell`` (``batch``: priced as batched)."""
+        api = self.ledger.api(
+            self.api_factory(name), stage=stage, condition=condition, cell=cell, batch=batch
+        )
         return Model(api, seed=seed, on_call=lambda record: self._show(every=SHOW_EVERY))
 
     # ------------------------------------------------------------------ the run
@@ -437,12 +443,17 @@ class StudyRunner:
         started = _start(self.study.spec.study.start) + timedelta(hours=cell.number - 1)
         session_id = new_session_id(started, f"{self.study.spec.study.name}:{cell.label}")
 
+        name = condition_name(condition, x=cell.x, n=cell.n, turns=cell.total)
+
         async def main() -> None:
-            bot_model = self.model(cell.model, stage="chats", condition=cell.label, seed=seed)
+            bot_model = self.model(
+                cell.model, stage="chats", condition=name, cell=cell.id, seed=seed
+            )
             asker = self.model(
                 interrogator_name,
                 stage="chats",
-                condition=cell.label,
+                condition=name,
+                cell=cell.id,
                 seed=role_seed(condition, INTERROGATOR),
             )
             async with bot_model, asker:
@@ -547,11 +558,12 @@ class StudyRunner:
         # (the same records: a pair's orders depend on its id alone). A one-shot judge's
         # example is drawn from the whole questionnaire, so it judges all at once.
         groups: dict[str, list[PairItem]] = {}
-        labels = {cell.id: cell.label for cell in cells(self.study)}
         for item in questionnaire.items:
             truth = key.items.get(item.id)
-            cell = Path(truth.bot.path).parent.name if truth and truth.bot.path else ""
-            group = labels.get(cell, "catch pairs") if judge.kind != "one-shot" else ""
+            group = ""
+            if judge.kind != "one-shot":
+                test = truth is not None and truth.kind == "test"
+                group = condition_of(truth) if truth is not None and test else "catch pairs"
             groups.setdefault(group or f"judge {name}", []).append(item)
 
         async def one(
