@@ -61,8 +61,10 @@ def test_the_report_has_the_papers_table_one(tmp_path: Path) -> None:
                 part = [
                     r
                     for r in records
-                    if r.shown.bot and r.shown.bot.model == model
-                    and r.shown.bot and r.shown.bot.mode == mode
+                    if r.shown.bot
+                    and r.shown.bot.model == model
+                    and r.shown.bot
+                    and r.shown.bot.mode == mode
                     and r.pseudo_turns == n
                     and r.x_turns == x
                 ]
