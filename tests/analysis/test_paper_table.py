@@ -74,7 +74,9 @@ def test_the_report_has_the_papers_table_one(tmp_path: Path) -> None:
 
 
 def test_a_condition_the_study_lacks_is_a_dash(tmp_path: Path) -> None:
-    records = [r for r in cells() if r.shown.bot and r.shown.bot.mode == "burst" or r.x_turns == 3]
+    records = [
+        r for r in cells() if (r.shown.bot and r.shown.bot.mode == "burst") or r.x_turns == 3
+    ]
     (section,) = [
         s
         for s in build_report(judgement_table(records), tmp_path, reps=0).sections
