@@ -225,7 +225,7 @@ async def judge_pair_paired(
         )
         correct = None if choice is None else (choice == "A") == (position == 1)
         extra: dict[str, Any] = {"judge_kind": "paired", "order": order}
-        raw = asked.raw if reason is not None else None
+        raw = list(asked.raw) if reason is not None else None
         record = _judgement(
             model, item, truth, study, judge_id, choice, position, correct, reason, extra, raw
         )
