@@ -554,17 +554,23 @@ class StudyRunner:
         out = self.study.out / JUDGEMENTS_FOLDER / f"{name}.jsonl"
         earlier = read_judgements(out) if out.exists() else []
 
-        # The calls are priced per condition: each condition's pairs are judged apart
+        # The calls are priced per condition and cell: each cell's pairs are judged apart
         # (the same records: a pair's orders depend on its id alone). A one-shot judge's
         # example is drawn from the whole questionnaire, so it judges all at once.
-        groups: dict[str, list[PairItem]] = {}
+        groups: dict[tuple[str, str], list[PairItem]] = {}
+        by_facts = {_cell_facts(cell): cell.id for cell in cells(self.study)}
         for item in questionnaire.items:
             truth = key.items.get(item.id)
-            group = ""
+            group = ("", "")
             if judge.kind != "one-shot":
                 test = truth is not None and truth.kind == "test"
-                group = condition_of(truth) if truth is not None and test else "catch pairs"
-            groups.setdefault(group or f"judge {name}", []).append(item)
+                group = ("catch pairs", "")
+                if truth is not None and test:
+                    bot = truth.bot.condition or Condition()
+                    facts = (bot.persona, bot.model, bot.mode, bot.pseudo_turns)
+                    cell = by_facts.get((*facts, bot.live_turns, truth.topic), "")
+                    group = (condition_of(truth), cell)
+            groups.setdefault(group if group[0] else (f"judge {name}", ""), []).append(item)
 
         async def one(
             model: Generator, items: list[PairItem], writer: JsonlWriter, every: int | None
@@ -583,9 +589,12 @@ class StudyRunner:
                 concurrency=every or DEFAULT_CONCURRENCY,
             )
 
-        async def direct(condition: str, items: list[PairItem], writer: JsonlWriter) -> None:
+        async def direct(
+            group: tuple[str, str], items: list[PairItem], writer: JsonlWriter
+        ) -> None:
+            condition, cell = group
             async with self.model(
-                judge.model, stage="judges", condition=condition, batch=judge.batch
+                judge.model, stage="judges", condition=condition, cell=cell, batch=judge.batch
             ) as model:
                 await one(model, items, writer, None)
 
@@ -593,8 +602,8 @@ class StudyRunner:
             with JsonlWriter(out) as writer:
                 if not judge.batch or self.replay:
                     async with trio.open_nursery() as nursery:
-                        for condition, items in groups.items():
-                            nursery.start_soon(direct, condition, items, writer)
+                        for group, items in groups.items():
+                            nursery.start_soon(direct, group, items, writer)
                     return
                 # One batched model for every condition, so a round's calls of all of
                 # them go in one job; the ledger sits above it, so an answer recorded
@@ -608,9 +617,9 @@ class StudyRunner:
                     judge_model(model, settings) as (handle, every),
                     trio.open_nursery() as nursery,
                 ):
-                    for condition, items in groups.items():
+                    for (condition, cell), items in groups.items():
                         api = self.ledger.api(
-                            handle, stage="judges", condition=condition, batch=True
+                            handle, stage="judges", condition=condition, cell=cell, batch=True
                         )
                         nursery.start_soon(one, api, items, writer, every)
 
@@ -777,6 +786,12 @@ def relative_key(key: AnswerKey, out: Path) -> AnswerKey:
         for pair, item in key.items.items()
     }
     return key.model_copy(update={"items": items})
+
+
+def _cell_facts(cell: Cell) -> tuple[object, ...]:
+    """What tells a cell's bot chat from the others': its condition's persona, model,
+    mode, N and X, and its topic (as an answer key records them)."""
+    return (cell.persona, cell.model, cell.mode, cell.n, cell.x, cell.topic)
 
 
 def cell_group(cell: Cell) -> str:
