@@ -76,10 +76,8 @@ def write_judgements(path: Path, records: int, judges: int = 20) -> int:
                                 "excluded": False,
                                 "exclusion_reason": None,
                                 "source": f"llm:{model}",
-                                "condition": {
-                                    "bot_conversation": f"bot-conv-{pair}",
-                                    "human_conversation": f"human-conv-{pair}",
-                                    "bot_condition": {
+                                "shown": {
+                                    "bot": {
                                         "persona": PERSONAS[pair % 3],
                                         "model": bot_model,
                                         "mode": "burst",
@@ -91,14 +89,21 @@ def write_judgements(path: Path, records: int, judges: int = 20) -> int:
                                         "interrogator": "anthropic/claude-sonnet-4-5",
                                         "index": None,
                                     },
-                                    "bot_meta": {},
+                                    "bot_conversation": f"bot-conv-{pair}",
+                                    "human_conversation": f"human-conv-{pair}",
+                                    "conversation": None,
+                                    "speaker": None,
                                     "view": "last",
                                     "live_from": live_to - 2,
                                     "live_to": live_to,
                                     "topic": f"Topic number {pair % 40}?",
                                     "judge_kind": "paired",
                                     "order": order,
+                                    "labels": None,
+                                    "design_view": None,
+                                    "kept_counts": None,
                                 },
+                                "notes": None,
                             }
                         )
                     )

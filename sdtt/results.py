@@ -12,7 +12,8 @@
 - ``judgements``: judgement, as ``sdtt score`` reads them (the columns of
   :func:`~sdtt.analysis.table.judgement_table`: judge, pair, condition, verdict, exclusion),
   so counts match its tables;
-- ``traces``: reading of a belief trace (judge, item, target, the truth, turn, belief).
+- ``traces``: reading of a belief trace (judge, item, target, the truth, what the judge
+  was shown as JSON in ``shown``, turn, belief).
 
 ``sdtt export parquet STUDY`` writes the same tables as Parquet files, which pandas
 (``pd.read_parquet``), polars or Hugging Face ``datasets`` read in one line.
@@ -130,7 +131,9 @@ def _traces(paths: Sequence[Path]) -> pd.DataFrame:
             "target": trace.target,
             "target_human": trace.target_human,
             "excluded": trace.excluded,
-            "condition": json.dumps(trace.condition, sort_keys=True, ensure_ascii=False),
+            "shown": json.dumps(
+                trace.shown.model_dump(mode="json"), sort_keys=True, ensure_ascii=False
+            ),
         }
         rows += [
             {**key, "point": index, **point.model_dump(mode="json")}

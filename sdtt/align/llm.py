@@ -213,21 +213,21 @@ async def rate_pair(
         config=config,
     )
     reason = None
-    condition: dict[str, object] = {
+    rater: dict[str, object] = {
         "temperature": cohort.temperature,
         "prompt": cohort.prompt,
         "seed": seed,
         "participant": participant,
     }
     if cohort.identities:
-        condition["identity"] = cohort.identity(participant)
+        rater["identity"] = cohort.identity(participant)
     if trial is not None:
-        condition["trial"] = trial
+        rater["trial"] = trial
     if asked.error is not None:
         reason = f"model_error: {asked.error}"
     elif asked.answer is None:
         reason = f"non_compliant: no rating on the scale in {attempts} attempt(s)"
-        condition["raw_answers"] = [text[:RAW_LIMIT] for text in asked.raw]
+        rater["raw_answers"] = [text[:RAW_LIMIT] for text in asked.raw]
     return Rating(
         task=task_key.task,
         task_id=task.id,
@@ -244,7 +244,7 @@ async def rate_pair(
         excluded=reason is not None,
         exclusion_reason=reason,
         source=f"llm:{model.name}",
-        condition=condition,
+        rater=rater,
     )
 
 

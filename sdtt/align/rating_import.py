@@ -53,7 +53,7 @@ def _rating(task: RatingTask, key: RatingKey, answer: RatingAnswer, fmt: str, pa
         excluded=reason is not None,
         exclusion_reason=reason,
         source=f"{fmt}:{path.name}",
-        condition={"where": where},
+        rater={"where": where},
     )
 
 

@@ -16,6 +16,7 @@ from typing import Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sdtt.dialogue.record_files import append_records, read_records
+from sdtt.dialogue.shown import migrate_answer
 
 RATING_VERSION = 1
 """Format version of rating records; bump on breaking changes."""
@@ -48,10 +49,18 @@ class Rating(BaseModel):
     excluded: bool = False
     exclusion_reason: str | None = None
     source: str = Field(description="Where it came from, e.g. 'surveyjs:results.json'.")
-    condition: dict[str, Any] = Field(
+    rater: dict[str, Any] = Field(
         default_factory=dict,
-        description="LLM hyperparameters (temperature, prompt variant, seed, participant).",
+        description="Who rated, beyond the judge id: an LLM participant's settings "
+        "(temperature, prompt variant, seed, participant, identity, trial; raw_answers when "
+        "none could be read), or where a person's answer came from ({'where': ...}).",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older_form(cls, data: Any) -> Any:
+        # Records written before named the rater's settings `condition`.
+        return migrate_answer(data, into="rater")
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:

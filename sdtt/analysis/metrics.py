@@ -26,6 +26,7 @@ from sdtt.analysis.table import (
     usable,
     with_base_columns,
 )
+from sdtt.dialogue.condition import Condition
 from sdtt.models.registry import provider_of
 from sdtt.questionnaires.judgements import reason_category
 
@@ -411,9 +412,31 @@ def test_parts(frame: pd.DataFrame) -> Iterator[tuple[str, pd.DataFrame]]:
         yield name, frame.iloc[rows[groups == name]]
 
 
+def condition_name(bot: Condition | None, *, x: int, n: int | None, turns: int | None) -> str:
+    """The name of a condition for people: of the bot chat shown (``bot``), X of its live
+    turns shown at total turn index ``turns`` (N + live_to). Every table, figure and
+    ledger row names a condition so (a score table from its columns, through
+    :func:`condition_label`), so their rows join."""
+    bot = bot or Condition()
+
+    def text(value: str | None) -> str:
+        return NONE if value in (None, "") else str(value)
+
+    row: dict[str, Any] = {
+        "model": text(bot.model),
+        "mode": bot.mode,
+        "interrogator": text(bot.interrogator),
+        "n": NONE if n is None else n,
+        "x": x,
+        "turns": NONE if turns is None else turns,
+    }
+    return condition_label(row)
+
+
 def condition_label(row: dict[str, Any]) -> str:
-    """``model, mode, turn 110 (N=100, X=10)``: a condition as people read it; a chat
-    with a simulated interrogator (User A a model, not a person) says so."""
+    """``model, mode, turn 110 (N=100, X=10)``: a condition as people read it, from the
+    score table's condition columns of a row (see :func:`condition_name`); a chat with a
+    simulated interrogator (User A a model, not a person) says so."""
     turns = row.get("turns", NONE)
     shown = "?" if turns == NONE else turns
     n = row.get("n", NONE)

@@ -27,8 +27,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
-from sdtt.dialogue.condition import record_condition
-from sdtt.dialogue.turn_index import shown_turns
+from sdtt.dialogue.shown import Shown
 from sdtt.questionnaires.judgements import Judgement, warn_repeated
 
 CONDITION_COLUMNS = ("model", "persona", "mode", "topic", "interrogator")
@@ -67,38 +66,41 @@ BASE_COLUMNS = (
 
 
 def _condition_facts(fields: Mapping[str, Any]) -> dict[str, Any]:
-    """The columns read from a judgement's ``condition`` mapping (and its judge type)."""
-    condition = fields["condition"]
-    bot = record_condition(condition)
-    bot_facts = {} if bot is None else bot.model_dump()
-    labels = condition.get("labels") or {}
-    kind = condition.get("judge_kind") or ("human" if fields["judge_type"] == "human" else "llm")
-    turns = shown_turns(condition)
+    """The columns read from what a judgement (the dict of its fields, ``model_dump``)
+    was shown, and its judge type."""
+    shown = Shown.model_validate(fields["shown"])
+    bot = shown.bot
+    labels = shown.labels or {}
+    turns = shown.turns()
+    kind = shown.judge_kind or ("human" if fields["judge_type"] == "human" else "llm")
     facts: dict[str, Any] = {
         "judge_kind": kind,
         "x": turns.x,
         "n": turns.pseudo,
         "turns": turns.total,
-        "view": condition.get("view") or "last",
-        "order": condition.get("order"),
+        "view": shown.view or "last",
+        "order": shown.order,
         "label1": labels.get("1"),
         "label2": labels.get("2"),
-        "chats": verdict_pair(fields),
+        "chats": _chats_of(shown, turns.x, fields["study"]),
+        "topic": shown.topic,
     }
-    for column in CONDITION_COLUMNS:
-        value = condition.get(column, bot_facts.get(column))
+    for column in ("model", "persona", "mode", "interrogator"):
+        value = None if bot is None else getattr(bot, column)
         facts[column] = None if value is None else str(value)
     return facts
+
+
+def _chats_of(shown: Shown, x: int, study: str) -> str:
+    chats = (shown.bot_conversation, shown.human_conversation, shown.view)
+    return json.dumps([*chats, shown.live_from, shown.live_to, x, study])
 
 
 def verdict_pair(fields: Mapping[str, Any]) -> str:
     """What identifies the chats a judgement (its fields) saw, whichever view or order
     showed them: the ``chats`` column, by which judges' verdicts on a pair are compared."""
-    c = fields["condition"]
-    shown = [
-        c.get(k) for k in ("bot_conversation", "human_conversation", "view", "live_from", "live_to")
-    ]
-    return json.dumps([*shown, shown_turns(c).x, fields["study"]])
+    shown = Shown.model_validate(fields["shown"])
+    return _chats_of(shown, shown.turns().x, fields["study"])
 
 
 _VERDICT_COLUMNS = (
@@ -243,7 +245,7 @@ def table_of_fields(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     columns = _Columns()
     facts: dict[tuple[str, bytes], int] = {}
     for fields in records:
-        key = (fields["judge_type"], orjson.dumps(fields["condition"]))
+        key = (fields["judge_type"], orjson.dumps(fields["shown"]))
         found = facts.get(key)
         if found is None:
             if len(facts) >= _CACHED_CONDITIONS:

@@ -26,10 +26,8 @@ import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
-from sdtt.analysis.metrics import NONE, condition_label
-from sdtt.dialogue.condition import Condition
+from sdtt.analysis.metrics import condition_name
 from sdtt.dialogue.message import Message
 from sdtt.personas.style_stats import EMOJI
 from sdtt.questionnaires.questionnaire import AnswerKey, KeyItem, Line, Questionnaire
@@ -309,20 +307,9 @@ def _study_chats(
 
 def condition_of(truth: KeyItem) -> str:
     """The condition a test pair belongs to, labelled as the score tables label it."""
-    bot = truth.bot.condition or Condition()
-
-    def text(value: str | None) -> str:
-        return NONE if value in (None, "") else str(value)
-
-    row: dict[str, Any] = {
-        "model": text(bot.model),
-        "mode": bot.mode,
-        "interrogator": text(bot.interrogator),
-        "n": NONE if truth.pseudo_turns is None else truth.pseudo_turns,
-        "x": truth.x_turns,
-        "turns": NONE if truth.total_turns is None else truth.total_turns,
-    }
-    return condition_label(row)
+    return condition_name(
+        truth.bot.condition, x=truth.x_turns, n=truth.pseudo_turns, turns=truth.total_turns
+    )
 
 
 def study_tells(questionnaire: Questionnaire, key: AnswerKey) -> dict[str, list[TellRow]]:

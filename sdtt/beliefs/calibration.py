@@ -37,7 +37,6 @@ import numpy as np
 import pandas as pd
 
 from sdtt.beliefs.traces import UNDECIDED, BeliefTrace
-from sdtt.dialogue.condition import record_condition
 
 LOG_CLIP = 0.01
 DEFAULT_BINS = 10
@@ -187,14 +186,12 @@ def usable_traces(traces: Iterable[BeliefTrace]) -> list[BeliefTrace]:
 
 
 def _condition(trace: BeliefTrace) -> dict[str, Any]:
-    bot = record_condition(trace.condition)
-    model = bot.model if bot is not None and bot.model is not None else "?"
-    mode = bot.mode if bot is not None else "?"
+    bot = trace.shown.bot
     return {
         "judge": judge_label(trace),
         "judge_type": trace.judge_type,
-        "model": str(trace.condition.get("model", model)),
-        "mode": str(trace.condition.get("mode", mode)),
+        "model": str(bot.model) if bot is not None and bot.model is not None else "?",
+        "mode": bot.mode if bot is not None else "?",
         "x": trace.x_turns,
         "total": trace.total_turns,
         "item": trace.item_id,

@@ -77,7 +77,7 @@ def traces_from_answers(
     by_id = {item.id: item for item in questionnaire.items}
     traces = []
     for judgement in scored.judgements:
-        shown = judgement.condition.get("design_view", judgement.pair_id)
+        shown = judgement.shown.design_view or judgement.pair_id
         item = by_id[shown]
         truth = key.items[shown]
         times = seconds.get(judgement.judge_id, {})
@@ -110,7 +110,7 @@ def traces_from_answers(
                 excluded=bool(reasons),
                 exclusion_reason="; ".join(reasons) or None,
                 source=source,
-                condition={**judgement.condition, "judge_kind": "reveal"},
+                shown=judgement.shown.model_copy(update={"judge_kind": "reveal"}),
             )
         )
     return traces

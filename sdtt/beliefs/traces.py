@@ -22,7 +22,7 @@ from typing import Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sdtt.dialogue.record_files import append_records, read_records, write_records
-from sdtt.dialogue.turn_index import ShownTurnCounts, migrate_shown
+from sdtt.dialogue.shown import AnswerNotes, Shown, ShownTurnCounts, migrate_answer
 from sdtt.questionnaires.judgements import Judgement, JudgeType, PairKind
 
 TRACE_VERSION = 1
@@ -103,18 +103,21 @@ class BeliefTrace(ShownTurnCounts, BaseModel):
     excluded: bool = Field(default=False, description="True when analyses should leave it out.")
     exclusion_reason: str | None = Field(default=None, description="Why it is excluded.")
     source: str = Field(description="Where it came from, e.g. 'surveyjs:results.json'.")
-    condition: dict[str, Any] = Field(
-        default_factory=dict,
-        description="What the analysis groups by, copied from the answer key as judgements "
-        "carry it (conversation ids, the bot's condition, the live turns revealed "
-        "live_from..live_to, judge kind, order).",
+    shown: Shown = Field(
+        default_factory=Shown,
+        description="What the judge was shown, as judgements carry it (conversation ids, "
+        "the bot's condition, the live turns revealed live_from..live_to, judge kind, "
+        "order).",
+    )
+    notes: AnswerNotes | None = Field(
+        default=None, description="What the record says about the answer (raw answers...)."
     )
 
     @model_validator(mode="before")
     @classmethod
-    def _old_turn_counts(cls, data: Any) -> Any:
-        # Records written before kept X, N and N + X at the top level as well.
-        return migrate_shown(data)
+    def _older_form(cls, data: Any) -> Any:
+        # Records written before kept a `condition` mapping (and X, N, N + X on top).
+        return migrate_answer(data)
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:
@@ -153,8 +156,7 @@ class BeliefTrace(ShownTurnCounts, BaseModel):
 
     def key(self) -> tuple[str, str, str, str | None]:
         """What one trace answers: study, judge, item and order (as judgements)."""
-        order = self.condition.get("order")
-        return (self.study, self.judge_id, self.item_id, order if isinstance(order, str) else None)
+        return (self.study, self.judge_id, self.item_id, self.shown.order)
 
 
 def verdict(belief: float | None) -> bool | None:
@@ -198,7 +200,10 @@ def to_judgement(trace: BeliefTrace) -> Judgement:
         excluded=reason is not None,
         exclusion_reason=reason,
         source=trace.source,
-        condition={**trace.condition, "final_belief": trace.final_belief},
+        shown=trace.shown,
+        notes=(trace.notes or AnswerNotes()).model_copy(
+            update={"final_belief": trace.final_belief}
+        ),
     )
 
 

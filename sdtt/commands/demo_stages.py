@@ -326,7 +326,7 @@ def stage_llm_judge(demo: DemoRun) -> list[Judgement]:
     path = folder / "judgements.jsonl"
     write_judgements(path, judgements)
     for judgement in judgements:
-        order = judgement.condition.get("order", "")
+        order = judgement.shown.order or ""
         if judgement.excluded:
             verdict = f"[yellow]{shown(judgement.exclusion_reason or '')}[/]"
         else:

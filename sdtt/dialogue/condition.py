@@ -4,8 +4,8 @@ A :class:`Condition` says what a bot chat was run as: which persona on which mod
 which mode (burst or ping-pong), with which pseudo-dialogue in the prompt and how many
 turns of it (N), for how many live turns (X), with which typing-delay preset and seed,
 and who interrogated. :class:`~sdtt.dialogue.message.Transcript` carries it, the engine
-opens a bot from it (:func:`sdtt.engine.opening.open_bot`), and judgements, belief traces
-and ratings nest it whole under ``bot_condition``.
+opens a bot from it (:func:`sdtt.engine.opening.open_bot`), and what a judge was shown
+(:class:`~sdtt.dialogue.shown.Shown`) nests it whole as ``bot``.
 
 Older files wrote these facts as loose keys of a transcript's ``meta`` (the mode twice:
 ``mode`` and ``settings.mode``). :func:`split_meta` reads them once, when a file is
@@ -135,20 +135,6 @@ def migrate_record(data: Any, *, condition: str = "condition", meta: str = "meta
     if found is None:
         return data
     return {**data, condition: found, meta: rest}
-
-
-def record_condition(grouping: Mapping[str, Any]) -> Condition | None:
-    """The bot's condition nested in a judgement's, trace's or rating's ``condition``
-    mapping (``bot_condition``), or read from an older record's ``bot_meta``."""
-    nested = grouping.get("bot_condition")
-    if isinstance(nested, Mapping):
-        return Condition.model_validate(nested)
-    if isinstance(nested, Condition):
-        return nested
-    old = grouping.get("bot_meta")
-    if isinstance(old, Mapping):
-        return split_meta(old)[0]
-    return None
 
 
 def chat_mode(condition: Condition | None) -> ChatMode:

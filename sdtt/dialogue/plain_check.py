@@ -7,7 +7,9 @@ A :class:`PlainCheck` accepts a record as it is when
 - its keys are fields of the model (none missing that has no default),
 - each field the model's validators do not read holds a value of the plain type the
   field asks for, which pydantic would return unchanged (``str``, ``bool``, ``int``,
-  ``float``, optionally ``None``; a ``dict`` of text, or of anything), and
+  ``float``, optionally ``None``; a ``dict`` of text, or of anything), or, for a field
+  of a nested model, a value written exactly as one pydantic already accepted unchanged
+  (what a judge was shown repeats across a file's records), and
 - the fields its validators read (``together``, and every field of another type) hold
   the same values, of the same types, as a record pydantic already accepted unchanged.
 
@@ -24,12 +26,24 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import annotated_types
+import orjson
 from pydantic import BaseModel
 
 Check = Callable[[Any], bool]
 _PLAIN = {str: str, bool: bool, int: int, float: float}
 _SEEN_LIMIT = 4096
 """Accepted combinations of the validators' fields kept (cleared when full)."""
+_NESTED_LIMIT = 1 << 16
+"""Accepted values of a nested model's field kept (cleared when full): a study has one
+per pair and order shown."""
+
+
+def _nested(annotation: Any) -> bool:
+    """Whether ``annotation`` is a pydantic model, or one or ``None``."""
+    arms = [arm for arm in typing.get_args(annotation) if arm is not type(None)]
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(arms) == 1:
+        annotation = arms[0]
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
 
 
 def _plain(annotation: Any, metadata: list[Any]) -> tuple[Check, bool] | None:
@@ -97,9 +111,13 @@ class PlainCheck:
         fields = model.model_fields
         self.required = frozenset(name for name, field in fields.items() if field.is_required())
         self.checks: dict[str, tuple[Check, bool]] = {}
+        self.nested: dict[str, set[bytes]] = {}
         keyed = list(together)
         for name, field in fields.items():
             found = None if name in together else _plain(field.annotation, field.metadata)
+            if found is None and name not in together and _nested(field.annotation):
+                seen = self.nested[name] = set()
+                found = (self._nested_check(seen, field.default is None), False)
             if found is None:
                 if name not in keyed:
                     keyed.append(name)
@@ -108,12 +126,17 @@ class PlainCheck:
         self.keyed = tuple(keyed)
         self.fields = frozenset(fields)
         self.defaults = {
-            name: field.get_default(call_default_factory=True)
+            name: _dumped(field.get_default(call_default_factory=True))
             for name, field in fields.items()
             if not field.is_required()
         }
         self._seen: set[tuple[Any, ...]] = set()
         self._plans: dict[tuple[Any, ...], _Plan | None] = {}
+
+    @staticmethod
+    def _nested_check(seen: set[bytes], optional: bool) -> Check:
+        """A nested model's value passes when written as one accepted unchanged before."""
+        return lambda v: (v is None and optional) or (type(v) is dict and orjson.dumps(v) in seen)
 
     def _keyed(self, record: Mapping[str, Any]) -> tuple[Any, ...] | None:
         """The validators' fields of ``record``: their types (a missing one as
@@ -167,6 +190,15 @@ class PlainCheck:
     def accepted(self, record: Mapping[str, Any], validated: BaseModel) -> None:
         """Note a record pydantic accepted (as ``validated``): records with the same
         values in the validators' fields pass from now on, if none of them changed."""
+        for name, seen in self.nested.items():
+            value = record.get(name)
+            kept = getattr(validated, name)
+            if type(value) is dict and isinstance(kept, BaseModel):
+                written = orjson.dumps(value)
+                if written == orjson.dumps(kept.model_dump()):
+                    if len(seen) >= _NESTED_LIMIT:
+                        seen.clear()
+                    seen.add(written)
         keyed = self._keyed(record)
         if keyed is None:
             return
@@ -183,6 +215,11 @@ class PlainCheck:
     def full(self, record: Mapping[str, Any]) -> dict[str, Any]:
         """A passing record with every field, defaults filled in (as ``model_dump``)."""
         return {**self.defaults, **record}
+
+
+def _dumped(value: Any) -> Any:
+    """A default as ``model_dump`` gives it (a nested model as the dict of its fields)."""
+    return value.model_dump() if isinstance(value, BaseModel) else value
 
 
 class _Missing:

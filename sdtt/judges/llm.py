@@ -14,6 +14,7 @@ from functools import partial
 from typing import Any, Literal, TypeVar
 
 from sdtt.dialogue.seeds import seeded_rng
+from sdtt.dialogue.shown import AnswerNotes, Shown
 from sdtt.errors import (
     InputError,
     ModelError,
@@ -112,8 +113,9 @@ def _unreachable(record: Judgement) -> str | None:
     return None
 
 
-def _condition(truth: KeyItem, extra: dict[str, Any]) -> dict[str, Any]:
-    return {**truth.condition(), "topic": truth.topic, **extra}
+def _shown(truth: KeyItem, extra: dict[str, Any]) -> Shown:
+    """What an LLM judge was shown: the pair's, with its topic and how it was asked."""
+    return truth.shown().model_copy(update={"topic": truth.topic, **extra})
 
 
 def _judgement(
@@ -127,6 +129,7 @@ def _judgement(
     correct: bool | None,
     reason: str | None,
     extra: dict[str, Any],
+    raw: list[str] | None = None,
 ) -> Judgement:
     """One LLM judgement record, in the same format as human answers."""
     return Judgement(
@@ -142,7 +145,8 @@ def _judgement(
         excluded=reason is not None,
         exclusion_reason=reason,
         source=f"llm:{model.name}",
-        condition=_condition(truth, extra),
+        shown=_shown(truth, extra),
+        notes=None if raw is None else AnswerNotes(raw_answers=[t[:RAW_LIMIT] for t in raw]),
     )
 
 
@@ -221,10 +225,9 @@ async def judge_pair_paired(
         )
         correct = None if choice is None else (choice == "A") == (position == 1)
         extra: dict[str, Any] = {"judge_kind": "paired", "order": order}
-        if reason is not None:
-            extra["raw_answers"] = [text[:RAW_LIMIT] for text in asked.raw]
+        raw = list(asked.raw) if reason is not None else None
         record = _judgement(
-            model, item, truth, study, judge_id, choice, position, correct, reason, extra
+            model, item, truth, study, judge_id, choice, position, correct, reason, extra, raw
         )
         records.append(record)
         if on_judgement is not None:
@@ -285,10 +288,19 @@ async def judge_pair_single(
         "judge_kind": "one-shot" if example is not None else "zero-shot",
         "labels": {"1": labels[0], "2": labels[1]},
     }
-    if reason is not None and not reason.startswith("tie"):
-        extra["raw_answers"] = [text[:RAW_LIMIT] for text in raws]
+    unread = raws if reason is not None and not reason.startswith("tie") else None
     return _judgement(
-        model, item, truth, study, judge_id, choice, truth.bot_position, correct, reason, extra
+        model,
+        item,
+        truth,
+        study,
+        judge_id,
+        choice,
+        truth.bot_position,
+        correct,
+        reason,
+        extra,
+        unread,
     )
 
 

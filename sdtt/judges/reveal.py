@@ -18,9 +18,9 @@ import math
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
 
 from sdtt.beliefs.traces import BeliefPoint, BeliefSource, BeliefTrace
+from sdtt.dialogue.shown import AnswerNotes
 from sdtt.errors import InputError
 from sdtt.judges.batch import judge_each
 from sdtt.judges.llm import RAW_LIMIT, ask
@@ -146,17 +146,18 @@ def _trace(
         )
         for turn, step in enumerate(steps, start=1)
     ]
-    condition: dict[str, Any] = {
-        **truth.condition(),
-        "topic": truth.topic,
-        "judge_kind": "reveal",
-        "belief_source": source,
-        "order": "original",
-    }
+    shown = truth.shown().model_copy(
+        update={"topic": truth.topic, "judge_kind": "reveal", "order": "original"}
+    )
+    notes = AnswerNotes(belief_source=source)
     unread = [t for t, s in enumerate(steps, 1) if s.stated is None and s.error is None]
     if unread:
-        condition["unreadable_turns"] = unread
-        condition["raw_answers"] = [s.raw[-1][:RAW_LIMIT] for s in steps if s.raw][-3:]
+        notes = notes.model_copy(
+            update={
+                "unreadable_turns": unread,
+                "raw_answers": [s.raw[-1][:RAW_LIMIT] for s in steps if s.raw][-3:],
+            }
+        )
     return BeliefTrace(
         study=study,
         judge_id=judge_id,
@@ -170,7 +171,8 @@ def _trace(
         excluded=error is not None,
         exclusion_reason=None if error is None else f"model_error: {error}",
         source=f"llm:{model.name}",
-        condition=condition,
+        shown=shown,
+        notes=notes,
     )
 
 

@@ -15,6 +15,7 @@ from typing import Literal
 
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.seeds import seeded_rng
+from sdtt.dialogue.shown import View
 from sdtt.dialogue.turn_index import pseudo_turns_of, total_turns
 from sdtt.errors import InputError
 from sdtt.questionnaires.catch import CATCH_PAIRS, catch_transcripts
@@ -48,7 +49,6 @@ from sdtt.questionnaires.questionnaire import (
     Question,
     Questionnaire,
     SourceInfo,
-    View,
     judgement_text,
 )
 from sdtt.questionnaires.study import (

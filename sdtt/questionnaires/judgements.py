@@ -25,7 +25,7 @@ from sdtt.dialogue.record_files import (
     iter_records,
     write_records,
 )
-from sdtt.dialogue.turn_index import ShownTurnCounts, migrate_shown
+from sdtt.dialogue.shown import AnswerNotes, Shown, ShownTurnCounts, migrate_answer
 
 JUDGEMENT_VERSION = 1
 """Format version of judgement records; bump on breaking changes."""
@@ -94,14 +94,14 @@ class Judgement(ShownTurnCounts, BaseModel):
     excluded: bool = Field(default=False, description="True when analyses should leave it out.")
     exclusion_reason: str | None = Field(default=None, description="Why it is excluded.")
     source: str = Field(description="Where it came from, e.g. 'qualtrics:responses.csv'.")
-    condition: dict[str, Any] = Field(
-        default_factory=dict,
-        description=(
-            "What the analysis groups by, copied from the answer key: the bot and human "
-            "conversation ids, the bot conversation's condition nested whole "
-            "(bot_condition: model, persona, mode, N, X...; older records: bot_meta) and "
-            "the live turns shown (live_from..live_to)."
-        ),
+    shown: Shown = Field(
+        default_factory=Shown,
+        description="What the judge was shown, from the answer key: the bot's condition, "
+        "the conversations' ids, the live turns shown (live_from..live_to), view, order, "
+        "judge kind, topic. The analysis groups by it.",
+    )
+    notes: AnswerNotes | None = Field(
+        default=None, description="What the record says about the answer (raw answers...)."
     )
 
     VALIDATED_TOGETHER: ClassVar[tuple[str, ...]] = (
@@ -119,9 +119,9 @@ class Judgement(ShownTurnCounts, BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _old_turn_counts(cls, data: Any) -> Any:
-        # Records written before kept X, N and N + X at the top level as well.
-        return migrate_shown(data)
+    def _older_form(cls, data: Any) -> Any:
+        # Records written before kept a `condition` mapping (and X, N, N + X on top).
+        return migrate_answer(data)
 
     @model_validator(mode="after")
     def _reason_with_exclusion(self) -> Self:
@@ -238,13 +238,7 @@ class RepeatedJudgementWarning(UserWarning):
 def judgement_key(judgement: Judgement) -> JudgementKey:
     """The (study, judge, pair, order) a judgement answers; two records with one key
     are the same answer given twice."""
-    order = judgement.condition.get("order")
-    return (
-        judgement.study,
-        judgement.judge_id,
-        judgement.pair_id,
-        order if isinstance(order, str) else None,
-    )
+    return (judgement.study, judgement.judge_id, judgement.pair_id, judgement.shown.order)
 
 
 def is_model_error(judgement: Judgement) -> bool:
@@ -305,7 +299,7 @@ def load_judgements(paths: Sequence[str | Path]) -> list[Judgement]:
     found = deduplicate(judgements)
     if found.repeated:
         first = found.repeated[0]
-        order = first.condition.get("order")
+        order = first.shown.order
         warn_repeated(len(found.repeated), paths, first.judge_id, first.pair_id, order)
     return found.judgements
 

@@ -22,6 +22,7 @@ from typing import Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sdtt.dialogue.condition import Condition, migrate_record
+from sdtt.dialogue.shown import Shown, View
 from sdtt.dialogue.store import check_version, validate_record
 from sdtt.errors import InputError
 from sdtt.files import parse_json, read_text_file, write_text_atomic
@@ -29,7 +30,6 @@ from sdtt.questionnaires.study import QualitySpec
 
 QUESTIONNAIRE_VERSION = 1
 
-View = Literal["last", "whole", "chunk"]
 """Which turns of the bot conversation a pair shows (see :class:`KeyItem`)."""
 QUESTIONNAIRE_FILE = "questionnaire.json"
 KEY_FILE = "answer-key.json"
@@ -287,22 +287,18 @@ class KeyItem(BaseModel):
         """True for the second view of a pair (the bot on the other side)."""
         return self.pair is not None and self.pair != self.pair_id
 
-    def condition(self) -> dict[str, Any]:
-        """What an analysis groups this pair's judgements by: the bot's condition nested
-        whole (``bot_condition``), the conversations and the view."""
-        bot = self.bot.condition
-        condition: dict[str, Any] = {
-            "bot_conversation": self.bot.id,
-            "human_conversation": self.human.id,
-            "bot_condition": bot.model_dump(mode="json") if bot is not None else None,
-            "bot_meta": self.bot.meta,
-            "view": self.view,
-            "live_from": self.live_from,
-            "live_to": self.live_to,
-        }
-        if self.pair is not None:
-            condition["design_view"] = self.pair_id
-        return condition
+    def shown(self) -> Shown:
+        """What a judge of this pair is shown: the bot's condition, the conversations,
+        the view and its live turns (and under a judge design, which view)."""
+        return Shown(
+            bot=self.bot.condition,
+            bot_conversation=self.bot.id,
+            human_conversation=self.human.id,
+            view=self.view,
+            live_from=self.live_from,
+            live_to=self.live_to,
+            design_view=self.pair_id if self.pair is not None else None,
+        )
 
 
 class AnswerKey(BaseModel):

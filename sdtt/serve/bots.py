@@ -65,8 +65,8 @@ class Bots:
 
     async def run(self, live: LiveRoom) -> None:
         """Run ``live``'s chats with its condition's bot until the room ends."""
-        assert live.record.condition is not None
-        condition = self.study.conditions[live.record.condition]
+        assert live.record.cell is not None
+        condition = self.study.conditions[live.record.cell]
         number = await off_loop(self.store, self.store.room_count)
         seed = room_seed(self.study, number)
         model = self._open_model(condition, seed)

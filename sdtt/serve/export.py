@@ -33,6 +33,7 @@ from pydantic import TypeAdapter
 from sdtt.beliefs.traces import write_traces
 from sdtt.dialogue.condition import CONDITION_SETTINGS, Condition
 from sdtt.dialogue.message import Message, Transcript
+from sdtt.dialogue.shown import AnswerNotes, Shown
 from sdtt.dialogue.store import write_transcripts
 from sdtt.engine.events import Event, EventLog, SessionHeader
 from sdtt.engine.simulate import answered_turns
@@ -117,11 +118,11 @@ def export_study(
             room,
             messages[room.id],
             readings,
-            condition=_room_condition(room, transcripts[room.id]),
+            shown=_room_shown(room, transcripts[room.id]),
         )
     ]
     traces += [
-        price_trace(study, room, store.events(room.id), _room_condition(room, transcripts[room.id]))
+        price_trace(study, room, store.events(room.id), _room_shown(room, transcripts[room.id]))
         for room in rooms.values()
         if room.mode == "market"
     ]
@@ -295,7 +296,8 @@ def _judgement(
     """A two-party verdict as a single-witness judgement; a three-party one as the
     judgement of a pair (chat 1 and 2 are conversations 1 and 2)."""
     bot_chat = room.bot_position or 1
-    condition: dict[str, Any] = {**_room_condition(room, chats), "confidence": verdict.confidence}
+    shown = _room_shown(room, chats)
+    notes = AnswerNotes(confidence=verdict.confidence)
     common: dict[str, Any] = {
         "study": study.name,
         "judge_id": verdict.participant,
@@ -309,13 +311,13 @@ def _judgement(
         # 'A' names conversation 1 as the AI: the judge said chat 2 has the person.
         choice: Literal["A", "B"] = "A" if verdict.human == "2" else "B"
         position: Literal[1, 2] = 1 if bot_chat == 1 else 2
-        condition["human_id"] = chats[3 - bot_chat].id
         return Judgement(
             **common,
             choice=choice,
             bot_position=position,
             correct=(choice == "A") == (position == 1),
-            condition=condition,
+            shown=shown.model_copy(update={"human_conversation": chats[3 - bot_chat].id}),
+            notes=notes,
         )
     said: Literal["human", "ai"] = "human" if verdict.human == "yes" else "ai"
     witness: Literal["bot", "human"] = "human" if room.witness == "human" else "bot"
@@ -325,7 +327,8 @@ def _judgement(
         correct=(said == "ai") == (witness == "bot"),
         witness=witness,
         verdict=said,
-        condition={**condition, "witness": witness},
+        shown=shown,
+        notes=notes,
     )
 
 
@@ -337,19 +340,18 @@ def _answers(store: StudyStore, verdict: Verdict) -> dict[str, str]:
     return {}
 
 
-def _room_condition(room: Room, chats: dict[int, Transcript]) -> dict[str, Any]:
-    """What a room's judgements and traces group by: the bot's condition (model, persona,
-    mode, delays, N) and the live turns every chat reached (1..X, read as X and N + X)."""
+def _room_shown(room: Room, chats: dict[int, Transcript]) -> Shown:
+    """What a room's judges were shown: the bot's condition (model, persona, mode,
+    delays, N), its chat, and the live turns every chat reached (1..X, read as X and
+    N + X)."""
     bot_chat = room.bot_position or 1
     bot = chats[bot_chat].condition if room.witness != "human" else None
     live = min(answered_turns(t.messages) for t in chats.values())
-    condition: dict[str, Any] = {
-        "judge_kind": "live",
-        "view": "whole",
-        "live_from": 1,
-        "live_to": live,
-    }
-    if bot is not None:
-        condition["bot_condition"] = bot.model_dump(mode="json")
-        condition["bot_id"] = chats[bot_chat].id
-    return condition
+    return Shown(
+        bot=bot,
+        bot_conversation=chats[bot_chat].id if bot is not None else None,
+        judge_kind="live",
+        view="whole",
+        live_from=1,
+        live_to=live,
+    )

@@ -125,7 +125,7 @@ class Rooms:
 
     async def _run(self, live: LiveRoom) -> None:
         try:
-            if live.record.condition is None:
+            if live.record.cell is None:
                 await live.run(None)
             else:
                 await self.bots.run(live)
@@ -286,7 +286,7 @@ def _room_record(decision: Decision, created: str) -> Room:
             id=f"room-{uuid.uuid4().hex[:12]}",
             mode="market",
             witness="bot" if decision.target is None else "human",
-            condition=decision.condition,
+            cell=decision.cell,
             interrogator=decision.bettors[0],
             witness_pid=decision.target,
             state="live",
@@ -300,7 +300,7 @@ def _room_record(decision: Decision, created: str) -> Room:
         id=f"room-{uuid.uuid4().hex[:12]}",
         mode="three-party" if three else "two-party",
         witness="bot" if isinstance(decision, BotRoom) else "both" if three else "human",
-        condition=None if isinstance(decision, HumanRoom) else decision.condition,
+        cell=None if isinstance(decision, HumanRoom) else decision.cell,
         interrogator=decision.interrogator,
         witness_pid=None if isinstance(decision, BotRoom) else decision.witness,
         state="live",

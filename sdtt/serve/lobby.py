@@ -80,8 +80,8 @@ class Lobby:
                 human += tally.count
             else:
                 bot += tally.count
-            if tally.condition is not None and tally.condition < len(counts):
-                counts[tally.condition] += tally.count
+            if tally.cell is not None and tally.cell < len(counts):
+                counts[tally.cell] += tally.count
             if tally.bot_position in (1, 2):
                 positions[tally.bot_position - 1] += tally.count
         return Matchmaker(

@@ -62,6 +62,7 @@ from sdtt.beliefs.market import (
     ask_of,
 )
 from sdtt.beliefs.traces import BeliefPoint, BeliefTrace
+from sdtt.dialogue.shown import Shown
 from sdtt.engine.opening import BotSetup
 from sdtt.engine.session import SessionClosedError
 from sdtt.serve.room import Chat, LiveRoom, RoomHost
@@ -176,10 +177,10 @@ def price_points(events: list[dict[str, Any]], maker: Maker) -> list[BeliefPoint
 
 
 def price_trace(
-    study: Study, room: Room, events: list[dict[str, Any]], condition: dict[str, Any]
+    study: Study, room: Room, events: list[dict[str, Any]], shown: Shown
 ) -> BeliefTrace:
     """A market room's price history as the room's belief trace (item 'room', target
-    'target', source 'price'); ``condition`` is the room's (its live turns and bot)."""
+    'target', source 'price'); ``shown`` is the room's (its live turns and bot)."""
     ended_early = room.end_reason not in (None, "finished")
     return BeliefTrace(
         study=study.name,
@@ -193,7 +194,7 @@ def price_trace(
         excluded=ended_early,
         exclusion_reason=f"room ended early: {room.end_reason}" if ended_early else None,
         source=f"sdtt-serve:{study.name}",
-        condition={**condition, "judge_kind": "market"},
+        shown=shown.model_copy(update={"judge_kind": "market"}),
     )
 
 

@@ -42,10 +42,10 @@ from sdtt.serve.spec import OnTimeout
 
 @dataclass(frozen=True)
 class BotRoom:
-    """Form a room of ``interrogator`` with the bot of ``condition``."""
+    """Form a room of ``interrogator`` with the bot of condition number ``cell``."""
 
     interrogator: str
-    condition: int
+    cell: int
     timed_out: bool = False
 
 
@@ -60,11 +60,11 @@ class HumanRoom:
 @dataclass(frozen=True)
 class ThreeRoom:
     """Form a three-party room: the interrogator chats with ``witness`` and the bot of
-    ``condition`` side by side, the bot in chat ``bot_position``."""
+    condition number ``cell`` side by side, the bot in chat ``bot_position``."""
 
     interrogator: str
     witness: str
-    condition: int
+    cell: int
     bot_position: Literal[1, 2]
 
 
@@ -77,11 +77,11 @@ class TimedOut:
 
 @dataclass(frozen=True)
 class MarketGame:
-    """Form a market game: ``bettors`` question and trade on the bot of ``condition``, or
-    (``target`` set, ``condition`` None) on a person."""
+    """Form a market game: ``bettors`` question and trade on the bot of condition number
+    ``cell``, or (``target`` set, ``cell`` None) on a person."""
 
     bettors: tuple[str, ...]
-    condition: int | None
+    cell: int | None
     timed_out: bool = False
     target: str | None = None
 
@@ -179,7 +179,7 @@ class Matchmaker:
     def _bot_room(self, pid: str, *, timed_out: bool = False) -> BotRoom:
         self.bot_rooms += 1
         del self._waiting[pid]
-        return BotRoom(interrogator=pid, condition=self._condition(), timed_out=timed_out)
+        return BotRoom(interrogator=pid, cell=self._condition(), timed_out=timed_out)
 
     def _partner(self, first: str) -> str | None:
         for pid in self._waiting:
@@ -207,7 +207,7 @@ class Matchmaker:
         position: Literal[1, 2] = 1 if rng.choice(choices) == 1 else 2
         self.positions[position - 1] += 1
         return ThreeRoom(
-            interrogator=first, witness=partner, condition=self._condition(), bot_position=position
+            interrogator=first, witness=partner, cell=self._condition(), bot_position=position
         )
 
     def _interrogators(self) -> list[str]:

@@ -46,7 +46,7 @@ def overview(study: Study, store: StudyStore, matchmaker: Matchmaker) -> dict[st
 
 def condition_label(study: Study, room: Room) -> str:
     """What a room tests, for the researcher."""
-    if room.condition is None:
+    if room.cell is None:
         return "human witness"
-    label = study.conditions[room.condition].label()
+    label = study.conditions[room.cell].label()
     return f"three-party: {label}" if room.witness == "both" else label

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from sdtt.beliefs.traces import BeliefPoint, BeliefTrace
 from sdtt.dialogue.message import Message
+from sdtt.dialogue.shown import Shown
 from sdtt.engine.simulate import answered_turns
 from sdtt.serve.store import Belief, Room, StoredMessage
 
@@ -62,7 +62,7 @@ def slider_traces(
     messages: Sequence[StoredMessage],
     readings: Sequence[Belief],
     *,
-    condition: dict[str, Any],
+    shown: Shown,
 ) -> list[BeliefTrace]:
     """One trace per interrogator of a one-chat room (two-party, own-person) with slider
     readings; three-party rooms show no slider and give none."""
@@ -85,6 +85,6 @@ def slider_traces(
             excluded=ended_early,
             exclusion_reason=f"room ended early: {room.end_reason}" if ended_early else None,
             source=f"sdtt-serve:{study}",
-            condition=condition,
+            shown=shown,
         )
     ]

@@ -97,7 +97,9 @@ class Room:
     id: str
     mode: str
     witness: Literal["bot", "human", "both"]
-    condition: int | None
+    cell: int | None
+    """The number of the study's condition the bot plays (``Study.conditions``); None
+    without a bot. Stored in the rooms table's ``condition`` column."""
     interrogator: str
     witness_pid: str | None
     state: RoomState
@@ -148,10 +150,10 @@ class Belief:
 
 @dataclass(frozen=True)
 class RoomTally:
-    """How many rooms share a witness kind, condition and bot position."""
+    """How many rooms share a witness kind, cell (condition number) and bot position."""
 
     witness: str
-    condition: int | None
+    cell: int | None
     bot_position: int | None
     count: int
 
@@ -238,8 +240,15 @@ async def last_event_off_loop(store: StudyStore, participant: str, kinds: Sequen
     return await off_loop(store, partial(store.last_committed_event, participant, kinds))
 
 
+_COLUMN_OF = {"cell": "condition"}
+"""Record fields stored under another column name (the column keeps its first name, so
+no store needs migrating)."""
+_FIELD_OF = {column: name for name, column in _COLUMN_OF.items()}
+
+
 def _fields(cls: type[Any], row: dict[str, Any]) -> Any:
-    return cls(**{k: v for k, v in row.items() if k in cls.__dataclass_fields__})
+    found = {_FIELD_OF.get(k, k): v for k, v in row.items()}
+    return cls(**{k: v for k, v in found.items() if k in cls.__dataclass_fields__})
 
 
 class _SqlStore:
@@ -372,7 +381,7 @@ class _SqlStore:
         """The rooms counted by witness kind, condition and bot position (the lobby needs
         only these, on every arrival: never every room)."""
         rows = self._read(
-            "SELECT witness, condition, bot_position, COUNT(*) AS count FROM rooms "
+            "SELECT witness, condition AS cell, bot_position, COUNT(*) AS count FROM rooms "
             "GROUP BY witness, condition, bot_position"
         )
         return [_fields(RoomTally, r) for r in rows]
@@ -465,8 +474,9 @@ class _SqlStore:
     def _insert(self, table: str, record: Any) -> None:
         """Insert a record dataclass as a row (its fields are the table's columns)."""
         names = [field.name for field in dataclasses.fields(record)]
+        columns = [_COLUMN_OF.get(name, name) for name in names]
         self._write(
-            f"INSERT INTO {table} ({', '.join(names)}) VALUES ({','.join('?' * len(names))})",
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({','.join('?' * len(names))})",
             tuple(getattr(record, name) for name in names),
         )
 

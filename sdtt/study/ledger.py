@@ -207,10 +207,11 @@ class Ledger:
             file.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
 
     def tallies(self, by: str) -> dict[str, Tally]:
-        """Calls, tokens and cost per ``stage``, ``condition`` or ``model``."""
+        """Calls, tokens and cost per ``stage``, ``condition``, ``cell`` or ``model``
+        (records written before cells were recorded count under cell "")."""
         found: dict[str, Tally] = defaultdict(Tally)
         for record in self.records:
-            found[record[by]].add(usage_of(record), record["cost"])
+            found[record.get(by, "")].add(usage_of(record), record["cost"])
         return dict(found)
 
     def total(self) -> Tally:
@@ -222,11 +223,18 @@ class Ledger:
         return tally
 
     def api(
-        self, inner: Generator, *, stage: str, condition: str, batch: bool = False
+        self,
+        inner: Generator,
+        *,
+        stage: str,
+        condition: str,
+        cell: str = "",
+        batch: bool = False,
     ) -> LedgerAPI:
-        """``inner`` with its calls written to this ledger under ``stage`` and
-        ``condition``; ``batch``: its calls go through a batch API (priced at its discount)."""
-        return LedgerAPI(inner, self, stage=stage, condition=condition, batch=batch)
+        """``inner`` with its calls written to this ledger under ``stage``, ``condition``
+        (its name for people) and ``cell`` (the design's chat, when one); ``batch``: its
+        calls go through a batch API (priced at its discount)."""
+        return LedgerAPI(inner, self, stage=stage, condition=condition, cell=cell, batch=batch)
 
 
 def read_ledger(path: Path) -> list[dict[str, Any]]:
@@ -255,12 +263,14 @@ class LedgerAPI:
         *,
         stage: str,
         condition: str,
+        cell: str = "",
         batch: bool = False,
     ) -> None:
         self.inner = inner
         self.ledger = ledger
         self.stage = stage
         self.condition = condition
+        self.cell = cell
         self.batch = batch
         self.name = inner.name
         self.calls = 0
@@ -312,6 +322,7 @@ class LedgerAPI:
                 "key": key,
                 "stage": self.stage,
                 "condition": self.condition,
+                "cell": self.cell,
                 "model": self.name,
                 "reported_model": output.model,
                 "input_tokens": output.usage.input_tokens,

@@ -39,6 +39,8 @@ from sdtt.align.task import (
     load_rating_task,
     save_rating_task,
 )
+from sdtt.analysis.metrics import condition_name
+from sdtt.analysis.tells import condition_of
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.dialogue.message import Message
@@ -240,11 +242,15 @@ class StudyRunner:
         *,
         stage: str,
         condition: str,
+        cell: str = "",
         seed: int | None = None,
         batch: bool = False,
     ) -> Model:
-        """A model whose calls go through the ledger (``batch``: priced as batched)."""
-        api = self.ledger.api(self.api_factory(name), stage=stage, condition=condition, batch=batch)
+        """A model whose calls go through the ledger under ``condition`` (its name for
+        people) and ``cell`` (``batch``: priced as batched)."""
+        api = self.ledger.api(
+            self.api_factory(name), stage=stage, condition=condition, cell=cell, batch=batch
+        )
         return Model(api, seed=seed, on_call=lambda record: self._show(every=SHOW_EVERY))
 
     # ------------------------------------------------------------------ the run
@@ -437,12 +443,17 @@ class StudyRunner:
         started = _start(self.study.spec.study.start) + timedelta(hours=cell.number - 1)
         session_id = new_session_id(started, f"{self.study.spec.study.name}:{cell.label}")
 
+        name = condition_name(condition, x=cell.x, n=cell.n, turns=cell.total)
+
         async def main() -> None:
-            bot_model = self.model(cell.model, stage="chats", condition=cell.label, seed=seed)
+            bot_model = self.model(
+                cell.model, stage="chats", condition=name, cell=cell.id, seed=seed
+            )
             asker = self.model(
                 interrogator_name,
                 stage="chats",
-                condition=cell.label,
+                condition=name,
+                cell=cell.id,
                 seed=role_seed(condition, INTERROGATOR),
             )
             async with bot_model, asker:
@@ -535,16 +546,23 @@ class StudyRunner:
         out = self.study.out / JUDGEMENTS_FOLDER / f"{name}.jsonl"
         earlier = read_judgements(out) if out.exists() else []
 
-        # The calls are priced per condition: each condition's pairs are judged apart
+        # The calls are priced per condition and cell: each cell's pairs are judged apart
         # (the same records: a pair's orders depend on its id alone). A one-shot judge's
         # example is drawn from the whole questionnaire, so it judges all at once.
-        groups: dict[str, list[PairItem]] = {}
-        labels = {cell.id: cell.label for cell in cells(self.study)}
+        groups: dict[tuple[str, str], list[PairItem]] = {}
+        by_facts = {_cell_facts(cell): cell.id for cell in cells(self.study)}
         for item in questionnaire.items:
             truth = key.items.get(item.id)
-            cell = Path(truth.bot.path).parent.name if truth and truth.bot.path else ""
-            group = labels.get(cell, "catch pairs") if judge.kind != "one-shot" else ""
-            groups.setdefault(group or f"judge {name}", []).append(item)
+            group = ("", "")
+            if judge.kind != "one-shot":
+                test = truth is not None and truth.kind == "test"
+                group = ("catch pairs", "")
+                if truth is not None and test:
+                    bot = truth.bot.condition or Condition()
+                    facts = (bot.persona, bot.model, bot.mode, bot.pseudo_turns)
+                    cell = by_facts.get((*facts, bot.live_turns, truth.topic), "")
+                    group = (condition_of(truth), cell)
+            groups.setdefault(group if group[0] else (f"judge {name}", ""), []).append(item)
 
         async def one(
             model: Generator, items: list[PairItem], writer: JsonlWriter, every: int | None
@@ -563,9 +581,12 @@ class StudyRunner:
                 concurrency=every or DEFAULT_CONCURRENCY,
             )
 
-        async def direct(condition: str, items: list[PairItem], writer: JsonlWriter) -> None:
+        async def direct(
+            group: tuple[str, str], items: list[PairItem], writer: JsonlWriter
+        ) -> None:
+            condition, cell = group
             async with self.model(
-                judge.model, stage="judges", condition=condition, batch=judge.batch
+                judge.model, stage="judges", condition=condition, cell=cell, batch=judge.batch
             ) as model:
                 await one(model, items, writer, None)
 
@@ -573,8 +594,8 @@ class StudyRunner:
             with JsonlWriter(out) as writer:
                 if not judge.batch or self.replay:
                     async with trio.open_nursery() as nursery:
-                        for condition, items in groups.items():
-                            nursery.start_soon(direct, condition, items, writer)
+                        for group, items in groups.items():
+                            nursery.start_soon(direct, group, items, writer)
                     return
                 # One batched model for every condition, so a round's calls of all of
                 # them go in one job; the ledger sits above it, so an answer recorded
@@ -588,9 +609,9 @@ class StudyRunner:
                     judge_model(model, settings) as (handle, every),
                     trio.open_nursery() as nursery,
                 ):
-                    for condition, items in groups.items():
+                    for (condition, cell), items in groups.items():
                         api = self.ledger.api(
-                            handle, stage="judges", condition=condition, batch=True
+                            handle, stage="judges", condition=condition, cell=cell, batch=True
                         )
                         nursery.start_soon(one, api, items, writer, every)
 
@@ -757,6 +778,12 @@ def relative_key(key: AnswerKey, out: Path) -> AnswerKey:
         for pair, item in key.items.items()
     }
     return key.model_copy(update={"items": items})
+
+
+def _cell_facts(cell: Cell) -> tuple[object, ...]:
+    """What tells a cell's bot chat from the others': its condition's persona, model,
+    mode, N and X, and its topic (as an answer key records them)."""
+    return (cell.persona, cell.model, cell.mode, cell.n, cell.x, cell.topic)
 
 
 def cell_group(cell: Cell) -> str:

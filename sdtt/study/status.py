@@ -41,12 +41,14 @@ def study_status(study: Study) -> StudyStatus:
     """Where every piece of ``study`` stands."""
     ledger = Ledger(study.out / LEDGER_FILE)
     by_condition = ledger.tallies("condition")
+    by_cell = ledger.tallies("cell")
     every = {step.id: step for step in steps(study)}
     rows = []
     for cell in cells(study):
         chain = every.get(chain_step_id(chain_key(study, cell))) if cell.n else None
         chat = every[f"chat {cell.id}"]
-        tally = by_condition.get(cell.label)
+        # Ledgers written before cells were recorded named each cell's calls by its label.
+        tally = by_cell.get(cell.id) or by_condition.get(cell.label)
         rows.append(
             GridRow(
                 cell=cell.id,

@@ -59,7 +59,7 @@ def test_a_mock_cohort_is_deterministic_and_each_participant_differs(tmp_path: P
     for rating in ratings:
         by_participant.setdefault(rating.judge_id, []).append(rating.rating)
         assert rating.cohort == cohort.name and rating.judge_type == "llm"
-        assert rating.condition["temperature"] == 1.0
+        assert rating.rater["temperature"] == 1.0
     assert len({tuple(v) for v in by_participant.values()}) == 3
     other_seed = _run(built, Cohort("mock/chatty", participants=3, temperature=1.0, seed=8))
     assert [r.rating for r in other_seed] != [r.rating for r in ratings]
@@ -100,7 +100,7 @@ def test_provider_failures_are_model_errors_and_asked_again_on_resume(tmp_path: 
             )
 
     fresh = trio.run(resumed)
-    assert {r.condition["participant"] for r in fresh} == {3}
+    assert {r.rater["participant"] for r in fresh} == {3}
 
 
 def test_bad_hyperparameters_are_refused() -> None:
@@ -121,13 +121,13 @@ def test_participants_have_identities_and_their_own_order_of_both_orders(tmp_pat
     assert len(ratings) == 24 * 2 * len(pairs)
     by_participant: dict[int, list[Rating]] = {}
     for rating in ratings:
-        by_participant.setdefault(rating.condition["participant"], []).append(rating)
-    assert {r[0].condition["identity"] for r in by_participant.values()} == set(IDENTITIES)
+        by_participant.setdefault(rating.rater["participant"], []).append(rating)
+    assert {r[0].rater["identity"] for r in by_participant.values()} == set(IDENTITIES)
     shown = {(p.id, p.first, p.second) for p in pairs}
     mirrored = {(p.id, p.second, p.first) for p in pairs}
     orders = set()
     for own in by_participant.values():
-        own.sort(key=lambda r: r.condition["trial"])
+        own.sort(key=lambda r: r.rater["trial"])
         assert {(r.pair_id, r.first, r.second) for r in own} == shown | mirrored
         orders.add(tuple((r.pair_id, r.first) for r in own))
     assert len(orders) == 24  # no two participants share an order of trials

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -10,12 +11,18 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from sdtt.analysis.metrics import condition_tables
 from sdtt.analysis.report import build_report, render_markdown
-from sdtt.analysis.table import judgement_table
+from sdtt.analysis.table import judgement_table, table_of_fields
 from sdtt.cli import main
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.store import write_transcripts
-from sdtt.questionnaires.judgements import Judgement, read_judgements, write_judgements
+from sdtt.questionnaires.judgements import (
+    Judgement,
+    iter_judgement_fields,
+    read_judgements,
+    write_judgements,
+)
 from tests.analysis.helpers import judgement
 from tests.questionnaires.helpers import bots, humans
 
@@ -37,7 +44,7 @@ def llm(record: Judgement) -> Judgement:
         update={
             "judge_type": "llm",
             "judge_model": "mock/judge",
-            "condition": {**record.condition, "judge_kind": "paired"},
+            "shown": record.shown.model_copy(update={"judge_kind": "paired"}),
         }
     )
 
@@ -174,28 +181,55 @@ def test_chunked_studies_get_a_length_curve(tmp_path: Path) -> None:
     assert (tmp_path / "length-curve.png").read_bytes()[:4] == b"\x89PNG"
 
 
-def test_records_written_before_conditions_were_nested_score_the_same() -> None:
-    """An older judgement kept the bot's condition as loose keys of ``bot_meta``; a newer
-    one nests it whole as ``bot_condition``. Both give the same table."""
-    old = [
-        record.model_copy(
-            update={
-                "condition": {
-                    **record.condition,
-                    "bot_meta": {"model": m, "persona": "p", "mode": "pingpong", "source": "f"},
-                }
-            }
-        )
-        for record, m in zip(records(), itertools.cycle(["a/x", "b/y"]), strict=False)
-    ]
-    new = []
-    for record in old:
-        condition = dict(record.condition)
-        meta = condition.pop("bot_meta")
-        nested = Condition(model=meta["model"], persona="p", mode="pingpong", pseudo_turns=None)
-        condition["bot_condition"] = nested.model_dump(mode="json")
+def _old_form(record: Judgement, nested: bool) -> dict[str, Any]:
+    """``record`` as an older sdtt wrote it: a ``condition`` mapping with the bot's
+    condition nested (``bot_condition``, beside the transcript's ``bot_meta``) or, older
+    still, as the loose keys of ``bot_meta``; X, N and N + X copied to the top."""
+    fields = record.model_dump(mode="json")
+    shown = fields.pop("shown")
+    fields.pop("notes")
+    bot = shown.pop("bot")
+    shown.pop("kept_counts")
+    condition = {key: value for key, value in shown.items() if value is not None}
+    if nested:
+        condition["bot_condition"] = bot
         condition["bot_meta"] = {"source": "f"}
-        new.append(record.model_copy(update={"condition": condition}))
-    old_table, new_table = judgement_table(old), judgement_table(new)
-    pd.testing.assert_frame_equal(old_table, new_table)
-    assert set(new_table["model"]) == {"a/x", "b/y"} and set(new_table["persona"]) == {"p"}
+    else:
+        loose = {key: value for key, value in bot.items() if value is not None}
+        condition["bot_meta"] = {**loose, "source": "f"}
+    fields["condition"] = condition
+    fields.update(
+        x_turns=record.x_turns, pseudo_turns=record.pseudo_turns, total_turns=record.total_turns
+    )
+    return fields
+
+
+def test_judgement_files_written_before_shown_existed_score_the_same(tmp_path: Path) -> None:
+    """A judgement file of an older sdtt (the bot's condition under ``bot_meta``, or
+    nested as ``bot_condition``) gives the same table and the same score rows as the
+    file written today, and is read as today's records."""
+    today = []
+    for record, m in zip(records(), itertools.cycle(["a/x", "b/y"]), strict=False):
+        bot = Condition(model=m, persona="p", mode="pingpong", pseudo_turns=record.pseudo_turns)
+        shown = record.shown.model_copy(update={"bot": bot})
+        today.append(record.model_copy(update={"shown": shown}))
+    new = tmp_path / "new.jsonl"
+    write_judgements(new, today)
+    tables = [table_of_fields(iter_judgement_fields(new))]
+    for nested in (False, True):
+        path = tmp_path / f"old-{nested}.jsonl"
+        path.write_text(
+            "".join(json.dumps(_old_form(r, nested)) + "\n" for r in today), encoding="utf-8"
+        )
+        assert ('"bot_condition"' in path.read_text(encoding="utf-8")) is nested
+        assert read_judgements(path) == read_judgements(new)
+        tables.append(table_of_fields(iter_judgement_fields(path)))
+    for table in tables[1:]:
+        pd.testing.assert_frame_equal(tables[0], table)
+        for (title, rows), (same, again) in zip(
+            condition_tables(tables[0], reps=50), condition_tables(table, reps=50), strict=True
+        ):
+            assert title == same
+            pd.testing.assert_frame_equal(rows, again)
+    assert set(tables[0]["model"]) == {"a/x", "b/y"} and set(tables[0]["persona"]) == {"p"}
+    assert '"bot_meta"' not in new.read_text(encoding="utf-8")

@@ -61,8 +61,10 @@ def test_the_report_has_the_papers_table_one(tmp_path: Path) -> None:
                 part = [
                     r
                     for r in records
-                    if r.condition["bot_meta"]["model"] == model
-                    and r.condition["mode"] == mode
+                    if r.shown.bot
+                    and r.shown.bot.model == model
+                    and r.shown.bot
+                    and r.shown.bot.mode == mode
                     and r.pseudo_turns == n
                     and r.x_turns == x
                 ]
@@ -72,7 +74,9 @@ def test_the_report_has_the_papers_table_one(tmp_path: Path) -> None:
 
 
 def test_a_condition_the_study_lacks_is_a_dash(tmp_path: Path) -> None:
-    records = [r for r in cells() if r.condition["mode"] == "burst" or r.x_turns == 3]
+    records = [
+        r for r in cells() if (r.shown.bot and r.shown.bot.mode == "burst") or r.x_turns == 3
+    ]
     (section,) = [
         s
         for s in build_report(judgement_table(records), tmp_path, reps=0).sections
@@ -87,7 +91,7 @@ def test_a_condition_whose_judgements_were_all_left_out_says_so(tmp_path: Path) 
     records = cells()
     records = [
         r.model_copy(update={"excluded": True, "exclusion_reason": "tie"})
-        if r.x_turns == 3 and r.condition["mode"] == "burst"
+        if r.x_turns == 3 and r.shown.bot and r.shown.bot.mode == "burst"
         else r
         for r in records
     ]

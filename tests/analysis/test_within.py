@@ -20,7 +20,7 @@ def llm(pair: str, judge_id: str, correct: bool, order: str) -> Judgement:
         update={
             "judge_type": "llm",
             "judge_model": "mock/judge",
-            "condition": {**record.condition, "judge_kind": "paired", "order": order},
+            "shown": record.shown.model_copy(update={"judge_kind": "paired", "order": order}),
         }
     )
 

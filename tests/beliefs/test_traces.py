@@ -112,6 +112,7 @@ def test_an_old_trace_with_top_level_turn_counts_reads_them_from_its_condition(
     tmp_path: Path,
 ) -> None:
     old = trace([40, 60]).model_dump(mode="json")
+    del old["shown"], old["notes"]
     old["condition"] = {"bot_meta": {"model": "mock/a", "pseudo_turns": 10}}
     old |= {"x_turns": 2, "pseudo_turns": 10, "total_turns": 12}
     path = tmp_path / "old.jsonl"

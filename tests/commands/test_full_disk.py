@@ -114,5 +114,5 @@ def test_judge_resumes_after_a_full_disk_without_a_lost_or_doubled_answer(
     assert run_limited(10**9, args).returncode == 0
     done = read_judgements(tmp_path / "out.jsonl")
     assert done[: len(kept)] == kept
-    answers = [(j.pair_id, j.condition["order"]) for j in done]
+    answers = [(j.pair_id, j.shown.order) for j in done]
     assert len(answers) == len(set(answers)) > len(kept)

@@ -139,7 +139,7 @@ def test_ctrl_c_in_judge_keeps_every_answer_given_and_a_rerun_finishes(
     assert main([*judge]) == 0
     done = read_judgements(out)
     assert done[: len(kept)] == kept
-    pairs = [(j.pair_id, j.condition["order"]) for j in done]
+    pairs = [(j.pair_id, j.shown.order) for j in done]
     assert len(pairs) == len(set(pairs)) == 2 * len(fixture_study().questionnaire.items)
 
 

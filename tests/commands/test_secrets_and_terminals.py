@@ -267,8 +267,8 @@ def hostile_judgements(pristine_inputs: dict[str, Path]) -> Path:
     records = []
     for line in pristine_inputs["judgements"].read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
-        record["condition"] = {**record["condition"], "model": HOSTILE_NAME}
-        record["condition"]["topic"] = HOSTILE_NAME
+        record["shown"]["bot"] = {**(record["shown"]["bot"] or {}), "model": HOSTILE_NAME}
+        record["shown"]["topic"] = HOSTILE_NAME
         records.append(json.dumps(record))
     path = Path("hostile-judgements.jsonl")
     path.write_text("\n".join(records) + "\n", encoding="utf-8")

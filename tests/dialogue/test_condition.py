@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from sdtt.dialogue.condition import Condition, chat_mode, record_condition, split_meta
+from sdtt.dialogue.condition import Condition, chat_mode, split_meta
 from sdtt.dialogue.seeds import derive_seed, seeded_rng
+from sdtt.dialogue.shown import migrate_answer
 from sdtt.dialogue.store import read_transcripts, write_transcripts
 from sdtt.dialogue.turn_index import pseudo_turns_of
 
@@ -116,10 +117,11 @@ def test_a_bad_condition_in_an_old_file_is_refused_naming_the_field(tmp_path: Pa
 
 def test_records_nest_the_condition_whole_and_old_records_still_read() -> None:
     condition = Condition(model="m/x", persona="p", pseudo_turns=None)
-    nested = {"bot_condition": condition.model_dump(mode="json")}
-    old = {"bot_meta": {"model": "m/x", "persona": "p", "source": "file"}}
-    assert record_condition(nested) == record_condition(old) == condition
-    assert record_condition({"judge_kind": "llm"}) is None
+    nested = {"condition": {"bot_condition": condition.model_dump(mode="json")}}
+    old = {"condition": {"bot_meta": {"model": "m/x", "persona": "p", "source": "file"}}}
+    assert migrate_answer(nested)["shown"]["bot"] == condition.model_dump(mode="json")
+    assert migrate_answer(old)["shown"]["bot"] == condition
+    assert migrate_answer({"condition": {"judge_kind": "llm"}})["shown"]["bot"] is None
 
 
 def test_every_seed_derives_by_one_rule() -> None:

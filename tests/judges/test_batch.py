@@ -177,7 +177,7 @@ def test_cohorts_with_identities_in_both_orders_batch_every_participant_together
     # Both cohorts' participants rated every pair in both orders; all first questions
     # went in one job.
     assert first_requests(server) == len(made) == 2 * 3 * 2 * 6
-    identities = {json.loads(r)["condition"]["identity"] for r in made}
+    identities = {json.loads(r)["rater"]["identity"] for r in made}
     assert identities == {"Ms. Snyder", "Mr. Snyder", "Dr. Snyder"}
     assert set(server.sent.values()) == {1}
 

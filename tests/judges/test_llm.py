@@ -194,7 +194,7 @@ async def test_random_orders_ask_each_pair_once_reproducibly() -> None:
         judgements = await run_llm_judge(
             model, study.questionnaire, study.key, orders="random", seed=seed
         )
-        return [(j.pair_id, j.condition["order"]) for j in judgements]
+        return [(j.pair_id, j.shown.order) for j in judgements]
 
     first = await judge(3)
     assert [pair for pair, _ in first] == [item.id for item in study.questionnaire.items]

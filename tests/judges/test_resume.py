@@ -62,7 +62,7 @@ def test_a_rerun_asks_only_what_the_file_does_not_hold(
     assert main(["judge", str(study), "--model", "mock/first"]) == 0
     assert len(asked) == total - 2
     assert "2 judgement(s) from an earlier run kept" in capsys.readouterr().out
-    keys = [(j.pair_id, j.condition["order"]) for j in read_judgements(out)]
+    keys = [(j.pair_id, j.shown.order) for j in read_judgements(out)]
     assert len(keys) == len(set(keys)) == total
     asked.clear()
     before = out.read_bytes()

@@ -176,7 +176,7 @@ def test_answers_score_against_each_judges_own_view(tmp_path: Path) -> None:
     assert len(imported.judgements) == sum(len(form.items) for form in forms)
     assert not any(j.excluded for j in imported.judgements)
     for judgement in imported.judgements:
-        view = judgement.condition.get("design_view", judgement.pair_id)
+        view = judgement.shown.design_view or judgement.pair_id
         truth = study.key.items[view]
         assert judgement.bot_position == truth.bot_position
         assert judgement.correct is (truth.bot_position == 1)  # everyone answered "chat 1"
@@ -285,7 +285,7 @@ def test_a_pair_skipped_in_ones_own_form_is_no_answer(tmp_path: Path) -> None:
     imported = import_responses([tmp_path / "a.csv"], "csv", study.questionnaire, study.key)
     assert len(imported.judgements) == len(form.items)
     (skipped,) = [j for j in imported.judgements if j.choice is None]
-    assert skipped.condition["design_view"] == skipped_view
+    assert skipped.shown.design_view == skipped_view
     assert skipped.exclusion_reason is not None and "no answer" in skipped.exclusion_reason
 
 

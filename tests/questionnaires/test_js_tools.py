@@ -326,6 +326,6 @@ def test_jspsych_page_shows_the_form_it_is_given_and_scores_each_view(
         len(DESIGN.questionnaire.forms[n - 1].items) for n in DESIGN_FORMS
     )
     for judgement in imported.judgements:
-        truth = DESIGN.key.items[judgement.condition.get("design_view", judgement.pair_id)]
+        truth = DESIGN.key.items[judgement.shown.design_view or judgement.pair_id]
         assert judgement.bot_position == truth.bot_position
         assert judgement.correct is (judgement.choice == truth.correct_choice)

@@ -49,7 +49,7 @@ def test_the_repeat_share_matches_counting_every_draw() -> None:
 def test_a_row_without_usable_judgements_shows_no_detectability() -> None:
     tie = judgement("p1", "j1", None, excluded="tie: both chats labelled human")
     labels = {"labels": {"1": "human", "2": "human"}}
-    tie = tie.model_copy(update={"condition": {**tie.condition, **labels}})
+    tie = tie.model_copy(update={"shown": tie.shown.model_copy(update=labels)})
     row = summarise(judgement_table([tie]), reps=0).row()
     assert row["judgements"] == 0 and math.isnan(row["detectability"])
 

@@ -137,8 +137,8 @@ def test_x_turns_and_condition_come_from_the_answer_key() -> None:
     judgement = next(j for j in imported("csv") if j.pair_id == MUSIC)
     assert judgement.x_turns == 3
     assert judgement.pair_kind == "test"
-    assert judgement.condition["bot_conversation"] == "bot-conv-2"
-    assert judgement.condition["bot_condition"]["model"] == "openai/gpt-4o-2024-08-06"
+    assert judgement.shown.bot_conversation == "bot-conv-2"
+    assert judgement.shown.bot and judgement.shown.bot.model == "openai/gpt-4o-2024-08-06"
     catch = next(j for j in imported("csv") if j.pair_id == CATCH)
     assert catch.pair_kind == "catch"
 

@@ -41,7 +41,7 @@ def test_key_and_judgements_carry_n_x_and_the_turn_shown_but_judges_do_not() -> 
     # The last 3 of 12 live turns after 100 pseudo turns: turns 110 to 112 are shown.
     assert (item.pseudo_turns, item.x_turns, item.live_from, item.live_to) == (100, 3, 10, 12)
     assert item.total_turns == 112 and item.view == "last"
-    assert item.condition()["live_to"] == 12
+    assert item.shown().live_to == 12
     shown = questionnaire_json(built.questionnaire)
     for word in ("pseudo_turns", "total_turns", "live_to", "112"):
         assert word not in shown

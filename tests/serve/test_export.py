@@ -70,7 +70,7 @@ async def test_export_writes_files_that_score_and_report_read(
     assert all(j.x_turns == 2 and j.total_turns == 2 and j.choice is None for j in bots)
     [person] = [j for j in judgements if j.witness == "human"]
     assert (person.verdict, person.correct) == ("ai", False)
-    assert bots[0].condition["bot_condition"]["model"] == "mock/chatty"
+    assert bots[0].shown.bot and bots[0].shown.bot.model == "mock/chatty"
 
     chats = sorted((out / "chats").glob("*.jsonl"))
     transcripts = [
@@ -134,7 +134,7 @@ async def test_slider_readings_export_as_belief_traces_that_score_reads(
         assert first.time_s is not None and second.time_s is not None
         assert 0 <= first.time_s < second.time_s
         assert second.text  # the bot's reply seen between the two readings
-        assert trace.condition["bot_condition"]["model"] == "mock/chatty"
+        assert trace.shown.bot and trace.shown.bot.model == "mock/chatty"
 
     judgements = out / "judgements.jsonl"
     assert main(["score", str(judgements), str(out / "beliefs.jsonl"), "--bootstrap", "0"]) == 0

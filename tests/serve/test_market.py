@@ -267,7 +267,7 @@ async def test_a_person_as_the_target(tmp_path: Path, autojump_clock: object) ->
     }
     assert not tia.of("reveal")
     [room] = server.store.rooms()
-    assert (room.witness, room.witness_pid, room.condition) == ("human", "tia", None)
+    assert (room.witness, room.witness_pid, room.cell) == ("human", "tia", None)
     before = "\n".join(r for r in bob.raw if '"reveal"' not in r)
     assert '"human":' not in before
 

@@ -20,7 +20,7 @@ def test_matchmaker_balances_and_times_out() -> None:
     lobby.arrive("b", 5)
     assert lobby.step(5) == [HumanRoom(interrogator="a", witness="b")]
     lobby.arrive("c", 6)
-    assert lobby.step(6) == [BotRoom(interrogator="c", condition=0)]
+    assert lobby.step(6) == [BotRoom(interrogator="c", cell=0)]
     lobby.arrive("d", 7)
     assert lobby.step(7) == []
     assert lobby.next_deadline() == 67
@@ -29,10 +29,10 @@ def test_matchmaker_balances_and_times_out() -> None:
     bots = Matchmaker(conditions=3, timeout=60)
     for pid in "efghij":
         bots.arrive(pid, 0)
-    assert [d.condition for d in bots.step(0) if isinstance(d, BotRoom)] == [0, 1, 2, 0, 1, 2]
+    assert [d.cell for d in bots.step(0) if isinstance(d, BotRoom)] == [0, 1, 2, 0, 1, 2]
     late = Matchmaker(conditions=1, timeout=30, on_timeout="bot", human_share=1.0)
     late.arrive("k", 0)
-    assert late.step(30) == [BotRoom(interrogator="k", condition=0, timed_out=True)]
+    assert late.step(30) == [BotRoom(interrogator="k", cell=0, timed_out=True)]
 
 
 def test_spec_errors_name_file_line_and_field(tmp_path: Path) -> None:
@@ -65,7 +65,7 @@ def test_a_bot_room_waits_as_long_as_a_human_room_did() -> None:
     due = lobby.next_deadline()
     assert due in (20.0, 40.0)
     assert lobby.step(due - 0.1) == []
-    assert lobby.step(due) == [BotRoom(interrogator="a", condition=0)]
+    assert lobby.step(due) == [BotRoom(interrogator="a", cell=0)]
     waits = set()
     for number in range(40):
         other = Matchmaker(conditions=1, timeout=100, human_share=0.5, human_waits=[20.0, 40.0])

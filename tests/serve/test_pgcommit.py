@@ -30,7 +30,7 @@ def live_room(room_id: str) -> Room:
         id=room_id,
         mode="two-party",
         witness="bot",
-        condition=0,
+        cell=0,
         interrogator="P1",
         witness_pid=None,
         state="live",

@@ -176,7 +176,7 @@ async def test_servers_sharing_one_database_balance_conditions(
         await play_bot_game(servers[0], nursery, "P9")
         nursery.cancel_scope.cancel()
     rooms = servers[1].store.rooms()
-    assert sorted(r.condition for r in rooms) == [0, 0, 0, 1, 1]
+    assert sorted(r.cell for r in rooms) == [0, 0, 0, 1, 1]
     assert servers[1].store.verdicts()[0].participant == "P9"
 
 

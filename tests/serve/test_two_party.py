@@ -150,8 +150,8 @@ async def test_conditions_are_assigned_in_balance(tmp_path: Path, autojump_clock
         nursery.cancel_scope.cancel()
     counts = [0] * 4
     for room in server.store.rooms():
-        assert room.condition is not None
-        counts[room.condition] += 1
+        assert room.cell is not None
+        counts[room.cell] += 1
     assert counts == [2, 2, 2, 2]
 
 

@@ -185,7 +185,7 @@ def test_the_online_tests_verdicts_with_reasons_become_belief_traces(tmp_path: P
     assert [p.belief for p in first.points] == [100.0, 0.0, 0.0, 0.0]
     assert first.points[0].reason == "typed in lower case"
     assert second.target_human and second.points[2].reason == "joked \u201cback\u201d"
-    assert second.condition["live_to"] == 4
+    assert second.shown.live_to == 4
 
 
 def test_the_online_verdicts_through_the_command(

@@ -39,7 +39,18 @@ def test_every_call_is_priced_per_stage_and_condition_in_the_report(tmp_path: Pa
     judged = {str(r["condition"]) for r in records if r["stage"] == "judges"}
     assert judged == {"catch pairs"} | {str(r["condition"]) for r in chats}  # per condition
     conditions = [row[0] for row in sections["Cost by condition"]["rows"]]
-    assert any("N=6 X=2" in c for c in conditions) and any("N=0 X=2" in c for c in conditions)
+    assert any("N=6, X=2" in c for c in conditions) and any("N=0, X=2" in c for c in conditions)
+    # The score tables name each condition as the cost table does, so the two join.
+    scored = {
+        row[section["header"].index("condition")]
+        for section in figures["sections"]
+        if section["title"].endswith("one row per condition")
+        for row in section["rows"]
+    }
+    assert len(scored) == 2 and scored <= set(conditions)
+    # Each cell's calls, its chat's and its pairs' judging, are tallied under its id.
+    judged_cells = {r["cell"] for r in records if r["stage"] == "judges" and r["cell"]}
+    assert judged_cells == {r["cell"] for r in chats} and len(judged_cells) == 2
     assert "Cost by stage" in (tmp_path / "out/report/report.md").read_text("utf-8")
 
 

@@ -99,7 +99,7 @@ def test_csv_rows_are_spreadsheet_safe_and_the_format_options_are_checked(
     judged = reference.out / "judgements/llm.jsonl"
     records = [json.loads(line) for line in judged.read_text("utf-8").splitlines()]
     for record in records:
-        record["condition"]["topic"] = "=HYPERLINK(1)"
+        record["shown"]["topic"] = "=HYPERLINK(1)"
     edited = tmp_path / "judgements.jsonl"
     edited.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
     shown = _score(capsys, str(edited), "--format", "csv", "--by", "topic")

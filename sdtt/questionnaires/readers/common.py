@@ -223,7 +223,7 @@ def score(
                     excluded=bool(record_reasons),
                     exclusion_reason="; ".join(record_reasons) or None,
                     source=source,
-                    condition=truth.condition(),
+                    shown=truth.shown(),
                 )
             )
     return ImportResult(

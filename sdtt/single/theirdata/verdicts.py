@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from sdtt.beliefs.traces import BeliefPoint, BeliefTrace
+from sdtt.dialogue.shown import Shown
 from sdtt.errors import InputError
 from sdtt.single.csvrows import csv_rows
 from sdtt.single.theirdata.conversations import CLASSES
@@ -107,13 +108,13 @@ def read_verdicts(
                 target_human=human,
                 points=ordered,
                 source=f"kreiman-verdicts:{Path(path).name}",
-                condition={
-                    "conversation": conversation,
-                    "speaker": speaker,
+                shown=Shown(
+                    conversation=conversation,
+                    speaker=speaker,
                     # The exchanges judged: the whole conversation up to the last verdict.
-                    "live_from": 1,
-                    "live_to": max(exchange for exchange, _point in found),
-                },
+                    live_from=1,
+                    live_to=max(exchange for exchange, _point in found),
+                ),
             )
         )
     return traces
@@ -188,7 +189,7 @@ def read_online_trials(path: str | Path, *, study: str) -> list[BeliefTrace]:
                 target_human=truths == {"human"},
                 points=points,
                 source=f"kreiman-online:{Path(path).name}",
-                condition={"conversation": stem, "live_from": 1, "live_to": len(points)},
+                shown=Shown(conversation=stem, live_from=1, live_to=len(points)),
             )
         )
     return traces
