@@ -20,11 +20,13 @@ Usage: PYTHONPATH=. python benchmarks/persona_import_cli.py [--messages 4000000]
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import subprocess
 import sys
 import tempfile
+from datetime import datetime, timezone
 from pathlib import Path
 
 from _quick import add_quick
@@ -116,6 +118,36 @@ def write_export(path: Path, messages: int, seed: int = 7) -> int:
                 out.write("\n".join(lines) + "\n")
                 lines = []
         out.write("\n".join(lines) + "\n" if lines else "")
+    return path.stat().st_size
+
+
+def write_telegram_export(path: Path, messages: int, seed: int = 7) -> int:
+    """A Telegram Desktop ``result.json`` of about ``messages`` messages by Ann and Ben,
+    written as Telegram writes it (one field per line, ``text_entities`` repeating the
+    text); its size."""
+    rng = random.Random(seed)
+    start = 1_673_596_800  # 13 Jan 2023, 08:00 UTC
+    second = 0
+    with path.open("w", encoding="utf-8", newline="\n") as out:
+        out.write('{\n "name": "Ben",\n "type": "personal_chat",\n "id": 42,\n "messages": [')
+        for index in range(messages):
+            second += rng.choice((5, 30, 60, 90, 180)) + (3 * 3600 if index % 40 == 39 else 0)
+            moment = datetime.fromtimestamp(start + second, timezone.utc)
+            sender, user = ("Ann", "user1") if rng.random() < 0.5 else ("Ben", "user2")
+            text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(2, 7)))
+            record = {
+                "id": index + 1,
+                "type": "message",
+                "date": moment.strftime("%Y-%m-%dT%H:%M:%S"),
+                "date_unixtime": str(start + second),
+                "from": sender,
+                "from_id": user,
+                "text": text,
+                "text_entities": [{"type": "plain", "text": text}],
+            }
+            body = json.dumps(record, ensure_ascii=False, indent=1).replace("\n", "\n  ")
+            out.write(("," if index else "") + "\n  " + body)
+        out.write("\n ]\n}\n")
     return path.stat().st_size
 
 
