@@ -26,7 +26,7 @@ import random
 import subprocess
 import sys
 import tempfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from _quick import add_quick
@@ -132,7 +132,7 @@ def write_telegram_export(path: Path, messages: int, seed: int = 7) -> int:
         out.write('{\n "name": "Ben",\n "type": "personal_chat",\n "id": 42,\n "messages": [')
         for index in range(messages):
             second += rng.choice((5, 30, 60, 90, 180)) + (3 * 3600 if index % 40 == 39 else 0)
-            moment = datetime.fromtimestamp(start + second, timezone.utc)
+            moment = datetime.fromtimestamp(start + second, UTC)
             sender, user = ("Ann", "user1") if rng.random() < 0.5 else ("Ben", "user2")
             text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(2, 7)))
             record = {
