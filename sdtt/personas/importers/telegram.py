@@ -14,7 +14,6 @@ caption become media messages.
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from datetime import tzinfo
@@ -26,12 +25,10 @@ from pydantic import BeforeValidator, Field
 
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage, normalize_name
-from sdtt.personas.importers.base import FileImporter
+from sdtt.personas.importers.base import StreamedJsonImporter
 from sdtt.personas.importers.build import ImportResult, ParsedChat, add_message
 from sdtt.personas.importers.options import Flag, ImportOptions
 from sdtt.personas.importers.reading import (
-    MAX_FILE_BYTES,
-    JsonStreamFailed,
     json_events,
     json_items,
     json_outline,
@@ -255,7 +252,7 @@ def _read_chat(
     return ParsedChat(messages=messages, dropped=dropped, people=people, detected=detected)
 
 
-class TelegramImporter(FileImporter):
+class TelegramImporter(StreamedJsonImporter):
     """``sdtt persona import telegram result.json --me NAME``."""
 
     name = "telegram"
@@ -274,21 +271,9 @@ class TelegramImporter(FileImporter):
         """Read the export."""
         return parse_telegram(data, path, zone=options.timezone, chat=options.chat)
 
-    def load(self, path: Path, options: ImportOptions) -> tuple[ParsedChat, str]:
-        """Read the export a part at a time (a pipe, or a file the streaming reader reads
-        otherwise than the whole-file one, is read whole)."""
-        try:
-            if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
-                return super().load(path, options)
-            with path.open("rb") as handle:
-                digest = hashlib.file_digest(handle, "sha256").hexdigest()
-        except OSError:
-            return super().load(path, options)  # which says what is wrong
-        try:
-            chat = stream_telegram(path, zone=options.timezone, chat=options.chat)
-        except JsonStreamFailed:
-            return super().load(path, options)
-        return chat, digest
+    def stream(self, path: Path, options: ImportOptions) -> ParsedChat:
+        """Read the export a part at a time."""
+        return stream_telegram(path, zone=options.timezone, chat=options.chat)
 
 
 IMPORTER = TelegramImporter()
