@@ -176,11 +176,13 @@ def listed_first_name(word: str) -> bool:
 
 def lower_case_first_names(text: str) -> list[str]:
     """Lower-case words of ``text`` that are listed first names and no everyday word."""
-    return [
-        match.group()
-        for match in _TOKEN.finditer(text)
-        if match.group().islower() and len(match.group()) >= 3 and listed_first_name(match.group())
-    ]
+    return [word for word in _TOKEN.findall(text) if _lower_case_first_name(word)]
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _lower_case_first_name(word: str) -> bool:
+    # Asked once per distinct word, not once per word of every message.
+    return word.islower() and len(word) >= 3 and listed_first_name(word)
 
 
 @dataclass(frozen=True)

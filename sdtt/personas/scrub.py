@@ -326,6 +326,8 @@ class Scrubber:
         self._name_keys: dict[str, str] = {}
         self._name_pattern: re.Pattern[str] | None = None
         self._review: Counter[str] = Counter()
+        # Off only in tests, which check the cheap checks below never skip a value.
+        self._prefilter = True
         for index, names in enumerate(people):
             self.add_person(names, key=f"person-{index}")
 
@@ -403,7 +405,7 @@ class Scrubber:
                 _Span(start, end, kind, key)
                 for start, end, key in pii_patterns.DETECTORS[kind](text)
             ]
-        if self.find_names:
+        if self.find_names and (not self._prefilter or _has_upper(text)):
             for name in find_names(text):
                 self._add_variants(name.spellings, f"found-{_strip_accents(name.spellings[0])}")
         pattern = self._names_regex()
@@ -436,21 +438,25 @@ class Scrubber:
         messages, which the bot imitates, each one left is counted for review.
         """
         scrubbed = self.scrub(text)
-        words = lower_case_first_names(_PLACEHOLDER.sub(" ", scrubbed))
+        words = lower_case_first_names(
+            _PLACEHOLDER.sub(" ", scrubbed) if "[" in scrubbed else scrubbed
+        )
         self._review.update(words)
         self.report.to_review += len(words)
         return scrubbed
 
     def scrub_with_spans(self, text: str) -> tuple[str, list[Replacement]]:
         """Like :meth:`scrub`, also saying where each replaced value was in ``text``."""
-        # origin[i]: where character i of the current text was in the input (-1: placeholder)
-        origin = list(range(len(text)))
+        # origin[i]: where character i of the current text was in the input (-1: placeholder);
+        # made only once something is replaced, as most messages hold nothing.
+        origin: list[int] | None = None
         replaced: list[Replacement] = []
-        has_digits = any(char.isdigit() for char in text)
-        for kind in KINDS:
+        has_digits = _has_digit(text) if self._prefilter else any(char.isdigit() for char in text)
+        protected = _protected(text)
+        kinds = _kinds_to_try(text, has_digits) if self._prefilter else KINDS
+        for kind in kinds:
             if kind in _DIGIT_KINDS and not has_digits:
                 continue
-            protected = [match.span() for match in _PLACEHOLDER.finditer(text)]
             spans = [
                 span
                 for span in self._spans(kind, text)
@@ -459,6 +465,8 @@ class Scrubber:
             ]
             if not spans:
                 continue
+            if origin is None:
+                origin = list(range(len(text)))
             taken: list[_Span] = []
             for span in sorted(spans, key=lambda s: (s.start, s.start - s.end)):
                 if not taken or span.start >= taken[-1].end:
@@ -481,6 +489,7 @@ class Scrubber:
             new_origin += origin[position:]
             text = "".join(pieces)
             origin = new_origin
+            protected = _protected(text)
         return text, sorted(replaced, key=lambda item: item.start)
 
 
@@ -492,6 +501,63 @@ class Replacement:
     end: int
     kind: Kind
     placeholder: str
+
+
+# What a text must hold for a kind's detector to find anything in it (a cheap test
+# first, so the many messages that hold no personal data skip the costly patterns).
+_MAY_EMAIL = re.compile(r"@|\sat\s|[\[({<]\s*at?\s*[\])}>]", re.IGNORECASE)
+_ASCII_DIGIT = re.compile(r"[0-9]")
+
+
+def _has_digit(text: str) -> bool:
+    """Whether any character of ``text`` is a digit as :meth:`str.isdigit` reads one."""
+    if text.isascii():
+        return _ASCII_DIGIT.search(text) is not None
+    return any(char.isdigit() for char in text)
+
+
+def _has_upper(text: str) -> bool:
+    """Whether any character of ``text`` is upper case (names are found only there)."""
+    if text.lower() != text:
+        return True
+    return not text.isascii() and any(char.isupper() for char in text)
+
+
+def _kinds_to_try(text: str, has_digits: bool) -> tuple[Kind, ...]:
+    """The kinds whose detectors may find something in ``text``, in priority order."""
+    return _KINDS_BY_CLUE[
+        (
+            _MAY_EMAIL.search(text) is not None,
+            "." in text or "://" in text,
+            "@" in text,
+            has_digits,
+        )
+    ]
+
+
+def _kinds_for(email: bool, url: bool, handle: bool, digits: bool) -> tuple[Kind, ...]:
+    skipped = {
+        kind for kind, clue in (("EMAIL", email), ("URL", url), ("HANDLE", handle)) if not clue
+    }
+    if not digits:
+        skipped |= _DIGIT_KINDS
+    return tuple(kind for kind in KINDS if kind not in skipped)
+
+
+_KINDS_BY_CLUE = {
+    (email, url, handle, digits): _kinds_for(email, url, handle, digits)
+    for email in (False, True)
+    for url in (False, True)
+    for handle in (False, True)
+    for digits in (False, True)
+}
+
+
+def _protected(text: str) -> list[tuple[int, int]]:
+    """Where the placeholders already in ``text`` are: never matched again."""
+    if "[" not in text:
+        return []
+    return [match.span() for match in _PLACEHOLDER.finditer(text)]
 
 
 def _plain_local(local: str) -> bool:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from sdtt.personas.importers.build import ImportResult, ParsedChat, build_persona
 from sdtt.personas.importers.options import Flag, ImportOptions
-from sdtt.personas.importers.reading import read_bytes
+from sdtt.personas.importers.reading import MAX_FILE_BYTES, JsonStreamFailed, read_bytes
 
 
 class FileImporter:
@@ -40,3 +40,28 @@ class FileImporter:
         path = Path(path)
         chat, digest = self.load(path, options)
         return build_persona(chat, options, fmt=self.name, path=path, digest=digest)
+
+
+class StreamedJsonImporter(FileImporter):
+    """An importer of one JSON file that reads it a part at a time (:meth:`stream`), so a
+    large export costs the messages kept; a pipe, or a file the streaming parser reads
+    otherwise than :func:`~sdtt.personas.importers.reading.load_json` (it raises
+    :class:`JsonStreamFailed`), is read whole and given to :meth:`parse`."""
+
+    def stream(self, path: Path, options: ImportOptions) -> ParsedChat:
+        """Read the export from its file, a part at a time."""
+        raise NotImplementedError
+
+    def load(self, path: Path, options: ImportOptions) -> tuple[ParsedChat, str]:
+        """Stream the export when it is a regular file, else read it whole."""
+        try:
+            if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
+                return super().load(path, options)
+            with path.open("rb") as handle:
+                digest = hashlib.file_digest(handle, "sha256").hexdigest()
+        except OSError:
+            return super().load(path, options)  # which says what is wrong
+        try:
+            return self.stream(path, options), digest
+        except JsonStreamFailed:
+            return super().load(path, options)

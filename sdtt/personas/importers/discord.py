@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable, Iterable
 from datetime import tzinfo
 from pathlib import Path
 from typing import Any
 
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage
-from sdtt.personas.importers.base import FileImporter
+from sdtt.personas.importers.base import StreamedJsonImporter
 from sdtt.personas.importers.build import ImportResult, ParsedChat, add_message
 from sdtt.personas.importers.options import ImportOptions
-from sdtt.personas.importers.reading import load_json
+from sdtt.personas.importers.reading import json_items, json_outline, load_json
 from sdtt.personas.importers.shapes import ExportModel, validate
 from sdtt.personas.importers.times import parse_iso_time
 
@@ -73,7 +74,8 @@ class DiscordMessage(ExportModel):
 class DiscordExport(ExportModel):
     """The file DiscordChatExporter writes (``guild`` and ``channel`` are not needed)."""
 
-    messages: list[DiscordMessage]
+    messages: list[Any]
+    """Validated one at a time as :class:`DiscordMessage`, as they are read."""
 
 
 def resolve_mentions(content: str, names: dict[str, str]) -> str:
@@ -84,6 +86,21 @@ def resolve_mentions(content: str, names: dict[str, str]) -> str:
 def parse_discord(data: bytes, path: Path, *, zone: tzinfo) -> ParsedChat:
     """Read a DiscordChatExporter JSON export into a :class:`ParsedChat`."""
     root = load_json(data, path)
+    return _read_export(root, lambda export: export.messages, path, zone=zone)
+
+
+def stream_discord(path: Path, *, zone: tzinfo) -> ParsedChat:
+    """:func:`parse_discord` reading the file a part at a time (twice: its outline, then
+    its messages). Raises :class:`JsonStreamFailed` where it must be read whole."""
+    root = json_outline(path, "messages.item")
+    return _read_export(root, lambda export: json_items(path, "messages.item"), path, zone=zone)
+
+
+def _read_export(
+    root: Any, entries: Callable[[DiscordExport], Iterable[Any]], path: Path, *, zone: tzinfo
+) -> ParsedChat:
+    """The export in ``root`` (whose ``messages`` may be left empty), its messages given by
+    ``entries``."""
     if isinstance(root, dict) and "messages" not in root:
         raise InputError(
             "has no 'messages'.",
@@ -95,7 +112,8 @@ def parse_discord(data: bytes, path: Path, *, zone: tzinfo) -> ParsedChat:
     dropped: Counter[str] = Counter()
     aliases: dict[str, set[str]] = {}
     people: list[list[str]] = []
-    for index, record in enumerate(export.messages):
+    for index, entry in enumerate(entries(export)):
+        record = validate(DiscordMessage, entry, path, where=f"messages[{index}]")
         if (record.type or "Default") not in _KEPT_TYPES:
             dropped["system"] += 1
             continue
@@ -132,7 +150,7 @@ def parse_discord(data: bytes, path: Path, *, zone: tzinfo) -> ParsedChat:
     return ParsedChat(messages=messages, dropped=dropped, aliases=aliases, people=people)
 
 
-class DiscordImporter(FileImporter):
+class DiscordImporter(StreamedJsonImporter):
     """``sdtt persona import discord EXPORT.json --me NAME``."""
 
     name = "discord"
@@ -142,6 +160,10 @@ class DiscordImporter(FileImporter):
     def parse(self, data: bytes, path: Path, options: ImportOptions) -> ParsedChat:
         """Read the export."""
         return parse_discord(data, path, zone=options.timezone)
+
+    def stream(self, path: Path, options: ImportOptions) -> ParsedChat:
+        """Read the export a part at a time."""
+        return stream_discord(path, zone=options.timezone)
 
 
 IMPORTER = DiscordImporter()

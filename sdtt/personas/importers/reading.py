@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
+
+import ijson
 
 from sdtt.errors import InputError
 from sdtt.files import loads_json, open_input, read_file_bytes
@@ -94,3 +97,83 @@ def text_lines(path: Path) -> Iterator[str]:
             raise InputError(f"cannot read the file ({error.strerror}).", path=path) from None
     if ended:
         yield ""
+
+
+class JsonStreamFailed(Exception):
+    """The streaming reader cannot read this JSON file as :func:`load_json` would (bad
+    JSON, a byte-order mark, escapes it would change...): read the file whole instead,
+    which gives the usual error naming the line, or the same values."""
+
+
+# Escapes the streaming parser reads otherwise than load_json: lone surrogates become "?"
+# there, and both they and NUL are repaired by load_json. Rare: such files are read whole.
+_ODD_ESCAPE = re.compile(rb"\\u(?:[dD][89a-fA-F]|0000)")
+_BOM = b"\xef\xbb\xbf"
+
+
+class _JsonBytes:
+    """An export's bytes for ijson, watched for what :func:`load_json` reads otherwise."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self._handle = handle
+        self._tail = b""
+        self._first = True
+
+    def read(self, size: int = -1) -> bytes:
+        block = self._handle.read(size)
+        if self._first:
+            self._first = False
+            if block.startswith(_BOM):
+                block = block[len(_BOM) :]
+        if _ODD_ESCAPE.search(self._tail + block):
+            raise JsonStreamFailed
+        self._tail = block[-5:]
+        return block
+
+
+def _open_json(path: Path) -> BinaryIO:
+    try:
+        _check_size(path)
+        return open_input(path, what="export")
+    except FileNotFoundError:
+        raise InputError("file not found.", path=path) from None
+    except OSError as error:
+        raise InputError(f"cannot read the file ({error.strerror}).", path=path) from None
+
+
+def json_events(path: Path) -> Iterator[tuple[str, str, Any]]:
+    """ijson's ``(prefix, event, value)`` events of a JSON file, read a part at a time.
+
+    Raises :class:`JsonStreamFailed` where the file should be read whole instead.
+    """
+    with _open_json(path) as handle:
+        try:
+            yield from ijson.parse(_JsonBytes(handle), use_float=True)
+        except ijson.JSONError:
+            raise JsonStreamFailed from None
+
+
+def json_items(path: Path, prefix: str) -> Iterator[Any]:
+    """The values at ``prefix`` (ijson's notation: ``messages.item`` is each entry of the
+    top-level ``messages``) of a JSON file, read a part at a time.
+
+    Raises :class:`JsonStreamFailed` where the file should be read whole instead.
+    """
+    with _open_json(path) as handle:
+        try:
+            yield from ijson.items(_JsonBytes(handle), prefix, use_float=True)
+        except ijson.JSONError:
+            raise JsonStreamFailed from None
+
+
+def json_outline(path: Path, *skipped: str) -> Any:
+    """A JSON file's document without the entries of the arrays at ``skipped`` prefixes
+    (each ``messages.item``-like): those arrays are left empty, so the outline of a large
+    export is small. Raises :class:`JsonStreamFailed` like :func:`json_events`."""
+    builder = ijson.ObjectBuilder()
+    dotted = tuple(prefix + "." for prefix in skipped)
+    for prefix, event, value in json_events(path):
+        if prefix in skipped or prefix.startswith(dotted):
+            continue
+        builder.event(event, value)
+    return builder.value

@@ -15,18 +15,25 @@ caption become media messages.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from datetime import tzinfo
 from pathlib import Path
 from typing import Annotated, Any
 
+import ijson
 from pydantic import BeforeValidator, Field
 
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage, normalize_name
-from sdtt.personas.importers.base import FileImporter
+from sdtt.personas.importers.base import StreamedJsonImporter
 from sdtt.personas.importers.build import ImportResult, ParsedChat, add_message
 from sdtt.personas.importers.options import Flag, ImportOptions
-from sdtt.personas.importers.reading import load_json
+from sdtt.personas.importers.reading import (
+    json_events,
+    json_items,
+    json_outline,
+    load_json,
+)
 from sdtt.personas.importers.shapes import ExportModel, json_type, shape_error, validate
 from sdtt.personas.importers.times import parse_iso_time, time_from_epoch
 
@@ -103,7 +110,8 @@ class TelegramChat(ExportModel):
 
     name: Any = None
     id: Any = None
-    messages: list[TelegramMessage]
+    messages: list[Any]
+    """Validated one at a time as :class:`TelegramMessage`, as they are read."""
 
 
 class TelegramChats(ExportModel):
@@ -145,14 +153,75 @@ def _select_chat(root: dict[str, Any], path: Path, wanted: str | None) -> tuple[
 
 def parse_telegram(data: bytes, path: Path, *, zone: tzinfo, chat: str | None = None) -> ParsedChat:
     """Read a Telegram Desktop JSON export into a :class:`ParsedChat`."""
-    root = validate(dict[str, Any], load_json(data, path), path)
+    root = load_json(data, path)
+
+    def entries(chat_obj: Any, index: int | None) -> Iterable[Any]:
+        messages = chat_obj.get("messages") if isinstance(chat_obj, dict) else None
+        return messages if isinstance(messages, list) else []
+
+    return _read_chat(root, entries, path, zone=zone, chat=chat)
+
+
+def stream_telegram(path: Path, *, zone: tzinfo, chat: str | None = None) -> ParsedChat:
+    """:func:`parse_telegram` reading the file a part at a time (twice: its outline, then
+    the chosen chat's messages), so memory holds the messages kept, not the export.
+
+    Raises :class:`JsonStreamFailed` where the file must be read whole instead.
+    """
+    root = json_outline(path, "messages.item", "chats.list.item.messages.item")
+
+    def entries(chat_obj: Any, index: int | None) -> Iterable[Any]:
+        if index is None:
+            return json_items(path, "messages.item")
+        return _nth_chat_messages(path, index)
+
+    return _read_chat(root, entries, path, zone=zone, chat=chat)
+
+
+def _nth_chat_messages(path: Path, wanted: int) -> Iterator[Any]:
+    """The messages of ``chats.list[wanted]``, from the file's events."""
+    chat = -1
+    builder: Any = None
+    for prefix, event, value in json_events(path):
+        if prefix == "chats.list.item" and event == "start_map":
+            chat += 1
+            if chat > wanted:
+                return
+        if chat != wanted:
+            continue
+        if prefix == "chats.list.item.messages.item" and event in ("start_map", "start_array"):
+            if builder is None:
+                builder = ijson.ObjectBuilder()
+        elif builder is None:
+            if prefix == "chats.list.item.messages.item":
+                yield value  # a message that is no object: validation names it
+            continue
+        builder.event(event, value)
+        if prefix == "chats.list.item.messages.item" and event in ("end_map", "end_array"):
+            yield builder.value
+            builder = None
+
+
+def _read_chat(
+    root: Any,
+    entries: Callable[[Any, int | None], Iterable[Any]],
+    path: Path,
+    *,
+    zone: tzinfo,
+    chat: str | None,
+) -> ParsedChat:
+    """The chat chosen in ``root`` (whose message lists may be left empty), its messages
+    given by ``entries(chat, index in chats.list or None)``."""
+    root = validate(dict[str, Any], root, path)
     chat_obj, prefix = _select_chat(root, path, chat)
     document = validate(TelegramChat, chat_obj, path, where=prefix)
     base = f"{prefix}.messages" if prefix else "messages"
+    index_in_list = int(prefix.removeprefix("chats.list[")[:-1]) if prefix else None
     messages: list[ChatMessage] = []
     dropped: Counter[str] = Counter()
-    for index, record in enumerate(document.messages):
+    for index, entry in enumerate(entries(chat_obj, index_in_list)):
         where = f"{base}[{index}]"
+        record = validate(TelegramMessage, entry, path, where=where)
         if record.type != "message":
             dropped["system"] += 1
             continue
@@ -183,7 +252,7 @@ def parse_telegram(data: bytes, path: Path, *, zone: tzinfo, chat: str | None = 
     return ParsedChat(messages=messages, dropped=dropped, people=people, detected=detected)
 
 
-class TelegramImporter(FileImporter):
+class TelegramImporter(StreamedJsonImporter):
     """``sdtt persona import telegram result.json --me NAME``."""
 
     name = "telegram"
@@ -201,6 +270,10 @@ class TelegramImporter(FileImporter):
     def parse(self, data: bytes, path: Path, options: ImportOptions) -> ParsedChat:
         """Read the export."""
         return parse_telegram(data, path, zone=options.timezone, chat=options.chat)
+
+    def stream(self, path: Path, options: ImportOptions) -> ParsedChat:
+        """Read the export a part at a time."""
+        return stream_telegram(path, zone=options.timezone, chat=options.chat)
 
 
 IMPORTER = TelegramImporter()
