@@ -235,7 +235,11 @@ class _Columns:
     def facts_of(self, fields: Mapping[str, Any]) -> int:
         """The code of the columns :func:`_condition_facts` reads from ``fields``,
         worked out once per distinct :data:`FACT_FIELDS`."""
-        key = orjson.dumps([fields[name] for name in FACT_FIELDS])
+        values = [fields[name] for name in FACT_FIELDS]
+        try:
+            key = orjson.dumps(values)
+        except TypeError:  # an integer past 64 bits, which orjson does not write
+            key = json.dumps(values).encode("utf-8")
         found = self.fact_cache.get(key)
         if found is None:
             if len(self.fact_cache) >= _CACHED_CONDITIONS:
