@@ -324,9 +324,12 @@ class BlockReader:
             if name == "version" and not self._versions_read(array):
                 return None
             floor = next((item.ge for item in field.metadata if hasattr(item, "ge")), None)
-            if floor is not None and array.null_count < len(array):
-                if pc.min(array).as_py() < floor:
-                    return None
+            if (
+                floor is not None
+                and array.null_count < len(array)
+                and pc.min(array).as_py() < floor
+            ):
+                return None
             plain[name] = array
         return plain
 
