@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import orjson
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
+import pyarrow as pa  # type: ignore[import-untyped]
+import pyarrow.compute as pc  # type: ignore[import-untyped]
 
 from sdtt.dialogue.condition import record_condition
 from sdtt.dialogue.turn_index import shown_turns

@@ -36,9 +36,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.json as pj
+import pyarrow as pa  # type: ignore[import-untyped]
+import pyarrow.compute as pc  # type: ignore[import-untyped]
+import pyarrow.json as pj  # type: ignore[import-untyped]
 from pydantic import ValidationError
 
 from sdtt.dialogue.jsonl import is_complete_line, parse_line
@@ -122,7 +122,7 @@ class _Path:
 
     @property
     def present(self) -> int:
-        return len(self.array) - self.array.null_count
+        return int(len(self.array) - self.array.null_count)
 
 
 class BlockReader:
@@ -189,7 +189,9 @@ class BlockReader:
                 yield block
                 continue
             self.slow_blocks += 1
-            lines = ((n, parse_line(line, path, n, repairs)) for n, line in _lines(data, first))
+            lines: Iterator[tuple[int, Fields]] = (
+                (n, parse_line(line, path, n, repairs)) for n, line in _lines(data, first)
+            )
             if not data.endswith(b"\n"):
                 lines = self._with_tail(path, data, first, repairs)
             yield list(
@@ -508,11 +510,11 @@ def _arrow_type_fits(kind: pa.DataType, plain: Any) -> bool:
     """True when Arrow's ``kind`` holds only values of the plain Python type ``plain``
     (a float field takes whole numbers too, as pydantic does)."""
     if plain is str:
-        return pa.types.is_string(kind)
+        return bool(pa.types.is_string(kind))
     if plain is bool:
-        return pa.types.is_boolean(kind)
+        return bool(pa.types.is_boolean(kind))
     if plain is int:
-        return kind == pa.int64()
+        return bool(kind == pa.int64())
     if plain is float:
         return kind in (pa.float64(), pa.int64())
     return False
