@@ -19,16 +19,21 @@ import json
 import math
 import operator
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import orjson
 import pandas as pd
+import pyarrow as pa  # type: ignore[import-untyped]
+import pyarrow.compute as pc  # type: ignore[import-untyped]
 
 from sdtt.dialogue.shown import Shown
-from sdtt.questionnaires.judgements import Judgement, warn_repeated
+from sdtt.questionnaires.judgements import Judgement, judgement_blocks, warn_repeated
+
+if TYPE_CHECKING:
+    from sdtt.dialogue.record_blocks import RecordBlock
 
 CONDITION_COLUMNS = ("model", "persona", "mode", "topic", "interrogator")
 NUMERIC_COLUMNS = ("x", "n", "turns")
@@ -103,6 +108,9 @@ def verdict_pair(fields: Mapping[str, Any]) -> str:
     return _chats_of(shown, shown.turns().x, fields["study"])
 
 
+FACT_FIELDS = ("study", "judge_type", "shown")
+"""The fields of a record :func:`_condition_facts` reads (with :func:`verdict_pair`):
+its columns are worked out once per distinct combination of them."""
 _VERDICT_COLUMNS = (
     "judge_type",
     "judge_model",
@@ -133,6 +141,8 @@ _FACT_COLUMNS = (
 )
 _INTEGER_COLUMNS = ("bot_position", *NUMERIC_COLUMNS)
 """Whole numbers: int64 when none is missing."""
+TABLE_GROUPS = (_VERDICT_COLUMNS, FACT_FIELDS, ("demographics",))
+"""The fields read per distinct combination when a file is read a block at a time."""
 _CACHED_CONDITIONS = 1 << 16
 """Conditions whose columns are kept for the next record with the same one (a study
 has one per pair and order shown; more clear the cache now and then): some 50 MB."""
@@ -146,15 +156,24 @@ class _Codes:
         self.codes: array[int] = array("I")
         self.values: dict[tuple[Any, ...], int] = {}
 
-    def add(self, values: tuple[Any, ...]) -> None:
+    def code(self, values: tuple[Any, ...]) -> int:
+        """The code of ``values`` (a new one the first time)."""
         code = self.values.get(values)
         if code is None:
             code = self.values[values] = len(self.values)
-        self.codes.append(code)
+        return code
+
+    def add(self, values: tuple[Any, ...]) -> None:
+        self.codes.append(self.code(values))
+
+    def extend(self, codes: np.ndarray) -> None:
+        """Append rows by their codes."""
+        self.codes.frombytes(codes.astype(np.uint32).tobytes())
 
     def pad(self, rows: int, values: tuple[Any, ...]) -> None:
-        while len(self.codes) < rows:
-            self.add(values)
+        missing = rows - len(self.codes)
+        if missing > 0:
+            self.extend(np.full(missing, self.code(values), dtype=np.uint32))
 
     def columns_of(self) -> dict[str, pd.Series]:
         """Each column as a Series: its distinct values typed once (numbers and
@@ -188,6 +207,9 @@ class _Columns:
 
     def __init__(self) -> None:
         self.rows = 0
+        self.verdict_codes: list[int] = []
+        self.fact_codes: list[int] = []
+        self.fact_cache: dict[bytes, int] = {}
         self.verdicts = _Codes(_VERDICT_COLUMNS)
         self.facts = _Codes(_FACT_COLUMNS)
         self.own = [_Codes((name,)) for name in _OWN_COLUMNS]
@@ -207,6 +229,30 @@ class _Columns:
         if fields["demographics"]:
             self._add_demographics(fields["demographics"])
 
+    def add_records(self, records: Iterable[Mapping[str, Any]]) -> None:
+        """Append rows given as the dicts of their fields."""
+        for fields in records:
+            self.add(fields, self.facts_of(fields))
+
+    def facts_of(self, fields: Mapping[str, Any]) -> int:
+        """The code of the columns :func:`_condition_facts` reads from ``fields``,
+        worked out once per distinct :data:`FACT_FIELDS`."""
+        values = [fields[name] for name in FACT_FIELDS]
+        try:
+            key = orjson.dumps(values)
+        except TypeError:  # an integer past 64 bits, which orjson does not write
+            key = json.dumps(values).encode("utf-8")
+        found = self.fact_cache.get(key)
+        if found is None:
+            if len(self.fact_cache) >= _CACHED_CONDITIONS:
+                self.fact_cache.clear()
+            row = _condition_facts(fields)
+            found = self.facts_code(tuple(row[name] for name in _FACT_COLUMNS))
+            # orjson's bytes keep the room it wrote them in (kilobytes): the kept key is
+            # a copy of their own size, or the cache would take 200 MB, not 30.
+            self.fact_cache[bytes(memoryview(key))] = found
+        return found
+
     def facts_code(self, facts: tuple[Any, ...]) -> int:
         """The code of a condition's columns (``facts``), to give :meth:`add`."""
         values = self.facts.values
@@ -217,11 +263,70 @@ class _Columns:
 
     def _add_demographics(self, demographics: Mapping[str, Any]) -> None:
         for question, answer in demographics.items():
-            answers = self.demographics.get(question)
-            if answers is None:
-                answers = self.demographics[question] = _Codes((f"demo.{question}",))
+            answers = self._answers(question)
             answers.pad(self.rows - 1, (None,))
             answers.add((answer,))
+
+    def _answers(self, question: str) -> _Codes:
+        answers = self.demographics.get(question)
+        if answers is None:
+            answers = self.demographics[question] = _Codes((f"demo.{question}",))
+        return answers
+
+    def add_block(self, block: RecordBlock, values: Sequence[Sequence[Mapping[str, Any]]]) -> None:
+        """Append a block's rows (``values``: the reader's distinct values of each of
+        :data:`TABLE_GROUPS`, by id), in the columns :meth:`add` would give them."""
+        verdicts, facts, demographics = block.groups
+        verdict_code = self.verdicts.code
+        lookup = self._lookup(self.verdict_codes, values[0], lambda f: verdict_code(_verdict_of(f)))
+        self.verdicts.extend(lookup[verdicts])
+        self.facts.extend(self._lookup(self.fact_codes, values[1], self.facts_of)[facts])
+        for codes in self.own:
+            name = codes.columns[0]
+            if name in block.plain:
+                encoded = pc.dictionary_encode(block.plain[name], null_encoding="encode")
+                found = encoded.dictionary.to_pylist()
+                rows = encoded.indices.to_numpy(zero_copy_only=False)
+            else:
+                found = [fields[name] for fields in values[1]]
+                rows = facts
+            lookup = np.array([codes.code((value,)) for value in found], dtype=np.uint32)
+            codes.extend(lookup[rows])
+        time = block.plain.get("response_time_s")
+        if time is None:
+            self.times.frombytes(np.full(block.rows, math.nan).tobytes())
+        else:
+            seconds = time.cast(pa.float64()).to_numpy(zero_copy_only=False)
+            self.times.frombytes(np.asarray(seconds, dtype=np.float64).tobytes())
+        self._add_block_demographics(block.rows, demographics, values[2])
+        self.rows += block.rows
+
+    def _add_block_demographics(
+        self, rows: int, ids: np.ndarray, values: Sequence[Mapping[str, Any]]
+    ) -> None:
+        used, first = np.unique(ids, return_index=True)
+        questions: dict[str, None] = {}
+        for index in used[np.argsort(first)]:
+            questions.update(dict.fromkeys(values[index]["demographics"]))
+        for question in questions:
+            answers = self._answers(question)
+            answers.pad(self.rows, (None,))
+            lookup = np.zeros(len(values), dtype=np.uint32)
+            for index in used:
+                answer = values[index]["demographics"].get(question)
+                lookup[index] = answers.code((answer,))
+            answers.extend(lookup[ids])
+
+    @staticmethod
+    def _lookup(
+        codes: list[int],
+        values: Sequence[Mapping[str, Any]],
+        code_of: Callable[[Mapping[str, Any]], Any],
+    ) -> np.ndarray:
+        """``codes`` (a code for each distinct value of a group, by id) grown to cover
+        ``values``, as an array."""
+        codes.extend(code_of(fields) for fields in values[len(codes) :])
+        return np.asarray(codes, dtype=np.uint32)
 
     def frame(self) -> pd.DataFrame:
         data: dict[str, Any] = {}
@@ -243,20 +348,38 @@ def table_of_fields(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     yields them). They are read one at a time and not kept: a file of millions of
     records becomes a table of a few hundred bytes a row."""
     columns = _Columns()
-    facts: dict[tuple[str, bytes], int] = {}
-    for fields in records:
-        key = (fields["judge_type"], orjson.dumps(fields["shown"]))
-        found = facts.get(key)
-        if found is None:
-            if len(facts) >= _CACHED_CONDITIONS:
-                facts.clear()
-            row = _condition_facts(fields)
-            found = columns.facts_code(tuple(row[name] for name in _FACT_COLUMNS))
-            # orjson's bytes keep the room it wrote them in (kilobytes): the kept key is
-            # a copy of their own size, or the cache would take 200 MB, not 30.
-            facts[key[0], bytes(memoryview(key[1]))] = found
-        columns.add(fields, found)
-    frame = columns.frame()
+    columns.add_records(records)
+    return _finished(columns.frame())
+
+
+def read_judgement_table(
+    paths: Sequence[str | Path],
+    *,
+    progress: Callable[[Path], Callable[[int], None] | None] | None = None,
+    block_size: int | None = None,
+) -> pd.DataFrame:
+    """The flat table of judgement files, read a block of lines at a time with Arrow
+    (see :mod:`sdtt.dialogue.record_blocks`): the table, warnings and errors of
+    :func:`table_of_fields` over :func:`~sdtt.questionnaires.judgements.iter_judgement_fields`
+    of each file, in a fraction of the time. ``progress`` gives a file's callback of
+    the bytes read."""
+    from sdtt.dialogue.record_blocks import BLOCK_BYTES, RecordBlock
+
+    reader = judgement_blocks(TABLE_GROUPS)
+    columns = _Columns()
+    for path in paths:
+        path = Path(path)
+        callback = progress(path) if progress is not None else None
+        for block in reader.read(path, block_size=block_size or BLOCK_BYTES, progress=callback):
+            if isinstance(block, RecordBlock):
+                columns.add_block(block, reader.values)
+            else:
+                columns.add_records(block)
+    return _finished(columns.frame())
+
+
+def _finished(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table with every column, each of its type."""
     for column in BASE_COLUMNS:
         if column not in frame.columns:
             frame[column] = None

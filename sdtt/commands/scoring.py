@@ -21,10 +21,9 @@ from rich.progress import (
 from rich.table import Table
 
 from sdtt.analysis.format import INTERVAL_NOTE, RATE_COLUMNS, TEST_COLUMNS, format_table
-from sdtt.analysis.table import judgement_table, table_of_fields, without_repeats
+from sdtt.analysis.table import judgement_table, read_judgement_table, without_repeats
 from sdtt.beliefs.traces import BeliefTrace, is_trace_file, judgements_from_traces, load_traces
 from sdtt.errors import InputError
-from sdtt.questionnaires.judgements import iter_judgement_fields
 from sdtt.redact import shown
 
 
@@ -35,17 +34,14 @@ def read_table(
     last belief), repeated answers left out (with a warning); refuses an empty set
     unless ``allow_empty`` (beliefs without verdicts, such as a market's prices).
 
-    Judgement files are read a part at a time into the table's columns, never held as
-    records, with a progress bar on ``console`` (stderr) while a large one is read.
+    Judgement files are read a block at a time into the table's columns (with Arrow,
+    see :func:`~sdtt.analysis.table.read_judgement_table`), never held as records, with
+    a progress bar of the bytes read on ``console`` (stderr) while a large one is read.
     """
     traces = [path for path in paths if is_trace_file(path)]
     files = [path for path in paths if path not in traces]
     with _reading(files, console) as progress:
-        frame = table_of_fields(
-            fields
-            for path in files
-            for fields in iter_judgement_fields(path, progress=progress(path))
-        )
+        frame = read_judgement_table(files, progress=progress)
     frame = without_repeats(frame, files)
     if traces:
         # A belief trace's last belief is its verdict: traces score as judgements.

@@ -36,22 +36,26 @@ def append_records(path: str | Path, records: Iterable[BaseModel]) -> int:
     return count
 
 
+def warn_cut_off(path: str | Path, noun: str, line: int) -> None:
+    """Warn that the last record of a table file (at ``line``; ``noun`` names one) is cut
+    off and was left out."""
+    warnings.warn(
+        IncompleteFileWarning(
+            f"{path}:{line}: the last {noun} is cut off and was left out; if the file "
+            "was copied or downloaded, it may be incomplete: check it against the original."
+        ),
+        stacklevel=6,
+    )
+
+
 def _lines(
     path: str | Path, noun: str, progress: Callable[[int], None] | None
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """The records of a table file with their line numbers; a cut-off last record is
     left out with a warning (``noun`` names one record in it)."""
-
-    def warn_cut(line: int) -> None:
-        warnings.warn(
-            IncompleteFileWarning(
-                f"{path}:{line}: the last {noun} is cut off and was left out; if the file "
-                "was copied or downloaded, it may be incomplete: check it against the original."
-            ),
-            stacklevel=6,
-        )
-
-    return read_jsonl(path, on_partial_tail=warn_cut, progress=progress)
+    return read_jsonl(
+        path, on_partial_tail=lambda line: warn_cut_off(path, noun, line), progress=progress
+    )
 
 
 def iter_records(
@@ -88,8 +92,23 @@ def iter_record_fields(
     """The records of a table as :func:`iter_records` validates them, each as the dict
     of its fields (``model_dump``), for tables of millions: a record that ``check``
     passes is not handed to pydantic (see :mod:`sdtt.dialogue.plain_check`)."""
+    return record_fields_of(
+        _lines(path, noun, progress), path, check, version=version, format_name=format_name
+    )
+
+
+def record_fields_of(
+    lines: Iterable[tuple[int, dict[str, Any]]],
+    path: str | Path,
+    check: PlainCheck,
+    *,
+    version: int,
+    format_name: str,
+) -> Iterator[dict[str, Any]]:
+    """Records read from ``path`` (with their line numbers) validated one at a time as
+    :func:`iter_record_fields` validates a file's, each as the dict of its fields."""
     passes, full = check.passes, check.full
-    for line, raw in _lines(path, noun, progress):
+    for line, raw in lines:
         found = raw.get("version", version)
         if type(found) is not int or not 0 < found <= version:
             check_version(raw, version, path, line, what=format_name)

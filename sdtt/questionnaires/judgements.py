@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -26,6 +26,9 @@ from sdtt.dialogue.record_files import (
     write_records,
 )
 from sdtt.dialogue.shown import AnswerNotes, Shown, ShownTurnCounts, migrate_answer
+
+if TYPE_CHECKING:
+    from sdtt.dialogue.record_blocks import BlockReader
 
 JUDGEMENT_VERSION = 1
 """Format version of judgement records; bump on breaking changes."""
@@ -215,6 +218,22 @@ def iter_judgement_fields(
         noun="judgement",
         format_name="judgement format",
         progress=progress,
+    )
+
+
+def judgement_blocks(groups: Sequence[tuple[str, ...]]) -> BlockReader:
+    """A reader of judgement files a block at a time, into columns (see
+    :mod:`sdtt.dialogue.record_blocks`), with the distinct values of each of ``groups``;
+    what it accepts, and the errors it gives, are those of :func:`iter_judgement_fields`."""
+    # Imported here: Arrow takes a while to load, and most commands never read this way.
+    from sdtt.dialogue.record_blocks import BlockReader
+
+    return BlockReader(
+        PlainCheck(Judgement, Judgement.VALIDATED_TOGETHER),
+        groups,
+        version=JUDGEMENT_VERSION,
+        noun="judgement",
+        format_name="judgement format",
     )
 
 
