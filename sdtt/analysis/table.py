@@ -245,7 +245,10 @@ def table_of_fields(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     columns = _Columns()
     facts: dict[tuple[str, bytes], int] = {}
     for fields in records:
-        key = (fields["judge_type"], orjson.dumps(fields["shown"]))
+        try:
+            key = (fields["judge_type"], orjson.dumps(fields["shown"]))
+        except TypeError:  # an integer past 64 bits, which orjson does not write
+            key = (fields["judge_type"], json.dumps(fields["shown"]).encode("utf-8"))
         found = facts.get(key)
         if found is None:
             if len(facts) >= _CACHED_CONDITIONS:
