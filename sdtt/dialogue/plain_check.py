@@ -136,7 +136,18 @@ class PlainCheck:
     @staticmethod
     def _nested_check(seen: set[bytes], optional: bool) -> Check:
         """A nested model's value passes when written as one accepted unchanged before."""
-        return lambda v: (v is None and optional) or (type(v) is dict and orjson.dumps(v) in seen)
+
+        def check(value: Any) -> bool:
+            if value is None:
+                return optional
+            if type(value) is not dict:
+                return False
+            try:
+                return orjson.dumps(value) in seen
+            except TypeError:  # an integer past 64 bits: the model says what is wrong
+                return False
+
+        return check
 
     def _keyed(self, record: Mapping[str, Any]) -> tuple[Any, ...] | None:
         """The validators' fields of ``record``: their types (a missing one as
@@ -194,7 +205,10 @@ class PlainCheck:
             value = record.get(name)
             kept = getattr(validated, name)
             if type(value) is dict and isinstance(kept, BaseModel):
-                written = orjson.dumps(value)
+                try:
+                    written = orjson.dumps(value)
+                except TypeError:  # an integer past 64 bits: validated every time
+                    continue
                 if written == orjson.dumps(kept.model_dump()):
                     if len(seen) >= _NESTED_LIMIT:
                         seen.clear()

@@ -438,3 +438,18 @@ def test_a_pipe_nobody_writes_is_refused_at_the_deadline(
 def test_a_device_as_out_file_is_refused(inputs: dict[str, Path]) -> None:
     outcome = run("judge", str(inputs["study"]), "--model", "mock/chatty", "--out", "/dev/full")
     one_line_error(outcome, Path("/dev/full"), "not a regular file")
+
+
+@pytest.mark.parametrize("command", ["score", "report"])
+def test_an_integer_past_64_bits_in_what_a_judge_was_shown_is_no_traceback(
+    inputs: dict[str, Path], command: str
+) -> None:
+    path = inputs["judgements"]
+    lines = path.read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    first["shown"]["live_to"] = 10**20  # valid JSON and a valid int; orjson writes none past 2**64
+    path.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n", encoding="utf-8")
+    argv = [command, str(path), "--bootstrap", "0"]
+    outcome = run(*argv, *(["--out", "out"] if command == "report" else []))
+    assert "Traceback" not in outcome.err, outcome.err
+    assert outcome.code in (0, 1), outcome.text
