@@ -224,11 +224,13 @@ class BlockReader:
         escapes = b"\\" in data
         if escapes and _CHANGED_ESCAPE.search(data):
             return None
+        octets = np.frombuffer(data, dtype=np.uint8)
+        if _too_deep(octets):
+            return None
         try:
             table = pj.read_json(pa.BufferReader(data), read_options=read_options())
         except (pa.ArrowException, ValueError):
             return None
-        octets = np.frombuffer(data, dtype=np.uint8)
         ends = np.flatnonzero(octets == ord("\n"))
         # One object a line, no blank line: Arrow reads '{..} {..}' on a line as two.
         if table.num_rows != len(ends) or not np.all(octets[ends - 1] == ord("}")):
@@ -439,6 +441,17 @@ class BlockReader:
         )
         indices = encoded.indices.to_numpy(zero_copy_only=False)
         return lookup[indices] if len(lookup) else np.zeros(len(array), dtype=np.int64)
+
+
+def _too_deep(octets: np.ndarray) -> bool:
+    """Whether the block may nest deeper than :data:`_MAX_NESTING`: Arrow's parser
+    recurses, and a few thousand levels crash the process. Brackets are counted in
+    strings too, so a count that rises too high or falls below zero (a string's closing
+    brackets could hide real depth) sends the block to the per-record path."""
+    opens = (octets == ord("{")) | (octets == ord("["))
+    closes = (octets == ord("}")) | (octets == ord("]"))
+    depth = np.cumsum(opens.astype(np.int32) - closes.astype(np.int32))
+    return bool(depth.size) and (int(depth.max()) > _MAX_NESTING or int(depth.min()) < 0)
 
 
 def _lines(data: bytes, first: int) -> Iterator[tuple[int, bytes]]:

@@ -143,3 +143,17 @@ def test_a_plain_valid_file_is_read_by_arrow_in_every_block(tmp_path: Path) -> N
     assert reader.slow_blocks == 0
     frame = read_judgement_table([path], block_size=4096)
     pd.testing.assert_frame_equal(frame, table_of_fields(iter_judgement_fields(path)))
+
+
+def test_nesting_thousands_deep_is_an_error_line_not_a_crash(tmp_path: Path) -> None:
+    # Arrow's parser recurses: 100,000 levels ended the process (a segmentation fault).
+    # A string of closing brackets first must not hide the depth from the check.
+    for prefix in ("", '"a":"' + "}" * 100 + '",'):
+        path = tmp_path / "deep.jsonl"
+        path.write_text("{" + prefix + '"b":' + '{"a":' * 100_000 + "1" + "}" * 100_001 + "\n")
+        try:
+            read_judgement_table([path])
+        except InputError as error:
+            assert "nested too deeply" in str(error)
+        else:
+            raise AssertionError("a 100,000-deep record was accepted")
