@@ -56,6 +56,11 @@ _SPACE_BEFORE_COLON = re.compile(rb'"[ \t]+:')
 _EXACT_FLOAT = float(1 << 53)
 """Whole numbers from here on may be integers past 64 bits that Arrow read as floats."""
 _MAX_NESTING = 32
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"{}[]"))
+_STEP = np.zeros(256, dtype=np.int64)
+_STEP[list(b"{[")] = 1
+_STEP[list(b"}]")] = -1
+"""What each bracket adds to the nesting depth."""
 
 Fields = dict[str, Any]
 
@@ -224,13 +229,13 @@ class BlockReader:
         escapes = b"\\" in data
         if escapes and _CHANGED_ESCAPE.search(data):
             return None
-        octets = np.frombuffer(data, dtype=np.uint8)
-        if _too_deep(octets):
+        if _too_deep(data):
             return None
         try:
             table = pj.read_json(pa.BufferReader(data), read_options=read_options())
         except (pa.ArrowException, ValueError):
             return None
+        octets = np.frombuffer(data, dtype=np.uint8)
         ends = np.flatnonzero(octets == ord("\n"))
         # One object a line, no blank line: Arrow reads '{..} {..}' on a line as two.
         if table.num_rows != len(ends) or not np.all(octets[ends - 1] == ord("}")):
@@ -443,14 +448,13 @@ class BlockReader:
         return lookup[indices] if len(lookup) else np.zeros(len(array), dtype=np.int64)
 
 
-def _too_deep(octets: np.ndarray) -> bool:
+def _too_deep(data: bytes) -> bool:
     """Whether the block may nest deeper than :data:`_MAX_NESTING`: Arrow's parser
     recurses, and a few thousand levels crash the process. Brackets are counted in
     strings too, so a count that rises too high or falls below zero (a string's closing
     brackets could hide real depth) sends the block to the per-record path."""
-    opens = (octets == ord("{")) | (octets == ord("["))
-    closes = (octets == ord("}")) | (octets == ord("]"))
-    depth = np.cumsum(opens.astype(np.int32) - closes.astype(np.int32))
+    brackets = np.frombuffer(data.translate(None, _NOT_BRACKETS), dtype=np.uint8)
+    depth = np.cumsum(_STEP[brackets])
     return bool(depth.size) and (int(depth.max()) > _MAX_NESTING or int(depth.min()) < 0)
 
 
