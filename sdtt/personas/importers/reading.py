@@ -6,6 +6,7 @@ import io
 import json
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -26,9 +27,16 @@ def _check_size(path: Path) -> None:
 
 def read_bytes(path: Path) -> bytes:
     """The file's bytes; a missing or unreadable file is an :class:`InputError`."""
-    try:
+    with _export_errors(path):
         _check_size(path)
         return read_file_bytes(path, what="export")
+
+
+@contextmanager
+def _export_errors(path: Path) -> Iterator[None]:
+    """A missing or unreadable export as an :class:`InputError` naming it."""
+    try:
+        yield
     except FileNotFoundError:
         raise InputError("file not found.", path=path) from None
     except OSError as error:
@@ -132,13 +140,9 @@ class _JsonBytes:
 
 
 def _open_json(path: Path) -> BinaryIO:
-    try:
+    with _export_errors(path):
         _check_size(path)
         return open_input(path, what="export")
-    except FileNotFoundError:
-        raise InputError("file not found.", path=path) from None
-    except OSError as error:
-        raise InputError(f"cannot read the file ({error.strerror}).", path=path) from None
 
 
 def json_events(path: Path) -> Iterator[tuple[str, str, Any]]:
