@@ -350,6 +350,9 @@ def loads_json(text: str, repairs: TextRepairs | None = None, *, line: int | Non
 
 # The escapes that read as text this module changes: a surrogate, or NUL.
 _CHANGED_ESCAPE = re.compile(r"\\u(?:[dD][89a-fA-F][0-9a-fA-F]{2}|0000)")
+CHANGED_ESCAPE_BYTES = re.compile(_CHANGED_ESCAPE.pattern.encode("ascii"))
+"""The same escapes in undecoded JSON: a reader that skips this module's repairs
+(Arrow's) must leave such text to it."""
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 

@@ -44,14 +44,13 @@ from pydantic import ValidationError
 from sdtt.dialogue.jsonl import is_complete_line, parse_line
 from sdtt.dialogue.plain_check import PlainCheck
 from sdtt.dialogue.record_files import record_fields_of, warn_cut_off
-from sdtt.files import TextRepairs, open_input
+from sdtt.files import CHANGED_ESCAPE_BYTES, TextRepairs, open_input
 
 BLOCK_BYTES = 16 << 20
 """Bytes of whole lines read and parsed at once (memory stays a few times this)."""
 ARROW_BLOCK_BYTES = 1 << 20
 """Arrow's own block: the part one thread parses (a longer line takes the per-record path)."""
 _BOM = b"\xef\xbb\xbf"
-_CHANGED_ESCAPE = re.compile(rb"\\u(?:[dD][89a-fA-F][0-9a-fA-F]{2}|0000)")
 _SPACE_BEFORE_COLON = re.compile(rb'"[ \t]+:')
 _EXACT_FLOAT = float(1 << 53)
 """Whole numbers from here on may be integers past 64 bits that Arrow read as floats."""
@@ -227,7 +226,7 @@ class BlockReader:
             except UnicodeDecodeError:
                 return None
         escapes = b"\\" in data
-        if escapes and _CHANGED_ESCAPE.search(data):
+        if escapes and CHANGED_ESCAPE_BYTES.search(data):
             return None
         if _too_deep(data):
             return None
