@@ -120,9 +120,10 @@ class TelegramChats(ExportModel):
     chats: list[dict[str, Any]] = Field(alias="list")
 
 
-def _select_chat(root: dict[str, Any], path: Path, wanted: str | None) -> tuple[Any, str]:
+def _select_chat(root: dict[str, Any], path: Path, wanted: str | None) -> tuple[Any, int | None]:
+    """The chat to read and its index in ``chats.list`` (None: the export is one chat)."""
     if "messages" in root:
-        return root, ""
+        return root, None
     chats = root.get("chats")
     if chats is None:
         raise InputError(
@@ -132,15 +133,15 @@ def _select_chat(root: dict[str, Any], path: Path, wanted: str | None) -> tuple[
             "(Settings > Advanced > Export Telegram data, format: JSON).",
         )
     chat_list = validate(TelegramChats, chats, path, where="chats").chats
-    candidates = [(chat, f"chats.list[{index}]") for index, chat in enumerate(chat_list)]
+    candidates = list(zip(chat_list, range(len(chat_list)), strict=True))
     if wanted is None and len(candidates) == 1:
         return candidates[0]
     names = [str(chat.get("name") or chat.get("id") or "?") for chat, _ in candidates]
     if wanted is not None:
         key = normalize_name(wanted)
-        for (chat, where), name in zip(candidates, names, strict=True):
+        for (chat, index), name in zip(candidates, names, strict=True):
             if normalize_name(name) == key or str(chat.get("id")) == wanted:
-                return chat, where
+                return chat, index
     listing = ", ".join(repr(name) for name in names[:30]) or "none"
     raise InputError(
         (f"has no chat called {wanted!r}" if wanted else "holds several chats")
@@ -213,10 +214,10 @@ def _read_chat(
     """The chat chosen in ``root`` (whose message lists may be left empty), its messages
     given by ``entries(chat, index in chats.list or None)``."""
     root = validate(dict[str, Any], root, path)
-    chat_obj, prefix = _select_chat(root, path, chat)
+    chat_obj, index_in_list = _select_chat(root, path, chat)
+    prefix = "" if index_in_list is None else f"chats.list[{index_in_list}]"
     document = validate(TelegramChat, chat_obj, path, where=prefix)
     base = f"{prefix}.messages" if prefix else "messages"
-    index_in_list = int(prefix.removeprefix("chats.list[")[:-1]) if prefix else None
     messages: list[ChatMessage] = []
     dropped: Counter[str] = Counter()
     for index, entry in enumerate(entries(chat_obj, index_in_list)):
