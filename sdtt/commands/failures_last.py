@@ -13,7 +13,7 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
-from sdtt.dialogue.jsonl import JsonlWriter
+from sdtt.jsonl import JsonlWriter
 
 Answer = TypeVar("Answer", bound=BaseModel)
 

@@ -13,9 +13,9 @@ from sdtt.commands.batch_settings import batch_settings
 from sdtt.commands.console import CliConsole
 from sdtt.commands.failures_last import FailuresLast
 from sdtt.commands.judge_parser import DEFAULT_TRACES
-from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.errors import InputError
 from sdtt.files import output_file
+from sdtt.jsonl import JsonlWriter
 from sdtt.judges.batch import judge_model, stats_text
 from sdtt.judges.reveal import is_model_error, run_reveal_judge, settled_trace_keys
 from sdtt.lock import output_lock

@@ -55,7 +55,7 @@ def _cuts(text: str) -> list[int]:
 
 def _is_items_file(path: Path) -> bool:
     """Whether a file holds items (records with a truth) rather than transcripts."""
-    from sdtt.dialogue.jsonl import read_jsonl
+    from sdtt.jsonl import read_jsonl
 
     for _, record in read_jsonl(path):
         return "truth" in record and "type" not in record
@@ -247,7 +247,7 @@ def run_judge(args: argparse.Namespace) -> int:
     import trio
 
     from sdtt.commands.common import check_base_url
-    from sdtt.dialogue.jsonl import JsonlWriter
+    from sdtt.jsonl import JsonlWriter
     from sdtt.judges.single_item import judge_id_for, judge_task
     from sdtt.lock import output_lock
     from sdtt.models.model import get_model

@@ -41,7 +41,7 @@ import pyarrow.compute as pc  # type: ignore[import-untyped]
 import pyarrow.json as pj  # type: ignore[import-untyped]
 from pydantic import ValidationError
 
-from sdtt.dialogue.jsonl import is_complete_line, parse_line
+from sdtt.jsonl import is_complete_line, parse_line
 from sdtt.dialogue.plain_check import PlainCheck
 from sdtt.dialogue.record_files import record_fields_of, warn_cut_off
 from sdtt.files import CHANGED_ESCAPE_BYTES, TextRepairs, open_input
@@ -209,7 +209,7 @@ class BlockReader:
         self, path: Path, data: bytes, first: int, repairs: TextRepairs
     ) -> Iterator[tuple[int, Fields]]:
         """The records of a file's last line, which has no line end: a record cut off
-        mid-write is left out with a warning (as :func:`~sdtt.dialogue.jsonl.read_jsonl`)."""
+        mid-write is left out with a warning (as :func:`~sdtt.jsonl.read_jsonl`)."""
         if data.strip():
             number = first
             line = data[len(_BOM) :] if first == 1 and data.startswith(_BOM) else data

@@ -16,7 +16,7 @@ from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
+from sdtt.jsonl import JsonlWriter, read_jsonl
 from sdtt.dialogue.message import SCHEMA_VERSION, Message, Transcript
 from sdtt.errors import InputError
 from sdtt.files import replacing

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from sdtt.dialogue.jsonl import read_jsonl
+from sdtt.jsonl import read_jsonl
 from sdtt.dialogue.message import SCHEMA_VERSION, Message, segment_turns
 from sdtt.dialogue.store import check_version, transcripts_from_records, validate_record
 from sdtt.errors import InputError

@@ -27,7 +27,7 @@ import trio
 from pydantic import BaseModel
 
 from sdtt.dialogue.condition import ChatMode
-from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
+from sdtt.jsonl import JsonlWriter, read_jsonl
 from sdtt.errors import InputError, SdttError
 from sdtt.generate.chain import (
     ChainHeader,

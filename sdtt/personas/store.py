@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
+from sdtt.jsonl import JsonlWriter, read_jsonl
 from sdtt.dialogue.message import RESPONSE, SCHEMA_VERSION
 from sdtt.dialogue.store import (
     message_record,

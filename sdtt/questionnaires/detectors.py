@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from sdtt.dialogue.jsonl import read_jsonl
+from sdtt.jsonl import read_jsonl
 from sdtt.dialogue.render import fold_text
 from sdtt.errors import InputError
 from sdtt.files import write_text_atomic

@@ -42,7 +42,7 @@ from sdtt.align.task import (
 from sdtt.analysis.metrics import condition_name
 from sdtt.analysis.tells import condition_of
 from sdtt.dialogue.condition import Condition
-from sdtt.dialogue.jsonl import JsonlWriter
+from sdtt.jsonl import JsonlWriter
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.pingpong import convert_to_pingpong, has_runs
 from sdtt.engine.interrogator import interrogator_config, llm_interrogator

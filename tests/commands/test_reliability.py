@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from sdtt.cli import main
-from sdtt.dialogue.jsonl import read_jsonl
+from sdtt.jsonl import read_jsonl
 from sdtt.dialogue.store import read_transcripts
 from sdtt.generate.chainfile import read_chain
 from sdtt.lock import lock_file, output_lock
