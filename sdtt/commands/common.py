@@ -78,6 +78,35 @@ def setting_default(model: type[BaseModel], name: str) -> Any:
     return model.model_fields[name].get_default(call_default_factory=True)
 
 
+def add_actions(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    *,
+    dest: str,
+    metavar: str = "ACTION",
+    parser_class: type[argparse.ArgumentParser] | None = None,
+    **options: Any,
+) -> argparse._SubParsersAction[argparse.ArgumentParser]:
+    """Add command ``name`` made of actions (``sdtt persona list``, ``sdtt align build``)
+    and return the subparsers its actions go in; ``options`` go to ``add_parser``.
+
+    The command given without an action prints its help, listing the actions, and exits
+    with 2, the exit status of every other usage error."""
+    parser = subparsers.add_parser(name, **options)
+    kwargs: dict[str, Any] = {"dest": dest, "metavar": metavar}
+    if parser_class is not None:
+        kwargs["parser_class"] = parser_class
+    actions = parser.add_subparsers(**kwargs)
+    parser.set_defaults(func=lambda _args: usage_help(parser))
+    return actions
+
+
+def usage_help(parser: argparse.ArgumentParser) -> int:
+    """Print the help of a command given without its action (or format); exit status 2."""
+    parser.print_help()
+    return 2
+
+
 def add_out_argument(
     parser: argparse.ArgumentParser | argparse._ArgumentGroup,
     *,
