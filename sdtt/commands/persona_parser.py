@@ -96,6 +96,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="build persona files from a chat export or corpus",
         description="Build persona files from a source; each FORMAT has its own options.",
     )
+    assert isinstance(importing, DeferredParser)  # the actions' parser class
     importing.set_defaults(func=lambda _args: usage_help(importing))
     # The importers (and the PII scrubber they share) load only when 'import' is used.
     importing.defer(_add_formats)
