@@ -78,6 +78,21 @@ def setting_default(model: type[BaseModel], name: str) -> Any:
     return model.model_fields[name].get_default(call_default_factory=True)
 
 
+def add_setting(
+    parser: argparse.ArgumentParser | argparse._ArgumentGroup,
+    flag: str,
+    model: type[BaseModel],
+    help: str,
+) -> None:
+    """Add ``flag`` for the number field of the same name of a settings model, with the
+    model's default (so it is written once) and its type, and "(default ...)" after
+    ``help``."""
+    default = setting_default(model, flag.removeprefix("--").replace("-", "_"))
+    kind = type(default)
+    shown = f"{default:g}" if kind is float else str(default)
+    parser.add_argument(flag, type=kind, default=default, help=f"{help} (default {shown})")
+
+
 def add_actions(
     subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     name: str,

@@ -57,37 +57,49 @@ async def _round(
     failures: dict[str, int],
     options: RunOptions,
 ) -> None:
-    """One batch round for one model: submit (or find), wait, store every answer."""
-    wanted = {custom_id(runner.header.chain, step.call): (runner, step) for runner, step in group}
-    batches, missing = ledger.split(backend.model, wanted)
-    if missing:
-        requests = [
-            BatchRequest(key, wanted[key][1].prompt, wanted[key][1].config) for key in missing
-        ]
-        batches.append((await submit_job(backend, ledger, requests), set(missing)))
-    order = {key: index for index, key in enumerate(wanted)}
-    for batch_id, ids in batches:
-        results = await job_results(backend, batch_id, poll_interval)
-        answers = {result.custom_id: result for result in results}
-        for key in sorted(ids, key=order.__getitem__):
-            runner, step = wanted[key]
-            result = answers.get(key)
-            if result is not None and result.output is not None:
-                output = ModelOutput(
-                    text=result.output.text,
-                    model=result.output.model,
-                    usage=result.output.usage,
-                    continued_from=result.output.continued_from,
-                )
-                runner.record(step, output)
-                failures.pop(runner.header.chain, None)
-                continue
-            chain = runner.header.chain
-            failures[chain] = failures.get(chain, 0) + 1
-            if failures[chain] > options.step_retries:
-                why = result.error if result is not None else "no answer in the batch"
-                runner.fail(ProviderError(f"batch request failed {failures[chain]} times: {why}"))
-        ledger.used(batch_id)
+    """One batch round for one model: submit (or find), wait, store every answer.
+
+    A batch API that fails after the model's retries stops the group's chains with the
+    provider's message (a job already submitted stays in the ledger, so a rerun picks it
+    up)."""
+    try:
+        wanted = {
+            custom_id(runner.header.chain, step.call): (runner, step) for runner, step in group
+        }
+        batches, missing = ledger.split(backend.model, wanted)
+        if missing:
+            requests = [
+                BatchRequest(key, wanted[key][1].prompt, wanted[key][1].config) for key in missing
+            ]
+            batches.append((await submit_job(backend, ledger, requests), set(missing)))
+        order = {key: index for index, key in enumerate(wanted)}
+        for batch_id, ids in batches:
+            results = await job_results(backend, batch_id, poll_interval)
+            answers = {result.custom_id: result for result in results}
+            for key in sorted(ids, key=order.__getitem__):
+                runner, step = wanted[key]
+                result = answers.get(key)
+                if result is not None and result.output is not None:
+                    output = ModelOutput(
+                        text=result.output.text,
+                        model=result.output.model,
+                        usage=result.output.usage,
+                        continued_from=result.output.continued_from,
+                    )
+                    runner.record(step, output)
+                    failures.pop(runner.header.chain, None)
+                    continue
+                chain = runner.header.chain
+                failures[chain] = failures.get(chain, 0) + 1
+                if failures[chain] > options.step_retries:
+                    why = result.error if result is not None else "no answer in the batch"
+                    runner.fail(
+                        ProviderError(f"batch request failed {failures[chain]} times: {why}")
+                    )
+            ledger.used(batch_id)
+    except SdttError as error:
+        for runner, _ in group:
+            runner.fail(error)
 
 
 async def run_chains_batched(
@@ -144,7 +156,7 @@ async def run_chains_batched(
             async with trio.open_nursery() as nursery:
                 for model, group in groups.items():
                     nursery.start_soon(
-                        _guarded_round,
+                        _round,
                         backend_cache[model],
                         group,
                         ledger,
@@ -157,21 +169,3 @@ async def run_chains_batched(
             runner.close()
         ledger.close()
     return RunReport([runner.progress for runner in runners])
-
-
-async def _guarded_round(
-    backend: BatchBackend,
-    group: list[tuple[ChainRunner, Step]],
-    ledger: BatchLedger,
-    poll_interval: float,
-    failures: dict[str, int],
-    options: RunOptions,
-) -> None:
-    try:
-        await _round(backend, group, ledger, poll_interval, failures, options)
-    except SdttError as error:
-        # The batch API failed after the model's retries: the group's chains stop with
-        # the provider's message (a batch already submitted stays in the ledger, so a
-        # rerun picks it up).
-        for runner, _ in group:
-            runner.fail(error)
