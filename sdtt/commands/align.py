@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from sdtt.align.verdicts import VerdictAgreement
 
 EXPORT_FOLDER = "export"
-EXIT_NOTHING_USABLE = 1
 
 
 def _console() -> Console:
@@ -216,18 +215,9 @@ def run_judge(args: argparse.Namespace) -> int:
                 trio.run(batched_main)
             if not answers.every_failed:
                 answers.write_held()
-    made, errors = answers.made, answers.errors
+    made = answers.made
     if answers.every_failed:
-        if not existed:
-            out.unlink(missing_ok=True)
-        reasons = dict.fromkeys(
-            (r.exclusion_reason or "").removeprefix("model_error: ") for r in errors
-        )
-        console.print(
-            f"[bold red]error:[/] every call failed, so nothing was written to "
-            f"{shown(str(out))}. The calls failed with: {shown(' | '.join(reasons))}"
-        )
-        return EXIT_NOTHING_USABLE
+        return answers.nothing_written(out, existed=existed)
     missing = sum(r.rating is None for r in made)
     console.print(
         f"{len(made)} rating(s) by {len(cohorts)} cohort(s) -> {shown(str(out))}"

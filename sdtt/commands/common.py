@@ -13,6 +13,9 @@ from sdtt.errors import ConfigError
 from sdtt.files import TRANSCRIPTS_DIR as TRANSCRIPTS_DIR  # the commands take it from here
 from sdtt.models.registry import PROVIDERS, Provider, split_name
 
+EXIT_NOTHING_USABLE = 1
+"""Exit status of a run whose model calls all failed, so it made nothing usable."""
+
 
 def _servers() -> list[Provider]:
     """The providers whose server ``--base-url`` can change, in registry order."""

@@ -24,8 +24,6 @@ from sdtt.models.registry import provider_of
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 from sdtt.redact import shown
 
-EXIT_NOTHING_USABLE = 1
-
 
 def run_reveal(args: argparse.Namespace) -> int:
     """Reveal a study's pairs to an LLM judge, appending its traces as they come."""
@@ -71,14 +69,7 @@ def run_reveal(args: argparse.Namespace) -> int:
                 answers.write_held()
         made = answers.made
         if answers.every_failed:
-            said = (answers.errors[0].exclusion_reason or "").removeprefix("model_error: ")
-            if not existed:
-                out.unlink(missing_ok=True)
-            CliConsole(stderr=True, highlight=False).print(
-                f"[bold red]error:[/] every judge call failed, so nothing was written to "
-                f"{shown(str(out))}. The calls failed with: {shown(said)}"
-            )
-            return EXIT_NOTHING_USABLE
+            return answers.nothing_written(out, existed=existed)
     kept = len(settled_trace_keys(earlier))
     missing = sum(p.belief is None for t in made for p in t.points)
     console.print(f"{len(made)} belief trace(s) by {shown(args.model)} -> {shown(str(out))}")

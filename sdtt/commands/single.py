@@ -13,6 +13,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sdtt.commands.common import EXIT_NOTHING_USABLE
 from sdtt.commands.console import CliConsole
 from sdtt.commands.single_parser import ANSWERS_FILE
 from sdtt.errors import ConfigError, InputError
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
 
 EXPORT_FOLDER = "export"
 ITEMS_FILE = "items.jsonl"
-EXIT_NOTHING_USABLE = 1
 CSV_HEADER = (
     "judges", "class", "cut", "trials", "judge_count", "p_hh", "p_hh_low", "p_hh_high",
     "p_mm", "p_mm_low", "p_mm_high", "detectability", "detectability_low", "detectability_high",
