@@ -51,6 +51,8 @@ def test_a_command_without_its_action_shows_its_help_and_exits_2(
         )
         parser.format_help()
     names = next(
-        action.choices for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+        action.choices
+        for action in parser._actions
+        if isinstance(action, argparse._SubParsersAction)
     )
     assert all(name in out for name in names), "the help lists every action"
