@@ -41,10 +41,10 @@ import pyarrow.compute as pc  # type: ignore[import-untyped]
 import pyarrow.json as pj  # type: ignore[import-untyped]
 from pydantic import ValidationError
 
-from sdtt.jsonl import is_complete_line, parse_line
 from sdtt.dialogue.plain_check import PlainCheck
 from sdtt.dialogue.record_files import record_fields_of, warn_cut_off
 from sdtt.files import CHANGED_ESCAPE_BYTES, TextRepairs, open_input
+from sdtt.jsonl import is_complete_line, parse_line
 
 BLOCK_BYTES = 16 << 20
 """Bytes of whole lines read and parsed at once (memory stays a few times this)."""

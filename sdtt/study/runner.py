@@ -42,7 +42,6 @@ from sdtt.align.task import (
 from sdtt.analysis.metrics import condition_name
 from sdtt.analysis.tells import condition_of
 from sdtt.dialogue.condition import Condition
-from sdtt.jsonl import JsonlWriter
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.pingpong import convert_to_pingpong, has_runs
 from sdtt.engine.interrogator import interrogator_config, llm_interrogator
@@ -54,6 +53,7 @@ from sdtt.files import sort_jsonl
 from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.generate.runner import NullDisplay, chain_path, run_chains
 from sdtt.generate.topics import generate_topics, write_topics
+from sdtt.jsonl import JsonlWriter
 from sdtt.judges.batch import BatchSettings, judge_model, ledger_path
 from sdtt.judges.llm import run_llm_judge
 from sdtt.judges.llm_options import DEFAULT_CONCURRENCY

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from sdtt.jsonl import JsonlWriter, read_jsonl
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.store import TranscriptWriter, read_transcripts, write_transcripts
 from sdtt.errors import InputError
+from sdtt.jsonl import JsonlWriter, read_jsonl
 from tests.dialogue.strategies import START
 
 

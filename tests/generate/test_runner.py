@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 import trio
 
-from sdtt.jsonl import JsonlWriter
 from sdtt.errors import InputError
 from sdtt.generate.chain import ChainSettings, ChainSpec, topic_targets
 from sdtt.generate.chainfile import load_pseudo_messages, read_chain
 from sdtt.generate.runner import ChainProgress, run_chains
+from sdtt.jsonl import JsonlWriter
 from tests.generate.helpers import (
     TOPICS,
     FakeChatModel,

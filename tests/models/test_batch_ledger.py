@@ -75,7 +75,9 @@ def test_a_job_is_noted_before_anyone_waits_and_its_results_come_when_it_ends(
     seen_before_waiting: list[tuple[list[tuple[str, set[str]]], list[str]]] = []
 
     async def main() -> list[BatchResult]:
-        requests = [BatchRequest(key, Prompt(instructions=key), GenerateConfig()) for key in ("x", "y")]
+        requests = [
+            BatchRequest(key, Prompt(instructions=key), GenerateConfig()) for key in ("x", "y")
+        ]
         job = await submit_job(backend, ledger, requests)
         # A run killed now would find the job in the file.
         seen_before_waiting.append(BatchLedger(path).split("mock/chatty", ["x", "y"]))
