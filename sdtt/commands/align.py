@@ -123,7 +123,7 @@ def run_judge(args: argparse.Namespace) -> int:
     from sdtt.commands.common import check_base_url
     from sdtt.commands.failures_last import FailuresLast
     from sdtt.jsonl import JsonlWriter
-    from sdtt.judges.batch import EVERY_CALL, BatchSettings, judge_model, stats_text
+    from sdtt.judges.batched import EVERY_CALL, BatchSettings, judge_model, stats_text
     from sdtt.lock import output_lock
     from sdtt.models.base import Generator
     from sdtt.models.model import get_model

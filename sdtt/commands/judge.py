@@ -20,7 +20,7 @@ from sdtt.commands.judge_reveal import run_reveal
 from sdtt.errors import InputError
 from sdtt.files import output_file
 from sdtt.jsonl import JsonlWriter
-from sdtt.judges.batch import BatchSettings, judge_model, stats_text
+from sdtt.judges.batched import BatchSettings, judge_model, stats_text
 from sdtt.judges.llm import judge_id_for, run_llm_judge
 from sdtt.judges.llm_options import DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, JudgeKind, OrderPolicy
 from sdtt.lock import output_lock

@@ -16,7 +16,7 @@ from sdtt.commands.judge_parser import DEFAULT_TRACES
 from sdtt.errors import InputError
 from sdtt.files import output_file
 from sdtt.jsonl import JsonlWriter
-from sdtt.judges.batch import judge_model, stats_text
+from sdtt.judges.batched import judge_model, stats_text
 from sdtt.judges.reveal import is_model_error, run_reveal_judge, settled_trace_keys
 from sdtt.lock import output_lock
 from sdtt.models.model import get_model

@@ -2,7 +2,7 @@
 waiting for its results.
 
 ``sdtt generate --batch`` (:mod:`sdtt.generate.batch_api`: rounds of chain steps) and
-the LLM judges' ``--batch`` (:mod:`sdtt.judges.batch`: calls gathered from many tasks)
+the LLM judges' ``--batch`` (:mod:`sdtt.judges.batched`: calls gathered from many tasks)
 are two front ends on this core. Both keep a :class:`BatchLedger` beside their output,
 send with :func:`submit_job` (the job is noted before anything waits on it, so a run
 killed while a job is in flight picks the same job up instead of paying for it twice),

@@ -6,7 +6,7 @@ Each step calls the library function its single command calls (``generate_topics
 ``build_report``). Steps already done are skipped; a step cut short by a kill is made
 again, and every call it had already made is answered from the cost ledger
 (:mod:`sdtt.study.ledger`): no paid call is made twice. A judge (or cohort) with ``batch
-= true`` sends its calls through its provider's batch API (:mod:`sdtt.judges.batch`, as
+= true`` sends its calls through its provider's batch API (:mod:`sdtt.judges.batched`, as
 ``sdtt judge --batch``), whose job ledger lets a rerun wait for a job that a killed run
 had submitted instead of sending it again. A step a person must do (hold the chats,
 field the survey) stops the run with what to do next.
@@ -54,7 +54,7 @@ from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.generate.runner import NullDisplay, chain_path, run_chains
 from sdtt.generate.topics import generate_topics, write_topics
 from sdtt.jsonl import JsonlWriter
-from sdtt.judges.batch import BatchSettings, judge_model, ledger_path
+from sdtt.judges.batched import BatchSettings, judge_model, ledger_path
 from sdtt.judges.llm import run_llm_judge
 from sdtt.judges.llm_options import DEFAULT_CONCURRENCY
 from sdtt.lock import output_lock
