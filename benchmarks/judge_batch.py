@@ -91,7 +91,7 @@ def child(args: argparse.Namespace) -> None:
         import openai  # noqa: F401
 
         import sdtt.commands.judge
-        import sdtt.judges.batch  # noqa: F401
+        import sdtt.judges.batched  # noqa: F401
 
         load_key(args.study, load_questionnaire(args.study))
         return

@@ -31,8 +31,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("beliefs", "engine"),
     ("generate", "questionnaires"),
     ("display", "personas"),
-    ("dialogue",),
-    ("__init__", "files", "lock", "models"),
+    ("dialogue", "models"),
+    ("jsonl",),
+    ("__init__", "files", "lock"),
     ("errors", "redact", "spreadsheet", "templates"),
 )
 """The layers, top first. A module may import its own package and any package of a lower
@@ -63,11 +64,12 @@ REASONS: dict[str, tuple[str, str]] = {
     "questionnaires": ("sdtt.questionnaires.pairing", "sdtt.personas.corpus"),  # corpus pairs
     "display": ("sdtt.display", "sdtt.dialogue.render"),  # shows conversations
     "personas": ("sdtt.personas.bot", "sdtt.dialogue.parse"),  # the bot parses model output
-    "dialogue": ("sdtt.dialogue.store", "sdtt.files"),  # the JSONL store reads files
+    "dialogue": ("sdtt.dialogue.store", "sdtt.jsonl"),  # records are JSONL lines
+    "jsonl": ("sdtt.jsonl", "sdtt.files"),  # reads its files through the file helpers
     "__init__": ("sdtt", "sdtt.errors"),  # exports SdttError
     "files": ("sdtt.files", "sdtt.errors"),  # names the file in its errors
     "lock": ("sdtt.lock", "sdtt.redact"),  # redacts the holder's command line
-    "models": ("sdtt.models.model", "sdtt.errors"),  # provider errors
+    "models": ("sdtt.models.batch_ledger", "sdtt.jsonl"),  # the batch ledger is a JSONL file
 }
 """Why each package is not a row lower: one real import (checked) of a package on the row
 just below it. The bottom row imports no other package of sdtt, so it needs none."""

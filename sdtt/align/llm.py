@@ -22,7 +22,7 @@ from sdtt.align.ratings import Rating, RatingKey
 from sdtt.align.task import RatingKey as TaskKey
 from sdtt.dialogue.seeds import derive_seed, seeded_rng
 from sdtt.errors import InputError
-from sdtt.judges.batch import judge_each
+from sdtt.judges.batched import judge_each
 from sdtt.judges.llm import RAW_LIMIT, ask
 from sdtt.judges.llm_options import DEFAULT_ATTEMPTS
 from sdtt.judges.prompts import chat_text, completion_cue

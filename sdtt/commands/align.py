@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from sdtt.align.verdicts import VerdictAgreement
 
 EXPORT_FOLDER = "export"
-EXIT_NOTHING_USABLE = 1
 
 
 def _console() -> Console:
@@ -123,8 +122,8 @@ def run_judge(args: argparse.Namespace) -> int:
     from sdtt.commands.batch_settings import batch_settings
     from sdtt.commands.common import check_base_url
     from sdtt.commands.failures_last import FailuresLast
-    from sdtt.dialogue.jsonl import JsonlWriter
-    from sdtt.judges.batch import EVERY_CALL, BatchSettings, judge_model, stats_text
+    from sdtt.jsonl import JsonlWriter
+    from sdtt.judges.batched import EVERY_CALL, BatchSettings, judge_model, stats_text
     from sdtt.lock import output_lock
     from sdtt.models.base import Generator
     from sdtt.models.model import get_model
@@ -216,18 +215,9 @@ def run_judge(args: argparse.Namespace) -> int:
                 trio.run(batched_main)
             if not answers.every_failed:
                 answers.write_held()
-    made, errors = answers.made, answers.errors
+    made = answers.made
     if answers.every_failed:
-        if not existed:
-            out.unlink(missing_ok=True)
-        reasons = dict.fromkeys(
-            (r.exclusion_reason or "").removeprefix("model_error: ") for r in errors
-        )
-        console.print(
-            f"[bold red]error:[/] every call failed, so nothing was written to "
-            f"{shown(str(out))}. The calls failed with: {shown(' | '.join(reasons))}"
-        )
-        return EXIT_NOTHING_USABLE
+        return answers.nothing_written(out, existed=existed)
     missing = sum(r.rating is None for r in made)
     console.print(
         f"{len(made)} rating(s) by {len(cohorts)} cohort(s) -> {shown(str(out))}"

@@ -6,7 +6,12 @@ import argparse
 from pathlib import Path
 
 from sdtt.commands import lazy_command
-from sdtt.commands.common import add_base_url_argument, add_batch_arguments, add_out_argument
+from sdtt.commands.common import (
+    add_actions,
+    add_base_url_argument,
+    add_batch_arguments,
+    add_out_argument,
+)
 
 RATINGS_FILE = "ratings.jsonl"
 
@@ -20,8 +25,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     # The tools that cannot field a rating task are choices too, so choosing one says
     # that it cannot (rather than that it does not exist).
     formats = [*able, *unable]
-    parser = subparsers.add_parser(
+    sub = add_actions(
+        subparsers,
         "align",
+        dest="align_command",
         description=(
             "Measure how human-like LLM judges are (after Ogg et al.): judges rate how "
             "similar two chat items are; each judge's ratings form a dissimilarity matrix, "
@@ -29,8 +36,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "ceiling) and between individuals (pairwise alignment, ICC, MDS map)."
         ),
     )
-    sub = parser.add_subparsers(dest="align_command", metavar="SUBCOMMAND")
-    parser.set_defaults(func=lambda args: _no_subcommand(parser))
 
     build = sub.add_parser(
         "build",
@@ -149,8 +154,3 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             add_out_argument(command, folder=True, required=True, help="folder for the report")
             command.add_argument("--title", default="Judge alignment", help="report title")
         command.set_defaults(func=func)
-
-
-def _no_subcommand(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2

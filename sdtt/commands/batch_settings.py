@@ -9,7 +9,7 @@ from rich.console import Console
 
 from sdtt.commands.common import DEFAULT_BATCH_RETRIES, DEFAULT_POLL
 from sdtt.errors import InputError
-from sdtt.judges.batch import BatchSettings, ledger_path
+from sdtt.judges.batched import BatchSettings, ledger_path
 from sdtt.models.batch import batch_provider
 from sdtt.redact import shown
 

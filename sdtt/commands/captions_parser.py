@@ -6,11 +6,11 @@ import argparse
 from pathlib import Path
 
 from sdtt.commands import lazy_command
+from sdtt.commands.common import add_actions
 from sdtt.commands.single_flags import (
     add_judging_actions,
     add_model_arguments,
     add_write_arguments,
-    print_help,
 )
 
 MODULE = "sdtt.commands.captions"
@@ -18,16 +18,16 @@ MODULE = "sdtt.commands.captions"
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``sdtt captions generate|import|catch|preview|items|llm-judge|svm``."""
-    parser = subparsers.add_parser(
+    actions = add_actions(
+        subparsers,
         "captions",
+        dest="captions_command",
         description=(
             "The image-captioning task of the Kreiman lab's Turing-like tests: a judge sees an "
             "image and one caption and says whether a human or a machine wrote it. Captions are "
             "written as response records (.jsonl)."
         ),
     )
-    actions = parser.add_subparsers(dest="captions_command", metavar="ACTION")
-    parser.set_defaults(func=lambda _args: print_help(parser))
 
     generate = actions.add_parser(
         "generate",

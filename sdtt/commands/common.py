@@ -13,6 +13,9 @@ from sdtt.errors import ConfigError
 from sdtt.files import TRANSCRIPTS_DIR as TRANSCRIPTS_DIR  # the commands take it from here
 from sdtt.models.registry import PROVIDERS, Provider, split_name
 
+EXIT_NOTHING_USABLE = 1
+"""Exit status of a run whose model calls all failed, so it made nothing usable."""
+
 
 def _servers() -> list[Provider]:
     """The providers whose server ``--base-url`` can change, in registry order."""
@@ -76,6 +79,50 @@ def setting_default(model: type[BaseModel], name: str) -> Any:
     """The default of field ``name`` of a settings model: flags take their defaults from
     the model, so a default is written once."""
     return model.model_fields[name].get_default(call_default_factory=True)
+
+
+def add_setting(
+    parser: argparse.ArgumentParser | argparse._ArgumentGroup,
+    flag: str,
+    model: type[BaseModel],
+    help: str,
+) -> None:
+    """Add ``flag`` for the number field of the same name of a settings model, with the
+    model's default (so it is written once) and its type, and "(default ...)" after
+    ``help``."""
+    default = setting_default(model, flag.removeprefix("--").replace("-", "_"))
+    kind = type(default)
+    shown = f"{default:g}" if kind is float else str(default)
+    parser.add_argument(flag, type=kind, default=default, help=f"{help} (default {shown})")
+
+
+def add_actions(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    *,
+    dest: str,
+    metavar: str = "ACTION",
+    parser_class: type[argparse.ArgumentParser] | None = None,
+    **options: Any,
+) -> argparse._SubParsersAction[argparse.ArgumentParser]:
+    """Add command ``name`` made of actions (``sdtt persona list``, ``sdtt align build``)
+    and return the subparsers its actions go in; ``options`` go to ``add_parser``.
+
+    The command given without an action prints its help, listing the actions, and exits
+    with 2, the exit status of every other usage error."""
+    parser = subparsers.add_parser(name, **options)
+    kwargs: dict[str, Any] = {"dest": dest, "metavar": metavar}
+    if parser_class is not None:
+        kwargs["parser_class"] = parser_class
+    actions = parser.add_subparsers(**kwargs)
+    parser.set_defaults(func=lambda _args: usage_help(parser))
+    return actions
+
+
+def usage_help(parser: argparse.ArgumentParser) -> int:
+    """Print the help of a command given without its action (or format); exit status 2."""
+    parser.print_help()
+    return 2
 
 
 def add_out_argument(

@@ -8,12 +8,9 @@ from __future__ import annotations
 
 import trio
 
-from sdtt.analysis.beliefs import add_to_report
-from sdtt.analysis.report import build_report, write_report
-from sdtt.analysis.table import judgement_table
 from sdtt.analysis.tells import study_tells
 from sdtt.beliefs.traces import BeliefTrace, judgements_from_traces, write_traces
-from sdtt.commands.demo_stages import DemoRun
+from sdtt.commands.demo_stages import DemoRun, write_demo_report
 from sdtt.judges.reveal import run_reveal_judge
 from sdtt.models.model import get_model
 from sdtt.models.registry import provider_of
@@ -64,17 +61,9 @@ def stage_belief_traces(demo: DemoRun, *, number: int = 8, reps: int = 200) -> l
     judgements += judgements_from_traces(traces)
     if not judgements:
         return traces
-    out = demo.out / f"{demo.stem}-report"
     with console.status("drawing figures..."):
-        report = build_report(
-            judgement_table(judgements),
-            out,
-            title=f"sdtt demo: {demo.persona.name} on {demo.model_name}",
-            tells=study_tells(questionnaire, key),
-            reps=reps,
-        )
-        add_to_report(report, traces, out)
-        files = write_report(report, out)
+        tells = study_tells(questionnaire, key)
+        files = write_demo_report(demo, judgements, tells, reps, traces)
     console.print(f"the report now shows the belief traces: open {shown(str(files[0]))}")
     demo.files.extend(path for path in files if path not in demo.files)
     return traces

@@ -12,11 +12,13 @@ import pandas as pd
 import trio
 from rich.console import Console
 
+from sdtt.analysis.beliefs import add_to_report
 from sdtt.analysis.format import number, percent
 from sdtt.analysis.metrics import summarise
 from sdtt.analysis.report import build_report, write_report
 from sdtt.analysis.table import judgement_table
-from sdtt.analysis.tells import study_tells
+from sdtt.analysis.tells import TellRow, study_tells
+from sdtt.beliefs.traces import BeliefTrace
 from sdtt.commands.scoring import print_summary
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message, Transcript
@@ -365,15 +367,28 @@ def stage_report(demo: DemoRun, judgements: list[Judgement]) -> None:
     folder = study_folder(demo)
     questionnaire = load_questionnaire(folder)
     tells = study_tells(questionnaire, load_key(folder, questionnaire))
-    out = demo.out / f"{demo.stem}-report"
     with console.status("drawing figures..."):
-        report = build_report(
-            judgement_table(judgements),
-            out,
-            title=f"sdtt demo: {demo.persona.name} on {demo.model_name}",
-            tells=tells,
-            reps=DEMO_REPS,
-        )
-        files = write_report(report, out)
+        files = write_demo_report(demo, judgements, tells, DEMO_REPS)
     console.print(f"open {shown(str(files[0]))} in a browser")
     demo.files.extend(files)
+
+
+def write_demo_report(
+    demo: DemoRun,
+    judgements: list[Judgement],
+    tells: dict[str, list[TellRow]],
+    reps: int,
+    traces: list[BeliefTrace] | None = None,
+) -> list[Path]:
+    """Write the demo's report (with the belief traces, if any); its files."""
+    out = demo.out / f"{demo.stem}-report"
+    report = build_report(
+        judgement_table(judgements),
+        out,
+        title=f"sdtt demo: {demo.persona.name} on {demo.model_name}",
+        tells=tells,
+        reps=reps,
+    )
+    if traces:
+        add_to_report(report, traces, out)
+    return write_report(report, out)

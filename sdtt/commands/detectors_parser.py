@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from sdtt.commands import lazy_command
-from sdtt.commands.common import add_out_argument
+from sdtt.commands.common import add_actions, add_out_argument
 
 FORMATS = ("itb", "itb-bench", "pan")
 """Inverse Turing Bench (sdtt's blind JSONL, and the bench's own CSV) and PAN 2024 (kept
@@ -16,8 +16,10 @@ EXPORT_FOLDER = "detectors"
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``sdtt detectors`` and its subcommands."""
-    parser = subparsers.add_parser(
+    sub = add_actions(
+        subparsers,
         "detectors",
+        dest="detectors_command",
         description=(
             "Automatic detectors on a study's own test pairs: export the pairs in the "
             "Inverse Turing Bench shape (itb: blind JSONL with a separate key; itb-bench: "
@@ -28,8 +30,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "judges of the same pairs."
         ),
     )
-    sub = parser.add_subparsers(dest="detectors_command", metavar="SUBCOMMAND")
-    parser.set_defaults(func=lambda args: _no_subcommand(parser))
 
     export = sub.add_parser(
         "export",
@@ -82,8 +82,3 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="judgement files of the same study, scored beside the detectors",
     )
     score.set_defaults(func=lazy_command("sdtt.commands.detectors", "run_score"))
-
-
-def _no_subcommand(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2

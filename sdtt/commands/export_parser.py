@@ -6,13 +6,16 @@ import argparse
 from pathlib import Path
 
 from sdtt.commands import lazy_command
-from sdtt.commands.common import add_out_argument
+from sdtt.commands.common import add_actions, add_out_argument
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``sdtt export parquet``."""
-    parser = subparsers.add_parser(
+    formats = add_actions(
+        subparsers,
         "export",
+        dest="format",
+        metavar="FORMAT",
         description=(
             "A study's records as flat tables for data tools. 'parquet' writes "
             "transcripts.parquet, messages.parquet, judgements.parquet and traces.parquet "
@@ -21,7 +24,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "pd.read_parquet('turns-data/judgements.parquet')."
         ),
     )
-    formats = parser.add_subparsers(dest="format", required=True, metavar="FORMAT")
     parquet = formats.add_parser(
         "parquet", help="one Parquet file per table (pandas, polars, Hugging Face datasets)"
     )

@@ -9,11 +9,15 @@ that asks again.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
-from sdtt.dialogue.jsonl import JsonlWriter
+from sdtt.commands.common import EXIT_NOTHING_USABLE
+from sdtt.commands.console import CliConsole
+from sdtt.jsonl import JsonlWriter
+from sdtt.redact import shown
 
 Answer = TypeVar("Answer", bound=BaseModel)
 
@@ -46,3 +50,18 @@ class FailuresLast(Generic[Answer]):
         """Write the held-back failures (a rerun then asks them again)."""
         for answer in self.errors:
             self.writer.write(answer)
+
+    def nothing_written(self, out: Path, *, existed: bool) -> int:
+        """End a run whose every call failed: ``out`` stays as it was (removed if this
+        run made it), one error line gives the distinct reasons; the exit status."""
+        if not existed:
+            out.unlink(missing_ok=True)
+        reasons = dict.fromkeys(
+            (getattr(answer, "exclusion_reason", None) or "").removeprefix("model_error: ")
+            for answer in self.errors
+        )
+        CliConsole(stderr=True, highlight=False).print(
+            f"[bold red]error:[/] every judge call failed, so nothing was written to "
+            f"{shown(str(out))}. The calls failed with: {shown(' | '.join(reasons))}"
+        )
+        return EXIT_NOTHING_USABLE

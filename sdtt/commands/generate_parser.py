@@ -12,6 +12,7 @@ from sdtt.commands.common import (
     add_base_url_argument,
     add_concurrency_argument,
     add_out_argument,
+    add_setting,
     setting_default,
 )
 from sdtt.dialogue.condition import CHAT_MODES
@@ -91,27 +92,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "call (completion models); auto picks lines for local models (default "
         f"{setting_default(PlanSettings, 'style')})",
     )
-    temperature = setting_default(PlanSettings, "temperature")
-    settings.add_argument(
-        "--temperature",
-        type=float,
-        default=temperature,
-        help=f"sampling temperature (default {temperature:g})",
-    )
-    max_tokens = setting_default(PlanSettings, "max_tokens")
-    settings.add_argument(
-        "--max-tokens",
-        type=int,
-        default=max_tokens,
-        help=f"token cap per call (default {max_tokens})",
-    )
-    history_turns = setting_default(PlanSettings, "history_turns")
-    settings.add_argument(
-        "--history-turns",
-        type=int,
-        default=history_turns,
-        help=f"persona history turns (default {history_turns})",
-    )
+    add_setting(settings, "--temperature", PlanSettings, "sampling temperature")
+    add_setting(settings, "--max-tokens", PlanSettings, "token cap per call")
+    add_setting(settings, "--history-turns", PlanSettings, "persona history turns")
     run_group = parser.add_argument_group("running")
     add_out_argument(
         run_group, folder=True, help=f"folder for the chain files (default {DEFAULT_OUT})"

@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 
 from sdtt.commands import lazy_command
-from sdtt.commands.common import add_out_argument
-from sdtt.commands.single_flags import add_write_arguments, print_help
+from sdtt.commands.common import add_actions, add_out_argument
+from sdtt.commands.single_flags import add_write_arguments
 
 MODULE = "sdtt.commands.import_kreiman"
 TASKS = ("wordassoc", "caption")
@@ -16,8 +16,10 @@ TASKS = ("wordassoc", "caption")
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``sdtt import-kreiman
     responses|groundtruth|conversations|psiturk|compiled|verdicts``."""
-    parser = subparsers.add_parser(
+    actions = add_actions(
+        subparsers,
         "import-kreiman",
+        dest="kreiman_command",
         description=(
             "Import the files of the Kreiman lab's released Turing-test code and data into "
             "sdtt's records: response files and ground-truth dictionaries (response records), "
@@ -25,8 +27,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "(a study 'sdtt single score' scores) and per-exchange verdicts (belief traces)."
         ),
     )
-    actions = parser.add_subparsers(dest="kreiman_command", metavar="ACTION")
-    parser.set_defaults(func=lambda _args: print_help(parser))
 
     responses = actions.add_parser(
         "responses",

@@ -17,10 +17,10 @@ from sdtt.commands.console import CliConsole
 from sdtt.commands.failures_last import FailuresLast
 from sdtt.commands.judge_parser import DEFAULT_OUT
 from sdtt.commands.judge_reveal import run_reveal
-from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.errors import InputError
 from sdtt.files import output_file
-from sdtt.judges.batch import BatchSettings, judge_model, stats_text
+from sdtt.jsonl import JsonlWriter
+from sdtt.judges.batched import BatchSettings, judge_model, stats_text
 from sdtt.judges.llm import judge_id_for, run_llm_judge
 from sdtt.judges.llm_options import DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, JudgeKind, OrderPolicy
 from sdtt.lock import output_lock
@@ -118,19 +118,6 @@ def run_classifier(args: argparse.Namespace) -> int:
     return 0
 
 
-EXIT_NOTHING_USABLE = 1
-"""Exit code of a run whose every model call failed."""
-
-
-def all_failed(judgements: list[Judgement]) -> str | None:
-    """The errors (distinct, in order) when every judgement is a model error, else None."""
-    prefix = "model_error: "
-    reasons = [j.exclusion_reason or "" for j in judgements]
-    if not reasons or not all(reason.startswith(prefix) for reason in reasons):
-        return None
-    return " | ".join(dict.fromkeys(reason.removeprefix(prefix) for reason in reasons))
-
-
 @contextmanager
 def _removed_if_empty(out: Path, *, keep: bool) -> Iterator[None]:
     # A run stopped before its first answer (a hung server, Ctrl-C) leaves no empty file.
@@ -202,17 +189,10 @@ def run(args: argparse.Namespace) -> int:
                 on_judgement=answers.record,
                 batch=batch,
             )
-            failed = all_failed(judgements)
-            if failed is None:
+            if not answers.every_failed:
                 answers.write_held()
-        if failed is not None:
-            if not existed:
-                out.unlink(missing_ok=True)
-            CliConsole(stderr=True, highlight=False).print(
-                f"[bold red]error:[/] every judge call failed, so nothing was written to "
-                f"{shown(str(out))}. The calls failed with: {shown(failed)}"
-            )
-            return EXIT_NOTHING_USABLE
+        if answers.every_failed:
+            return answers.nothing_written(out, existed=existed)
     judge_id = judge_id_for(args.model, args.judge, args.run, args.orders)
     kept = sum(1 for j in earlier if j.judge_id == judge_id and not is_model_error(j))
     excluded = [j for j in judgements if j.excluded]

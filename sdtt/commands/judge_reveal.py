@@ -13,18 +13,16 @@ from sdtt.commands.batch_settings import batch_settings
 from sdtt.commands.console import CliConsole
 from sdtt.commands.failures_last import FailuresLast
 from sdtt.commands.judge_parser import DEFAULT_TRACES
-from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.errors import InputError
 from sdtt.files import output_file
-from sdtt.judges.batch import judge_model, stats_text
+from sdtt.jsonl import JsonlWriter
+from sdtt.judges.batched import judge_model, stats_text
 from sdtt.judges.reveal import is_model_error, run_reveal_judge, settled_trace_keys
 from sdtt.lock import output_lock
 from sdtt.models.model import get_model
 from sdtt.models.registry import provider_of
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 from sdtt.redact import shown
-
-EXIT_NOTHING_USABLE = 1
 
 
 def run_reveal(args: argparse.Namespace) -> int:
@@ -71,14 +69,7 @@ def run_reveal(args: argparse.Namespace) -> int:
                 answers.write_held()
         made = answers.made
         if answers.every_failed:
-            said = (answers.errors[0].exclusion_reason or "").removeprefix("model_error: ")
-            if not existed:
-                out.unlink(missing_ok=True)
-            CliConsole(stderr=True, highlight=False).print(
-                f"[bold red]error:[/] every judge call failed, so nothing was written to "
-                f"{shown(str(out))}. The calls failed with: {shown(said)}"
-            )
-            return EXIT_NOTHING_USABLE
+            return answers.nothing_written(out, existed=existed)
     kept = len(settled_trace_keys(earlier))
     missing = sum(p.belief is None for t in made for p in t.points)
     console.print(f"{len(made)} belief trace(s) by {shown(args.model)} -> {shown(str(out))}")

@@ -5,25 +5,24 @@ from __future__ import annotations
 import argparse
 
 from sdtt.commands import DeferredParser, lazy_command
-from sdtt.commands.common import add_out_argument
+from sdtt.commands.common import add_actions, add_out_argument, usage_help
 from sdtt.personas.importers import IMPORTERS, get_importer
 from sdtt.personas.store import LOCAL_DIR
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``sdtt persona list|show|import|hold-out``."""
-    parser = subparsers.add_parser(
+    actions = add_actions(
+        subparsers,
         "persona",
+        dest="persona_command",
+        parser_class=DeferredParser,
         description=(
             "A persona is a real person's timestamped chat history that a bot is prompted "
             "to write like. Personas are looked up by name in ./personas/ and among the "
             "examples shipped with sdtt."
         ),
     )
-    actions = parser.add_subparsers(
-        dest="persona_command", metavar="ACTION", parser_class=DeferredParser
-    )
-    parser.set_defaults(func=lambda _args: _help(parser))
 
     listing = actions.add_parser(
         "list",
@@ -97,7 +96,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="build persona files from a chat export or corpus",
         description="Build persona files from a source; each FORMAT has its own options.",
     )
-    importing.set_defaults(func=lambda _args: _help(importing))
+    assert isinstance(importing, DeferredParser)  # the actions' parser class
+    importing.set_defaults(func=lambda _args: usage_help(importing))
     # The importers (and the PII scrubber they share) load only when 'import' is used.
     importing.defer(_add_formats)
 
@@ -124,8 +124,3 @@ def _add_formats(importing: argparse.ArgumentParser) -> None:
         )
         add_import_arguments(sub, importer)
         sub.set_defaults(func=lazy_command("sdtt.commands.persona", "run_import"))
-
-
-def _help(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 0

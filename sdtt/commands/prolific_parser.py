@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from sdtt.commands import lazy_command
+from sdtt.commands.common import add_actions
 
 EXAMPLES = """examples:
   export PROLIFIC_TOKEN=...          # the variable [prolific] token_env names
@@ -23,8 +24,10 @@ EXAMPLES = """examples:
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``sdtt prolific create|publish|status|places|review|bonus``."""
-    parser = subparsers.add_parser(
+    actions = add_actions(
+        subparsers,
         "prolific",
+        dest="action",
         description=(
             "Run a serve study on Prolific from its spec's [prolific] table: 'create' makes "
             "a draft study whose link is the server's study page and whose completion codes "
@@ -37,7 +40,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     create = actions.add_parser(
         "create",
         help="create the draft study on Prolific (once per spec)",

@@ -6,15 +6,17 @@ import argparse
 from pathlib import Path
 
 from sdtt.commands import lazy_command
-from sdtt.commands.common import add_out_argument
+from sdtt.commands.common import add_actions, add_out_argument
 from sdtt.questionnaires.study import TIMESTAMPS
 from sdtt.questionnaires.tools import TOOLS, either, reveal_tools
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``sdtt questionnaire build|export|check``."""
-    parser = subparsers.add_parser(
+    actions = add_actions(
+        subparsers,
         "questionnaire",
+        dest="questionnaire_command",
         description=(
             "Pair bot conversations with human-human conversations on the same topic, cut "
             "both to their last X turns, and build a questionnaire (opaque ids only) with a "
@@ -22,8 +24,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "print or CSV."
         ),
     )
-    actions = parser.add_subparsers(dest="questionnaire_command", metavar="ACTION")
-    parser.set_defaults(func=lambda _args: _help(parser))
 
     build = actions.add_parser(
         "build",
@@ -174,8 +174,3 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "files", type=Path, nargs="+", metavar="FILE", help="exported questionnaire files to check"
     )
     check.set_defaults(func=lazy_command("sdtt.commands.questionnaire", "run_check"))
-
-
-def _help(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 0

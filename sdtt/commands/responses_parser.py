@@ -6,18 +6,18 @@ import argparse
 from pathlib import Path
 
 from sdtt.commands import lazy_command
-from sdtt.commands.common import add_out_argument
+from sdtt.commands.common import add_actions, add_out_argument
 from sdtt.questionnaires.tools import either, readable_tools, reveal_tools
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``sdtt responses import``."""
-    parser = subparsers.add_parser(
+    actions = add_actions(
+        subparsers,
         "responses",
+        dest="responses_command",
         description="Turn survey answers into scored judgements (JSONL), one per judge and pair.",
     )
-    actions = parser.add_subparsers(dest="responses_command", metavar="ACTION")
-    parser.set_defaults(func=lambda _args: _help(parser))
     importing = actions.add_parser(
         "import",
         help="import answer files of one survey tool",
@@ -61,8 +61,3 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "traces (one per judge and pair, a belief after every turn) instead of judgements",
     )
     importing.set_defaults(func=lazy_command("sdtt.commands.responses", "run_import"))
-
-
-def _help(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 0

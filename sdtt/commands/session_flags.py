@@ -10,6 +10,7 @@ from sdtt.commands.common import (
     TRANSCRIPTS_DIR,
     add_base_url_argument,
     add_out_argument,
+    add_setting,
     setting_default,
 )
 from sdtt.dialogue.condition import CHAT_MODES
@@ -70,27 +71,14 @@ def add_session_flags(parser: argparse.ArgumentParser, *, simulated: bool) -> No
         help=f"typing-delay preset of the bot (default {delays}; fitted = the persona's own "
         "rhythm)",
     )
-    t1 = setting_default(SessionSettings, "t1")
     waits = "each side waits after the other's" if simulated else "the bot waits after your"
-    parser.add_argument(
-        "--t1",
-        type=float,
-        default=t1,
-        help=f"seconds {waits} first unread message (default {t1:g})",
-    )
-    max_messages = setting_default(SessionSettings, "max_messages")
-    parser.add_argument(
-        "--max-messages",
-        type=int,
-        default=max_messages,
-        help=f"most messages per reply (default {max_messages})",
-    )
-    seed = setting_default(SessionSettings, "seed")
-    parser.add_argument(
+    add_setting(parser, "--t1", SessionSettings, f"seconds {waits} first unread message")
+    add_setting(parser, "--max-messages", SessionSettings, "most messages per reply")
+    add_setting(
+        parser,
         "--seed",
-        type=int,
-        default=seed,
-        help=f"random seed; every other seed of the chat derives from it (default {seed})",
+        SessionSettings,
+        "random seed; every other seed of the chat derives from it",
     )
     add_out_argument(
         parser,

@@ -13,7 +13,7 @@ from pathlib import Path
 import trio
 from rich.console import Console
 
-from sdtt.commands.common import check_base_url
+from sdtt.commands.common import EXIT_NOTHING_USABLE, check_base_url
 from sdtt.commands.console import CliConsole
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message
@@ -250,10 +250,6 @@ class ErrorCollector:
             self.messages.setdefault(event.message)
             if event.kind == OutOfCharacterError.__name__:
                 self.out_of_character += 1
-
-
-EXIT_NOTHING_USABLE = 1
-"""Exit code of a run that produced no answered turn because the models failed."""
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,6 +13,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sdtt.commands.common import EXIT_NOTHING_USABLE
 from sdtt.commands.console import CliConsole
 from sdtt.commands.single_parser import ANSWERS_FILE
 from sdtt.errors import ConfigError, InputError
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
 
 EXPORT_FOLDER = "export"
 ITEMS_FILE = "items.jsonl"
-EXIT_NOTHING_USABLE = 1
 CSV_HEADER = (
     "judges", "class", "cut", "trials", "judge_count", "p_hh", "p_hh_low", "p_hh_high",
     "p_mm", "p_mm_low", "p_mm_high", "detectability", "detectability_low", "detectability_high",
@@ -55,7 +55,7 @@ def _cuts(text: str) -> list[int]:
 
 def _is_items_file(path: Path) -> bool:
     """Whether a file holds items (records with a truth) rather than transcripts."""
-    from sdtt.dialogue.jsonl import read_jsonl
+    from sdtt.jsonl import read_jsonl
 
     for _, record in read_jsonl(path):
         return "truth" in record and "type" not in record
@@ -247,7 +247,7 @@ def run_judge(args: argparse.Namespace) -> int:
     import trio
 
     from sdtt.commands.common import check_base_url
-    from sdtt.dialogue.jsonl import JsonlWriter
+    from sdtt.jsonl import JsonlWriter
     from sdtt.judges.single_item import judge_id_for, judge_task
     from sdtt.lock import output_lock
     from sdtt.models.model import get_model

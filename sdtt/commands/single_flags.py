@@ -188,9 +188,3 @@ def add_judging_actions(
     add_items_parser(actions, task, module)
     add_llm_judge_parser(actions, task, module)
     add_svm_parser(actions, task, module)
-
-
-def print_help(parser: argparse.ArgumentParser) -> int:
-    """Show a command's help (a command given without an action)."""
-    parser.print_help()
-    return 0

@@ -6,7 +6,12 @@ import argparse
 from pathlib import Path
 
 from sdtt.commands import lazy_command
-from sdtt.commands.common import add_base_url_argument, add_concurrency_argument, add_out_argument
+from sdtt.commands.common import (
+    add_actions,
+    add_base_url_argument,
+    add_concurrency_argument,
+    add_out_argument,
+)
 
 ANSWERS_FILE = "answers.jsonl"
 DEFAULT_CUTS = "3,6,9,12,15,18,21,24"
@@ -19,8 +24,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     able = single_tools()
     unable = [name for name in TOOLS if name not in able]
     formats = [*able, *unable]
-    parser = subparsers.add_parser(
+    sub = add_actions(
+        subparsers,
         "single",
+        dest="single_command",
         description=(
             "Single-item Turing-like tests (Zhang, Kreiman et al.): a judge reads one item "
             "(a conversation cut after 3, 6, ..., 24 exchanges) and says for each speaker "
@@ -29,8 +36,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "make machine-machine chats the papers' way."
         ),
     )
-    sub = parser.add_subparsers(dest="single_command", metavar="SUBCOMMAND")
-    parser.set_defaults(func=lambda args: _no_subcommand(parser))
 
     build = sub.add_parser(
         "build",
@@ -213,8 +218,3 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     chats.add_argument("--force", action="store_true", help="replace --out when it exists")
     add_base_url_argument(chats)
     chats.set_defaults(func=lazy_command("sdtt.commands.single", "run_machine_chats"))
-
-
-def _no_subcommand(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2

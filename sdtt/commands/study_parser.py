@@ -6,13 +6,15 @@ import argparse
 from pathlib import Path
 
 from sdtt.commands import lazy_command
-from sdtt.commands.common import add_out_argument
+from sdtt.commands.common import add_actions, add_out_argument
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``sdtt study run|status|bundle|verify|prereg``."""
-    parser = subparsers.add_parser(
+    actions = add_actions(
+        subparsers,
         "study",
+        dest="action",
         description=(
             "A whole offline study from one spec file (TOML): personas x models x modes x "
             "(N, X) x topics, the interrogator, the judges, the analyses and the report. "
@@ -20,7 +22,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "make it checkable, 'prereg' writes a preregistration."
         ),
     )
-    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     run = actions.add_parser(
         "run",
         help="make every missing piece, in order (resumes; stops at a human step)",

@@ -6,11 +6,11 @@ import argparse
 from pathlib import Path
 
 from sdtt.commands import lazy_command
+from sdtt.commands.common import add_actions
 from sdtt.commands.single_flags import (
     add_judging_actions,
     add_model_arguments,
     add_write_arguments,
-    print_help,
 )
 
 MODULE = "sdtt.commands.wordassoc"
@@ -18,8 +18,10 @@ MODULE = "sdtt.commands.wordassoc"
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``sdtt wordassoc cues|generate|import|catch|preview|items|llm-judge|svm``."""
-    parser = subparsers.add_parser(
+    actions = add_actions(
+        subparsers,
         "wordassoc",
+        dest="wordassoc_command",
         description=(
             "The word-association task of the Kreiman lab's Turing-like tests: a judge sees a "
             "cue and one association and says whether a human or a machine wrote it. Answers "
@@ -28,8 +30,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "records (.jsonl)."
         ),
     )
-    actions = parser.add_subparsers(dest="wordassoc_command", metavar="ACTION")
-    parser.set_defaults(func=lambda _args: print_help(parser))
 
     cues = actions.add_parser(
         "cues",

@@ -41,10 +41,10 @@ import pyarrow.compute as pc  # type: ignore[import-untyped]
 import pyarrow.json as pj  # type: ignore[import-untyped]
 from pydantic import ValidationError
 
-from sdtt.dialogue.jsonl import is_complete_line, parse_line
 from sdtt.dialogue.plain_check import PlainCheck
 from sdtt.dialogue.record_files import record_fields_of, warn_cut_off
 from sdtt.files import CHANGED_ESCAPE_BYTES, TextRepairs, open_input
+from sdtt.jsonl import is_complete_line, parse_line
 
 BLOCK_BYTES = 16 << 20
 """Bytes of whole lines read and parsed at once (memory stays a few times this)."""
@@ -209,7 +209,7 @@ class BlockReader:
         self, path: Path, data: bytes, first: int, repairs: TextRepairs
     ) -> Iterator[tuple[int, Fields]]:
         """The records of a file's last line, which has no line end: a record cut off
-        mid-write is left out with a warning (as :func:`~sdtt.dialogue.jsonl.read_jsonl`)."""
+        mid-write is left out with a warning (as :func:`~sdtt.jsonl.read_jsonl`)."""
         if data.strip():
             number = first
             line = data[len(_BOM) :] if first == 1 and data.startswith(_BOM) else data

@@ -10,11 +10,11 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
 from sdtt.dialogue.plain_check import PlainCheck
 from sdtt.dialogue.store import check_version, validate_record
 from sdtt.errors import IncompleteFileWarning
 from sdtt.files import replacing
+from sdtt.jsonl import JsonlWriter, read_jsonl
 
 Record = TypeVar("Record", bound=BaseModel)
 

@@ -16,10 +16,10 @@ from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
 from sdtt.dialogue.message import SCHEMA_VERSION, Message, Transcript
 from sdtt.errors import InputError
 from sdtt.files import replacing
+from sdtt.jsonl import JsonlWriter, read_jsonl
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")

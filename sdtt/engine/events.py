@@ -20,10 +20,10 @@ import trio
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from sdtt.dialogue.condition import CONDITION_SETTINGS, Condition, migrate_record
-from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
 from sdtt.dialogue.message import Message, Side, Transcript
 from sdtt.dialogue.store import check_version, validate_record
 from sdtt.errors import InputError
+from sdtt.jsonl import JsonlWriter, read_jsonl
 
 LOG_VERSION = 1
 """Version of the event-log format."""

@@ -1,8 +1,9 @@
 """``sdtt generate --batch``: every chain's next call in one batch, at half price.
 
 The batch APIs themselves live beside their providers (:mod:`sdtt.models.batch`: a
-provider's registry entry names its backend); this module runs chains through any of
-them alike.
+provider's registry entry names its backend), and so do the ledger and the job handling
+it shares with the judges' ``--batch`` (:mod:`sdtt.models.batch_ledger`); this module runs
+chains through any of them alike.
 
 A batched run goes in rounds: all unfinished chains' next steps are grouped by model and
 sent as one batch per model; when the batches end, each answer is stored by its chain
@@ -18,11 +19,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import trio
 
-from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
 from sdtt.errors import ProviderError, SdttError
 from sdtt.generate.chain import ChainSpec
 from sdtt.generate.pseudo import Step
@@ -39,6 +38,7 @@ from sdtt.generate.runner import (
 )
 from sdtt.models.base import ModelOutput
 from sdtt.models.batch import BatchBackend, BatchRequest, batch_backend
+from sdtt.models.batch_ledger import BatchLedger, job_results, submit_job
 
 LEDGER_NAME = "batches.jsonl"
 
@@ -49,59 +49,6 @@ def custom_id(chain: str, call: int) -> str:
     return f"c{digest}-{call}"
 
 
-class BatchLedger:
-    """``batches.jsonl``: which batches were submitted for which requests, and which are used."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.open: dict[str, tuple[str, set[str]]] = {}
-        """Batch id -> (model, custom ids) of batches whose results are not used yet."""
-        if path.exists():
-            for _, record in read_jsonl(path):
-                if record.get("type") == "batch":
-                    ids = {str(item) for item in record.get("requests", [])}
-                    self.open[str(record["id"])] = (str(record.get("model")), ids)
-                elif record.get("type") == "batch_used":
-                    self.open.pop(str(record.get("id")), None)
-                else:
-                    self._read(record)
-        self._writer = JsonlWriter(path)
-
-    def _read(self, record: dict[str, Any]) -> None:
-        """A record of another type, for a ledger that keeps more (chains keep nothing
-        else: their answers are in the chain files)."""
-
-    def find(self, model: str, wanted: set[str]) -> list[tuple[str, set[str]]]:
-        """Open batches of ``model`` holding some of ``wanted``, with the ids each covers."""
-        found = []
-        remaining = set(wanted)
-        for batch_id, (batch_model, ids) in self.open.items():
-            covered = ids & remaining
-            if batch_model == model and covered:
-                found.append((batch_id, covered))
-                remaining -= covered
-        return found
-
-    def submitted(self, batch_id: str, model: str, ids: Sequence[str]) -> None:
-        """Note a new batch (before waiting on it)."""
-        self._writer.write({"type": "batch", "id": batch_id, "model": model, "requests": ids})
-        self.open[batch_id] = (model, set(ids))
-
-    def used(self, batch_id: str) -> None:
-        """Note that a batch's results were stored by their chains."""
-        self._writer.write({"type": "batch_used", "id": batch_id})
-        self.open.pop(batch_id, None)
-
-    def close(self) -> None:
-        """Close the ledger file."""
-        self._writer.close()
-
-
-async def _wait(backend: BatchBackend, batch_id: str, poll_interval: float) -> None:
-    while await backend.state(batch_id) != "ended":
-        await trio.sleep(poll_interval)
-
-
 async def _round(
     backend: BatchBackend,
     group: list[tuple[ChainRunner, Step]],
@@ -110,43 +57,49 @@ async def _round(
     failures: dict[str, int],
     options: RunOptions,
 ) -> None:
-    """One batch round for one model: submit (or find), wait, store every answer."""
-    wanted = {custom_id(runner.header.chain, step.call): (runner, step) for runner, step in group}
-    batches = ledger.find(backend.model, set(wanted))
-    covered: set[str] = set()
-    for _, ids in batches:
-        covered |= ids
-    missing = [key for key in wanted if key not in covered]
-    if missing:
-        requests = [
-            BatchRequest(key, wanted[key][1].prompt, wanted[key][1].config) for key in missing
-        ]
-        batch_id = await backend.submit(requests)
-        ledger.submitted(batch_id, backend.model, missing)
-        batches.append((batch_id, set(missing)))
-    order = {key: index for index, key in enumerate(wanted)}
-    for batch_id, ids in batches:
-        await _wait(backend, batch_id, poll_interval)
-        answers = {result.custom_id: result for result in await backend.results(batch_id)}
-        for key in sorted(ids, key=order.__getitem__):
-            runner, step = wanted[key]
-            result = answers.get(key)
-            if result is not None and result.output is not None:
-                output = ModelOutput(
-                    text=result.output.text,
-                    model=result.output.model,
-                    usage=result.output.usage,
-                    continued_from=result.output.continued_from,
-                )
-                runner.record(step, output)
-                failures.pop(runner.header.chain, None)
-                continue
-            chain = runner.header.chain
-            failures[chain] = failures.get(chain, 0) + 1
-            if failures[chain] > options.step_retries:
-                why = result.error if result is not None else "no answer in the batch"
-                runner.fail(ProviderError(f"batch request failed {failures[chain]} times: {why}"))
-        ledger.used(batch_id)
+    """One batch round for one model: submit (or find), wait, store every answer.
+
+    A batch API that fails after the model's retries stops the group's chains with the
+    provider's message (a job already submitted stays in the ledger, so a rerun picks it
+    up)."""
+    try:
+        wanted = {
+            custom_id(runner.header.chain, step.call): (runner, step) for runner, step in group
+        }
+        batches, missing = ledger.split(backend.model, wanted)
+        if missing:
+            requests = [
+                BatchRequest(key, wanted[key][1].prompt, wanted[key][1].config) for key in missing
+            ]
+            batches.append((await submit_job(backend, ledger, requests), set(missing)))
+        order = {key: index for index, key in enumerate(wanted)}
+        for batch_id, ids in batches:
+            results = await job_results(backend, batch_id, poll_interval)
+            answers = {result.custom_id: result for result in results}
+            for key in sorted(ids, key=order.__getitem__):
+                runner, step = wanted[key]
+                result = answers.get(key)
+                if result is not None and result.output is not None:
+                    output = ModelOutput(
+                        text=result.output.text,
+                        model=result.output.model,
+                        usage=result.output.usage,
+                        continued_from=result.output.continued_from,
+                    )
+                    runner.record(step, output)
+                    failures.pop(runner.header.chain, None)
+                    continue
+                chain = runner.header.chain
+                failures[chain] = failures.get(chain, 0) + 1
+                if failures[chain] > options.step_retries:
+                    why = result.error if result is not None else "no answer in the batch"
+                    runner.fail(
+                        ProviderError(f"batch request failed {failures[chain]} times: {why}")
+                    )
+            ledger.used(batch_id)
+    except SdttError as error:
+        for runner, _ in group:
+            runner.fail(error)
 
 
 async def run_chains_batched(
@@ -203,7 +156,7 @@ async def run_chains_batched(
             async with trio.open_nursery() as nursery:
                 for model, group in groups.items():
                     nursery.start_soon(
-                        _guarded_round,
+                        _round,
                         backend_cache[model],
                         group,
                         ledger,
@@ -216,21 +169,3 @@ async def run_chains_batched(
             runner.close()
         ledger.close()
     return RunReport([runner.progress for runner in runners])
-
-
-async def _guarded_round(
-    backend: BatchBackend,
-    group: list[tuple[ChainRunner, Step]],
-    ledger: BatchLedger,
-    poll_interval: float,
-    failures: dict[str, int],
-    options: RunOptions,
-) -> None:
-    try:
-        await _round(backend, group, ledger, poll_interval, failures, options)
-    except SdttError as error:
-        # The batch API failed after the model's retries: the group's chains stop with
-        # the provider's message (a batch already submitted stays in the ledger, so a
-        # rerun picks it up).
-        for runner, _ in group:
-            runner.fail(error)

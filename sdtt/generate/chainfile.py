@@ -20,12 +20,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from sdtt.dialogue.jsonl import read_jsonl
 from sdtt.dialogue.message import SCHEMA_VERSION, Message, segment_turns
 from sdtt.dialogue.store import check_version, transcripts_from_records, validate_record
 from sdtt.errors import InputError
 from sdtt.generate.chain import ChainHeader, PseudoCallRecord, TurnRecord
 from sdtt.generate.pseudo import ChainState
+from sdtt.jsonl import read_jsonl
 from sdtt.models.base import Prompt
 
 M = TypeVar("M", bound=BaseModel)

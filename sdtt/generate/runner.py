@@ -27,7 +27,6 @@ import trio
 from pydantic import BaseModel
 
 from sdtt.dialogue.condition import ChatMode
-from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
 from sdtt.errors import InputError, SdttError
 from sdtt.generate.chain import (
     ChainHeader,
@@ -42,6 +41,7 @@ from sdtt.generate.chain import (
 )
 from sdtt.generate.chainfile import read_chain
 from sdtt.generate.pseudo import ChainState, Step
+from sdtt.jsonl import JsonlWriter, read_jsonl
 from sdtt.models.base import Generator, ModelOutput, Usage
 from sdtt.models.pool import NameCache
 from sdtt.personas.persona import Persona

@@ -22,7 +22,7 @@ from sdtt.errors import (
     ProviderConnectionError,
     ProviderTimeoutError,
 )
-from sdtt.judges.batch import judge_each
+from sdtt.judges.batched import judge_each
 from sdtt.judges.llm_options import (
     DEFAULT_ATTEMPTS,
     DEFAULT_CONCURRENCY,

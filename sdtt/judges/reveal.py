@@ -22,7 +22,7 @@ from functools import partial
 from sdtt.beliefs.traces import BeliefPoint, BeliefSource, BeliefTrace
 from sdtt.dialogue.shown import AnswerNotes
 from sdtt.errors import InputError
-from sdtt.judges.batch import judge_each
+from sdtt.judges.batched import judge_each
 from sdtt.judges.llm import RAW_LIMIT, ask
 from sdtt.judges.llm_options import DEFAULT_ATTEMPTS
 from sdtt.judges.parsing import parse_probability

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from sdtt.errors import InputError
-from sdtt.judges.batch import judge_each
+from sdtt.judges.batched import judge_each
 from sdtt.judges.llm import ask
 from sdtt.judges.llm_options import DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY
 from sdtt.judges.single_prompts import SingleKind, parse_verdicts, single_item_prompt

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
 from sdtt.dialogue.message import RESPONSE, SCHEMA_VERSION
 from sdtt.dialogue.store import (
     message_record,
@@ -24,6 +23,7 @@ from sdtt.dialogue.store import (
 )
 from sdtt.errors import InputError
 from sdtt.files import replacing
+from sdtt.jsonl import JsonlWriter, read_jsonl
 from sdtt.personas.persona import Persona, PersonaInfo
 from sdtt.personas.timing import TimingProfile
 

@@ -50,10 +50,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from sdtt.dialogue.jsonl import read_jsonl
 from sdtt.dialogue.render import fold_text
 from sdtt.errors import InputError
 from sdtt.files import write_text_atomic
+from sdtt.jsonl import read_jsonl
 from sdtt.questionnaires.questionnaire import AnswerKey, Line, Questionnaire
 from sdtt.questionnaires.readers.common import read_text
 

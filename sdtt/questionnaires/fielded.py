@@ -15,8 +15,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
 from sdtt.errors import InputError
+from sdtt.jsonl import JsonlWriter, read_jsonl
 from sdtt.questionnaires.judgements import Judgement
 from sdtt.questionnaires.questionnaire import KEY_FILE, QUESTIONNAIRE_FILE, AnswerKey
 

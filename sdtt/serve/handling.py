@@ -111,12 +111,12 @@ class FrameHandler:
                     role=None,
                     room=None,
                     outcome=None,
-                    joined=self.host.wall_iso(),
+                    joined=self.host.records.wall_iso(),
                     platform_study=OWN_PERSON if own else join.study_id,
                     platform_session=join.session_id,
                 )
             )
-            self.host.record("joined", {}, participant=join.pid)
+            self.host.records.record("joined", {}, participant=join.pid)
             return join.pid
         if own and existing.platform_study == OWN_PERSON:
             # The link is bound to the device it was first opened on (its token); another
@@ -129,18 +129,18 @@ class FrameHandler:
                 )
             if not same:
                 store.update_participant(join.pid, token=secrets.token_urlsafe(18))
-                self.host.record("moved_device", {}, participant=join.pid)
-            self.host.record("reconnected", {}, participant=join.pid)
+                self.host.records.record("moved_device", {}, participant=join.pid)
+            self.host.records.record("reconnected", {}, participant=join.pid)
             if existing.state == "done":  # left, and back for the next interrogator
                 self.participants.enter_lobby(join.pid)
             return join.pid
         if join.token is not None and secrets.compare_digest(join.token, existing.token):
-            self.host.record("reconnected", {}, participant=join.pid)
+            self.host.records.record("reconnected", {}, participant=join.pid)
             return join.pid
         if existing.state == "done":
             # Back after finishing (the token is forgotten then): shown the completion
             # page again, which is the same for every participant; nothing else is allowed.
-            self.host.record("reopened", {}, participant=join.pid)
+            self.host.records.record("reopened", {}, participant=join.pid)
             return join.pid
         raise Refused(
             "This participant id is already in use. Continue in the browser where you "
@@ -155,7 +155,7 @@ class FrameHandler:
         except Refused:
             raise
         except Exception as error:
-            self.host.record(
+            self.host.records.record(
                 "frame_failed",
                 {"error": type(error).__name__, "message": str(error)[:500]},
                 participant=pid,
@@ -178,7 +178,7 @@ class FrameHandler:
 
     async def _consent(self, pid: str, participant: Participant, frame: Consent) -> None:
         self.participants.enter_lobby(pid)
-        self.host.record("consented", {}, participant=pid)
+        self.host.records.record("consented", {}, participant=pid)
         self.send_state(pid)
 
     async def _decline(self, pid: str, participant: Participant, frame: Decline) -> None:
@@ -265,7 +265,7 @@ class FrameHandler:
                 participant=pid,
                 room=participant.room,
                 seq=seq,
-                time=self.host.wall_iso(),
+                time=self.host.records.wall_iso(),
                 value=frame.value,
             )
         )
@@ -287,7 +287,7 @@ class FrameHandler:
             )
         answers = self._answers(frame.answers)
         if answers:
-            self.host.record("answers", answers, room=participant.room, participant=pid)
+            self.host.records.record("answers", answers, room=participant.room, participant=pid)
         store.add_verdict(
             Verdict(
                 room=participant.room,
@@ -295,11 +295,15 @@ class FrameHandler:
                 human=frame.human,
                 confidence=frame.confidence,
                 reason=frame.reason,
-                time=self.host.wall_iso(),
+                time=self.host.records.wall_iso(),
             )
         )
         move_room(
-            store, participant.room, "done", end_reason="finished", ended=self.host.wall_iso()
+            store,
+            participant.room,
+            "done",
+            end_reason="finished",
+            ended=self.host.records.wall_iso(),
         )
         self.participants.round_done(pid)
 
@@ -316,12 +320,12 @@ class FrameHandler:
     async def _continue(self, pid: str, participant: Participant, frame: Continue) -> None:
         """A bettor has read a game's reveal: they wait for the next game from now
         (until then the lobby leaves them out; see :meth:`Rooms._end_market`)."""
-        now = self.host.wall().timestamp()
+        now = self.host.records.wall().timestamp()
         since = participant.waiting_since
         if since is None or since <= now:
             return
         if self.host.store.update_participant(pid, if_state=["lobby"], waiting_since=now):
-            self.host.record("reveal_read", {}, participant=pid)
+            self.host.records.record("reveal_read", {}, participant=pid)
             self.participants.wake_lobby()
             self.host.store.publish({"lobby": True})
 
@@ -343,7 +347,7 @@ class FrameHandler:
         """A participant reports their partner: recorded for the researcher, thanked."""
         if participant.room is None:
             raise Refused("There is no chat partner to report.")
-        self.host.record(
+        self.host.records.record(
             "partner_reported",
             {"chat": frame.chat, "reason": frame.reason},
             room=participant.room,
@@ -388,7 +392,7 @@ class FrameHandler:
             text, sender=participant.role or "interrogator", room=participant.room, participant=pid
         )
         if result.flagged:
-            self.host.record(
+            self.host.records.record(
                 "message_moderated",
                 {"categories": list(result.categories)},
                 room=participant.room,
@@ -409,7 +413,7 @@ class FrameHandler:
             raise Refused(f"That message is too long (at most {limit} characters).")
         word = blocked_word(text, self.host.study.spec.chat.blocked_words)
         if word is not None:
-            self.host.record(
+            self.host.records.record(
                 "message_moderated", {"word": word}, room=participant.room, participant=pid
             )
             raise Refused(MODERATED)

@@ -89,13 +89,13 @@ class Rooms:
         decision, room = taken.decision, taken.room
         if room is None:
             assert isinstance(decision, TimedOut)
-            self.host.record("lobby_timeout", {"outcome": "end"}, participant=decision.pid)
+            self.host.records.record("lobby_timeout", {"outcome": "end"}, participant=decision.pid)
             self.participants.shown_done(decision.pid, "timeout")
             return
         if isinstance(decision, MarketGame):
             if decision.timed_out:
                 data = {"outcome": "market", "bettors": len(decision.bettors)}
-                self.host.record("lobby_timeout", data, room=room.id)
+                self.host.records.record("lobby_timeout", data, room=room.id)
             spec = self.host.study.spec
             self._open(
                 MarketRoom(
@@ -108,7 +108,7 @@ class Rooms:
             )
             return
         if isinstance(decision, BotRoom) and decision.timed_out:
-            self.host.record(
+            self.host.records.record(
                 "lobby_timeout", {"outcome": "bot"}, room=room.id, participant=decision.interrogator
             )
         self._open(LiveRoom(record=room, server=self.host, turns=self.host.study.spec.study.turns))
@@ -131,7 +131,7 @@ class Rooms:
                 await self.bots.run(live)
         except Exception as error:
             # One room's failure never takes the others down: it ends, told and recorded.
-            self.host.record(
+            self.host.records.record(
                 "room_error", {"error": type(error).__name__, "message": str(error)}, room=live.id
             )
             live.end("model_error" if isinstance(error, SdttError) else "server_error")
@@ -148,7 +148,7 @@ class Rooms:
             except BadMove:  # another process ended it as it finished: shown below
                 finished = False
         if finished:
-            self.host.record("chat_finished", {}, room=live.id)
+            self.host.records.record("chat_finished", {}, room=live.id)
             try:
                 move_participant(store, live.record.interrogator, "verdict")
             except BadMove:
@@ -181,7 +181,7 @@ class Rooms:
         it ended."""
         store = self.host.store
         try:  # (checked and moved in one statement: one process ends a game)
-            move_room(store, live.id, "done", end_reason=reason, ended=self.host.wall_iso())
+            move_room(store, live.id, "done", end_reason=reason, ended=self.host.records.wall_iso())
         except BadMove:
             for pid in live.members():
                 self.send_state(pid)
@@ -190,7 +190,7 @@ class Rooms:
             live.settle(target_human=live.record.witness == "human")
         else:
             live.refund()
-        self.host.record("room_ended", {"reason": reason}, room=live.id)
+        self.host.records.record("room_ended", {"reason": reason}, room=live.id)
         note = OUTCOMES.get(reason, reason)
         if live.record.witness_pid is not None:
             self.participants.finish(live.record.witness_pid, note)
@@ -207,8 +207,8 @@ class Rooms:
     def finish_room(self, room: Room, reason: str) -> None:
         """End a room early; its people are told and get the completion code."""
         store = self.host.store
-        move_room(store, room.id, "done", end_reason=reason, ended=self.host.wall_iso())
-        self.host.record("room_ended", {"reason": reason}, room=room.id)
+        move_room(store, room.id, "done", end_reason=reason, ended=self.host.records.wall_iso())
+        self.host.records.record("room_ended", {"reason": reason}, room=room.id)
         note = OUTCOMES.get(reason, reason)
         people = [room.interrogator, room.witness_pid]
         if room.mode == "market":  # every bettor of a game a stop cut short, paid back
@@ -226,7 +226,7 @@ class Rooms:
         participant = self.host.store.participant(pid)
         if participant is None or participant.state not in WAITED_ON:
             return  # nobody waits on them (consent, verdict or done)
-        self.host.record("participant_left", {"phase": participant.state}, participant=pid)
+        self.host.records.record("participant_left", {"phase": participant.state}, participant=pid)
         room = participant.room if participant.state == "chat" else None
         self.participants.finish(pid, "left")
         if room is None:
@@ -263,7 +263,9 @@ class Rooms:
     def lease_lost(self) -> None:
         """This process was too slow and was taken for dead: the rooms the others ended
         stop here too (they are not ended a second time)."""
-        self.host.record("lease_lost", {"server": self.lease.server if self.lease else None})
+        self.host.records.record(
+            "lease_lost", {"server": self.lease.server if self.lease else None}
+        )
         for live in list(self.live.values()):
             room = self.host.store.room(live.id)
             if room is None or room.state != "live":

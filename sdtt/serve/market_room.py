@@ -89,9 +89,9 @@ def store_trade(server: RoomHost, room: str, pid: str, data: dict[str, Any]) -> 
     were refunded, and this one must not be charged)."""
     guarded = getattr(server.store, "add_event_if_live", None)
     if guarded is None:
-        server.record("trade", data, room=room, participant=pid)
+        server.records.record("trade", data, room=room, participant=pid)
         return True
-    return bool(guarded("trade", data, server.wall_iso(), room=room, participant=pid))
+    return bool(guarded("trade", data, server.records.wall_iso(), room=room, participant=pid))
 
 
 def new_maker(spec: MarketSection) -> Maker:
@@ -211,7 +211,9 @@ def refund_game(server: RoomHost, room: str) -> None:
             spent[pid] = spent.get(pid, 0.0) + event["data"]["cost"]
     for pid, paid in spent.items():
         if paid:
-            server.record("payout", {"paid": paid, "refund": True}, room=room, participant=pid)
+            server.records.record(
+                "payout", {"paid": paid, "refund": True}, room=room, participant=pid
+            )
 
 
 @dataclass(eq=False)
@@ -254,7 +256,7 @@ class MarketRoom(LiveRoom):
             self.queues[pid] = deque()
             points = carried_points(self.server.store, pid, self.spec.start_points)
             self.market.join(Account(pid, points=points))
-            self.server.record("bettor", {"points": points}, room=self.id, participant=pid)
+            self.server.records.record("bettor", {"points": points}, room=self.id, participant=pid)
 
     # ------------------------------------------------------------ who sees what
 
@@ -410,7 +412,7 @@ class MarketRoom(LiveRoom):
             return
         queue = self.queues[pid]
         queue.append(text)
-        self.server.record(
+        self.server.records.record(
             "question_queued", {"text": text, "waiting": len(queue)}, room=self.id, participant=pid
         )
         self.server.deliver(pid, self.state_frame(pid))
@@ -419,11 +421,11 @@ class MarketRoom(LiveRoom):
         """Make ``pid``'s question the current one: stored with who asked, shown to all,
         passed to the target."""
         message = self.server.store.add_message(
-            self.id, "interrogator", text, self.server.wall_iso()
+            self.id, "interrogator", text, self.server.records.wall_iso()
         )
         self.askers[message.seq] = pid
         self.current, self.answer_from, self.asked_last = pid, None, pid
-        self.server.record("question", {"seq": message.seq}, room=self.id, participant=pid)
+        self.server.records.record("question", {"seq": message.seq}, room=self.id, participant=pid)
         self.deliver(message)
         self.to_target.send_nowait(text)
 
@@ -440,7 +442,7 @@ class MarketRoom(LiveRoom):
         if now < complete_at:
             return min(wake_at, complete_at)
         answered, self.current = self.current, None
-        self.server.record("answer_complete", {}, room=self.id, participant=answered)
+        self.server.records.record("answer_complete", {}, room=self.id, participant=answered)
         start = self.bettors.index(answered) + 1
         for step in range(len(self.bettors)):
             pid = self.bettors[(start + step) % len(self.bettors)]
@@ -538,7 +540,7 @@ class MarketRoom(LiveRoom):
         if pid in self.done_buying:
             return
         self.done_buying.add(pid)
-        self.server.record("done_buying", {}, room=self.id, participant=pid)
+        self.server.records.record("done_buying", {}, room=self.id, participant=pid)
         self.server.deliver(pid, self.state_frame(pid))
         if self.done_buying >= set(self.bettors):
             self.end("finished")
@@ -550,8 +552,8 @@ class MarketRoom(LiveRoom):
         self._show_held_back(math.inf)  # every bettor sees the last answer before the reveal
         payouts = self.market.settle(target_human)
         for pid, paid in payouts.items():
-            self.server.record("payout", {"paid": paid}, room=self.id, participant=pid)
-        self.server.record(
+            self.server.records.record("payout", {"paid": paid}, room=self.id, participant=pid)
+        self.server.records.record(
             "market_settled",
             {
                 "target_human": target_human,
@@ -569,7 +571,7 @@ class MarketRoom(LiveRoom):
             # The person target earns by how human the bettors priced them at the end.
             price = self.market.maker.price
             reward = round(self.spec.target_points * price / PAYOUT, 2)
-            self.server.record(
+            self.server.records.record(
                 "target_reward", {"paid": reward, "price": price}, room=self.id, participant=target
             )
             frame = {"type": "reveal", "target": True, "paid": reward, "price": round(price, 2)}

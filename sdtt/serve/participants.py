@@ -44,7 +44,7 @@ class Participants:
             "lobby",
             room=None,
             outcome=None,
-            waiting_since=self.host.wall().timestamp() + after,
+            waiting_since=self.host.records.wall().timestamp() + after,
         )
         self.wake_lobby()
         store.publish({"lobby": True})
@@ -56,7 +56,7 @@ class Participants:
 
     def shown_done(self, pid: str, outcome: str) -> None:
         """Record that ``pid`` (already moved so) is done, and show them so."""
-        self.host.record("participant_done", {"outcome": outcome}, participant=pid)
+        self.host.records.record("participant_done", {"outcome": outcome}, participant=pid)
         self.send_state(pid)
 
     def round_done(self, pid: str) -> None:
@@ -65,7 +65,7 @@ class Participants:
         rounds = self.host.study.spec.study.rounds
         played = rounds_played(self.host.store, pid) if rounds > 1 else 1  # (reads every room)
         if played < rounds and not self.is_own_person(pid):
-            self.host.record("round_done", {"round": played}, participant=pid)
+            self.host.records.record("round_done", {"round": played}, participant=pid)
             self.enter_lobby(pid)
             self.send_state(pid)
             return

@@ -40,6 +40,7 @@ from sdtt.engine.events import Event, MessageSent, ModelCallFinished, TypingStar
 from sdtt.engine.opening import BotSetup
 from sdtt.engine.session import Session, SessionClosedError, open_session
 from sdtt.engine.simulate import answered_turns
+from sdtt.serve.event_log import Records
 from sdtt.serve.indicator import Indicator
 from sdtt.serve.moderation import Screener
 from sdtt.serve.protocol import Tracked, message_frame, typing_frame
@@ -67,23 +68,9 @@ class RoomHost(Protocol):
         """Where the room's messages and events are kept."""
         ...
 
-    def wall(self) -> datetime:
-        """Now, as wall time."""
-        ...
-
-    def wall_iso(self) -> str:
-        """Now, as ISO 8601 text."""
-        ...
-
-    def record(
-        self,
-        kind: str,
-        data: dict[str, Any],
-        *,
-        room: str | None = None,
-        participant: str | None = None,
-    ) -> None:
-        """Write an event to the store."""
+    @property
+    def records(self) -> Records:
+        """The server's clock and event log."""
         ...
 
     def deliver(self, pid: str, frame: dict[str, Any]) -> None:
@@ -142,7 +129,9 @@ class Chat:
             self.room.wake()
 
     def _show_typing(self, on: bool) -> None:
-        self.room.server.record("indicator", {"chat": self.number, "on": on}, room=self.room.id)
+        self.room.server.records.record(
+            "indicator", {"chat": self.number, "on": on}, room=self.room.id
+        )
         self.room.to_interrogators(typing_frame(on, self.number))
 
     def composing(self, now: float) -> bool:
@@ -158,7 +147,7 @@ class Chat:
         """The bot's session sink: store the event, then show what the interrogator sees
         (its typing only through the chat's indicator policy)."""
         room = self.room
-        room.server.record(
+        room.server.records.record(
             "engine", {"chat": self.number, **event.model_dump(mode="json")}, room=room.id
         )
         if isinstance(event, TypingStarted | TypingStopped):
@@ -262,7 +251,7 @@ class LiveRoom:
             release = max(release, chat.unshown[-1][0])  # in the order they came
         if release > now:
             held = {"chat": chat.number, "seq": message.seq, "for": round(release - now, 3)}
-            self.server.record("answer_held", held, room=self.id)
+            self.server.records.record("answer_held", held, room=self.id)
         chat.unshown.append((release, message))
         chat.answered_cache = None
         self._release(chat, now)
@@ -336,7 +325,7 @@ class LiveRoom:
     async def post(self, chat: Chat, sender: Sender, text: str) -> None:
         """A participant's message: stored, shown to its chat, then given to the bot."""
         message = self.server.store.add_message(
-            self.id, sender, text, self.server.wall_iso(), chat.number
+            self.id, sender, text, self.server.records.wall_iso(), chat.number
         )
         self.deliver(message)
         if sender == "witness":
@@ -354,7 +343,7 @@ class LiveRoom:
         if sender != "witness":
             return
         if chat.typing_until is None:
-            self.server.record(
+            self.server.records.record(
                 "typing_started", {"chat": chat.number}, room=self.id, participant=chat.witness
             )
         chat.typing_until = trio.current_time() + TYPING_IDLE
@@ -362,7 +351,7 @@ class LiveRoom:
 
     def _typing_off(self, chat: Chat) -> None:
         if chat.typing_until is not None:
-            self.server.record("typing_stopped", {"chat": chat.number}, room=self.id)
+            self.server.records.record("typing_stopped", {"chat": chat.number}, room=self.id)
         chat.typing_until = None
 
     def end(self, reason: str) -> None:
@@ -412,7 +401,7 @@ class LiveRoom:
             while not self.ended.is_set():
                 wake_at = min(self._check_chats(), closes_at)
                 if trio.current_time() >= closes_at:
-                    self.server.record("time_limit", {"seconds": limit}, room=self.id)
+                    self.server.records.record("time_limit", {"seconds": limit}, room=self.id)
                     for chat in self.chats.values():
                         self._chat_done(chat)
                 if all(chat.done for chat in self.chats.values()):
@@ -465,13 +454,13 @@ class LiveRoom:
             try:
                 result = await screener.screen(text, sender="bot", room=self.id)
                 if result.flagged:
-                    self.server.record(
+                    self.server.records.record(
                         "bot_message_flagged",
                         {"chat": chat.number, "categories": list(result.categories)},
                         room=self.id,
                     )
                 stored = self.server.store.add_message(
-                    self.id, "witness", text, self.server.wall_iso(), chat.number
+                    self.id, "witness", text, self.server.records.wall_iso(), chat.number
                 )
                 self.deliver(stored)
             finally:
@@ -479,8 +468,8 @@ class LiveRoom:
                 self.wake()
 
     async def _run_bot(self, chat: Chat, setup: BotSetup) -> None:
-        started = self.server.wall()
-        self.server.record(
+        started = self.server.records.wall()
+        self.server.records.record(
             "session_header",
             {
                 "chat": chat.number,

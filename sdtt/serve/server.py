@@ -63,7 +63,7 @@ class StudyServer:
         if virtual_clock and hasattr(store, "waits_off_loop"):
             store.waits_off_loop = False  # the clock would jump while the database answers
         self.records = Records(store, started)
-        self._screener = open_screener(study, self.record, moderation)
+        self._screener = open_screener(study, self.records.record, moderation)
         self.admin_token = admin_token or secrets.token_urlsafe(18)
         self.own_key = own_key or secrets.token_urlsafe(18)
         """Key of the own person's private link (own-person studies)."""
@@ -72,7 +72,7 @@ class StudyServer:
         self.connections = Connections(
             study, store, partial(state_frames, study, store, self._rooms)
         )
-        self.lobby = Lobby(study, store, self.wall)
+        self.lobby = Lobby(study, store, self.records.wall)
         self.participants = Participants(self, self.connections.send_state, self.lobby.wake)
         self.bots = Bots(study, store, open_model=open_model, virtual_clock=virtual_clock)
         self.rooms = Rooms(
@@ -108,28 +108,6 @@ class StudyServer:
         """Load every persona and pseudo-dialogue now, so a bad spec fails at start."""
         self.bots.check()
 
-    # ---------------------------------------------------------------- clocks and records
-
-    def wall(self) -> datetime:
-        """Now, as wall time (trio's clock since the server started, on ``started``)."""
-        return self.records.wall()
-
-    def wall_iso(self) -> str:
-        """:meth:`wall` as ISO 8601 text, to the millisecond."""
-        return self.records.wall_iso()
-
-    def record(
-        self,
-        kind: str,
-        data: dict[str, Any],
-        *,
-        room: str | None = None,
-        participant: str | None = None,
-    ) -> None:
-        """Write an event to the store (committed before the next frame leaves, and at
-        the latest once the loop has run what else was ready)."""
-        self.records.record(kind, data, room=room, participant=participant)
-
     # ---------------------------------------------------------------- running
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
@@ -145,7 +123,7 @@ class StudyServer:
         if has_leases(self.store):
             self.rooms.lease = Lease(
                 self.store,  # type: ignore[arg-type]
-                lambda: self.wall().timestamp(),
+                lambda: self.records.wall().timestamp(),
                 seconds=self.study.spec.storage.lease,
             )
         async with trio.open_nursery() as nursery:
@@ -174,7 +152,7 @@ class StudyServer:
     def _store_failed(self, room_id: str) -> None:
         """The database refused ``room_id``'s messages or events (the error is in the
         errors log): the room ends for its people as cut short on our side."""
-        self.record("store_failed", {}, room=room_id)
+        self.records.record("store_failed", {}, room=room_id)
         if self.rooms.nursery is not None:
             with contextlib.suppress(RuntimeError):  # the server is stopping
                 self.rooms.nursery.start_soon(self._end_failed_room, room_id)

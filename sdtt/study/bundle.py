@@ -31,7 +31,7 @@ from typing import Any
 from sdtt import __version__
 from sdtt.errors import InputError
 from sdtt.files import write_text_atomic
-from sdtt.judges.batch import LEDGER_SUFFIX as BATCH_LEDGER_SUFFIX
+from sdtt.judges.batched import LEDGER_SUFFIX as BATCH_LEDGER_SUFFIX
 from sdtt.personas.store import locate_persona
 from sdtt.study import signing
 from sdtt.study.ledger import LEDGER_FILE, RUN_LOG_FILE, read_ledger

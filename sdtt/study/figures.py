@@ -32,7 +32,7 @@ from sdtt.analysis.table import judgement_table
 from sdtt.analysis.tells import study_tells
 from sdtt.analysis.tidy import tidy_results, write_tidy
 from sdtt.files import write_text_atomic
-from sdtt.judges.batch import LEDGER_SUFFIX as BATCH_LEDGER_SUFFIX
+from sdtt.judges.batched import LEDGER_SUFFIX as BATCH_LEDGER_SUFFIX
 from sdtt.questionnaires.judgements import load_judgements
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 from sdtt.study.ledger import Ledger, Tally

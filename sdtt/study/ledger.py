@@ -9,7 +9,7 @@ asked before is answered from the ledger (in the order it was first answered) in
 the provider.
 
 A judge that uses its provider's batch API (``batch = true``) is wrapped the same way,
-above :class:`~sdtt.judges.batch.BatchedModel` instead of under a ``Model``: each answer
+above :class:`~sdtt.judges.batched.BatchedModel` instead of under a ``Model``: each answer
 is recorded as its job ends, priced at :data:`~sdtt.models.prices.BATCH_DISCOUNT` of the
 direct price, and a rerun answers it from here before any job is sent.
 

@@ -6,7 +6,7 @@ Each step calls the library function its single command calls (``generate_topics
 ``build_report``). Steps already done are skipped; a step cut short by a kill is made
 again, and every call it had already made is answered from the cost ledger
 (:mod:`sdtt.study.ledger`): no paid call is made twice. A judge (or cohort) with ``batch
-= true`` sends its calls through its provider's batch API (:mod:`sdtt.judges.batch`, as
+= true`` sends its calls through its provider's batch API (:mod:`sdtt.judges.batched`, as
 ``sdtt judge --batch``), whose job ledger lets a rerun wait for a job that a killed run
 had submitted instead of sending it again. A step a person must do (hold the chats,
 field the survey) stops the run with what to do next.
@@ -42,7 +42,6 @@ from sdtt.align.task import (
 from sdtt.analysis.metrics import condition_name
 from sdtt.analysis.tells import condition_of
 from sdtt.dialogue.condition import Condition
-from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.pingpong import convert_to_pingpong, has_runs
 from sdtt.engine.interrogator import interrogator_config, llm_interrogator
@@ -54,7 +53,8 @@ from sdtt.files import sort_jsonl
 from sdtt.generate.chainfile import count_pseudo_turns, load_pseudo_messages
 from sdtt.generate.runner import NullDisplay, chain_path, run_chains
 from sdtt.generate.topics import generate_topics, write_topics
-from sdtt.judges.batch import BatchSettings, judge_model, ledger_path
+from sdtt.jsonl import JsonlWriter
+from sdtt.judges.batched import BatchSettings, judge_model, ledger_path
 from sdtt.judges.llm import run_llm_judge
 from sdtt.judges.llm_options import DEFAULT_CONCURRENCY
 from sdtt.lock import output_lock

@@ -127,6 +127,28 @@ def test_judge_against_a_rejected_key_exits_non_zero_and_writes_nothing(
     assert not (tmp_path / "study" / "judgements.jsonl").exists()
 
 
+def test_an_llm_cohort_whose_every_call_fails_says_so_on_stderr_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The same ending as sdtt judge: one error line on stderr, exit 1, no ratings file.
+    from tests.align.helpers import write_sources
+    from tests.align.test_cli import SPEC
+
+    write_sources(tmp_path)
+    Path("study.toml").write_text(SPEC, encoding="utf-8")
+    assert main(["align", "build", "study.toml", "--out", "task"]) == 0
+    capsys.readouterr()
+    with FakeOpenAIServer(expected_key="sk-the-right-one") as server:
+        judge = ["align", "judge", "task", "--model", "openai/judge", "-n", "1"]
+        code = main([*judge, "--base-url", server.base_url])
+    out, err = capsys.readouterr()
+    err = " ".join(err.split())
+    assert code == 1
+    assert "error: every judge call failed" in err and "HTTP 401" in err
+    assert "every" not in out
+    assert not (tmp_path / "task" / "ratings.jsonl").exists()
+
+
 def test_judge_prints_the_providers_message_when_every_call_fails(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sdtt.dialogue.jsonl import read_jsonl
+from sdtt.jsonl import read_jsonl
 from sdtt.questionnaires.judgements import read_judgements
 
 LIMITED = """

@@ -37,7 +37,7 @@ HELP_KEYWORDS = {"help", "description", "epilog", "placeholder", "title", "defau
 WRAPPING = {"Table", "add_row", "add_column", "Panel", "Text", "status", "rule", "Markdown"}
 
 INDIRECT = {
-    ("sdtt/files.py", "what_file_is"): "the hint of an InputError (dialogue/jsonl.py, "
+    ("sdtt/files.py", "what_file_is"): "the hint of an InputError (jsonl.py, "
     "questionnaires/readers/surveyjs.py): printed by sdtt.cli as one line",
     ("sdtt/questionnaires/build.py", "_simulated_warning"): "a warning of questionnaire "
     "build, printed by commands/questionnaire.py with console.print(str)",

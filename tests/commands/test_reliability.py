@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from sdtt.cli import main
-from sdtt.dialogue.jsonl import read_jsonl
 from sdtt.dialogue.store import read_transcripts
 from sdtt.generate.chainfile import read_chain
+from sdtt.jsonl import read_jsonl
 from sdtt.lock import lock_file, output_lock
 from sdtt.questionnaires.judgements import read_judgements
 from sdtt.questionnaires.questionnaire import save_study

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from sdtt.dialogue.jsonl import JsonlWriter, read_jsonl
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.store import TranscriptWriter, read_transcripts, write_transcripts
 from sdtt.errors import InputError
+from sdtt.jsonl import JsonlWriter, read_jsonl
 from tests.dialogue.strategies import START
 
 
@@ -84,7 +84,7 @@ def test_a_fragment_cut_inside_a_character_is_skipped_then_repaired(tmp_path: Pa
 def test_every_record_reaches_the_file_in_one_system_call(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import sdtt.dialogue.jsonl as jsonl
+    import sdtt.jsonl as jsonl
 
     calls: list[bytes] = []
     real_write = os.write

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 import trio
 
-from sdtt.dialogue.jsonl import JsonlWriter
 from sdtt.errors import InputError
 from sdtt.generate.chain import ChainSettings, ChainSpec, topic_targets
 from sdtt.generate.chainfile import load_pseudo_messages, read_chain
 from sdtt.generate.runner import ChainProgress, run_chains
+from sdtt.jsonl import JsonlWriter
 from tests.generate.helpers import (
     TOPICS,
     FakeChatModel,
@@ -168,7 +168,7 @@ class DieAtWrite:
 async def test_a_kill_at_any_write_of_large_records_resumes_to_the_same_file(
     tmp_path, autojump_clock, monkeypatch
 ):
-    import sdtt.dialogue.jsonl as jsonl
+    import sdtt.jsonl as jsonl
 
     persona = make_persona()
     long_text = "a long remembered message " * 400

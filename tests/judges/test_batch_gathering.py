@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from sdtt.judges.batch import DEFAULT_GATHER, BatchedModel, batched, judge_each
+from sdtt.judges.batched import DEFAULT_GATHER, BatchedModel, batched, judge_each
 from sdtt.models.base import ModelOutput, Usage
 from sdtt.models.batch import BatchRequest, BatchResult, BatchState
 from sdtt.models.model import get_model

@@ -70,7 +70,7 @@ async def test_an_event_nobody_sees_is_committed_soon_all_the_same(
     server = make_server(write_spec(tmp_path))
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
-        server.record("note", {"text": "nothing follows this"})
+        server.records.record("note", {"text": "nothing follows this"})
         await trio.sleep(0.001)
         with sqlite3.connect(server.study.store_path) as db:
             assert [row[0] for row in db.execute("SELECT kind FROM events")] == ["note"]

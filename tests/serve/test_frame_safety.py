@@ -321,7 +321,7 @@ async def test_a_room_whose_rows_the_database_refuses_ends_alone_and_the_error_i
             await other[0].wait_phase("chat")
             failed = server.store.participant("J1").room  # type: ignore[union-attr]
             assert failed is not None
-            server.store.add_message(failed, "witness", SURROGATE, server.wall_iso())
+            server.store.add_message(failed, "witness", SURROGATE, server.records.wall_iso())
             await asker.wait_phase("done")
             await answerer.wait_phase("done")
             await other[0].say({"type": "send", "text": "are you still there?"})

@@ -266,7 +266,7 @@ async def _witness_delays(tmp_path: Path, share: float, latency: float) -> list[
                 await asker.wait(lambda t=turn: len(asker.texts("you")) > t)  # type: ignore[misc]
                 if witness is not None:
                     await trio.sleep(4)
-                    ready = server.wall()
+                    ready = server.records.wall()
                     await witness.say({"type": "send", "text": f"answer number {turn}"})
                     await asker.wait(lambda t=turn: len(asker.texts("them")) > t)  # type: ignore[misc]
                     [room] = server.store.rooms()

@@ -151,7 +151,7 @@ async def test_an_answer_after_a_late_loop_still_comes_after_its_indicator(
         live = server._rooms[room.id]
         # No checkpoint from here to the answer: the room's loop cannot run meanwhile.
         autojump_clock.jump(10)  # past the indicator's 2 + U(0, 3) seconds
-        answer = server.store.add_message(room.id, "witness", "me", server.wall_iso(), 1)
+        answer = server.store.add_message(room.id, "witness", "me", server.records.wall_iso(), 1)
         live.deliver(answer)
         await judge.wait(lambda: judge.texts("them") == ["me"])
         nursery.cancel_scope.cancel()

@@ -20,8 +20,8 @@ import trio
 
 from sdtt.beliefs.traces import BeliefTrace
 from sdtt.cli import main
-from sdtt.dialogue.jsonl import JsonlWriter
-from sdtt.judges.batch import batched, ledger_path
+from sdtt.jsonl import JsonlWriter
+from sdtt.judges.batched import batched, ledger_path
 from sdtt.judges.reveal import run_reveal_judge
 from sdtt.models.model import get_model
 from sdtt.questionnaires.questionnaire import load_key, load_questionnaire, save_study

@@ -40,14 +40,14 @@ from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import trio
 
 from sdtt.errors import ProviderError
-from sdtt.generate.batch_api import BatchLedger
-from sdtt.models.base import GenerateConfig, Generator, ModelOutput, Prompt, TokenLogprobs, Usage
+from sdtt.models.base import GenerateConfig, Generator, ModelOutput, Prompt
 from sdtt.models.batch import BatchBackend, BatchRequest, BatchResult, batch_backend
+from sdtt.models.batch_ledger import BatchLedger, job_results, submit_job
 from sdtt.models.model import Model, as_prompt
 
 DEFAULT_POLL = 60.0
@@ -155,57 +155,6 @@ async def judge_each(
             start_next()
 
 
-class AnswerLedger(BatchLedger):
-    """A batch ledger that also keeps every answer, so a rerun never asks it again."""
-
-    def __init__(self, path: Path) -> None:
-        self.answers: dict[str, dict[str, Any]] = {}
-        """Request id -> answer record, for answers noted by an earlier run not used yet."""
-        super().__init__(path)
-
-    def _read(self, record: dict[str, Any]) -> None:
-        if record.get("type") == "answer":
-            self.answers[str(record["id"])] = record
-
-    def answered(self, request_id: str, output: ModelOutput) -> None:
-        """Note an answer (as soon as its job ended)."""
-        self._writer.write({"type": "answer", "id": request_id, **_output_record(output)})
-
-    def take(self, request_id: str) -> ModelOutput | None:
-        """An earlier run's answer to this request, once."""
-        record = self.answers.pop(request_id, None)
-        return None if record is None else _output_of(record)
-
-
-def _output_record(output: ModelOutput) -> dict[str, Any]:
-    logprobs = None
-    if output.logprobs is not None:
-        logprobs = [[t.token, t.logprob, [list(pair) for pair in t.top]] for t in output.logprobs]
-    return {
-        "text": output.text,
-        "model": output.model,
-        "usage": asdict(output.usage),
-        "continued_from": output.continued_from,
-        "logprobs": logprobs,
-    }
-
-
-def _output_of(record: dict[str, Any]) -> ModelOutput:
-    logprobs = None
-    if record.get("logprobs") is not None:
-        logprobs = tuple(
-            TokenLogprobs(token, logprob, tuple((str(t), float(p)) for t, p in top))
-            for token, logprob, top in record["logprobs"]
-        )
-    return ModelOutput(
-        text=str(record["text"]),
-        model=str(record["model"]),
-        usage=Usage(**record.get("usage", {})),
-        continued_from=str(record.get("continued_from", "")),
-        logprobs=logprobs,
-    )
-
-
 @dataclass(eq=False)
 class _Waiting:
     """One ``generate`` call waiting for its answer."""
@@ -246,7 +195,7 @@ class BatchedModel:
         self,
         model: Model,
         backend: BatchBackend,
-        ledger: AnswerLedger,
+        ledger: BatchLedger,
         *,
         poll_interval: float = DEFAULT_POLL,
         retries: int = DEFAULT_RETRIES,
@@ -339,11 +288,9 @@ class BatchedModel:
     async def _round(self, taken: list[_Waiting]) -> None:
         """Send one round's calls (waiting for jobs that already hold some) and answer them."""
         wanted = {waiting.request.custom_id: waiting for waiting in taken}
-        found = self.ledger.find(self.name, set(wanted))
-        covered: set[str] = set()
+        found, missing = self.ledger.split(self.name, wanted)
         async with trio.open_nursery() as nursery:
             for job, ids in found:
-                covered |= ids
                 calls = [wanted[key] for key in ids]
                 if job in self._watched:
                     self._watched[job].extend(calls)
@@ -352,23 +299,17 @@ class BatchedModel:
                 self.notify(f"batch {job}: waiting for the job an earlier run submitted")
                 self._watched[job] = calls
                 nursery.start_soon(self._watch, job)
-            missing = [waiting for key, waiting in wanted.items() if key not in covered]
             for start in range(0, len(missing), self.max_requests):
-                chunk = missing[start : start + self.max_requests]
-                sent = [waiting.request.custom_id for waiting in chunk]
-                job = await self.backend.submit([waiting.request for waiting in chunk])
-                # Noted before waiting: a rerun after a kill picks this job up.
-                self.ledger.submitted(job, self.name, sent)
+                chunk = [wanted[key] for key in missing[start : start + self.max_requests]]
+                job = await submit_job(self.backend, self.ledger, [w.request for w in chunk])
                 self.stats.jobs += 1
-                self.notify(f"batch {job}: {len(sent)} request(s) submitted")
+                self.notify(f"batch {job}: {len(chunk)} request(s) submitted")
                 self._watched[job] = chunk
                 nursery.start_soon(self._watch, job)
 
     async def _watch(self, job: str) -> None:
         """Wait for a job to end, note its answers, hand them out, resend what failed."""
-        while await self.backend.state(job) != "ended":
-            await trio.sleep(self.poll_interval)
-        results = await self.backend.results(job)
+        results = await job_results(self.backend, job, self.poll_interval)
         calls = {waiting.request.custom_id: waiting for waiting in self._watched.pop(job)}
         answered: set[str] = set()
         for result in results:
@@ -380,10 +321,7 @@ class BatchedModel:
             if waiting is None:
                 # An earlier run's request not asked again yet: its answer waits in the
                 # ledger for the round that asks it.
-                self.ledger.answers[result.custom_id] = {
-                    "id": result.custom_id,
-                    **_output_record(result.output),
-                }
+                self.ledger.keep(result.custom_id, result.output)
                 continue
             waiting.output = result.output
             self._hand_out(waiting)
@@ -451,7 +389,7 @@ async def batched(
         gathering = Gathering()
         token = _GATHERING.set(gathering)
     ledger.parent.mkdir(parents=True, exist_ok=True)
-    book = AnswerLedger(ledger)
+    book = BatchLedger(ledger)
     handle = BatchedModel(
         model,
         backend,
