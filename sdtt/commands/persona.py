@@ -206,20 +206,72 @@ def run_hold_out(args: argparse.Namespace) -> int:
     return 0
 
 
+def _other_person(path: Path, *, early: bool = False) -> InputError:
+    # Before parsing, only the export and --me as typed are known: a --me spelled
+    # otherwise than at the first import cannot be told from another person.
+    what = (
+        "holds another person's persona (or this person's, imported from another export "
+        "or with --me spelled otherwise)"
+        if early
+        else "holds another person's persona"
+    )
+    return InputError(
+        f"{what}; --force replaces a persona only with the same person imported again "
+        "(the same export, and --me spelled as at the first import).",
+        path=path,
+        hint="Pass --name to give this person a file of its own, or --out to write elsewhere.",
+    )
+
+
+def _stored_person(path: Path) -> str | None:
+    """Who the persona file at ``path`` was imported for; ``None`` for a damaged file or
+    one not imported from a chat export (``--force`` may replace those)."""
+    try:
+        person = read_persona_info(path).extra.get("person")
+    except InputError:
+        return None
+    return person if isinstance(person, str) else None
+
+
 def _refuse_other_person(persona: Persona, path: Path) -> None:
     """``--force`` replaces a persona with a new import of the same person, never another's."""
-    try:
-        old = read_persona_info(path).extra.get("person")
-    except InputError:
-        return  # a damaged file: --force may replace it
+    old = _stored_person(path)
     new = persona.info.extra.get("person")
     if old is not None and new is not None and old != new:
+        raise _other_person(path)
+
+
+def _refuse_before_reading(args: argparse.Namespace, out: Path) -> None:
+    """Refuse a ``--name`` target that cannot be written before the export is parsed: a
+    long export must not be read and scrubbed for minutes only to be refused.
+
+    Without ``--force`` an existing file is refused; with it, a file of another person
+    (its stored person key is not the one of this export and ``--me``: hashing the export
+    is all that takes). The check after building stays for the names only known then.
+    """
+    from sdtt.personas.importers import CORPUS_FORMATS, get_importer
+    from sdtt.personas.importers.base import FileImporter
+    from sdtt.personas.importers.build import person_key
+
+    name = getattr(args, "name", None)
+    if args.format in CORPUS_FORMATS or not isinstance(name, str) or not name:
+        return
+    path = out / f"{name}{SUFFIX}"
+    if not path.exists():
+        return
+    if not args.force:
         raise InputError(
-            "holds another person's persona; --force replaces a persona only with the same "
-            "person imported again.",
-            path=path,
-            hint="Pass --name to give this person a file of its own, or --out to write elsewhere.",
+            f"would overwrite {path}.",
+            hint="Pass --force to replace them, or --out to write elsewhere.",
         )
+    old = _stored_person(path)
+    if old is None:
+        return
+    importer = get_importer(args.format)
+    assert isinstance(importer, FileImporter)
+    digest = importer.export_digest(Path(args.file))
+    if digest is not None and person_key(digest, args.me) != old:
+        raise _other_person(path, early=True)
 
 
 def run_import(args: argparse.Namespace) -> int:
@@ -228,6 +280,7 @@ def run_import(args: argparse.Namespace) -> int:
 
     console = CliConsole(highlight=False)
     out: Path = output_folder(args.out)
+    _refuse_before_reading(args, out)
     with console.status(f"building personas from {args.format}..."):
         personas = build_personas(args)
     if not personas:

@@ -9,21 +9,21 @@ commands work from any directory.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sdtt.dialogue.message import RESPONSE, SCHEMA_VERSION
+from sdtt.dialogue.message import RESPONSE, SCHEMA_VERSION, Transcript
 from sdtt.dialogue.store import (
-    message_record,
     transcript_header,
     transcripts_from_records,
     validate_record,
 )
 from sdtt.errors import InputError
 from sdtt.files import replacing
-from sdtt.jsonl import JsonlWriter, read_jsonl
+from sdtt.jsonl import encode_record, read_jsonl
 from sdtt.personas.persona import Persona, PersonaInfo
 from sdtt.personas.timing import TimingProfile
 
@@ -43,6 +43,19 @@ def persona_header(info: PersonaInfo) -> dict[str, Any]:
     return {"type": "persona", **info.model_dump(mode="json")}
 
 
+_WRITE_CHUNK = 1 << 20
+"""Bytes of records gathered before one write: a long persona is millions of records."""
+
+
+def _message_lines(conversation: Transcript) -> Iterator[bytes]:
+    # The message record of sdtt.dialogue.store.message_record, byte for byte: its own
+    # fields after the type and conversation, in the compact JSON both encoders write,
+    # without building a dict per message.
+    opening = encode_record({"type": "message", "conversation": conversation.id})[:-2] + b","
+    for message in conversation.messages:
+        yield opening + message.model_dump_json().encode("utf-8")[1:] + b"\n"
+
+
 def save_persona(persona: Persona, path: str | Path) -> Path:
     """Write ``persona`` to ``path`` (replacing it) and return the path.
 
@@ -50,12 +63,19 @@ def save_persona(persona: Persona, path: str | Path) -> Path:
     interrupted write never leaves a half persona behind.
     """
     path = Path(path)
-    with replacing(path) as partial, JsonlWriter(partial) as writer:
-        writer.write(persona_header(persona.info))
+    with replacing(path) as partial, partial.open("wb") as handle:
+        chunk: list[bytes] = [encode_record(persona_header(persona.info))]
+        size = len(chunk[0])
         for conversation in persona.conversations:
-            writer.write(transcript_header(conversation))
-            for message in conversation.messages:
-                writer.write(message_record(conversation.id, message))
+            for line in itertools.chain(
+                (encode_record(transcript_header(conversation)),), _message_lines(conversation)
+            ):
+                chunk.append(line)
+                size += len(line)
+                if size >= _WRITE_CHUNK:
+                    handle.write(b"".join(chunk))
+                    chunk, size = [], 0
+        handle.write(b"".join(chunk))
     return path
 
 

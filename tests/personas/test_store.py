@@ -161,3 +161,42 @@ def test_the_examples_ship_once_inside_the_package() -> None:
         assert example.info.timing is not None
         turns = sum(len(c.turns) for c in example.conversations)
         assert 100 <= turns <= 160
+
+
+def test_saved_records_are_the_record_builders_own_bytes(tmp_path: Path) -> None:
+    # The file is written in large chunks with a shortcut for message records; what a
+    # reader gets must be exactly the records the dialogue store defines, whatever the text.
+    from datetime import UTC, datetime, timedelta, timezone
+
+    from sdtt.dialogue.message import Message, Transcript
+    from sdtt.dialogue.store import message_record, transcript_header
+    from sdtt.jsonl import encode_record
+    from sdtt.personas.persona import Persona, PersonaInfo
+    from sdtt.personas.store import persona_header
+
+    odd = 'ab\x01\t\n"\\ \u2028\u202e\u200b\ufeff\x7f é 😀 </script> \u0085'
+    zone = timezone(timedelta(hours=5, minutes=30))
+    conversations = [
+        Transcript(
+            id=f'c"{index}é',
+            messages=[
+                Message(
+                    side="response", text=odd * (index % 7), time=datetime(2024, 1, 2, tzinfo=zone)
+                ),
+                Message(side="user", text="", time=datetime(2024, 1, 2, 3, 4, 5, 9, tzinfo=UTC)),
+            ],
+            meta={"source": "x", "n": 1.5},
+        )
+        for index in range(1, 3000)  # several write chunks
+    ]
+    info = PersonaInfo(name="odd", source="s", license="l", attribution="a")
+    persona = Persona(info=info, conversations=conversations)
+    path = save_persona(persona, tmp_path / "odd.jsonl")
+    expected = [encode_record(persona_header(info))]
+    for conversation in conversations:
+        expected.append(encode_record(transcript_header(conversation)))
+        expected += [
+            encode_record(message_record(conversation.id, m)) for m in conversation.messages
+        ]
+    assert path.read_bytes() == b"".join(expected)
+    assert load_persona(path) == persona

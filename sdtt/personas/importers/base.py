@@ -35,6 +35,18 @@ class FileImporter:
         data = read_bytes(path)
         return self.parse(data, path, options), hashlib.sha256(data).hexdigest()
 
+    def export_digest(self, path: Path) -> str | None:
+        """The hash :meth:`load` gives ``path``, found without parsing it (the file's bytes);
+        ``None`` when that takes more than hashing one regular file (a folder, a pipe, an
+        unreadable file: :meth:`load` says what is wrong with it)."""
+        try:
+            if not path.is_file():
+                return None
+            with path.open("rb") as handle:
+                return hashlib.file_digest(handle, "sha256").hexdigest()
+        except OSError:
+            return None
+
     def run(self, path: str | Path, options: ImportOptions) -> ImportResult:
         """Read, parse and build the persona; nothing is printed or written."""
         path = Path(path)

@@ -67,3 +67,29 @@ def test_part_of_a_name_is_refused_listing_who_it_could_be(
     assert not list(Path("personas").glob("*.jsonl"))  # nothing written
     # The exact name, in any case or spacing, is taken.
     assert imported(capsys, str(chat), "--me", "  jordan   LEE ")[0] == 0
+
+
+def test_another_persons_file_is_refused_before_the_export_is_parsed(
+    chat: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert imported(capsys, str(chat), "--me", "Maya Chen", "--name", "friend")[0] == 0
+    before = Path("personas/friend.jsonl").read_bytes()
+    # A broken export (not even text) gets the refusal, not a parse error: it is not read.
+    broken = chat.with_name("broken.txt")
+    broken.write_bytes(b"\xff\xfe\x00garbage" * 1000)
+    code, err = imported(capsys, str(broken), "--me", "Jordan Lee", "--name", "friend", "--force")
+    assert code == 2
+    assert "another person's persona" in err and "friend.jsonl" in err and "--name" in err
+    assert "UTF-8" not in err
+    # Nor is a good export parsed only to be refused.
+    from sdtt.personas.importers.whatsapp import WhatsAppImporter
+
+    def never(*args: object) -> object:
+        raise AssertionError("the export was parsed")
+
+    monkeypatch.setattr(WhatsAppImporter, "load", never)
+    code, err = imported(capsys, str(chat), "--me", "Jordan Lee", "--name", "friend", "--force")
+    assert code == 2 and "another person's persona" in err
+    code, err = imported(capsys, str(chat), "--me", "Jordan Lee", "--name", "friend")
+    assert code == 2 and "would overwrite" in err and "--force" in err
+    assert Path("personas/friend.jsonl").read_bytes() == before
