@@ -57,3 +57,73 @@ def test_the_model_layer_does_not_call_anything_a_turn() -> None:
         and "in turn" not in line
     ]
     assert hits == [], f"'turn' names something else than a burst turn in {hits}"
+
+
+REPEATED_FILE_NAMES = frozenset(
+    {
+        "app.py",
+        "base.py",
+        "build.py",
+        "captions.py",
+        "catch.py",
+        "chat.py",
+        "common.py",
+        "conversations.py",
+        "detectors.py",
+        "drift.py",
+        "export.py",
+        "jspsych.py",
+        "judge.py",
+        "judgements.py",
+        "limesurvey.py",
+        "llm.py",
+        "persona.py",
+        "prolific.py",
+        "prompts.py",
+        "qualtrics.py",
+        "questionnaire.py",
+        "rating.py",
+        "report.py",
+        "responses.py",
+        "reveal.py",
+        "runner.py",
+        "scoring.py",
+        "simulate.py",
+        "single.py",
+        "spec.py",
+        "store.py",
+        "study.py",
+        "surveyjs.py",
+        "topics.py",
+        "verdicts.py",
+        "wordassoc.py",
+    }
+)
+"""File names that stand in more than one folder of ``sdtt/`` today. Most are a
+command's module beside the library module it runs (``commands/simulate.py``,
+``engine/simulate.py``), or a survey tool's exporter beside its reader; the list only
+shrinks (a survey tool's home, the Kreiman importers' names)."""
+
+
+def repeated_file_names() -> dict[str, list[str]]:
+    """Each module file name of ``sdtt/`` (``__init__.py`` aside) found in two or more
+    folders, with those folders."""
+    folders: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if path.name != "__init__.py":
+            folders.setdefault(path.name, set()).add(path.parent.relative_to(PACKAGE).as_posix())
+    return {name: sorted(found) for name, found in folders.items() if len(found) > 1}
+
+
+def test_no_new_file_name_is_repeated_across_packages() -> None:
+    new = {
+        name: found
+        for name, found in repeated_file_names().items()
+        if name not in REPEATED_FILE_NAMES
+    }
+    assert new == {}, (
+        "a module is named like one in another package: name it after what it holds "
+        f"in its own package ({new})"
+    )
+    gone = REPEATED_FILE_NAMES - set(repeated_file_names())
+    assert not gone, f"no longer repeated, take them off REPEATED_FILE_NAMES: {sorted(gone)}"
