@@ -204,10 +204,45 @@ def summarise(
     frame = with_base_columns(frame, SUMMARISED)
     used = usable(frame)
     test = test_rows(frame)
-    n = len(used)
-    correct_values = used["correct"].to_numpy(dtype=float)
-    pair_codes = pd.factorize(used["pair_id"])[0].astype(np.int64)
-    judge_codes = pd.factorize(used["judge_id"])[0].astype(np.int64)
+    return _summary(
+        used["correct"].to_numpy(dtype=float),
+        pd.factorize(used["pair_id"])[0].astype(np.int64),
+        pd.factorize(used["judge_id"])[0].astype(np.int64),
+        pairs=int(used["pair_id"].nunique()),
+        judges=int(used["judge_id"].nunique()),
+        excluded=int(test["excluded"].sum()),
+        counts=confusion(frame),
+        bias=position_bias(test),
+        consistency=order_consistency(test),
+        exclusions=exclusion_counts(test),
+        reps=reps,
+        seed=seed,
+        margin=margin,
+        alpha=alpha,
+    )
+
+
+def _summary(
+    correct_values: np.ndarray,
+    pair_codes: np.ndarray,
+    judge_codes: np.ndarray,
+    *,
+    pairs: int,
+    judges: int,
+    excluded: int,
+    counts: Confusion,
+    bias: float,
+    consistency: float,
+    exclusions: dict[str, int],
+    reps: int,
+    seed: int,
+    margin: float,
+    alpha: float,
+) -> Summary:
+    """The rates, intervals and tests of one group's usable judgements (0/1
+    ``correct_values``, pair and judge codes numbered by first appearance), beside its
+    counts already taken."""
+    n = correct_values.size
     k = int(correct_values.sum())
     pc_pair = stats.pair_averaged_pc(pair_codes, correct_values)
     pc_pooled = k / n if n else NAN
@@ -216,7 +251,6 @@ def summarise(
         pair_codes, judge_codes, correct_values, reps=reps, seed=seed
     )
     boot_low_pc, boot_high_pc = stats.percentile_interval(averaged, 1 - alpha)
-    pairs = int(used["pair_id"].nunique())
     # The bootstrap cannot see what it has too few pairs or judges to resample (every
     # replicate is the point when all agree, or when one judge got each pair half
     # right), so the row takes Wilson's interval on the effective n where that is wider.
@@ -229,9 +263,9 @@ def summarise(
     tost = stats.tost_p(k, n, margin)
     return Summary(
         pairs=pairs,
-        judges=int(used["judge_id"].nunique()),
+        judges=judges,
         judgements=n,
-        excluded=int(test["excluded"].sum()),
+        excluded=excluded,
         correct=k,
         pass_rate=1 - pc_pair,
         pass_rate_pooled=1 - pc_pooled,
@@ -246,10 +280,10 @@ def summarise(
         margin=margin,
         equivalent=bool(n and tost < alpha),
         dprime=stats.dprime_2afc(pc_pooled, n),
-        confusion=confusion(frame),
-        position_bias=position_bias(test),
-        order_consistency=order_consistency(test),
-        exclusions=exclusion_counts(test),
+        confusion=counts,
+        position_bias=bias,
+        order_consistency=consistency,
+        exclusions=exclusions,
     )
 
 
@@ -322,18 +356,104 @@ def grouped(
     # Only what summarise reads goes into the groups, which are copies.
     frame = with_base_columns(frame)
     frame = frame.loc[frame["pair_kind"] == "test", list(dict.fromkeys([*SUMMARISED, *columns]))]
-    keys = [group_keys(frame[column]).rename(column) for column in columns]
     rows = []
     if len(frame):
-        for value, group in frame.groupby(keys, sort=False):
-            values = value if isinstance(value, tuple) else (value,)
-            summary = summarise(group, reps=reps, seed=seed, margin=margin)
+        keys = [group_keys(frame[column]) for column in columns]
+        codes = combined_codes(keys)
+        # Each group's rows in file order, one slice of one stable sort.
+        order = np.argsort(codes, kind="stable")
+        starts = np.flatnonzero(np.diff(codes[order], prepend=-1))
+        ends = [*starts[1:], len(order)]
+        # Groups in order of first appearance (codes number them so), as groupby gives.
+        table = _TestColumns(frame)
+        key_values = [key.to_numpy() for key in keys]
+        for start, end in zip(starts, ends, strict=True):
+            rows_of = order[start:end]
+            first = rows_of[0]
+            values = [key[first] for key in key_values]
+            summary = table.summary(rows_of, reps=reps, seed=seed, margin=margin)
             rows.append({**dict(zip(columns, values, strict=True)), **summary.row()})
     if not rows:
         empty = summarise(frame.iloc[0:0], reps=0, margin=margin).row()
         return pd.DataFrame(columns=[*columns, *empty])
     rows.sort(key=lambda row: [_order(str(row[column])) for column in columns])
     return pd.DataFrame(rows).reset_index(drop=True)
+
+
+class _TestColumns:
+    """What :func:`summarise` reads of a table of test rows, as arrays of codes taken
+    once, so that each group's summary is a few array operations on its rows' positions
+    rather than a table of its own (a million judgements make hundreds of groups)."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+        self.correct = frame["correct"].to_numpy(dtype=float)
+        self.excluded = frame["excluded"].to_numpy(dtype=bool)
+        answered = ~np.isnan(self.correct)
+        self.usable = (
+            ~self.excluded & answered & (frame["witness"].fillna("bot") == "bot").to_numpy()
+        )
+        self.pairs = pd.factorize(frame["pair_id"])[0].astype(np.int64)
+        self.judges = pd.factorize(frame["judge_id"])[0].astype(np.int64)
+        self.asked = combined_codes([frame["judge_id"], frame["pair_id"]])
+        paired = (frame["judge_kind"] == "paired").to_numpy()
+        self.chose = paired & frame["choice"].notna().to_numpy()
+        self.chose_a = (frame["choice"] == "A").to_numpy()
+        order = frame["order"]
+        self.order = np.where(order.notna().to_numpy() & paired & answered, 2, -1)
+        self.order[(order == "original").to_numpy() & (self.order == 2)] = 0
+        self.order[(order == "swapped").to_numpy() & (self.order == 2)] = 1
+        self.other_kinds = (
+            (frame["label1"].notna() & frame["label2"].notna()) | frame["witness"].notna()
+        ).to_numpy()
+
+    def summary(self, rows: np.ndarray, *, reps: int, seed: int, margin: float) -> Summary:
+        """:func:`summarise` of the rows at positions ``rows`` (in file order)."""
+        used = rows[self.usable[rows]]
+        correct = self.correct[used]
+        pairs, judges = self.pairs[used], self.judges[used]
+        if self.other_kinds[rows].any():
+            # Single-transcript and single-witness verdicts: rare, counted as summarise does.
+            counts = confusion(self.frame.iloc[rows])
+        else:
+            right = int(correct.sum())
+            counts = Confusion(hh=right, mm=right, mh=len(used) - right, hm=len(used) - right)
+        excluded = rows[self.excluded[rows]]
+        chose = rows[self.chose[rows]]
+        return _summary(
+            correct,
+            pd.factorize(pairs)[0].astype(np.int64),
+            pd.factorize(judges)[0].astype(np.int64),
+            pairs=int(np.unique(pairs[pairs >= 0]).size),
+            judges=int(np.unique(judges[judges >= 0]).size),
+            excluded=len(excluded),
+            counts=counts,
+            bias=float(self.chose_a[chose].mean()) if len(chose) else NAN,
+            consistency=self._consistency(rows),
+            exclusions=exclusion_counts(self.frame.iloc[excluded]) if len(excluded) else {},
+            reps=reps,
+            seed=seed,
+            margin=margin,
+            alpha=0.05,
+        )
+
+    def _consistency(self, rows: np.ndarray) -> float:
+        """:func:`order_consistency` of the rows at ``rows``."""
+        order = self.order[rows]
+        if not (order >= 0).any():
+            return NAN
+        firsts = []
+        for shown in (0, 1):
+            asked = rows[order == shown]
+            if not len(asked):
+                return NAN
+            keys, first = np.unique(self.asked[asked], return_index=True)
+            firsts.append((keys, self.correct[asked[first]]))
+        (original, said), (swapped, resaid) = firsts
+        _, left, right = np.intersect1d(original, swapped, assume_unique=True, return_indices=True)
+        if not len(left):
+            return NAN
+        return float(np.mean(said[left] == resaid[right]))
 
 
 def condition_tables(
