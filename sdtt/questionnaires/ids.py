@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
+from typing import Protocol, TypeVar
+
+from sdtt.errors import InputError
 
 # No vowels that could spell words, no look-alikes (0/o, 1/l/i).
 ALPHABET = "bcdfghjkmnpqrstvwxz23456789"
@@ -26,3 +29,20 @@ class OpaqueIds:
             if candidate not in self._taken:
                 self._taken.add(candidate)
                 return candidate
+
+
+class _Named(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+Named = TypeVar("Named", bound=_Named)
+
+
+def by_id(entries: Iterable[Named], wanted: str, *, kind: str, where: str) -> Named:
+    """The entry whose ``id`` is ``wanted``; an :class:`InputError` naming the ``kind``
+    field and ``where`` it was looked for when there is none."""
+    for entry in entries:
+        if entry.id == wanted:
+            return entry
+    raise InputError(f"{kind} {wanted!r} is not in this {where}.", field=kind)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sdtt.errors import InputError
+from sdtt.questionnaires.ids import by_id
 from sdtt.questionnaires.layout import chat_html
 from sdtt.questionnaires.questionnaire import Line
 
@@ -64,17 +64,11 @@ class RatingTask(BaseModel):
 
     def pair(self, pair_id: str) -> RatingPair:
         """The pair with this id; :class:`InputError` when there is none."""
-        for pair in self.pairs:
-            if pair.id == pair_id:
-                return pair
-        raise InputError(f"pair {pair_id!r} is not in this rating task.", field="pair")
+        return by_id(self.pairs, pair_id, kind="pair", where="rating task")
 
     def item(self, item_id: str) -> RatingItem:
-        """The item with this id."""
-        for item in self.items:
-            if item.id == item_id:
-                return item
-        raise InputError(f"item {item_id!r} is not in this rating task.", field="item")
+        """The item with this id; :class:`InputError` when there is none."""
+        return by_id(self.items, item_id, kind="item", where="rating task")
 
     def scale(self) -> range:
         """Every allowed rating, lowest first."""

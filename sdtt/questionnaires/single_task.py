@@ -22,7 +22,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sdtt.dialogue.record_files import read_records
-from sdtt.errors import InputError
+from sdtt.questionnaires.ids import by_id
 from sdtt.questionnaires.questionnaire import Line, Question
 
 TASK_VERSION = 1
@@ -119,10 +119,7 @@ class SingleTask(BaseModel):
 
     def item(self, item_id: str) -> ItemView:
         """The item with this id; :class:`InputError` when there is none."""
-        for item in self.items:
-            if item.id == item_id:
-                return item
-        raise InputError(f"item {item_id!r} is not in this single-item task.", field="item")
+        return by_id(self.items, item_id, kind="item", where="single-item task")
 
     def question_for(self, judged: Judged) -> str:
         """The verdict question about one speaker."""

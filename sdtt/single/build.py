@@ -24,7 +24,7 @@ from sdtt.dialogue.store import validation_problem
 from sdtt.errors import InputError
 from sdtt.files import parse_json, read_text_file, write_text_atomic
 from sdtt.questionnaires.design import item_forms
-from sdtt.questionnaires.ids import OpaqueIds
+from sdtt.questionnaires.ids import OpaqueIds, by_id
 from sdtt.questionnaires.layout import SPEAKER_LABELS
 from sdtt.questionnaires.leaks import find_terms, meta_terms, unique_terms
 from sdtt.questionnaires.questionnaire import Choice, Line, Question
@@ -113,10 +113,7 @@ class SingleKey(BaseModel):
 
     def entry(self, item_id: str) -> KeyEntry:
         """The key of item ``item_id``; :class:`InputError` when there is none."""
-        for entry in self.items:
-            if entry.id == item_id:
-                return entry
-        raise InputError(f"item {item_id!r} is not in this study's key.", field="item")
+        return by_id(self.items, item_id, kind="item", where="study's key")
 
 
 def _judged(item: SingleItem, key: str) -> Judged:
