@@ -2,7 +2,7 @@
 
 The chats come from the mock models; the judge is ``openai/judge-test`` (or
 ``anthropic/judge-test``), answered by the local fakes of the chat API (direct) and of the
-batch API, both with the same function of the request (as tests/judges/test_batch.py).
+batch API, both with the same function of the request (as tests/judges/test_batched.py).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from sdtt.study.ledger import read_ledger
 from sdtt.study.runner import RunResult, StudyRunner
 from sdtt.study.spec import read_spec
 from tests.fakes.batch_fake import FakeAnthropicBatchServer, FakeOpenAIBatchServer
-from tests.judges.test_batch import FAKES, answer, records
+from tests.judges.test_batched import FAKES, answer, records
 from tests.study.helpers import CountingMocks, drive, write_spec
 
 PRICE = "input = 2.0\noutput = 8.0\ncached_input = 1.0\n"
@@ -52,7 +52,7 @@ def factory(mocks: CountingMocks, base_url: str) -> Callable[[str], ModelAPI]:
 
 
 def base_url(server: Any) -> str:
-    """The address the provider is given (as tests/judges/test_batch.py gives them)."""
+    """The address the provider is given (as tests/judges/test_batched.py gives them)."""
     return str(server.url if isinstance(server, FakeAnthropicBatchServer) else server.base_url)
 
 
