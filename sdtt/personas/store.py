@@ -63,6 +63,7 @@ def save_persona(persona: Persona, path: str | Path) -> Path:
     interrupted write never leaves a half persona behind.
     """
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)  # as the JSONL writer did before
     with replacing(path) as partial, partial.open("wb") as handle:
         chunk: list[bytes] = [encode_record(persona_header(persona.info))]
         size = len(chunk[0])
