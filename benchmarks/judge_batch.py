@@ -53,7 +53,7 @@ def reply(body: Mapping[str, Any]) -> str:
 def build_study(folder: Path, pairs: int) -> None:
     """``pairs`` pairs: copies of the fixture study's pairs, each with its own id and a
     number in its first line, so every prompt differs."""
-    from sdtt.questionnaires.questionnaire import save_study
+    from sdtt.tasks.questionnaire import save_study
     from tests.questionnaires.helpers import fixture_study
 
     built = fixture_study()
@@ -84,7 +84,7 @@ class Run:
 def child(args: argparse.Namespace) -> None:
     """In the child: load the study (``floor``) or run ``sdtt judge`` on it."""
     from sdtt.cli import main
-    from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
+    from sdtt.tasks.questionnaire import load_key, load_questionnaire
 
     if args.child == "floor":
         # What both paths load before judging: the command, the SDK, the study.

@@ -162,7 +162,7 @@ def _run(argv: Sequence[str] | None) -> int:
         from sdtt.commands.common import check_names
         from sdtt.files import TextChangedWarning
         from sdtt.personas.privacy import PrivacyWarning
-        from sdtt.questionnaires.judgements import RepeatedJudgementWarning
+        from sdtt.tasks.judgements import RepeatedJudgementWarning
 
         with warnings.catch_warnings(), _status_lines(verbose=args.verbose):
             warnings.showwarning = _print_warning

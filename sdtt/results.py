@@ -32,7 +32,7 @@ from sdtt.analysis.table import judgement_table
 from sdtt.beliefs.traces import is_trace_file, judgements_from_traces, load_traces
 from sdtt.dialogue.store import read_transcripts
 from sdtt.errors import InputError
-from sdtt.questionnaires.judgements import Judgement, load_judgements
+from sdtt.tasks.judgements import Judgement, load_judgements
 
 TABLES = ("transcripts", "messages", "judgements", "traces")
 """The tables :func:`load` returns, in this order."""

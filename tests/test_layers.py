@@ -28,9 +28,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("study",),
     ("align", "results", "single"),
     ("analysis", "judges", "serve", "ui"),
-    ("beliefs", "engine"),
-    ("generate", "questionnaires"),
-    ("display", "personas"),
+    ("beliefs", "engine", "questionnaires"),
+    ("generate", "surveys"),
+    ("display", "personas", "tasks"),
     ("dialogue", "models"),
     ("jsonl",),
     ("__init__", "files", "lock"),
@@ -57,11 +57,13 @@ REASONS: dict[str, tuple[str, str]] = {
     "analysis": ("sdtt.analysis.beliefs", "sdtt.beliefs.traces"),  # reports on belief traces
     "judges": ("sdtt.judges.reveal", "sdtt.beliefs.traces"),  # reveal judges write traces
     "serve": ("sdtt.serve.market_room", "sdtt.beliefs.market"),  # live market rooms
-    "beliefs": ("sdtt.beliefs.traces", "sdtt.questionnaires.judgements"),  # traces give verdicts
+    "beliefs": ("sdtt.beliefs.reveal_import", "sdtt.surveys.tools"),  # reveal-mode answers
     "ui": ("sdtt.ui.chat_setup", "sdtt.engine.session"),  # the chat UI drives a session
     "engine": ("sdtt.engine.opening", "sdtt.generate.chainfile"),  # opens pseudo-dialogues
     "generate": ("sdtt.generate.runner", "sdtt.personas.persona"),  # chains of a persona
-    "questionnaires": ("sdtt.questionnaires.pairing", "sdtt.personas.corpus"),  # corpus pairs
+    "questionnaires": ("sdtt.questionnaires.exports", "sdtt.surveys.tools"),  # every tool's files
+    "surveys": ("sdtt.surveys.tool", "sdtt.tasks.questionnaire"),  # tools write the tasks
+    "tasks": ("sdtt.tasks.design", "sdtt.dialogue.seeds"),  # judge designs draw seeded
     "display": ("sdtt.display", "sdtt.dialogue.render"),  # shows conversations
     "personas": ("sdtt.personas.bot", "sdtt.dialogue.parse"),  # the bot parses model output
     "dialogue": ("sdtt.dialogue.store", "sdtt.jsonl"),  # records are JSONL lines

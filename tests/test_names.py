@@ -67,33 +67,25 @@ REPEATED_FILE_NAMES = frozenset(
         "captions.py",
         "catch.py",
         "chat.py",
-        "common.py",
         "conversations.py",
         "detectors.py",
         "drift.py",
         "export.py",
-        "jspsych.py",
         "judge.py",
         "judgements.py",
-        "limesurvey.py",
         "llm.py",
         "persona.py",
         "prolific.py",
         "prompts.py",
-        "qualtrics.py",
         "questionnaire.py",
-        "rating.py",
         "report.py",
         "responses.py",
-        "reveal.py",
         "runner.py",
         "scoring.py",
         "simulate.py",
-        "single.py",
         "spec.py",
         "store.py",
         "study.py",
-        "surveyjs.py",
         "topics.py",
         "verdicts.py",
         "wordassoc.py",
@@ -102,7 +94,7 @@ REPEATED_FILE_NAMES = frozenset(
 """File names that stand in more than one folder of ``sdtt/`` today. Most are a
 command's module beside the library module it runs (``commands/simulate.py``,
 ``engine/simulate.py``), or a survey tool's exporter beside its reader; the list only
-shrinks (a survey tool's home, the Kreiman importers' names)."""
+shrinks (the Kreiman importers' names)."""
 
 
 def repeated_file_names() -> dict[str, list[str]]:

@@ -1,13 +1,14 @@
 """ARCHITECTURE.md's "Where to add" lists stay true: every file and folder they name
 exists, every registry, class and constant they name is defined in sdtt, and each
 ``<name>`` pattern holds for every entry of its registry (a command's two modules, a
-batch provider's modules, a survey tool's exporter and reader)."""
+batch provider's modules, a survey tool's one module)."""
 
 from __future__ import annotations
 
 import ast
 import importlib
 import re
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -16,12 +17,23 @@ import pytest
 import sdtt
 from sdtt.cli import COMMANDS
 from sdtt.models.registry import PROVIDERS
-from sdtt.questionnaires.tools import TOOLS
+from sdtt.surveys.tool import SurveyTool
+from sdtt.surveys.tools import MODULES, TOOLS
 
 PACKAGE = Path(sdtt.__file__).parent
 ROOT = PACKAGE.parent
 SECTION = re.compile(r"^## Where to add\n(.*?)^## ", re.M | re.S)
-PACKAGES = ("commands", "judges", "questionnaires", "single", "models", "personas", "align")
+PACKAGES = (
+    "commands",
+    "judges",
+    "questionnaires",
+    "single",
+    "models",
+    "personas",
+    "align",
+    "surveys",
+    "tasks",
+)
 """Folders of sdtt that the lists name without the leading ``sdtt/``."""
 
 
@@ -93,27 +105,29 @@ def test_each_provider_with_a_batch_api_has_the_named_modules() -> None:
             importlib.import_module(module)
 
 
-def test_each_survey_tool_reads_with_a_reader_module_and_every_exporter_is_registered() -> None:
+SHARED_SURVEY_MODULES = frozenset({"__init__", "tool", "tools", "answer_files", "check"})
+"""The modules of ``sdtt/surveys/`` that belong to no one tool."""
+
+
+def tool_callables(tool: SurveyTool) -> list[Callable[..., object]]:
+    """Everything a tool's record calls: its writers and its readers."""
+    parts: list[Callable[..., object] | None] = [tool.write, tool.read]
+    if tool.reveal is not None:
+        parts.append(tool.reveal.write)
+    for kind in (tool.rating, tool.single):
+        if kind is not None:
+            parts += [kind.write, kind.read]
+    return [part for part in parts if part is not None]
+
+
+def test_each_survey_tool_is_one_module_of_surveys_that_the_registry_lists() -> None:
+    modules = {module.__name__: module for module in MODULES}
     for tool in TOOLS.values():
-        readers = [tool.read] + [f.read for f in (tool.rating, tool.single) if f is not None]
-        for read in filter(None, readers):
-            assert read.__module__.startswith("sdtt.questionnaires.readers."), (tool.name, read)
-    # Registered: imported by the registry, or by a module it imports (a shared helper).
-    registered: set[str] = set()
-    todo = ["sdtt.questionnaires.tools"]
-    while todo:
-        module = todo.pop()
-        path = ROOT / (module.replace(".", "/") + ".py")
-        if module in registered or not path.is_file():
-            continue
-        registered.add(module)
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                todo.append(node.module)
-                todo.extend(f"{node.module}.{alias.name}" for alias in node.names)
-    for folder in ("exporters", "readers"):
-        for path in (PACKAGE / "questionnaires" / folder).glob("*.py"):
-            if path.stem in ("__init__", "common"):
-                continue
-            module = f"sdtt.questionnaires.{folder}.{path.stem}"
-            assert module in registered, f"{module} is not registered in questionnaires/tools.py"
+        homes = {part.__module__ for part in tool_callables(tool)}
+        assert len(homes) == 1, f"survey tool {tool.name} is spread over {sorted(homes)}"
+        (home,) = homes
+        assert home in modules, f"survey tool {tool.name}: {home} is not in MODULES"
+        assert tool in modules[home].ENTRIES, f"{home} does not list {tool.name} in ENTRIES"
+    files = {path.stem for path in (PACKAGE / "surveys").glob("*.py")}
+    tools = {name.rsplit(".", 1)[1] for name in modules}
+    assert files - SHARED_SURVEY_MODULES == tools, "a module of sdtt/surveys/ is not in MODULES"

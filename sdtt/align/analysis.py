@@ -22,7 +22,7 @@ import numpy as np
 from sdtt.align import rsa
 from sdtt.align.ratings import Rating
 from sdtt.dialogue.seeds import derive_seed
-from sdtt.questionnaires.rating_task import RatingTask
+from sdtt.tasks.rating_task import RatingTask
 
 HUMAN = "human"
 

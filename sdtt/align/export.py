@@ -2,8 +2,8 @@
 
 Exports read only the task (never its key), so nothing secret reaches judges. Which
 tools can field a rating task, and how, is each tool's
-:attr:`sdtt.questionnaires.tools.SurveyTool.rating` (the writers are in
-:mod:`sdtt.questionnaires.exporters.rating`); the other tools are refused.
+:attr:`sdtt.surveys.tool.SurveyTool.rating` (each tool's ``rating_files`` in its module
+of :mod:`sdtt.surveys`); the other tools are refused.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 
 from sdtt.errors import InputError
 from sdtt.files import write_text_atomic
-from sdtt.questionnaires.rating_task import RatingTask
-from sdtt.questionnaires.tools import TOOLS, rating_tools
+from sdtt.surveys.tools import TOOLS, rating_tools
+from sdtt.tasks.rating_task import RatingTask
 
 
 def export_task(task: RatingTask, format_name: str, folder: Path) -> list[Path]:

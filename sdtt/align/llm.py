@@ -27,7 +27,7 @@ from sdtt.judges.llm import RAW_LIMIT, ask
 from sdtt.judges.llm_options import DEFAULT_ATTEMPTS
 from sdtt.judges.prompts import chat_text, completion_cue
 from sdtt.models.base import GenerateConfig, Generator, Prompt
-from sdtt.questionnaires.rating_task import RatingPair, RatingTask
+from sdtt.tasks.rating_task import RatingPair, RatingTask
 
 PROMPTS: dict[str, str] = {
     "plain": (

@@ -1,8 +1,8 @@
 """Human ratings back from the survey tools, as :class:`~sdtt.align.ratings.Rating` records.
 
 Each tool that can field a rating task reads its response files
-(:attr:`sdtt.questionnaires.tools.SurveyTool.rating`, readers in
-:mod:`sdtt.questionnaires.readers.rating`); this module turns the answers into ratings.
+(:attr:`sdtt.surveys.tool.SurveyTool.rating`, each tool's ``read_ratings`` in its module
+of :mod:`sdtt.surveys`); this module turns the answers into ratings.
 An answer off the scale is kept as an excluded record without a rating; a pair a judge
 was not shown (no answer) gives no record.
 """
@@ -14,9 +14,8 @@ from pathlib import Path
 from sdtt.align.ratings import Rating
 from sdtt.align.task import RatingKey
 from sdtt.errors import InputError
-from sdtt.questionnaires.rating_task import RatingTask, scale_labels
-from sdtt.questionnaires.readers.rating import RatingAnswer
-from sdtt.questionnaires.tools import TOOLS, rating_tools
+from sdtt.surveys.tools import TOOLS, rating_tools
+from sdtt.tasks.rating_task import RatingAnswer, RatingTask, scale_labels
 
 
 def read_scale_value(task: RatingTask, raw: str) -> int | None:

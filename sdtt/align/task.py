@@ -24,13 +24,13 @@ from sdtt.dialogue.seeds import seeded_rng
 from sdtt.dialogue.store import check_version, read_transcripts, validate_record
 from sdtt.errors import InputError
 from sdtt.files import parse_json, write_text_atomic
-from sdtt.questionnaires.design import rating_forms
-from sdtt.questionnaires.ids import OpaqueIds
 from sdtt.questionnaires.leaks import GENERIC_TERMS, find_terms, source_terms, unique_terms
-from sdtt.questionnaires.questionnaire import Line, SourceInfo, load_key, sha256_text
-from sdtt.questionnaires.rating_spec import RatingSource, RatingSpec, Side
-from sdtt.questionnaires.rating_task import TASK_VERSION, RatingItem, RatingPair, RatingTask
-from sdtt.questionnaires.study import StudySpec
+from sdtt.tasks.design import rating_forms
+from sdtt.tasks.ids import OpaqueIds
+from sdtt.tasks.questionnaire import Line, SourceInfo, load_key, sha256_text
+from sdtt.tasks.rating_spec import RatingSource, RatingSpec, Side
+from sdtt.tasks.rating_task import TASK_VERSION, RatingItem, RatingPair, RatingTask
+from sdtt.tasks.study import StudySpec
 
 TASK_FILE = "rating-task.json"
 KEY_FILE = "rating-key.json"

@@ -23,7 +23,7 @@ import pandas as pd
 from sdtt.analysis.stats import percentile_interval
 from sdtt.analysis.table import judgement_table
 from sdtt.dialogue.seeds import derive_seed, seeded_generator
-from sdtt.questionnaires.judgements import Judgement
+from sdtt.tasks.judgements import Judgement
 
 NAN = float("nan")
 Verdicts = dict[str, dict[str, list[bool]]]

@@ -28,7 +28,7 @@ from sdtt.analysis.table import (
 )
 from sdtt.dialogue.condition import Condition
 from sdtt.models.registry import provider_of
-from sdtt.questionnaires.judgements import reason_category
+from sdtt.tasks.judgements import reason_category
 
 NAN = float("nan")
 CONDITION = ("model", "mode", "interrogator", "turns", "n", "x")

@@ -44,10 +44,10 @@ from sdtt.analysis.tells import TellRow, condition_of, condition_warnings
 from sdtt.analysis.within import breakdown_tables, within_parts
 from sdtt.files import write_text_atomic
 from sdtt.personas.character import OUT_OF_CHARACTER
-from sdtt.questionnaires.judgements import tally_exclusions
-from sdtt.questionnaires.layout import escape_markdown
 from sdtt.questionnaires.pairing import HUMAN_SIDES, human_side, same_topic
-from sdtt.questionnaires.questionnaire import AnswerKey
+from sdtt.tasks.judgements import tally_exclusions
+from sdtt.tasks.layout import escape_markdown
+from sdtt.tasks.questionnaire import AnswerKey
 
 REPORT_HTML = "report.html"
 REPORT_MD = "report.md"

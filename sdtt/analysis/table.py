@@ -30,7 +30,7 @@ import pyarrow as pa  # type: ignore[import-untyped]
 import pyarrow.compute as pc  # type: ignore[import-untyped]
 
 from sdtt.dialogue.shown import Shown
-from sdtt.questionnaires.judgements import Judgement, judgement_blocks, warn_repeated
+from sdtt.tasks.judgements import Judgement, judgement_blocks, warn_repeated
 
 if TYPE_CHECKING:
     from sdtt.dialogue.record_blocks import RecordBlock
@@ -344,7 +344,7 @@ def judgement_table(judgements: Iterable[Judgement]) -> pd.DataFrame:
 
 def table_of_fields(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     """The flat table of judgements given as the dicts of their fields (``model_dump``
-    of valid records, as :func:`~sdtt.questionnaires.judgements.iter_judgement_fields`
+    of valid records, as :func:`~sdtt.tasks.judgements.iter_judgement_fields`
     yields them). They are read one at a time and not kept: a file of millions of
     records becomes a table of a few hundred bytes a row."""
     columns = _Columns()
@@ -360,7 +360,7 @@ def read_judgement_table(
 ) -> pd.DataFrame:
     """The flat table of judgement files, read a block of lines at a time with Arrow
     (see :mod:`sdtt.dialogue.record_blocks`): the table, warnings and errors of
-    :func:`table_of_fields` over :func:`~sdtt.questionnaires.judgements.iter_judgement_fields`
+    :func:`table_of_fields` over :func:`~sdtt.tasks.judgements.iter_judgement_fields`
     of each file, in a fraction of the time. ``progress`` gives a file's callback of
     the bytes read."""
     from sdtt.dialogue.record_blocks import BLOCK_BYTES, RecordBlock
@@ -430,7 +430,7 @@ def combined_codes(columns: Sequence[pd.Series]) -> np.ndarray:
 
 def without_repeats(frame: pd.DataFrame, paths: Sequence[str | Path]) -> pd.DataFrame:
     """``frame`` with repeated answers left out, as
-    :func:`~sdtt.questionnaires.judgements.deduplicate` leaves them out of a list (and
+    :func:`~sdtt.tasks.judgements.deduplicate` leaves them out of a list (and
     with the same warning naming the first): of the included rows with one (study,
     judge, pair, order), the first; every excluded row, except a model error that a
     later row of its key answered again."""

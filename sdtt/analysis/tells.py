@@ -30,7 +30,7 @@ from datetime import datetime
 from sdtt.analysis.metrics import condition_name
 from sdtt.dialogue.message import Message
 from sdtt.personas.style_stats import EMOJI
-from sdtt.questionnaires.questionnaire import AnswerKey, KeyItem, Line, Questionnaire
+from sdtt.tasks.questionnaire import AnswerKey, KeyItem, Line, Questionnaire
 
 PUNCTUATION = re.compile(r"[.,!?;:]")
 GREETING = re.compile(

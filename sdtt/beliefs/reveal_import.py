@@ -14,11 +14,10 @@ from pathlib import Path
 
 from sdtt.beliefs.traces import BeliefPoint, BeliefSource, BeliefTrace, verdict
 from sdtt.errors import InputError
-from sdtt.questionnaires.exporters.reveal import belief_name, step_name
-from sdtt.questionnaires.questionnaire import AnswerKey, Questionnaire
-from sdtt.questionnaires.readers.common import JudgeAnswers, score
-from sdtt.questionnaires.reveal import new_text, reveal_turns
-from sdtt.questionnaires.tools import reader, reveal_tools
+from sdtt.surveys.answer_files import JudgeAnswers, score
+from sdtt.surveys.tools import reader, reveal_tools
+from sdtt.tasks.questionnaire import AnswerKey, Questionnaire
+from sdtt.tasks.reveal_turns import belief_name, new_text, reveal_turns, step_name
 
 NO_ANSWER = "no answer"
 

@@ -8,7 +8,7 @@ room); its points hold the belief that the *target* is human. For a pair the tar
 User B of chat 1, so 0 means "chat 1 is the AI" and 100 "chat 2 is the AI".
 
 The last point with a belief is the judge's verdict: :func:`to_judgement` turns a pair's
-trace into an ordinary :class:`~sdtt.questionnaires.judgements.Judgement`, so traces
+trace into an ordinary :class:`~sdtt.tasks.judgements.Judgement`, so traces
 score through the pass-rate code like every other answer. A belief of exactly 50 at the
 end picks no side; such a judgement is kept and excluded with reason ``tie``.
 """
@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sdtt.dialogue.record_files import append_records, read_records, write_records
 from sdtt.dialogue.shown import AnswerNotes, Shown, ShownTurnCounts, migrate_answer
-from sdtt.questionnaires.judgements import Judgement, JudgeType, PairKind
+from sdtt.tasks.judgements import Judgement, JudgeType, PairKind
 
 TRACE_VERSION = 1
 """Format version of belief-trace records; bump on breaking changes."""

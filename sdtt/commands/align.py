@@ -37,8 +37,8 @@ def run_build(args: argparse.Namespace) -> int:
 
     from sdtt.align.task import build_rating_task, save_rating_task
     from sdtt.files import output_folder
-    from sdtt.questionnaires.study import load_study_spec
     from sdtt.redact import shown
+    from sdtt.tasks.study import load_study_spec
 
     spec = load_study_spec(args.spec)
     built = build_rating_task(spec, args.spec.parent)
@@ -63,8 +63,8 @@ def run_export(args: argparse.Namespace) -> int:
     """``sdtt align export``."""
     from sdtt.align.export import export_task
     from sdtt.align.task import load_rating_task
-    from sdtt.questionnaires.tools import rating_tools
     from sdtt.redact import shown
+    from sdtt.surveys.tools import rating_tools
 
     task = load_rating_task(args.task)
     out: Path = args.out or args.task / EXPORT_FOLDER

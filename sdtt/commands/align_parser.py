@@ -18,7 +18,7 @@ RATINGS_FILE = "ratings.jsonl"
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``sdtt align`` and its subcommands."""
-    from sdtt.questionnaires.tools import TOOLS, either, rating_tools
+    from sdtt.surveys.tools import TOOLS, either, rating_tools
 
     able = rating_tools()
     unable = [name for name in TOOLS if name not in able]

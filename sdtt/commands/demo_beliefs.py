@@ -14,9 +14,9 @@ from sdtt.commands.demo_stages import DemoRun, write_demo_report
 from sdtt.judges.reveal import run_reveal_judge
 from sdtt.models.model import get_model
 from sdtt.models.registry import provider_of
-from sdtt.questionnaires.judgements import read_judgements
-from sdtt.questionnaires.questionnaire import KEY_FILE, load_key, load_questionnaire
 from sdtt.redact import shown
+from sdtt.tasks.judgements import read_judgements
+from sdtt.tasks.questionnaire import KEY_FILE, load_key, load_questionnaire
 
 TRACES_FILE = "traces.jsonl"
 

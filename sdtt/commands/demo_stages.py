@@ -36,10 +36,10 @@ from sdtt.models.base import ModelOutput, Usage
 from sdtt.models.model import get_model
 from sdtt.personas.budget import plan_prompt
 from sdtt.personas.persona import Persona
-from sdtt.questionnaires.judgements import Judgement, write_judgements
 from sdtt.questionnaires.pipeline import build_demo_questionnaire
-from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 from sdtt.redact import shown
+from sdtt.tasks.judgements import Judgement, write_judgements
+from sdtt.tasks.questionnaire import load_key, load_questionnaire
 
 OPENING = ("hey!! how's it going", "did you get up to anything fun this weekend?")
 PSEUDO_TOPICS = ("plans for the weekend", "a show or movie you saw lately")

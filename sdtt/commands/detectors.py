@@ -15,8 +15,8 @@ from sdtt.commands.scoring import print_escaped_table, read_table
 from sdtt.errors import InputError
 from sdtt.files import output_folder
 from sdtt.questionnaires import detectors
-from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 from sdtt.redact import shown
+from sdtt.tasks.questionnaire import load_key, load_questionnaire
 
 
 def _items(study: Path) -> list[detectors.DetectorItem]:

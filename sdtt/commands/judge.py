@@ -26,15 +26,15 @@ from sdtt.judges.llm_options import DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, Judge
 from sdtt.lock import output_lock
 from sdtt.models.model import get_model
 from sdtt.questionnaires.fielded import check_same_build, note_scored
-from sdtt.questionnaires.judgements import (
+from sdtt.redact import shown
+from sdtt.tasks.judgements import (
     Judgement,
     JudgementKey,
     is_model_error,
     read_judgements,
     settled_keys,
 )
-from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
-from sdtt.redact import shown
+from sdtt.tasks.questionnaire import load_key, load_questionnaire
 
 
 def judge_study(

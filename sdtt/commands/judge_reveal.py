@@ -21,8 +21,8 @@ from sdtt.judges.reveal import is_model_error, run_reveal_judge, settled_trace_k
 from sdtt.lock import output_lock
 from sdtt.models.model import get_model
 from sdtt.models.registry import provider_of
-from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 from sdtt.redact import shown
+from sdtt.tasks.questionnaire import load_key, load_questionnaire
 
 
 def run_reveal(args: argparse.Namespace) -> int:

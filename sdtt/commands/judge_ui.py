@@ -11,8 +11,8 @@ from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import InputError
 from sdtt.files import output_file
 from sdtt.questionnaires.fielded import note_scored
-from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 from sdtt.redact import shown
+from sdtt.tasks.questionnaire import load_key, load_questionnaire
 
 
 def run(args: argparse.Namespace) -> int:

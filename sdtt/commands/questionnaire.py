@@ -11,13 +11,16 @@ from sdtt.commands.console import CliConsole
 from sdtt.errors import InputError
 from sdtt.files import output_folder
 from sdtt.lock import output_lock
-from sdtt.questionnaires.check import check_file
-from sdtt.questionnaires.design import repeat_share
 from sdtt.questionnaires.exports import export_files, export_text
 from sdtt.questionnaires.fielded import check_replaceable
 from sdtt.questionnaires.leaks import find_terms
 from sdtt.questionnaires.pipeline import EXPORT_FOLDER, build_study
-from sdtt.questionnaires.questionnaire import (
+from sdtt.redact import shown
+from sdtt.surveys.check import check_file
+from sdtt.surveys.tool import ExportOptions
+from sdtt.surveys.tools import TOOLS, reveal_export, reveal_tools
+from sdtt.tasks.design import repeat_share
+from sdtt.tasks.questionnaire import (
     KEY_FILE,
     QUESTIONNAIRE_FILE,
     AnswerKey,
@@ -27,9 +30,7 @@ from sdtt.questionnaires.questionnaire import (
     load_questionnaire,
     save_study,
 )
-from sdtt.questionnaires.study import PairSpec, StudySpec, load_study_spec
-from sdtt.questionnaires.tools import TOOLS, ExportOptions, reveal_export, reveal_tools
-from sdtt.redact import shown
+from sdtt.tasks.study import PairSpec, StudySpec, load_study_spec
 
 
 def spec_from_args(args: argparse.Namespace) -> tuple[StudySpec, Path | None]:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from sdtt.commands import lazy_command
 from sdtt.commands.common import add_actions, add_out_argument
-from sdtt.questionnaires.study import TIMESTAMPS
-from sdtt.questionnaires.tools import TOOLS, either, reveal_tools
+from sdtt.surveys.tools import TOOLS, either, reveal_tools
+from sdtt.tasks.study import TIMESTAMPS
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -12,8 +12,8 @@ from sdtt.analysis.tells import condition_warnings, study_tells
 from sdtt.commands.console import CliConsole
 from sdtt.commands.scoring import check_margin, read_table, trace_inputs
 from sdtt.files import output_folder
-from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 from sdtt.redact import shown
+from sdtt.tasks.questionnaire import load_key, load_questionnaire
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,19 +15,19 @@ from sdtt.files import output_file
 from sdtt.lock import output_lock
 from sdtt.questionnaires.answers import import_responses
 from sdtt.questionnaires.fielded import check_same_build, note_scored
-from sdtt.questionnaires.judgements import (
+from sdtt.redact import shown
+from sdtt.tasks.judgements import (
     append_judgements,
     read_judgements,
     tally_exclusions,
     write_judgements,
 )
-from sdtt.questionnaires.questionnaire import (
+from sdtt.tasks.questionnaire import (
     AnswerKey,
     Questionnaire,
     load_key,
     load_questionnaire,
 )
-from sdtt.redact import shown
 
 
 def run_import(args: argparse.Namespace) -> int:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from sdtt.commands import lazy_command
 from sdtt.commands.common import add_actions, add_out_argument
-from sdtt.questionnaires.tools import either, readable_tools, reveal_tools
+from sdtt.surveys.tools import either, readable_tools, reveal_tools
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -23,8 +23,8 @@ from sdtt.commands.scoring import (
 )
 from sdtt.errors import InputError
 from sdtt.files import write_text_atomic
-from sdtt.questionnaires.judgements import tally_exclusions
 from sdtt.redact import shown
+from sdtt.tasks.judgements import tally_exclusions
 
 
 def _write_tidy(args: argparse.Namespace, frame: pd.DataFrame, columns: list[str]) -> int:

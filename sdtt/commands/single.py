@@ -21,9 +21,9 @@ from sdtt.errors import ConfigError, InputError
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from sdtt.questionnaires.single_task import ItemView, SingleAnswer, Verdict
     from sdtt.single.build import SingleKey
     from sdtt.single.items import SingleItem
+    from sdtt.tasks.single_task import ItemView, SingleAnswer, Verdict
 
 EXPORT_FOLDER = "export"
 ITEMS_FILE = "items.jsonl"
@@ -155,9 +155,10 @@ def run_build(args: argparse.Namespace) -> int:
 def run_export(args: argparse.Namespace) -> int:
     """``sdtt single export``."""
     from sdtt.files import output_folder, write_text_atomic
-    from sdtt.questionnaires.tools import TOOLS, ExportOptions, either, single_tools
     from sdtt.redact import shown
     from sdtt.single.build import load_task
+    from sdtt.surveys.tool import ExportOptions
+    from sdtt.surveys.tools import TOOLS, either, single_tools
 
     task = load_task(args.study)
     out = output_folder(args.out or args.study / EXPORT_FOLDER)
@@ -186,10 +187,10 @@ def run_import(args: argparse.Namespace) -> int:
     """``sdtt single import``."""
     from sdtt.dialogue.record_files import append_records
     from sdtt.lock import output_lock
-    from sdtt.questionnaires.single_task import read_single_answers
-    from sdtt.questionnaires.tools import TOOLS, either, single_tools
     from sdtt.redact import shown
     from sdtt.single.build import load_task
+    from sdtt.surveys.tools import TOOLS, either, single_tools
+    from sdtt.tasks.single_task import read_single_answers
 
     fielded = TOOLS[args.format].single
     if fielded is None:
@@ -251,9 +252,9 @@ def run_judge(args: argparse.Namespace) -> int:
     from sdtt.judges.single_item import judge_id_for, judge_task
     from sdtt.lock import output_lock
     from sdtt.models.model import get_model
-    from sdtt.questionnaires.single_task import read_single_answers
     from sdtt.redact import shown
     from sdtt.single.build import load_key, load_task
+    from sdtt.tasks.single_task import read_single_answers
 
     check_base_url(args.base_url, [args.model])
     task = load_task(args.study)
@@ -333,10 +334,10 @@ def run_score(args: argparse.Namespace) -> int:
 
     from sdtt.commands.scoring import print_escaped_table
     from sdtt.files import write_text_atomic
-    from sdtt.questionnaires.single_task import read_single_answers
     from sdtt.redact import shown
     from sdtt.single.build import load_key
     from sdtt.single.scoring import score_single
+    from sdtt.tasks.single_task import read_single_answers
 
     key = load_key(args.study)
     files = args.answers or [args.study / ANSWERS_FILE]

@@ -19,7 +19,7 @@ DEFAULT_CUTS = "3,6,9,12,15,18,21,24"
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``sdtt single`` and its subcommands."""
-    from sdtt.questionnaires.tools import TOOLS, either, single_tools
+    from sdtt.surveys.tools import TOOLS, either, single_tools
 
     able = single_tools()
     unable = [name for name in TOOLS if name not in able]

@@ -29,7 +29,7 @@ from sdtt.judges.classifier_options import FEATURE_SETS as FEATURE_SETS
 from sdtt.judges.classifier_options import GROUPINGS as GROUPINGS
 from sdtt.judges.classifier_options import GroupBy as GroupBy
 from sdtt.personas.style_stats import EMOJI, EMOTICON, LAUGHTER
-from sdtt.questionnaires.questionnaire import AnswerKey, Questionnaire, SourceInfo
+from sdtt.tasks.questionnaire import AnswerKey, Questionnaire, SourceInfo
 
 Level = Literal["message", "side"]
 

@@ -1,7 +1,7 @@
 """LLM judges over a built study: paired (both orders) and single-transcript judges.
 
 Each judge model reads what a human judge reads and writes the same
-:class:`~sdtt.questionnaires.judgements.Judgement` records, tagged with the model. An
+:class:`~sdtt.tasks.judgements.Judgement` records, tagged with the model. An
 answer that cannot be read as one option is asked again (at most ``attempts`` times in
 all) and then recorded as excluded with reason ``non_compliant``; it is never turned
 into an option. A provider failure is recorded the same way with reason ``model_error``.
@@ -35,8 +35,8 @@ from sdtt.models import asking
 from sdtt.models.asking import Asked
 from sdtt.models.base import GenerateConfig, Generator, ModelOutput, Prompt
 from sdtt.models.model import CALL_LABEL, labelled_calls
-from sdtt.questionnaires.judgements import Judgement, JudgementKey
-from sdtt.questionnaires.questionnaire import AnswerKey, KeyItem, Line, PairItem, Questionnaire
+from sdtt.tasks.judgements import Judgement, JudgementKey
+from sdtt.tasks.questionnaire import AnswerKey, KeyItem, Line, PairItem, Questionnaire
 
 JUDGE_CONFIG = GenerateConfig(max_tokens=16, temperature=0.0)
 RAW_LIMIT = 200
@@ -337,7 +337,7 @@ async def run_llm_judge(
 
     ``orders`` and ``seed`` choose the orders of a paired judge (see :func:`orders_for`).
     ``on_done(done, total)`` is called after each pair (for progress display). Answers
-    whose :func:`~sdtt.questionnaires.judgements.judgement_key` is in ``settled`` (an
+    whose :func:`~sdtt.tasks.judgements.judgement_key` is in ``settled`` (an
     earlier run's) are not asked again; ``on_judgement`` receives each new judgement as
     soon as it is made, so a caller can write it before the next one arrives.
     """

@@ -1,6 +1,6 @@
 """What LLM judges are told: the same rendering human judges read, and nothing more.
 
-The pair text comes from :func:`sdtt.questionnaires.layout.pair_text`, the plain-text
+The pair text comes from :func:`sdtt.tasks.layout.pair_text`, the plain-text
 form of exactly the lines in ``questionnaire.json``, so a judge model sees no model,
 persona, conversation id or source, just as a human judge does.
 """
@@ -8,8 +8,8 @@ persona, conversation id or source, just as a human judge does.
 from __future__ import annotations
 
 from sdtt.models.base import Prompt
-from sdtt.questionnaires.layout import line_text, pair_text
-from sdtt.questionnaires.questionnaire import JUDGEMENT_CHOICES, Line, PairItem
+from sdtt.tasks.layout import line_text, pair_text
+from sdtt.tasks.questionnaire import JUDGEMENT_CHOICES, Line, PairItem
 
 STUDY = "You are taking part in a study about telling people and AI systems apart in text chats. "
 SIMULATED_USER_A = (

@@ -1,7 +1,7 @@
 """LLM judges in reveal mode: a pair shown turn by turn, a belief asked after each turn.
 
 At every step the judge model reads the pair as a reveal-mode human judge sees it (the
-first ``t`` turns of both chats, :mod:`sdtt.questionnaires.reveal`) and is asked how likely,
+first ``t`` turns of both chats, :mod:`sdtt.tasks.reveal_turns`) and is asked how likely,
 from 0 to 100, User B of chat 1 is the human. Each step is a fresh question (the model
 does not see its earlier answers), so a step's belief depends on what was revealed only.
 
@@ -28,9 +28,9 @@ from sdtt.judges.llm_options import DEFAULT_ATTEMPTS
 from sdtt.judges.parsing import parse_probability
 from sdtt.judges.prompts import completion_cue, paired_instructions
 from sdtt.models.base import GenerateConfig, Generator, ModelOutput, Prompt
-from sdtt.questionnaires.layout import pair_text
-from sdtt.questionnaires.questionnaire import AnswerKey, KeyItem, PairItem, Questionnaire
-from sdtt.questionnaires.reveal import new_text, reveal_turns, revealed
+from sdtt.tasks.layout import pair_text
+from sdtt.tasks.questionnaire import AnswerKey, KeyItem, PairItem, Questionnaire
+from sdtt.tasks.reveal_turns import new_text, reveal_turns, revealed
 
 TraceKey = tuple[str, str, str, str | None]
 REVEAL_TASK = (

@@ -2,7 +2,7 @@
 
 The prompts are the papers' zero-shot and one-shot ones
 (:mod:`sdtt.judges.single_prompts`). A judge's answers are
-:class:`~sdtt.questionnaires.single_task.SingleAnswer` records like a human judge's, so
+:class:`~sdtt.tasks.single_task.SingleAnswer` records like a human judge's, so
 scoring is the same. An unreadable answer is asked again (``attempts`` in all), then
 recorded as excluded, never turned into a verdict; a provider failure is recorded the
 same way.
@@ -19,7 +19,7 @@ from sdtt.judges.llm_options import DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY
 from sdtt.judges.single_prompts import SingleKind, parse_verdicts, single_item_prompt
 from sdtt.models.base import GenerateConfig
 from sdtt.models.model import Model
-from sdtt.questionnaires.single_task import ItemView, SingleAnswer, SingleTask, Verdict
+from sdtt.tasks.single_task import ItemView, SingleAnswer, SingleTask, Verdict
 
 CONFIG = GenerateConfig(max_tokens=24, temperature=0.0)
 RAW_LIMIT = 200

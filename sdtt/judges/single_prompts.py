@@ -17,7 +17,7 @@ from typing import Literal
 from sdtt.errors import InputError
 from sdtt.judges.prompts import completion_cue
 from sdtt.models.base import Prompt
-from sdtt.questionnaires.single_task import ItemView, Verdict
+from sdtt.tasks.single_task import ItemView, Verdict
 
 SingleKind = Literal["zero-shot", "one-shot"]
 

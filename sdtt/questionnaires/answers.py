@@ -6,9 +6,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from sdtt.questionnaires.questionnaire import AnswerKey, Questionnaire
-from sdtt.questionnaires.readers.common import ImportResult, score
-from sdtt.questionnaires.tools import reader
+from sdtt.surveys.answer_files import ImportResult, score
+from sdtt.surveys.tools import reader
+from sdtt.tasks.questionnaire import AnswerKey, Questionnaire
 
 
 def import_responses(

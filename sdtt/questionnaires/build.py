@@ -19,9 +19,6 @@ from sdtt.dialogue.shown import View
 from sdtt.dialogue.turn_index import pseudo_turns_of, total_turns
 from sdtt.errors import InputError
 from sdtt.questionnaires.catch import CATCH_PAIRS, catch_transcripts
-from sdtt.questionnaires.design import balanced_forms
-from sdtt.questionnaires.ids import OpaqueIds
-from sdtt.questionnaires.layout import number_lines, pair_start, plain_label
 from sdtt.questionnaires.leaks import questionnaire_leaks, source_terms, unique_terms
 from sdtt.questionnaires.pairing import (
     HELD_OUT_META,
@@ -35,7 +32,10 @@ from sdtt.questionnaires.pairing import (
     normalise_topic,
     same_topic,
 )
-from sdtt.questionnaires.questionnaire import (
+from sdtt.tasks.design import balanced_forms
+from sdtt.tasks.ids import OpaqueIds
+from sdtt.tasks.layout import number_lines, pair_start, plain_label
+from sdtt.tasks.questionnaire import (
     JUDGEMENT_CHOICES,
     STRATEGY_NAME,
     TOPIC_SUFFIX,
@@ -51,7 +51,7 @@ from sdtt.questionnaires.questionnaire import (
     SourceInfo,
     judgement_text,
 )
-from sdtt.questionnaires.study import (
+from sdtt.tasks.study import (
     DEFAULT_INTRO,
     RESERVED_NAMES,
     SIMULATED_INTRO,

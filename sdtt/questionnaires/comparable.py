@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.pingpong import has_runs
 from sdtt.dialogue.turns import count_turns
-from sdtt.questionnaires.study import Timestamps
+from sdtt.tasks.study import Timestamps
 
 MAX_MESSAGE_RATIO = 3.0
 """One chat may show at most this many times the other's messages..."""

@@ -54,8 +54,8 @@ from sdtt.dialogue.render import fold_text
 from sdtt.errors import InputError
 from sdtt.files import write_text_atomic
 from sdtt.jsonl import read_jsonl
-from sdtt.questionnaires.questionnaire import AnswerKey, Line, Questionnaire
-from sdtt.questionnaires.readers.common import read_text
+from sdtt.surveys.answer_files import read_text
+from sdtt.tasks.questionnaire import AnswerKey, Line, Questionnaire
 
 DetectorFormat = Literal["itb", "itb-bench", "pan"]
 FORMATS: tuple[DetectorFormat, ...] = ("itb", "itb-bench", "pan")

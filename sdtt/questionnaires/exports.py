@@ -2,7 +2,7 @@
 
 Under a judge design (``Questionnaire.forms``) every tool's file is also written once
 per form into ``form-NN/``; the tools whose single file hands out the pairs itself
-(:attr:`~sdtt.questionnaires.tools.SurveyTool.design_native`: Qualtrics' nested block
+(:attr:`~sdtt.surveys.tool.SurveyTool.design_native`: Qualtrics' nested block
 randomizers with even presentation, the jsPsych page picking a form from ``?form=N`` or
 at random) get that file as well.
 """
@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from sdtt.files import TextChangedWarning, write_text_atomic
-from sdtt.questionnaires.questionnaire import Questionnaire
-from sdtt.questionnaires.tools import TOOLS, ExportOptions, reveal_export
 from sdtt.redact import without_hidden
+from sdtt.surveys.tool import ExportOptions
+from sdtt.surveys.tools import TOOLS, reveal_export
+from sdtt.tasks.questionnaire import Questionnaire
 
 
 def neutralised(questionnaire: Questionnaire) -> Questionnaire:
@@ -56,7 +57,7 @@ def export_text(
     questionnaire: Questionnaire, format_name: str, options: ExportOptions | None = None
 ) -> str:
     """The text of one export; reveal mode in a tool that cannot do it raises
-    :class:`~sdtt.questionnaires.exporters.reveal.RevealNotSupported`."""
+    :class:`~sdtt.surveys.tool.RevealNotSupported`."""
     questionnaire = neutralised(questionnaire)
     options = options or ExportOptions()
     if options.reveal:

@@ -17,8 +17,8 @@ from typing import Any
 
 from sdtt.errors import InputError
 from sdtt.jsonl import JsonlWriter, read_jsonl
-from sdtt.questionnaires.judgements import Judgement
-from sdtt.questionnaires.questionnaire import KEY_FILE, QUESTIONNAIRE_FILE, AnswerKey
+from sdtt.tasks.judgements import Judgement
+from sdtt.tasks.questionnaire import KEY_FILE, QUESTIONNAIRE_FILE, AnswerKey
 
 USES_FILE = "scored-with-this-key.jsonl"
 """The study folder's list of judgement files scored with its answer key."""

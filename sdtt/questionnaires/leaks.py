@@ -14,7 +14,7 @@ from typing import Any
 
 from sdtt.dialogue.condition import Condition
 from sdtt.models.registry import provider_of
-from sdtt.questionnaires.questionnaire import Questionnaire
+from sdtt.tasks.questionnaire import Questionnaire
 
 GENERIC_TERMS: tuple[str, ...] = ("bot", "bots", "chatbot", "persona", "sdtt", "simulated")
 """Words that hint at the study's machinery; flagged in researcher-written text."""

@@ -35,8 +35,8 @@ from sdtt.dialogue.turns import flatten_turns
 from sdtt.errors import InputError
 from sdtt.personas.persona import Persona
 from sdtt.questionnaires.comparable import differences
-from sdtt.questionnaires.questionnaire import SourceInfo
-from sdtt.questionnaires.study import Timestamps
+from sdtt.tasks.questionnaire import SourceInfo
+from sdtt.tasks.study import Timestamps
 
 CORPUS = "corpus"
 PERSONA = "persona"

@@ -27,10 +27,10 @@ from sdtt.questionnaires.pairing import (
     match_pairs,
     parse_source,
 )
-from sdtt.questionnaires.questionnaire import save_study
-from sdtt.questionnaires.study import StudySpec
-from sdtt.questionnaires.tools import ExportOptions
 from sdtt.questionnaires.turn_totals import select_for_totals
+from sdtt.surveys.tool import ExportOptions
+from sdtt.tasks.questionnaire import save_study
+from sdtt.tasks.study import StudySpec
 
 EXPORT_FOLDER = "export"
 

@@ -38,7 +38,6 @@ from sdtt.dialogue.store import write_transcripts
 from sdtt.engine.events import Event, EventLog, SessionHeader
 from sdtt.engine.simulate import answered_turns
 from sdtt.personas.scrub import Scrubber
-from sdtt.questionnaires.judgements import Judgement, write_judgements
 from sdtt.serve.market_room import PRICE_COLUMNS, new_maker, price_rows, price_trace
 from sdtt.serve.points import earned
 from sdtt.serve.slider import slider_traces
@@ -46,6 +45,7 @@ from sdtt.serve.spec import Study
 from sdtt.serve.state import completion_code
 from sdtt.serve.store import Room, StoredMessage, StudyStore, Verdict
 from sdtt.spreadsheet import safe_cell
+from sdtt.tasks.judgements import Judgement, write_judgements
 
 _EVENTS: TypeAdapter[Event] = TypeAdapter(Event)
 

@@ -5,7 +5,7 @@ The core is generic: a :class:`~sdtt.single.items.SingleItem` is a stimulus (a c
 lines, labelled parts such as a cue and its association, or an image and its caption)
 with the truth of each judged speaker. :mod:`~sdtt.single.items` cuts conversations of
 any class (HH, HM, MH, MM) into items, :mod:`~sdtt.single.catch` makes the attention
-catch items, :func:`~sdtt.questionnaires.design.item_forms` hands out balanced forms,
+catch items, :func:`~sdtt.tasks.design.item_forms` hands out balanced forms,
 :mod:`~sdtt.single.build` turns items into the task judges see and the key they never
 see, :mod:`~sdtt.single.scoring` scores answers per class and per cut with the papers'
 tests (:mod:`~sdtt.single.significance`), and

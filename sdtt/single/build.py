@@ -1,9 +1,9 @@
 """From items to a fielded single-item study: the task judges see and the key they never see.
 
 :func:`build_study` gives every item an opaque id, turns it into an
-:class:`~sdtt.questionnaires.single_task.ItemView` (numbered lines, no times, no
+:class:`~sdtt.tasks.single_task.ItemView` (numbered lines, no times, no
 names), adds the topic check (the item's topic among five, as in the papers), and hands
-out forms with :func:`sdtt.questionnaires.design.item_forms`. The study folder holds
+out forms with :func:`sdtt.tasks.design.item_forms`. The study folder holds
 ``single-task.json`` (what judges and LLM judges receive) and ``single-key.json`` (the
 truth per item, the right topic, the source, cut and class); exporters read the task
 only.
@@ -23,13 +23,13 @@ from sdtt.dialogue.seeds import seeded_rng
 from sdtt.dialogue.store import validation_problem
 from sdtt.errors import InputError
 from sdtt.files import parse_json, read_text_file, write_text_atomic
-from sdtt.questionnaires.design import item_forms
-from sdtt.questionnaires.ids import OpaqueIds, by_id
-from sdtt.questionnaires.layout import SPEAKER_LABELS
 from sdtt.questionnaires.leaks import find_terms, meta_terms, unique_terms
-from sdtt.questionnaires.questionnaire import Choice, Line, Question
-from sdtt.questionnaires.single_task import ItemView, Judged, SingleTask, Verdict
 from sdtt.single.items import SingleItem
+from sdtt.tasks.design import item_forms
+from sdtt.tasks.ids import OpaqueIds, by_id
+from sdtt.tasks.layout import SPEAKER_LABELS
+from sdtt.tasks.questionnaire import Choice, Line, Question
+from sdtt.tasks.single_task import ItemView, Judged, SingleTask, Verdict
 
 KEY_VERSION = 1
 TASK_FILE = "single-task.json"

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sdtt.dialogue.message import USER, Transcript
 from sdtt.dialogue.record_files import read_records, write_records
 from sdtt.errors import InputError
-from sdtt.questionnaires.single_task import Part, Verdict
+from sdtt.tasks.single_task import Part, Verdict
 
 ITEMS_VERSION = 1
 DEFAULT_CUTS = (3, 6, 9, 12, 15, 18, 21, 24)

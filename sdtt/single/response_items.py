@@ -20,10 +20,10 @@ from typing import Any
 
 from sdtt.errors import InputError
 from sdtt.models.base import Image
-from sdtt.questionnaires.single_task import Part
 from sdtt.single.items import SingleItem
 from sdtt.single.items_html import image_src
 from sdtt.single.response import SingleResponse
+from sdtt.tasks.single_task import Part
 
 JUDGED = {"wordassoc": "Association", "caption": "Caption"}
 """The part judges label, per task: the truth is keyed by it."""

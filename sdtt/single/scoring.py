@@ -29,7 +29,6 @@ import numpy as np
 from sdtt.analysis.metrics import Confusion
 from sdtt.analysis.stats import percentile_interval, wilson
 from sdtt.dialogue.seeds import seeded_generator
-from sdtt.questionnaires.single_task import SingleAnswer
 from sdtt.single.build import SingleKey
 from sdtt.single.significance import (
     Significance,
@@ -39,6 +38,7 @@ from sdtt.single.significance import (
     wilcoxon_one_sample,
 )
 from sdtt.single.tally import add_verdict
+from sdtt.tasks.single_task import SingleAnswer
 
 NAN = float("nan")
 MIN_TOPIC_SHARE = 0.75

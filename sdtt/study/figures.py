@@ -33,8 +33,6 @@ from sdtt.analysis.tells import study_tells
 from sdtt.analysis.tidy import tidy_results, write_tidy
 from sdtt.files import write_text_atomic
 from sdtt.judges.batched import LEDGER_SUFFIX as BATCH_LEDGER_SUFFIX
-from sdtt.questionnaires.judgements import load_judgements
-from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 from sdtt.study.ledger import Ledger, Tally
 from sdtt.study.spec import Study
 from sdtt.study.steps import (
@@ -45,6 +43,8 @@ from sdtt.study.steps import (
     RESULTS_FOLDER,
     ratings_path,
 )
+from sdtt.tasks.judgements import load_judgements
+from sdtt.tasks.questionnaire import load_key, load_questionnaire
 
 FIGURES_FILE = "figures.json"
 

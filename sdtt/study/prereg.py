@@ -14,9 +14,9 @@ from pathlib import Path
 from sdtt.analysis.power import power_table
 from sdtt.analysis.sequential import PRIOR, Conclusion, simulate_stopping
 from sdtt.errors import InputError
-from sdtt.questionnaires.study import QualitySpec
 from sdtt.study.spec import Study
 from sdtt.study.steps import cells
+from sdtt.tasks.study import QualitySpec
 
 STAMP = "Spec SHA-256:"
 _STAMP_LINE = re.compile(rf"^{re.escape(STAMP)}\s*`?([0-9a-f]{{64}})`?\s*$", re.MULTILINE)

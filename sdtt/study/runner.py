@@ -63,25 +63,8 @@ from sdtt.models.model import Model
 from sdtt.models.registry import create_api, provider_of
 from sdtt.questionnaires.answers import import_responses
 from sdtt.questionnaires.exports import export_files
-from sdtt.questionnaires.judgements import (
-    read_judgements,
-    settled_keys,
-    write_judgements,
-)
 from sdtt.questionnaires.pairing import PERSONA
 from sdtt.questionnaires.pipeline import build_study
-from sdtt.questionnaires.questionnaire import (
-    AnswerKey,
-    PairItem,
-    SourceInfo,
-    load_key,
-    load_questionnaire,
-    save_study,
-)
-from sdtt.questionnaires.rating_spec import RatingSource, RatingSpec
-from sdtt.questionnaires.study import DesignSpec, PairSpec
-from sdtt.questionnaires.study import StudySpec as QuestionnaireSpec
-from sdtt.questionnaires.tools import TOOLS
 from sdtt.study.figures import write_study_report
 from sdtt.study.ledger import LEDGER_FILE, BudgetExceeded, Ledger
 from sdtt.study.personas import StudyPersonas
@@ -106,6 +89,23 @@ from sdtt.study.steps import (
     state,
     steps,
 )
+from sdtt.surveys.tools import TOOLS
+from sdtt.tasks.judgements import (
+    read_judgements,
+    settled_keys,
+    write_judgements,
+)
+from sdtt.tasks.questionnaire import (
+    AnswerKey,
+    PairItem,
+    SourceInfo,
+    load_key,
+    load_questionnaire,
+    save_study,
+)
+from sdtt.tasks.rating_spec import RatingSource, RatingSpec
+from sdtt.tasks.study import DesignSpec, PairSpec
+from sdtt.tasks.study import StudySpec as QuestionnaireSpec
 
 Drive = Callable[[Callable[[], Awaitable[Any]], bool], Any]
 """Runs an async function to its end (on the virtual clock when the flag is set)."""

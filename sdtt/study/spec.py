@@ -30,10 +30,10 @@ from sdtt.judges.llm_options import JudgeKind, OrderPolicy
 from sdtt.models.batch import batch_provider
 from sdtt.models.prices import Price
 from sdtt.models.registry import PROVIDERS
-from sdtt.questionnaires.rating_spec import Unit
-from sdtt.questionnaires.study import Timestamps
-from sdtt.questionnaires.tools import TOOLS
 from sdtt.serve.spec import spec_line
+from sdtt.surveys.tools import TOOLS
+from sdtt.tasks.rating_spec import Unit
+from sdtt.tasks.study import Timestamps
 
 SPEC_HINT = "See 'Running a whole study' in the README for the spec format."
 _BURST: tuple[ChatMode, ...] = ("burst",)

@@ -18,8 +18,8 @@ from sdtt.dialogue.condition import ChatMode
 from sdtt.generate.chain import ChainSpec
 from sdtt.generate.chain_spec import PlanSettings, grid_specs, load_topic_list
 from sdtt.generate.runner import chain_path
-from sdtt.questionnaires.tools import TOOLS
 from sdtt.study.spec import SURVEY_JUDGEMENTS, Study
+from sdtt.surveys.tools import TOOLS
 
 Stage = Literal["topics", "chains", "chats", "questionnaire", "align", "judges", "survey", "report"]
 STAGES: tuple[Stage, ...] = (

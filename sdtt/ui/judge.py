@@ -4,7 +4,7 @@ questionnaire one at a time, then the strategy question.
 Each answer is appended at once to ``<out>.answers.csv`` in the generic long format
 (``judge_id,question,answer,seconds``, importable with ``sdtt responses import --format
 csv``), so a crash loses nothing. At the end the answers are scored with the survey-answer
-readers' own :func:`~sdtt.questionnaires.readers.common.score` against the answer key and
+readers' own :func:`~sdtt.surveys.answer_files.score` against the answer key and
 appended to the judgement file. The key is read only to score: nothing of it is shown.
 """
 
@@ -26,12 +26,12 @@ from textual.widgets.option_list import Option
 
 from sdtt.dialogue.seeds import seeded_rng
 from sdtt.lock import output_lock
-from sdtt.questionnaires.judgements import append_judgements, read_judgements
-from sdtt.questionnaires.layout import pair_text
-from sdtt.questionnaires.questionnaire import AnswerKey, PairItem, Question, Questionnaire
-from sdtt.questionnaires.readers.common import ImportResult, JudgeAnswers, score
 from sdtt.redact import printable
 from sdtt.spreadsheet import safe_cell
+from sdtt.surveys.answer_files import ImportResult, JudgeAnswers, score
+from sdtt.tasks.judgements import append_judgements, read_judgements
+from sdtt.tasks.layout import pair_text
+from sdtt.tasks.questionnaire import AnswerKey, PairItem, Question, Questionnaire
 
 ANSWER_COLUMNS = ("judge_id", "question", "answer", "seconds")
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from sdtt.align.task import RatingBuild, build_rating_task
 from sdtt.dialogue.store import write_transcripts
-from sdtt.questionnaires.rating_spec import RatingSource, RatingSpec
-from sdtt.questionnaires.study import StudySpec
+from sdtt.tasks.rating_spec import RatingSource, RatingSpec
+from sdtt.tasks.study import StudySpec
 from tests.questionnaires.helpers import bots, conversation, humans
 
 

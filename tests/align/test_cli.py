@@ -12,7 +12,7 @@ import pytest
 
 from sdtt.align.ratings import read_ratings
 from sdtt.cli import main
-from sdtt.questionnaires.judgements import Judgement, append_judgements
+from sdtt.tasks.judgements import Judgement, append_judgements
 from tests.align.helpers import write_sources
 
 SPEC = """

@@ -19,9 +19,9 @@ from sdtt.align.alignment_report import (
 from sdtt.align.analysis import analyse
 from sdtt.align.ratings import Rating
 from sdtt.align.verdicts import cohen_kappa, fleiss_kappa, verdict_agreement
-from sdtt.questionnaires.judgements import Judgement
-from sdtt.questionnaires.questionnaire import Line
-from sdtt.questionnaires.rating_task import RatingItem, RatingPair, RatingTask
+from sdtt.tasks.judgements import Judgement
+from sdtt.tasks.questionnaire import Line
+from sdtt.tasks.rating_task import RatingItem, RatingPair, RatingTask
 
 SHROUT_FLEISS = np.array(
     [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]],

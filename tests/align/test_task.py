@@ -25,12 +25,12 @@ from sdtt.align.task import (
 from sdtt.dialogue.message import Transcript
 from sdtt.errors import InputError
 from sdtt.personas.corpus import SOURCE_NAME
-from sdtt.questionnaires.design import rating_forms
 from sdtt.questionnaires.leaks import find_terms
-from sdtt.questionnaires.questionnaire import save_study
-from sdtt.questionnaires.rating_spec import RatingSource, RatingSpec
-from sdtt.questionnaires.study import StudySpec
-from sdtt.questionnaires.tools import rating_tools
+from sdtt.surveys.tools import rating_tools
+from sdtt.tasks.design import rating_forms
+from sdtt.tasks.questionnaire import save_study
+from sdtt.tasks.rating_spec import RatingSource, RatingSpec
+from sdtt.tasks.study import StudySpec
 from tests.align.helpers import build, rating_spec, write_sources
 from tests.questionnaires.helpers import SECRET_WORDS, fixture_study, humans
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sdtt.questionnaires.judgements import Judgement
+from sdtt.tasks.judgements import Judgement
 
 
 def judgement(

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from sdtt.cli import main
-from sdtt.questionnaires.judgements import write_judgements
-from sdtt.questionnaires.questionnaire import save_study
+from sdtt.tasks.judgements import write_judgements
+from sdtt.tasks.questionnaire import save_study
 from tests.analysis.helpers import judgement
 from tests.questionnaires.helpers import fixture_study
 

@@ -17,7 +17,7 @@ from sdtt.analysis.table import judgement_table, table_of_fields
 from sdtt.cli import main
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.store import write_transcripts
-from sdtt.questionnaires.judgements import (
+from sdtt.tasks.judgements import (
     Judgement,
     iter_judgement_fields,
     read_judgements,

@@ -15,8 +15,8 @@ from sdtt.analysis import detection
 from sdtt.cli import main
 from sdtt.commands import detectors_parser
 from sdtt.questionnaires import detectors
-from sdtt.questionnaires.judgements import write_judgements
-from sdtt.questionnaires.questionnaire import save_study
+from sdtt.tasks.judgements import write_judgements
+from sdtt.tasks.questionnaire import save_study
 from tests.analysis.helpers import judgement
 from tests.questionnaires.helpers import fixture_study
 
@@ -97,7 +97,7 @@ def test_export_keeps_the_answer_key_out_of_what_a_detector_receives(tmp_path: P
 
 
 def test_a_message_with_a_line_break_cannot_forge_a_line() -> None:
-    from sdtt.questionnaires.questionnaire import Line
+    from sdtt.tasks.questionnaire import Line
 
     text = detectors.render_dialogue(
         [
@@ -290,7 +290,7 @@ def test_itb_bench_files_have_the_benchmarks_own_shape(tmp_path: Path) -> None:
 
 
 def test_itb_bench_lines_fold_breaks_and_keep_commas_and_quotes() -> None:
-    from sdtt.questionnaires.questionnaire import Line
+    from sdtt.tasks.questionnaire import Line
 
     text = detectors.render_bench_dialogue(
         [

@@ -12,7 +12,7 @@ from sdtt.analysis import stats
 from sdtt.analysis.metrics import breakdown, expand_by, summarise
 from sdtt.analysis.table import judgement_table
 from sdtt.cli import main
-from sdtt.questionnaires.judgements import write_judgements
+from sdtt.tasks.judgements import write_judgements
 from tests.analysis.helpers import judgement
 
 

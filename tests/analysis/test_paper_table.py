@@ -7,7 +7,7 @@ from pathlib import Path
 from sdtt.analysis.metrics import summarise
 from sdtt.analysis.report import build_report, render_markdown
 from sdtt.analysis.table import judgement_table
-from sdtt.questionnaires.judgements import Judgement
+from sdtt.tasks.judgements import Judgement
 from tests.analysis.helpers import judgement
 
 TITLE = "Pass rates as in the SDTT paper's Table 1"

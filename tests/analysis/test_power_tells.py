@@ -8,7 +8,7 @@ from scipy import stats
 from sdtt.analysis.power import binomial_power, effective_n, power_table, tost_power
 from sdtt.analysis.tells import Side, compare, study_sides, transcript_side
 from sdtt.dialogue.message import Message
-from sdtt.questionnaires.study import DesignSpec, StudySpec
+from sdtt.tasks.study import DesignSpec, StudySpec
 from tests.questionnaires.helpers import fixture_study
 
 

@@ -12,7 +12,7 @@ from scipy import optimize, stats
 
 from sdtt.analysis.sequential import PRIOR, bounds, sequential_test, simulate_stopping
 from sdtt.cli import main
-from sdtt.questionnaires.judgements import write_judgements
+from sdtt.tasks.judgements import write_judgements
 from tests.analysis.helpers import judgement
 
 ALPHA = 0.05

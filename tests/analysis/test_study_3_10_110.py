@@ -27,7 +27,7 @@ from sdtt.engine.interrogator import ScriptInterrogator
 from sdtt.engine.session import SessionSettings
 from sdtt.engine.simulate import run_on_virtual_clock, run_simulated_chat
 from sdtt.personas.corpus import load_corpus
-from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
+from sdtt.tasks.questionnaire import load_key, load_questionnaire
 
 TOPIC = "Can computers fall in love?"
 # Each side waits long after the other's first unread line, so bursts come whole.

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from sdtt.analysis.table import TABLE_GROUPS, read_judgement_table, table_of_fields
 from sdtt.errors import InputError
-from sdtt.questionnaires.judgements import iter_judgement_fields, judgement_blocks
+from sdtt.tasks.judgements import iter_judgement_fields, judgement_blocks
 
 
 def _record(index: int) -> dict[str, Any]:

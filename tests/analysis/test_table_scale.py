@@ -18,7 +18,7 @@ import pytest
 
 from sdtt.analysis.table import table_of_fields
 from sdtt.errors import InputError
-from sdtt.questionnaires.judgements import Judgement, iter_judgement_fields, read_judgements
+from sdtt.tasks.judgements import Judgement, iter_judgement_fields, read_judgements
 
 
 def _record(**changes: Any) -> dict[str, Any]:

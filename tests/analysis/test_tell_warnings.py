@@ -11,10 +11,10 @@ from sdtt.analysis.tells import Side, compare, study_sides, tell_warnings, trans
 from sdtt.cli import main
 from sdtt.dialogue.message import Message
 from sdtt.questionnaires.build import build_questionnaire
-from sdtt.questionnaires.judgements import write_judgements
 from sdtt.questionnaires.pairing import Pairing
-from sdtt.questionnaires.questionnaire import save_study
-from sdtt.questionnaires.study import StudySpec
+from sdtt.tasks.judgements import write_judgements
+from sdtt.tasks.questionnaire import save_study
+from sdtt.tasks.study import StudySpec
 from tests.analysis.helpers import judgement
 from tests.questionnaires.helpers import fixture_study, pairings
 

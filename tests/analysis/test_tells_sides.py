@@ -13,7 +13,7 @@ from sdtt.analysis.tells import compare, study_tells, tell_warnings, transcript_
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.questionnaires.build import build_questionnaire
 from sdtt.questionnaires.pairing import Pairing
-from sdtt.questionnaires.study import StudySpec
+from sdtt.tasks.study import StudySpec
 
 START = datetime(2025, 2, 1, 12, tzinfo=UTC)
 TOPIC = "What's your favorite smell?"

@@ -10,7 +10,7 @@ from sdtt.analysis.metrics import condition_tables
 from sdtt.analysis.report import build_report, render_markdown
 from sdtt.analysis.table import judgement_table
 from sdtt.judges.llm import judge_id_for
-from sdtt.questionnaires.judgements import Judgement
+from sdtt.tasks.judgements import Judgement
 from tests.analysis.helpers import judgement
 
 

@@ -21,7 +21,7 @@ from sdtt.beliefs.market_calibration import (
 )
 from sdtt.beliefs.traces import BeliefPoint, BeliefTrace, write_traces
 from sdtt.cli import main
-from sdtt.questionnaires.judgements import write_judgements
+from sdtt.tasks.judgements import write_judgements
 
 EDGES = np.arange(0, 101, 10)
 """The paper's bins as edges: numpy's and scipy's last bin includes its right edge, so

@@ -9,9 +9,8 @@ import pytest
 
 from sdtt.beliefs.traces import read_traces
 from sdtt.cli import main
-from sdtt.questionnaires.exporters.reveal import belief_name
-from sdtt.questionnaires.questionnaire import save_study
-from sdtt.questionnaires.reveal import reveal_turns
+from sdtt.tasks.questionnaire import save_study
+from sdtt.tasks.reveal_turns import belief_name, reveal_turns
 from tests.questionnaires.helpers import fixture_study
 
 

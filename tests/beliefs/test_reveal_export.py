@@ -14,11 +14,11 @@ import pytest
 from sdtt.beliefs.reveal_import import import_reveal
 from sdtt.errors import InputError
 from sdtt.questionnaires.build import BuildResult
-from sdtt.questionnaires.check import check_surveyjs
-from sdtt.questionnaires.exporters.reveal import RevealNotSupported, belief_name
 from sdtt.questionnaires.exports import export_files, export_text
-from sdtt.questionnaires.reveal import reveal_turns
-from sdtt.questionnaires.tools import TOOLS, ExportOptions, reveal_tools
+from sdtt.surveys import surveyjs
+from sdtt.surveys.tool import ExportOptions, RevealNotSupported
+from sdtt.surveys.tools import TOOLS, reveal_tools
+from sdtt.tasks.reveal_turns import belief_name, reveal_turns
 from tests.questionnaires.helpers import SECRET_WORDS, fixture_study
 
 REVEAL = ExportOptions(reveal=True)
@@ -51,7 +51,7 @@ def test_reveal_exports_leak_nothing(study: BuildResult, name: str) -> None:
 
 def test_surveyjs_reveal_shows_each_turn_then_asks_a_belief(study: BuildResult) -> None:
     survey = json.loads(export_text(study.questionnaire, "surveyjs", REVEAL))
-    assert check_surveyjs(survey) == []
+    assert surveyjs.check(survey) == []
     item = study.questionnaire.items[0]
     page = next(p for p in survey["pages"] if p["name"] == item.id + "pair")
     turns = reveal_turns(item)

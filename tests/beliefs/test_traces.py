@@ -17,7 +17,7 @@ from sdtt.beliefs.traces import (
     write_traces,
 )
 from sdtt.errors import InputError
-from sdtt.questionnaires.reveal import chat_turns, new_text, reveal_turns, revealed
+from sdtt.tasks.reveal_turns import chat_turns, new_text, reveal_turns, revealed
 from tests.beliefs.helpers import trace
 from tests.questionnaires.helpers import fixture_study
 

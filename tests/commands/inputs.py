@@ -16,8 +16,8 @@ from unittest import mock
 from sdtt.cli import main
 from sdtt.dialogue.store import write_transcripts
 from sdtt.questionnaires.answers import import_responses
-from sdtt.questionnaires.judgements import write_judgements
-from sdtt.questionnaires.questionnaire import save_study
+from sdtt.tasks.judgements import write_judgements
+from sdtt.tasks.questionnaire import save_study
 from tests.questionnaires.helpers import bots, fixture_study, humans
 
 PERSONA = Path(__file__).parents[2] / "sdtt" / "data" / "personas" / "chitchat-32b20fa3.jsonl"

@@ -24,8 +24,8 @@ from sdtt.engine.simulate import run_on_virtual_clock
 from sdtt.generate.chainfile import read_chain
 from sdtt.models.base import Prompt
 from sdtt.personas.store import find_persona
-from sdtt.questionnaires.judgements import read_judgements
-from sdtt.questionnaires.questionnaire import save_study
+from sdtt.tasks.judgements import read_judgements
+from sdtt.tasks.questionnaire import save_study
 from tests.fakes.openai_fake import FakeOpenAIServer, chatty_reply
 from tests.questionnaires.helpers import fixture_study
 

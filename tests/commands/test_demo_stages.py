@@ -8,8 +8,8 @@ from sdtt.beliefs.traces import read_traces
 from sdtt.commands.demo import run_final_stages
 from sdtt.commands.demo_stages import DemoRun, study_folder
 from sdtt.personas.store import DEFAULT_PERSONA, find_persona
-from sdtt.questionnaires.judgements import read_judgements
-from sdtt.questionnaires.questionnaire import save_study
+from sdtt.tasks.judgements import read_judgements
+from sdtt.tasks.questionnaire import save_study
 from tests.questionnaires.helpers import fixture_study
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sdtt.cli import main
-from sdtt.questionnaires.questionnaire import save_study
+from sdtt.tasks.questionnaire import save_study
 from tests.fakes.http_fake import FakeHTTPServer, RecordedRequest, ScriptedReply
 from tests.fakes.openai_fake import FakeOpenAIServer, chat_completion, openai_error
 from tests.questionnaires.helpers import fixture_study

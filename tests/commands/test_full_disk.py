@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from sdtt.jsonl import read_jsonl
-from sdtt.questionnaires.judgements import read_judgements
+from sdtt.tasks.judgements import read_judgements
 
 LIMITED = """
 import resource, sys

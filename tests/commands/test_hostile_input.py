@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sdtt.questionnaires.judgements import read_judgements
+from sdtt.tasks.judgements import read_judgements
 from tests.commands.inputs import Outcome, run
 
 DEEP_JSON = "[" * 100_000 + "]" * 100_000

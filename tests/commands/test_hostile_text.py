@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from sdtt.questionnaires.exports import export_texts
-from sdtt.questionnaires.questionnaire import Questionnaire
-from sdtt.questionnaires.tools import TOOLS
 from sdtt.redact import HIDDEN_CHARACTERS
+from sdtt.surveys.tools import TOOLS
+from sdtt.tasks.questionnaire import Questionnaire
 from tests.commands.inputs import run
 from tests.commands.test_hostile_input import one_line_error
 from tests.questionnaires.helpers import fixture_study

@@ -81,7 +81,7 @@ def test_an_error_with_a_hint_is_one_line(capsys: pytest.CaptureFixture[str]) ->
 def test_judge_prints_the_score_command_whole(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from sdtt.questionnaires.questionnaire import save_study
+    from sdtt.tasks.questionnaire import save_study
     from tests.questionnaires.helpers import fixture_study
 
     built = fixture_study()

@@ -22,8 +22,8 @@ from sdtt.dialogue.store import read_transcripts
 from sdtt.generate.chainfile import read_chain
 from sdtt.jsonl import read_jsonl
 from sdtt.lock import lock_file, output_lock
-from sdtt.questionnaires.judgements import read_judgements
-from sdtt.questionnaires.questionnaire import save_study
+from sdtt.tasks.judgements import read_judgements
+from sdtt.tasks.questionnaire import save_study
 from tests.questionnaires.helpers import fixture_study
 
 DRIVER = """

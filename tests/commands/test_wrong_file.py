@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from sdtt.cli import main
 from sdtt.files import what_file_is
-from sdtt.questionnaires.questionnaire import save_study
+from sdtt.tasks.questionnaire import save_study
 from tests.questionnaires.helpers import fixture_study
 
 FIXTURES = Path(__file__).resolve().parents[1] / "questionnaires/fixtures"

@@ -9,7 +9,7 @@ import pytest
 
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.shown import Shown, migrate_answer
-from sdtt.questionnaires.judgements import Judgement
+from sdtt.tasks.judgements import Judgement
 
 SDTT = Path(__file__).parents[2] / "sdtt"
 MIGRATION = SDTT / "dialogue" / "shown.py"

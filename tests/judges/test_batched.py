@@ -24,7 +24,7 @@ from sdtt.jsonl import JsonlWriter
 from sdtt.judges.batched import batched, ledger_path
 from sdtt.judges.reveal import run_reveal_judge
 from sdtt.models.model import get_model
-from sdtt.questionnaires.questionnaire import load_key, load_questionnaire, save_study
+from sdtt.tasks.questionnaire import load_key, load_questionnaire, save_study
 from tests.align.helpers import write_sources
 from tests.fakes.anthropic_fake import FakeAnthropicServer, anthropic_error
 from tests.fakes.batch_fake import FakeAnthropicBatchServer, FakeBatchServer, FakeOpenAIBatchServer

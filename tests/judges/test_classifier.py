@@ -18,8 +18,8 @@ from sdtt.judges.classifier import (
 )
 from sdtt.questionnaires.build import BuildResult, build_questionnaire
 from sdtt.questionnaires.pairing import Pairing
-from sdtt.questionnaires.questionnaire import save_study
-from sdtt.questionnaires.study import DesignSpec, StudySpec
+from sdtt.tasks.questionnaire import save_study
+from sdtt.tasks.study import DesignSpec, StudySpec
 from tests.questionnaires.helpers import conversation, fixture_study
 
 BOT = [

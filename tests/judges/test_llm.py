@@ -11,9 +11,9 @@ from sdtt.judges.llm import run_llm_judge, swapped
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
 from sdtt.models.model import Model, get_model
 from sdtt.models.retry import RetryPolicy
-from sdtt.questionnaires.judgements import read_judgements, write_judgements
-from sdtt.questionnaires.layout import pair_text
-from sdtt.questionnaires.study import DesignSpec, StudySpec
+from sdtt.tasks.judgements import read_judgements, write_judgements
+from sdtt.tasks.layout import pair_text
+from sdtt.tasks.study import DesignSpec, StudySpec
 from tests.questionnaires.helpers import SECRET_WORDS, fixture_study
 
 

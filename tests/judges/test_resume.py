@@ -13,7 +13,7 @@ from sdtt.errors import ServerError
 from sdtt.judges.llm import run_llm_judge
 from sdtt.models.model import get_model
 from sdtt.models.retry import RetryPolicy
-from sdtt.questionnaires.judgements import (
+from sdtt.tasks.judgements import (
     deduplicate,
     judgement_key,
     load_judgements,
@@ -21,7 +21,7 @@ from sdtt.questionnaires.judgements import (
     settled_keys,
     write_judgements,
 )
-from sdtt.questionnaires.questionnaire import save_study
+from sdtt.tasks.questionnaire import save_study
 from tests.questionnaires.helpers import fixture_study
 
 

@@ -19,8 +19,8 @@ from sdtt.judges.reveal import logprob_belief, reveal_prompt, run_reveal_judge
 from sdtt.models.base import GenerateConfig, ModelOutput, TokenLogprobs
 from sdtt.models.model import get_model
 from sdtt.models.openai_api import OpenAIAPI
-from sdtt.questionnaires.questionnaire import save_study
-from sdtt.questionnaires.reveal import reveal_turns
+from sdtt.tasks.questionnaire import save_study
+from sdtt.tasks.reveal_turns import reveal_turns
 from tests.questionnaires.helpers import SECRET_WORDS, fixture_study
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.questionnaires.build import BuildResult, build_questionnaire
 from sdtt.questionnaires.pairing import Pairing, same_topic
-from sdtt.questionnaires.study import StudySpec
+from sdtt.tasks.study import StudySpec
 
 START = datetime(2025, 3, 14, 18, 30, tzinfo=UTC)
 

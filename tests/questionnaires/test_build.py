@@ -11,13 +11,13 @@ from sdtt.errors import InputError
 from sdtt.questionnaires.build import build_questionnaire
 from sdtt.questionnaires.pairing import Pairing, PairProblem
 from sdtt.questionnaires.pipeline import build_study
-from sdtt.questionnaires.questionnaire import (
+from sdtt.tasks.questionnaire import (
     load_key,
     load_questionnaire,
     questionnaire_json,
     save_study,
 )
-from sdtt.questionnaires.study import PairSpec, StudySpec
+from sdtt.tasks.study import PairSpec, StudySpec
 from tests.questionnaires.helpers import (
     SECRET_WORDS,
     FakeCorpus,

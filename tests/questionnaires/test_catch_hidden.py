@@ -16,10 +16,10 @@ import pytest
 from sdtt.cli import main
 from sdtt.dialogue.store import write_transcripts
 from sdtt.questionnaires.build import BuildResult, build_questionnaire
-from sdtt.questionnaires.exporters.qualtrics import qualtrics_id
 from sdtt.questionnaires.exports import export_files
-from sdtt.questionnaires.layout import escape_html
-from sdtt.questionnaires.study import DesignSpec, StudySpec
+from sdtt.surveys.qualtrics import qualtrics_id
+from sdtt.tasks.layout import escape_html
+from sdtt.tasks.study import DesignSpec, StudySpec
 from tests.questionnaires.helpers import bots, humans, pairings
 
 JUDGES = 400

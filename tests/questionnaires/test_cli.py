@@ -10,8 +10,8 @@ import pytest
 
 from sdtt.cli import main
 from sdtt.dialogue.store import write_transcripts
-from sdtt.questionnaires.judgements import read_judgements
-from sdtt.questionnaires.study import load_study_spec
+from sdtt.tasks.judgements import read_judgements
+from sdtt.tasks.study import load_study_spec
 from tests.questionnaires.helpers import SECRET_WORDS, bots, humans
 
 ROOT = Path(__file__).parents[2]

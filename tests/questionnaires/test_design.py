@@ -19,14 +19,14 @@ from sdtt.dialogue.store import write_transcripts
 from sdtt.errors import InputError
 from sdtt.questionnaires.answers import import_responses
 from sdtt.questionnaires.build import BuildResult, build_questionnaire
-from sdtt.questionnaires.check import check_limesurvey, check_qsf, check_surveyjs
-from sdtt.questionnaires.design import Slot, balanced_forms
-from sdtt.questionnaires.exporters.jspsych import study_data
 from sdtt.questionnaires.exports import export_files
 from sdtt.questionnaires.pairing import Pairing
 from sdtt.questionnaires.pipeline import build_study
-from sdtt.questionnaires.questionnaire import Questionnaire, load_questionnaire, save_study
-from sdtt.questionnaires.study import DesignSpec, PairSpec, StudySpec
+from sdtt.surveys import limesurvey, qualtrics, surveyjs
+from sdtt.surveys.jspsych import study_data
+from sdtt.tasks.design import Slot, balanced_forms
+from sdtt.tasks.questionnaire import Questionnaire, load_questionnaire, save_study
+from sdtt.tasks.study import DesignSpec, PairSpec, StudySpec
 from tests.questionnaires.helpers import bots, conversation, humans, pairings
 
 
@@ -128,16 +128,16 @@ def test_exports_one_survey_per_form_and_native_assignment(tmp_path: Path) -> No
     for form in forms:
         folder = tmp_path / f"form-{form.number:02d}"
         survey = json.loads((folder / "surveyjs.json").read_text(encoding="utf-8"))
-        assert check_surveyjs(survey) == []
+        assert surveyjs.check(survey) == []
         (pairs,) = [p for p in survey["pages"] if p["name"] == "pairs"]
         assert pairs["questionOrder"] == "initial"  # the design's order, balanced across forms
         assert [panel["name"].removesuffix("page") for panel in pairs["elements"]] == form.items
-        assert check_qsf(json.loads((folder / "qualtrics.qsf").read_text("utf-8"))) == []
-        assert check_limesurvey((folder / "limesurvey.txt").read_text("utf-8")) == []
+        assert qualtrics.check(json.loads((folder / "qualtrics.qsf").read_text("utf-8"))) == []
+        assert limesurvey.check((folder / "limesurvey.txt").read_text("utf-8")) == []
     assert written[f"form-{len(forms):02d}/csv"].exists()
 
     qsf = json.loads((tmp_path / "qualtrics.qsf").read_text(encoding="utf-8"))
-    assert check_qsf(qsf) == []
+    assert qualtrics.check(qsf) == []
     flow = next(e for e in qsf["SurveyElements"] if e["Element"] == "FL")["Payload"]["Flow"]
     draw, order = [node for node in flow if node["Type"] == "BlockRandomizer"]
     # k of the 4 pairs drawn evenly, then the drawn pairs and the catch in a random order.

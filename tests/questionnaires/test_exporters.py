@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from sdtt.questionnaires.check import check_limesurvey, check_qsf, check_surveyjs
-from sdtt.questionnaires.exporters.limesurvey import COLUMNS
 from sdtt.questionnaires.exports import export_text
-from sdtt.questionnaires.questionnaire import Questionnaire
-from sdtt.questionnaires.tools import TOOLS
+from sdtt.surveys import limesurvey, qualtrics, surveyjs
+from sdtt.surveys.limesurvey import COLUMNS
+from sdtt.surveys.tools import TOOLS
+from sdtt.tasks.questionnaire import Questionnaire
 from tests.questionnaires.helpers import SECRET_WORDS, fixture_study
 
 KEY_WORDS = ("bot_position", "correct_choice", "topic_value", "answer-key", "answer key")
@@ -65,7 +65,7 @@ def test_placeholders_in_chat_text_cannot_pull_in_answers(
 
 def test_surveyjs_structure(exports: dict[str, str], questionnaire: Questionnaire) -> None:
     survey = json.loads(exports["surveyjs"])
-    assert check_surveyjs(survey) == []
+    assert surveyjs.check(survey) == []
     pages = {page["name"]: page for page in survey["pages"]}
     # The pairs are panels of one page that SurveyJS shuffles, one panel per screen.
     assert survey["questionsOnPageMode"] == "questionPerPage"
@@ -82,7 +82,7 @@ def test_qualtrics_file_passes_the_structural_check(
     exports: dict[str, str], questionnaire: Questionnaire
 ) -> None:
     document = json.loads(exports["qualtrics"])
-    assert check_qsf(document) == []
+    assert qualtrics.check(document) == []
     questions = [e for e in document["SurveyElements"] if e["Element"] == "SQ"]
     # intro, 5 demographics, 4 per pair (chats, judgement, topic, timer), strategy
     assert len(questions) == 1 + 5 + 4 * len(questionnaire.items) + 1
@@ -132,13 +132,13 @@ def _qsf_elements(document: dict[str, Any], kind: str) -> list[dict[str, Any]]:
 def test_qsf_check_finds_broken_files(exports: dict[str, str], break_it: Any, problem: str) -> None:
     document = copy.deepcopy(json.loads(exports["qualtrics"]))
     break_it(document)
-    problems = check_qsf(document)
+    problems = qualtrics.check(document)
     assert any(problem in p for p in problems), problems
 
 
 def test_limesurvey_file_structure(exports: dict[str, str], questionnaire: Questionnaire) -> None:
     text = exports["limesurvey"]
-    assert check_limesurvey(text) == []
+    assert limesurvey.check(text) == []
     rows = list(csv.DictReader(io.StringIO(text), delimiter="\t"))
     assert tuple(rows[0]) == COLUMNS
     assert len(text.splitlines()) == len(rows) + 1  # no field spans lines
@@ -148,7 +148,7 @@ def test_limesurvey_file_structure(exports: dict[str, str], questionnaire: Quest
     groups = [row for row in rows if row["class"] == "G" and row["name"].startswith("Pair")]
     assert {row["random_group"] for row in groups} == {"pairs"}
     broken = text.replace(f"\t{questionnaire.items[1].id}\t", f"\t{questionnaire.items[0].id}\t")
-    assert any("is used 2 times" in p for p in check_limesurvey(broken))
+    assert any("is used 2 times" in p for p in limesurvey.check(broken))
 
 
 def test_csv_lists_every_line_and_question(

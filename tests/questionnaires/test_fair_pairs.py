@@ -19,8 +19,8 @@ from sdtt.questionnaires.comparable import differences
 from sdtt.questionnaires.pairing import FilePool, match_pairs, parse_source
 from sdtt.questionnaires.pairing_topics import in_pool, live_topic
 from sdtt.questionnaires.pipeline import build_study
-from sdtt.questionnaires.questionnaire import Line
-from sdtt.questionnaires.study import PairSpec, StudySpec
+from sdtt.tasks.questionnaire import Line
+from sdtt.tasks.study import PairSpec, StudySpec
 from tests.questionnaires.helpers import FakeCorpus, bots, conversation, humans, pairings
 
 PINGPONG = {"mode": "pingpong", "model": "mock/x"}

@@ -21,7 +21,7 @@ import pytest
 from sdtt.questionnaires.answers import import_responses
 from sdtt.questionnaires.build import BuildResult
 from sdtt.questionnaires.exports import export_files
-from sdtt.questionnaires.study import DemographicSpec, DesignSpec, ProlificSpec, StudySpec
+from sdtt.tasks.study import DemographicSpec, DesignSpec, ProlificSpec, StudySpec
 from tests.questionnaires.helpers import fixture_study
 
 JS = Path(__file__).parent / "js"
@@ -276,7 +276,7 @@ def test_vendored_jspsych_matches_the_pinned_packages() -> None:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    vendor = ROOT / "sdtt" / "questionnaires" / "exporters" / "vendor"
+    vendor = ROOT / "sdtt" / "surveys" / "vendor"
     for name, text in module.expected_files().items():
         assert (vendor / name).read_text(encoding="utf-8") == text, (
             f"{name} differs from node_modules: "

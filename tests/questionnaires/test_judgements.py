@@ -7,7 +7,7 @@ import pytest
 from pydantic import ValidationError
 
 from sdtt.errors import InputError
-from sdtt.questionnaires.judgements import (
+from sdtt.tasks.judgements import (
     Judgement,
     append_judgements,
     read_judgements,

@@ -13,7 +13,7 @@ from sdtt.analysis.report import build_report, render_markdown
 from sdtt.analysis.table import judgement_table
 from sdtt.cli import main
 from sdtt.dialogue.store import write_transcripts
-from sdtt.questionnaires.design import repeat_share
+from sdtt.tasks.design import repeat_share
 from tests.analysis.helpers import judgement
 from tests.questionnaires.helpers import bots, humans
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import re
 
-from sdtt.questionnaires.layout import (
+from sdtt.tasks.layout import (
     HIGHLIGHT,
     escape_html,
     escape_markdown,

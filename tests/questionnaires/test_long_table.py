@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from sdtt.errors import InputError
-from sdtt.questionnaires.readers.long_csv import read_table
+from sdtt.surveys.answer_files import read_table
 
 COLUMNS = ("judge_id", "question", "answer")
 

@@ -22,7 +22,7 @@ from sdtt.personas.held_out import hold_out
 from sdtt.personas.persona import Persona, PersonaInfo
 from sdtt.personas.store import find_persona, save_persona
 from sdtt.questionnaires.pipeline import build_study
-from sdtt.questionnaires.study import PairSpec, StudySpec
+from sdtt.tasks.study import PairSpec, StudySpec
 from tests.questionnaires.helpers import START, conversation
 
 TOPIC = "What's your favorite smell?"

@@ -15,7 +15,7 @@ import pytest
 
 from sdtt.errors import InputError
 from sdtt.questionnaires.answers import import_responses
-from sdtt.questionnaires.judgements import Judgement
+from sdtt.tasks.judgements import Judgement
 from tests.questionnaires.helpers import fixture_study
 
 FIXTURES = Path(__file__).parent / "fixtures"

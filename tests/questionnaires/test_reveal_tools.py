@@ -14,8 +14,8 @@ import pytest
 from sdtt.beliefs.reveal_import import import_reveal
 from sdtt.questionnaires.build import BuildResult
 from sdtt.questionnaires.exports import export_files
-from sdtt.questionnaires.reveal import reveal_turns
-from sdtt.questionnaires.tools import ExportOptions
+from sdtt.surveys.tool import ExportOptions
+from sdtt.tasks.reveal_turns import reveal_turns
 from tests.questionnaires.helpers import fixture_study
 from tests.questionnaires.test_js_tools import HOST, PLANTED_TEXT, _node
 

@@ -19,11 +19,11 @@ from sdtt.models.base import GenerateConfig, Prompt
 from sdtt.models.model import get_model
 from sdtt.models.registry import DEFAULT_MODEL
 from sdtt.questionnaires.build import BuildResult, build_questionnaire
-from sdtt.questionnaires.exporters.reveal import RevealNotSupported
 from sdtt.questionnaires.exports import export_text
 from sdtt.questionnaires.pairing import Pairing
-from sdtt.questionnaires.study import DesignSpec, StudySpec
-from sdtt.questionnaires.tools import TOOLS, ExportOptions
+from sdtt.surveys.tool import ExportOptions, RevealNotSupported
+from sdtt.surveys.tools import TOOLS
+from sdtt.tasks.study import DesignSpec, StudySpec
 from tests.questionnaires.helpers import conversation
 
 TOPIC = "Cats or dogs?"

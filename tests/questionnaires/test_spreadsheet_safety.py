@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.questionnaires.answers import import_responses
 from sdtt.questionnaires.build import BuildResult, build_questionnaire
-from sdtt.questionnaires.check import check_limesurvey, check_qsf
 from sdtt.questionnaires.exports import export_text
 from sdtt.questionnaires.pairing import Pairing
-from sdtt.questionnaires.study import StudySpec
 from sdtt.spreadsheet import FORMULA_STARTS, restore_cell, safe_cell, safe_html_cell
+from sdtt.surveys import limesurvey, qualtrics
+from sdtt.tasks.study import StudySpec
 from sdtt.ui.judge import AnswerLog
 from tests.questionnaires.helpers import START, conversation
 
@@ -65,7 +65,7 @@ def test_questionnaire_csv_neutralises_formulas_and_keeps_them_readable() -> Non
 def test_limesurvey_file_has_no_formula_cells_and_shows_the_same_text() -> None:
     study = _formula_study()
     text = export_text(study.questionnaire, "limesurvey")
-    assert check_limesurvey(text) == []
+    assert limesurvey.check(text) == []
     cells = _cells(text, "\t")
     assert not [c for c in cells if c.startswith(FORMULA_STARTS)]
     rows = list(csv.DictReader(io.StringIO(text), delimiter="\t"))
@@ -79,7 +79,7 @@ def test_limesurvey_file_has_no_formula_cells_and_shows_the_same_text() -> None:
 
 def test_qualtrics_title_is_escaped_like_all_its_html() -> None:
     document = json.loads(export_text(_formula_study().questionnaire, "qualtrics"))
-    assert check_qsf(document) == []
+    assert qualtrics.check(document) == []
     name = document["SurveyEntry"]["SurveyName"]
     options = next(e for e in document["SurveyElements"] if e["Element"] == "SO")["Payload"]
     for shown in (name, options["SurveyTitle"]):

@@ -19,18 +19,12 @@ import pytest
 from sdtt.align.ratings import read_ratings
 from sdtt.align.task import save_rating_task
 from sdtt.cli import main
-from sdtt.questionnaires.judgements import Judgement, read_judgements
-from sdtt.questionnaires.questionnaire import Questionnaire, save_study
-from sdtt.questionnaires.rating_task import RatingTask
-from sdtt.questionnaires.readers.common import JudgeAnswers
-from sdtt.questionnaires.readers.rating import RatingAnswer
-from sdtt.questionnaires.tools import (
-    TOOLS,
-    ExportOptions,
-    RatingFormat,
-    RevealExport,
-    SurveyTool,
-)
+from sdtt.surveys.answer_files import JudgeAnswers
+from sdtt.surveys.tool import ExportOptions, RatingFormat, RevealExport, SurveyTool
+from sdtt.surveys.tools import MODULES, TOOLS
+from sdtt.tasks.judgements import Judgement, read_judgements
+from sdtt.tasks.questionnaire import Questionnaire, save_study
+from sdtt.tasks.rating_task import RatingAnswer, RatingTask
 from tests.align.helpers import build
 from tests.questionnaires.helpers import fixture_study
 
@@ -215,7 +209,7 @@ def test_only_the_registry_knows_which_tools_exist() -> None:
     found = {}
     for path in sorted((ROOT / "sdtt").rglob("*.py")):
         relative = path.relative_to(ROOT).as_posix()
-        if relative == "sdtt/questionnaires/tools.py":
+        if relative == "sdtt/surveys/tools.py":
             continue
         lines = _tool_name_tables(path)
         if lines:
@@ -227,6 +221,11 @@ def test_architecture_names_the_files_of_a_survey_tool() -> None:
     text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
     bullet = text.split("- **A survey tool**", 1)[1].split("\n- **", 1)[0]
     paths = re.findall(r"`(sdtt/[^`]+)`", bullet)
-    assert "sdtt/questionnaires/tools.py" in paths
+    assert "sdtt/surveys/tools.py" in paths
+    assert "sdtt/surveys/<tool>.py" in paths
     for path in paths:
-        assert (ROOT / path).exists(), path
+        if "<tool>" in path:
+            for module in MODULES:
+                assert (ROOT / path.replace("<tool>", module.__name__.rsplit(".", 1)[1])).exists()
+        else:
+            assert (ROOT / path).exists(), path

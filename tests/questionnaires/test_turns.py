@@ -15,8 +15,8 @@ from sdtt.errors import InputError
 from sdtt.questionnaires.build import build_questionnaire
 from sdtt.questionnaires.pairing import Pairing
 from sdtt.questionnaires.pipeline import build_study
-from sdtt.questionnaires.questionnaire import questionnaire_json
-from sdtt.questionnaires.study import PairSpec, StudySpec
+from sdtt.tasks.questionnaire import questionnaire_json
+from sdtt.tasks.study import PairSpec, StudySpec
 from tests.questionnaires.helpers import conversation
 
 TOPIC = "Mozart or Beethoven?"

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from sdtt.questionnaires.questionnaire import Choice, Line, PairItem, Question, Questionnaire
-from sdtt.questionnaires.tools import TOOLS, ExportOptions
+from sdtt.surveys.tool import ExportOptions
+from sdtt.surveys.tools import TOOLS
+from sdtt.tasks.questionnaire import Choice, Line, PairItem, Question, Questionnaire
 
 README = Path(__file__).parents[2] / "questionnaires" / "README.md"
 SECTION = "## What judges can and cannot see"

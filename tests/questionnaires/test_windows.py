@@ -14,7 +14,7 @@ from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.store import write_transcripts
 from sdtt.questionnaires.build import build_questionnaire
 from sdtt.questionnaires.pairing import Pairing
-from sdtt.questionnaires.study import StudySpec
+from sdtt.tasks.study import StudySpec
 from tests.questionnaires.helpers import conversation
 
 TOPIC = "What's your favorite smell?"

@@ -11,7 +11,7 @@ from sdtt.beliefs.traces import read_traces
 from sdtt.cli import main
 from sdtt.dialogue.store import read_transcripts
 from sdtt.engine.events import read_event_log
-from sdtt.questionnaires.judgements import read_judgements
+from sdtt.tasks.judgements import read_judgements
 from tests.serve.helpers import Browser, make_server, write_spec
 from tests.serve.test_two_party import play_bot_game
 

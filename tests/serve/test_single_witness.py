@@ -7,7 +7,7 @@ from pydantic import ValidationError
 
 from sdtt.analysis.metrics import confusion, summarise
 from sdtt.analysis.table import judgement_table
-from sdtt.questionnaires.judgements import Judgement
+from sdtt.tasks.judgements import Judgement
 from tests.analysis.helpers import judgement
 
 

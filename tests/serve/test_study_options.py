@@ -10,7 +10,7 @@ import pytest
 import trio
 
 from sdtt.cli import main
-from sdtt.questionnaires.judgements import read_judgements
+from sdtt.tasks.judgements import read_judgements
 from tests.serve.helpers import Browser, make_server, write_spec
 
 pytestmark = pytest.mark.trio

@@ -10,8 +10,8 @@ import pytest
 import trio
 
 from sdtt.cli import main
-from sdtt.questionnaires.judgements import read_judgements
 from sdtt.serve.app import build_app
+from sdtt.tasks.judgements import read_judgements
 from tests.serve.helpers import Browser, make_server, write_spec
 from tests.serve.test_app import http_get
 

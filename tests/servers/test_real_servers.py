@@ -19,8 +19,8 @@ import pytest
 from sdtt.cli import main
 from sdtt.dialogue.store import read_transcripts
 from sdtt.generate.chainfile import read_chain
-from sdtt.questionnaires.judgements import read_judgements
-from sdtt.questionnaires.questionnaire import save_study
+from sdtt.tasks.judgements import read_judgements
+from sdtt.tasks.questionnaire import save_study
 from tests.questionnaires.helpers import fixture_study
 from tests.servers.conftest import PROXY_KEY, SERVED_MODEL, LlamaServer
 

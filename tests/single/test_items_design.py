@@ -10,8 +10,6 @@ from pathlib import Path
 import pytest
 
 from sdtt.errors import InputError
-from sdtt.questionnaires.design import item_forms
-from sdtt.questionnaires.single_task import Part
 from sdtt.single.build import (
     StudySettings,
     build_study,
@@ -22,6 +20,8 @@ from sdtt.single.build import (
 )
 from sdtt.single.catch import LONG_LIST, catch_item, catch_items
 from sdtt.single.items import SingleItem, cut_items, read_items, speaker_truth, write_items
+from sdtt.tasks.design import item_forms
+from sdtt.tasks.single_task import Part
 from tests.single.helpers import bot_chat, chat, corpus
 
 
@@ -160,8 +160,9 @@ def test_chat_text_naming_the_bots_model_or_persona_is_warned_about() -> None:
 
 
 def test_items_of_parts_and_images_are_asked_about_their_part_and_escaped() -> None:
-    from sdtt.questionnaires.exporters.single import item_html
-    from sdtt.questionnaires.tools import TOOLS, ExportOptions
+    from sdtt.surveys.tool import ExportOptions
+    from sdtt.surveys.tools import TOOLS
+    from sdtt.tasks.single_task import item_html
 
     items = [
         SingleItem(
@@ -197,7 +198,7 @@ def test_items_of_parts_and_images_are_asked_about_their_part_and_escaped() -> N
 
 
 def test_an_answer_that_is_no_option_names_the_file_and_record(tmp_path: Path) -> None:
-    from sdtt.questionnaires.readers.single import read_jspsych_single, read_surveyjs_single
+    from sdtt.surveys import jspsych, surveyjs
 
     items, _ = cut_items(corpus(1), (3,))
     task, _ = build_study(items, StudySettings(forms=1, per_form=4, confidence=True))
@@ -205,22 +206,22 @@ def test_an_answer_that_is_no_option_names_the_file_and_record(tmp_path: Path) -
     results = tmp_path / "results.json"
     results.write_text(json.dumps([{item.verdict_name(1): "robot"}]), encoding="utf-8")
     with pytest.raises(InputError, match=r"results\.json\[1\]: answer 'robot' to A is neither"):
-        read_surveyjs_single(results, task)
+        surveyjs.read_single(results, task)
     results.write_text(json.dumps([{item.confidence_name(2): 9}]), encoding="utf-8")
     with pytest.raises(InputError, match="confidence 9 in B is not a whole number from 1 to 5"):
-        read_surveyjs_single(results, task)
+        surveyjs.read_single(results, task)
     table = tmp_path / "page.csv"
     table.write_text(
         "judge_id,role,item,answer,rt,form\nj,single,nosuch1,{},10,\n", encoding="utf-8"
     )
     with pytest.raises(InputError, match="'nosuch1' is not in this single-item task"):
-        read_jspsych_single(table, task)
+        jspsych.read_single(table, task)
     table.write_text(
         f"judge_id,role,item,answer,rt,form\nj,single,{item.id},{{}},10,other-task\n",
         encoding="utf-8",
     )
     with pytest.raises(InputError, match="holds answers to task 'other-task'") as error:
-        read_jspsych_single(table, task)
+        jspsych.read_single(table, task)
     assert error.value.line == 2
 
 

@@ -16,9 +16,9 @@ from sdtt.judges.single_prompts import (
 )
 from sdtt.models import get_model
 from sdtt.models.base import GenerateConfig, Prompt
-from sdtt.questionnaires.single_task import ItemView, Judged, Part, SingleTask
 from sdtt.single.build import StudySettings, build_study
 from sdtt.single.items import cut_items
+from sdtt.tasks.single_task import ItemView, Judged, Part, SingleTask
 from tests.single.helpers import corpus
 
 

@@ -6,6 +6,7 @@ script over a small copy of their folders."""
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import subprocess
@@ -349,3 +350,20 @@ def test_the_reproduction_script_says_what_to_download_when_folders_are_missing(
     )
     assert run.returncode == 2
     assert "git clone" in run.stderr and "compiled_original_dataset_first_collection" in run.stderr
+
+
+def test_reading_their_table_leaves_other_csv_readers_refusing_huge_fields(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """psiTurk's datastring needs fields over 128 KB; the raised limit must not outlive the
+    read, or a later answer file in the same process (a study, a notebook) would take a
+    200 KB field silently."""
+    monkeypatch.chdir(tmp_path)
+    before = csv.field_size_limit()
+    path = table(tmp_path, [shapes.participant_row("P1", shapes.judge_trials())])
+    assert main(["import-kreiman", "psiturk", str(path), "-o", "trials.jsonl"]) == 0
+    assert csv.field_size_limit() == before
+    huge = tmp_path / "huge.csv"
+    huge.write_text('a,b\n1,"' + "x" * 200_000 + '"\n', encoding="utf-8")
+    with pytest.raises(csv.Error), huge.open(newline="") as handle:
+        list(csv.reader(handle))

@@ -19,10 +19,10 @@ from sdtt.dialogue.store import read_transcripts
 from sdtt.judges.single_item import judge_task
 from sdtt.models import get_model
 from sdtt.models.base import GenerateConfig, Prompt
-from sdtt.questionnaires.single_task import SingleAnswer
 from sdtt.single.build import StudySettings, build_study
 from sdtt.single.items import cut_items, speaker_truth
 from sdtt.single.scoring import score_single
+from sdtt.tasks.single_task import SingleAnswer
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "single" / "paper-s1-conversations.jsonl"
 PAPER_CLASSES = {

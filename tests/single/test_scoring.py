@@ -11,11 +11,11 @@ import pytest
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from sdtt.questionnaires.single_task import SingleAnswer, SingleTask
 from sdtt.single.build import SingleKey, StudySettings, build_study
 from sdtt.single.catch import catch_items
 from sdtt.single.items import cut_items
 from sdtt.single.scoring import judge_bootstrap, score_single, trials_of
+from sdtt.tasks.single_task import SingleAnswer, SingleTask
 from tests.single.helpers import corpus
 
 

@@ -16,11 +16,12 @@ from typing import Any
 
 import pytest
 
-from sdtt.questionnaires.single_task import SingleTask
-from sdtt.questionnaires.tools import TOOLS, ExportOptions
 from sdtt.single.build import SingleKey, StudySettings, build_study
 from sdtt.single.catch import catch_items
 from sdtt.single.items import cut_items
+from sdtt.surveys.tool import ExportOptions
+from sdtt.surveys.tools import TOOLS
+from sdtt.tasks.single_task import SingleTask
 from tests.questionnaires.test_js_tools import HOST, _node
 from tests.single.helpers import PLANTED, corpus
 

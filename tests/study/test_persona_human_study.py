@@ -10,10 +10,10 @@ import pytest
 from sdtt.errors import InputError
 from sdtt.personas.held_out import hold_out
 from sdtt.personas.store import find_persona, save_persona
-from sdtt.questionnaires.questionnaire import load_key, load_questionnaire
 from sdtt.study.ledger import read_ledger
 from sdtt.study.runner import StudyRunner
 from sdtt.study.spec import read_spec
+from sdtt.tasks.questionnaire import load_key, load_questionnaire
 from tests.study.helpers import CountingMocks, drive, write_spec
 
 SHIPPED = "chitchat-32b20fa3"

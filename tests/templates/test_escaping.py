@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from sdtt.analysis.report import Report, Section, render_html
-from sdtt.questionnaires.exporters.jspsych import export as export_jspsych
-from sdtt.questionnaires.exporters.printable import export_html
-from sdtt.questionnaires.questionnaire import Questionnaire
+from sdtt.surveys.jspsych import export as export_jspsych
+from sdtt.surveys.printable import export_html
+from sdtt.tasks.questionnaire import Questionnaire
 from sdtt.templates import escape_html
 from tests.questionnaires.helpers import fixture_study
 

@@ -8,7 +8,7 @@ import pytest
 from textual.widgets import Input, Static
 
 from sdtt.questionnaires.answers import import_responses
-from sdtt.questionnaires.judgements import read_judgements
+from sdtt.tasks.judgements import read_judgements
 from sdtt.ui.judge import JudgeApp, judging_steps
 from tests.questionnaires.helpers import fixture_study
 from tests.ui.helpers import wait_for

@@ -280,7 +280,16 @@ def _participant_rows(path: str | Path) -> list[tuple[int, dict[str, str]]]:
 
 
 def _csv_participants(path: str | Path) -> list[tuple[int, dict[str, str]]]:
-    csv.field_size_limit(2**31 - 1)  # one participant's datastring holds all their trials
+    # One participant's datastring holds all their trials. The limit is process-wide, so
+    # it is put back: every other CSV reader keeps refusing a field over 128 KB.
+    limit = csv.field_size_limit(2**31 - 1)
+    try:
+        return _read_csv_participants(path)
+    finally:
+        csv.field_size_limit(limit)
+
+
+def _read_csv_participants(path: str | Path) -> list[tuple[int, dict[str, str]]]:
     rows = csv_cells(path, what="participants table")
     first = next(rows, None)
     if first is None:

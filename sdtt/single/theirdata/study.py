@@ -3,7 +3,7 @@ score`` scores their judges as it scores sdtt's own.
 
 Every distinct response judged (stimulus, response shown, who wrote it, which machine)
 becomes one key entry of class ``H`` or ``M`` (no cut, no topic check: their files keep
-none); every trial becomes one :class:`~sdtt.questionnaires.single_task.SingleAnswer` of
+none); every trial becomes one :class:`~sdtt.tasks.single_task.SingleAnswer` of
 its judge. People are human judges; their machine judges (the ``machine`` group: an SVM
 per embedding, no ``workerData``) are scored apart, as ``llm`` judges named by their
 ``workerID`` with kind ``svm``.
@@ -14,11 +14,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from sdtt.questionnaires.single_task import SingleAnswer, Verdict
 from sdtt.single.build import KeyEntry, SingleKey
 from sdtt.single.response import Task
 from sdtt.single.response_items import JUDGED
 from sdtt.single.theirdata.judgements import KreimanJudgement
+from sdtt.tasks.single_task import SingleAnswer, Verdict
 
 MACHINE_KIND = "svm"
 """Their machine judges: linear SVMs over one language model's embeddings."""

@@ -18,7 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 MODULES = HERE / "node_modules"
-VENDOR = ROOT / "sdtt" / "questionnaires" / "exporters" / "vendor"
+VENDOR = ROOT / "sdtt" / "surveys" / "vendor"
 
 BROWSER_BUILD = "dist/index.browser.min.js"
 SCRIPTS = {

@@ -1,10 +1,15 @@
-"""What every survey-answer reader shares: answers per judge, option matching, scoring,
-exclusions.
+"""What every survey tool's answer readers share: answers per judge, option matching,
+scoring, exclusions, and reading text and long tables.
 
 Each tool's reader reads its own file format into :class:`JudgeAnswers` (one per
 respondent, answers keyed by sdtt's question names, as option codes or labels). Then
 :func:`score` compares them with the answer key and applies the study's exclusion rules.
 Exclusions are marked on the records with their reason; no record is dropped.
+
+Long answer tables (a CSV whose header names the columns, then one answer a row: the long
+CSV any tool can write, the CSVs the jsPsych pages save) are read by :func:`read_table`:
+column names are matched without regard to case or surrounding spaces, cells come back
+stripped, blank rows are skipped, and every error names the file, line and column.
 """
 
 from __future__ import annotations
@@ -13,15 +18,16 @@ import csv
 import html
 import io
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sdtt.errors import InputError
 from sdtt.files import checked_text, read_file_bytes
-from sdtt.questionnaires.judgements import Judgement
-from sdtt.questionnaires.questionnaire import AnswerKey, PairItem, Question, Questionnaire
 from sdtt.spreadsheet import restore_cell
+from sdtt.tasks.judgements import Judgement
+from sdtt.tasks.questionnaire import AnswerKey, PairItem, Question, Questionnaire
+from sdtt.tasks.rating_task import RatingAnswer, RatingTask
 
 
 @dataclass
@@ -267,3 +273,90 @@ def read_csv_rows(path: str | Path, *, delimiters: str = ",;\t") -> list[list[st
             line=reader.line_num or None,
             hint="Export the responses from the survey tool again.",
         ) from None
+
+
+@dataclass(frozen=True)
+class Row:
+    """One non-blank row of a long table, its cells by (lower-case) column name."""
+
+    path: Path
+    line: int
+    cells: Mapping[str, str]
+
+    def __getitem__(self, column: str) -> str:
+        """The stripped cell of ``column`` ("" when the table or the row lacks it)."""
+        return self.cells.get(column, "")
+
+    @property
+    def where(self) -> str:
+        """``file:line``, as records name where an answer came from."""
+        return f"{self.path}:{self.line}"
+
+    def error(
+        self, message: str, *, field: str | None = None, hint: str | None = None
+    ) -> InputError:
+        """An error about this row."""
+        return InputError(message, path=self.path, line=self.line, field=field, hint=hint)
+
+    def judge_id(self) -> str:
+        """The row's judge id, which must not be empty."""
+        if not self["judge_id"]:
+            raise self.error("judge_id is empty.", field="judge_id")
+        return self["judge_id"]
+
+    def number(self, column: str, *, what: str, field: str) -> float | None:
+        """The number in ``column`` (None when the cell is empty); ``what`` and ``field``
+        name it in the error for a cell that is not a number."""
+        text = self[column]
+        if not text:
+            return None
+        try:
+            return float(text)
+        except ValueError:
+            raise self.error(f"{what} {text!r} is not a number.", field=field) from None
+
+
+def read_table(
+    path: Path, columns: Sequence[str], *, hint: str, delimiters: str = ",;\t"
+) -> list[Row]:
+    """The rows of the long table at ``path``, which must have ``columns``; ``hint`` says
+    what to do when it lacks some."""
+    rows = read_csv_rows(path, delimiters=delimiters)
+    if not rows:
+        raise InputError("is empty.", path=path)
+    header = [name.strip().lower() for name in rows[0]]
+    missing = [name for name in columns if name not in header]
+    if missing:
+        raise InputError(f"lacks the column(s) {', '.join(missing)}.", path=path, line=1, hint=hint)
+    column = {name: index for index, name in enumerate(header)}
+    return [
+        Row(
+            path,
+            line,
+            {name: row[index].strip() for name, index in column.items() if index < len(row)},
+        )
+        for line, row in enumerate(rows[1:], start=2)
+        if any(cell.strip() for cell in row)
+    ]
+
+
+def rating_answers(
+    rows: Iterable[Row], task: RatingTask, *, seconds: str, per_second: float = 1.0
+) -> list[RatingAnswer]:
+    """The answers in long-table rows of a rating task: ``question`` names the pair and
+    ``answer`` holds the rating (a blank answer gives none); column ``seconds``, counted
+    ``per_second`` to a second, is the time spent."""
+    pair_ids = {p.id for p in task.pairs}
+    answers: list[RatingAnswer] = []
+    for row in rows:
+        judge_id, question = row.judge_id(), row["question"]
+        if question not in pair_ids:
+            raise row.error(f"pair {question!r} is not in this rating task.", field="question")
+        answer = row["answer"]
+        if not answer:
+            continue
+        spent = row.number(seconds, what="time", field="seconds")
+        if spent is not None:
+            spent /= per_second
+        answers.append((judge_id, question, answer, spent, row.where))
+    return answers

@@ -2,22 +2,23 @@
 
 What a judge of ``sdtt align`` sees and nothing else (opaque ids, chat lines, the
 question and scale); :mod:`sdtt.align.task` builds it and keeps the researcher's key.
-It lives here, beside the questionnaire, because every survey tool that can field a
-rating task writes it and reads its answers in
-:mod:`sdtt.questionnaires.exporters.rating` and :mod:`sdtt.questionnaires.readers.rating`.
+Every survey tool that can field a rating task writes it and reads its answers (its
+``rating_files`` and ``read_ratings`` in :mod:`sdtt.surveys`) as a :data:`RatingAnswer`
+each, which :mod:`sdtt.align.rating_import` turns into ratings.
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sdtt.questionnaires.ids import by_id
-from sdtt.questionnaires.layout import chat_html
-from sdtt.questionnaires.questionnaire import Line
+from sdtt.tasks.ids import by_id
+from sdtt.tasks.layout import chat_html
+from sdtt.tasks.questionnaire import Line
 
 TASK_VERSION = 1
 ITEM_TITLES = ("Chat excerpt 1", "Chat excerpt 2")
-PAGE_SUFFIX = "page"
+RatingAnswer = tuple[str, str, str, float | None, str]
+"""One answer as a survey tool reads it: (judge id, pair id, raw answer, seconds, where)."""
 
 
 class RatingItem(BaseModel):

@@ -2,21 +2,23 @@
 
 For paper studies, lab sessions, piloting with colleagues, or pasting into a tool sdtt
 has no exporter for. Same content and order as the other exports; options carry their
-codes so answers written down can be typed into the generic CSV import.
+codes so answers written down can be typed into the long CSV import
+(:mod:`sdtt.surveys.long_csv`). No answers come back from these files.
 """
 
 from __future__ import annotations
 
 from markupsafe import Markup
 
-from sdtt.questionnaires.layout import (
+from sdtt.surveys.tool import SurveyTool
+from sdtt.tasks.layout import (
     CHAT_TITLES,
     SPEAKER_LABELS,
     escape_markdown,
     pair_html,
     paragraphs_html,
 )
-from sdtt.questionnaires.questionnaire import Question, Questionnaire
+from sdtt.tasks.questionnaire import Question, Questionnaire
 
 HTML_FILENAME = "questionnaire.html"
 MARKDOWN_FILENAME = "questionnaire.md"
@@ -84,3 +86,20 @@ def export_markdown(questionnaire: Questionnaire) -> str:
         out += ["## Last question", "", *_question_markdown(questionnaire.strategy)]
     out.append(escape_markdown(" ".join(questionnaire.end_text.split())))
     return "\n".join(out).rstrip() + "\n"
+
+
+ENTRIES = (
+    SurveyTool(
+        "html",
+        "printable HTML page",
+        HTML_FILENAME,
+        lambda questionnaire, options: export_html(questionnaire),
+    ),
+    SurveyTool(
+        "markdown",
+        "printable Markdown",
+        MARKDOWN_FILENAME,
+        lambda questionnaire, options: export_markdown(questionnaire),
+    ),
+)
+"""The printable page and Markdown as :mod:`sdtt.surveys.tools` lists them."""

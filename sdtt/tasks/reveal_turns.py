@@ -8,7 +8,20 @@ every renderer (HTML, plain text) and every leak check applies to them unchanged
 
 from __future__ import annotations
 
-from sdtt.questionnaires.questionnaire import Line, PairItem
+from sdtt.tasks.layout import pair_html
+from sdtt.tasks.questionnaire import Line, PairItem
+
+BELIEF_TEXT = (
+    "So far, how likely is it that User B in chat 1 is the person (and User B in chat 2 "
+    "the AI)? 0 = chat 1's User B is surely the AI, 100 = chat 2's User B is surely the AI."
+)
+SLIDER_LABELS = ("Chat 1 is the AI", "Not sure", "Chat 2 is the AI")
+REVEAL_NOTE = (
+    "Each pair of chats is shown turn by turn. After every turn, set the slider to how "
+    "likely you think it is that User B in chat 1 is the person. You cannot go back."
+)
+STEP_SUFFIX = "step"
+BELIEF_SUFFIX = "belief"
 
 
 def chat_turns(lines: list[Line]) -> list[list[Line]]:
@@ -45,3 +58,27 @@ def new_text(item: PairItem, turn: int) -> str:
             if said:
                 parts.append(f"chat {number}: {said}")
     return "\n".join(parts)
+
+
+def belief_name(pair_id: str, turn: int) -> str:
+    """The name of the belief asked after ``turn`` turns of a pair."""
+    return f"{pair_id}{BELIEF_SUFFIX}{turn}"
+
+
+def step_name(pair_id: str, turn: int) -> str:
+    """The name of the screen (SurveyJS panel) showing step ``turn`` of a pair."""
+    return f"{pair_id}{STEP_SUFFIX}{turn}"
+
+
+def _step_header(turn: int, turns: int) -> str:
+    return f'<p style="font-weight:bold;margin:0 0 8px 0;">Turn {turn} of {turns}</p>'
+
+
+def reveal_steps(item: PairItem) -> list[tuple[int, str]]:
+    """Each step of revealing ``item``: its turn and its HTML (a header, then the pair cut
+    to that many turns), as every reveal-mode export shows it."""
+    turns = reveal_turns(item)
+    return [
+        (turn, _step_header(turn, turns) + pair_html(revealed(item, turn)))
+        for turn in range(1, turns + 1)
+    ]

@@ -4,10 +4,10 @@ In a single-item test (Zhang, Kreiman et al.) a judge sees ONE item at a time, a
 conversation or a conversation's first exchanges, a cue and its association, an image and
 its caption, and says for each speaker whether a human or a machine wrote it. This module
 holds what a judge sees and nothing else (opaque ids, the item's text, the questions):
-:mod:`sdtt.single` builds it from items and keeps the researcher's key. It lives here,
-beside the questionnaire, because every survey tool that can field it writes it and reads
-its answers (:mod:`sdtt.questionnaires.exporters.single`,
-:mod:`sdtt.questionnaires.readers.single`), and LLM judges answer it too.
+:mod:`sdtt.single` builds it from items and keeps the researcher's key. Every survey tool
+that can field it (its ``single_files`` and ``read_single`` in :mod:`sdtt.surveys`) shows
+an item with :func:`item_html` and turns a response into an answer with
+:func:`item_answer`, and LLM judges answer it too.
 
 Question names inside a survey are built from the item id: ``<item>v<n>`` the verdict on
 the n-th judged speaker, ``<item>c<n>`` its confidence, ``<item>why`` the reason and
@@ -17,13 +17,15 @@ the n-th judged speaker, ``<item>c<n>`` its confidence, ``<item>why`` the reason
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sdtt.dialogue.record_files import read_records
-from sdtt.questionnaires.ids import by_id
-from sdtt.questionnaires.questionnaire import Line, Question
+from sdtt.errors import InputError
+from sdtt.tasks.ids import by_id
+from sdtt.tasks.layout import chat_html, escape_html
+from sdtt.tasks.questionnaire import Line, Question
 
 TASK_VERSION = 1
 ANSWERS_VERSION = 1
@@ -165,3 +167,112 @@ def read_single_answers(path: str | Path) -> list[SingleAnswer]:
         noun="answer",
         format_name="single-item answers",
     )
+
+
+CHAT_TITLE = "Conversation"
+IMAGE_STYLE = "display:block;max-width:100%;max-height:60vh;margin:0 0 12px 0;"
+
+
+def item_html(item: ItemView) -> str:
+    """The item as one escaped HTML fragment: image, labelled parts, chat."""
+    parts: list[str] = ["<div>"]
+    if item.image is not None:
+        parts.append(f'<img src="{escape_html(item.image)}" alt="" style="{IMAGE_STYLE}">')
+    for part in item.parts:
+        parts.append(
+            '<p style="margin:0 0 8px 0;font-size:17px;">'
+            f"<b>{escape_html(part.label)}:</b> "
+            f'<span style="overflow-wrap:anywhere;">{escape_html(part.text)}</span></p>'
+        )
+    if item.lines:
+        parts.append(chat_html(CHAT_TITLE, item.lines))
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def confidence_labels() -> list[tuple[int, str]]:
+    """Each confidence value with its label (the ends described)."""
+    low, high = CONFIDENCE
+    labels = []
+    for value in range(low, high + 1):
+        end = {low: CONFIDENCE_ENDS[0], high: CONFIDENCE_ENDS[1]}.get(value)
+        labels.append((value, f"{value} - {end}" if end else str(value)))
+    return labels
+
+
+_VERDICT_CODES: dict[str, Verdict] = {code: code for code, _ in VERDICTS}
+
+
+def _verdict(value: Any, where: str, name: str) -> Verdict | None:
+    if value in (None, ""):
+        return None
+    verdict = _VERDICT_CODES.get(str(value).strip().lower())
+    if verdict is None:
+        raise InputError(
+            f"{where}: answer {value!r} to {name} is neither 'human' nor 'machine'.",
+            field=name,
+            hint="Import answers with the task folder they were exported from.",
+        )
+    return verdict
+
+
+def _confidence(value: Any, where: str, name: str) -> int | None:
+    if value in (None, ""):
+        return None
+    try:
+        number = int(str(value))
+    except ValueError:
+        number = CONFIDENCE[0] - 1
+    if not CONFIDENCE[0] <= number <= CONFIDENCE[1]:
+        raise InputError(
+            f"{where}: confidence {value!r} in {name} is not a whole number from "
+            f"{CONFIDENCE[0]} to {CONFIDENCE[1]}.",
+            field=name,
+        )
+    return number
+
+
+def item_answer(
+    task: SingleTask,
+    item: ItemView,
+    judge_id: str,
+    given: dict[str, Any],
+    *,
+    seconds: float | None,
+    where: str,
+) -> SingleAnswer:
+    """One item's answer from its questions' raw values, checked."""
+    verdicts: dict[str, Verdict | None] = {}
+    confidence: dict[str, int] = {}
+    for index, judged in enumerate(item.judged, start=1):
+        verdicts[judged.key] = _verdict(given.get(item.verdict_name(index)), where, judged.key)
+        level = _confidence(given.get(item.confidence_name(index)), where, judged.key)
+        if level is not None:
+            confidence[judged.key] = level
+    topic = given.get(item.topic_name)
+    known = item.topic is not None and item.topic.choice_for(str(topic)) is not None
+    if topic not in (None, "") and item.topic is not None and not known:
+        raise InputError(
+            f"{where}: topic answer {topic!r} is not an option of item {item.id}.",
+            field=item.topic_name,
+        )
+    reason = given.get(item.reason_name)
+    return SingleAnswer(
+        task=task.id,
+        judge_id=judge_id,
+        item=item.id,
+        verdicts=verdicts,
+        confidence=confidence,
+        reason=str(reason).strip() or None if reason not in (None, "") else None,
+        topic=None if topic in (None, "") else str(topic),
+        seconds=seconds,
+        where=where,
+    )
+
+
+def item_shown(item: ItemView, given: dict[str, Any]) -> bool:
+    """Whether a response names any question of ``item`` (an item a judge was not shown
+    gives no answer)."""
+    numbers = range(1, len(item.judged) + 1)
+    names = [item.verdict_name(i) for i in numbers] + [item.confidence_name(i) for i in numbers]
+    return any(name in given for name in [*names, item.topic_name, item.reason_name])

@@ -1,31 +1,46 @@
-"""Qualtrics survey file (``.qsf``, JSON): import with "Create project > From a file".
+"""Qualtrics: the survey file (``.qsf``, JSON) and its response CSV.
 
-Layout: an introduction block (instructions, page break, demographics), one block per
-pair (the chats as a descriptive-text question, the judgement and topic check as
-single-answer multiple-choice questions, and a page timer), and a final block with the
-strategy question. The survey flow captures Prolific's URL parameters as embedded data,
-then shows the pair blocks through a block randomizer (every judge gets every pair, in
-a random order) when the study randomises order. Under a judge design, a randomizer
-draws ``k`` pairs per judge (evenly presented, recorded as embedded data ``<pair>show``)
-and a second one shows the drawn pairs and the catch pairs in a random order, each
-drawn pair as one of its two views (bot first or second, evenly); so a catch pair sits
-at a random place, like any pair. Qualtrics balances the counts as judges arrive; it
-cannot keep two pairs that share a conversation apart, which the per-form files
-(``form-NN/qualtrics.qsf``) do.
+The file: import it with "Create project > From a file". An introduction block
+(instructions, page break, demographics), one block per pair (the chats as a
+descriptive-text question, the judgement and topic check as single-answer
+multiple-choice questions, and a page timer), and a final block with the strategy
+question. The survey flow captures Prolific's URL parameters as embedded data, then shows
+the pair blocks through a block randomizer (every judge gets every pair, in a random
+order) when the study randomises order. Under a judge design, a randomizer draws ``k``
+pairs per judge (evenly presented, recorded as embedded data ``<pair>show``) and a second
+one shows the drawn pairs and the catch pairs in a random order, each drawn pair as one
+of its two views (bot first or second, evenly); so a catch pair sits at a random place,
+like any pair. Qualtrics balances the counts as judges arrive; it cannot keep two pairs
+that share a conversation apart, which the per-form files (``form-NN/qualtrics.qsf``)
+do. Question export tags are sdtt's question names, so response columns are the pair
+ids; choice recode values are the option positions (1, 2, ...).
 
-Question export tags are sdtt's question names, so response columns are the pair ids;
-choice recode values are the option positions (1, 2, ...).
+The responses ("Data & Analysis > Export data > CSV") have three header rows: column
+names (export tags), question texts, and ``{"ImportId": ...}`` objects. Both "use choice
+text" and "use numeric values" exports work. Preview, test and spam responses and
+unfinished ones are kept but excluded. The judge id is ``PROLIFIC_PID`` when captured,
+else ``ResponseId``; the response time of a pair is its page timer's "Page Submit".
+
+Qualtrics publishes no schema for ``.qsf`` files, so :func:`check` tests what an import
+depends on: that everything referred to exists, counts agree and names are unique.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from sdtt.dialogue.seeds import seeded_rng
-from sdtt.questionnaires.layout import escape_html, pair_html, paragraphs_html, plain_label
-from sdtt.questionnaires.questionnaire import Question, Questionnaire
+from sdtt.errors import InputError
+from sdtt.surveys.answer_files import JudgeAnswers, read_csv_rows
+from sdtt.surveys.tool import SurveyTool
+from sdtt.tasks.layout import escape_html, pair_html, paragraphs_html, plain_label
+from sdtt.tasks.questionnaire import Question, Questionnaire
 
 FILENAME = "qualtrics.qsf"
 MEDIA_TYPE = "application/json"
@@ -460,3 +475,265 @@ def survey_file(questionnaire: Questionnaire) -> dict[str, Any]:
 def export(questionnaire: Questionnaire) -> str:
     """The QSF text."""
     return json.dumps(survey_file(questionnaire), indent=2, ensure_ascii=False) + "\n"
+
+
+PREVIEW_STATUSES = {"survey preview", "survey test", "spam", "1", "2", "8", "9"}
+
+
+def _finished(value: str) -> bool:
+    return value.strip().lower() in ("", "true", "1")
+
+
+def read_answers(path: str | Path, questionnaire: Questionnaire) -> list[JudgeAnswers]:
+    """Respondents from a Qualtrics response CSV."""
+    path = Path(path)
+    rows = read_csv_rows(path, delimiters=",\t")
+    if len(rows) < 3 or not rows[2] or not rows[2][0].lstrip().startswith('{"ImportId"'):
+        raise InputError(
+            "does not look like a Qualtrics response export (the third row should hold "
+            '{"ImportId": ...} entries).',
+            path=path,
+            hint="Export from Data & Analysis as CSV, keeping the header rows.",
+        )
+    header = [name.strip() for name in rows[0]]
+    column = {name: index for index, name in enumerate(header)}
+    known = set(questionnaire.question_names())
+    if not known & set(header):
+        raise InputError(
+            "has no column of this questionnaire's questions.",
+            path=path,
+            hint="Was it exported from the survey imported from this study's qualtrics.qsf?",
+        )
+    respondents: list[JudgeAnswers] = []
+    for line, row in enumerate(rows[3:], start=4):
+        if not any(cell.strip() for cell in row):
+            continue
+
+        def cell(name: str, row: list[str] = row) -> str:
+            index = column.get(name)
+            return row[index].strip() if index is not None and index < len(row) else ""
+
+        answers = {name: cell(name) for name in header if name in known}
+        seconds: dict[str, float] = {}
+        for item in questionnaire.items:
+            submit = cell(f"{item.time_name}_Page Submit")
+            try:
+                if submit:
+                    seconds[item.id] = float(submit)
+            except ValueError:
+                raise InputError(
+                    f"page timer {submit!r} is not a number.",
+                    path=path,
+                    line=line,
+                    field=f"{item.time_name}_Page Submit",
+                ) from None
+        flags = []
+        if cell("Status").lower() in PREVIEW_STATUSES:
+            flags.append("preview, test or spam response")
+        if not _finished(cell("Finished")):
+            flags.append("did not finish")
+        judge_id = cell(PROLIFIC_FIELDS[0]) or cell("ResponseId") or f"{path.stem}-{line}"
+        respondents.append(
+            JudgeAnswers(
+                judge_id=judge_id,
+                answers=answers,
+                seconds=seconds,
+                flags=flags,
+                where=f"{path}:{line}",
+                numeric_choices=True,
+            )
+        )
+    return respondents
+
+
+QSF_ELEMENT_KINDS = {"BL", "FL", "SO", "SCO", "PROJ", "STAT", "QC", "SQ", "RS", "QO", "PL", "SV"}
+QSF_QUESTION_KINDS = {
+    ("DB", "TB"),
+    ("DB", "GRB"),
+    ("MC", "SAVR"),
+    ("MC", "SAHR"),
+    ("MC", "DL"),
+    ("MC", "MAVR"),
+    ("TE", "SL"),
+    ("TE", "ML"),
+    ("TE", "ESTB"),
+    ("TE", "FORM"),
+    ("Timing", "PageTimer"),
+    ("Meta", "Browser"),
+}
+FLOW_BLOCK_TYPES = {"Block", "Standard"}
+
+
+def _flow_nodes(node: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    yield node
+    for key in ("Flow", "ElseFlow"):
+        children = node.get(key)
+        if isinstance(children, list):
+            for child in children:
+                if isinstance(child, dict):
+                    yield from _flow_nodes(child)
+
+
+def check(document: Any) -> list[str]:
+    """Problems of a Qualtrics survey file (empty when it is consistent)."""
+    if not isinstance(document, dict):
+        return ["the file is not a JSON object"]
+    problems: list[str] = []
+    entry = document.get("SurveyEntry")
+    elements = document.get("SurveyElements")
+    if not isinstance(entry, dict) or not entry.get("SurveyID"):
+        problems.append("SurveyEntry with a SurveyID is missing")
+        entry = {}
+    if not isinstance(elements, list):
+        return [*problems, "SurveyElements is missing or not a list"]
+    survey_id = entry.get("SurveyID")
+    by_kind: dict[str, list[dict[str, Any]]] = {}
+    for index, element in enumerate(elements):
+        if not isinstance(element, dict):
+            problems.append(f"SurveyElements[{index}] is not an object")
+            continue
+        kind = element.get("Element")
+        if kind not in QSF_ELEMENT_KINDS:
+            problems.append(f"SurveyElements[{index}] has unknown Element {kind!r}")
+        if survey_id and element.get("SurveyID") != survey_id:
+            problems.append(
+                f"SurveyElements[{index}] belongs to survey {element.get('SurveyID')!r}"
+            )
+        by_kind.setdefault(str(kind), []).append(element)
+    for kind in ("BL", "FL", "QC"):
+        if len(by_kind.get(kind, [])) != 1:
+            problems.append(
+                f"there must be exactly one {kind} element, found {len(by_kind.get(kind, []))}"
+            )
+    if problems:
+        return problems
+
+    questions: dict[str, dict[str, Any]] = {}
+    tags: Counter[str] = Counter()
+    for element in by_kind.get("SQ", []):
+        payload = element.get("Payload")
+        if not isinstance(payload, dict):
+            problems.append(f"question {element.get('PrimaryAttribute')!r} has no payload")
+            continue
+        qid = payload.get("QuestionID")
+        if qid != element.get("PrimaryAttribute"):
+            problems.append(
+                f"question {qid!r}: PrimaryAttribute {element.get('PrimaryAttribute')!r} differs"
+            )
+        if qid in questions:
+            problems.append(f"question id {qid!r} is used twice")
+        questions[str(qid)] = payload
+        tag = payload.get("DataExportTag")
+        if not isinstance(tag, str) or not tag:
+            problems.append(f"question {qid!r} has no DataExportTag")
+        else:
+            tags[tag] += 1
+        kind = (payload.get("QuestionType"), payload.get("Selector"))
+        if kind not in QSF_QUESTION_KINDS:
+            problems.append(f"question {qid!r} has unknown type/selector {kind}")
+        if "QuestionText" not in payload:
+            problems.append(f"question {qid!r} has no QuestionText")
+        choices = payload.get("Choices")
+        if payload.get("QuestionType") == "MC":
+            if not isinstance(choices, dict) or not choices:
+                problems.append(f"question {qid!r} has no choices")
+                continue
+            order = [str(key) for key in payload.get("ChoiceOrder", [])]
+            if sorted(order) != sorted(choices):
+                problems.append(f"question {qid!r}: ChoiceOrder does not list exactly its choices")
+            next_id = payload.get("NextChoiceId")
+            if not isinstance(next_id, int) or any(
+                key.isdigit() and int(key) >= next_id for key in choices
+            ):
+                problems.append(f"question {qid!r}: NextChoiceId must exceed every choice id")
+            recode = payload.get("RecodeValues")
+            if recode is not None and set(recode) != set(choices):
+                problems.append(f"question {qid!r}: RecodeValues do not match its choices")
+    for tag, count in tags.items():
+        if count > 1:
+            problems.append(f"DataExportTag {tag!r} is used by {count} questions")
+
+    declared_count = by_kind["QC"][0].get("SecondaryAttribute")
+    if str(declared_count) != str(len(questions)):
+        problems.append(f"QC says {declared_count} questions but the file has {len(questions)}")
+
+    blocks_payload = by_kind["BL"][0].get("Payload")
+    blocks = list(blocks_payload.values()) if isinstance(blocks_payload, dict) else blocks_payload
+    if not isinstance(blocks, list):
+        return [*problems, "the BL payload is not a list of blocks"]
+    block_ids: set[str] = set()
+    placed: Counter[str] = Counter()
+    for block in blocks:
+        block_id = block.get("ID")
+        if block_id in block_ids:
+            problems.append(f"block id {block_id!r} is used twice")
+        block_ids.add(str(block_id))
+        for item in block.get("BlockElements", []):
+            if item.get("Type") == "Question":
+                qid = str(item.get("QuestionID"))
+                if qid not in questions:
+                    problems.append(f"block {block_id!r} refers to missing question {qid!r}")
+                placed[qid] += 1
+            elif item.get("Type") != "Page Break":
+                problems.append(
+                    f"block {block_id!r} has an element of unknown type {item.get('Type')!r}"
+                )
+    for qid in questions:
+        if placed[qid] != 1:
+            problems.append(f"question {qid!r} is in {placed[qid]} blocks (must be exactly one)")
+
+    flow = by_kind["FL"][0].get("Payload")
+    if not isinstance(flow, dict) or flow.get("Type") != "Root":
+        return [*problems, "the FL payload is not a Root flow"]
+    flow_ids: Counter[str] = Counter()
+    shown: set[str] = set()
+    numbers: list[int] = []
+    for node in _flow_nodes(flow):
+        flow_id = str(node.get("FlowID"))
+        flow_ids[flow_id] += 1
+        if re.fullmatch(r"FL_\d+", flow_id):
+            numbers.append(int(flow_id[3:]))
+        if node.get("Type") in FLOW_BLOCK_TYPES:
+            if node.get("ID") not in block_ids:
+                problems.append(f"flow {flow_id} shows missing block {node.get('ID')!r}")
+            shown.add(str(node.get("ID")))
+        if node.get("Type") == "BlockRandomizer":
+            children = node.get("Flow", [])
+            subset = node.get("SubSet")
+            if not str(subset).isdigit() or not 1 <= int(str(subset)) <= len(children):
+                problems.append(
+                    f"flow {flow_id}: SubSet {subset!r} does not fit its {len(children)} blocks"
+                )
+        if node.get("Type") == "EmbeddedData":
+            for field in node.get("EmbeddedData", []):
+                if not field.get("Field"):
+                    problems.append(f"flow {flow_id}: an embedded data entry has no Field")
+    for flow_id, uses in flow_ids.items():
+        if uses > 1:
+            problems.append(f"FlowID {flow_id} is used {uses} times")
+    declared = flow.get("Properties", {}).get("Count")
+    if numbers and isinstance(declared, int) and declared < max(numbers):
+        problems.append(f"flow Properties.Count {declared} is below the highest FlowID number")
+    for block in blocks:
+        if (
+            block.get("Type") != "Trash"
+            and block.get("BlockElements")
+            and block.get("ID") not in shown
+        ):
+            problems.append(f"block {block.get('ID')!r} has questions but is not in the flow")
+    return problems
+
+
+ENTRIES = (
+    SurveyTool(
+        "qualtrics",
+        "Qualtrics survey file (.qsf)",
+        FILENAME,
+        lambda questionnaire, options: export(questionnaire),
+        read=read_answers,
+        answers="Qualtrics response CSV with its three header rows",
+        design_native=True,
+        draws_blind=True,
+    ),
+)
+"""Qualtrics as :mod:`sdtt.surveys.tools` lists it."""

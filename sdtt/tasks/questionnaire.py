@@ -26,7 +26,7 @@ from sdtt.dialogue.shown import Shown, View
 from sdtt.dialogue.store import check_version, validate_record
 from sdtt.errors import InputError
 from sdtt.files import parse_json, read_text_file, write_text_atomic
-from sdtt.questionnaires.study import QualitySpec
+from sdtt.tasks.study import QualitySpec
 
 QUESTIONNAIRE_VERSION = 1
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from sdtt.dialogue.store import validate_record
 from sdtt.errors import InputError
 from sdtt.files import load_settings_file
-from sdtt.questionnaires.rating_spec import RatingSpec
+from sdtt.tasks.rating_spec import RatingSpec
 
 SPEC_VERSION = 1
 
@@ -149,7 +149,7 @@ class ProlificSpec(BaseModel):
 
 
 class DesignSpec(BaseModel):
-    """How pairs are split across judges (see :mod:`sdtt.questionnaires.design`)."""
+    """How pairs are split across judges (see :mod:`sdtt.tasks.design`)."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -23,8 +23,8 @@ from datetime import datetime, timedelta
 
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.render import fold_text
-from sdtt.questionnaires.questionnaire import Line, PairItem, Speaker
-from sdtt.questionnaires.study import Timestamps
+from sdtt.tasks.questionnaire import Line, PairItem, Speaker
+from sdtt.tasks.study import Timestamps
 from sdtt.templates import escape_html as escape_html  # exporters import it from here
 
 SPEAKER_LABELS: dict[Speaker, str] = {"A": "User A", "B": "User B"}
