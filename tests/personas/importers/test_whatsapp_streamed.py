@@ -1,0 +1,135 @@
+"""``sdtt persona import whatsapp`` writes the persona as it reads the export, and the
+file is byte for byte the one the import wrote when it held the whole chat in memory.
+
+The files under ``fixtures/whatsapp/streamed/`` were written by that build (before issue
+48) from the exports generated here, for each set of options below; only the ``created``
+time of the header differs from run to run, so it is set to a fixed value on both sides.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from sdtt.cli import main
+
+from .helpers import FIXTURES
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
+from persona_import_cli import write_export
+
+GOLDEN = FIXTURES / "whatsapp" / "streamed"
+_CREATED = re.compile(rb'"created":"[^"]*"')
+_PEOPLE = ("Ann Smith", "Bob Jones", "Cara Diaz")
+_LINES = (
+    "hey how are you",
+    "mail me at bob.jones@example.com",
+    "call me on +44 20 7946 0958 tonight",
+    "did emma call you?",
+    "Cara said hi",
+    "‎image omitted",
+    "‎This message was deleted.",
+    "first line\nsecond line\n\nfourth line",
+    "ok see you at 10:30 <This message was edited>",
+    "my iban is DE89 3704 0044 0532 0130 00",
+    "haha",
+    "‎<attached: 00000012-PHOTO-2024-04-13-09-06-02.jpg>",
+    "lunch tomorrow? Bob will come",
+)
+
+
+def write_group_export(path: Path, messages: int = 600, seed: int = 3) -> Path:
+    """An iOS export of three people, with seconds, personal data, media, deleted and
+    system lines, several-line messages and silences (some chats without Ann)."""
+    rng = random.Random(seed)
+    second = 9 * 3600
+    day = 1
+    lines = ["[01/03/2024, 09:00:00] Bob Jones: ‎Messages and calls are end-to-end encrypted."]
+    for index in range(messages):
+        second += rng.choice((3, 8, 20, 45, 90, 200))
+        if index % 25 == 24:
+            second += rng.choice((2, 5)) * 3600
+        if second >= 86_000:
+            day, second = day + 1, 8 * 3600
+        hours, rest = divmod(second, 3600)
+        stamp = f"[{day:02d}/03/2024, {hours:02d}:{rest // 60:02d}:{rest % 60:02d}]"
+        # Every fifth chat is Bob and Cara alone.
+        senders = _PEOPLE[1:] if (index // 25) % 5 == 4 else _PEOPLE
+        lines.append(f"{stamp} {rng.choice(senders)}: {rng.choice(_LINES)}")
+        if index % 50 == 10:
+            lines.append(f"{stamp} Cara Diaz added Dan")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def write_shuffled_export(path: Path) -> Path:
+    """The group export with every 40th message moved one line down: out of time order,
+    which the import puts right (the persona is then built with the chat held whole)."""
+    write_group_export(path)
+    lines = path.read_text(encoding="utf-8").split("\n")
+    for index in range(20, len(lines) - 2, 40):
+        if lines[index].startswith("[") and lines[index + 1].startswith("["):
+            lines[index], lines[index + 1] = lines[index + 1], lines[index]
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def write_two_export(path: Path) -> Path:
+    """The benchmark's Android export of Ann and Ben (minutes only), small."""
+    write_export(path, 1_000)
+    return path
+
+
+CASES = {
+    "group-merged": (write_group_export, ["--me", "Ann Smith", "--merge-others"]),
+    "group-with-bob": (
+        write_group_export,
+        [
+            "--me", "Ann Smith", "--with", "Bob Jones", "--no-scrub", "--keep-media",
+            "--timezone", "Europe/Berlin", "--gap", "30m",
+        ],
+    ),
+    "out-of-order": (write_shuffled_export, ["--me", "Ann Smith", "--merge-others"]),
+    "two": (write_two_export, ["--me", "Ann"]),
+}  # fmt: skip
+
+
+def run(case: str, folder: Path) -> tuple[bytes, bytes | None]:
+    """The persona file (``created`` fixed) and scrub report written for ``case``."""
+    writer, options = CASES[case]
+    export = writer(folder / "chat.txt")
+    report = folder / "map.json"
+    argv = ["persona", "import", "whatsapp", str(export), *options, "--out", str(folder)]
+    argv += ["--name", "golden", "--force"]
+    if "--no-scrub" not in options:
+        argv += ["--scrub-report", str(report)]
+    assert main(argv) == 0
+    persona = _CREATED.sub(
+        b'"created":"2024-01-01T00:00:00Z"', (folder / "golden.jsonl").read_bytes()
+    )
+    return persona, report.read_bytes() if report.exists() else None
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_streamed_persona_is_byte_for_byte_the_old_one(case: str, tmp_path: Path) -> None:
+    persona, report = run(case, tmp_path)
+    assert persona == (GOLDEN / f"{case}.jsonl").read_bytes()
+    old_report = GOLDEN / f"{case}.map.json"
+    assert report == (old_report.read_bytes() if old_report.exists() else None)
+
+
+if __name__ == "__main__":  # writes the golden files (run once, with the old build)
+    import tempfile
+
+    for name in CASES:
+        with tempfile.TemporaryDirectory() as temporary:
+            persona, report = run(name, Path(temporary))
+        (GOLDEN / f"{name}.jsonl").write_bytes(persona)
+        if report is not None:
+            (GOLDEN / f"{name}.map.json").write_bytes(report)
+        print(name, len(persona), json.loads(persona.splitlines()[0])["description"])
