@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from sdtt.personas.importers.build import ImportResult, ParsedChat, build_persona
+from sdtt.personas.importers.build import ImportResult, ParsedChat, PreparedImport, build_persona
 from sdtt.personas.importers.options import Flag, ImportOptions
 from sdtt.personas.importers.reading import MAX_FILE_BYTES, JsonStreamFailed, read_bytes
 
@@ -52,6 +52,13 @@ class FileImporter:
         path = Path(path)
         chat, digest = self.load(path, options)
         return build_persona(chat, options, fmt=self.name, path=path, digest=digest)
+
+    def prepare(self, path: Path, options: ImportOptions) -> PreparedImport:
+        """The import ready to be written (see :class:`PreparedImport`); a format that
+        can read its export twice returns a
+        :class:`~sdtt.personas.importers.build.StreamedImport`, whose memory does not
+        grow with the export."""
+        return PreparedImport(self.run(path, options))
 
 
 class StreamedJsonImporter(FileImporter):

@@ -17,6 +17,9 @@ from pathlib import Path
 import pytest
 
 from sdtt.cli import main
+from sdtt.personas.importers.build import ImportResult
+from sdtt.personas.importers.options import ImportOptions
+from sdtt.personas.importers.whatsapp import IMPORTER
 
 from .helpers import FIXTURES
 
@@ -69,7 +72,7 @@ def write_group_export(path: Path, messages: int = 600, seed: int = 3) -> Path:
 
 def write_shuffled_export(path: Path) -> Path:
     """The group export with every 40th message moved one line down: out of time order,
-    which the import puts right (the persona is then built with the chat held whole)."""
+    which the import puts right."""
     write_group_export(path)
     lines = path.read_text(encoding="utf-8").split("\n")
     for index in range(20, len(lines) - 2, 40):
@@ -116,8 +119,19 @@ def run(case: str, folder: Path) -> tuple[bytes, bytes | None]:
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_the_streamed_persona_is_byte_for_byte_the_old_one(case: str, tmp_path: Path) -> None:
+def test_the_streamed_persona_is_byte_for_byte_the_old_one(
+    case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held_whole: list[str] = []
+    whole = IMPORTER.run
+
+    def run_whole(path: Path, options: ImportOptions) -> ImportResult:
+        held_whole.append(case)
+        return whole(path, options)
+
+    monkeypatch.setattr(IMPORTER, "run", run_whole)
     persona, report = run(case, tmp_path)
+    assert not held_whole  # out of time order too: a message read early waits its turn
     assert persona == (GOLDEN / f"{case}.jsonl").read_bytes()
     old_report = GOLDEN / f"{case}.map.json"
     assert report == (old_report.read_bytes() if old_report.exists() else None)
