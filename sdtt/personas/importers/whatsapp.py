@@ -501,7 +501,7 @@ def _time_order(outline: _Outline, order: str, zone: tzinfo) -> array[int] | Non
         times = np.array([moment.timestamp() for moment in moments])[inverse]
     if not np.any(times[1:] < times[:-1]):
         return None
-    return array("q", np.argsort(times, kind="stable").astype(np.int64).tobytes())
+    return array("q", np.argsort(times, kind="stable").astype(np.int64, copy=False).tobytes())
 
 
 class WhatsAppImporter(FileImporter):

@@ -12,6 +12,7 @@ import json
 import random
 import re
 import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -135,6 +136,31 @@ def test_the_streamed_persona_is_byte_for_byte_the_old_one(
     assert persona == (GOLDEN / f"{case}.jsonl").read_bytes()
     old_report = GOLDEN / f"{case}.map.json"
     assert report == (old_report.read_bytes() if old_report.exists() else None)
+
+
+def _import_peak(folder: Path, messages: int) -> int:
+    chat = folder / f"chat-{messages}.txt"
+    write_export(chat, messages)
+    argv = ["persona", "import", "whatsapp", str(chat), "--me", "Ann", "--out", str(folder)]
+    tracemalloc.start()
+    try:
+        assert main([*argv, "--name", f"ann-{messages}"]) == 0
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_import_holds_a_few_numbers_per_message_not_the_messages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no ./personas/ to look through
+    _import_peak(tmp_path, 500)  # name lists and patterns load once, outside the count
+    small, large = _import_peak(tmp_path, 5_000), _import_peak(tmp_path, 20_000)
+    # Before: about 700 bytes more for each message more (every message held, as a
+    # parsed message and then as the persona's); now a few arrays of numbers (dates,
+    # times, the time order, the timing profile's gaps) and one conversation.
+    per_message = (large - small) / 15_000
+    assert per_message < 250, f"{per_message:.0f} bytes of peak memory per message"
 
 
 if __name__ == "__main__":  # writes the golden files (run once, with the old build)
