@@ -71,15 +71,22 @@ class StreamedJsonImporter(FileImporter):
         """Read the export from its file, a part at a time."""
         raise NotImplementedError
 
-    def load(self, path: Path, options: ImportOptions) -> tuple[ParsedChat, str]:
-        """Stream the export when it is a regular file, else read it whole."""
+    def streamed_digest(self, path: Path) -> str | None:
+        """The export's hash when it is a regular file to stream, read a part at a time;
+        ``None`` for what is read whole (a pipe, an unreadable file)."""
         try:
             if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
-                return super().load(path, options)
+                return None
             with path.open("rb") as handle:
-                digest = hashlib.file_digest(handle, "sha256").hexdigest()
+                return hashlib.file_digest(handle, "sha256").hexdigest()
         except OSError:
-            return super().load(path, options)  # which says what is wrong
+            return None  # reading it whole says what is wrong
+
+    def load(self, path: Path, options: ImportOptions) -> tuple[ParsedChat, str]:
+        """Stream the export when it is a regular file, else read it whole."""
+        digest = self.streamed_digest(path)
+        if digest is None:
+            return super().load(path, options)
         try:
             return self.stream(path, options), digest
         except JsonStreamFailed:

@@ -22,12 +22,16 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
 
 from sdtt.dialogue.message import RESPONSE, USER, Message, Transcript, turn_starts
 from sdtt.errors import InputError
@@ -146,6 +150,42 @@ class ChatOutline:
     time_order: Sequence[int] | None = None
     """The positions of the messages kept (in the order read) sorted by time, stably;
     ``None`` when they are read in time order."""
+
+    @classmethod
+    def read(
+        cls,
+        messages: Iterable[ChatMessage],
+        dropped: Counter[str],
+        *,
+        keep_media: bool,
+        people: list[list[str]],
+        detected: dict[str, str],
+    ) -> ChatOutline:
+        """The outline of an export from a first reading of its messages (``dropped``
+        is the counter the reading fills): senders and times, each message dropped."""
+        senders: Counter[str] = Counter()
+        times = array("d")
+        for message in messages:
+            if message.kind == "media" and not keep_media:
+                dropped["media"] += 1
+                continue
+            senders[message.sender] += 1
+            times.append(message.time.timestamp())
+        return cls(
+            senders=senders,
+            dropped=dropped,
+            people=people,
+            detected=detected,
+            time_order=time_order(np.frombuffer(times, dtype=np.float64)),
+        )
+
+
+def time_order(times: NDArray[Any]) -> array[int] | None:
+    """The positions of ``times`` sorted (stably, as the import sorts messages by time);
+    ``None`` when they are in order already."""
+    if not np.any(times[1:] < times[:-1]):
+        return None
+    return array("q", np.argsort(times, kind="stable").astype(np.int64, copy=False).tobytes())
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,7 @@ from sdtt.personas.importers.build import (
     ParsedChat,
     PreparedImport,
     StreamedImport,
+    time_order,
 )
 from sdtt.personas.importers.options import Flag, ImportOptions
 from sdtt.personas.importers.reading import MAX_FILE_BYTES, decode_text, text_lines
@@ -499,9 +500,7 @@ def _time_order(outline: _Outline, order: str, zone: tzinfo) -> array[int] | Non
             for day, rest in (divmod(int(reading), 86_400) for reading in readings)
         ]
         times = np.array([moment.timestamp() for moment in moments])[inverse]
-    if not np.any(times[1:] < times[:-1]):
-        return None
-    return array("q", np.argsort(times, kind="stable").astype(np.int64, copy=False).tobytes())
+    return time_order(times)
 
 
 class WhatsAppImporter(FileImporter):

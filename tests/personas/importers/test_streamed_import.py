@@ -1,7 +1,8 @@
-"""``sdtt persona import whatsapp`` writes the persona as it reads the export, and the
-file is byte for byte the one the import wrote when it held the whole chat in memory.
+"""``sdtt persona import whatsapp`` and ``telegram`` write the persona as they read the
+export, and the file is byte for byte the one the import wrote when it held the whole
+chat in memory.
 
-The files under ``fixtures/whatsapp/streamed/`` were written by that build (before issue
+The files under ``fixtures/streamed/`` were written by that build (before issue
 48) from the exports generated here, for each set of options below; only the ``created``
 time of the header differs from run to run, so it is set to a fixed value on both sides.
 """
@@ -13,6 +14,7 @@ import random
 import re
 import sys
 import tracemalloc
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -20,14 +22,15 @@ import pytest
 from sdtt.cli import main
 from sdtt.personas.importers.build import ImportResult
 from sdtt.personas.importers.options import ImportOptions
-from sdtt.personas.importers.whatsapp import IMPORTER
+from sdtt.personas.importers.telegram import IMPORTER as TELEGRAM
+from sdtt.personas.importers.whatsapp import IMPORTER as WHATSAPP
 
 from .helpers import FIXTURES
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
-from persona_import_cli import write_export
+from persona_import_cli import write_export, write_telegram_export
 
-GOLDEN = FIXTURES / "whatsapp" / "streamed"
+GOLDEN = FIXTURES / "streamed"
 _CREATED = re.compile(rb'"created":"[^"]*"')
 _PEOPLE = ("Ann Smith", "Bob Jones", "Cara Diaz")
 _LINES = (
@@ -83,6 +86,44 @@ def write_shuffled_export(path: Path) -> Path:
     return path
 
 
+def write_telegram_group(path: Path, messages: int = 600, seed: int = 5) -> Path:
+    """A Telegram ``result.json`` of three people like :func:`write_group_export`'s, with
+    service entries, forwarded messages, photos without a caption, text as a list of
+    entities, and now and then a message out of time order."""
+    rng = random.Random(seed)
+    start, second = 1_709_280_000, 0
+    entries: list[dict[str, object]] = []
+    for index in range(messages):
+        second += rng.choice((3, 8, 20, 45, 90, 200)) + (4 * 3600 if index % 25 == 24 else 0)
+        moment = start + second - (500 if index % 60 == 30 else 0)
+        senders = _PEOPLE[1:] if (index // 25) % 5 == 4 else _PEOPLE
+        sender = rng.choice(senders)
+        text: object = rng.choice(_LINES).replace("\u200e", "")
+        entry: dict[str, object] = {"id": index + 1, "type": "message"}
+        entry["date"] = datetime.fromtimestamp(moment, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+        entry["from"], entry["from_id"] = sender, f"user{_PEOPLE.index(sender) + 1}"
+        if index % 9 == 3:
+            text = ["see ", {"type": "mention", "text": "@cara_d"}, " later"]
+        if index % 31 == 7:
+            entry["photo"], text = "photos/p.jpg", ""
+        if index % 43 == 11:
+            entry["forwarded_from"] = "News"
+        if index % 37 == 5:
+            entry = {"id": index + 1, "type": "service", "date": entry["date"], "action": "pin"}
+        else:
+            entry["text"] = text
+        entries.append(entry)
+    document = {"name": "Bob Jones", "type": "personal_chat", "id": 7, "messages": entries}
+    path.write_text(json.dumps(document, ensure_ascii=False, indent=1), encoding="utf-8")
+    return path
+
+
+def write_telegram_two(path: Path) -> Path:
+    """The benchmark's Telegram export of Ann and Ben, small."""
+    write_telegram_export(path, 1_000)
+    return path
+
+
 def write_two_export(path: Path) -> Path:
     """The benchmark's Android export of Ann and Ben (minutes only), small."""
     write_export(path, 1_000)
@@ -90,6 +131,13 @@ def write_two_export(path: Path) -> Path:
 
 
 CASES = {
+    "telegram-group": (write_telegram_group, ["--me", "Ann Smith", "--merge-others"]),
+    "telegram-with-bob": (
+        write_telegram_group,
+        ["--me", "Ann Smith", "--with", "Bob Jones", "--no-scrub", "--keep-media", "--timezone",
+         "America/New_York"],
+    ),
+    "telegram-two": (write_telegram_two, ["--me", "Ann"]),
     "group-merged": (write_group_export, ["--me", "Ann Smith", "--merge-others"]),
     "group-with-bob": (
         write_group_export,
@@ -106,9 +154,10 @@ CASES = {
 def run(case: str, folder: Path) -> tuple[bytes, bytes | None]:
     """The persona file (``created`` fixed) and scrub report written for ``case``."""
     writer, options = CASES[case]
-    export = writer(folder / "chat.txt")
+    fmt = "telegram" if case.startswith("telegram") else "whatsapp"
+    export = writer(folder / ("result.json" if fmt == "telegram" else "chat.txt"))
     report = folder / "map.json"
-    argv = ["persona", "import", "whatsapp", str(export), *options, "--out", str(folder)]
+    argv = ["persona", "import", fmt, str(export), *options, "--out", str(folder)]
     argv += ["--name", "golden", "--force"]
     if "--no-scrub" not in options:
         argv += ["--scrub-report", str(report)]
@@ -124,13 +173,14 @@ def test_the_streamed_persona_is_byte_for_byte_the_old_one(
     case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     held_whole: list[str] = []
-    whole = IMPORTER.run
+    importer = TELEGRAM if case.startswith("telegram") else WHATSAPP
+    whole = importer.run
 
     def run_whole(path: Path, options: ImportOptions) -> ImportResult:
         held_whole.append(case)
         return whole(path, options)
 
-    monkeypatch.setattr(IMPORTER, "run", run_whole)
+    monkeypatch.setattr(importer, "run", run_whole)
     persona, report = run(case, tmp_path)
     assert not held_whole  # out of time order too: a message read early waits its turn
     assert persona == (GOLDEN / f"{case}.jsonl").read_bytes()
