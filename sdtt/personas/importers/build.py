@@ -558,11 +558,7 @@ class StreamedImport(PreparedImport):
             text = chat_message.text
             if scrubber is not None:
                 text = scrubber.scrub_own(text) if side == RESPONSE else scrubber.scrub(text)
-            message = (
-                Message.model_construct(side=side, text=text, time=time)
-                if time.tzinfo is not None and not time.microsecond
-                else Message(side=side, text=text, time=time)
-            )
+            message = Message(side=side, text=text, time=time)
             if last is not None and time - last > gap:
                 flush()
                 current = []
