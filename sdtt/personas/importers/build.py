@@ -515,8 +515,12 @@ class StreamedImport(PreparedImport):
         waiting: dict[int, ChatMessage] = {}
         position = 0
         for index, message in enumerate(kept):
-            waiting[index] = message
-            while position < len(order) and order[position] in waiting:
+            if order[position] == index:  # its turn: most messages
+                yield message
+                position += 1
+            else:
+                waiting[index] = message
+            while waiting and position < len(order) and order[position] in waiting:
                 yield waiting.pop(order[position])
                 position += 1
 

@@ -72,7 +72,10 @@ _ANDROID = re.compile(rf"^{_DATE},?\s+{_WORD}{_TIME}\s+[-–]\s(?P<rest>.*)$")
 _MARKS = (
     "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
 )
-_QUOTES = set('"“”„«»')
+_MARKS_SPACE = _MARKS + " "
+_CLEAN_STRIP = _MARKS + " \t\n"
+_SENDER_STRIP = _MARKS + " \u202f\u00a0"
+_QUOTES = frozenset('"“”„«»')
 _MAX_SENDER = 80
 _NO_DAY: Any = object()
 
@@ -116,7 +119,7 @@ _FORMAT_HINT = (
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class _Entry:
     line: int
     date: tuple[str, str, str]
@@ -233,17 +236,15 @@ def _entries(lines: Iterable[str]) -> Iterator[_Entry]:
     entry: _Entry | None = None
     for number, raw_line in enumerate(lines, start=1):
         line = raw_line.lstrip(_MARKS)
-        match = _IOS.match(line) or _ANDROID.match(line)
+        # Only an iOS header starts with "[", and an Android one never does.
+        match = (_IOS if line[:1] == "[" else _ANDROID).match(line)
         if match is not None:
             if entry is not None:
                 yield entry
-            parts = _SPLIT_DATE.split(match.group("date"))
+            day, time, ampm, rest = match.group("date", "time", "ampm", "rest")
+            parts = _SPLIT_DATE.split(day)
             entry = _Entry(
-                line=number,
-                date=(parts[0], parts[1], parts[2]),
-                time=match.group("time"),
-                ampm=match.group("ampm"),
-                rest=match.group("rest"),
+                line=number, date=(parts[0], parts[1], parts[2]), time=time, ampm=ampm, rest=rest
             )
         elif entry is not None:
             entry.continuation.append(raw_line)
@@ -291,9 +292,9 @@ def _classify(body: str) -> tuple[str, str]:
     """``(kind, text)``: kind is "text", "media", "deleted", "system" or "empty"."""
     marked = body[:1] in ("\u200e", "\u200f")
     # The note always holds "<": most messages need no search for it.
-    clean = (_EDITED.sub("", body) if "<" in body else body).strip(_MARKS + " \t\n")
+    clean = (_EDITED.sub("", body) if "<" in body else body).strip(_CLEAN_STRIP)
     first, _, caption = clean.partition("\n")
-    first = first.strip(_MARKS + " ")
+    first = first.strip(_MARKS_SPACE)
     if _may_be_media(first) and _MEDIA.fullmatch(first):
         caption = caption.strip()
         return ("text", caption) if caption else ("media", MEDIA_TEXT)
@@ -386,10 +387,11 @@ def _sender_and_text(entry: _Entry) -> tuple[str, str, str]:
     """``(kind, sender, text)`` of an entry: kind "text" or "media", else the reason it
     is left out ("system", "deleted", "empty")."""
     sender, separator, first_line = entry.rest.partition(": ")
-    sender = sender.strip(_MARKS + " ").lstrip("~").strip(_MARKS + " \u202f\u00a0")
-    if not separator or not sender or len(sender) > _MAX_SENDER or _QUOTES & set(sender):
+    sender = sender.strip(_MARKS_SPACE).lstrip("~").strip(_SENDER_STRIP)
+    if not separator or not sender or len(sender) > _MAX_SENDER or not _QUOTES.isdisjoint(sender):
         return "system", "", ""
-    kind, text = _classify("\n".join([first_line, *entry.continuation]))
+    continuation = entry.continuation
+    kind, text = _classify("\n".join([first_line, *continuation]) if continuation else first_line)
     return kind, sender, text
 
 
