@@ -453,16 +453,18 @@ class PreparedImport:
 
 
 class OutOfOrder(Exception):
-    """A streamed export's messages are not in time order: the import sorts them, which
-    takes the chat held whole."""
+    """A streamed export's messages come otherwise than its first reading found: the
+    import is built with the chat held whole."""
 
 
 class StreamedImport(PreparedImport):
     """An import that reads the export's messages a second time while it writes the
     persona (:class:`~sdtt.personas.store.PersonaWriter`), so memory holds one
     conversation, not the chat; the file is the one :func:`build_persona` and
-    :func:`~sdtt.personas.store.save_persona` make. Messages out of time order are sorted
-    by the import held whole (``whole``) instead."""
+    :func:`~sdtt.personas.store.save_persona` make. Messages out of time order wait for
+    their turn (:attr:`ChatOutline.time_order`); a source with threads, or messages other
+    than the first reading found (the file changed in between), are built by the import
+    held whole (``whole``) instead."""
 
     def __init__(
         self,
@@ -515,7 +517,7 @@ class StreamedImport(PreparedImport):
         waiting: dict[int, ChatMessage] = {}
         position = 0
         for index, message in enumerate(kept):
-            if order[position] == index:  # its turn: most messages
+            if position < len(order) and order[position] == index:  # its turn: most
                 yield message
                 position += 1
             else:
@@ -523,6 +525,8 @@ class StreamedImport(PreparedImport):
             while waiting and position < len(order) and order[position] in waiting:
                 yield waiting.pop(order[position])
                 position += 1
+        if waiting or position < len(order):
+            raise OutOfOrder
 
     def _stream(self, writer: PersonaWriter) -> WrittenImport:
         outline, options, chosen = self._outline, self._options, self._chosen

@@ -24,6 +24,7 @@ from sdtt.personas.importers.build import ImportResult
 from sdtt.personas.importers.options import ImportOptions
 from sdtt.personas.importers.telegram import IMPORTER as TELEGRAM
 from sdtt.personas.importers.whatsapp import IMPORTER as WHATSAPP
+from sdtt.personas.store import load_persona
 
 from .helpers import FIXTURES
 
@@ -223,3 +224,13 @@ if __name__ == "__main__":  # writes the golden files (run once, with the old bu
         if report is not None:
             (GOLDEN / f"{name}.map.json").write_bytes(report)
         print(name, len(persona), json.loads(persona.splitlines()[0])["description"])
+
+
+def test_an_export_changed_between_its_two_readings_is_built_whole(tmp_path: Path) -> None:
+    chat = write_shuffled_export(tmp_path / "chat.txt")
+    options = ImportOptions(me="Ann Smith", merge_others=True, name="ann")
+    prepared = WHATSAPP.prepare(chat, options)
+    write_group_export(chat, messages=300)  # half as long, in time order
+    written = prepared.write(tmp_path / "ann.jsonl")
+    whole = WHATSAPP.run(chat, options)
+    assert load_persona(written.path).conversations == whole.persona.conversations
