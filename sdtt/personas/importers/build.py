@@ -28,10 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any
 
 from sdtt.dialogue.message import RESPONSE, USER, Message, Transcript, turn_starts
 from sdtt.errors import InputError
@@ -52,6 +49,9 @@ from sdtt.personas.timing import TimingFit, TimingProfile, fit_timing_profile
 
 MEDIA_TEXT = "[media]"
 """The text of a media message kept with ``keep_media``."""
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
 LICENSE = "private: use only with the consent of the chat's participants"
 
 
@@ -163,6 +163,8 @@ class ChatOutline:
     ) -> ChatOutline:
         """The outline of an export from a first reading of its messages (``dropped``
         is the counter the reading fills): senders and times, each message dropped."""
+        import numpy as np  # only here: `sdtt persona import FORMAT --help` stays light
+
         senders: Counter[str] = Counter()
         times = array("d")
         for message in messages:
@@ -183,6 +185,8 @@ class ChatOutline:
 def time_order(times: NDArray[Any]) -> array[int] | None:
     """The positions of ``times`` sorted (stably, as the import sorts messages by time);
     ``None`` when they are in order already."""
+    import numpy as np
+
     if not np.any(times[1:] < times[:-1]):
         return None
     return array("q", np.argsort(times, kind="stable").astype(np.int64, copy=False).tobytes())

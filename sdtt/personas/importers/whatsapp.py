@@ -39,8 +39,6 @@ from datetime import date, datetime, timezone, tzinfo
 from pathlib import Path
 from typing import Any, cast
 
-import numpy as np
-
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage
 from sdtt.personas.importers.base import FileImporter
@@ -500,6 +498,8 @@ def _outline(entries: Iterable[_Entry], keep_media: bool) -> _Outline:
 def _time_order(outline: _Outline, order: str, zone: tzinfo) -> array[int] | None:
     """The kept messages' positions sorted by time (stably, as the import sorts them);
     ``None`` when the file has them in time order already. Dates and times are valid."""
+    import numpy as np  # only here: `sdtt persona import whatsapp --help` stays light
+
     ordinals = np.array(
         [cast(date, _to_date(day, order)).toordinal() for day in outline.days], dtype=np.int64
     )
