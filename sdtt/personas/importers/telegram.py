@@ -112,7 +112,7 @@ class TelegramMessage(ExportModel):
     @property
     def has_media(self) -> bool:
         """Whether a photo, file, sticker, poll... comes with the message."""
-        return any(key in self.model_fields_set for key in _MEDIA_KEYS)
+        return not self.model_fields_set.isdisjoint(_MEDIA_KEYS)
 
 
 class TelegramChat(ExportModel):
