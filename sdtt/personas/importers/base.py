@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from sdtt.personas.importers.build import ImportResult, ParsedChat, PreparedImport, build_persona
+from sdtt.personas.conversations import ChatMessage
+from sdtt.personas.importers.build import (
+    ChatOutline,
+    ImportResult,
+    ParsedChat,
+    PreparedImport,
+    StreamedImport,
+    build_persona,
+)
 from sdtt.personas.importers.options import Flag, ImportOptions
 from sdtt.personas.importers.reading import MAX_FILE_BYTES, JsonStreamFailed, read_bytes
 
@@ -70,6 +79,34 @@ class StreamedJsonImporter(FileImporter):
     def stream(self, path: Path, options: ImportOptions) -> ParsedChat:
         """Read the export from its file, a part at a time."""
         raise NotImplementedError
+
+    def first_reading(
+        self, path: Path, options: ImportOptions
+    ) -> tuple[ChatOutline, Callable[[], Iterable[ChatMessage]]]:
+        """The outline of the export (see :meth:`ChatOutline.read`) and a way to read its
+        messages again, each read from the file a part at a time. Raises
+        :class:`JsonStreamFailed` where the file must be read whole."""
+        raise NotImplementedError
+
+    def prepare(self, path: Path, options: ImportOptions) -> PreparedImport:
+        """Read the export once for its senders and times; the persona is built as the
+        messages are read again (see :class:`StreamedImport`)."""
+        digest = self.streamed_digest(path)
+        if digest is None:
+            return super().prepare(path, options)
+        try:
+            outline, messages = self.first_reading(path, options)
+        except JsonStreamFailed:
+            return super().prepare(path, options)
+        return StreamedImport(
+            outline,
+            messages,
+            lambda: self.run(path, options),
+            options,
+            fmt=self.name,
+            path=path,
+            digest=digest,
+        )
 
     def streamed_digest(self, path: Path) -> str | None:
         """The export's hash when it is a regular file to stream, read a part at a time;

@@ -160,9 +160,10 @@ class ChatOutline:
         keep_media: bool,
         people: list[list[str]],
         detected: dict[str, str],
+        aliases: dict[str, set[str]] | None = None,
     ) -> ChatOutline:
-        """The outline of an export from a first reading of its messages (``dropped``
-        is the counter the reading fills): senders and times, each message dropped."""
+        """The outline of an export from a first reading of its messages: senders and
+        times. ``dropped``, ``people`` and ``aliases`` are filled by the reading."""
         import numpy as np  # only here: `sdtt persona import FORMAT --help` stays light
 
         senders: Counter[str] = Counter()
@@ -176,6 +177,7 @@ class ChatOutline:
         return cls(
             senders=senders,
             dropped=dropped,
+            aliases={} if aliases is None else aliases,
             people=people,
             detected=detected,
             time_order=time_order(np.frombuffer(times, dtype=np.float64)),

@@ -27,17 +27,9 @@ from pydantic import BeforeValidator, Field
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage, normalize_name
 from sdtt.personas.importers.base import StreamedJsonImporter
-from sdtt.personas.importers.build import (
-    ChatOutline,
-    ImportResult,
-    ParsedChat,
-    PreparedImport,
-    StreamedImport,
-    add_message,
-)
+from sdtt.personas.importers.build import ChatOutline, ImportResult, ParsedChat, add_message
 from sdtt.personas.importers.options import Flag, ImportOptions
 from sdtt.personas.importers.reading import (
-    JsonStreamFailed,
     json_events,
     json_items,
     json_outline,
@@ -322,39 +314,26 @@ class TelegramImporter(StreamedJsonImporter):
         """Read the export a part at a time."""
         return stream_telegram(path, zone=options.timezone, chat=options.chat)
 
-    def prepare(self, path: Path, options: ImportOptions) -> PreparedImport:
-        """Read the export once for its senders and times; the persona is built as the
-        messages are read again (see :class:`StreamedImport`)."""
-        digest = self.streamed_digest(path)
-        if digest is None:
-            return super().prepare(path, options)
+    def first_reading(
+        self, path: Path, options: ImportOptions
+    ) -> tuple[ChatOutline, Callable[[], Iterable[ChatMessage]]]:
+        """The chosen chat's senders and times, and a way to read its messages again."""
         zone = options.timezone
-        try:
-            chosen = _choose_chat(json_outline(path, *_MESSAGE_LISTS), path, options.chat)
+        chosen = _choose_chat(json_outline(path, *_MESSAGE_LISTS), path, options.chat)
 
-            def messages(dropped: Counter[str]) -> Iterator[ChatMessage]:
-                entries = _streamed_entries(path, chosen.index)
-                return _chat_messages(entries, chosen.base, path, zone, dropped)
+        def messages(dropped: Counter[str]) -> Iterator[ChatMessage]:
+            entries = _streamed_entries(path, chosen.index)
+            return _chat_messages(entries, chosen.base, path, zone, dropped)
 
-            dropped: Counter[str] = Counter()
-            outline = ChatOutline.read(
-                messages(dropped),
-                dropped,
-                keep_media=options.keep_media,
-                people=chosen.people,
-                detected=chosen.detected,
-            )
-        except JsonStreamFailed:
-            return super().prepare(path, options)
-        return StreamedImport(
-            outline,
-            lambda: messages(Counter()),
-            lambda: self.run(path, options),
-            options,
-            fmt=self.name,
-            path=path,
-            digest=digest,
+        dropped: Counter[str] = Counter()
+        outline = ChatOutline.read(
+            messages(dropped),
+            dropped,
+            keep_media=options.keep_media,
+            people=chosen.people,
+            detected=chosen.detected,
         )
+        return outline, lambda: messages(Counter())
 
 
 IMPORTER = TelegramImporter()

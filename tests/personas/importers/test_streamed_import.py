@@ -1,5 +1,5 @@
-"""``sdtt persona import whatsapp`` and ``telegram`` write the persona as they read the
-export, and the file is byte for byte the one the import wrote when it held the whole
+"""``sdtt persona import whatsapp``, ``telegram`` and ``discord`` write the persona as
+they read the export, and the file is byte for byte the one the import wrote when it held the whole
 chat in memory.
 
 The files under ``fixtures/streamed/`` were written by that build (before issue
@@ -21,6 +21,7 @@ import pytest
 
 from sdtt.cli import main
 from sdtt.personas.importers.build import ImportResult
+from sdtt.personas.importers.discord import IMPORTER as DISCORD
 from sdtt.personas.importers.options import ImportOptions
 from sdtt.personas.importers.telegram import IMPORTER as TELEGRAM
 from sdtt.personas.importers.whatsapp import IMPORTER as WHATSAPP
@@ -119,6 +120,46 @@ def write_telegram_group(path: Path, messages: int = 600, seed: int = 5) -> Path
     return path
 
 
+def write_discord_group(path: Path, messages: int = 600, seed: int = 9) -> Path:
+    """A DiscordChatExporter export of three people (user names, server nicknames) and a
+    bot, with mentions, attachments, forwarded and system messages, and now and then a
+    message out of time order."""
+    rng = random.Random(seed)
+    users = [
+        {"id": str(index + 1), "name": name.split()[0].lower(), "nickname": name}
+        for index, name in enumerate(_PEOPLE)
+    ]
+    bot = {"id": "99", "name": "Dicebot", "nickname": "Dicebot", "isBot": True}
+    start, second = 1_709_280_000, 0
+    entries: list[dict[str, object]] = []
+    for index in range(messages):
+        second += rng.choice((3, 8, 20, 45, 90, 200)) + (4 * 3600 if index % 25 == 24 else 0)
+        moment = datetime.fromtimestamp(start + second - (500 if index % 60 == 30 else 0), UTC)
+        pool = users[1:] if (index // 25) % 5 == 4 else users
+        author = bot if index % 41 == 17 else rng.choice(pool)
+        entry: dict[str, object] = {
+            "id": str(1000 + index),
+            "type": "Reply" if index % 13 == 2 else "Default",
+            "timestamp": moment.isoformat(),
+            "content": rng.choice(_LINES).replace("\u200e", ""),
+            "author": author,
+        }
+        if index % 11 == 4:
+            mentioned = rng.choice(users)
+            entry["content"] = f"<@{mentioned['id']}> are you coming?"
+            entry["mentions"] = [mentioned]
+        if index % 29 == 6:
+            entry["content"], entry["attachments"] = "", [{"url": "a.png"}]
+        if index % 47 == 8:
+            entry["reference"] = {"type": "Forward"}
+        if index % 53 == 9:
+            entry["type"] = "ChannelPinnedMessage"
+        entries.append(entry)
+    document = {"guild": {"name": "Friends"}, "channel": {"name": "general"}, "messages": entries}
+    path.write_text(json.dumps(document, ensure_ascii=False, indent=2), encoding="utf-8")
+    return path
+
+
 def write_telegram_two(path: Path) -> Path:
     """The benchmark's Telegram export of Ann and Ben, small."""
     write_telegram_export(path, 1_000)
@@ -139,6 +180,11 @@ CASES = {
          "America/New_York"],
     ),
     "telegram-two": (write_telegram_two, ["--me", "Ann"]),
+    "discord-group": (write_discord_group, ["--me", "Ann Smith", "--merge-others"]),
+    "discord-with-bob": (
+        write_discord_group,
+        ["--me", "ann", "--with", "bob", "--no-scrub", "--keep-media", "--timezone", "Asia/Tokyo"],
+    ),
     "group-merged": (write_group_export, ["--me", "Ann Smith", "--merge-others"]),
     "group-with-bob": (
         write_group_export,
@@ -155,8 +201,8 @@ CASES = {
 def run(case: str, folder: Path) -> tuple[bytes, bytes | None]:
     """The persona file (``created`` fixed) and scrub report written for ``case``."""
     writer, options = CASES[case]
-    fmt = "telegram" if case.startswith("telegram") else "whatsapp"
-    export = writer(folder / ("result.json" if fmt == "telegram" else "chat.txt"))
+    fmt = case.split("-")[0] if case.startswith(("telegram", "discord")) else "whatsapp"
+    export = writer(folder / ("chat.txt" if fmt == "whatsapp" else "export.json"))
     report = folder / "map.json"
     argv = ["persona", "import", fmt, str(export), *options, "--out", str(folder)]
     argv += ["--name", "golden", "--force"]
@@ -174,7 +220,7 @@ def test_the_streamed_persona_is_byte_for_byte_the_old_one(
     case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     held_whole: list[str] = []
-    importer = TELEGRAM if case.startswith("telegram") else WHATSAPP
+    importer = {"telegram": TELEGRAM, "discord": DISCORD}.get(case.split("-")[0], WHATSAPP)
     whole = importer.run
 
     def run_whole(path: Path, options: ImportOptions) -> ImportResult:
