@@ -506,15 +506,17 @@ def _time_order(outline: _Outline, order: str, zone: tzinfo) -> array[int] | Non
     wall = ordinals[np.frombuffer(outline.kept_days, dtype=np.uint32)] * 86_400
     wall += np.frombuffer(outline.kept_clocks, dtype=np.int32)
     if isinstance(zone, timezone):  # one offset: the clock's order is time order
-        times = wall
-    else:  # daylight saving: each distinct clock reading is placed in time once
-        readings, inverse = np.unique(wall, return_inverse=True)
-        moments = [
-            _moment(date.fromordinal(day), (rest // 3600, rest // 60 % 60, rest % 60), zone)
-            for day, rest in (divmod(int(reading), 86_400) for reading in readings)
-        ]
-        times = np.array([moment.timestamp() for moment in moments])[inverse]
-    return time_order(times)
+        return time_order(wall)
+    # Daylight saving: each distinct clock reading is placed in time once.
+    readings, inverse = np.unique(wall, return_inverse=True)
+    moments = (
+        _moment(date.fromordinal(day), (rest // 3600, rest // 60 % 60, rest % 60), zone)
+        for day, rest in (divmod(int(reading), 86_400) for reading in readings)
+    )
+    instants = np.fromiter(
+        (moment.timestamp() for moment in moments), dtype=np.float64, count=len(readings)
+    )
+    return time_order(instants[inverse])
 
 
 class WhatsAppImporter(FileImporter):

@@ -194,6 +194,10 @@ CASES = {
         ],
     ),
     "out-of-order": (write_shuffled_export, ["--me", "Ann Smith", "--merge-others"]),
+    "out-of-order-zoned": (
+        write_shuffled_export,
+        ["--me", "Ann Smith", "--merge-others", "--timezone", "Europe/Berlin"],
+    ),
     "two": (write_two_export, ["--me", "Ann"]),
 }  # fmt: skip
 
