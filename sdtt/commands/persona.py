@@ -233,12 +233,26 @@ def _stored_person(path: Path) -> str | None:
     return person if isinstance(person, str) else None
 
 
-def _refuse_other_person(persona: Persona, path: Path) -> None:
-    """``--force`` replaces a persona with a new import of the same person, never another's."""
+def _refuse_other_person(person: object, path: Path) -> None:
+    """``--force`` replaces a persona with a new import of the same person (``person``,
+    the new one's key), never another's."""
     old = _stored_person(path)
-    new = persona.info.extra.get("person")
-    if old is not None and new is not None and old != new:
+    if old is not None and person is not None and old != person:
         raise _other_person(path)
+
+
+def _refuse_targets(named: list[tuple[Path, object]], force: bool) -> None:
+    """Refuse to write the persona files ``named`` (each with its person's key) over
+    existing ones without ``force``, or over another person's."""
+    existing = [path for path, _ in named if path.exists()]
+    if existing and not force:
+        raise InputError(
+            f"would overwrite {', '.join(map(str, existing))}.",
+            hint="Pass --force to replace them, or --out to write elsewhere.",
+        )
+    for path, person in named:
+        if path.exists():
+            _refuse_other_person(person, path)
 
 
 def _refuse_before_reading(args: argparse.Namespace, out: Path) -> None:
@@ -274,52 +288,74 @@ def _refuse_before_reading(args: argparse.Namespace, out: Path) -> None:
         raise _other_person(path, early=True)
 
 
-def run_import(args: argparse.Namespace) -> int:
-    """Build personas with the chosen importer and write one file each."""
+def _imported_table(fmt: str, rows: list[tuple[str, int, int, int, Path]]) -> Table:
+    table = Table(title=f"Imported from {fmt}")
+    table.add_column("name", style="bold")
+    table.add_column("conversations", justify="right")
+    table.add_column("turns", justify="right")
+    table.add_column("messages", justify="right")
+    table.add_column("file", style="dim")
+    for name, conversations, turns, messages, path in rows:
+        table.add_row(shown(name), str(conversations), str(turns), str(messages), shown(str(path)))
+    return table
+
+
+def _import_corpus(args: argparse.Namespace, out: Path) -> list[tuple[str, int, int, int, Path]]:
     from sdtt.commands.persona_import import build_personas
 
     console = CliConsole(highlight=False)
-    out: Path = output_folder(args.out)
-    _refuse_before_reading(args, out)
     with console.status(f"building personas from {args.format}..."):
         personas = build_personas(args)
     if not personas:
         raise InputError(f"the {args.format} source yielded no persona.")
     personas = [with_timing(persona) for persona in personas]
     targets = [out / f"{persona.name}{SUFFIX}" for persona in personas]
-    existing = [path for path in targets if path.exists()]
-    if existing and not args.force:
-        raise InputError(
-            f"would overwrite {', '.join(map(str, existing))}.",
-            hint="Pass --force to replace them, or --out to write elsewhere.",
-        )
-    for persona, path in zip(personas, targets, strict=True):
-        if path.exists():
-            _refuse_other_person(persona, path)
+    _refuse_targets(
+        [
+            (path, persona.info.extra.get("person"))
+            for persona, path in zip(personas, targets, strict=True)
+        ],
+        args.force,
+    )
     out.mkdir(parents=True, exist_ok=True)
-    table = Table(title=f"Imported from {args.format}")
-    table.add_column("name", style="bold")
-    table.add_column("conversations", justify="right")
-    table.add_column("turns", justify="right")
-    table.add_column("messages", justify="right")
-    table.add_column("file", style="dim")
+    rows = []
     for persona, path in zip(personas, targets, strict=True):
         save_persona(persona, path)
         turns = sum(len(conversation.turns) for conversation in persona.conversations)
-        table.add_row(
-            shown(persona.name),
-            str(len(persona.conversations)),
-            str(turns),
-            str(len(persona.messages)),
-            shown(str(path)),
-        )
-    console.print(table)
+        rows.append((persona.name, len(persona.conversations), turns, len(persona.messages), path))
+    return rows
+
+
+def _import_file(args: argparse.Namespace, out: Path) -> list[tuple[str, int, int, int, Path]]:
+    from sdtt.commands.persona_import import prepare_import, report_import
+
+    console = CliConsole(highlight=False)
+    with console.status(f"building personas from {args.format}..."):
+        prepared = prepare_import(args)
+        target = out / f"{prepared.name}{SUFFIX}"
+        _refuse_targets([(target, prepared.person)], args.force)
+        written = prepared.write(target)
+    report_import(written, args)
+    return [(written.info.name, written.conversations, written.turns, written.messages, target)]
+
+
+def run_import(args: argparse.Namespace) -> int:
+    """Build personas with the chosen importer and write one file each."""
+    from sdtt.personas.importers import CORPUS_FORMATS
+
+    console = CliConsole(highlight=False)
+    out: Path = output_folder(args.out)
+    _refuse_before_reading(args, out)
+    write = _import_corpus if args.format in CORPUS_FORMATS else _import_file
+    rows = write(args, out)
+    console.print(_imported_table(args.format, rows))
     # The hint must work as printed: by name when that finds this file (./personas/),
     # else by its path.
+    name, *_, path = rows[0]
     try:
-        found_by_name = locate_persona(personas[0].name).resolve() == targets[0].resolve()
+        found_by_name = locate_persona(name).resolve() == path.resolve()
     except InputError:
         found_by_name = False
-    target = personas[0].name if found_by_name else shlex.quote(str(targets[0]))
+    target = name if found_by_name else shlex.quote(str(path))
     console.print(f"See one with: sdtt persona show {shown(target)}")
     return 0

@@ -17,7 +17,7 @@ from rich.console import Console
 from sdtt.commands.console import CliConsole
 from sdtt.personas.importers import CORPUS_FORMATS, Importer, chitchat, get_importer
 from sdtt.personas.importers.base import FileImporter
-from sdtt.personas.importers.build import MEDIA_TEXT
+from sdtt.personas.importers.build import MEDIA_TEXT, PreparedImport, WrittenImport
 from sdtt.personas.importers.chitchat import (
     DEFAULT_COUNT,
     DEFAULT_HISTORY_TURNS,
@@ -208,24 +208,29 @@ def print_import_report(report: ImportReport, console: Console) -> None:
 
 
 def build_personas(args: argparse.Namespace) -> list[Persona]:
-    """Run the importer named by ``args.format`` and report on it; return its personas.
+    """The personas of the corpus format ``args.format`` (chat exports: see
+    :func:`prepare_import`)."""
+    console = CliConsole(highlight=False)
+    console.print("[dim]chitchat corpus: loading...[/]")
+    corpus = chitchat.load_corpus()  # through the module: tests put a small corpus there
+    console.print(f"[dim]chitchat corpus: {shown(corpus.report.describe())}[/]")
 
-    A chat export's report goes to stderr, followed by the scrub report file if asked.
-    """
-    if args.format in CORPUS_FORMATS:
-        console = CliConsole(highlight=False)
-        console.print("[dim]chitchat corpus: loading...[/]")
-        corpus = chitchat.load_corpus()  # through the module: tests put a small corpus there
-        console.print(f"[dim]chitchat corpus: {shown(corpus.report.describe())}[/]")
+    def progress(done: int, total: int, sender: str) -> None:
+        console.print(f"[dim]persona {done + 1} of {total}: sender {shown(sender)}[/]")
 
-        def progress(done: int, total: int, sender: str) -> None:
-            console.print(f"[dim]persona {done + 1} of {total}: sender {shown(sender)}[/]")
+    return import_chitchat(chitchat_options(args), corpus=corpus, progress=progress).personas
 
-        return import_chitchat(chitchat_options(args), corpus=corpus, progress=progress).personas
+
+def prepare_import(args: argparse.Namespace) -> PreparedImport:
+    """The chat export of ``args`` read as far as its persona's name (see
+    :class:`PreparedImport`)."""
     importer = get_importer(args.format)
     assert isinstance(importer, FileImporter)
-    result = importer.run(Path(args.file), options_from_args(args))
-    print_import_report(result.report, CliConsole(stderr=True, highlight=False))
+    return importer.prepare(Path(args.file), options_from_args(args))
+
+
+def report_import(written: WrittenImport, args: argparse.Namespace) -> None:
+    """Print the import's report on stderr; write the scrub report if asked."""
+    print_import_report(written.report, CliConsole(stderr=True, highlight=False))
     if args.scrub_report is not None:
-        write_scrub_report(result, Path(args.scrub_report))
-    return [result.persona]
+        write_scrub_report(written, Path(args.scrub_report))

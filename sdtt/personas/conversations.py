@@ -135,21 +135,21 @@ def find_participant(
     )
 
 
-def assign_sides(
-    messages: Sequence[ChatMessage],
+def kept_senders(
+    counts: Mapping[str, int],
     me: str,
     partners: Collection[str] = (),
     *,
     merge_others: bool = False,
     path: str | Path | None = None,
-) -> SidedChat:
-    """Make ``me`` side B and the others side A, sorted by time (stable).
+) -> set[str]:
+    """The senders whose messages make the persona's chat, from how many messages each
+    wrote (``counts``): ``me`` and ``partners``, or everybody.
 
-    With ``partners`` only their messages and the persona's are kept. A group chat (more
-    than one other participant) without ``partners`` needs ``merge_others``; the choice is
-    the user's because merging changes what the persona's replies answer.
+    A group chat (more than one other participant) without ``partners`` needs
+    ``merge_others``; the choice is the user's because merging changes what the persona's
+    replies answer.
     """
-    counts = count_senders(messages)
     others = sorted(sender for sender in counts if sender != me)
     if not others:
         raise InputError(
@@ -167,9 +167,25 @@ def assign_sides(
             hint="Pass --with NAME (repeatable) to keep only the persona's exchanges with "
             "those people, or --merge-others to treat everybody else as one User side.",
         )
-    kept_senders = {me, *partners} if partners else set(counts)
+    return {me, *partners} if partners else set(counts)
+
+
+def assign_sides(
+    messages: Sequence[ChatMessage],
+    me: str,
+    partners: Collection[str] = (),
+    *,
+    merge_others: bool = False,
+    path: str | Path | None = None,
+) -> SidedChat:
+    """Make ``me`` side B and the others side A, sorted by time (stable).
+
+    With ``partners`` only their messages and the persona's are kept; see
+    :func:`kept_senders` for group chats.
+    """
+    kept = kept_senders(count_senders(messages), me, partners, merge_others=merge_others, path=path)
     ordered = sorted(
-        (message for message in messages if message.sender in kept_senders),
+        (message for message in messages if message.sender in kept),
         key=lambda message: message.time,
     )
     sided = [

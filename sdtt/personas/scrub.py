@@ -20,6 +20,7 @@ accent-less spellings ("Zoe" for "Zoë") count as the name.
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections import Counter
@@ -525,32 +526,27 @@ def _has_upper(text: str) -> bool:
 
 def _kinds_to_try(text: str, has_digits: bool) -> tuple[Kind, ...]:
     """The kinds whose detectors may find something in ``text``, in priority order."""
+    dot = "." in text
     return _KINDS_BY_CLUE[
         (
             _MAY_EMAIL.search(text) is not None,
-            "." in text or "://" in text,
+            dot or "://" in text,
             "@" in text,
             has_digits,
+            dot or ":" in text or "-" in text,  # a MAC address's separators
         )
     ]
 
 
-def _kinds_for(email: bool, url: bool, handle: bool, digits: bool) -> tuple[Kind, ...]:
-    skipped = {
-        kind for kind, clue in (("EMAIL", email), ("URL", url), ("HANDLE", handle)) if not clue
-    }
+def _kinds_for(email: bool, url: bool, handle: bool, digits: bool, mac: bool) -> tuple[Kind, ...]:
+    clues = (("EMAIL", email), ("URL", url), ("HANDLE", handle), ("MAC", mac))
+    skipped = {kind for kind, clue in clues if not clue}
     if not digits:
         skipped |= _DIGIT_KINDS
     return tuple(kind for kind in KINDS if kind not in skipped)
 
 
-_KINDS_BY_CLUE = {
-    (email, url, handle, digits): _kinds_for(email, url, handle, digits)
-    for email in (False, True)
-    for url in (False, True)
-    for handle in (False, True)
-    for digits in (False, True)
-}
+_KINDS_BY_CLUE = {clues: _kinds_for(*clues) for clues in itertools.product((False, True), repeat=5)}
 
 
 def _protected(text: str) -> list[tuple[int, int]]:

@@ -10,10 +10,13 @@ commands work from any directory.
 from __future__ import annotations
 
 import itertools
+import os
+import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from sdtt.dialogue.message import RESPONSE, SCHEMA_VERSION, Transcript
 from sdtt.dialogue.store import (
@@ -21,7 +24,7 @@ from sdtt.dialogue.store import (
     transcripts_from_records,
     validate_record,
 )
-from sdtt.errors import InputError
+from sdtt.errors import InputError, naming
 from sdtt.files import replacing
 from sdtt.jsonl import encode_record, read_jsonl
 from sdtt.personas.persona import Persona, PersonaInfo
@@ -56,6 +59,32 @@ def _message_lines(conversation: Transcript) -> Iterator[bytes]:
         yield opening + message.model_dump_json().encode("utf-8")[1:] + b"\n"
 
 
+class _Chunks:
+    """Records gathered into writes of about :data:`_WRITE_CHUNK` bytes."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self._handle = handle
+        self._chunk: list[bytes] = []
+        self._size = 0
+
+    def add(self, lines: Iterable[bytes]) -> None:
+        for line in lines:
+            self._chunk.append(line)
+            self._size += len(line)
+            if self._size >= _WRITE_CHUNK:
+                self.flush()
+
+    def flush(self) -> None:
+        self._handle.write(b"".join(self._chunk))
+        self._chunk, self._size = [], 0
+
+
+def _conversation_lines(conversation: Transcript) -> Iterator[bytes]:
+    return itertools.chain(
+        (encode_record(transcript_header(conversation)),), _message_lines(conversation)
+    )
+
+
 def save_persona(persona: Persona, path: str | Path) -> Path:
     """Write ``persona`` to ``path`` (replacing it) and return the path.
 
@@ -65,19 +94,68 @@ def save_persona(persona: Persona, path: str | Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)  # as the JSONL writer did before
     with replacing(path) as partial, partial.open("wb") as handle:
-        chunk: list[bytes] = [encode_record(persona_header(persona.info))]
-        size = len(chunk[0])
+        chunks = _Chunks(handle)
+        chunks.add((encode_record(persona_header(persona.info)),))
         for conversation in persona.conversations:
-            for line in itertools.chain(
-                (encode_record(transcript_header(conversation)),), _message_lines(conversation)
-            ):
-                chunk.append(line)
-                size += len(line)
-                if size >= _WRITE_CHUNK:
-                    handle.write(b"".join(chunk))
-                    chunk, size = [], 0
-        handle.write(b"".join(chunk))
+            chunks.add(_conversation_lines(conversation))
+        chunks.flush()
     return path
+
+
+class PersonaWriter:
+    """Writes a persona file a conversation at a time (:meth:`add`), for a persona too
+    large to hold: its header, which says what the whole history holds, is given last
+    (:meth:`finish`) and the file is only then renamed into place, like
+    :func:`save_persona`'s. Use it as a context manager: leaving it without
+    :meth:`finish` (an error) leaves the old file and removes what was written.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        # The conversations go under the name save_persona writes to (the long part of
+        # the write), then after the header into the file renamed into place.
+        self._body = self.path.with_name(self.path.name + ".partial")
+        self._moved = self.path.with_name(self.path.name + ".body.partial")
+        self._handle: BinaryIO | None = None
+        self._chunks: _Chunks | None = None
+
+    def __enter__(self) -> PersonaWriter:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._moved.unlink(missing_ok=True)
+        self._handle = self._body.open("wb")
+        self._chunks = _Chunks(self._handle)
+        return self
+
+    def add(self, conversation: Transcript) -> None:
+        """Write one conversation (its ``transcript`` record and its messages)."""
+        assert self._chunks is not None, "PersonaWriter is used in a with block"
+        self._failing(self._chunks.add, _conversation_lines(conversation))
+
+    def finish(self, info: PersonaInfo) -> Path:
+        """Write the header before the conversations and rename the file into place."""
+        assert self._handle is not None and self._chunks is not None
+        self._failing(self._chunks.flush)
+        self._handle.close()
+        os.replace(self._body, self._moved)
+        with replacing(self.path) as partial, partial.open("wb") as handle:
+            handle.write(encode_record(persona_header(info)))
+            with self._moved.open("rb") as body:
+                shutil.copyfileobj(body, handle, _WRITE_CHUNK)
+        self._moved.unlink()
+        return self.path
+
+    def _failing(self, write: Callable[..., None], *args: Any) -> None:
+        try:
+            write(*args)
+        except OSError as error:
+            raise naming(error, self.path, instead_of=self._body) from None
+
+    def __exit__(self, kind: object, error: object, trace: object) -> None:
+        if self._handle is not None:
+            self._handle.close()
+        for leftover in (self._body, self._moved):
+            with suppress(OSError):
+                leftover.unlink()
 
 
 def _info_from_record(record: dict[str, Any], path: Path, line: int) -> PersonaInfo:

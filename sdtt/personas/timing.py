@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 import statistics
+from array import array
 from collections import Counter
 from collections.abc import Sequence
 
@@ -95,24 +96,18 @@ def _as_conversations(
     return [[item for item in items if isinstance(item, Message)]]
 
 
-def _minute_resolution(messages: Sequence[Message]) -> bool:
-    """True when the timestamps only carry minutes (WhatsApp on Android, for instance)."""
-    if len(messages) < 5:
-        return False
-    whole_minutes = sum(1 for message in messages if message.time.second == 0)
-    return whole_minutes >= 0.9 * len(messages)
-
-
 def _log_normal(values: Sequence[float], floor: float) -> LogNormal:
     logs = [math.log(max(value, floor)) for value in values]
     return LogNormal(mu=statistics.fmean(logs), sigma=statistics.pstdev(logs))
 
 
-def _theil_sen_slope(points: Sequence[tuple[float, float]]) -> float | None:
+def _theil_sen_slope(lengths: Sequence[int], gaps: Sequence[float]) -> float | None:
     """Median of the pairwise slopes (robust to the long tail of thinking pauses)."""
-    if len(points) > _THEIL_SEN_POINTS:
-        step = len(points) / _THEIL_SEN_POINTS
-        points = [points[int(index * step)] for index in range(_THEIL_SEN_POINTS)]
+    indices: Sequence[int] = range(len(lengths))
+    if len(lengths) > _THEIL_SEN_POINTS:
+        step = len(lengths) / _THEIL_SEN_POINTS
+        indices = [int(index * step) for index in range(_THEIL_SEN_POINTS)]
+    points = [(float(lengths[index]), gaps[index]) for index in indices]
     slopes = [
         (y2 - y1) / (x2 - x1)
         for index, (x1, y1) in enumerate(points)
@@ -123,19 +118,20 @@ def _theil_sen_slope(points: Sequence[tuple[float, float]]) -> float | None:
 
 
 def _fit_typing(
-    pairs: Sequence[tuple[int, float]], fallback: list[str]
+    lengths: Sequence[int], gaps: Sequence[float], fallback: list[str]
 ) -> tuple[float, float, LogNormal]:
-    """Seconds per character and the remaining gap, from (next length, gap) pairs."""
+    """Seconds per character and the remaining gap, from the next message's length and
+    the gap before it, pair by pair."""
     default = TimingProfile()
-    if len(pairs) < MIN_INTRA_GAPS:
+    if len(lengths) < MIN_INTRA_GAPS:
         fallback.append(
-            f"seconds_per_char, intra_burst_gap: only {len(pairs)} usable gaps inside bursts "
+            f"seconds_per_char, intra_burst_gap: only {len(lengths)} usable gaps inside bursts "
             f"(need {MIN_INTRA_GAPS})"
         )
         return default.seconds_per_char, default.seconds_per_char_sd, default.intra_burst_gap
-    slope = _theil_sen_slope([(float(length), gap) for length, gap in pairs])
+    slope = _theil_sen_slope(lengths, gaps)
     if slope is None:  # every message had the same length: only the ratio is left
-        slope = statistics.median(gap / length for length, gap in pairs)
+        slope = statistics.median(gap / length for length, gap in zip(lengths, gaps, strict=True))
     low, high = SPC_RANGE
     if not low <= slope <= high:
         fallback.append(
@@ -143,8 +139,97 @@ def _fit_typing(
             f"[{low}, {high}]"
         )
         slope = min(max(slope, low), high)
-    remainders = [gap - slope * length for length, gap in pairs]
+    remainders = [gap - slope * length for length, gap in zip(lengths, gaps, strict=True)]
     return slope, slope * SPC_CV, _log_normal(remainders, GAP_FLOOR)
+
+
+class TimingFit:
+    """What :func:`fit_timing_profile` measures, gathered one conversation at a time
+    (:meth:`add`), so a persona of millions of messages is fitted without holding them:
+    the gaps and latencies as arrays of numbers, the bursts and hours as counts."""
+
+    def __init__(self) -> None:
+        self._lengths = array("q")
+        self._gaps = array("d")
+        self._latencies = array("d")
+        self._bursts: Counter[int] = Counter()
+        self._hours: Counter[int] = Counter()
+        self._messages = 0
+        self._whole_minutes = 0
+
+    def add(self, conversation: Sequence[Message]) -> None:
+        """Count one conversation's messages (in time order)."""
+        if not conversation:
+            return
+        self._bursts.update(min(size, MAX_BURST_SIZE) for size in side_runs(conversation))
+        self._messages += len(conversation)
+        self._whole_minutes += sum(1 for message in conversation if message.time.second == 0)
+        self._hours.update(
+            message.time.hour for message in conversation if message.side == RESPONSE
+        )
+        for before, after in itertools.pairwise(conversation):
+            seconds = (after.time - before.time).total_seconds()
+            if after.side != RESPONSE or seconds <= 0:
+                continue
+            if before.side == RESPONSE and seconds <= MAX_INTRA_GAP and after.text:
+                self._lengths.append(len(after.text))
+                self._gaps.append(seconds)
+            elif before.side != RESPONSE:
+                self._latencies.append(seconds)
+
+    def profile(self) -> TimingProfile:
+        """The profile of everything added (see :func:`fit_timing_profile`)."""
+        persona = sum(self._hours.values())
+        default = TimingProfile()
+        if not persona:
+            return TimingProfile(fallback=["all: no messages from the persona"])
+        fallback: list[str] = []
+        # Timestamps with minutes only (WhatsApp on Android, for instance).
+        if self._messages >= 5 and self._whole_minutes >= 0.9 * self._messages:
+            reason = "timestamps have minute resolution, too coarse for gaps of seconds"
+            fallback.append(f"seconds_per_char, intra_burst_gap, reply_latency: {reason}")
+            spc, spc_sd, intra = (
+                default.seconds_per_char,
+                default.seconds_per_char_sd,
+                default.intra_burst_gap,
+            )
+            latency = default.reply_latency
+        else:
+            spc, spc_sd, intra = _fit_typing(self._lengths, self._gaps, fallback)
+            if len(self._latencies) < MIN_LATENCIES:
+                fallback.append(
+                    f"reply_latency: only {len(self._latencies)} replies to the partner "
+                    f"(need {MIN_LATENCIES})"
+                )
+                latency = default.reply_latency
+            else:
+                latency = _log_normal(self._latencies, LATENCY_FLOOR)
+
+        bursts = sum(self._bursts.values())
+        if bursts < MIN_BURSTS:
+            fallback.append(f"burst_sizes: only {bursts} bursts (need {MIN_BURSTS})")
+            burst_sizes = default.burst_sizes
+        else:
+            burst_sizes = {size: self._bursts[size] / bursts for size in sorted(self._bursts)}
+
+        if persona < MIN_HOUR_MESSAGES:
+            fallback.append(
+                f"active_hours: only {persona} persona messages (need {MIN_HOUR_MESSAGES})"
+            )
+            active_hours = default.active_hours
+        else:
+            active_hours = [self._hours[hour] / persona for hour in range(24)]
+
+        return TimingProfile(
+            seconds_per_char=spc,
+            seconds_per_char_sd=spc_sd,
+            intra_burst_gap=intra,
+            reply_latency=latency,
+            burst_sizes=burst_sizes,
+            active_hours=active_hours,
+            samples=persona,
+            fallback=fallback,
+        )
 
 
 def fit_timing_profile(
@@ -163,73 +248,10 @@ def fit_timing_profile(
     why. Timestamps with minute resolution cannot measure gaps of seconds, so typing speed,
     intra-burst gaps and reply latency then keep their defaults as well.
     """
-    conversations = [conversation for conversation in _as_conversations(source) if conversation]
-    everything = [message for conversation in conversations for message in conversation]
-    persona = [message for message in everything if message.side == RESPONSE]
-    default = TimingProfile()
-    if not persona:
-        return TimingProfile(fallback=["all: no messages from the persona"])
-    fallback: list[str] = []
-    pairs: list[tuple[int, float]] = []
-    latencies: list[float] = []
-    bursts: list[int] = []
-    for conversation in conversations:
-        bursts.extend(side_runs(conversation, RESPONSE))
-        for before, after in itertools.pairwise(conversation):
-            seconds = (after.time - before.time).total_seconds()
-            if after.side != RESPONSE or seconds <= 0:
-                continue
-            if before.side == RESPONSE and seconds <= MAX_INTRA_GAP and after.text:
-                pairs.append((len(after.text), seconds))
-            elif before.side != RESPONSE:
-                latencies.append(seconds)
-
-    if _minute_resolution(everything):
-        reason = "timestamps have minute resolution, too coarse for gaps of seconds"
-        fallback.append(f"seconds_per_char, intra_burst_gap, reply_latency: {reason}")
-        spc, spc_sd, intra = (
-            default.seconds_per_char,
-            default.seconds_per_char_sd,
-            default.intra_burst_gap,
-        )
-        latency = default.reply_latency
-    else:
-        spc, spc_sd, intra = _fit_typing(pairs, fallback)
-        if len(latencies) < MIN_LATENCIES:
-            fallback.append(
-                f"reply_latency: only {len(latencies)} replies to the partner "
-                f"(need {MIN_LATENCIES})"
-            )
-            latency = default.reply_latency
-        else:
-            latency = _log_normal(latencies, LATENCY_FLOOR)
-
-    if len(bursts) < MIN_BURSTS:
-        fallback.append(f"burst_sizes: only {len(bursts)} bursts (need {MIN_BURSTS})")
-        burst_sizes = default.burst_sizes
-    else:
-        sizes = Counter(min(size, MAX_BURST_SIZE) for size in bursts)
-        burst_sizes = {size: sizes[size] / len(bursts) for size in sorted(sizes)}
-
-    if len(persona) < MIN_HOUR_MESSAGES:
-        fallback.append(
-            f"active_hours: only {len(persona)} persona messages (need {MIN_HOUR_MESSAGES})"
-        )
-        active_hours = default.active_hours
-    else:
-        hours = Counter(message.time.hour for message in persona)
-        active_hours = [hours[hour] / len(persona) for hour in range(24)]
-
-    return TimingProfile(
-        seconds_per_char=spc,
-        seconds_per_char_sd=spc_sd,
-        intra_burst_gap=intra,
-        reply_latency=latency,
-        burst_sizes=burst_sizes,
-        active_hours=active_hours,
-        samples=len(persona),
-        fallback=fallback,
-    )
+    fit = TimingFit()
+    for conversation in _as_conversations(source):
+        fit.add(conversation)
+    return fit.profile()
 
 
 def persona_timing(persona: Persona) -> TimingProfile:

@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from sdtt.personas.importers.build import ImportResult, ParsedChat, build_persona
+from sdtt.personas.conversations import ChatMessage
+from sdtt.personas.importers.build import (
+    ChatOutline,
+    ImportResult,
+    ParsedChat,
+    PreparedImport,
+    StreamedImport,
+    build_persona,
+)
 from sdtt.personas.importers.options import Flag, ImportOptions
 from sdtt.personas.importers.reading import MAX_FILE_BYTES, JsonStreamFailed, read_bytes
 
@@ -53,6 +62,13 @@ class FileImporter:
         chat, digest = self.load(path, options)
         return build_persona(chat, options, fmt=self.name, path=path, digest=digest)
 
+    def prepare(self, path: Path, options: ImportOptions) -> PreparedImport:
+        """The import ready to be written (see :class:`PreparedImport`); a format that
+        can read its export twice returns a
+        :class:`~sdtt.personas.importers.build.StreamedImport`, whose memory does not
+        grow with the export."""
+        return PreparedImport(self.run(path, options))
+
 
 class StreamedJsonImporter(FileImporter):
     """An importer of one JSON file that reads it a part at a time (:meth:`stream`), so a
@@ -64,15 +80,50 @@ class StreamedJsonImporter(FileImporter):
         """Read the export from its file, a part at a time."""
         raise NotImplementedError
 
-    def load(self, path: Path, options: ImportOptions) -> tuple[ParsedChat, str]:
-        """Stream the export when it is a regular file, else read it whole."""
+    def first_reading(
+        self, path: Path, options: ImportOptions
+    ) -> tuple[ChatOutline, Callable[[], Iterable[ChatMessage]]]:
+        """The outline of the export (see :meth:`ChatOutline.read`) and a way to read its
+        messages again, each read from the file a part at a time. Raises
+        :class:`JsonStreamFailed` where the file must be read whole."""
+        raise NotImplementedError
+
+    def prepare(self, path: Path, options: ImportOptions) -> PreparedImport:
+        """Read the export once for its senders and times; the persona is built as the
+        messages are read again (see :class:`StreamedImport`)."""
+        digest = self.streamed_digest(path)
+        if digest is None:
+            return super().prepare(path, options)
+        try:
+            outline, messages = self.first_reading(path, options)
+        except JsonStreamFailed:
+            return super().prepare(path, options)
+        return StreamedImport(
+            outline,
+            messages,
+            lambda: self.run(path, options),
+            options,
+            fmt=self.name,
+            path=path,
+            digest=digest,
+        )
+
+    def streamed_digest(self, path: Path) -> str | None:
+        """The export's hash when it is a regular file to stream, read a part at a time;
+        ``None`` for what is read whole (a pipe, an unreadable file)."""
         try:
             if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
-                return super().load(path, options)
+                return None
             with path.open("rb") as handle:
-                digest = hashlib.file_digest(handle, "sha256").hexdigest()
+                return hashlib.file_digest(handle, "sha256").hexdigest()
         except OSError:
-            return super().load(path, options)  # which says what is wrong
+            return None  # reading it whole says what is wrong
+
+    def load(self, path: Path, options: ImportOptions) -> tuple[ParsedChat, str]:
+        """Stream the export when it is a regular file, else read it whole."""
+        digest = self.streamed_digest(path)
+        if digest is None:
+            return super().load(path, options)
         try:
             return self.stream(path, options), digest
         except JsonStreamFailed:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import tzinfo
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from typing import Any
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage
 from sdtt.personas.importers.base import StreamedJsonImporter
-from sdtt.personas.importers.build import ImportResult, ParsedChat, add_message
+from sdtt.personas.importers.build import ChatOutline, ImportResult, ParsedChat, add_message
 from sdtt.personas.importers.options import ImportOptions
 from sdtt.personas.importers.reading import json_items, json_outline, load_json
 from sdtt.personas.importers.shapes import ExportModel, validate
@@ -96,23 +96,28 @@ def stream_discord(path: Path, *, zone: tzinfo) -> ParsedChat:
     return _read_export(root, lambda export: json_items(path, "messages.item"), path, zone=zone)
 
 
-def _read_export(
-    root: Any, entries: Callable[[DiscordExport], Iterable[Any]], path: Path, *, zone: tzinfo
-) -> ParsedChat:
-    """The export in ``root`` (whose ``messages`` may be left empty), its messages given by
-    ``entries``."""
+def _check_export(root: Any, path: Path) -> DiscordExport:
     if isinstance(root, dict) and "messages" not in root:
         raise InputError(
             "has no 'messages'.",
             path=path,
             hint="Export the channel with DiscordChatExporter in JSON format.",
         )
-    export = validate(DiscordExport, root, path)
-    messages: list[ChatMessage] = []
-    dropped: Counter[str] = Counter()
-    aliases: dict[str, set[str]] = {}
-    people: list[list[str]] = []
-    for index, entry in enumerate(entries(export)):
+    return validate(DiscordExport, root, path)
+
+
+def _export_messages(
+    entries: Iterable[Any],
+    path: Path,
+    zone: tzinfo,
+    dropped: Counter[str],
+    aliases: dict[str, set[str]],
+    people: list[list[str]],
+) -> Iterator[ChatMessage]:
+    """The messages of an export's ``entries``; those left out are counted in
+    ``dropped``, authors' nicknames go to ``aliases`` and mentioned people to ``people``."""
+    kept: list[ChatMessage] = []
+    for index, entry in enumerate(entries):
         record = validate(DiscordMessage, entry, path, where=f"messages[{index}]")
         if (record.type or "Default") not in _KEPT_TYPES:
             dropped["system"] += 1
@@ -140,13 +145,27 @@ def _read_export(
                     mentioned[str(mention.id)] = nick or name
         content = resolve_mentions(record.content or "", mentioned).strip()
         add_message(
-            messages,
+            kept,
             dropped,
             sender=sender,
             text=content,
             time=time,
             has_media=record.has_media,
         )
+        yield from kept
+        kept.clear()
+
+
+def _read_export(
+    root: Any, entries: Callable[[DiscordExport], Iterable[Any]], path: Path, *, zone: tzinfo
+) -> ParsedChat:
+    """The export in ``root`` (whose ``messages`` may be left empty), its messages given by
+    ``entries``."""
+    export = _check_export(root, path)
+    dropped: Counter[str] = Counter()
+    aliases: dict[str, set[str]] = {}
+    people: list[list[str]] = []
+    messages = list(_export_messages(entries(export), path, zone, dropped, aliases, people))
     return ParsedChat(messages=messages, dropped=dropped, aliases=aliases, people=people)
 
 
@@ -164,6 +183,32 @@ class DiscordImporter(StreamedJsonImporter):
     def stream(self, path: Path, options: ImportOptions) -> ParsedChat:
         """Read the export a part at a time."""
         return stream_discord(path, zone=options.timezone)
+
+    def first_reading(
+        self, path: Path, options: ImportOptions
+    ) -> tuple[ChatOutline, Callable[[], Iterable[ChatMessage]]]:
+        """The export's senders and times, and a way to read its messages again."""
+        zone = options.timezone
+        _check_export(json_outline(path, "messages.item"), path)
+
+        def messages(
+            dropped: Counter[str], aliases: dict[str, set[str]], people: list[list[str]]
+        ) -> Iterator[ChatMessage]:
+            entries = json_items(path, "messages.item")
+            return _export_messages(entries, path, zone, dropped, aliases, people)
+
+        dropped: Counter[str] = Counter()
+        aliases: dict[str, set[str]] = {}
+        people: list[list[str]] = []
+        outline = ChatOutline.read(
+            messages(dropped, aliases, people),
+            dropped,
+            keep_media=options.keep_media,
+            people=people,
+            detected={},
+            aliases=aliases,
+        )
+        return outline, lambda: messages(Counter(), {}, [])
 
 
 IMPORTER = DiscordImporter()

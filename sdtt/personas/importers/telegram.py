@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from datetime import tzinfo
 from pathlib import Path
 from typing import Annotated, Any
@@ -26,7 +27,7 @@ from pydantic import BeforeValidator, Field
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage, normalize_name
 from sdtt.personas.importers.base import StreamedJsonImporter
-from sdtt.personas.importers.build import ImportResult, ParsedChat, add_message
+from sdtt.personas.importers.build import ChatOutline, ImportResult, ParsedChat, add_message
 from sdtt.personas.importers.options import Flag, ImportOptions
 from sdtt.personas.importers.reading import (
     json_events,
@@ -37,6 +38,7 @@ from sdtt.personas.importers.reading import (
 from sdtt.personas.importers.shapes import ExportModel, json_type, shape_error, validate
 from sdtt.personas.importers.times import parse_iso_time, time_from_epoch
 
+_MESSAGE_LISTS = ("messages.item", "chats.list.item.messages.item")
 _MEDIA_KEYS = (
     "photo",
     "file",
@@ -102,7 +104,7 @@ class TelegramMessage(ExportModel):
     @property
     def has_media(self) -> bool:
         """Whether a photo, file, sticker, poll... comes with the message."""
-        return any(key in self.model_fields_set for key in _MEDIA_KEYS)
+        return not self.model_fields_set.isdisjoint(_MEDIA_KEYS)
 
 
 class TelegramChat(ExportModel):
@@ -169,14 +171,10 @@ def stream_telegram(path: Path, *, zone: tzinfo, chat: str | None = None) -> Par
 
     Raises :class:`JsonStreamFailed` where the file must be read whole instead.
     """
-    root = json_outline(path, "messages.item", "chats.list.item.messages.item")
-
-    def entries(chat_obj: Any, index: int | None) -> Iterable[Any]:
-        if index is None:
-            return json_items(path, "messages.item")
-        return _nth_chat_messages(path, index)
-
-    return _read_chat(root, entries, path, zone=zone, chat=chat)
+    root = json_outline(path, *_MESSAGE_LISTS)
+    return _read_chat(
+        root, lambda _, index: _streamed_entries(path, index), path, zone=zone, chat=chat
+    )
 
 
 def _nth_chat_messages(path: Path, wanted: int) -> Iterator[Any]:
@@ -203,24 +201,41 @@ def _nth_chat_messages(path: Path, wanted: int) -> Iterator[Any]:
             builder = None
 
 
-def _read_chat(
-    root: Any,
-    entries: Callable[[Any, int | None], Iterable[Any]],
-    path: Path,
-    *,
-    zone: tzinfo,
-    chat: str | None,
-) -> ParsedChat:
-    """The chat chosen in ``root`` (whose message lists may be left empty), its messages
-    given by ``entries(chat, index in chats.list or None)``."""
+@dataclass(frozen=True)
+class _Chosen:
+    """The chat chosen in an export: its object (whose message list may be left empty),
+    its index in ``chats.list`` (None: the export is one chat), and what the persona
+    takes from it besides the messages."""
+
+    chat: Any
+    index: int | None
+    base: str
+    """Where its messages are, for errors: ``messages`` or ``chats.list[N].messages``."""
+    people: list[list[str]]
+    detected: dict[str, str]
+
+
+def _choose_chat(root: Any, path: Path, chat: str | None) -> _Chosen:
     root = validate(dict[str, Any], root, path)
     chat_obj, index_in_list = _select_chat(root, path, chat)
     prefix = "" if index_in_list is None else f"chats.list[{index_in_list}]"
     document = validate(TelegramChat, chat_obj, path, where=prefix)
-    base = f"{prefix}.messages" if prefix else "messages"
-    messages: list[ChatMessage] = []
-    dropped: Counter[str] = Counter()
-    for index, entry in enumerate(entries(chat_obj, index_in_list)):
+    title = document.name
+    return _Chosen(
+        chat=chat_obj,
+        index=index_in_list,
+        base=f"{prefix}.messages" if prefix else "messages",
+        people=[[title]] if isinstance(title, str) and title.strip() else [],
+        detected={"chat": str(title or document.id or "?")} if prefix and not chat else {},
+    )
+
+
+def _chat_messages(
+    entries: Iterable[Any], base: str, path: Path, zone: tzinfo, dropped: Counter[str]
+) -> Iterator[ChatMessage]:
+    """The messages of a chat's ``entries``; those left out are counted in ``dropped``."""
+    kept: list[ChatMessage] = []
+    for index, entry in enumerate(entries):
         where = f"{base}[{index}]"
         record = validate(TelegramMessage, entry, path, where=where)
         if record.type != "message":
@@ -240,17 +255,40 @@ def _read_chat(
         if not sender or not sender.strip():
             sender = "Deleted Account"
         add_message(
-            messages,
+            kept,
             dropped,
             sender=sender,
             text=record.text.strip(),
             time=time,
             has_media=record.has_media,
         )
-    title = document.name
-    people = [[title]] if isinstance(title, str) and title.strip() else []
-    detected = {"chat": str(title or document.id or "?")} if prefix and not chat else {}
-    return ParsedChat(messages=messages, dropped=dropped, people=people, detected=detected)
+        yield from kept
+        kept.clear()
+
+
+def _read_chat(
+    root: Any,
+    entries: Callable[[Any, int | None], Iterable[Any]],
+    path: Path,
+    *,
+    zone: tzinfo,
+    chat: str | None,
+) -> ParsedChat:
+    """The chat chosen in ``root`` (whose message lists may be left empty), its messages
+    given by ``entries(chat, index in chats.list or None)``."""
+    chosen = _choose_chat(root, path, chat)
+    dropped: Counter[str] = Counter()
+    read = _chat_messages(entries(chosen.chat, chosen.index), chosen.base, path, zone, dropped)
+    messages = list(read)
+    return ParsedChat(
+        messages=messages, dropped=dropped, people=chosen.people, detected=chosen.detected
+    )
+
+
+def _streamed_entries(path: Path, index: int | None) -> Iterator[Any]:
+    """The messages of the chat at ``index`` of ``chats.list`` (None: the export's own),
+    read from the file a part at a time."""
+    return json_items(path, "messages.item") if index is None else _nth_chat_messages(path, index)
 
 
 class TelegramImporter(StreamedJsonImporter):
@@ -275,6 +313,27 @@ class TelegramImporter(StreamedJsonImporter):
     def stream(self, path: Path, options: ImportOptions) -> ParsedChat:
         """Read the export a part at a time."""
         return stream_telegram(path, zone=options.timezone, chat=options.chat)
+
+    def first_reading(
+        self, path: Path, options: ImportOptions
+    ) -> tuple[ChatOutline, Callable[[], Iterable[ChatMessage]]]:
+        """The chosen chat's senders and times, and a way to read its messages again."""
+        zone = options.timezone
+        chosen = _choose_chat(json_outline(path, *_MESSAGE_LISTS), path, options.chat)
+
+        def messages(dropped: Counter[str]) -> Iterator[ChatMessage]:
+            entries = _streamed_entries(path, chosen.index)
+            return _chat_messages(entries, chosen.base, path, zone, dropped)
+
+        dropped: Counter[str] = Counter()
+        outline = ChatOutline.read(
+            messages(dropped),
+            dropped,
+            keep_media=options.keep_media,
+            people=chosen.people,
+            detected=chosen.detected,
+        )
+        return outline, lambda: messages(Counter())
 
 
 IMPORTER = TelegramImporter()

@@ -31,17 +31,26 @@ import itertools
 import re
 import zipfile
 import zlib
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, tzinfo
+from datetime import date, datetime, timezone, tzinfo
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage
 from sdtt.personas.importers.base import FileImporter
-from sdtt.personas.importers.build import MEDIA_TEXT, ImportResult, ParsedChat
+from sdtt.personas.importers.build import (
+    MEDIA_TEXT,
+    ChatOutline,
+    ImportResult,
+    ParsedChat,
+    PreparedImport,
+    StreamedImport,
+    time_order,
+)
 from sdtt.personas.importers.options import Flag, ImportOptions
 from sdtt.personas.importers.reading import MAX_FILE_BYTES, decode_text, text_lines
 
@@ -61,7 +70,10 @@ _ANDROID = re.compile(rf"^{_DATE},?\s+{_WORD}{_TIME}\s+[-–]\s(?P<rest>.*)$")
 _MARKS = (
     "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
 )
-_QUOTES = set('"“”„«»')
+_MARKS_SPACE = _MARKS + " "
+_CLEAN_STRIP = _MARKS + " \t\n"
+_SENDER_STRIP = _MARKS + " \u202f\u00a0"
+_QUOTES = frozenset('"“”„«»')
 _MAX_SENDER = 80
 _NO_DAY: Any = object()
 
@@ -105,7 +117,7 @@ _FORMAT_HINT = (
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class _Entry:
     line: int
     date: tuple[str, str, str]
@@ -207,6 +219,11 @@ def _clock(entry: _Entry, path: Path) -> tuple[int, int, int]:
     return hour, minute, second
 
 
+def _moment(day: date, clock: tuple[int, int, int], zone: tzinfo) -> datetime:
+    hour, minute, second = clock
+    return datetime(day.year, day.month, day.day, hour, minute, second, tzinfo=zone)
+
+
 def _split_lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
@@ -217,17 +234,15 @@ def _entries(lines: Iterable[str]) -> Iterator[_Entry]:
     entry: _Entry | None = None
     for number, raw_line in enumerate(lines, start=1):
         line = raw_line.lstrip(_MARKS)
-        match = _IOS.match(line) or _ANDROID.match(line)
+        # Only an iOS header starts with "[", and an Android one never does.
+        match = (_IOS if line[:1] == "[" else _ANDROID).match(line)
         if match is not None:
             if entry is not None:
                 yield entry
-            parts = _SPLIT_DATE.split(match.group("date"))
+            day, time, ampm, rest = match.group("date", "time", "ampm", "rest")
+            parts = _SPLIT_DATE.split(day)
             entry = _Entry(
-                line=number,
-                date=(parts[0], parts[1], parts[2]),
-                time=match.group("time"),
-                ampm=match.group("ampm"),
-                rest=match.group("rest"),
+                line=number, date=(parts[0], parts[1], parts[2]), time=time, ampm=ampm, rest=rest
             )
         elif entry is not None:
             entry.continuation.append(raw_line)
@@ -245,24 +260,40 @@ class _Survey:
     first_lines: dict[tuple[str, str, str], int] = field(default_factory=dict)
     markers: set[str] = field(default_factory=set)
 
+    def add(self, entry: _Entry) -> None:
+        """Note one entry's date and marker."""
+        if not self.dates or self.dates[-1] != entry.date:
+            self.dates.append(entry.date)
+            self.first_lines.setdefault(entry.date, entry.line)
+        if entry.ampm:
+            self.markers.add(entry.ampm)
+
 
 def _survey(entries: Iterable[_Entry]) -> _Survey:
     survey = _Survey()
     for entry in entries:
-        if not survey.dates or survey.dates[-1] != entry.date:
-            survey.dates.append(entry.date)
-            survey.first_lines.setdefault(entry.date, entry.line)
-        if entry.ampm:
-            survey.markers.add(entry.ampm)
+        survey.add(entry)
     return survey
+
+
+def _may_be_media(text: str) -> bool:
+    """False where :data:`_MEDIA` cannot match, found faster than trying it: each of its
+    forms holds "<", "(", "omit", "weggelassen" or "null" (in any case; checked so only
+    on ASCII text, where the case of a letter is as simple as the pattern's)."""
+    if not text.isascii() or "<" in text or "(" in text:
+        return True
+    lower = text.lower()
+    return "omit" in lower or "weggelassen" in lower or "null" in lower
 
 
 def _classify(body: str) -> tuple[str, str]:
     """``(kind, text)``: kind is "text", "media", "deleted", "system" or "empty"."""
     marked = body[:1] in ("\u200e", "\u200f")
-    clean = _EDITED.sub("", body).strip(_MARKS + " \t\n")
+    # The note always holds "<": most messages need no search for it.
+    clean = (_EDITED.sub("", body) if "<" in body else body).strip(_CLEAN_STRIP)
     first, _, caption = clean.partition("\n")
-    if _MEDIA.fullmatch(first.strip(_MARKS + " ")):
+    first = first.strip(_MARKS_SPACE)
+    if _may_be_media(first) and _MEDIA.fullmatch(first):
         caption = caption.strip()
         return ("text", caption) if caption else ("media", MEDIA_TEXT)
     if _DELETED.fullmatch(clean):
@@ -322,54 +353,56 @@ def parse_whatsapp(
     )
 
 
-def parse_whatsapp_lines(
-    lines: Callable[[], Iterable[str]],
-    path: Path,
-    *,
-    zone: tzinfo,
-    date_format: str | None = None,
-) -> ParsedChat:
-    """Read a WhatsApp export's text, given as a way to read its lines (twice: once for
-    the date order, once for the messages), so a large export is never held whole; only
-    the messages kept are."""
-    warnings: list[str] = []
+def _settle_order(survey: _Survey, path: Path, date_format: str | None) -> tuple[str, list[str]]:
+    """The date order (``date_format``'s, else detected from ``survey``) and the warning
+    when it was a guess."""
+    if not survey.dates:
+        raise InputError("holds no WhatsApp message lines.", path=path, hint=_FORMAT_HINT)
     if date_format is not None:
-        order = parse_date_format(date_format)
-        if not any(True for _ in _entries(lines())):
-            raise InputError("holds no WhatsApp message lines.", path=path, hint=_FORMAT_HINT)
-    else:
-        survey = _survey(_entries(lines()))
-        if not survey.dates:
-            raise InputError("holds no WhatsApp message lines.", path=path, hint=_FORMAT_HINT)
-        markers = survey.markers
-        us_clock = bool(markers) and all(_US_CLOCK.fullmatch(marker) for marker in markers)
-        detected, warning = detect_date_order(survey.dates, us_clock=us_clock)
-        if detected is None:
-            failures = [
-                next(d for d in survey.first_lines if _to_date(d, o, guessing=True) is None)
-                for o in ORDERS
-            ]
-            described = "; ".join(
-                f"{_LABELS[o]} fails on line {survey.first_lines[d]} ({'/'.join(d)})"
-                for o, d in zip(ORDERS, failures, strict=True)
-            )
-            raise InputError(
-                f"no date order reads every date: {described}.",
-                path=path,
-                line=survey.first_lines[failures[0]],
-                hint="Pass --date-format (e.g. DD/MM/YY) to choose the order.",
-            )
-        order = detected
-        if warning is not None:
-            warnings.append(warning)
+        return parse_date_format(date_format), []
+    markers = survey.markers
+    us_clock = bool(markers) and all(_US_CLOCK.fullmatch(marker) for marker in markers)
+    detected, warning = detect_date_order(survey.dates, us_clock=us_clock)
+    if detected is None:
+        failures = [
+            next(d for d in survey.first_lines if _to_date(d, o, guessing=True) is None)
+            for o in ORDERS
+        ]
+        described = "; ".join(
+            f"{_LABELS[o]} fails on line {survey.first_lines[d]} ({'/'.join(d)})"
+            for o, d in zip(ORDERS, failures, strict=True)
+        )
+        raise InputError(
+            f"no date order reads every date: {described}.",
+            path=path,
+            line=survey.first_lines[failures[0]],
+            hint="Pass --date-format (e.g. DD/MM/YY) to choose the order.",
+        )
+    return detected, [] if warning is None else [warning]
 
-    messages: list[ChatMessage] = []
-    dropped: Counter[str] = Counter()
+
+def _sender_and_text(entry: _Entry) -> tuple[str, str, str]:
+    """``(kind, sender, text)`` of an entry: kind "text" or "media", else the reason it
+    is left out ("system", "deleted", "empty")."""
+    sender, separator, first_line = entry.rest.partition(": ")
+    sender = sender.strip(_MARKS_SPACE).lstrip("~").strip(_SENDER_STRIP)
+    if not separator or not sender or len(sender) > _MAX_SENDER or not _QUOTES.isdisjoint(sender):
+        return "system", "", ""
+    continuation = entry.continuation
+    kind, text = _classify("\n".join([first_line, *continuation]) if continuation else first_line)
+    return kind, sender, text
+
+
+def _messages(
+    entries: Iterable[_Entry], order: str, path: Path, zone: tzinfo, dropped: Counter[str]
+) -> Iterator[ChatMessage]:
+    """The messages of the entries, their dates read in ``order``; those left out are
+    counted in ``dropped``."""
     senders: dict[str, str] = {}  # one string per sender, not one per message
     days: dict[tuple[str, str, str], date | None] = {}
     last_time: datetime | None = None
     last_stamp: tuple[object, ...] = ()
-    for entry in _entries(lines()):
+    for entry in entries:
         day = days.get(entry.date, _NO_DAY)
         if day is _NO_DAY:
             day = days[entry.date] = _to_date(entry.date, order)
@@ -383,33 +416,107 @@ def parse_whatsapp_lines(
         stamp = (entry.date, entry.time, entry.ampm)
         if stamp != last_stamp or last_time is None:
             # Messages of one minute share their time, read once.
-            hour, minute, second = _clock(entry, path)
-            last_time = datetime(day.year, day.month, day.day, hour, minute, second, tzinfo=zone)
+            last_time = _moment(day, _clock(entry, path), zone)
             last_stamp = stamp
-        time = last_time
-        sender, separator, first_line = entry.rest.partition(": ")
-        sender = sender.strip(_MARKS + " ").lstrip("~").strip(_MARKS + " \u202f\u00a0")
-        if not separator or not sender or len(sender) > _MAX_SENDER or _QUOTES & set(sender):
-            dropped["system"] += 1
-            continue
-        kind, text = _classify("\n".join([first_line, *entry.continuation]))
-        if kind in ("deleted", "system", "empty"):
+        kind, sender, text = _sender_and_text(entry)
+        if kind not in ("text", "media"):
             dropped[kind] += 1
             continue
-        messages.append(
-            ChatMessage(
-                sender=senders.setdefault(sender, sender),
-                text=text,
-                time=time,
-                kind="media" if kind == "media" else "text",
-            )
+        yield ChatMessage(
+            sender=senders.setdefault(sender, sender),
+            text=text,
+            time=last_time,
+            kind="media" if kind == "media" else "text",
         )
+
+
+def parse_whatsapp_lines(
+    lines: Callable[[], Iterable[str]],
+    path: Path,
+    *,
+    zone: tzinfo,
+    date_format: str | None = None,
+) -> ParsedChat:
+    """Read a WhatsApp export's text, given as a way to read its lines (twice: once for
+    the date order, once for the messages), so a large export is never held whole; only
+    the messages kept are."""
+    order, warnings = _settle_order(_survey(_entries(lines())), path, date_format)
+    dropped: Counter[str] = Counter()
+    messages = list(_messages(_entries(lines()), order, path, zone, dropped))
     return ParsedChat(
         messages=messages,
         warnings=warnings,
         dropped=dropped,
         detected={} if date_format else {"date order": _LABELS[order]},
     )
+
+
+@dataclass
+class _Outline:
+    """A first reading of an export for a streamed import: the date order's survey, the
+    senders of the messages kept and the entries left out, and each kept message's date
+    and time of day as numbers (its time once the date order is known)."""
+
+    survey: _Survey = field(default_factory=_Survey)
+    senders: Counter[str] = field(default_factory=Counter)
+    dropped: Counter[str] = field(default_factory=Counter)
+    days: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    """Each date as written, numbered in the order first read."""
+    clocks: dict[tuple[str, str | None], tuple[int, int]] = field(default_factory=dict)
+    """Each time of day as written: the line it is first on and its seconds since
+    midnight (-1 for no time of day: the second reading says so)."""
+    kept_days: array[int] = field(default_factory=lambda: array("I"))
+    kept_clocks: array[int] = field(default_factory=lambda: array("i"))
+
+
+def _seconds_of_day(entry: _Entry) -> int:
+    try:
+        hour, minute, second = _clock(entry, Path())
+    except InputError:
+        return -1
+    return hour * 3600 + minute * 60 + second
+
+
+def _outline(entries: Iterable[_Entry], keep_media: bool) -> _Outline:
+    outline = _Outline()
+    days, clocks = outline.days, outline.clocks
+    for entry in entries:
+        outline.survey.add(entry)
+        clock = clocks.get((entry.time, entry.ampm))
+        if clock is None:
+            clock = clocks[entry.time, entry.ampm] = (entry.line, _seconds_of_day(entry))
+        kind, sender, _ = _sender_and_text(entry)
+        if kind == "text" or (kind == "media" and keep_media):
+            outline.senders[sender] += 1
+            outline.kept_days.append(days.setdefault(entry.date, len(days)))
+            outline.kept_clocks.append(clock[1])
+        else:
+            outline.dropped[kind] += 1
+    return outline
+
+
+def _time_order(outline: _Outline, order: str, zone: tzinfo) -> array[int] | None:
+    """The kept messages' positions sorted by time (stably, as the import sorts them);
+    ``None`` when the file has them in time order already. Dates and times are valid."""
+    import numpy as np  # only here: `sdtt persona import whatsapp --help` stays light
+
+    ordinals = np.array(
+        [cast(date, _to_date(day, order)).toordinal() for day in outline.days], dtype=np.int64
+    )
+    wall = ordinals[np.frombuffer(outline.kept_days, dtype=np.uint32)] * 86_400
+    wall += np.frombuffer(outline.kept_clocks, dtype=np.int32)
+    if isinstance(zone, timezone):  # one offset: the clock's order is time order
+        return time_order(wall)
+    # Daylight saving: each distinct clock reading is placed in time once.
+    readings, inverse = np.unique(wall, return_inverse=True)
+    moments = (
+        _moment(date.fromordinal(day), (rest // 3600, rest // 60 % 60, rest % 60), zone)
+        for day, rest in (divmod(int(reading), 86_400) for reading in readings)
+    )
+    instants = np.fromiter(
+        (moment.timestamp() for moment in moments), dtype=np.float64, count=len(readings)
+    )
+    return time_order(instants[inverse])
 
 
 class WhatsAppImporter(FileImporter):
@@ -432,23 +539,64 @@ class WhatsAppImporter(FileImporter):
         """Read the export."""
         return parse_whatsapp(data, path, zone=options.timezone, date_format=options.date_format)
 
+    def _plain_text_digest(self, path: Path) -> str | None:
+        """The hash of a regular ``.txt`` export, read a part at a time; ``None`` for what
+        is read whole (a ``.zip`` made with media, a pipe, an unreadable file)."""
+        try:
+            if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
+                return None
+            with path.open("rb") as handle:
+                if handle.read(4) == b"PK\x03\x04":
+                    return None
+                handle.seek(0)
+                return hashlib.file_digest(handle, "sha256").hexdigest()
+        except OSError:
+            return None  # reading it whole says what is wrong
+
     def load(self, path: Path, options: ImportOptions) -> tuple[ParsedChat, str]:
         """Read the export a part at a time, twice (a ``.zip`` made with media, or a
         pipe, is read whole)."""
-        try:
-            if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
-                return super().load(path, options)
-            with path.open("rb") as handle:
-                if handle.read(4) == b"PK\x03\x04":
-                    return super().load(path, options)
-                handle.seek(0)
-                digest = hashlib.file_digest(handle, "sha256")
-        except OSError:
-            return super().load(path, options)  # which says what is wrong
+        digest = self._plain_text_digest(path)
+        if digest is None:
+            return super().load(path, options)
         chat = parse_whatsapp_lines(
             lambda: text_lines(path), path, zone=options.timezone, date_format=options.date_format
         )
-        return chat, digest.hexdigest()
+        return chat, digest
+
+    def prepare(self, path: Path, options: ImportOptions) -> PreparedImport:
+        """Read the export once for its date order and senders; the persona is built as
+        the messages are read again (see :class:`StreamedImport`)."""
+        digest = self._plain_text_digest(path)
+        if digest is None:
+            return super().prepare(path, options)
+        outline = _outline(_entries(text_lines(path)), options.keep_media)
+        order, warnings = _settle_order(outline.survey, path, options.date_format)
+        zone = options.timezone
+
+        def messages() -> Iterator[ChatMessage]:
+            return _messages(_entries(text_lines(path)), order, path, zone, Counter())
+
+        bad_date = any(_to_date(day, order) is None for day in outline.survey.first_lines)
+        if bad_date or any(seconds < 0 for _, seconds in outline.clocks.values()):
+            for _ in messages():  # raises the error of the first bad line, as parse does
+                pass
+        chat = ChatOutline(
+            senders=outline.senders,
+            warnings=warnings,
+            dropped=outline.dropped,
+            detected={} if options.date_format else {"date order": _LABELS[order]},
+            time_order=_time_order(outline, order, zone),
+        )
+        return StreamedImport(
+            chat,
+            messages,
+            lambda: self.run(path, options),
+            options,
+            fmt=self.name,
+            path=path,
+            digest=digest,
+        )
 
 
 IMPORTER = WhatsAppImporter()

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from sdtt.errors import InputError
 from sdtt.files import write_text_atomic
-from sdtt.personas.importers.build import ImportResult
+from sdtt.personas.importers.build import ImportResult, WrittenImport
 
 
-def write_scrub_report(result: ImportResult, path: Path) -> None:
+def write_scrub_report(result: ImportResult | WrittenImport, path: Path) -> None:
     """Write the placeholder -> original table (personal data, on explicit request).
 
     Without scrubbing there is no table: that is an :class:`InputError`.
@@ -19,7 +19,9 @@ def write_scrub_report(result: ImportResult, path: Path) -> None:
         raise InputError("needs scrubbing; drop --no-scrub.", field="--scrub-report")
     report = {
         "warning": "This file holds the personal data that was scrubbed. Keep it private.",
-        "persona": result.persona.info.name,
+        "persona": (
+            result.persona.info.name if isinstance(result, ImportResult) else result.info.name
+        ),
         "counts": result.report.scrub.as_dict(),
         "placeholders": result.scrub_mapping,
         "lower_case_first_names_to_review": result.scrub_review,
