@@ -15,6 +15,7 @@ and one ``demo.<question>`` column per demographic.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import operator
@@ -200,6 +201,10 @@ class _Codes:
         return out
 
 
+def _own_code(codes: _Codes, name: str, fields: Mapping[str, Any]) -> int:
+    return codes.code((fields[name],))
+
+
 class _Columns:
     """Rows appended one at a time, kept as columns: a number per cell, each distinct
     value (or combination of values) stored once, so no Python object is kept per row
@@ -213,6 +218,7 @@ class _Columns:
         self.verdicts = _Codes(_VERDICT_COLUMNS)
         self.facts = _Codes(_FACT_COLUMNS)
         self.own = [_Codes((name,)) for name in _OWN_COLUMNS]
+        self.own_fact_codes: dict[str, list[int]] = {}
         self.times = array("d")
         self.demographics: dict[str, _Codes] = {}
 
@@ -287,11 +293,13 @@ class _Columns:
                 encoded = pc.dictionary_encode(block.plain[name], null_encoding="encode")
                 found = encoded.dictionary.to_pylist()
                 rows = encoded.indices.to_numpy(zero_copy_only=False)
+                lookup = np.array([codes.code((value,)) for value in found], dtype=np.uint32)
+                codes.extend(lookup[rows])
             else:
-                found = [fields[name] for fields in values[1]]
-                rows = facts
-            lookup = np.array([codes.code((value,)) for value in found], dtype=np.uint32)
-            codes.extend(lookup[rows])
+                # Grown with the reader's values, not redone over all of them each block.
+                known = self.own_fact_codes.setdefault(name, [])
+                code_of = functools.partial(_own_code, codes, name)
+                codes.extend(self._lookup(known, values[1], code_of)[facts])
         time = block.plain.get("response_time_s")
         if time is None:
             self.times.frombytes(np.full(block.rows, math.nan).tobytes())
