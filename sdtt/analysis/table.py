@@ -252,12 +252,15 @@ class _Columns:
         if found is None:
             if len(self.fact_cache) >= _CACHED_CONDITIONS:
                 self.fact_cache.clear()
-            row = _condition_facts(fields)
-            found = self.facts_code(tuple(row[name] for name in _FACT_COLUMNS))
+            found = self._facts_code_of(fields)
             # orjson's bytes keep the room it wrote them in (kilobytes): the kept key is
             # a copy of their own size, or the cache would take 200 MB, not 30.
             self.fact_cache[bytes(memoryview(key))] = found
         return found
+
+    def _facts_code_of(self, fields: Mapping[str, Any]) -> int:
+        row = _condition_facts(fields)
+        return self.facts_code(tuple(row[name] for name in _FACT_COLUMNS))
 
     def facts_code(self, facts: tuple[Any, ...]) -> int:
         """The code of a condition's columns (``facts``), to give :meth:`add`."""
@@ -286,7 +289,9 @@ class _Columns:
         verdict_code = self.verdicts.code
         lookup = self._lookup(self.verdict_codes, values[0], lambda f: verdict_code(_verdict_of(f)))
         self.verdicts.extend(lookup[verdicts])
-        self.facts.extend(self._lookup(self.fact_codes, values[1], self.facts_of)[facts])
+        # The reader's values are distinct already: no cache keyed by their dump.
+        facts_code = self._facts_code_of
+        self.facts.extend(self._lookup(self.fact_codes, values[1], facts_code)[facts])
         for codes in self.own:
             name = codes.columns[0]
             if name in block.plain:

@@ -108,7 +108,7 @@ def whole_line_blocks(
             carry = rest + carry
             if block:
                 yield first, block
-                first += block.count(b"\n")
+                first += int(np.count_nonzero(np.frombuffer(block, dtype=np.uint8) == ord("\n")))
             if progress is not None:
                 progress(done)
             if not chunk:
@@ -234,17 +234,17 @@ class BlockReader:
             table = pj.read_json(pa.BufferReader(data), read_options=read_options())
         except (pa.ArrowException, ValueError):
             return None
+        octets = np.frombuffer(data, dtype=np.uint8)
+        ends = np.flatnonzero(octets == ord("\n"))
         # One object a line, no blank line: Arrow reads '{..} {..}' on a line as two.
-        # (bytes.count scans at memory speed, where a numpy mask of the block would not.)
-        lines = data.count(b"\n")
-        if table.num_rows != lines or data.count(b"}\n") != lines:
+        if table.num_rows != len(ends) or not np.all(octets[ends - 1] == ord("}")):
             return None
         if not set(table.column_names) <= self.fields.keys():
             return None
         paths = _paths(table)
         if paths is None:
             return None
-        absent = self._absent_paths(data, paths, escapes)
+        absent = self._absent_paths(data, octets, paths, escapes)
         if absent is None or not self._numbers_read_alike(paths):
             return None
         columns = {name: table.column(name).combine_chunks() for name in table.column_names}
@@ -254,7 +254,7 @@ class BlockReader:
         return self._grouped(table, paths, absent, plain)
 
     def _absent_paths(
-        self, data: bytes, paths: list[_Path], escapes: bool
+        self, data: bytes, octets: np.ndarray, paths: list[_Path], escapes: bool
     ) -> set[tuple[str, ...]] | None:
         """The keys whose nulls in the block stand for keys not written (the others
         were written as null), or ``None`` when the bytes cannot tell."""
@@ -266,9 +266,11 @@ class BlockReader:
         # their number says whether all the block's nulls were written, or none.
         if escapes or any('"' in found.keys[-1] for found in unsure):
             return None
-        if b'" ' in data or b'"\t' in data:
+        # The byte after each quote, by a mask (twice as fast as gathering by positions).
+        after_quotes = octets[1:][octets[:-1] == ord('"')]
+        if np.any((after_quotes == ord(" ")) | (after_quotes == ord("\t"))):
             return None
-        written = data.count(b'":')
+        written = int(np.count_nonzero(after_quotes == ord(":")))
         known = sum(found.present for found in paths)
         if written == known + sum(found.parents - found.present for found in unsure):
             return absent
