@@ -486,6 +486,17 @@ def judge_groups(frame: pd.DataFrame) -> pd.Series:
     (say one asking both orders of every pair, one asking a random order) are never
     merged, where the first would weigh twice per pair; the judge id is named when one
     model and kind has several."""
+    if frame.empty:
+        return _judge_group_names(frame)
+    # Worked out once per distinct judge (a million rows hold a few dozen), then spread.
+    codes = combined_codes([frame[column] for column in JUDGE_COLUMNS])
+    first = np.unique(codes, return_index=True)[1]
+    names = _judge_group_names(frame.iloc[first]).to_numpy()
+    return pd.Series(names[codes], index=frame.index, dtype=object)
+
+
+def _judge_group_names(frame: pd.DataFrame) -> pd.Series:
+    """:func:`judge_groups` of a table holding each judge once."""
     llm = frame["judge_type"] == "llm"
     named = (
         "LLM judge "
@@ -525,11 +536,11 @@ def test_parts(frame: pd.DataFrame) -> Iterator[tuple[str, pd.DataFrame]]:
     test = (frame["pair_kind"] == "test").to_numpy()
     if not test.any():
         return
-    groups = judge_groups(frame.loc[test, list(JUDGE_COLUMNS)]).to_numpy()
-    order = sorted(set(groups), key=lambda name: (name != "Human judges", name))
+    codes, names = pd.factorize(judge_groups(frame.loc[test, list(JUDGE_COLUMNS)]))
+    order = sorted(range(len(names)), key=lambda code: (names[code] != "Human judges", names[code]))
     rows = np.flatnonzero(test)
-    for name in order:
-        yield name, frame.iloc[rows[groups == name]]
+    for code in order:
+        yield names[code], frame.iloc[rows[codes == code]]
 
 
 def condition_name(bot: Condition | None, *, x: int, n: int | None, turns: int | None) -> str:

@@ -15,6 +15,7 @@ and one ``demo.<question>`` column per demographic.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import operator
@@ -200,6 +201,10 @@ class _Codes:
         return out
 
 
+def _own_code(codes: _Codes, name: str, fields: Mapping[str, Any]) -> int:
+    return codes.code((fields[name],))
+
+
 class _Columns:
     """Rows appended one at a time, kept as columns: a number per cell, each distinct
     value (or combination of values) stored once, so no Python object is kept per row
@@ -213,6 +218,7 @@ class _Columns:
         self.verdicts = _Codes(_VERDICT_COLUMNS)
         self.facts = _Codes(_FACT_COLUMNS)
         self.own = [_Codes((name,)) for name in _OWN_COLUMNS]
+        self.own_fact_codes: dict[str, list[int]] = {}
         self.times = array("d")
         self.demographics: dict[str, _Codes] = {}
 
@@ -246,12 +252,15 @@ class _Columns:
         if found is None:
             if len(self.fact_cache) >= _CACHED_CONDITIONS:
                 self.fact_cache.clear()
-            row = _condition_facts(fields)
-            found = self.facts_code(tuple(row[name] for name in _FACT_COLUMNS))
+            found = self._facts_code_of(fields)
             # orjson's bytes keep the room it wrote them in (kilobytes): the kept key is
             # a copy of their own size, or the cache would take 200 MB, not 30.
             self.fact_cache[bytes(memoryview(key))] = found
         return found
+
+    def _facts_code_of(self, fields: Mapping[str, Any]) -> int:
+        row = _condition_facts(fields)
+        return self.facts_code(tuple(row[name] for name in _FACT_COLUMNS))
 
     def facts_code(self, facts: tuple[Any, ...]) -> int:
         """The code of a condition's columns (``facts``), to give :meth:`add`."""
@@ -280,18 +289,22 @@ class _Columns:
         verdict_code = self.verdicts.code
         lookup = self._lookup(self.verdict_codes, values[0], lambda f: verdict_code(_verdict_of(f)))
         self.verdicts.extend(lookup[verdicts])
-        self.facts.extend(self._lookup(self.fact_codes, values[1], self.facts_of)[facts])
+        # The reader's values are distinct already: no cache keyed by their dump.
+        facts_code = self._facts_code_of
+        self.facts.extend(self._lookup(self.fact_codes, values[1], facts_code)[facts])
         for codes in self.own:
             name = codes.columns[0]
             if name in block.plain:
                 encoded = pc.dictionary_encode(block.plain[name], null_encoding="encode")
                 found = encoded.dictionary.to_pylist()
                 rows = encoded.indices.to_numpy(zero_copy_only=False)
+                lookup = np.array([codes.code((value,)) for value in found], dtype=np.uint32)
+                codes.extend(lookup[rows])
             else:
-                found = [fields[name] for fields in values[1]]
-                rows = facts
-            lookup = np.array([codes.code((value,)) for value in found], dtype=np.uint32)
-            codes.extend(lookup[rows])
+                # Grown with the reader's values, not redone over all of them each block.
+                known = self.own_fact_codes.setdefault(name, [])
+                code_of = functools.partial(_own_code, codes, name)
+                codes.extend(self._lookup(known, values[1], code_of)[facts])
         time = block.plain.get("response_time_s")
         if time is None:
             self.times.frombytes(np.full(block.rows, math.nan).tobytes())

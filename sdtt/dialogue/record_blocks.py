@@ -108,7 +108,7 @@ def whole_line_blocks(
             carry = rest + carry
             if block:
                 yield first, block
-                first += block.count(b"\n")
+                first += int(np.count_nonzero(np.frombuffer(block, dtype=np.uint8) == ord("\n")))
             if progress is not None:
                 progress(done)
             if not chunk:
@@ -168,7 +168,7 @@ class BlockReader:
         self.grouped = grouped
         self.values: list[list[Fields]] = [[] for _ in self.groups]
         """The distinct values of each group, by id: its fields as the model dumps them."""
-        self._ids: list[dict[tuple[Any, ...], int]] = [{} for _ in self.groups]
+        self._ids: list[dict[bytes, int]] = [{} for _ in self.groups]
         self._leaf_ids: dict[tuple[Any, ...], dict[Any, int]] = {}
         self._shapes: dict[tuple[Any, ...], int] = {}
         self.fast_blocks = 0
@@ -266,7 +266,8 @@ class BlockReader:
         # their number says whether all the block's nulls were written, or none.
         if escapes or any('"' in found.keys[-1] for found in unsure):
             return None
-        after_quotes = octets[np.flatnonzero(octets == ord('"')) + 1]
+        # The byte after each quote, by a mask (twice as fast as gathering by positions).
+        after_quotes = octets[1:][octets[:-1] == ord('"')]
         if np.any((after_quotes == ord(" ")) | (after_quotes == ord("\t"))):
             return None
         written = int(np.count_nonzero(after_quotes == ord(":")))
@@ -358,20 +359,18 @@ class BlockReader:
         model (in the record of its first row) and kept as dumped. ``None`` if one fails."""
         rows = table.num_rows
         ids: list[np.ndarray] = []
-        new: list[dict[tuple[Any, ...], tuple[int, int]]] = []
+        new: list[dict[bytes, tuple[int, int]]] = []
         for index, group in enumerate(self.groups):
             keys, first, codes = self._group_keys(group, paths, absent, rows)
             known = self._ids[index]
-            local: dict[tuple[Any, ...], tuple[int, int]] = {}
-            lookup = np.empty(len(keys), dtype=np.intp)
-            for code, key in enumerate(keys):
-                found = known.get(key)
-                if found is None:
-                    found_new = local.get(key)
-                    if found_new is None:
-                        found_new = local[key] = (len(known) + len(local), int(first[code]))
-                    found = found_new[0]
-                lookup[code] = found
+            # The keys of a block are distinct: each one not known gets the next id.
+            lookup = np.fromiter((known.get(key, -1) for key in keys), np.intp, len(keys))
+            unseen = np.flatnonzero(lookup < 0)
+            lookup[unseen] = np.arange(len(known), len(known) + len(unseen))
+            local = {
+                keys[code]: (len(known) + order, int(first[code]))
+                for order, code in enumerate(unseen.tolist())
+            }
             ids.append(lookup[codes])
             new.append(local)
         reps = sorted({row for local in new for _, row in local.values()})
@@ -407,9 +406,10 @@ class BlockReader:
         paths: list[_Path],
         absent: set[tuple[str, ...]],
         rows: int,
-    ) -> tuple[list[tuple[Any, ...]], np.ndarray, np.ndarray]:
+    ) -> tuple[list[bytes], np.ndarray, np.ndarray]:
         """The distinct values of ``group`` in the block, as keys that hold across
-        blocks; the first row of each; and each row's code into them."""
+        blocks (the bytes of the shape's id and the ids of its leaves' values); the
+        first row of each; and each row's code into them."""
         names = set(group)
         leaves = [found for found in paths if found.keys[0] in names]
         # Which keys there are, of which types, and which nulls are unwritten keys: the
@@ -417,7 +417,7 @@ class BlockReader:
         shape = tuple((found.keys, str(found.array.type), found.keys in absent) for found in leaves)
         shape_id = self._shapes.setdefault(shape, len(self._shapes))
         combined = np.zeros(rows, dtype=np.int64)
-        columns = [np.zeros(rows, dtype=np.int64)]
+        columns = [np.full(rows, shape_id, dtype=np.int64)]
         for found in leaves:
             array = found.array
             if pa.types.is_struct(array.type):
@@ -429,8 +429,10 @@ class BlockReader:
             combined = pd.factorize(combined * (int(leaf.max(initial=0)) + 1) + leaf)[0]
         # factorize numbers codes by first appearance: code i first appears at first[i].
         first = np.unique(combined, return_index=True)[1]
-        values = np.stack(columns, axis=1)[first].tolist()
-        keys = [(shape_id, *row) for row in values]
+        # A row of ids as one bytes object: hashed in C, no Python int per id.
+        values = np.ascontiguousarray(np.stack([column[first] for column in columns], axis=1))
+        rows_as_bytes = values.view(np.dtype((np.void, values.shape[1] * 8))).ravel()
+        keys = typing.cast(list[bytes], rows_as_bytes.tolist())
         return keys, first, combined
 
     def _leaf_codes(self, keys: tuple[str, ...], array: pa.Array) -> np.ndarray:
