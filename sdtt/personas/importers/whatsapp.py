@@ -48,6 +48,7 @@ from sdtt.personas.importers.build import (
     ImportResult,
     ParsedChat,
     PreparedImport,
+    StreamedImport,
     time_order,
 )
 from sdtt.personas.importers.options import Flag, ImportOptions
@@ -587,7 +588,15 @@ class WhatsAppImporter(FileImporter):
             detected={} if options.date_format else {"date order": _LABELS[order]},
             time_order=_time_order(outline, order, zone),
         )
-        return self.streamed(chat, messages, path, options, digest)
+        return StreamedImport(
+            chat,
+            messages,
+            lambda: self.run(path, options),
+            options,
+            fmt=self.name,
+            path=path,
+            digest=digest,
+        )
 
 
 IMPORTER = WhatsAppImporter()
