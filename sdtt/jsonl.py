@@ -22,12 +22,12 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import suppress
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 import orjson
 from pydantic import BaseModel
 
+from sdtt.closing import Closing
 from sdtt.errors import InputError, naming
 from sdtt.files import MAX_DEPTH, TextRepairs, loads_json, open_input, what_file_is
 
@@ -110,7 +110,7 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-class JsonlWriter:
+class JsonlWriter(Closing):
     """Appends records to a JSONL file, one system call per record (optionally fsynced)."""
 
     def __init__(self, path: str | Path, *, fsync: bool = False) -> None:
@@ -151,17 +151,6 @@ class JsonlWriter:
         if self._fd is not None:
             fd, self._fd = self._fd, None
             os.close(fd)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def jsonl_lines(

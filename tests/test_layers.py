@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("dialogue", "models"),
     ("jsonl",),
     ("__init__", "files", "lock"),
-    ("errors", "redact", "spreadsheet", "templates"),
+    ("closing", "errors", "redact", "spreadsheet", "templates"),
 )
 """The layers, top first. A module may import its own package and any package of a lower
 row; packages on one row are peers and import none of each other. A package is a folder

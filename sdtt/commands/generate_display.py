@@ -9,7 +9,6 @@ and the time remaining at the current pace. The text comes from
 from __future__ import annotations
 
 from collections.abc import Sequence
-from types import TracebackType
 from typing import Self
 
 from rich import box
@@ -63,12 +62,7 @@ class RichProgress:
         self._progress.start()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._progress.stop()
 
     def chain_update(self, progress: ChainProgress) -> None:

@@ -34,11 +34,11 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
-from types import TracebackType
 from typing import Any, TypeVar
 
 import trio
 
+from sdtt.closing import AsyncClosing
 from sdtt.errors import ConfigError, ProviderError, ProviderTimeoutError
 from sdtt.models.base import GenerateConfig, ModelAPI, ModelOutput, Prompt, Usage
 from sdtt.models.cpu_hold import take_at_once
@@ -142,7 +142,7 @@ def as_prompt(prompt: Prompt | str) -> Prompt:
     return prompt if isinstance(prompt, Prompt) else Prompt(instructions="", dialogue=prompt)
 
 
-class Model:
+class Model(AsyncClosing):
     """A provider with retries, a concurrency limit, timing and a usage tally.
 
     Get one with :func:`sdtt.models.get_model`; use it as an async context manager (or
@@ -330,17 +330,6 @@ class Model:
     async def aclose(self) -> None:
         """Release the provider's connections or weights."""
         await self.api.aclose()
-
-    async def __aenter__(self) -> Model:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     def __repr__(self) -> str:
         return f"Model({self.name!r})"

@@ -9,9 +9,9 @@ closed together at the end.
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import TracebackType
-from typing import Generic, Self, TypeVar
+from typing import Generic, TypeVar
 
+from sdtt.closing import AsyncClosing
 from sdtt.models.model import Model
 
 T = TypeVar("T")
@@ -31,7 +31,7 @@ class NameCache(Generic[T]):
         return self.items[name]
 
 
-class ModelPool(NameCache[Model]):
+class ModelPool(NameCache[Model], AsyncClosing):
     """The models of one run by name; an async context manager that closes them all."""
 
     async def aclose(self) -> None:
@@ -39,14 +39,3 @@ class ModelPool(NameCache[Model]):
         models, self.items = list(self.items.values()), {}
         for model in models:
             await model.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
