@@ -15,7 +15,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sdtt.dialogue.record_files import append_records, read_records
+from sdtt.dialogue.record_files import TableKind, append_records, read_records
 from sdtt.dialogue.shown import migrate_answer
 
 RATING_VERSION = 1
@@ -93,6 +93,10 @@ def settled_rating_keys(ratings: Iterable[Rating]) -> set[RatingKey]:
     return {rating_key(r) for r in ratings if not is_model_error(r)}
 
 
+RATINGS = TableKind(Rating, RATING_VERSION, "rating", "rating format")
+"""What rating files hold."""
+
+
 def append_ratings(path: str | Path, ratings: Iterable[Rating]) -> int:
     """Append records, each flushed as written; returns how many."""
     return append_records(path, ratings)
@@ -100,9 +104,7 @@ def append_ratings(path: str | Path, ratings: Iterable[Rating]) -> int:
 
 def read_ratings(path: str | Path) -> list[Rating]:
     """Read a rating file as it is; a bad record raises InputError naming its line."""
-    return read_records(
-        path, Rating, version=RATING_VERSION, noun="rating", format_name="rating format"
-    )
+    return read_records(path, RATINGS)
 
 
 class RepeatedRatingWarning(UserWarning):

@@ -21,7 +21,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sdtt.dialogue.record_files import append_records, read_records, write_records
+from sdtt.dialogue.record_files import TableKind, append_records, read_records, write_records
 from sdtt.dialogue.shown import AnswerNotes, Shown, ShownTurnCounts, migrate_answer
 from sdtt.tasks.judgements import Judgement, JudgeType, PairKind
 
@@ -217,6 +217,10 @@ def write_traces(path: str | Path, traces: Iterable[BeliefTrace]) -> int:
     return write_records(path, traces)
 
 
+TRACES = TableKind(BeliefTrace, TRACE_VERSION, "belief trace", "belief-trace format")
+"""What belief-trace files hold."""
+
+
 def append_traces(path: str | Path, traces: Iterable[BeliefTrace]) -> int:
     """Append traces to a JSONL file, each flushed as written; returns how many."""
     return append_records(path, traces)
@@ -224,13 +228,7 @@ def append_traces(path: str | Path, traces: Iterable[BeliefTrace]) -> int:
 
 def read_traces(path: str | Path) -> list[BeliefTrace]:
     """Read a trace file; a bad record raises :class:`InputError` naming its line."""
-    return read_records(
-        path,
-        BeliefTrace,
-        version=TRACE_VERSION,
-        noun="belief trace",
-        format_name="belief-trace format",
-    )
+    return read_records(path, TRACES)
 
 
 _FIRST_LINE_LIMIT = 1 << 24

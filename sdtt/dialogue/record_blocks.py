@@ -42,7 +42,7 @@ import pyarrow.json as pj  # type: ignore[import-untyped]
 from pydantic import ValidationError
 
 from sdtt.dialogue.plain_check import PlainCheck
-from sdtt.dialogue.record_files import record_fields_of, warn_cut_off
+from sdtt.dialogue.record_files import TableKind, record_fields_of, warn_cut_off
 from sdtt.files import CHANGED_ESCAPE_BYTES, TextRepairs, open_input
 from sdtt.jsonl import is_complete_line, parse_line
 
@@ -142,16 +142,13 @@ class BlockReader:
         self,
         check: PlainCheck,
         groups: Sequence[tuple[str, ...]],
-        *,
-        version: int,
-        noun: str,
-        format_name: str,
+        kind: TableKind[Any],
     ) -> None:
         self.check = check
         self.model = check.model
-        self.version = version
-        self.noun = noun
-        self.format_name = format_name
+        self.version = kind.version
+        self.noun = kind.noun
+        self.format_name = kind.format_name
         fields = self.model.model_fields
         self.fields = fields
         wanted = [tuple(group) for group in groups]

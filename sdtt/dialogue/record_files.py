@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -17,6 +18,17 @@ from sdtt.files import replacing
 from sdtt.jsonl import JsonlWriter, read_jsonl
 
 Record = TypeVar("Record", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class TableKind(Generic[Record]):
+    """One kind of record table: its record type, the newest version of its format, and
+    the words its errors use (``noun`` names one record, ``format_name`` the format)."""
+
+    model: type[Record]
+    version: int
+    noun: str
+    format_name: str
 
 
 def write_records(path: str | Path, records: Iterable[BaseModel]) -> int:
@@ -59,41 +71,36 @@ def _lines(
 
 
 def iter_records(
-    path: str | Path,
-    model: type[Record],
-    *,
-    version: int,
-    noun: str,
-    format_name: str,
-    progress: Callable[[int], None] | None = None,
+    path: str | Path, kind: TableKind[Record], *, progress: Callable[[int], None] | None = None
 ) -> Iterator[Record]:
-    """The ``model`` records of a table, one at a time, as the file is read.
+    """The records of a table of ``kind``, one at a time, as the file is read.
 
     A record of another format version or one that does not validate raises
     :class:`~sdtt.errors.InputError` naming its line; a last record cut off mid-write is
-    left out with an :class:`~sdtt.errors.IncompleteFileWarning` (``noun`` names one
-    record in that message, ``format_name`` the format in version errors). ``progress``
-    is called with the bytes read so far.
+    left out with an :class:`~sdtt.errors.IncompleteFileWarning`. ``progress`` is called
+    with the bytes read so far.
     """
-    for line, raw in _lines(path, noun, progress):
-        check_version(raw, version, path, line, what=format_name)
-        yield validate_record(model, raw, path, line)
+    for line, raw in _lines(path, kind.noun, progress):
+        check_version(raw, kind.version, path, line, what=kind.format_name)
+        yield validate_record(kind.model, raw, path, line)
 
 
 def iter_record_fields(
     path: str | Path,
+    kind: TableKind[Any],
     check: PlainCheck,
     *,
-    version: int,
-    noun: str,
-    format_name: str,
     progress: Callable[[int], None] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """The records of a table as :func:`iter_records` validates them, each as the dict
     of its fields (``model_dump``), for tables of millions: a record that ``check``
     passes is not handed to pydantic (see :mod:`sdtt.dialogue.plain_check`)."""
     return record_fields_of(
-        _lines(path, noun, progress), path, check, version=version, format_name=format_name
+        _lines(path, kind.noun, progress),
+        path,
+        check,
+        version=kind.version,
+        format_name=kind.format_name,
     )
 
 
@@ -120,8 +127,6 @@ def record_fields_of(
             yield record.model_dump()
 
 
-def read_records(
-    path: str | Path, model: type[Record], *, version: int, noun: str, format_name: str
-) -> list[Record]:
-    """Read a table of ``model`` records as it is (see :func:`iter_records`)."""
-    return list(iter_records(path, model, version=version, noun=noun, format_name=format_name))
+def read_records(path: str | Path, kind: TableKind[Record]) -> list[Record]:
+    """Read a table of ``kind`` as it is (see :func:`iter_records`)."""
+    return list(iter_records(path, kind))

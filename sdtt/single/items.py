@@ -23,7 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sdtt.dialogue.message import USER, Transcript
-from sdtt.dialogue.record_files import read_records, write_records
+from sdtt.dialogue.record_files import TableKind, read_records, write_records
 from sdtt.errors import InputError
 from sdtt.tasks.single_task import Part, Verdict
 
@@ -161,6 +161,10 @@ def cut_items(
     return items, skipped
 
 
+ITEMS = TableKind(SingleItem, ITEMS_VERSION, "item", "items")
+"""What items files hold."""
+
+
 def write_items(path: str | Path, items: Iterable[SingleItem]) -> int:
     """Write items to a JSONL file (replacing it when complete); returns how many."""
     return write_records(path, items)
@@ -168,7 +172,7 @@ def write_items(path: str | Path, items: Iterable[SingleItem]) -> int:
 
 def read_items(path: str | Path) -> list[SingleItem]:
     """Read an items file written by :func:`write_items` (or by hand, one item a line)."""
-    items = read_records(path, SingleItem, version=ITEMS_VERSION, noun="item", format_name="items")
+    items = read_records(path, ITEMS)
     seen: set[str] = set()
     for item in items:
         if item.id in seen:

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sdtt.dialogue.record_files import read_records, write_records
+from sdtt.dialogue.record_files import TableKind, read_records, write_records
 from sdtt.errors import InputError
 
 RESPONSE_VERSION = 1
@@ -91,6 +91,10 @@ def response_id(task: str, stimulus: str, text: str, agent: str, extra: str = ""
     return f"r{digest[:12]}"
 
 
+RESPONSES = TableKind(SingleResponse, RESPONSE_VERSION, "response", "single-item responses")
+"""What response files hold."""
+
+
 def write_responses(path: str | Path, responses: Iterable[SingleResponse]) -> int:
     """Write response records to a JSONL file (replaced only when complete)."""
     return write_records(path, responses)
@@ -98,10 +102,4 @@ def write_responses(path: str | Path, responses: Iterable[SingleResponse]) -> in
 
 def read_responses(path: str | Path) -> list[SingleResponse]:
     """Read a response file, each bad line named in its error."""
-    return read_records(
-        path,
-        SingleResponse,
-        version=RESPONSE_VERSION,
-        noun="response",
-        format_name="single-item responses",
-    )
+    return read_records(path, RESPONSES)

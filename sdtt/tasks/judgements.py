@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sdtt.dialogue.plain_check import PlainCheck
 from sdtt.dialogue.record_files import (
+    TableKind,
     append_records,
     iter_record_fields,
     iter_records,
@@ -189,20 +190,17 @@ def append_judgements(path: str | Path, judgements: Iterable[Judgement]) -> int:
     return append_records(path, judgements)
 
 
+JUDGEMENTS = TableKind(Judgement, JUDGEMENT_VERSION, "judgement", "judgement format")
+"""What judgement files hold."""
+
+
 def iter_judgements(
     path: str | Path, *, progress: Callable[[int], None] | None = None
 ) -> Iterator[Judgement]:
     """The judgements of a file one at a time, as it is read (for a file too large to
     hold as objects); the errors of :func:`read_judgements`. ``progress`` is called
     with the bytes read so far."""
-    return iter_records(
-        path,
-        Judgement,
-        version=JUDGEMENT_VERSION,
-        noun="judgement",
-        format_name="judgement format",
-        progress=progress,
-    )
+    return iter_records(path, JUDGEMENTS, progress=progress)
 
 
 def iter_judgement_fields(
@@ -212,12 +210,7 @@ def iter_judgement_fields(
     :func:`read_judgements` does, for files of millions (see
     :func:`~sdtt.dialogue.record_files.iter_record_fields`)."""
     return iter_record_fields(
-        path,
-        PlainCheck(Judgement, Judgement.VALIDATED_TOGETHER),
-        version=JUDGEMENT_VERSION,
-        noun="judgement",
-        format_name="judgement format",
-        progress=progress,
+        path, JUDGEMENTS, PlainCheck(Judgement, Judgement.VALIDATED_TOGETHER), progress=progress
     )
 
 
@@ -228,13 +221,7 @@ def judgement_blocks(groups: Sequence[tuple[str, ...]]) -> BlockReader:
     # Imported here: Arrow takes a while to load, and most commands never read this way.
     from sdtt.dialogue.record_blocks import BlockReader
 
-    return BlockReader(
-        PlainCheck(Judgement, Judgement.VALIDATED_TOGETHER),
-        groups,
-        version=JUDGEMENT_VERSION,
-        noun="judgement",
-        format_name="judgement format",
-    )
+    return BlockReader(PlainCheck(Judgement, Judgement.VALIDATED_TOGETHER), groups, JUDGEMENTS)
 
 
 def read_judgements(path: str | Path) -> list[Judgement]:

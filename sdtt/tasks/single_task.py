@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sdtt.dialogue.record_files import read_records
+from sdtt.dialogue.record_files import TableKind, read_records
 from sdtt.errors import InputError
 from sdtt.tasks.ids import by_id
 from sdtt.tasks.layout import chat_html, escape_html
@@ -158,15 +158,13 @@ class SingleAnswer(BaseModel):
     where: str = Field(default="", description="File and line or row it came from.")
 
 
+SINGLE_ANSWERS = TableKind(SingleAnswer, ANSWERS_VERSION, "answer", ANSWERS_FORMAT)
+"""What single-item answer files hold."""
+
+
 def read_single_answers(path: str | Path) -> list[SingleAnswer]:
     """The answers in a file ``sdtt single import`` or ``sdtt single judge`` wrote."""
-    return read_records(
-        path,
-        SingleAnswer,
-        version=ANSWERS_VERSION,
-        noun="answer",
-        format_name="single-item answers",
-    )
+    return read_records(path, SINGLE_ANSWERS)
 
 
 CHAT_TITLE = "Conversation"
