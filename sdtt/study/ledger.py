@@ -253,28 +253,23 @@ def read_ledger(path: Path) -> list[dict[str, Any]]:
     return records
 
 
+@dataclass(eq=False)
 class LedgerAPI:
     """A provider whose calls are looked up in, checked against and written to a ledger."""
 
-    def __init__(
-        self,
-        inner: Generator,
-        ledger: Ledger,
-        *,
-        stage: str,
-        condition: str,
-        cell: str = "",
-        batch: bool = False,
-    ) -> None:
-        self.inner = inner
-        self.ledger = ledger
-        self.stage = stage
-        self.condition = condition
-        self.cell = cell
-        self.batch = batch
-        self.name = inner.name
-        self.calls = 0
-        """Calls that reached the provider through this wrapper."""
+    inner: Generator
+    ledger: Ledger
+    stage: str = field(kw_only=True)
+    condition: str = field(kw_only=True)
+    cell: str = field(default="", kw_only=True)
+    batch: bool = field(default=False, kw_only=True)
+    name: str = field(init=False)
+    """The provider's ``provider/model`` name."""
+    calls: int = field(default=0, init=False)
+    """Calls that reached the provider through this wrapper."""
+
+    def __post_init__(self) -> None:
+        self.name = self.inner.name
 
     async def generate(self, prompt: Prompt, config: GenerateConfig) -> ModelOutput:
         """Answer from the ledger when this call was answered before, else call (within

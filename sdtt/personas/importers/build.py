@@ -463,6 +463,7 @@ class OutOfOrder(Exception):
     import is built with the chat held whole."""
 
 
+@dataclass(eq=False)
 class StreamedImport(PreparedImport):
     """An import that reads the export's messages a second time while it writes the
     persona (:class:`~sdtt.personas.store.PersonaWriter`), so memory holds one
@@ -472,35 +473,26 @@ class StreamedImport(PreparedImport):
     than the first reading found (the file changed in between), are built by the import
     held whole (``whole``) instead."""
 
-    def __init__(
-        self,
-        outline: ChatOutline,
-        messages: Callable[[], Iterable[ChatMessage]],
-        whole: Callable[[], ImportResult],
-        options: ImportOptions,
-        *,
-        fmt: str,
-        path: Path,
-        digest: str,
-    ) -> None:
-        self._outline = outline
-        self._messages = messages
-        self._whole = whole
-        self._options = options
-        self._fmt = fmt
-        self._path = path
-        self._digest = digest
+    outline: ChatOutline
+    messages: Callable[[], Iterable[ChatMessage]]
+    whole: Callable[[], ImportResult]
+    options: ImportOptions
+    fmt: str = field(kw_only=True)
+    path: Path = field(kw_only=True)
+    digest: str = field(kw_only=True)
+
+    def __post_init__(self) -> None:
         self._chosen = _choose(
-            outline.senders,
-            outline.aliases,
-            outline.dropped,
-            options,
-            fmt=fmt,
-            path=path,
-            digest=digest,
+            self.outline.senders,
+            self.outline.aliases,
+            self.outline.dropped,
+            self.options,
+            fmt=self.fmt,
+            path=self.path,
+            digest=self.digest,
         )
         self.name = self._chosen.name
-        self.person = person_key(digest, self._chosen.me)
+        self.person = person_key(self.digest, self._chosen.me)
 
     def write(self, path: Path) -> WrittenImport:
         """Build the persona from the export's messages read again, writing it to
@@ -509,14 +501,14 @@ class StreamedImport(PreparedImport):
             with PersonaWriter(path) as writer:
                 return self._stream(writer)
         except OutOfOrder:
-            return PreparedImport(self._whole()).write(path)
+            return PreparedImport(self.whole()).write(path)
 
     def _in_time_order(self) -> Iterator[ChatMessage]:
         """The messages kept (media only with ``keep_media``) in time order: one read
         before its turn waits, so memory holds the messages out of place, not the chat."""
-        keep_media = self._options.keep_media
-        kept = (m for m in self._messages() if keep_media or m.kind != "media")
-        order = self._outline.time_order
+        keep_media = self.options.keep_media
+        kept = (m for m in self.messages() if keep_media or m.kind != "media")
+        order = self.outline.time_order
         if order is None:
             yield from kept
             return
@@ -535,7 +527,7 @@ class StreamedImport(PreparedImport):
             raise OutOfOrder
 
     def _stream(self, writer: PersonaWriter) -> WrittenImport:
-        outline, options, chosen = self._outline, self._options, self._chosen
+        outline, options, chosen = self.outline, self.options, self._chosen
         dropped = Counter(outline.dropped)
         scrubber = _scrubber(outline.senders, outline.aliases, outline.people, options)
         fit = TimingFit()
@@ -553,7 +545,7 @@ class StreamedImport(PreparedImport):
                 return
             conversations += 1
             transcript = Transcript(
-                id=f"conv-{conversations:04d}", messages=current, meta={"source": self._fmt}
+                id=f"conv-{conversations:04d}", messages=current, meta={"source": self.fmt}
             )
             writer.add(transcript)
             fit.add(current)
@@ -581,8 +573,8 @@ class StreamedImport(PreparedImport):
         if current:
             flush()
         if not conversations:
-            raise _no_conversation(self._path)
-        file_label = self._path.name
+            raise _no_conversation(self.path)
+        file_label = self.path.name
         if scrubber is not None:
             file_label = scrubber.scrub(file_label)
         tally = _Tally(
@@ -601,8 +593,8 @@ class StreamedImport(PreparedImport):
             scrubber,
             file_label,
             options,
-            fmt=self._fmt,
-            digest=self._digest,
+            fmt=self.fmt,
+            digest=self.digest,
         )
         writer.finish(info)
         return WrittenImport(
