@@ -38,7 +38,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
-from dataclasses import asdict, dataclass, field
+from dataclasses import KW_ONLY, asdict, dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -65,6 +65,10 @@ Notify = Callable[[str], None]
 
 
 LEDGER_SUFFIX = ".batches.jsonl"
+
+
+def _quiet(text: str) -> None:
+    """The notice of a run that says nothing."""
 
 
 def ledger_path(out: Path) -> Path:
@@ -183,6 +187,7 @@ class BatchStats:
     """Requests the judge recorded as errors after every try."""
 
 
+@dataclass(eq=False)
 class BatchedModel:
     """A judge's model whose calls go out together through its provider's batch API.
 
@@ -191,36 +196,26 @@ class BatchedModel:
     calls a round can hold (every pair at once), so every call of a round joins one job.
     """
 
-    def __init__(
-        self,
-        model: Model,
-        backend: BatchBackend,
-        ledger: BatchLedger,
-        *,
-        poll_interval: float = DEFAULT_POLL,
-        retries: int = DEFAULT_RETRIES,
-        max_requests: int = MAX_REQUESTS,
-        notify: Notify | None = None,
-        stats: BatchStats | None = None,
-        gathering: Gathering | None = None,
-        gather: float = DEFAULT_GATHER,
-    ) -> None:
-        self.model = model
-        self.backend = backend
-        self.ledger = ledger
-        self.poll_interval = poll_interval
-        self.retries = retries
-        self.max_requests = max(1, max_requests)
-        self.notify = notify or (lambda text: None)
-        self.stats = stats or BatchStats()
-        self.gathering = gathering or Gathering()
-        self.gather = gather
-        self._asked: Counter[str] = Counter()
-        self._pending: list[_Waiting] = []
-        self._wanted = trio.Event()
-        self._watched: dict[str, list[_Waiting]] = {}
-        """Jobs being waited for -> the calls waiting on each (a resumed job may be found
-        again by a later round while it runs)."""
+    model: Model
+    backend: BatchBackend
+    ledger: BatchLedger
+    _: KW_ONLY
+    poll_interval: float = DEFAULT_POLL
+    retries: int = DEFAULT_RETRIES
+    max_requests: int = MAX_REQUESTS
+    notify: Notify = _quiet
+    stats: BatchStats = field(default_factory=BatchStats)
+    gathering: Gathering = field(default_factory=Gathering)
+    gather: float = DEFAULT_GATHER
+    _asked: Counter[str] = field(default_factory=Counter, init=False)
+    _pending: list[_Waiting] = field(default_factory=list, init=False)
+    _wanted: trio.Event = field(default_factory=trio.Event, init=False)
+    _watched: dict[str, list[_Waiting]] = field(default_factory=dict, init=False)
+    """Jobs being waited for -> the calls waiting on each (a resumed job may be found
+    again by a later round while it runs)."""
+
+    def __post_init__(self) -> None:
+        self.max_requests = max(1, self.max_requests)
 
     @property
     def name(self) -> str:
@@ -397,8 +392,8 @@ async def batched(
         poll_interval=poll_interval,
         retries=retries,
         max_requests=max_requests,
-        notify=notify,
-        stats=stats,
+        notify=notify or _quiet,
+        stats=stats or BatchStats(),
         gathering=gathering,
         gather=gather,
     )
