@@ -219,7 +219,11 @@ def export(questionnaire: Questionnaire, *, data_url: str | None = None) -> str:
     """The self-contained page (template ``sdtt/templates/jspsych.html``, its script
     ``jspsych_page.js``)."""
     return _page(
-        "jspsych.html", questionnaire.title, SCRIPT_FILES, study=study_data(questionnaire, data_url)
+        "jspsych.html",
+        questionnaire.title,
+        SCRIPT_FILES,
+        study=study_data(questionnaire, data_url),
+        page_script="jspsych_page.js",
     )
 
 
@@ -358,10 +362,11 @@ def reveal_data(questionnaire: Questionnaire, data_url: str | None = None) -> di
 def export_reveal(questionnaire: Questionnaire, *, data_url: str | None = None) -> str:
     """The self-contained jsPsych page of reveal mode."""
     return _page(
-        "reveal_jspsych.html",
+        "jspsych.html",
         questionnaire.title,
         REVEAL_SCRIPTS,
         study=reveal_data(questionnaire, data_url),
+        page_script="reveal_jspsych_page.js",
     )
 
 
@@ -491,7 +496,14 @@ def single_data(task: SingleTask, data_url: str | None = None) -> dict[str, Any]
 
 def single_page(task: SingleTask, data_url: str | None = None) -> str:
     """One self-contained jsPsych page (jsPsych and its survey plugins inlined)."""
-    return _page("single_jspsych.html", task.title, SCRIPT_FILES, study=single_data(task, data_url))
+    return _page(
+        "jspsych.html",
+        task.title,
+        SCRIPT_FILES,
+        study=single_data(task, data_url),
+        page_script="single_jspsych_page.js",
+        page_css="single_jspsych_page.css",
+    )
 
 
 def single_files(task: SingleTask, data_url: str | None = None) -> dict[str, str]:
