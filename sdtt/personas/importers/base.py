@@ -69,6 +69,27 @@ class FileImporter:
         grow with the export."""
         return PreparedImport(self.run(path, options))
 
+    def streamed(
+        self,
+        outline: ChatOutline,
+        messages: Callable[[], Iterable[ChatMessage]],
+        path: Path,
+        options: ImportOptions,
+        digest: str,
+    ) -> StreamedImport:
+        """The streamed import of an export read once for ``outline``, whose ``messages``
+        are read again as the persona is built (a whole read, should the export change
+        between the two)."""
+        return StreamedImport(
+            outline,
+            messages,
+            lambda: self.run(path, options),
+            options,
+            fmt=self.name,
+            path=path,
+            digest=digest,
+        )
+
 
 class StreamedJsonImporter(FileImporter):
     """An importer of one JSON file that reads it a part at a time (:meth:`stream`), so a
@@ -98,15 +119,7 @@ class StreamedJsonImporter(FileImporter):
             outline, messages = self.first_reading(path, options)
         except JsonStreamFailed:
             return super().prepare(path, options)
-        return StreamedImport(
-            outline,
-            messages,
-            lambda: self.run(path, options),
-            options,
-            fmt=self.name,
-            path=path,
-            digest=digest,
-        )
+        return self.streamed(outline, messages, path, options, digest)
 
     def streamed_digest(self, path: Path) -> str | None:
         """The export's hash when it is a regular file to stream, read a part at a time;

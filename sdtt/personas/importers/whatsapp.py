@@ -48,7 +48,6 @@ from sdtt.personas.importers.build import (
     ImportResult,
     ParsedChat,
     PreparedImport,
-    StreamedImport,
     time_order,
 )
 from sdtt.personas.importers.options import Flag, ImportOptions
@@ -588,15 +587,7 @@ class WhatsAppImporter(FileImporter):
             detected={} if options.date_format else {"date order": _LABELS[order]},
             time_order=_time_order(outline, order, zone),
         )
-        return StreamedImport(
-            chat,
-            messages,
-            lambda: self.run(path, options),
-            options,
-            fmt=self.name,
-            path=path,
-            digest=digest,
-        )
+        return self.streamed(chat, messages, path, options, digest)
 
 
 IMPORTER = WhatsAppImporter()
