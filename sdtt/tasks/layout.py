@@ -119,6 +119,16 @@ def plain_label(text: str) -> str:
     return fold_text(text).replace("{", "(").replace("}", ")")
 
 
+def scale_points(low: int, high: int, ends: tuple[str, str]) -> list[tuple[int, str]]:
+    """Every point of the scale ``low``..``high`` with its label: ``"1 - guessing"`` at
+    the ends (``ends`` describes them), the bare number between."""
+    described = {high: ends[1], low: ends[0]}
+    return [
+        (value, f"{value} - {described[value]}" if value in described else str(value))
+        for value in range(low, high + 1)
+    ]
+
+
 def _line_html(line: Line) -> str:
     is_b = line.speaker == "B"
     row_style = f' style="background:{HIGHLIGHT}"' if is_b else ""

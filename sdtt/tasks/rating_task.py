@@ -12,7 +12,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from sdtt.tasks.ids import by_id
-from sdtt.tasks.layout import chat_html
+from sdtt.tasks.layout import chat_html, scale_points
 from sdtt.tasks.questionnaire import Line
 
 TASK_VERSION = 1
@@ -78,15 +78,7 @@ class RatingTask(BaseModel):
 
 def scale_labels(task: RatingTask) -> list[tuple[int, str]]:
     """Every point of the scale with its label (the ends carry their descriptions)."""
-    labels = []
-    for value in task.scale():
-        if value == task.scale_min:
-            labels.append((value, f"{value} - {task.min_label}"))
-        elif value == task.scale_max:
-            labels.append((value, f"{value} - {task.max_label}"))
-        else:
-            labels.append((value, str(value)))
-    return labels
+    return scale_points(task.scale_min, task.scale_max, (task.min_label, task.max_label))
 
 
 def pair_view_html(task: RatingTask, pair: RatingPair) -> str:

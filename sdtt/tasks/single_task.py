@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sdtt.dialogue.record_files import TableKind, read_records
 from sdtt.errors import InputError
 from sdtt.tasks.ids import by_id
-from sdtt.tasks.layout import chat_html, escape_html
+from sdtt.tasks.layout import chat_html, escape_html, scale_points
 from sdtt.tasks.questionnaire import Line, Question
 
 TASK_VERSION = 1
@@ -190,12 +190,7 @@ def item_html(item: ItemView) -> str:
 
 def confidence_labels() -> list[tuple[int, str]]:
     """Each confidence value with its label (the ends described)."""
-    low, high = CONFIDENCE
-    labels = []
-    for value in range(low, high + 1):
-        end = {low: CONFIDENCE_ENDS[0], high: CONFIDENCE_ENDS[1]}.get(value)
-        labels.append((value, f"{value} - {end}" if end else str(value)))
-    return labels
+    return scale_points(*CONFIDENCE, CONFIDENCE_ENDS)
 
 
 _VERDICT_CODES: dict[str, Verdict] = {code: code for code, _ in VERDICTS}
