@@ -37,13 +37,14 @@ from sdtt.commands.import_kreiman import read_judges
 from sdtt.errors import SdttError
 from sdtt.single.response import Task
 from sdtt.single.tally import add_verdict
-from sdtt.single.theirdata.conversations import read_class_labels
-from sdtt.single.theirdata.judgements import (
+from sdtt.single.theirdata.compiled import (
     JudgementScores,
     group_sizes,
     read_judgements,
     score_judgements,
 )
+from sdtt.single.theirdata.exchange_verdicts import read_verdicts
+from sdtt.single.theirdata.pages import read_class_labels
 from sdtt.single.theirdata.psiturk import KreimanTrial
 from sdtt.single.theirdata.scoring import (
     TrialScores,
@@ -51,7 +52,6 @@ from sdtt.single.theirdata.scoring import (
     labels_from_trials,
     score_trials,
 )
-from sdtt.single.theirdata.verdicts import read_verdicts
 
 DATASETS = Path("Conversations/Participants results - datasets")
 FIRST = DATASETS / "compiled_original_dataset_first_collection.json"

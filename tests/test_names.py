@@ -67,19 +67,16 @@ REPEATED_FILE_NAMES = frozenset(
         "captions.py",
         "catch.py",
         "chat.py",
-        "conversations.py",
         "detectors.py",
         "drift.py",
         "export.py",
         "judge.py",
-        "judgements.py",
         "llm.py",
         "persona.py",
         "prolific.py",
         "prompts.py",
         "questionnaire.py",
         "report.py",
-        "responses.py",
         "runner.py",
         "scoring.py",
         "simulate.py",
@@ -87,14 +84,12 @@ REPEATED_FILE_NAMES = frozenset(
         "store.py",
         "study.py",
         "topics.py",
-        "verdicts.py",
         "wordassoc.py",
     }
 )
 """File names that stand in more than one folder of ``sdtt/`` today. Most are a
 command's module beside the library module it runs (``commands/simulate.py``,
-``engine/simulate.py``), or a survey tool's exporter beside its reader; the list only
-shrinks (the Kreiman importers' names)."""
+``engine/simulate.py``); the list only shrinks."""
 
 
 def repeated_file_names() -> dict[str, list[str]]:

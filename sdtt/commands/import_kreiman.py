@@ -15,7 +15,8 @@ from sdtt.commands.single_common import check_out, rate_text, save_json_lines, s
 from sdtt.dialogue.record_files import write_records
 from sdtt.dialogue.store import write_transcripts
 from sdtt.single.response import Truth
-from sdtt.single.theirdata.conversations import (
+from sdtt.single.theirdata.exchange_verdicts import read_verdicts
+from sdtt.single.theirdata.pages import (
     CLASSES,
     read_class_labels,
     read_conversation_folder,
@@ -27,9 +28,8 @@ from sdtt.single.theirdata.psiturk import (
     read_participants,
     read_psiturk,
 )
-from sdtt.single.theirdata.responses import read_groundtruth, read_response_file
+from sdtt.single.theirdata.response_files import read_groundtruth, read_response_file
 from sdtt.single.theirdata.scoring import TrialScores, judged_human, score_trials
-from sdtt.single.theirdata.verdicts import read_verdicts
 
 
 def _console(console: Console | None) -> Console:
@@ -145,7 +145,7 @@ def run_compiled(args: argparse.Namespace, console: Console | None = None) -> in
     from sdtt.errors import InputError
     from sdtt.files import write_text_atomic
     from sdtt.single.build import KEY_FILE
-    from sdtt.single.theirdata.judgements import group_sizes, read_judgements
+    from sdtt.single.theirdata.compiled import group_sizes, read_judgements
     from sdtt.single.theirdata.study import as_single_study
 
     folder: Path = args.out

@@ -11,16 +11,16 @@ from sklearn.metrics import confusion_matrix
 
 from sdtt.beliefs.traces import verdict
 from sdtt.errors import InputError
-from sdtt.single.theirdata.conversations import (
+from sdtt.single.theirdata.exchange_verdicts import read_verdicts
+from sdtt.single.theirdata.pages import (
     CLASSES,
     read_class_labels,
     read_conversation_folder,
     read_conversation_html,
 )
 from sdtt.single.theirdata.psiturk import KreimanTrial, read_compiled, read_psiturk
-from sdtt.single.theirdata.responses import read_groundtruth, read_response_file
+from sdtt.single.theirdata.response_files import read_groundtruth, read_response_file
 from sdtt.single.theirdata.scoring import score_trials
-from sdtt.single.theirdata.verdicts import read_verdicts
 
 
 def write(path: Path, text: str) -> Path:

@@ -37,8 +37,8 @@ from typing import Any
 
 from sdtt.errors import InputError
 from sdtt.single.csvrows import csv_cells
-from sdtt.single.theirdata.conversations import CLASSES, Speaker
 from sdtt.single.theirdata.jsonfile import load_json, need_object
+from sdtt.single.theirdata.pages import CLASSES, Speaker
 
 
 @dataclass(frozen=True)

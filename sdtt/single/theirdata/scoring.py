@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from sdtt.analysis.metrics import Confusion
 from sdtt.errors import InputError
 from sdtt.single.tally import add_verdict
-from sdtt.single.theirdata.conversations import CLASSES
+from sdtt.single.theirdata.pages import CLASSES
 from sdtt.single.theirdata.psiturk import KreimanTrial
 
 

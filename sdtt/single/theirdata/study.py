@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from sdtt.single.build import KeyEntry, SingleKey
 from sdtt.single.response import Task
 from sdtt.single.response_items import JUDGED
-from sdtt.single.theirdata.judgements import KreimanJudgement
+from sdtt.single.theirdata.compiled import KreimanJudgement
 from sdtt.tasks.single_task import SingleAnswer, Verdict
 
 MACHINE_KIND = "svm"

@@ -29,8 +29,8 @@ from sdtt.beliefs.traces import BeliefPoint, BeliefTrace
 from sdtt.dialogue.shown import Shown
 from sdtt.errors import InputError
 from sdtt.single.csvrows import csv_rows
-from sdtt.single.theirdata.conversations import CLASSES
 from sdtt.single.theirdata.jsonfile import key_line, load_json, need_object
+from sdtt.single.theirdata.pages import CLASSES
 
 COLUMNS = ("judge", "conversation", "exchange", "speaker", "verdict")
 OPTIONAL = ("reason", "confidence", "judge_type", "truth")
