@@ -46,7 +46,7 @@ from sdtt.single.theirdata.compiled import (
 from sdtt.single.theirdata.exchange_verdicts import read_verdicts
 from sdtt.single.theirdata.pages import read_class_labels
 from sdtt.single.theirdata.psiturk import KreimanTrial
-from sdtt.single.theirdata.scoring import (
+from sdtt.single.theirdata.trial_scores import (
     TrialScores,
     judged_human,
     labels_from_trials,

@@ -29,7 +29,7 @@ from sdtt.single.theirdata.psiturk import (
     read_psiturk,
 )
 from sdtt.single.theirdata.response_files import read_groundtruth, read_response_file
-from sdtt.single.theirdata.scoring import TrialScores, judged_human, score_trials
+from sdtt.single.theirdata.trial_scores import TrialScores, judged_human, score_trials
 
 
 def _console(console: Console | None) -> Console:
@@ -146,7 +146,7 @@ def run_compiled(args: argparse.Namespace, console: Console | None = None) -> in
     from sdtt.files import write_text_atomic
     from sdtt.single.build import KEY_FILE
     from sdtt.single.theirdata.compiled import group_sizes, read_judgements
-    from sdtt.single.theirdata.study import as_single_study
+    from sdtt.single.theirdata.compiled_study import as_single_study
 
     folder: Path = args.out
     if (folder / KEY_FILE).exists() and not args.force:

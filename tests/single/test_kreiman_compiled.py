@@ -15,7 +15,7 @@ from sdtt.errors import InputError
 from sdtt.single.build import load_key
 from sdtt.single.theirdata.compiled import read_judgements, score_judgements
 from sdtt.single.theirdata.psiturk import read_compiled
-from sdtt.single.theirdata.scoring import labels_from_trials
+from sdtt.single.theirdata.trial_scores import labels_from_trials
 from sdtt.tasks.single_task import read_single_answers
 from tests.single import kreiman_shapes as shapes
 

@@ -21,7 +21,7 @@ from sdtt.errors import InputError
 from sdtt.single.theirdata.compiled import read_judgements, score_judgements
 from sdtt.single.theirdata.exchange_verdicts import read_verdicts
 from sdtt.single.theirdata.pages import CLASSES, read_conversation_html
-from sdtt.single.theirdata.scoring import judged_human, score_trials
+from sdtt.single.theirdata.trial_scores import judged_human, score_trials
 from tests.single import kreiman_shapes as shapes
 
 ROOT = Path(__file__).resolve().parents[2]

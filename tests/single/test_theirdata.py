@@ -20,7 +20,7 @@ from sdtt.single.theirdata.pages import (
 )
 from sdtt.single.theirdata.psiturk import KreimanTrial, read_compiled, read_psiturk
 from sdtt.single.theirdata.response_files import read_groundtruth, read_response_file
-from sdtt.single.theirdata.scoring import score_trials
+from sdtt.single.theirdata.trial_scores import score_trials
 
 
 def write(path: Path, text: str) -> Path:
