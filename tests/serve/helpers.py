@@ -20,6 +20,9 @@ from sdtt.serve.store import SqliteStore, StudyStore
 
 START = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 PERSONA = "chitchat-32b20fa3"
+MIN_INTERVAL = 0.5
+"""Seconds of the study's clock a participant leaves between messages (the spec's
+``min_interval``)."""
 
 SPEC = """
 [study]
@@ -40,7 +43,7 @@ timeout_sd = 0
 
 [chat]
 t1 = 2
-min_interval = 0.5
+min_interval = {min_interval}
 max_chars = 200
 
 [conditions]
@@ -69,6 +72,7 @@ def write_spec(
             on_timeout=on_timeout,
             models=", ".join(f'"{m}"' for m in models),
             persona=PERSONA,
+            min_interval=MIN_INTERVAL,
         ),
         encoding="utf-8",
     )

@@ -15,7 +15,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.serve.helpers import write_spec
+from tests.serve.helpers import MIN_INTERVAL, write_spec
 from tests.serve.process import free_port, start_server, stop_server
 
 HERE = Path(__file__).parent
@@ -119,6 +119,7 @@ def walk_pages(folder: Path, shots: Path | None = None) -> dict[str, Any]:
             "games": bases,
             "study": "pilot",
             "ownKey": OWN_KEY,
+            "minInterval": MIN_INTERVAL,
             "shots": str(shots) if shots else None,
         }
         result = subprocess.run(

@@ -153,9 +153,22 @@ async function open(browser, base, query, log) {
   return page;
 }
 
+// When each page last sent a message. The study lets a participant send one message per
+// min_interval of its clock, which runs at least as fast as real time: a person takes
+// longer to type one, so the walk waits as long before the next (a second message sent
+// sooner is refused, rightly, and never shows; on a fast machine that was a flaky miss).
+const lastSent = new WeakMap();
+
+async function pace(page) {
+  const wait = (lastSent.get(page) || 0) + config.minInterval * 1000 + 100 - Date.now();
+  if (wait > 0) await page.waitForTimeout(wait);
+  lastSent.set(page, Date.now());
+}
+
 async function say(page, chat, text) {
   const pane = page.locator('.pane[data-chat="' + chat + '"]');
   await pane.locator(".send-text").fill(text);
+  await pace(page);
   await pane.locator(".send-form button").click();
   await pane.locator("li.you", { hasText: text }).waitFor({ state: "attached" });
 }
@@ -245,6 +258,7 @@ async function humanGame(browser, base, log) {
   await answered(judge, 2);
   // The last turn is answered: one more message is refused and stays in the box.
   await judge.locator('.pane[data-chat="1"] .send-text').fill("one more thing");
+  await pace(judge);
   await judge.locator('.pane[data-chat="1"] .send-form button').click();
   await judge.locator("#notice").waitFor();
   await probe(log, "human", "interrogator", "chat-refused", judge);
