@@ -5,10 +5,10 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 
 import ijson
 
@@ -90,6 +90,13 @@ def text_lines(path: Path) -> Iterator[str]:
         raise InputError("file not found.", path=path) from None
     except OSError as error:
         raise InputError(f"cannot read the file ({error.strerror}).", path=path) from None
+    yield from decoded_lines(handle, path, lambda: read_bytes(path))
+
+
+def decoded_lines(handle: IO[bytes], path: Path, whole: Callable[[], bytes]) -> Iterator[str]:
+    """The lines of ``handle`` (UTF-8 bytes of ``path``), as :func:`text_lines` gives a
+    file's, closing it when done; ``whole`` reads the same bytes at once, for the line of
+    a bad byte."""
     with io.TextIOWrapper(handle, encoding="utf-8-sig", newline=None) as text:
         text._CHUNK_SIZE = _BLOCK  # type: ignore[attr-defined]  # (8 KB by default)
         ended = True
@@ -98,8 +105,8 @@ def text_lines(path: Path) -> Iterator[str]:
                 ended = line.endswith("\n")
                 yield line[:-1] if ended else line
         except UnicodeDecodeError:
-            # Rare: read the file whole once more for the line of the bad byte.
-            decode_text(read_bytes(path), path)
+            # Rare: read the bytes whole once more for the line of the bad byte.
+            decode_text(whole(), path)
             raise
         except OSError as error:
             raise InputError(f"cannot read the file ({error.strerror}).", path=path) from None

@@ -51,7 +51,12 @@ from sdtt.personas.importers.build import (
     time_order,
 )
 from sdtt.personas.importers.options import Flag, ImportOptions
-from sdtt.personas.importers.reading import MAX_FILE_BYTES, decode_text, text_lines
+from sdtt.personas.importers.reading import (
+    MAX_FILE_BYTES,
+    decode_text,
+    decoded_lines,
+    text_lines,
+)
 
 _DATE = r"(?P<date>\d{1,4}[./-] ?\d{1,2}[./-] ?\d{1,4})\.?"
 _TIME = (
@@ -304,40 +309,73 @@ def _classify(body: str) -> tuple[str, str]:
     return "text", clean
 
 
+_ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    zlib.error,
+    ValueError,
+    EOFError,
+    OSError,
+    NotImplementedError,
+    RuntimeError,
+)
+"""What unpacking a damaged zip raises."""
+
+
+def _unpack_error(path: Path) -> InputError:
+    return InputError(
+        "looks like a zip file but cannot be unpacked.",
+        path=path,
+        hint="Unzip it yourself and give the chat's .txt file.",
+    )
+
+
+def _chat_member(archive: zipfile.ZipFile, path: Path) -> zipfile.ZipInfo:
+    """The chat inside an export made "with media": its one ``_chat.txt`` (or its one
+    ``.txt``)."""
+    texts = [
+        info
+        for info in archive.infolist()
+        if info.filename.lower().endswith(".txt") and not info.is_dir()
+    ]
+    preferred = [info for info in texts if info.filename.endswith("_chat.txt")]
+    chosen = preferred or texts
+    if len(chosen) != 1:
+        raise InputError(
+            f"holds {len(chosen)} .txt files; which one is the chat is unclear.",
+            path=path,
+            hint="Unzip it and give the chat's .txt file.",
+        )
+    if chosen[0].file_size > MAX_FILE_BYTES:
+        raise InputError("holds a chat file larger than 1 GB.", path=path)
+    return chosen[0]
+
+
 def _unzip_chat(data: bytes, path: Path) -> bytes:
     """The chat text inside an export made "with media" (a zip holding ``_chat.txt``)."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            texts = [
-                info
-                for info in archive.infolist()
-                if info.filename.lower().endswith(".txt") and not info.is_dir()
-            ]
-            preferred = [info for info in texts if info.filename.endswith("_chat.txt")]
-            chosen = preferred or texts
-            if len(chosen) != 1:
-                raise InputError(
-                    f"holds {len(chosen)} .txt files; which one is the chat is unclear.",
-                    path=path,
-                    hint="Unzip it and give the chat's .txt file.",
-                )
-            if chosen[0].file_size > MAX_FILE_BYTES:
-                raise InputError("holds a chat file larger than 1 GB.", path=path)
-            return archive.read(chosen[0])
-    except (
-        zipfile.BadZipFile,
-        zlib.error,
-        ValueError,
-        EOFError,
-        OSError,
-        NotImplementedError,
-        RuntimeError,
-    ):
-        raise InputError(
-            "looks like a zip file but cannot be unpacked.",
-            path=path,
-            hint="Unzip it yourself and give the chat's .txt file.",
-        ) from None
+            return archive.read(_chat_member(archive, path))
+    except InputError:
+        raise
+    except _ZIP_ERRORS:
+        raise _unpack_error(path) from None
+
+
+def _zip_lines(path: Path, member: str) -> Iterator[str]:
+    """The lines of the chat ``member`` of the zip export at ``path``, unpacked a part at
+    a time, as :func:`text_lines` reads a ``.txt``; the errors of :func:`_unzip_chat`."""
+    try:
+        archive = zipfile.ZipFile(path)
+        handle = archive.open(member)
+    except _ZIP_ERRORS:
+        raise _unpack_error(path) from None
+    with archive:
+        try:
+            yield from decoded_lines(handle, path, lambda: archive.read(member))
+        except InputError:
+            raise
+        except _ZIP_ERRORS:
+            raise _unpack_error(path) from None
 
 
 def parse_whatsapp(
@@ -538,43 +576,49 @@ class WhatsAppImporter(FileImporter):
         """Read the export."""
         return parse_whatsapp(data, path, zone=options.timezone, date_format=options.date_format)
 
-    def _plain_text_digest(self, path: Path) -> str | None:
-        """The hash of a regular ``.txt`` export, read a part at a time; ``None`` for what
-        is read whole (a ``.zip`` made with media, a pipe, an unreadable file)."""
+    def _streamed_source(self, path: Path) -> tuple[str, Callable[[], Iterator[str]]] | None:
+        """The export's hash and a way to read its chat's lines a part at a time (the
+        ``.txt``, or the chat inside a ``.zip`` made with media); ``None`` for what is
+        read whole (a pipe, an unreadable file, a zip that is not plainly one chat)."""
         try:
             if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
                 return None
             with path.open("rb") as handle:
-                if handle.read(4) == b"PK\x03\x04":
-                    return None
+                zipped = handle.read(4) == b"PK\x03\x04"
                 handle.seek(0)
-                return hashlib.file_digest(handle, "sha256").hexdigest()
-        except OSError:
+                digest = hashlib.file_digest(handle, "sha256").hexdigest()
+            if not zipped:
+                return digest, lambda: text_lines(path)
+            with zipfile.ZipFile(path) as archive:
+                member = _chat_member(archive, path).filename
+        except (InputError, *_ZIP_ERRORS):
             return None  # reading it whole says what is wrong
+        return digest, lambda: _zip_lines(path, member)
 
     def load(self, path: Path, options: ImportOptions) -> tuple[ParsedChat, str]:
-        """Read the export a part at a time, twice (a ``.zip`` made with media, or a
-        pipe, is read whole)."""
-        digest = self._plain_text_digest(path)
-        if digest is None:
+        """Read the export a part at a time, twice (a pipe is read whole)."""
+        source = self._streamed_source(path)
+        if source is None:
             return super().load(path, options)
+        digest, lines = source
         chat = parse_whatsapp_lines(
-            lambda: text_lines(path), path, zone=options.timezone, date_format=options.date_format
+            lines, path, zone=options.timezone, date_format=options.date_format
         )
         return chat, digest
 
     def prepare(self, path: Path, options: ImportOptions) -> PreparedImport:
         """Read the export once for its date order and senders; the persona is built as
         the messages are read again (see :class:`StreamedImport`)."""
-        digest = self._plain_text_digest(path)
-        if digest is None:
+        source = self._streamed_source(path)
+        if source is None:
             return super().prepare(path, options)
-        outline = _outline(_entries(text_lines(path)), options.keep_media)
+        digest, lines = source
+        outline = _outline(_entries(lines()), options.keep_media)
         order, warnings = _settle_order(outline.survey, path, options.date_format)
         zone = options.timezone
 
         def messages() -> Iterator[ChatMessage]:
-            return _messages(_entries(text_lines(path)), order, path, zone, Counter())
+            return _messages(_entries(lines()), order, path, zone, Counter())
 
         bad_date = any(_to_date(day, order) is None for day in outline.survey.first_lines)
         if bad_date or any(seconds < 0 for _, seconds in outline.clocks.values()):

@@ -14,12 +14,14 @@ import random
 import re
 import sys
 import tracemalloc
+import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from sdtt.cli import main
+from sdtt.errors import InputError
 from sdtt.personas.importers.build import ImportResult
 from sdtt.personas.importers.discord import IMPORTER as DISCORD
 from sdtt.personas.importers.options import ImportOptions
@@ -284,3 +286,75 @@ def test_an_export_changed_between_its_two_readings_is_built_whole(tmp_path: Pat
     written = prepared.write(tmp_path / "ann.jsonl")
     whole = WHATSAPP.run(chat, options)
     assert load_persona(written.path).conversations == whole.persona.conversations
+
+
+def _zipped(chat: Path) -> Path:
+    """``chat`` as WhatsApp exports it "with media": a zip of ``_chat.txt`` and a photo."""
+    archive = chat.with_suffix(".zip")
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as out:
+        out.write(chat, "WhatsApp Chat - Ann Smith/_chat.txt")
+        out.writestr(
+            "WhatsApp Chat - Ann Smith/00000012-PHOTO-2024-04-13-09-06-02.jpg", b"\xff\xd8"
+        )
+    return archive
+
+
+@pytest.mark.parametrize("case", ["group-merged", "group-with-bob", "out-of-order-zoned"])
+def test_a_zip_made_with_media_streams_to_the_persona_of_the_zip_read_whole(
+    case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer, options = CASES[case]
+    archive = _zipped(writer(tmp_path / "chat.txt"))
+    argv = ["persona", "import", "whatsapp", str(archive), *options, "--out", str(tmp_path)]
+    whole = WHATSAPP.run
+    held_whole: list[Path] = []
+
+    def run_whole(path: Path, options: ImportOptions) -> ImportResult:
+        held_whole.append(path)
+        return whole(path, options)
+
+    monkeypatch.setattr(WHATSAPP, "run", run_whole)
+    assert main([*argv, "--name", "streamed"]) == 0
+    assert held_whole == []
+    monkeypatch.setattr(WHATSAPP, "_streamed_source", lambda path: None)  # as before
+    assert main([*argv, "--name", "whole"]) == 0
+    assert held_whole == [archive]
+    streamed, read_whole = (
+        _CREATED.sub(b"", (tmp_path / f"{name}.jsonl").read_bytes()).replace(name.encode(), b"NAME")
+        for name in ("streamed", "whole")
+    )
+    assert streamed == read_whole
+
+
+def test_a_zip_made_with_media_is_unpacked_a_part_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+
+    def peak(messages: int) -> int:
+        chat = tmp_path / f"chat-{messages}.txt"
+        write_export(chat, messages)
+        archive = _zipped(chat)
+        argv = ["persona", "import", "whatsapp", str(archive), "--me", "Ann"]
+        tracemalloc.start()
+        try:
+            assert main([*argv, "--out", str(tmp_path), "--name", f"ann-{messages}"]) == 0
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    peak(500)
+    small, large = peak(5_000), peak(20_000)
+    per_message = (large - small) / 15_000
+    assert per_message < 250, f"{per_message:.0f} bytes of peak memory per message"
+
+
+def test_a_damaged_zip_export_still_says_it_cannot_be_unpacked(tmp_path: Path) -> None:
+    archive = _zipped(write_two_export(tmp_path / "chat.txt"))
+    data = bytearray(archive.read_bytes())
+    middle = len(data) // 2
+    data[middle : middle + 64] = bytes(64)  # the deflated chat, damaged
+    archive.write_bytes(bytes(data))
+    options = ImportOptions(me="Ann", name="ann")
+    with pytest.raises(InputError, match="cannot be unpacked"):
+        WHATSAPP.prepare(archive, options).write(tmp_path / "ann.jsonl")
