@@ -16,9 +16,11 @@ the persona: its peak hardly grows with the export. The command is also timed wi
 ``--no-scrub``, so the cost of personal-data scrubbing shows on its own line.
 ``--format telegram`` does the same for a generated Telegram ``result.json`` (about 2 MB
 per 6,300 messages; ``--messages 630000`` makes 200 MB), its floor again its lines read.
+``--zip`` times the WhatsApp export as a ``.zip`` made with media (the chat deflated as
+``_chat.txt`` beside a photo), its floor the chat's lines read from the zip.
 
 Usage: PYTHONPATH=. python benchmarks/persona_import_cli.py [--messages 4000000]
-    [--format whatsapp|telegram] [--keep FILE]
+    [--format whatsapp|telegram] [--zip] [--keep FILE]
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -48,6 +51,12 @@ FLOOR = """
 import sys
 with open(sys.argv[1], encoding="utf-8", buffering=1 << 20) as handle:
     for line in handle:
+        pass
+"""
+FLOOR_ZIP = """
+import io, sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as archive, archive.open("_chat.txt") as member:
+    for line in io.TextIOWrapper(member, encoding="utf-8"):
         pass
 """
 WORDS = (
@@ -162,6 +171,7 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=4_000_000)
     parser.add_argument("--keep", type=Path, help="write the export here and keep it")
     parser.add_argument("--format", choices=("whatsapp", "telegram"), default="whatsapp")
+    parser.add_argument("--zip", action="store_true", help="the WhatsApp export as a .zip")
     parser.add_argument("--write", type=Path, help=argparse.SUPPRESS)
     add_quick(parser, messages=20_000)
     args = parser.parse_args()
@@ -188,9 +198,18 @@ def main() -> None:
                 ],
                 check=True,
             )
+        floor = FLOOR
+        if args.zip:
+            if args.format != "whatsapp":
+                sys.exit("--zip is for the WhatsApp export")
+            zipped = Path(folder) / "chat.zip"
+            with zipfile.ZipFile(zipped, "w", zipfile.ZIP_DEFLATED) as archive:
+                archive.write(path, "_chat.txt")
+                archive.writestr("00000012-PHOTO-2024-04-13-09-06-02.jpg", b"\xff\xd8")
+            path, floor = zipped, FLOOR_ZIP
         size = path.stat().st_size
         floor_s, floor_cpu, floor_rss, floor_code = measure(
-            [sys.executable, "-c", FLOOR, str(path)], Path(folder) / "floor.out"
+            [sys.executable, "-c", floor, str(path)], Path(folder) / "floor.out"
         )
         persona = Path(folder) / "personas" / "bench.jsonl"
         command = [sys.executable, "-m", "sdtt", "persona", "import", args.format, str(path)]
@@ -214,7 +233,8 @@ def main() -> None:
     ratio = run_s / floor_s
     load = os.getloadavg()
     print(
-        f"{args.format} export of {args.messages:,} messages, {size / 1e6:,.0f} MB; persona file "
+        f"{args.format} export{' (.zip)' if args.zip else ''} of {args.messages:,} messages, "
+        f"{size / 1e6:,.0f} MB; persona file "
         f"{kept / 1e6:,.0f} MB; load average {load[0]:.2f}"
     )
     for name, wall, cpu, rss in (

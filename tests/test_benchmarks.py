@@ -50,3 +50,18 @@ def test_benchmark_runs_in_quick_mode(script: Path, tmp_path: Path) -> None:
     )
     assert result.returncode == 0, f"{script.name} --quick failed:\n{result.stderr[-3000:]}"
     assert result.stdout.strip(), f"{script.name} --quick printed no figures"
+
+
+def test_the_persona_import_benchmark_times_a_zip_export_too(tmp_path: Path) -> None:
+    root = str(BENCHMARKS.parent)
+    path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+    result = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "persona_import_cli.py"), "--quick", "--zip"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "whatsapp export (.zip)" in result.stdout
