@@ -34,7 +34,7 @@ from sdtt.personas.conversations import ChatMessage, normalize_name
 from sdtt.personas.importers.base import FileImporter
 from sdtt.personas.importers.build import ImportResult, ParsedChat, add_message
 from sdtt.personas.importers.options import Flag, ImportOptions
-from sdtt.personas.importers.reading import load_json
+from sdtt.personas.importers.reading import MAX_FILE_BYTES, load_json
 from sdtt.personas.importers.shapes import ExportModel, shape_error, validate
 from sdtt.personas.importers.times import time_from_epoch
 
@@ -94,12 +94,15 @@ class SlackMessage(ExportModel):
 
 
 class _Zip:
-    """Read JSON members of the export, with errors that name the member."""
+    """Read JSON members of the export (its bytes, or the file where it lies, a member at
+    a time), with errors that name the member."""
 
-    def __init__(self, data: bytes, path: Path) -> None:
+    def __init__(self, source: bytes | Path, path: Path) -> None:
         self.path = path
         try:
-            self.archive = zipfile.ZipFile(io.BytesIO(data))
+            self.archive = zipfile.ZipFile(
+                io.BytesIO(source) if isinstance(source, bytes) else source
+            )
             self.infos = {
                 info.filename: info for info in self.archive.infolist() if not info.is_dir()
             }
@@ -154,8 +157,11 @@ def _plain_text(text: str, users: dict[str, str]) -> str:
     return html.unescape(text)
 
 
-def parse_slack(data: bytes, path: Path, *, zone: tzinfo, channel: str | None = None) -> ParsedChat:
-    """Read one channel of a Slack export zip into a :class:`ParsedChat`."""
+def parse_slack(
+    data: bytes | Path, path: Path, *, zone: tzinfo, channel: str | None = None
+) -> ParsedChat:
+    """Read one channel of a Slack export zip (its bytes, or the file) into a
+    :class:`ParsedChat`."""
     archive = _Zip(data, path)
     anchors = [
         PurePosixPath(name).parent
@@ -248,6 +254,19 @@ class SlackImporter(FileImporter):
     def parse(self, data: bytes, path: Path, options: ImportOptions) -> ParsedChat:
         """Read the export."""
         return parse_slack(data, path, zone=options.timezone, channel=options.channel)
+
+    def load(self, path: Path, options: ImportOptions) -> tuple[ParsedChat, str]:
+        """Read the zip where it lies, a member at a time, not whole into memory (a pipe,
+        or a file too large to be an export, is read whole, which says what is wrong)."""
+        digest = self.export_digest(path)
+        try:
+            too_large = digest is not None and path.stat().st_size > MAX_FILE_BYTES
+        except OSError:
+            too_large = True
+        if digest is None or too_large:
+            return super().load(path, options)
+        chat = parse_slack(path, path, zone=options.timezone, channel=options.channel)
+        return chat, digest
 
 
 IMPORTER = SlackImporter()

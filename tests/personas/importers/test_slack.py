@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
+import sdtt.personas.importers.base as base
 from sdtt.errors import InputError
+from sdtt.personas.importers.base import FileImporter
+from sdtt.personas.importers.slack import SlackImporter
 
 from .helpers import FIXTURES, run_import, texts, zip_folder
 
@@ -95,3 +98,20 @@ def test_a_thread_is_a_conversation_of_its_own(tmp_path: Path) -> None:
     ) in by_text
     assert ("lunch anyone?", "sure, 12:30") in by_text
     assert result.report.dropped == {"bot": 1, "media": 1}
+
+
+def test_the_zip_is_read_where_it_lies_not_whole_into_memory(
+    export: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    argv = ("--me", "annie", "--channel", "#ann-bob")
+    monkeypatch.setattr(SlackImporter, "load", FileImporter.load)  # as before: bytes first
+    read_whole = run_import("slack", export, *argv)
+    monkeypatch.undo()
+
+    def refused(path: Path) -> bytes:
+        raise AssertionError(f"{path} was read whole")
+
+    monkeypatch.setattr(base, "read_bytes", refused)
+    result = run_import("slack", export, *argv)
+    assert result.persona.conversations == read_whole.persona.conversations
+    assert result.persona.info.extra == read_whole.persona.info.extra  # the same person
