@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from datetime import tzinfo
 from pathlib import Path
 from typing import Annotated, Any
@@ -189,8 +190,8 @@ def _read_document(
     return messages
 
 
-def parse_messenger(documents: list[tuple[Path, bytes]], *, zone: tzinfo) -> ParsedChat:
-    """Read the ``message_N.json`` files of one Messenger conversation."""
+def parse_messenger(documents: Iterable[tuple[Path, bytes]], *, zone: tzinfo) -> ParsedChat:
+    """Read the ``message_N.json`` files of one Messenger conversation, one at a time."""
     messages: list[ChatMessage] = []
     dropped: Counter[str] = Counter()
     people: list[list[str]] = []
@@ -228,24 +229,32 @@ class MessengerImporter(FileImporter):
     help = "a Facebook Messenger conversation (message_N.json, or its folder)"
     file_help = "A message_N.json file, or the conversation folder holding them."
 
-    def documents(self, path: Path) -> list[tuple[Path, bytes]]:
+    def files(self, path: Path) -> list[Path]:
         """The files to read: ``path`` itself, or the ``message_*.json`` in the folder."""
         if path.is_dir():
             files = sorted(path.glob("message_*.json"), key=_part_number)
             if not files:
                 raise InputError("holds no message_N.json file.", path=path, hint=_FOLDER_HINT)
-            return [(file, read_bytes(file)) for file in files]
-        return [(path, read_bytes(path))]
+            return files
+        return [path]
 
     def parse(self, data: bytes, path: Path, options: ImportOptions) -> ParsedChat:
         """Read one file."""
         return parse_messenger([(path, data)], zone=options.timezone)
 
     def load(self, path: Path, options: ImportOptions) -> tuple[ParsedChat, str]:
-        """Read the file or folder; the digest covers every file read."""
-        documents = self.documents(path)
-        digest = hashlib.sha256(b"".join(data for _, data in documents)).hexdigest()
-        return parse_messenger(documents, zone=options.timezone), digest
+        """Read the file or folder a file at a time (memory holds one file's bytes and
+        the messages); the digest covers every file read, in order."""
+        digest = hashlib.sha256()
+
+        def documents() -> Iterator[tuple[Path, bytes]]:
+            for file in self.files(path):
+                data = read_bytes(file)
+                digest.update(data)
+                yield file, data
+
+        chat = parse_messenger(documents(), zone=options.timezone)
+        return chat, digest.hexdigest()
 
 
 IMPORTER = MessengerImporter()

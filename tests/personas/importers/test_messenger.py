@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from sdtt.errors import InputError
+from sdtt.personas.importers import messenger
 from sdtt.personas.importers.messenger import fix_mojibake
+from sdtt.personas.importers.options import ImportOptions
 
 from .helpers import FIXTURES, find, run_import, texts
 
@@ -63,3 +66,26 @@ def test_bad_timestamp_is_named(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         run_import("messenger", target, "--me", "A")
     assert caught.value.field == "messages[0].timestamp_ms"
+
+
+def test_a_folder_is_read_a_file_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    read: list[str] = []
+    parsed_after: list[int] = []  # how many files were read when each was parsed
+    real_read, real_json = messenger.read_bytes, messenger.load_json
+
+    def reading(path: Path) -> bytes:
+        read.append(path.name)
+        return real_read(path)
+
+    def parsing(data: bytes, path: Path) -> object:
+        parsed_after.append(len(read))
+        return real_json(data, path)
+
+    monkeypatch.setattr(messenger, "read_bytes", reading)
+    monkeypatch.setattr(messenger, "load_json", parsing)
+    chat, digest = messenger.IMPORTER.load(FOLDER, ImportOptions(me="Zoë Müller"))
+    assert read == ["message_1.json", "message_2.json"]
+    assert parsed_after == [1, 2]  # before: every file was read before the first was parsed
+    whole = b"".join((FOLDER / name).read_bytes() for name in read)
+    assert digest == hashlib.sha256(whole).hexdigest()  # the same person as before
+    assert len(chat.messages) == 6  # media kept as such until the persona is built
