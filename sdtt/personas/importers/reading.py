@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 import re
+import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,6 +18,16 @@ from sdtt.errors import InputError
 from sdtt.files import loads_json, open_input, read_file_bytes
 
 MAX_FILE_BYTES = 1 << 30
+ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    zlib.error,
+    ValueError,
+    EOFError,
+    OSError,
+    NotImplementedError,
+    RuntimeError,  # an encrypted member
+)
+"""What unpacking a damaged zip export raises."""
 
 
 def _check_size(path: Path) -> None:

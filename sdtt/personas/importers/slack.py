@@ -21,7 +21,6 @@ import html
 import io
 import re
 import zipfile
-import zlib
 from collections import Counter
 from datetime import tzinfo
 from pathlib import Path, PurePosixPath
@@ -34,7 +33,7 @@ from sdtt.personas.conversations import ChatMessage, normalize_name
 from sdtt.personas.importers.base import FileImporter
 from sdtt.personas.importers.build import ImportResult, ParsedChat, add_message
 from sdtt.personas.importers.options import Flag, ImportOptions
-from sdtt.personas.importers.reading import MAX_FILE_BYTES, load_json
+from sdtt.personas.importers.reading import MAX_FILE_BYTES, ZIP_ERRORS, load_json
 from sdtt.personas.importers.shapes import ExportModel, shape_error, validate
 from sdtt.personas.importers.times import time_from_epoch
 
@@ -106,7 +105,7 @@ class _Zip:
             self.infos = {
                 info.filename: info for info in self.archive.infolist() if not info.is_dir()
             }
-        except (zipfile.BadZipFile, zlib.error, ValueError, EOFError, OSError, NotImplementedError):
+        except ZIP_ERRORS:
             raise InputError("is not a readable zip file.", path=path, hint=_ZIP_HINT) from None
 
     def json(self, name: str) -> Any:
@@ -116,16 +115,7 @@ class _Zip:
             raise InputError("is too large to be a Slack export file.", path=where)
         try:
             data = self.archive.read(info)
-        except (
-            zipfile.BadZipFile,
-            zlib.error,
-            ValueError,
-            EOFError,
-            OSError,
-            NotImplementedError,
-            RuntimeError,  # encrypted members
-            KeyError,
-        ):
+        except (*ZIP_ERRORS, KeyError):
             raise InputError("cannot be unpacked.", path=where, hint=_ZIP_HINT) from None
         return load_json(data, where)
 

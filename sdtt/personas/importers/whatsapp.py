@@ -30,7 +30,6 @@ import io
 import itertools
 import re
 import zipfile
-import zlib
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -53,6 +52,7 @@ from sdtt.personas.importers.build import (
 from sdtt.personas.importers.options import Flag, ImportOptions
 from sdtt.personas.importers.reading import (
     MAX_FILE_BYTES,
+    ZIP_ERRORS,
     decode_text,
     decoded_lines,
     text_lines,
@@ -309,18 +309,6 @@ def _classify(body: str) -> tuple[str, str]:
     return "text", clean
 
 
-_ZIP_ERRORS = (
-    zipfile.BadZipFile,
-    zlib.error,
-    ValueError,
-    EOFError,
-    OSError,
-    NotImplementedError,
-    RuntimeError,
-)
-"""What unpacking a damaged zip raises."""
-
-
 def _unpack_error(path: Path) -> InputError:
     return InputError(
         "looks like a zip file but cannot be unpacked.",
@@ -357,7 +345,7 @@ def _unzip_chat(data: bytes, path: Path) -> bytes:
             return archive.read(_chat_member(archive, path))
     except InputError:
         raise
-    except _ZIP_ERRORS:
+    except ZIP_ERRORS:
         raise _unpack_error(path) from None
 
 
@@ -367,14 +355,14 @@ def _zip_lines(path: Path, member: str) -> Iterator[str]:
     try:
         archive = zipfile.ZipFile(path)
         handle = archive.open(member)
-    except _ZIP_ERRORS:
+    except ZIP_ERRORS:
         raise _unpack_error(path) from None
     with archive:
         try:
             yield from decoded_lines(handle, path, lambda: archive.read(member))
         except InputError:
             raise
-        except _ZIP_ERRORS:
+        except ZIP_ERRORS:
             raise _unpack_error(path) from None
 
 
@@ -591,7 +579,7 @@ class WhatsAppImporter(FileImporter):
                 return digest, lambda: text_lines(path)
             with zipfile.ZipFile(path) as archive:
                 member = _chat_member(archive, path).filename
-        except (InputError, *_ZIP_ERRORS):
+        except (InputError, *ZIP_ERRORS):
             return None  # reading it whole says what is wrong
         return digest, lambda: _zip_lines(path, member)
 
