@@ -15,13 +15,19 @@ end picks no side; such a judgement is kept and excluded with reason ``tie``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sdtt.dialogue.record_files import TableKind, append_records, read_records, write_records
+from sdtt.dialogue.record_files import (
+    TableKind,
+    append_records,
+    iter_records,
+    read_records,
+    write_records,
+)
 from sdtt.dialogue.shown import AnswerNotes, Shown, ShownTurnCounts, migrate_answer
 from sdtt.tasks.judgements import Judgement, JudgeType, PairKind
 
@@ -249,12 +255,18 @@ def is_trace_file(path: str | Path) -> bool:
     return '"points"' in first and '"item_id"' in first
 
 
-def load_traces(paths: Sequence[str | Path]) -> list[BeliefTrace]:
-    """Read trace files for analysis, keeping the first trace of each key."""
+def load_traces(
+    paths: Sequence[str | Path],
+    *,
+    progress: Callable[[Path], Callable[[int], None] | None] | None = None,
+) -> list[BeliefTrace]:
+    """Read trace files for analysis, keeping the first trace of each key; ``progress``
+    gives each file's callback of the bytes read so far."""
     seen: set[tuple[str, str, str, str | None]] = set()
     traces: list[BeliefTrace] = []
     for path in paths:
-        for trace in read_traces(path):
+        told = progress(Path(path)) if progress is not None else None
+        for trace in iter_records(path, TRACES, progress=told):
             if trace.excluded or trace.key() not in seen:
                 seen.add(trace.key())
                 traces.append(trace)

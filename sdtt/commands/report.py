@@ -21,9 +21,10 @@ def run(args: argparse.Namespace) -> int:
     check_margin(args.margin)
     console = CliConsole(highlight=False)
     output_folder(args.out)
-    traces = trace_inputs(args.judgements)
+    errors = CliConsole(stderr=True)
+    traces = trace_inputs(args.judgements, errors)
     # A market gives prices, no verdicts: its export's judgement file is empty.
-    frame = read_table(args.judgements, allow_empty=bool(traces), console=CliConsole(stderr=True))
+    frame = read_table(args.judgements, allow_empty=bool(traces), console=errors, traces=traces)
     tells = None
     key = None
     if args.study is not None:

@@ -48,8 +48,9 @@ def run(args: argparse.Namespace) -> int:
     """Score judgement files from parsed arguments."""
     check_margin(args.margin)
     console = CliConsole(highlight=False)
-    traces = trace_inputs(args.judgements)
-    frame = read_table(args.judgements, allow_empty=bool(traces), console=CliConsole(stderr=True))
+    errors = CliConsole(stderr=True)
+    traces = trace_inputs(args.judgements, errors)
+    frame = read_table(args.judgements, allow_empty=bool(traces), console=errors, traces=traces)
     if frame.empty:
         # Only beliefs that end in no verdict (a market's prices, live sliders, beside an
         # empty judgement file as `sdtt serve export` writes for a market study).

@@ -28,7 +28,11 @@ from sdtt.redact import shown
 
 
 def read_table(
-    paths: Sequence[Path], *, allow_empty: bool = False, console: Console | None = None
+    paths: Sequence[Path],
+    *,
+    allow_empty: bool = False,
+    console: Console | None = None,
+    traces: Sequence[BeliefTrace] | None = None,
 ) -> pd.DataFrame:
     """The judgement table of judgement and belief-trace files (a trace scores by its
     last belief), repeated answers left out (with a warning); refuses an empty set
@@ -37,15 +41,19 @@ def read_table(
     Judgement files are read a block at a time into the table's columns (with Arrow,
     see :func:`~sdtt.analysis.table.read_judgement_table`), never held as records, with
     a progress bar of the bytes read on ``console`` (stderr) while a large one is read.
+    ``traces`` are the trace files' traces when the caller has read them already (see
+    :func:`trace_inputs`), so that no file is read twice.
     """
-    traces = [path for path in paths if is_trace_file(path)]
-    files = [path for path in paths if path not in traces]
+    trace_files = [path for path in paths if is_trace_file(path)]
+    files = [path for path in paths if path not in trace_files]
     with _reading(files, console) as progress:
         frame = read_judgement_table(files, progress=progress)
     frame = without_repeats(frame, files)
-    if traces:
+    if trace_files:
+        if traces is None:
+            traces = trace_inputs(trace_files, console)
         # A belief trace's last belief is its verdict: traces score as judgements.
-        from_traces = judgement_table(judgements_from_traces(load_traces(traces)))
+        from_traces = judgement_table(judgements_from_traces(traces))
         parts = [part for part in (frame, from_traces) if len(part)]
         frame = (
             pd.concat(parts, ignore_index=True) if len(parts) == 2 else parts[0] if parts else frame
@@ -92,9 +100,12 @@ def _size(path: Path) -> int:
         return 0
 
 
-def trace_inputs(paths: Sequence[Path]) -> list[BeliefTrace]:
-    """The belief traces among the input files (for the belief analyses)."""
-    return load_traces([path for path in paths if is_trace_file(path)])
+def trace_inputs(paths: Sequence[Path], console: Console | None = None) -> list[BeliefTrace]:
+    """The belief traces among the input files (for the belief analyses), with a
+    progress bar on ``console`` while large ones are read."""
+    files = [path for path in paths if is_trace_file(path)]
+    with _reading(files, console) as progress:
+        return load_traces(files, progress=progress)
 
 
 def check_margin(margin: float) -> None:
