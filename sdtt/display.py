@@ -3,9 +3,11 @@ facts the library describes in plain text."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.measure import Measurement
 from rich.table import Table
 
 from sdtt.dialogue.message import Message
@@ -65,3 +67,45 @@ def facts_table(title: str, rows: Iterable[tuple[str, str]]) -> Table:
     for what, value in rows:
         table.add_row(terminal_text(what), terminal_text(value))
     return table
+
+
+@dataclass
+class FittedTable:
+    """A table of display strings, laid out as a table where every word of every column
+    fits the width, else as one block per row (each cell beside its column's name, like
+    ``psql``'s expanded display): a narrow terminal never breaks a number or a word across
+    lines, where ``15000`` could read as ``1500``. Every cell is shown as text."""
+
+    title: str
+    header: list[str]
+    rows: list[list[str]]
+
+    def table(self) -> Table:
+        """The rows as one table."""
+        table = Table(title=terminal_text(self.title), title_justify="left")
+        for index, name in enumerate(self.header):
+            table.add_column(
+                terminal_text(name), justify="left" if index == 0 else "right", overflow="fold"
+            )
+        for row in self.rows:
+            table.add_row(*(terminal_text(cell) for cell in row))
+        return table
+
+    def __rich_console__(
+        self, console: Console, options: ConsoleOptions
+    ) -> Iterator[RenderableType]:
+        table = self.table()
+        # Measured unbounded: Rich clamps a measurement to the width it is given.
+        needed = Measurement.get(console, options.update_width(1 << 16), table).minimum
+        if needed <= options.max_width:
+            yield table
+            return
+        yield terminal_text(self.title)
+        for row in self.rows:
+            block = Table(show_header=False, box=None, pad_edge=False)
+            block.add_column(style="bold", overflow="fold")
+            block.add_column(overflow="fold")
+            for name, cell in zip(self.header, row, strict=False):
+                block.add_row(terminal_text(name), terminal_text(cell))
+            yield block
+            yield ""

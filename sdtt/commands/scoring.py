@@ -18,11 +18,11 @@ from rich.progress import (
     TimeRemainingColumn,
     TransferSpeedColumn,
 )
-from rich.table import Table
 
 from sdtt.analysis.format import INTERVAL_NOTE, RATE_COLUMNS, TEST_COLUMNS, format_table
 from sdtt.analysis.table import judgement_table, read_judgement_table, without_repeats
 from sdtt.beliefs.traces import BeliefTrace, is_trace_file, judgements_from_traces, load_traces
+from sdtt.display import FittedTable
 from sdtt.errors import InputError
 from sdtt.redact import shown
 
@@ -130,15 +130,11 @@ def print_summary(
             console.print(f"[dim]{INTERVAL_NOTE}[/]")
 
 
-def rich_table(title: str, header: list[str], rows: list[list[str]]) -> Table:
-    """A rich table from display strings, every one shown as text (topics, models and
-    personas come from files: no markup or control character of theirs acts)."""
-    table = Table(title=shown(title), title_justify="left")
-    for index, name in enumerate(header):
-        table.add_column(shown(name), justify="left" if index == 0 else "right", overflow="fold")
-    for row in rows:
-        table.add_row(*(shown(cell) for cell in row))
-    return table
+def rich_table(title: str, header: list[str], rows: list[list[str]]) -> FittedTable:
+    """A table from display strings, every one shown as text (topics, models and
+    personas come from files: no markup or control character of theirs acts), one block
+    per row when its columns do not fit the terminal (see :class:`~sdtt.display.FittedTable`)."""
+    return FittedTable(title, header, rows)
 
 
 def print_escaped_table(
