@@ -58,12 +58,15 @@ def usage_line(outputs: Sequence[ModelOutput]) -> str:
     )
 
 
-def facts_table(title: str, rows: Iterable[tuple[str, str]]) -> Table:
+def facts_table(title: str, rows: Iterable[tuple[str, str]], *, boxed: bool = True) -> Table:
     """A two-column table of (what, value) rows, such as
-    :func:`sdtt.personas.timing.timing_summary`; every cell is shown as text, never markup."""
+    :func:`sdtt.personas.timing.timing_summary`; every cell is shown as text, never markup.
+    Unboxed, its lines start with the first column (no border, no padding before it)."""
     table = Table(title=title, show_header=False, title_justify="left")
-    table.add_column("what", style="bold")
-    table.add_column("value")
+    if not boxed:
+        table.box, table.pad_edge = None, False
+    table.add_column("what", style="bold", overflow="fold")
+    table.add_column("value", overflow="fold")
     for what, value in rows:
         table.add_row(terminal_text(what), terminal_text(value))
     return table
@@ -102,10 +105,5 @@ class FittedTable:
             return
         yield terminal_text(self.title)
         for row in self.rows:
-            block = Table(show_header=False, box=None, pad_edge=False)
-            block.add_column(style="bold", overflow="fold")
-            block.add_column(overflow="fold")
-            for name, cell in zip(self.header, row, strict=False):
-                block.add_row(terminal_text(name), terminal_text(cell))
-            yield block
+            yield facts_table("", zip(self.header, row, strict=False), boxed=False)
             yield ""

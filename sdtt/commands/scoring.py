@@ -125,16 +125,9 @@ def print_summary(
     rates say what each interval is of."""
     for columns, part in ((RATE_COLUMNS, "pass rates"), (TEST_COLUMNS, "tests")):
         header, body = format_table(rows, group, columns)
-        console.print(rich_table(f"{title}: {part}", header, body))
+        console.print(FittedTable(f"{title}: {part}", header, body))
         if columns is RATE_COLUMNS:
             console.print(f"[dim]{INTERVAL_NOTE}[/]")
-
-
-def rich_table(title: str, header: list[str], rows: list[list[str]]) -> FittedTable:
-    """A table from display strings, every one shown as text (topics, models and
-    personas come from files: no markup or control character of theirs acts), one block
-    per row when its columns do not fit the terminal (see :class:`~sdtt.display.FittedTable`)."""
-    return FittedTable(title, header, rows)
 
 
 def print_escaped_table(
@@ -142,6 +135,6 @@ def print_escaped_table(
 ) -> None:
     """A table whose cells may quote chat text (escaped, so none acts as Rich markup),
     with its note under it."""
-    console.print(rich_table(title, header, rows))
+    console.print(FittedTable(title, header, rows))
     if note:
         console.print(f"[dim]{shown(note)}[/]")
