@@ -40,6 +40,7 @@ from sdtt.serve.protocol import (
     TradeFrame,
     Typing,
     VerdictFrame,
+    new_token,
     stale_game,
 )
 from sdtt.serve.room import Chat, LiveRoom, RoomHost
@@ -106,7 +107,7 @@ class FrameHandler:
             store.add_participant(
                 Participant(
                     pid=join.pid,
-                    token=secrets.token_urlsafe(18),
+                    token=new_token(),
                     state="consent",
                     role=None,
                     room=None,
@@ -128,7 +129,7 @@ class FrameHandler:
                     "that device is yours: the chat moves here and the other one stops."
                 )
             if not same:
-                store.update_participant(join.pid, token=secrets.token_urlsafe(18))
+                store.update_participant(join.pid, token=new_token())
                 self.host.records.record("moved_device", {}, participant=join.pid)
             self.host.records.record("reconnected", {}, participant=join.pid)
             if existing.state == "done":  # left, and back for the next interrogator

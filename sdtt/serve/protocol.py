@@ -12,10 +12,11 @@ What the server sends never says what a witness is: a chat message is
 ``{"type": "message", "id": n, "chat": 1|2, "from": "you"|"them", "text": ...}`` whether
 the other side is the bot or a person, and typing is ``{"type": "typing", "chat": 1|2,
 "from": "them", "on": bool}`` either way. Room and participant ids are never sent; the
-reconnect token is random. In a market study the server names the game a participant is
-in with an opaque ``game`` (in the phase and market frames), and every question, answer,
-quote, trade and "done buying" must carry it back: a frame meant for a game that has
-ended is refused rather than taken as part of the next one.
+reconnect token is random and spells no word (see :func:`new_token`). In a market study
+the server names the game a participant is in with an opaque ``game`` (in the phase and
+market frames), and every question, answer, quote, trade and "done buying" must carry it
+back: a frame meant for a game that has ended is refused rather than taken as part of
+the next one.
 
 A websocket message from the server carries one frame, or a list of the frames that were
 ready to leave together (the page handles them in order): one message per frame cost the
@@ -27,6 +28,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import secrets
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
@@ -37,6 +39,17 @@ from sdtt.serve.store import UNSTORABLE, StoredMessage
 MAX_FRAME = 16_384
 """Longest frame read, in characters (a message's own limit is the spec's max_chars)."""
 PID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+TOKEN_ALPHABET = "bcdfghjkmnpqrstvwxz23456789"
+"""The characters of a token: no vowel (nor ``y``, ``0``, ``1``), so a token can spell
+no word. A participant can read theirs (the page keeps it); one drawn from all of
+base64 spelled ``bot`` in about one token of 1,500."""
+
+
+def new_token() -> str:
+    """A random token of 30 :data:`TOKEN_ALPHABET` characters (142 bits), for a
+    participant's reconnect token and a study's private links."""
+    return "".join(secrets.choice(TOKEN_ALPHABET) for _ in range(30))
 
 
 class FrameError(Exception):

@@ -18,7 +18,6 @@ opening to end, leases), :mod:`~sdtt.serve.bots`, :mod:`~sdtt.serve.participants
 from __future__ import annotations
 
 import contextlib
-import secrets
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -36,6 +35,7 @@ from sdtt.serve.matchmaker import Matchmaker
 from sdtt.serve.moderation import ModerationClient, Screener, open_screener
 from sdtt.serve.overview import condition_label, overview
 from sdtt.serve.participants import Participants
+from sdtt.serve.protocol import new_token
 from sdtt.serve.relay import Relay
 from sdtt.serve.room import LiveRoom
 from sdtt.serve.spec import Study
@@ -64,8 +64,8 @@ class StudyServer:
             store.waits_off_loop = False  # the clock would jump while the database answers
         self.records = Records(store, started)
         self._screener = open_screener(study, self.records.record, moderation)
-        self.admin_token = admin_token or secrets.token_urlsafe(18)
-        self.own_key = own_key or secrets.token_urlsafe(18)
+        self.admin_token = admin_token or new_token()
+        self.own_key = own_key or new_token()
         """Key of the own person's private link (own-person studies)."""
         self._rooms: dict[str, LiveRoom] = {}
         """The live rooms this process runs, by id (see :class:`Rooms`)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -182,3 +183,23 @@ async def test_nothing_sent_to_a_browser_tells_what_the_witness_is(
         assert secret.lower() not in sent, secret
     message_keys = {tuple(sorted(f)) for f in browser.of("message")}
     assert message_keys == {("chat", "from", "id", "text", "type")}
+
+
+async def test_no_token_a_participant_is_given_can_spell_a_word(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    # A base64 token spelled "bot" about once in 1,500 joins; the page keeps it where a
+    # participant can read it, and the frames a participant gets must not say "bot".
+    server = make_server(write_spec(tmp_path, turns=1))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        browsers = [Browser(server, f"P{i}") for i in range(12)]
+        for browser in browsers:
+            await browser.open(nursery)
+            await browser.wait_phase("consent")
+        nursery.cancel_scope.cancel()
+    tokens = [browser.token for browser in browsers]
+    assert len(set(tokens)) == len(tokens)
+    for token in [*tokens, server.own_key]:
+        assert token is not None and len(token) >= 27  # over 128 bits of 27 characters
+        assert re.search(r"[aeiouy01]", token, re.IGNORECASE) is None, token
