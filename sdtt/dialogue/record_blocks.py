@@ -39,7 +39,7 @@ import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped]
 import pyarrow.compute as pc  # type: ignore[import-untyped]
 import pyarrow.json as pj  # type: ignore[import-untyped]
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from sdtt.dialogue.plain_check import PlainCheck
 from sdtt.dialogue.record_files import TableKind, record_fields_of, warn_cut_off
@@ -168,6 +168,7 @@ class BlockReader:
         self._ids: list[dict[bytes, int]] = [{} for _ in self.groups]
         self._leaf_ids: dict[tuple[Any, ...], dict[Any, int]] = {}
         self._shapes: dict[tuple[Any, ...], int] = {}
+        self._null_alike: dict[tuple[str, ...], bool] = {}
         self.fast_blocks = 0
         self.slow_blocks = 0
 
@@ -256,7 +257,12 @@ class BlockReader:
         """The keys whose nulls in the block stand for keys not written (the others
         were written as null), or ``None`` when the bytes cannot tell."""
         absent: set[tuple[str, ...]] = set()
-        unsure = [found for found in paths if found.present != found.parents]
+        # A null where the field's default is null reads the same as its key left out.
+        unsure = [
+            found
+            for found in paths
+            if found.present != found.parents and not self._null_is_default(found.keys)
+        ]
         if not unsure:
             return absent
         # With no escape and no space before a colon, '":' ends a key and nothing else:
@@ -277,10 +283,6 @@ class BlockReader:
         for found in paths:
             by_name.setdefault(found.keys[-1], []).append(found)
         for found in unsure:
-            if len(found.keys) == 1:
-                field = self.fields[found.keys[0]]
-                if not field.is_required() and field.get_default() is None:
-                    continue  # absent or null, the field is None either way
             name = found.keys[-1]
             written = data.count(b'"' + name.encode("utf-8") + b'":')
             same = by_name[name]
@@ -290,6 +292,15 @@ class BlockReader:
                 return None
             absent.add(found.keys)
         return absent
+
+    def _null_is_default(self, keys: tuple[str, ...]) -> bool:
+        """Whether a null at ``keys`` validates as the key left out would: the field
+        there (in the record's model or a model nested in it, none of whose validators
+        sees the raw input) is optional with default ``None``."""
+        known = self._null_alike.get(keys)
+        if known is None:
+            known = self._null_alike[keys] = _null_is_default(self.model, keys, top=True)
+        return known
 
     def _numbers_read_alike(self, paths: list[_Path]) -> bool:
         """False when a float column may hold what orjson reads otherwise: NaN or an
@@ -496,6 +507,32 @@ def _paths(table: pa.Table) -> list[_Path] | None:
             return None
     found.sort(key=lambda item: item.keys)
     return found
+
+
+def _null_is_default(model: type[BaseModel], keys: tuple[str, ...], *, top: bool) -> bool:
+    """See :meth:`BlockReader._null_is_default`. The top model's own validators were
+    made for this reader (they read no field's presence); a nested model must have no
+    validator that runs on its raw input."""
+    decorators = model.__pydantic_decorators__
+    raw = [item for item in decorators.model_validators.values() if item.info.mode != "after"]
+    field = model.model_fields.get(keys[0])
+    if field is None or (raw and not top):
+        return False
+    if any(
+        keys[0] in item.info.fields and item.info.mode != "after"
+        for item in decorators.field_validators.values()
+    ):
+        return False
+    if len(keys) == 1:
+        return (
+            not field.is_required()
+            and field.default_factory is None
+            and field.get_default() is None
+        )
+    inner = _plain_kind(field.annotation)[0]
+    if not (isinstance(inner, type) and issubclass(inner, BaseModel)):
+        return False  # a mapping: a key written as null is an entry, its absence none
+    return _null_is_default(inner, keys[1:], top=False)
 
 
 def _rebuilt(value: Any, keys: tuple[str, ...], absent: set[tuple[str, ...]]) -> Any:

@@ -64,7 +64,13 @@ _DAMAGES: list[Any] = [
     ),
     lambda line: line.replace(b'"live_to":3', b'"live_to":3.5'),
     lambda line: line.replace(b'"live_to":3', b'"live_to":99999999999999999999'),
-    lambda line: line.replace(b'"seed":null,', b""),  # a nested null left out
+    lambda line: line.replace(b',"seed":null', b""),  # a nested null left out
+    lambda line: line.replace(b'"seed":null', b'"seed":7'),
+    lambda line: line.replace(b'"live_from":1', b'"live_from":null'),  # a nested null written
+    lambda line: line.replace(b',"order":"original"', b""),
+    lambda line: line.replace(
+        b'"bot":{"persona":"x","model":"mock/m","mode":"burst","seed":null}', b'"bot":null'
+    ),
     lambda line: line.replace(b'"witness":null,', b""),
     lambda line: line.replace(b'"excluded":false', b'"excluded":null'),
     lambda line: line.replace(b'"excluded":false', b'"excluded":true'),
