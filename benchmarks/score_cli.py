@@ -5,7 +5,7 @@ orders of every pair, varied judge ids and bot conditions), then times, each in 
 process of its own, the command ``sdtt score FILE --bootstrap 0`` end to end and the
 two floors: the same file read line by line with orjson alone, every record parsed and
 dropped, and read by the reader the command uses (pyarrow's JSON reader, same blocks,
-same threads) alone. Peak resident memory comes from ``wait4`` (each process's own
+on every core) alone. Peak resident memory comes from ``wait4`` (each process's own
 ``ru_maxrss``, which counts this small parent's pages from before the child started the
 program), CPU seconds from it too.
 Targets: the command under 1 GiB and within 3x the pyarrow floor's time.

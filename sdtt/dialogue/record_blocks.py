@@ -1,8 +1,8 @@
 """Reading a table of records (JSONL) a block of whole lines at a time with Arrow's JSON
 reader, for files of millions: no Python object per record.
 
-Each block is parsed by ``pyarrow.json`` (C++, on every core) and reduced at once to
-what a table of the records needs: the plain fields (text and numbers that pydantic
+Each block is parsed by ``pyarrow.json`` (C++, in a thread, while the block before is
+reduced) and reduced to what a table of the records needs: the plain fields (text and numbers that pydantic
 keeps as they are, see :mod:`sdtt.dialogue.plain_check`) as Arrow columns, and for each
 group of fields a caller asks for (and the fields the model's validators read together),
 one id a row for its distinct values, each distinct value validated once through the
@@ -30,6 +30,7 @@ import re
 import types
 import typing
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,8 @@ BLOCK_BYTES = 16 << 20
 """Bytes of whole lines read and parsed at once (memory stays a few times this)."""
 ARROW_BLOCK_BYTES = 1 << 20
 """Arrow's own block: the part one thread parses (a longer line takes the per-record path)."""
+_ONE_CORE = pj.ReadOptions(block_size=ARROW_BLOCK_BYTES, use_threads=False)
+"""Arrow parses on one core: the other turns the block before into columns meanwhile."""
 _BOM = b"\xef\xbb\xbf"
 _SPACE_BEFORE_COLON = re.compile(rb'"[ \t]+:')
 _EXACT_FLOAT = float(1 << 53)
@@ -73,11 +76,6 @@ class RecordBlock:
     rows: int
     plain: dict[str, pa.Array]
     groups: list[np.ndarray]
-
-
-def read_options(block_size: int = ARROW_BLOCK_BYTES) -> pj.ReadOptions:
-    """Arrow's reading options for a block (also what the benchmark's floor uses)."""
-    return pj.ReadOptions(block_size=block_size, use_threads=True)
 
 
 def whole_line_blocks(
@@ -184,8 +182,10 @@ class BlockReader:
         per-record path validates them, a bad record raising its line's error."""
         path = Path(path)
         repairs = TextRepairs()
-        for first, data in whole_line_blocks(path, size=block_size, progress=progress):
-            block = self._fast(data) if data.endswith(b"\n") else None
+        for first, data, parsed in _parsed_ahead(
+            whole_line_blocks(path, size=block_size, progress=progress)
+        ):
+            block = self._fast(data, parsed) if parsed is not None else None
             if block is not None:
                 self.fast_blocks += 1
                 yield block
@@ -216,28 +216,10 @@ class BlockReader:
             else:
                 warn_cut_off(path, self.noun, number)
 
-    def _fast(self, data: bytes) -> RecordBlock | None:
+    def _fast(self, data: bytes, parsed: _Parsed) -> RecordBlock | None:
         """The block as columns, or ``None`` when it is not plainly valid."""
-        if not data.isascii():
-            try:
-                data.decode("utf-8")
-            except UnicodeDecodeError:
-                return None
-        escapes = b"\\" in data
-        if escapes and CHANGED_ESCAPE_BYTES.search(data):
-            return None
-        if _too_deep(data):
-            return None
-        try:
-            table = pj.read_json(pa.BufferReader(data), read_options=read_options())
-        except (pa.ArrowException, ValueError):
-            return None
-        octets = np.frombuffer(data, dtype=np.uint8)
-        ends = np.flatnonzero(octets == ord("\n"))
-        # One object a line, no blank line: Arrow reads '{..} {..}' on a line as two.
-        if table.num_rows != len(ends) or not np.all(octets[ends - 1] == ord("}")):
-            return None
-        if not set(table.column_names) <= self.fields.keys():
+        table, octets, escapes = parsed.table, parsed.octets, parsed.escapes
+        if table is None or not set(table.column_names) <= self.fields.keys():
             return None
         paths = _paths(table)
         if paths is None:
@@ -455,6 +437,64 @@ class BlockReader:
         )
         indices = encoded.indices.to_numpy(zero_copy_only=False)
         return lookup[indices] if len(lookup) else np.zeros(len(array), dtype=np.int64)
+
+
+@dataclass
+class _Parsed:
+    """What a block's bytes alone say: Arrow's table of it (``None`` when the block is
+    not one plainly valid object a line), its bytes as an array, whether it holds a
+    backslash."""
+
+    table: pa.Table | None
+    octets: np.ndarray
+    escapes: bool
+
+
+def _parse(data: bytes) -> _Parsed:
+    """The block parsed by Arrow, when its bytes allow the fast path at all."""
+    octets = np.frombuffer(data, dtype=np.uint8)
+    escapes = b"\\" in data
+    refused = _Parsed(None, octets, escapes)
+    if not data.isascii():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return refused
+    if (escapes and CHANGED_ESCAPE_BYTES.search(data)) or _too_deep(data):
+        return refused
+    try:
+        table = pj.read_json(pa.BufferReader(data), read_options=_ONE_CORE)
+    except (pa.ArrowException, ValueError):
+        return refused
+    ends = np.flatnonzero(octets == ord("\n"))
+    # One object a line, no blank line: Arrow reads '{..} {..}' on a line as two.
+    if table.num_rows != len(ends) or not np.all(octets[ends - 1] == ord("}")):
+        return refused
+    return _Parsed(table, octets, escapes)
+
+
+def _parsed_ahead(
+    blocks: Iterator[tuple[int, bytes]],
+) -> Iterator[tuple[int, bytes, _Parsed | None]]:
+    """Each block with :func:`_parse` of it (``None`` for a last line without its line
+    end), parsed in a thread while the block before is turned into columns: Arrow's
+    parse and NumPy's scans let go of the interpreter, so the two overlap."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sdtt-parse") as pool:
+        waiting: tuple[int, bytes, Future[_Parsed] | None] | None = None
+        for first, data in blocks:
+            future = pool.submit(_parse, data) if data.endswith(b"\n") else None
+            if waiting is not None:
+                yield _done(waiting)
+            waiting = first, data, future
+        if waiting is not None:
+            yield _done(waiting)
+
+
+def _done(
+    waiting: tuple[int, bytes, Future[_Parsed] | None],
+) -> tuple[int, bytes, _Parsed | None]:
+    first, data, future = waiting
+    return first, data, future.result() if future is not None else None
 
 
 def _too_deep(data: bytes) -> bool:
