@@ -352,32 +352,77 @@ def grouped(
 ) -> pd.DataFrame:
     """One summary row per combination of ``columns`` over the test pairs, numbers in
     numeric order, missing values as "(none)"."""
-    columns = list(columns)
-    # Only what summarise reads goes into the groups, which are copies.
+    test = _test_rows(frame, columns)
+    whole = [np.arange(len(test))]
+    return _grouped_parts(test, columns, whole, reps=reps, seed=seed, margin=margin)[0]
+
+
+def grouped_by_judges(
+    frame: pd.DataFrame,
+    columns: Sequence[str],
+    *,
+    reps: int = DEFAULT_BOOTSTRAP,
+    seed: int = 0,
+    margin: float = DEFAULT_MARGIN,
+) -> list[tuple[str, pd.DataFrame]]:
+    """:func:`grouped` of each part of :func:`test_parts`, with its title: the same
+    tables, from one copy of the test rows and one grouping of them."""
+    test = _test_rows(frame, [*columns, *JUDGE_COLUMNS])
+    names, parts = _judge_rows(test)
+    tables = _grouped_parts(test, columns, parts, reps=reps, seed=seed, margin=margin)
+    return list(zip(names, tables, strict=True))
+
+
+def _test_rows(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """The test-pair rows of ``frame``, with what summarise reads and ``columns``."""
     frame = with_base_columns(frame)
-    frame = frame.loc[frame["pair_kind"] == "test", list(dict.fromkeys([*SUMMARISED, *columns]))]
-    rows = []
-    if len(frame):
-        keys = [group_keys(frame[column]) for column in columns]
-        codes = combined_codes(keys)
-        # Each group's rows in file order, one slice of one stable sort.
-        order = np.argsort(codes, kind="stable")
+    return frame.loc[frame["pair_kind"] == "test", list(dict.fromkeys([*SUMMARISED, *columns]))]
+
+
+def _grouped_parts(
+    frame: pd.DataFrame,
+    columns: Sequence[str],
+    parts: Sequence[np.ndarray],
+    *,
+    reps: int,
+    seed: int,
+    margin: float,
+) -> list[pd.DataFrame]:
+    """For each part of the test rows ``frame`` (its rows' positions, in file order),
+    one summary row per combination of ``columns`` (see :func:`grouped`)."""
+    columns = list(columns)
+    if not len(frame):
+        return [_no_groups(frame, columns, margin) for _ in parts]
+    # Only what summarise reads goes into the groups, which are copies.
+    keys = [group_keys(frame[column]) for column in columns]
+    codes = combined_codes(keys)
+    table = _TestColumns(frame)
+    key_values = [key.to_numpy() for key in keys]
+    tables = []
+    for part in parts:
+        # Each group's rows in file order, one slice of one stable sort; groups in
+        # order of first appearance (codes number them so), as groupby gives.
+        order = part[np.argsort(codes[part], kind="stable")]
         starts = np.flatnonzero(np.diff(codes[order], prepend=-1))
         ends = [*starts[1:], len(order)]
-        # Groups in order of first appearance (codes number them so), as groupby gives.
-        table = _TestColumns(frame)
-        key_values = [key.to_numpy() for key in keys]
+        rows = []
         for start, end in zip(starts, ends, strict=True):
             rows_of = order[start:end]
             first = rows_of[0]
             values = [key[first] for key in key_values]
             summary = table.summary(rows_of, reps=reps, seed=seed, margin=margin)
             rows.append({**dict(zip(columns, values, strict=True)), **summary.row()})
-    if not rows:
-        empty = summarise(frame.iloc[0:0], reps=0, margin=margin).row()
-        return pd.DataFrame(columns=[*columns, *empty])
-    rows.sort(key=lambda row: [_order(str(row[column])) for column in columns])
-    return pd.DataFrame(rows).reset_index(drop=True)
+        if not rows:
+            tables.append(_no_groups(frame, columns, margin))
+            continue
+        rows.sort(key=lambda row: [_order(str(row[column])) for column in columns])
+        tables.append(pd.DataFrame(rows).reset_index(drop=True))
+    return tables
+
+
+def _no_groups(frame: pd.DataFrame, columns: Sequence[str], margin: float) -> pd.DataFrame:
+    empty = summarise(frame.iloc[0:0], reps=0, margin=margin).row()
+    return pd.DataFrame(columns=[*columns, *empty])
 
 
 class _TestColumns:
@@ -470,8 +515,7 @@ def condition_tables(
     readable ``condition`` label (see :func:`condition_label`).
     """
     tables = []
-    for title, part in test_parts(frame):
-        rows = grouped(part, CONDITION, reps=reps, seed=seed, margin=margin)
+    for title, rows in grouped_by_judges(frame, CONDITION, reps=reps, seed=seed, margin=margin):
         labels = [
             condition_label({str(k): v for k, v in row.items()}) for row in rows.to_dict("records")
         ]
@@ -536,11 +580,18 @@ def test_parts(frame: pd.DataFrame) -> Iterator[tuple[str, pd.DataFrame]]:
     test = (frame["pair_kind"] == "test").to_numpy()
     if not test.any():
         return
-    codes, names = pd.factorize(judge_groups(frame.loc[test, list(JUDGE_COLUMNS)]))
-    order = sorted(range(len(names)), key=lambda code: (names[code] != "Human judges", names[code]))
     rows = np.flatnonzero(test)
-    for code in order:
-        yield names[code], frame.iloc[rows[codes == code]]
+    names, parts = _judge_rows(frame.iloc[rows][list(JUDGE_COLUMNS)])
+    for name, part in zip(names, parts, strict=True):
+        yield name, frame.iloc[rows[part]]
+
+
+def _judge_rows(frame: pd.DataFrame) -> tuple[list[str], list[np.ndarray]]:
+    """The names of :func:`judge_groups` of ``frame`` (human judges first) and the
+    positions of each one's rows."""
+    codes, names = pd.factorize(judge_groups(frame[list(JUDGE_COLUMNS)]))
+    order = sorted(range(len(names)), key=lambda code: (names[code] != "Human judges", names[code]))
+    return [names[code] for code in order], [np.flatnonzero(codes == code) for code in order]
 
 
 def condition_name(bot: Condition | None, *, x: int, n: int | None, turns: int | None) -> str:

@@ -22,8 +22,7 @@ from sdtt.analysis.metrics import (
     CONDITION,
     breakdown,
     condition_label,
-    grouped,
-    test_parts,
+    grouped_by_judges,
 )
 from sdtt.analysis.within import CONSTANT_WITHIN, within_parts
 from sdtt.spreadsheet import safe_cell
@@ -139,8 +138,7 @@ def tidy_results(
     the conditions of each judge group, then the breakdowns by each column of ``by``
     (with ``pool``, also over every judgement pooled)."""
     rows: list[dict[str, Any]] = []
-    for judges, part in test_parts(frame):
-        table = grouped(part, CONDITION, reps=reps, margin=margin)
+    for judges, table in grouped_by_judges(frame, CONDITION, reps=reps, margin=margin):
         for record in table.to_dict("records"):
             named = {str(k): v for k, v in record.items()}
             rows += _rows_of(
