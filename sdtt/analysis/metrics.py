@@ -352,9 +352,8 @@ def grouped(
 ) -> pd.DataFrame:
     """One summary row per combination of ``columns`` over the test pairs, numbers in
     numeric order, missing values as "(none)"."""
-    test = _test_rows(frame, columns)
-    whole = [np.arange(len(test))]
-    return _grouped_parts(test, columns, whole, reps=reps, seed=seed, margin=margin)[0]
+    frame, test = _test_rows(frame)
+    return _grouped_parts(frame, columns, [test], reps=reps, seed=seed, margin=margin)[0]
 
 
 def grouped_by_judges(
@@ -367,16 +366,19 @@ def grouped_by_judges(
 ) -> list[tuple[str, pd.DataFrame]]:
     """:func:`grouped` of each part of :func:`test_parts`, with its title: the same
     tables, from one copy of the test rows and one grouping of them."""
-    test = _test_rows(frame, [*columns, *JUDGE_COLUMNS])
-    names, parts = _judge_rows(test)
-    tables = _grouped_parts(test, columns, parts, reps=reps, seed=seed, margin=margin)
+    frame, test = _test_rows(frame)
+    names, parts = _judge_rows(frame.iloc[test])
+    tables = _grouped_parts(
+        frame, columns, [test[part] for part in parts], reps=reps, seed=seed, margin=margin
+    )
     return list(zip(names, tables, strict=True))
 
 
-def _test_rows(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
-    """The test-pair rows of ``frame``, with what summarise reads and ``columns``."""
+def _test_rows(frame: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
+    """``frame`` with every column summarise reads, and the positions of its test-pair
+    rows (not a copy of them: a table of millions is read where it is)."""
     frame = with_base_columns(frame)
-    return frame.loc[frame["pair_kind"] == "test", list(dict.fromkeys([*SUMMARISED, *columns]))]
+    return frame, np.flatnonzero((frame["pair_kind"] == "test").to_numpy())
 
 
 def _grouped_parts(
@@ -388,12 +390,11 @@ def _grouped_parts(
     seed: int,
     margin: float,
 ) -> list[pd.DataFrame]:
-    """For each part of the test rows ``frame`` (its rows' positions, in file order),
+    """For each part of the test rows of ``frame`` (their positions, in file order),
     one summary row per combination of ``columns`` (see :func:`grouped`)."""
     columns = list(columns)
-    if not len(frame):
+    if not any(len(part) for part in parts):
         return [_no_groups(frame, columns, margin) for _ in parts]
-    # Only what summarise reads goes into the groups, which are copies.
     keys = [group_keys(frame[column]) for column in columns]
     codes = combined_codes(keys)
     table = _TestColumns(frame)

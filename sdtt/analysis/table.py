@@ -460,8 +460,13 @@ def without_repeats(frame: pd.DataFrame, paths: Sequence[str | Path]) -> pd.Data
         index=frame.index,
     )
     excluded = frame["excluded"].to_numpy()
-    model_error = frame["exclusion_reason"].fillna("").str.startswith("model_error").to_numpy()
-    retried = excluded & model_error & key.duplicated(keep="last").to_numpy()
+    # Read where excluded only: the reasons of a million included rows are all None.
+    model_error = np.zeros(len(frame), dtype=bool)
+    reasons = frame["exclusion_reason"].to_numpy()[excluded]
+    model_error[excluded] = [
+        isinstance(why, str) and why.startswith("model_error") for why in reasons
+    ]
+    retried = model_error & key.duplicated(keep="last").to_numpy()
     repeated = np.zeros(len(frame), dtype=bool)
     included = ~excluded
     repeated[included] = key[included].duplicated(keep="first").to_numpy()
