@@ -318,6 +318,13 @@ def breakdown(
 
 def group_keys(values: pd.Series) -> pd.Series:
     """Display keys of a column: whole numbers without ``.0``, missing as ``(none)``."""
+    codes, keys = _key_codes(values)
+    return pd.Series(keys[codes] if len(codes) else [], index=values.index, dtype=object)
+
+
+def _key_codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """A code a row for its :func:`group_keys` key (values with one key, one code), and
+    the key of each code."""
 
     def key(value: Any) -> str:
         if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -328,8 +335,8 @@ def group_keys(values: pd.Series) -> pd.Series:
 
     # Each distinct value once: a million rows hold a handful.
     codes, uniques = pd.factorize(values.astype(object), use_na_sentinel=False)
-    keys = np.array([key(value) for value in uniques], dtype=object)
-    return pd.Series(keys[codes] if len(codes) else [], index=values.index, dtype=object)
+    same, keys = pd.factorize(np.array([key(value) for value in uniques], dtype=object))
+    return same[codes].astype(np.int64), np.asarray(keys, dtype=object)
 
 
 def _order(value: str) -> tuple[int, float, str]:
@@ -367,7 +374,7 @@ def grouped_by_judges(
     """:func:`grouped` of each part of :func:`test_parts`, with its title: the same
     tables, from one copy of the test rows and one grouping of them."""
     frame, test = _test_rows(frame)
-    names, parts = _judge_rows(frame.iloc[test])
+    names, parts = _judge_rows(frame[list(JUDGE_COLUMNS)].iloc[test])
     tables = _grouped_parts(
         frame, columns, [test[part] for part in parts], reps=reps, seed=seed, margin=margin
     )
@@ -395,10 +402,11 @@ def _grouped_parts(
     columns = list(columns)
     if not any(len(part) for part in parts):
         return [_no_groups(frame, columns, margin) for _ in parts]
-    keys = [group_keys(frame[column]) for column in columns]
-    codes = combined_codes(keys)
+    keyed = [_key_codes(frame[column]) for column in columns]
+    codes = np.zeros(len(frame), dtype=np.int64)
+    for column, _ in keyed:
+        codes = pd.factorize(codes * (int(column.max(initial=0)) + 1) + column)[0]
     table = _TestColumns(frame)
-    key_values = [key.to_numpy() for key in keys]
     tables = []
     for part in parts:
         # Each group's rows in file order, one slice of one stable sort; groups in
@@ -410,7 +418,7 @@ def _grouped_parts(
         for start, end in zip(starts, ends, strict=True):
             rows_of = order[start:end]
             first = rows_of[0]
-            values = [key[first] for key in key_values]
+            values = [keys[column[first]] for column, keys in keyed]
             summary = table.summary(rows_of, reps=reps, seed=seed, margin=margin)
             rows.append({**dict(zip(columns, values, strict=True)), **summary.row()})
         if not rows:
@@ -441,7 +449,9 @@ class _TestColumns:
         )
         self.pairs = pd.factorize(frame["pair_id"])[0].astype(np.int64)
         self.judges = pd.factorize(frame["judge_id"])[0].astype(np.int64)
-        self.asked = combined_codes([frame["judge_id"], frame["pair_id"]])
+        # One code per (judge, pair), missing ones alike (each factorized to -1).
+        span = int(self.pairs.max(initial=0)) + 2
+        self.asked = pd.factorize(self.judges * span + self.pairs + 1)[0]
         paired = (frame["judge_kind"] == "paired").to_numpy()
         self.chose = paired & frame["choice"].notna().to_numpy()
         self.chose_a = (frame["choice"] == "A").to_numpy()
@@ -533,11 +543,17 @@ def judge_groups(frame: pd.DataFrame) -> pd.Series:
     model and kind has several."""
     if frame.empty:
         return _judge_group_names(frame)
+    codes, names = _judge_codes(frame)
+    return pd.Series(names[codes], index=frame.index, dtype=object)
+
+
+def _judge_codes(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """A code a row for its :func:`judge_groups` name, and the name of each code."""
     # Worked out once per distinct judge (a million rows hold a few dozen), then spread.
     codes = combined_codes([frame[column] for column in JUDGE_COLUMNS])
     first = np.unique(codes, return_index=True)[1]
-    names = _judge_group_names(frame.iloc[first]).to_numpy()
-    return pd.Series(names[codes], index=frame.index, dtype=object)
+    same, names = pd.factorize(_judge_group_names(frame.iloc[first]).to_numpy())
+    return same[codes], np.asarray(names, dtype=object)
 
 
 def _judge_group_names(frame: pd.DataFrame) -> pd.Series:
@@ -590,7 +606,9 @@ def test_parts(frame: pd.DataFrame) -> Iterator[tuple[str, pd.DataFrame]]:
 def _judge_rows(frame: pd.DataFrame) -> tuple[list[str], list[np.ndarray]]:
     """The names of :func:`judge_groups` of ``frame`` (human judges first) and the
     positions of each one's rows."""
-    codes, names = pd.factorize(judge_groups(frame[list(JUDGE_COLUMNS)]))
+    if frame.empty:
+        return [], []
+    codes, names = _judge_codes(frame)
     order = sorted(range(len(names)), key=lambda code: (names[code] != "Human judges", names[code]))
     return [names[code] for code in order], [np.flatnonzero(codes == code) for code in order]
 
