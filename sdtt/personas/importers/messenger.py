@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from datetime import tzinfo
@@ -33,7 +34,13 @@ from pydantic import BeforeValidator, Field
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage
 from sdtt.personas.importers.base import FileImporter
-from sdtt.personas.importers.build import MEDIA_TEXT, ImportResult, ParsedChat
+from sdtt.personas.importers.build import (
+    MEDIA_TEXT,
+    ChatOutline,
+    ImportResult,
+    ParsedChat,
+    PreparedImport,
+)
 from sdtt.personas.importers.options import ImportOptions
 from sdtt.personas.importers.reading import load_json, read_bytes
 from sdtt.personas.importers.shapes import ExportModel, json_type, shape_error, validate
@@ -190,6 +197,31 @@ def _read_document(
     return messages
 
 
+def _document(path: Path, data: bytes) -> MessengerDocument:
+    root = load_json(data, path)
+    if isinstance(root, dict) and "messages" not in root:
+        raise InputError("has no 'messages'.", path=path, hint=_FOLDER_HINT)
+    return validate(MessengerDocument, root, path)
+
+
+def _people(document: MessengerDocument) -> list[list[str]]:
+    """The names a file gives: its participants, and the group's name."""
+    people = [[fix_mojibake(name)] for name in document.participants if name]
+    title = document.chat_title
+    if isinstance(title, str) and title.strip():
+        people.append([fix_mojibake(title)])
+    return people
+
+
+def _detected(fixed: int) -> dict[str, str]:
+    if not fixed:
+        return {}
+    return {
+        "text encoding": f"{fixed} messages' text was UTF-8 written as Latin-1 escapes "
+        "(Facebook's export) and was decoded back ('cafÃ©' -> 'café')"
+    }
+
+
 def parse_messenger(documents: Iterable[tuple[Path, bytes]], *, zone: tzinfo) -> ParsedChat:
     """Read the ``message_N.json`` files of one Messenger conversation, one at a time."""
     messages: list[ChatMessage] = []
@@ -197,24 +229,28 @@ def parse_messenger(documents: Iterable[tuple[Path, bytes]], *, zone: tzinfo) ->
     people: list[list[str]] = []
     fixed = [0]
     for path, data in documents:
-        root = load_json(data, path)
-        if isinstance(root, dict) and "messages" not in root:
-            raise InputError("has no 'messages'.", path=path, hint=_FOLDER_HINT)
-        document = validate(MessengerDocument, root, path)
-        people += [[fix_mojibake(name)] for name in document.participants if name]
-        title = document.chat_title
-        if isinstance(title, str) and title.strip():
-            people.append([fix_mojibake(title)])
+        document = _document(path, data)
+        people += _people(document)
         messages += _read_document(document, path, zone, dropped, fixed)
-    detected = (
-        {
-            "text encoding": f"{fixed[0]} messages' text was UTF-8 written as Latin-1 "
-            "escapes (Facebook's export) and was decoded back ('cafÃ©' -> 'café')"
-        }
-        if fixed[0]
-        else {}
+    return ParsedChat(
+        messages=messages, dropped=dropped, people=people, detected=_detected(fixed[0])
     )
-    return ParsedChat(messages=messages, dropped=dropped, people=people, detected=detected)
+
+
+def _newest_first_order(times: list[array[float]]) -> array[int] | None:
+    """The time order of the messages kept read file by file from the last file to the
+    first (``times``: each file's, in the files' order), as positions in that reading;
+    ``None`` when that reading is in order. Equal times keep the order of the files
+    read first to last, as the conversation read whole sorts them."""
+    import numpy as np  # only here: `sdtt persona import FORMAT --help` stays light
+
+    read = [np.frombuffer(part, dtype=np.float64) for part in reversed(times)]
+    stamps = np.concatenate(read) if read else np.zeros(0)
+    files = np.concatenate([np.full(len(part), -index) for index, part in enumerate(read)])
+    order = np.lexsort((np.arange(len(stamps)), files, stamps))
+    if np.array_equal(order, np.arange(len(stamps))):
+        return None
+    return array("q", order.astype(np.int64).tobytes())
 
 
 def _part_number(path: Path) -> int:
@@ -255,6 +291,50 @@ class MessengerImporter(FileImporter):
 
         chat = parse_messenger(documents(), zone=options.timezone)
         return chat, digest.hexdigest()
+
+    def prepare(self, path: Path, options: ImportOptions) -> PreparedImport:
+        """Read the files once for their senders and times; the persona is built as
+        they are read again, newest file first: Facebook writes the newest messages to
+        ``message_1.json``, so that reading is in time order, and memory holds one
+        file's messages, not the conversation's (see
+        :class:`~sdtt.personas.importers.build.StreamedImport`)."""
+        files = self.files(path)
+        if not all(file.is_file() for file in files):
+            return super().prepare(path, options)  # reading it whole says what is wrong
+        zone, keep_media = options.timezone, options.keep_media
+        digest = hashlib.sha256()
+        senders: Counter[str] = Counter()
+        dropped: Counter[str] = Counter()
+        people: list[list[str]] = []
+        fixed = [0]
+        times: list[array[float]] = []
+        for file in files:
+            data = read_bytes(file)
+            digest.update(data)
+            document = _document(file, data)
+            people += _people(document)
+            stamps = array("d")
+            for message in _read_document(document, file, zone, dropped, fixed):
+                if message.kind == "media" and not keep_media:
+                    dropped["media"] += 1
+                    continue
+                senders[message.sender] += 1
+                stamps.append(message.time.timestamp())
+            times.append(stamps)
+        outline = ChatOutline(
+            senders=senders,
+            dropped=dropped,
+            people=people,
+            detected=_detected(fixed[0]),
+            time_order=_newest_first_order(times),
+        )
+
+        def messages() -> Iterator[ChatMessage]:
+            for file in reversed(files):
+                document = _document(file, read_bytes(file))
+                yield from _read_document(document, file, zone, Counter(), [0])
+
+        return self.streamed(outline, messages, path, options, digest.hexdigest())
 
 
 IMPORTER = MessengerImporter()

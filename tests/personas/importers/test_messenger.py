@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import json
+import re
+import tracemalloc
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from sdtt.cli import main
 from sdtt.errors import InputError
 from sdtt.personas.importers import messenger
+from sdtt.personas.importers.build import PreparedImport
 from sdtt.personas.importers.messenger import fix_mojibake
 from sdtt.personas.importers.options import ImportOptions
 
@@ -89,3 +95,94 @@ def test_a_folder_is_read_a_file_at_a_time(monkeypatch: pytest.MonkeyPatch) -> N
     whole = b"".join((FOLDER / name).read_bytes() for name in read)
     assert digest == hashlib.sha256(whole).hexdigest()  # the same person as before
     assert len(chat.messages) == 6  # media kept as such until the persona is built
+
+
+def _mojibake(text: str) -> str:
+    return text.encode("utf-8").decode("latin-1")
+
+
+def write_conversation(
+    folder: Path, files: int, per_file: int, *, newest_first: bool = True
+) -> Path:
+    """A conversation folder as Facebook writes it: ``message_1.json`` holds the newest
+    messages, each file newest first; every 7th message a photo, some unsent, a system
+    line, conversations an hour apart, and messages of one time across two files."""
+    folder.mkdir(parents=True, exist_ok=True)
+    start = 1_700_000_000_000
+    total = files * per_file
+    records = []
+    for index in range(total):
+        sender = "Zoë Müller" if index % 3 else "Bob Jones"
+        # A pause of an hour every 25 messages; the first of each file shares its time
+        # with the last of the file before.
+        stamp = start + index * 60_000 + (index // 25) * 3_600_000
+        if index % per_file == 0 and index:
+            stamp = records[-1]["timestamp_ms"]
+        record: dict[str, object] = {
+            "sender_name": _mojibake(sender),
+            "timestamp_ms": stamp,
+            "content": _mojibake(f"message {index} café, mail zoe{index % 10}@example.com"),
+        }
+        if index % 7 == 3:
+            record["content"] = _mojibake(f"{sender} sent a photo.")
+            record["photos"] = [{"uri": "photo.jpg"}]
+        elif index % 11 == 5:
+            record["content"] = _mojibake(f"{sender} unsent a message.")
+        elif index % 13 == 6:
+            record["content"] = "You are now connected on Messenger"
+        records.append(record)
+    chunks = [records[part * per_file : (part + 1) * per_file] for part in range(files)]
+    if newest_first:
+        chunks = [list(reversed(chunk)) for chunk in reversed(chunks)]
+    for number, chunk in enumerate(chunks, start=1):
+        document = {
+            "participants": [{"name": _mojibake("Zoë Müller")}, {"name": "Bob Jones"}],
+            "messages": chunk,
+            "title": "Bob Jones",
+        }
+        (folder / f"message_{number}.json").write_text(json.dumps(document), encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("newest_first", [True, False])
+@pytest.mark.parametrize("extra", [[], ["--keep-media"], ["--no-scrub"]])
+def test_a_folder_streams_to_the_persona_of_the_folder_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, newest_first: bool, extra: list[str]
+) -> None:
+    folder = write_conversation(tmp_path / "chat", files=4, per_file=60, newest_first=newest_first)
+    options = ImportOptions(me="Zoë Müller", name="zoe", keep_media="--keep-media" in extra)
+    if "--no-scrub" in extra:
+        options = dataclasses.replace(options, scrub=False)
+    whole = PreparedImport(messenger.IMPORTER.run(folder, options)).write(tmp_path / "whole.jsonl")
+    held_whole: list[Path] = []
+    monkeypatch.setattr(messenger.IMPORTER, "run", lambda path, options: held_whole.append(path))
+    prepared = messenger.IMPORTER.prepare(folder, options)
+    streamed = prepared.write(tmp_path / "streamed.jsonl")
+    assert not held_whole, "the conversation was read whole"
+    created = re.compile(rb'"created":"[^"]*"')
+    assert created.sub(b"", streamed.path.read_bytes()) == created.sub(b"", whole.path.read_bytes())
+    assert streamed.report == whole.report
+    assert streamed.scrub_mapping == whole.scrub_mapping
+
+
+def _import_peak(folder: Path, files: int) -> int:
+    write_conversation(folder / f"chat-{files}", files=files, per_file=500)
+    argv = ["persona", "import", "messenger", str(folder / f"chat-{files}"), "--me", "Zoë Müller"]
+    tracemalloc.start()
+    try:
+        assert main([*argv, "--out", str(folder), "--name", f"zoe-{files}"]) == 0
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_long_conversation_holds_one_file_not_the_messages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no ./personas/ to look through
+    _import_peak(tmp_path, 2)  # name lists and patterns load once, outside the count
+    small, large = _import_peak(tmp_path, 4), _import_peak(tmp_path, 16)
+    # Before: every message held (parsed, then the persona's), some 1.5 KB each; now a
+    # file of them at a time, a time and a position each, and one conversation.
+    per_message = (large - small) / (12 * 500)
+    assert per_message < 250, f"{per_message:.0f} bytes of peak memory per message"
