@@ -372,7 +372,7 @@ def grouped_by_judges(
     margin: float = DEFAULT_MARGIN,
 ) -> list[tuple[str, pd.DataFrame]]:
     """:func:`grouped` of each part of :func:`test_parts`, with its title: the same
-    tables, from one copy of the test rows and one grouping of them."""
+    tables, from the test rows read where they are and grouped once."""
     frame, test = _test_rows(frame)
     names, parts = _judge_rows(frame[list(JUDGE_COLUMNS)].iloc[test])
     tables = _grouped_parts(
@@ -435,9 +435,10 @@ def _no_groups(frame: pd.DataFrame, columns: Sequence[str], margin: float) -> pd
 
 
 class _TestColumns:
-    """What :func:`summarise` reads of a table of test rows, as arrays of codes taken
-    once, so that each group's summary is a few array operations on its rows' positions
-    rather than a table of its own (a million judgements make hundreds of groups)."""
+    """What :func:`summarise` reads of a table (each row's), as arrays of codes taken
+    once, so that each group's summary is a few array operations on its test rows'
+    positions rather than a table of its own (a million judgements make hundreds of
+    groups)."""
 
     def __init__(self, frame: pd.DataFrame) -> None:
         self.frame = frame
@@ -598,7 +599,7 @@ def test_parts(frame: pd.DataFrame) -> Iterator[tuple[str, pd.DataFrame]]:
     if not test.any():
         return
     rows = np.flatnonzero(test)
-    names, parts = _judge_rows(frame.iloc[rows][list(JUDGE_COLUMNS)])
+    names, parts = _judge_rows(frame[list(JUDGE_COLUMNS)].iloc[rows])
     for name, part in zip(names, parts, strict=True):
         yield name, frame.iloc[rows[part]]
 

@@ -2,11 +2,11 @@
 reader, for files of millions: no Python object per record.
 
 Each block is parsed by ``pyarrow.json`` (C++, in a thread, while the block before is
-reduced) and reduced to what a table of the records needs: the plain fields (text and numbers that pydantic
-keeps as they are, see :mod:`sdtt.dialogue.plain_check`) as Arrow columns, and for each
-group of fields a caller asks for (and the fields the model's validators read together),
-one id a row for its distinct values, each distinct value validated once through the
-model itself and kept as the model dumps it.
+reduced) and reduced to what a table of the records needs: the plain fields (text and
+numbers that pydantic keeps as they are, see :mod:`sdtt.dialogue.plain_check`) as Arrow
+columns, and for each group of fields a caller asks for (and the fields the model's
+validators read together), one id a row for its distinct values, each distinct value
+validated once through the model itself and kept as the model dumps it.
 
 This is only an accelerator. A block that is anything but plainly valid goes through
 the per-record path (:func:`~sdtt.dialogue.record_files.record_fields_of`), which gives
@@ -559,7 +559,7 @@ def _null_is_default(model: type[BaseModel], keys: tuple[str, ...], *, top: bool
     if field is None or (raw and not top):
         return False
     if any(
-        keys[0] in item.info.fields and item.info.mode != "after"
+        (keys[0] in item.info.fields or "*" in item.info.fields) and item.info.mode != "after"
         for item in decorators.field_validators.values()
     ):
         return False

@@ -41,14 +41,14 @@ MAX_FRAME = 16_384
 PID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 TOKEN_ALPHABET = "bcdfghjkmnpqrstvwxz23456789"
-"""The characters of a token: no vowel (nor ``y``, ``0``, ``1``), so a token can spell
-no word. A participant can read theirs (the page keeps it); one drawn from all of
+"""The characters of a token: no vowel (nor ``y``, ``l``, ``0`` or ``1``), so a token
+can spell no word. A participant can read theirs (the page keeps it); one drawn from all of
 base64 spelled ``bot`` in about one token of 1,500."""
 
 
 def new_token() -> str:
-    """A random token of 30 :data:`TOKEN_ALPHABET` characters (142 bits), for a
-    participant's reconnect token and a study's private links."""
+    """A random token of 30 :data:`TOKEN_ALPHABET` characters (142 bits): a
+    participant's reconnect token, the own person's private link, the admin page's."""
     return "".join(secrets.choice(TOKEN_ALPHABET) for _ in range(30))
 
 
