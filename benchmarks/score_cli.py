@@ -10,7 +10,12 @@ on every core) alone. Peak resident memory comes from ``wait4`` (each process's 
 program), CPU seconds from it too.
 Targets: the command under 1 GiB and within 3x the pyarrow floor's time.
 
+With ``--traces N`` it also writes N belief traces (six slider readings each, as a
+reveal judge or a live study writes them) and times ``sdtt score TRACES --bootstrap 0``
+the same way, against Arrow's reader alone on that file.
+
 Usage: PYTHONPATH=. python benchmarks/score_cli.py [--records 1000000] [--keep FILE]
+       [--traces 100000]
 """
 
 from __future__ import annotations
@@ -127,6 +132,59 @@ def write_judgements(path: Path, records: int, judges: int = 20) -> int:
     return path.stat().st_size
 
 
+def write_traces(path: Path, traces: int, judges: int = 20) -> int:
+    """``traces`` belief traces of paired items, as a reveal judge writes them (a belief
+    after each of six turns); returns the file's size."""
+    with path.open("wb") as out:
+        lines = []
+        for index in range(traces):
+            judge, item = index % judges, index // judges
+            human = (index * 7) % 3 != 0
+            points = [
+                {
+                    "turn": turn,
+                    "message": None,
+                    "time_s": None,
+                    "belief": float((index * 37 + turn * 11) % 101),
+                    "ask": None,
+                    "source": "slider",
+                    "text": None,
+                    "reason": None,
+                }
+                for turn in range(1, 7)
+            ]
+            record = {
+                "version": 1,
+                "study": "bench",
+                "judge_id": f"judge-{judge:03d}",
+                "judge_type": "human",
+                "judge_model": None,
+                "item_id": f"q{item:06d}",
+                "item_kind": "pair",
+                "pair_kind": "test",
+                "target": "chat 1",
+                "target_human": human,
+                "bot_position": 2 if human else 1,
+                "points": points,
+                "excluded": False,
+                "exclusion_reason": None,
+                "source": "bench",
+                "shown": {
+                    "bot": {"model": MODELS[item % 3], "mode": "burst"},
+                    "live_from": 1,
+                    "live_to": 6,
+                },
+                "notes": None,
+            }
+            lines.append(orjson.dumps(record))
+            if len(lines) == 10_000:
+                out.write(b"\n".join(lines) + b"\n")
+                lines = []
+        if lines:
+            out.write(b"\n".join(lines) + b"\n")
+    return path.stat().st_size
+
+
 def measure(
     command: list[str], stdout: Path, cwd: Path | None = None
 ) -> tuple[float, float, int, int]:
@@ -145,11 +203,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--keep", type=Path, help="write the file here and keep it")
+    parser.add_argument(
+        "--traces", type=int, default=0, help="also time a file of this many belief traces"
+    )
     parser.add_argument("--write", type=Path, help=argparse.SUPPRESS)
-    add_quick(parser, records=4000)
+    parser.add_argument("--write-traces", type=Path, help=argparse.SUPPRESS)
+    add_quick(parser, records=4000, traces=500)
     args = parser.parse_args()
     if args.write:
         write_judgements(args.write, args.records)
+        return
+    if args.write_traces:
+        write_traces(args.write_traces, args.traces)
         return
     with tempfile.TemporaryDirectory() as folder:
         path = args.keep or Path(folder) / "judgements.jsonl"
@@ -173,6 +238,7 @@ def main() -> None:
         command = [sys.executable, "-m", "sdtt", "score", str(path), "--bootstrap", "0"]
         score_s, score_cpu, score_rss, score_code = measure(command, output)
         printed = output.read_text(encoding="utf-8", errors="replace")
+        traced = _time_traces(args.traces, Path(folder)) if args.traces else None
     if floor_code or arrow_code or score_code or "pass rates" not in printed:
         sys.exit(
             f"a run failed (floors {floor_code}, {arrow_code}, score {score_code}):\n"
@@ -193,6 +259,42 @@ def main() -> None:
         f"{'met' if ratio <= MAX_RATIO else 'MISSED'} (CPU: {score_cpu / arrow_cpu:.2f}x; "
         f"against orjson: {score_s / floor_s:.2f}x wall, {score_cpu / floor_cpu:.2f}x CPU)"
     )
+    if traced is not None:
+        print(traced)
+
+
+def _time_traces(traces: int, folder: Path) -> str:
+    """Write ``traces`` belief traces in ``folder`` and time the command on them against
+    Arrow's reader alone; the lines to print."""
+    path = folder / "traces.jsonl"
+    subprocess.run(
+        [sys.executable, __file__, "--write-traces", str(path), "--traces", str(traces)],
+        check=True,
+    )
+    arrow_s, arrow_cpu, arrow_rss, arrow_code = measure(
+        [sys.executable, "-c", ARROW_FLOOR, str(path)], folder / "arrow-traces.out"
+    )
+    output = folder / "score-traces.out"
+    command = [sys.executable, "-m", "sdtt", "score", str(path), "--bootstrap", "0"]
+    score_s, score_cpu, score_rss, score_code = measure(command, output)
+    printed = output.read_text(encoding="utf-8", errors="replace")
+    if arrow_code or score_code or "calibration" not in printed:
+        sys.exit(f"a run failed (floor {arrow_code}, score {score_code}):\n{printed[-3000:]}")
+    ratio = score_s / arrow_s
+    lines = [f"{traces:,} belief traces, {path.stat().st_size / 1e6:,.0f} MB"]
+    for name, wall, cpu, rss in (
+        ("floor (pyarrow, its blocks)", arrow_s, arrow_cpu, arrow_rss),
+        ("sdtt score TRACES --bootstrap 0", score_s, score_cpu, score_rss),
+    ):
+        lines.append(
+            f"  {name:31} {wall:7.2f} s wall {cpu:7.2f} s CPU {rss / 2**20:7,.0f} MiB peak"
+        )
+    lines.append(
+        f"  targets: peak under 1 GiB: {'met' if score_rss < MAX_RSS_BYTES else 'MISSED'}; "
+        f"within {MAX_RATIO:g}x the pyarrow floor's time: {ratio:.2f}x, "
+        f"{'met' if ratio <= MAX_RATIO else 'MISSED'}"
+    )
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
