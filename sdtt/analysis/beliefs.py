@@ -166,7 +166,7 @@ def belief_tables(traces: Sequence[BeliefTrace], *, top: int = 5) -> list[Belief
                         _model(r["model"]),
                         r["judge"],
                         r["item"],
-                        str(r["turn"]),
+                        _turn(r["turn"]),
                         f"{r['before']:g} -> {r['after']:g}",
                         f"{r['toward_truth']:+g}",
                         _short(r["text"]),
@@ -228,6 +228,13 @@ def market_tables(traces: Sequence[BeliefTrace]) -> list[BeliefTable]:
             note=figures + ".",
         ),
     ]
+
+
+def _turn(value: Any) -> str:
+    """A step's turn: a whole number, or ``-`` for a step given without one."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return str(int(value))
 
 
 def _short(text: str) -> str:

@@ -28,7 +28,9 @@ probability (0-1) that the target is human and ``y`` the truth (1 human, 0 AI).
 
 from __future__ import annotations
 
+import bisect
 import math
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -209,21 +211,47 @@ def held_beliefs(traces: Iterable[BeliefTrace]) -> pd.DataFrame:
     all), so a judge who stopped moving the slider, or a market whose every trade came
     before the first answer (turn 0), still holds a belief at every turn up to X.
     """
-    rows = []
+    # Built as columns: a trace's condition once, then a number per row (a million
+    # traces make millions of rows; a dict per row took gigabytes).
+    conditions: list[tuple[Any, ...]] = []
+    owner, turns, held = array("q"), array("q"), array("d")
+    finals = bytearray()
     for trace in usable_traces(traces):
-        turns = [p.turn for p in trace.points if p.turn is not None and p.belief is not None]
-        if not turns:
+        given = [
+            (point.turn, index, point.belief)
+            for index, point in enumerate(trace.points)
+            if point.turn is not None and point.belief is not None
+        ]
+        if not given:
             continue
-        horizon = max(max(turns), trace.x_turns, 1)
+        horizon = max(max(turn for turn, _, _ in given), trace.x_turns, 1)
+        given.sort()
+        latest, belief, position = -1, 0.0, 0
+        rows_before = len(turns)
         for turn in range(1, horizon + 1):
-            belief = trace.belief_at(turn)
-            if belief is None:
+            # Held: the belief given last (in the trace's order) at or before this turn.
+            while position < len(given) and given[position][0] <= turn:
+                if given[position][1] > latest:
+                    latest, belief = given[position][1], given[position][2]
+                position += 1
+            if latest < 0:
                 continue
-            rows.append(
-                {**_condition(trace), "turn": turn, "p": belief / 100, "final": turn == horizon}
-            )
+            owner.append(len(conditions))
+            turns.append(turn)
+            held.append(belief / 100)
+            finals.append(turn == horizon)
+        if len(turns) > rows_before:
+            condition = _condition(trace)
+            conditions.append(tuple(condition[name] for name in _condition_columns()))
     columns = [*_condition_columns(), "turn", "p", "final"]
-    return pd.DataFrame(rows, columns=columns)
+    if not conditions:
+        return pd.DataFrame([], columns=columns)
+    frame = pd.DataFrame(conditions, columns=_condition_columns())
+    frame = frame.iloc[np.frombuffer(owner, dtype=np.int64)].reset_index(drop=True)
+    frame["turn"] = np.frombuffer(turns, dtype=np.int64)
+    frame["p"] = np.frombuffer(held, dtype=np.float64)
+    frame["final"] = np.frombuffer(bytes(finals), dtype=np.bool_)
+    return frame
 
 
 def _condition_columns() -> list[str]:
@@ -289,9 +317,13 @@ def by_turn(frame: pd.DataFrame, by: Sequence[str] = GROUP_COLUMNS) -> pd.DataFr
 def moments(traces: Iterable[BeliefTrace], top: int = 5) -> pd.DataFrame:
     """Per bot model, the ``top`` steps that moved belief most (from 50 before the first
     belief; steps that moved nothing are left out), with ``toward_truth`` > 0 when the
-    step moved belief toward the truth."""
-    rows = []
+    step moved belief toward the truth. Ties go by judge, item and turn (no turn last),
+    then by the order read."""
+    # Only each model's best so far is kept: a million traces make millions of steps.
+    best: dict[str, list[tuple[tuple[Any, ...], dict[str, Any]]]] = {}
+    read = 0
     for trace in usable_traces(traces):
+        condition: dict[str, Any] | None = None
         before = UNDECIDED
         for point in trace.points:
             if point.belief is None:
@@ -299,23 +331,23 @@ def moments(traces: Iterable[BeliefTrace], top: int = 5) -> pd.DataFrame:
             shift = point.belief - before
             if shift == 0:
                 continue  # a reading that moved nothing (a market's opening or close)
+            condition = condition or _condition(trace)
             toward = shift if trace.target_human else -shift
-            rows.append(
-                {
-                    **_condition(trace),
-                    "turn": point.turn,
+            turn = point.turn
+            rank = (-abs(toward), trace.judge_id, trace.item_id, turn is None, turn or 0, read)
+            read += 1
+            kept = best.setdefault(condition["model"], [])
+            if len(kept) < top or (kept and rank < kept[-1][0]):
+                row = {
+                    **condition,
+                    "turn": turn,
                     "before": before,
                     "after": point.belief,
                     "toward_truth": toward,
                     "text": point.text or "",
                 }
-            )
+                bisect.insort(kept, (rank, row), key=lambda item: item[0])
+                del kept[top:]
             before = point.belief
-    frame = pd.DataFrame(rows)
-    if frame.empty:
-        return frame
-    frame["size"] = frame["toward_truth"].abs()
-    frame = frame.sort_values(
-        ["model", "size", "judge_id", "item", "turn"], ascending=[True, False, True, True, True]
-    )
-    return frame.groupby("model", sort=True).head(top).drop(columns="size").reset_index(drop=True)
+    rows = [row for model in sorted(best) for _, row in best[model]]
+    return pd.DataFrame(rows)
