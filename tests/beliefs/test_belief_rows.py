@@ -4,16 +4,16 @@ missing, beliefs left out, turn 0), without a Python object per row or per step.
 
 from __future__ import annotations
 
-import tracemalloc
 from typing import Any
 
 import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdtt.beliefs.calibration import UNDECIDED, _condition, held_beliefs, moments, usable_traces
-from sdtt.beliefs.traces import BeliefPoint, BeliefTrace
+from sdtt.beliefs.calibration import _condition, held_beliefs, moments, usable_traces
+from sdtt.beliefs.traces import UNDECIDED, BeliefPoint, BeliefTrace
 from tests.beliefs.helpers import trace
+from tests.memory import peak_bytes
 
 
 def _by_definition(traces: list[BeliefTrace]) -> pd.DataFrame:
@@ -71,6 +71,10 @@ def _moments_by_definition(traces: list[BeliefTrace], top: int) -> pd.DataFrame:
     return frame.groupby("model", sort=True).head(top).drop(columns="size").reset_index(drop=True)
 
 
+def _six_readings(count: int) -> list[BeliefTrace]:
+    return [trace([10, 20, 30, 40, 50, 60], item_id=f"p{n}") for n in range(count)]
+
+
 _SHAPES = st.lists(
     st.tuples(
         _POINTS,
@@ -121,13 +125,8 @@ def test_the_moments_are_those_of_the_definition(shapes: list[tuple[Any, ...]], 
 
 def test_the_moments_keep_each_models_best_not_every_step() -> None:
     def peak(count: int) -> int:
-        traces = [trace([10, 20, 30, 40, 50, 60], item_id=f"p{n}") for n in range(count)]
-        tracemalloc.start()
-        try:
-            moments(traces)
-            return tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
+        traces = _six_readings(count)
+        return peak_bytes(lambda: moments(traces))
 
     peak(100)
     per_step = (peak(3000) - peak(1000)) / (2000 * 5)
@@ -149,13 +148,8 @@ def test_the_rows_are_those_of_the_definition(shapes: list[tuple[Any, ...]]) -> 
 
 def test_a_row_costs_numbers_not_a_mapping() -> None:
     def peak(count: int) -> int:
-        traces = [trace([10, 20, 30, 40, 50, 60], item_id=f"p{n}") for n in range(count)]
-        tracemalloc.start()
-        try:
-            held_beliefs(traces)
-            return tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
+        traces = _six_readings(count)
+        return peak_bytes(lambda: held_beliefs(traces))
 
     peak(100)  # pandas' first frames, outside the count
     per_row = (peak(3000) - peak(1000)) / (2000 * 6)

@@ -6,18 +6,17 @@ import dataclasses
 import hashlib
 import json
 import re
-import tracemalloc
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from sdtt.cli import main
 from sdtt.errors import InputError
 from sdtt.personas.importers import messenger
 from sdtt.personas.importers.build import PreparedImport
 from sdtt.personas.importers.messenger import fix_mojibake
 from sdtt.personas.importers.options import ImportOptions
+from tests.memory import command_peak
 
 from .helpers import FIXTURES, find, run_import, texts
 
@@ -110,14 +109,14 @@ def write_conversation(
     folder.mkdir(parents=True, exist_ok=True)
     start = 1_700_000_000_000
     total = files * per_file
-    records = []
+    records: list[dict[str, object]] = []
+    stamp = start
     for index in range(total):
         sender = "Zoë Müller" if index % 3 else "Bob Jones"
         # A pause of an hour every 25 messages; the first of each file shares its time
         # with the last of the file before.
-        stamp = start + index * 60_000 + (index // 25) * 3_600_000
-        if index % per_file == 0 and index:
-            stamp = records[-1]["timestamp_ms"]
+        if index % per_file or not index:
+            stamp = start + index * 60_000 + (index // 25) * 3_600_000
         record: dict[str, object] = {
             "sender_name": _mojibake(sender),
             "timestamp_ms": stamp,
@@ -168,12 +167,8 @@ def test_a_folder_streams_to_the_persona_of_the_folder_read_whole(
 def _import_peak(folder: Path, files: int) -> int:
     write_conversation(folder / f"chat-{files}", files=files, per_file=500)
     argv = ["persona", "import", "messenger", str(folder / f"chat-{files}"), "--me", "Zoë Müller"]
-    tracemalloc.start()
-    try:
-        assert main([*argv, "--out", str(folder), "--name", f"zoe-{files}"]) == 0
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    argv += ["--out", str(folder), "--name", f"zoe-{files}"]
+    return command_peak(argv)
 
 
 def test_a_long_conversation_holds_one_file_not_the_messages(
@@ -182,7 +177,7 @@ def test_a_long_conversation_holds_one_file_not_the_messages(
     monkeypatch.chdir(tmp_path)  # no ./personas/ to look through
     _import_peak(tmp_path, 2)  # name lists and patterns load once, outside the count
     small, large = _import_peak(tmp_path, 4), _import_peak(tmp_path, 16)
-    # Before: every message held (parsed, then the persona's), some 1.5 KB each; now a
-    # file of them at a time, a time and a position each, and one conversation.
+    # Before: every message held (parsed, then the persona's), some 670 bytes each; now
+    # a file of them at a time, a time and a position each, and one conversation.
     per_message = (large - small) / (12 * 500)
     assert per_message < 250, f"{per_message:.0f} bytes of peak memory per message"

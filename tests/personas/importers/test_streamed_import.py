@@ -13,7 +13,6 @@ import json
 import random
 import re
 import sys
-import tracemalloc
 import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,6 +27,7 @@ from sdtt.personas.importers.options import ImportOptions
 from sdtt.personas.importers.telegram import IMPORTER as TELEGRAM
 from sdtt.personas.importers.whatsapp import IMPORTER as WHATSAPP
 from sdtt.personas.store import load_persona
+from tests.memory import command_peak
 
 from .helpers import FIXTURES
 
@@ -245,12 +245,7 @@ def _import_peak(folder: Path, messages: int) -> int:
     chat = folder / f"chat-{messages}.txt"
     write_export(chat, messages)
     argv = ["persona", "import", "whatsapp", str(chat), "--me", "Ann", "--out", str(folder)]
-    tracemalloc.start()
-    try:
-        assert main([*argv, "--name", f"ann-{messages}"]) == 0
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    return command_peak([*argv, "--name", f"ann-{messages}"])
 
 
 def test_the_import_holds_a_few_numbers_per_message_not_the_messages(
@@ -336,12 +331,7 @@ def test_a_zip_made_with_media_is_unpacked_a_part_at_a_time(
         write_export(chat, messages)
         archive = _zipped(chat)
         argv = ["persona", "import", "whatsapp", str(archive), "--me", "Ann"]
-        tracemalloc.start()
-        try:
-            assert main([*argv, "--out", str(tmp_path), "--name", f"ann-{messages}"]) == 0
-            return tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
+        return command_peak([*argv, "--out", str(tmp_path), "--name", f"ann-{messages}"])
 
     peak(500)
     small, large = peak(5_000), peak(20_000)
