@@ -22,6 +22,8 @@ import io
 import re
 import zipfile
 from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import tzinfo
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any
@@ -31,7 +33,13 @@ from pydantic import BeforeValidator
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage, normalize_name
 from sdtt.personas.importers.base import FileImporter
-from sdtt.personas.importers.build import ImportResult, ParsedChat, add_message
+from sdtt.personas.importers.build import (
+    ChatOutline,
+    ImportResult,
+    ParsedChat,
+    PreparedImport,
+    add_message,
+)
 from sdtt.personas.importers.options import Flag, ImportOptions
 from sdtt.personas.importers.reading import MAX_FILE_BYTES, ZIP_ERRORS, load_json
 from sdtt.personas.importers.shapes import ExportModel, shape_error, validate
@@ -147,11 +155,19 @@ def _plain_text(text: str, users: dict[str, str]) -> str:
     return html.unescape(text)
 
 
-def parse_slack(
-    data: bytes | Path, path: Path, *, zone: tzinfo, channel: str | None = None
-) -> ParsedChat:
-    """Read one channel of a Slack export zip (its bytes, or the file) into a
-    :class:`ParsedChat`."""
+@dataclass
+class _Channel:
+    """The conversation ``--channel`` chose in an export, and who is in the export."""
+
+    archive: _Zip
+    days: list[str]
+    users: dict[str, str]
+    aliases: dict[str, set[str]]
+    people: list[list[str]]
+    detected: dict[str, str]
+
+
+def _open_channel(data: bytes | Path, path: Path, channel: str | None) -> _Channel:
     archive = _Zip(data, path)
     anchors = [
         PurePosixPath(name).parent
@@ -190,12 +206,25 @@ def parse_slack(
                 field="--channel",
             )
         chosen = matches[0]
+    return _Channel(
+        archive=archive,
+        days=days[chosen],
+        users=users,
+        aliases=aliases,
+        people=[[user, *sorted(aliases.get(user, ()))] for user in users.values()],
+        detected={} if channel else {"channel": chosen},
+    )
 
-    messages: list[ChatMessage] = []
-    dropped: Counter[str] = Counter()
-    for name in days[chosen]:
+
+def _messages(
+    chosen: _Channel, path: Path, zone: tzinfo, dropped: Counter[str]
+) -> Iterator[ChatMessage]:
+    """The channel's messages kept, a day file at a time; the others counted in ``dropped``."""
+    users = chosen.users
+    kept: list[ChatMessage] = []
+    for name in chosen.days:
         where_file = f"{path} > {name}"
-        items = validate(list[SlackMessage], archive.json(name), where_file)
+        items = validate(list[SlackMessage], chosen.archive.json(name), where_file)
         for index, record in enumerate(items):
             if record.subtype == "bot_message" or record.bot_id is not None:
                 dropped["bot"] += 1
@@ -208,7 +237,7 @@ def parse_slack(
             time = time_from_epoch(record.ts, zone, path=where_file, field=f"[{index}].ts")
             text = _plain_text(record.text or "", users).strip()
             add_message(
-                messages,
+                kept,
                 dropped,
                 sender=users.get(record.user, record.user),
                 text=text,
@@ -216,14 +245,29 @@ def parse_slack(
                 has_media=bool(record.files),
                 thread=f"thread:{record.thread_ts}" if record.thread_ts else None,
             )
-    people = [[user, *sorted(aliases.get(user, ()))] for user in users.values()]
+            yield from kept
+            kept.clear()
+
+
+def parse_slack(
+    data: bytes | Path, path: Path, *, zone: tzinfo, channel: str | None = None
+) -> ParsedChat:
+    """Read one channel of a Slack export zip (its bytes, or the file) into a
+    :class:`ParsedChat`."""
+    chosen = _open_channel(data, path, channel)
+    dropped: Counter[str] = Counter()
+    messages = list(_messages(chosen, path, zone, dropped))
     return ParsedChat(
         messages=messages,
         dropped=dropped,
-        aliases=aliases,
-        people=people,
-        detected={} if channel else {"channel": chosen},
+        aliases=chosen.aliases,
+        people=chosen.people,
+        detected=chosen.detected,
     )
+
+
+class _Threaded(Exception):
+    """The channel has threads: its conversations are built from the chat held whole."""
 
 
 class SlackImporter(FileImporter):
@@ -248,15 +292,57 @@ class SlackImporter(FileImporter):
     def load(self, path: Path, options: ImportOptions) -> tuple[ParsedChat, str]:
         """Read the zip where it lies, a member at a time, not whole into memory (a pipe,
         or a file too large to be an export, is read whole, which says what is wrong)."""
+        digest = self._zip_digest(path)
+        if digest is None:
+            return super().load(path, options)
+        chat = parse_slack(path, path, zone=options.timezone, channel=options.channel)
+        return chat, digest
+
+    def _zip_digest(self, path: Path) -> str | None:
+        """The export's hash when it is a zip file to read where it lies; ``None`` for
+        what is read whole (a pipe, or a file too large to be an export: reading it so
+        says what is wrong)."""
         digest = self.export_digest(path)
         try:
             too_large = digest is not None and path.stat().st_size > MAX_FILE_BYTES
         except OSError:
             too_large = True
-        if digest is None or too_large:
-            return super().load(path, options)
-        chat = parse_slack(path, path, zone=options.timezone, channel=options.channel)
-        return chat, digest
+        return None if too_large else digest
+
+    def prepare(self, path: Path, options: ImportOptions) -> PreparedImport:
+        """Read the channel once for its senders and times; the persona is built as it
+        is read again, a day file at a time (see
+        :class:`~sdtt.personas.importers.build.StreamedImport`). A channel with threads
+        (each a conversation of its own) is built from the chat held whole."""
+        digest = self._zip_digest(path)
+        if digest is None:
+            return super().prepare(path, options)
+        zone, channel = options.timezone, options.channel
+        chosen = _open_channel(path, path, channel)
+        dropped: Counter[str] = Counter()
+
+        def unthreaded() -> Iterator[ChatMessage]:
+            for message in _messages(chosen, path, zone, dropped):
+                if message.thread is not None:
+                    raise _Threaded
+                yield message
+
+        try:
+            outline = ChatOutline.read(
+                unthreaded(),
+                dropped,
+                keep_media=options.keep_media,
+                people=chosen.people,
+                detected=chosen.detected,
+                aliases=chosen.aliases,
+            )
+        except _Threaded:
+            return super().prepare(path, options)
+
+        def messages() -> Iterator[ChatMessage]:
+            return _messages(_open_channel(path, path, channel), path, zone, Counter())
+
+        return self.streamed(outline, messages, path, options, digest)
 
 
 IMPORTER = SlackImporter()

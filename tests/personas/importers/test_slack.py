@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
 import zipfile
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -10,7 +13,10 @@ import pytest
 import sdtt.personas.importers.base as base
 from sdtt.errors import InputError
 from sdtt.personas.importers.base import FileImporter
+from sdtt.personas.importers.build import PreparedImport
+from sdtt.personas.importers.options import ImportOptions
 from sdtt.personas.importers.slack import SlackImporter
+from tests.memory import command_peak
 
 from .helpers import FIXTURES, run_import, texts, zip_folder
 
@@ -115,3 +121,86 @@ def test_the_zip_is_read_where_it_lies_not_whole_into_memory(
     result = run_import("slack", export, *argv)
     assert result.persona.conversations == read_whole.persona.conversations
     assert result.persona.info.extra == read_whole.persona.info.extra  # the same person
+
+
+def write_export(folder: Path, days: int, per_day: int, *, threads: bool = False) -> Path:
+    """A Slack export zip of one channel, ``days`` day files of ``per_day`` messages:
+    two people (one also a display name), a bot, a file without comment, an edit and,
+    with ``threads``, replies in threads."""
+    folder.mkdir(parents=True, exist_ok=True)
+    users = [
+        {"id": "U1", "name": "ann.smith", "real_name": "Ann Smith", "profile": {}},
+        {"id": "U2", "name": "bob", "real_name": "Bob Jones", "profile": {"display_name": "bj"}},
+    ]
+    start = 1_700_000_000
+    members: dict[str, object] = {"users.json": users, "channels.json": [{"name": "general"}]}
+    for day in range(days):
+        messages: list[dict[str, object]] = []
+        for index in range(per_day):
+            number = day * per_day + index
+            ts = start + day * 86_400 + index * 45 + (index // 20) * 7_200
+            message: dict[str, object] = {
+                "type": "message",
+                "user": "U1" if number % 3 else "U2",
+                "text": f"message {number} for <@U2>, mail ann{number % 7}@example.com",
+                "ts": f"{ts}.{number % 1000:06d}",
+            }
+            if number % 17 == 4:
+                message = {"type": "message", "subtype": "bot_message", "bot_id": "B1",
+                           "text": "deploy done", "ts": message["ts"]}  # fmt: skip
+            elif number % 19 == 5:
+                message["text"] = ""
+                message["files"] = [{"name": "photo.png"}]
+            elif number % 23 == 6:
+                message["edited"] = {"user": "U1", "ts": message["ts"]}
+            elif threads and number % 11 == 7:
+                message["thread_ts"] = messages[-1]["ts"] if messages else message["ts"]
+            messages.append(message)
+        date = datetime.fromtimestamp(start + day * 86_400, UTC).strftime("%Y-%m-%d")
+        members[f"general/{date}.json"] = messages
+    archive = folder / f"slack-{days}-{per_day}-{threads}.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        for name, value in members.items():
+            out.writestr(name, json.dumps(value))
+    return archive
+
+
+@pytest.mark.parametrize("threads", [False, True])
+@pytest.mark.parametrize("keep_media", [False, True])
+def test_a_channel_streams_to_the_persona_of_the_channel_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threads: bool, keep_media: bool
+) -> None:
+    export = write_export(tmp_path, days=4, per_day=60, threads=threads)
+    options = ImportOptions(me="Ann Smith", name="ann", keep_media=keep_media)
+    importer = SlackImporter()
+    whole = PreparedImport(importer.run(export, options)).write(tmp_path / "whole.jsonl")
+    held_whole: list[Path] = []
+    run = importer.run
+    monkeypatch.setattr(
+        importer, "run", lambda path, options: held_whole.append(path) or run(path, options)
+    )
+    streamed = importer.prepare(export, options).write(tmp_path / "streamed.jsonl")
+    # A thread is a conversation of its own: that channel is built from the chat held whole.
+    assert bool(held_whole) == threads
+    created = re.compile(rb'"created":"[^"]*"')
+    assert created.sub(b"", streamed.path.read_bytes()) == created.sub(b"", whole.path.read_bytes())
+    assert streamed.report == whole.report
+    assert streamed.scrub_mapping == whole.scrub_mapping
+
+
+def test_a_long_channel_holds_a_day_file_not_the_messages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no ./personas/ to look through
+
+    def peak(days: int) -> int:
+        export = write_export(tmp_path, days=days, per_day=400)
+        argv = ["persona", "import", "slack", str(export), "--me", "Ann Smith"]
+        return command_peak([*argv, "--out", str(tmp_path), "--name", f"ann-{days}"])
+
+    peak(2)  # name lists and patterns load once, outside the count
+    small, large = peak(4), peak(16)
+    # Before: every message held (parsed, then the persona's); now a day file at a time,
+    # a time and a position each, and one conversation.
+    per_message = (large - small) / (12 * 400)
+    assert per_message < 250, f"{per_message:.0f} bytes of peak memory per message"
