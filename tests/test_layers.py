@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("dialogue", "models"),
     ("jsonl",),
     ("__init__", "files", "lock"),
-    ("closing", "errors", "redact", "spreadsheet", "templates"),
+    ("closing", "errors", "redact", "seeds", "spreadsheet", "templates"),
 )
 """The layers, top first. A module may import its own package and any package of a lower
 row; packages on one row are peers and import none of each other. A package is a folder
@@ -63,7 +63,7 @@ REASONS: dict[str, tuple[str, str]] = {
     "generate": ("sdtt.generate.runner", "sdtt.personas.persona"),  # chains of a persona
     "questionnaires": ("sdtt.questionnaires.exports", "sdtt.surveys.tools"),  # every tool's files
     "surveys": ("sdtt.surveys.tool", "sdtt.tasks.questionnaire"),  # tools write the tasks
-    "tasks": ("sdtt.tasks.design", "sdtt.dialogue.seeds"),  # judge designs draw seeded
+    "tasks": ("sdtt.tasks.questionnaire", "sdtt.dialogue.condition"),  # a task holds its condition
     "display": ("sdtt.display", "sdtt.dialogue.render"),  # shows conversations
     "personas": ("sdtt.personas.bot", "sdtt.dialogue.parse"),  # the bot parses model output
     "dialogue": ("sdtt.dialogue.store", "sdtt.jsonl"),  # records are JSONL lines

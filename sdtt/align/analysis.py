@@ -21,7 +21,7 @@ import numpy as np
 
 from sdtt.align import rsa
 from sdtt.align.ratings import Rating
-from sdtt.dialogue.seeds import derive_seed
+from sdtt.seeds import derive_seed
 from sdtt.tasks.rating_task import RatingTask
 
 HUMAN = "human"

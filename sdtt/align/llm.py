@@ -20,13 +20,13 @@ from functools import partial
 
 from sdtt.align.ratings import Rating, RatingKey
 from sdtt.align.task import RatingKey as TaskKey
-from sdtt.dialogue.seeds import derive_seed, seeded_rng
 from sdtt.errors import InputError
 from sdtt.judges.batched import judge_each
 from sdtt.judges.llm import RAW_LIMIT, ask
 from sdtt.judges.llm_options import DEFAULT_ATTEMPTS
 from sdtt.judges.prompts import chat_text, completion_cue
 from sdtt.models.base import GenerateConfig, Generator, Prompt
+from sdtt.seeds import derive_seed, seeded_rng
 from sdtt.tasks.rating_task import RatingPair, RatingTask
 
 PROMPTS: dict[str, str] = {
@@ -115,7 +115,7 @@ class Cohort:
 
     def participant_seed(self, participant: int) -> int:
         """The seed participant ``participant`` samples and shuffles with (the one rule,
-        :func:`~sdtt.dialogue.seeds.derive_seed`)."""
+        :func:`~sdtt.seeds.derive_seed`)."""
         return derive_seed(self.seed, "participant", participant)
 
     def trials(self, pairs: Sequence[RatingPair], participant: int) -> list[RatingPair]:

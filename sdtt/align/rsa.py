@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from sdtt.align.ratings import Rating
-from sdtt.dialogue.seeds import seeded_generator
+from sdtt.seeds import seeded_generator
 
 Matrix = NDArray[np.float64]
 NAN = float("nan")

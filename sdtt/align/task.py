@@ -20,11 +20,11 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sdtt.dialogue.condition import Condition, migrate_record
 from sdtt.dialogue.message import Message, Transcript, segment_turns
-from sdtt.dialogue.seeds import seeded_rng
 from sdtt.dialogue.store import check_version, read_transcripts, validate_record
 from sdtt.errors import InputError
 from sdtt.files import parse_json, write_text_atomic
 from sdtt.questionnaires.leaks import GENERIC_TERMS, find_terms, source_terms, unique_terms
+from sdtt.seeds import seeded_rng
 from sdtt.tasks.design import rating_forms
 from sdtt.tasks.ids import OpaqueIds
 from sdtt.tasks.questionnaire import Line, SourceInfo, load_key, sha256_text

@@ -22,7 +22,7 @@ import pandas as pd
 
 from sdtt.analysis.stats import percentile_interval
 from sdtt.analysis.table import judgement_table
-from sdtt.dialogue.seeds import derive_seed, seeded_generator
+from sdtt.seeds import derive_seed, seeded_generator
 from sdtt.tasks.judgements import Judgement
 
 NAN = float("nan")

@@ -47,7 +47,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
-from sdtt.dialogue.seeds import seeded_generator
+from sdtt.seeds import seeded_generator
 
 PRIOR = (10.0, 10.0)
 """``(a, b)`` of the Beta mixing distribution."""

@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 from scipy import sparse, stats
 
 from sdtt.analysis.defaults import DEFAULT_BOOTSTRAP
-from sdtt.dialogue.seeds import seeded_generator
+from sdtt.seeds import seeded_generator
 
 NAN = float("nan")
 BOOTSTRAP_CELLS = 4_000_000

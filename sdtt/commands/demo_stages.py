@@ -22,7 +22,6 @@ from sdtt.beliefs.traces import BeliefTrace
 from sdtt.commands.scoring import print_summary
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message, Transcript
-from sdtt.dialogue.seeds import seeded_rng
 from sdtt.dialogue.store import read_transcripts, write_transcripts
 from sdtt.display import print_conversation, terminal_text, usage_line
 from sdtt.engine.interrogator import SCRIPT_INTERROGATOR, ScriptInterrogator
@@ -38,6 +37,7 @@ from sdtt.personas.budget import plan_prompt
 from sdtt.personas.persona import Persona
 from sdtt.questionnaires.pipeline import build_demo_questionnaire
 from sdtt.redact import shown
+from sdtt.seeds import seeded_rng
 from sdtt.tasks.judgements import Judgement, write_judgements
 from sdtt.tasks.questionnaire import load_key, load_questionnaire
 

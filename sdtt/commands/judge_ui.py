@@ -7,11 +7,11 @@ import uuid
 from pathlib import Path
 
 from sdtt.commands.console import CliConsole
-from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import InputError
 from sdtt.files import output_file
 from sdtt.questionnaires.fielded import note_scored
 from sdtt.redact import shown
+from sdtt.seeds import seeded_rng
 from sdtt.tasks.questionnaire import load_key, load_questionnaire
 
 

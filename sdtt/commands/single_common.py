@@ -20,11 +20,11 @@ from rich.table import Table
 from sdtt.analysis.metrics import Confusion
 from sdtt.commands.common import check_base_url
 from sdtt.commands.console import CliConsole
-from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import ConfigError
 from sdtt.files import replacing
 from sdtt.models.model import get_model
 from sdtt.redact import shown
+from sdtt.seeds import seeded_rng
 from sdtt.single.captions import load_images
 from sdtt.single.items_html import response_html
 from sdtt.single.response import SingleResponse, read_responses, write_responses

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sdtt.dialogue.message import RESPONSE, USER, Message, Side
-from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import EmptyReplyError
+from sdtt.seeds import seeded_rng
 
 Resampler = Callable[[datetime, str, random.Random], datetime]
 """Given the earliest allowed time and the message text, return a plausible send time."""

@@ -9,9 +9,9 @@ bots here. :func:`simulate_condition` is the one place a condition becomes a sim
 chat (the bot against a simulated interrogator): ``sdtt simulate``, ``sdtt demo`` and a
 study's chats run through it.
 
-Seeds follow one rule (:mod:`sdtt.dialogue.seeds`): the bot's model and its session use
+Seeds follow one rule (:mod:`sdtt.seeds`): the bot's model and its session use
 the condition's seed; every other role derives its own with
-:func:`~sdtt.dialogue.seeds.derive_seed` (:func:`role_seed`).
+:func:`~sdtt.seeds.derive_seed` (:func:`role_seed`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from typing import Any
 
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message
-from sdtt.dialogue.seeds import derive_seed
 from sdtt.engine.interrogator import interrogator_settings
 from sdtt.engine.session import Replier, SessionSettings, with_settings
 from sdtt.engine.simulate import (
@@ -43,6 +42,7 @@ from sdtt.personas.persona import Persona
 from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS
 from sdtt.personas.store import find_persona
 from sdtt.personas.timing import persona_timing
+from sdtt.seeds import derive_seed
 
 BOT_CONFIG = GenerateConfig(stop=("\nUser:",))
 """How the persona's model is called: it stops before writing the partner's next line."""

@@ -43,10 +43,10 @@ from datetime import datetime
 from typing import Protocol
 
 from sdtt.dialogue.condition import DelayName
-from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import ConfigError
 from sdtt.personas.reply_timing import HUMAN, ReplyTiming
 from sdtt.personas.timing import LogNormal, TimingProfile
+from sdtt.seeds import seeded_rng
 
 PresetName = DelayName
 PRESETS: tuple[PresetName, ...] = ("paper", "jones-bergen", "fitted", "human")
@@ -393,5 +393,5 @@ def drop_all(pending: Sequence[PlannedMessage], reason: str = CLOSED) -> list[Dr
 
 def call_seed(seed: int, call: int, purpose: str) -> random.Random:
     """A generator for one call and purpose, independent of how many draws others made
-    (the one seed rule: :func:`~sdtt.dialogue.seeds.seeded_rng`)."""
+    (the one seed rule: :func:`~sdtt.seeds.seeded_rng`)."""
     return seeded_rng(seed, purpose, call)

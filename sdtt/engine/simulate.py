@@ -25,7 +25,6 @@ import trio
 
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message, Transcript, segment_turns
-from sdtt.dialogue.seeds import derive_seed
 from sdtt.dialogue.store import read_transcripts, write_transcripts
 from sdtt.engine.events import Event, EventSink, MessageSent, TeeSink
 from sdtt.engine.interrogator import interrogator_settings as default_interrogator_settings
@@ -46,6 +45,7 @@ from sdtt.personas.character import OUT_OF_CHARACTER
 from sdtt.personas.persona import Persona
 from sdtt.personas.privacy import warn_if_sent_remotely
 from sdtt.personas.prompt import DEFAULT_HISTORY_TURNS, BotPromptBuilder
+from sdtt.seeds import derive_seed
 
 RELAY_BUFFER = 1000
 """Messages that may wait to be relayed to the other session."""
@@ -175,7 +175,7 @@ async def run_simulated_chat(
     ``<out_dir>/<id>.jsonl`` and its event log to ``<out_dir>/<id>.events.jsonl``.
     ``sink`` gets the bot session's events, ``interrogator_sink`` the interrogator's.
     ``condition`` is recorded with the transcript (its X defaults to ``turns``); the
-    interrogator's seed derives from the bot's (:func:`~sdtt.dialogue.seeds.derive_seed`).
+    interrogator's seed derives from the bot's (:func:`~sdtt.seeds.derive_seed`).
     Once the chat is over, the transcript's meta gets ``out_of_character``: each side's
     messages caught breaking character and left unsent (the report counts them).
     """

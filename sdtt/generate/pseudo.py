@@ -39,7 +39,6 @@ from sdtt.dialogue.condition import ChatMode
 from sdtt.dialogue.message import RESPONSE, USER, Message, Side, turn_starts
 from sdtt.dialogue.parse import parse_dialogue
 from sdtt.dialogue.render import render_messages
-from sdtt.dialogue.seeds import derive_seed, seeded_rng
 from sdtt.dialogue.turns import to_pingpong
 from sdtt.errors import EmptyReplyError, InputError, ModelOutputError
 from sdtt.generate.chain import (
@@ -59,6 +58,7 @@ from sdtt.generate.prompts import (
 )
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt, Usage
 from sdtt.models.registry import provider_of
+from sdtt.seeds import derive_seed, seeded_rng
 
 MAX_PLANNED_BURST = 6
 """A planned burst (``lines`` style) never exceeds this many messages."""

@@ -18,10 +18,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from sdtt.dialogue.render import fold_text
-from sdtt.dialogue.seeds import derive_seed
 from sdtt.errors import InputError, ModelOutputError
 from sdtt.files import read_text_file, write_text_atomic
 from sdtt.models.base import GenerateConfig, Generator, ModelOutput, Prompt
+from sdtt.seeds import derive_seed
 
 TOPICS_DIR = Path("topics")
 SUFFIX = ".txt"

@@ -13,7 +13,6 @@ from collections.abc import Callable, Collection, Sequence
 from functools import partial
 from typing import Any, Literal, TypeVar
 
-from sdtt.dialogue.seeds import seeded_rng
 from sdtt.dialogue.shown import AnswerNotes, Shown
 from sdtt.errors import (
     InputError,
@@ -35,6 +34,7 @@ from sdtt.models import asking
 from sdtt.models.asking import Asked
 from sdtt.models.base import GenerateConfig, Generator, ModelOutput, Prompt
 from sdtt.models.model import CALL_LABEL, labelled_calls
+from sdtt.seeds import seeded_rng
 from sdtt.tasks.judgements import Judgement, JudgementKey
 from sdtt.tasks.questionnaire import AnswerKey, KeyItem, Line, PairItem, Questionnaire
 

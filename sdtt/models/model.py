@@ -27,8 +27,8 @@ errors; everything around the call lives here, identically for every provider:
 
 from __future__ import annotations
 
+import itertools
 import logging
-import random
 import warnings
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -44,6 +44,7 @@ from sdtt.models.base import GenerateConfig, ModelAPI, ModelOutput, Prompt, Usag
 from sdtt.models.cpu_hold import take_at_once
 from sdtt.models.registry import Provider, create_api, provider_of, require_image_input
 from sdtt.models.retry import RetryPolicy, policy_from_env, retry_delay
+from sdtt.seeds import derive_seed, seeded_rng
 
 log = logging.getLogger("sdtt.models")
 status_log = logging.getLogger("sdtt.retries")
@@ -78,6 +79,8 @@ CHARS_PER_TOKEN_LIMIT = 12
 reported input below ``characters / CHARS_PER_TOKEN_LIMIT`` means text was dropped."""
 MIN_CHECKED_CHARS = 2000
 """Shorter prompts are not checked (too little text for the estimate to be reliable)."""
+_UNSEEDED = itertools.count()
+"""Numbers the models made without a seed, each its own jitter stream."""
 
 
 class DroppedInputWarning(UserWarning):
@@ -172,7 +175,11 @@ class Model(AsyncClosing):
         """Tokens of every successful call so far."""
         self.calls = 0
         """Calls made through ``generate``, failed ones included."""
-        self._rng = random.Random(seed)
+        # Unseeded models still jitter apart from each other (their retries must not
+        # line up), and alike from run to run.
+        if seed is None:
+            seed = derive_seed(0, "unseeded-model", next(_UNSEEDED))
+        self._rng = seeded_rng(seed, "retry-jitter")
         self._warned_dropped = False
         # Injectable so HTTP tests (real clock) can check requested waits without waiting.
         self._sleep = sleep

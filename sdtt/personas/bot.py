@@ -13,12 +13,12 @@ from datetime import datetime
 
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.parse import Resampler, parse_reply
-from sdtt.dialogue.seeds import derive_seed
 from sdtt.errors import EmptyReplyError, OutOfCharacterError
 from sdtt.models.asking import ask
 from sdtt.models.base import GenerateConfig, Generator, ModelOutput
 from sdtt.personas.character import out_of_character
 from sdtt.personas.prompt import BotPromptBuilder
+from sdtt.seeds import derive_seed
 
 DEFAULT_EMPTY_RETRIES = 3
 

@@ -10,9 +10,9 @@ human side from them (:class:`sdtt.questionnaires.pairing.PersonaPool`).
 
 from __future__ import annotations
 
-from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import InputError
 from sdtt.personas.persona import Persona
+from sdtt.seeds import seeded_rng
 
 DEFAULT_MIN_TURNS = 4
 """Turns a held-out chat needs at least: the longest window a pair shows of it."""

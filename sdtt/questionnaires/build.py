@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from sdtt.dialogue.message import Message, Transcript
-from sdtt.dialogue.seeds import seeded_rng
 from sdtt.dialogue.shown import View
 from sdtt.dialogue.turn_index import pseudo_turns_of, total_turns
 from sdtt.errors import InputError
@@ -32,6 +31,7 @@ from sdtt.questionnaires.pairing import (
     normalise_topic,
     same_topic,
 )
+from sdtt.seeds import seeded_rng
 from sdtt.tasks.design import balanced_forms
 from sdtt.tasks.ids import OpaqueIds
 from sdtt.tasks.layout import number_lines, pair_start, plain_label

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import SdttError
 from sdtt.questionnaires.pairing import CorpusLike, CorpusPool, same_topic
+from sdtt.seeds import seeded_rng
 
 
 def live_topic(seed: int, corpus_loader: Callable[[], CorpusLike] | None = None) -> str:

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sdtt.dialogue.message import Transcript
-from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import InputError
 from sdtt.personas.persona import Persona
 from sdtt.questionnaires.build import BuildResult, build_questionnaire
@@ -28,6 +27,7 @@ from sdtt.questionnaires.pairing import (
     parse_source,
 )
 from sdtt.questionnaires.turn_totals import select_for_totals
+from sdtt.seeds import seeded_rng
 from sdtt.surveys.tool import ExportOptions
 from sdtt.tasks.questionnaire import save_study
 from sdtt.tasks.study import StudySpec

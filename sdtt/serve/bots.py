@@ -9,11 +9,11 @@ from collections.abc import Callable
 import trio
 
 from sdtt.dialogue.condition import Condition
-from sdtt.dialogue.seeds import derive_seed
 from sdtt.engine.opening import BotSetup, Options, load_pseudo, open_bot, open_model
 from sdtt.models.model import Model
 from sdtt.personas.persona import Persona
 from sdtt.personas.store import find_persona
+from sdtt.seeds import derive_seed
 from sdtt.serve.room import LiveRoom
 from sdtt.serve.spec import Study
 from sdtt.serve.store import StudyStore, off_loop

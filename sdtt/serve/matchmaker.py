@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from sdtt.dialogue.seeds import seeded_rng
+from sdtt.seeds import seeded_rng
 from sdtt.serve.spec import OnTimeout
 
 

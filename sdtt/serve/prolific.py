@@ -56,7 +56,6 @@ from decimal import ROUND_DOWN, Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, get_args
 
-from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import (
     AuthenticationError,
     BadRequestError,
@@ -77,6 +76,7 @@ from sdtt.models.retry import (
     retry_delay,
     scrub,
 )
+from sdtt.seeds import seeded_rng
 from sdtt.serve.spec import Outcome, ProlificSection, ReviewRule, Study, spec_line
 
 log = logging.getLogger(__name__)

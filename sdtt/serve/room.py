@@ -35,11 +35,11 @@ from typing import Any, Protocol
 import trio
 
 from sdtt.dialogue.message import Message
-from sdtt.dialogue.seeds import seeded_rng
 from sdtt.engine.events import Event, MessageSent, ModelCallFinished, TypingStarted, TypingStopped
 from sdtt.engine.opening import BotSetup
 from sdtt.engine.session import Session, SessionClosedError, open_session
 from sdtt.engine.simulate import answered_turns
+from sdtt.seeds import seeded_rng
 from sdtt.serve.event_log import Records
 from sdtt.serve.indicator import Indicator
 from sdtt.serve.moderation import Screener

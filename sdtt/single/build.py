@@ -19,11 +19,11 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sdtt.dialogue.render import fold_text
-from sdtt.dialogue.seeds import seeded_rng
 from sdtt.dialogue.store import validation_problem
 from sdtt.errors import InputError
 from sdtt.files import parse_json, read_text_file, write_text_atomic
 from sdtt.questionnaires.leaks import find_terms, meta_terms, unique_terms
+from sdtt.seeds import seeded_rng
 from sdtt.single.items import SingleItem
 from sdtt.tasks.design import item_forms
 from sdtt.tasks.ids import OpaqueIds, by_id

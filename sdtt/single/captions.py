@@ -14,11 +14,11 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
-from sdtt.dialogue.seeds import derive_seed
 from sdtt.errors import InputError
 from sdtt.models.asking import all_at_once
 from sdtt.models.base import GenerateConfig, Generator, Image, Prompt
 from sdtt.models.registry import require_image_input
+from sdtt.seeds import derive_seed
 from sdtt.single.csvrows import csv_rows
 from sdtt.single.response import SingleResponse, response_id
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import InputError
+from sdtt.seeds import seeded_rng
 from sdtt.single.items import SingleItem, Spoken
 from sdtt.single.response import SingleResponse, Task, response_id
 

@@ -32,9 +32,9 @@ from typing import Any
 
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import RESPONSE, USER, Message, Transcript
-from sdtt.dialogue.seeds import derive_seed, seeded_rng
 from sdtt.errors import InputError, ModelOutputError
 from sdtt.models.base import GenerateConfig, Generator, Prompt
+from sdtt.seeds import derive_seed, seeded_rng
 from sdtt.single.items import SPEAKERS_KEY, speaker_truth
 
 NAMES = (

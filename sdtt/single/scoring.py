@@ -28,7 +28,7 @@ import numpy as np
 
 from sdtt.analysis.metrics import Confusion
 from sdtt.analysis.stats import percentile_interval, wilson
-from sdtt.dialogue.seeds import seeded_generator
+from sdtt.seeds import seeded_generator
 from sdtt.single.build import SingleKey
 from sdtt.single.significance import (
     Significance,

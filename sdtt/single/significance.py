@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from sdtt.dialogue.seeds import seeded_generator
+from sdtt.seeds import seeded_generator
 
 NAN = float("nan")
 EXACT_LIMIT = 20000

@@ -17,10 +17,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from sdtt.dialogue.seeds import derive_seed
 from sdtt.errors import InputError
 from sdtt.models.asking import all_at_once
 from sdtt.models.base import GenerateConfig, Generator, Prompt
+from sdtt.seeds import derive_seed
 from sdtt.single.csvrows import csv_rows
 from sdtt.single.response import SingleResponse, Truth, response_id
 from sdtt.single.wordclean import clean_association, letters_only

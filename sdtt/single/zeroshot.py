@@ -17,10 +17,10 @@ from dataclasses import dataclass, replace
 
 import trio
 
-from sdtt.dialogue.seeds import derive_seed, seeded_rng
 from sdtt.errors import InputError
 from sdtt.models.base import GenerateConfig, Generator, Image, Prompt
 from sdtt.models.registry import require_image_input
+from sdtt.seeds import derive_seed, seeded_rng
 from sdtt.single.response import SingleResponse, Truth, judged_of_one_task
 
 WORD_PROMPT = (

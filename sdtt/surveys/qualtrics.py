@@ -35,8 +35,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import InputError
+from sdtt.seeds import seeded_rng
 from sdtt.surveys.answer_files import JudgeAnswers, read_csv_rows
 from sdtt.surveys.tool import SurveyTool
 from sdtt.tasks.layout import escape_html, pair_html, paragraphs_html, plain_label

@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from sdtt.dialogue.seeds import seeded_rng
 from sdtt.errors import InputError
+from sdtt.seeds import seeded_rng
 
 ATTEMPTS = 200
 """Random circular orders tried before giving up on keeping shared conversations apart."""

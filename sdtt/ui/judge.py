@@ -24,9 +24,9 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from sdtt.dialogue.seeds import seeded_rng
 from sdtt.lock import output_lock
 from sdtt.redact import printable
+from sdtt.seeds import seeded_rng
 from sdtt.spreadsheet import safe_cell
 from sdtt.surveys.answer_files import ImportResult, JudgeAnswers, score
 from sdtt.tasks.judgements import append_judgements, read_judgements

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sdtt.cli import main
-from sdtt.dialogue.seeds import derive_seed
+from sdtt.seeds import derive_seed
 from tests.fakes.openai_fake import FakeOpenAIServer
 
 

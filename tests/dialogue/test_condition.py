@@ -11,10 +11,10 @@ import pytest
 from pydantic import ValidationError
 
 from sdtt.dialogue.condition import Condition, chat_mode, split_meta
-from sdtt.dialogue.seeds import derive_seed, seeded_rng
 from sdtt.dialogue.shown import migrate_answer
 from sdtt.dialogue.store import read_transcripts, write_transcripts
 from sdtt.dialogue.turn_index import pseudo_turns_of
+from sdtt.seeds import derive_seed, seeded_rng
 
 OLD_SETTINGS = {
     "mode": "pingpong",

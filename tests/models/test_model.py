@@ -57,6 +57,19 @@ async def test_server_errors_back_off_exponentially_with_jitter(
 
 
 @pytest.mark.trio
+async def test_models_made_without_a_seed_back_off_apart(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    # Their retries after one outage must not line up, or they hit the server together.
+    policy = RetryPolicy(initial_backoff=2.0, jitter=0.5, max_attempts=5)
+    waits = set()
+    for _ in range(4):
+        model = model_of([ServerError("a"), ServerError("b"), "ok"], retry=policy)
+        waits.add((await model.generate(PROMPT)).latency)
+    assert len(waits) == 4
+
+
+@pytest.mark.trio
 async def test_gives_up_after_max_attempts_with_the_same_error_type(
     autojump_clock: trio.testing.MockClock,
 ) -> None:

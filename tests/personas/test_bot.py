@@ -6,12 +6,12 @@ from datetime import timedelta
 import pytest
 
 from sdtt.dialogue.message import Message, Transcript
-from sdtt.dialogue.seeds import derive_seed
 from sdtt.errors import EmptyReplyError
 from sdtt.models.base import GenerateConfig, ModelOutput, Prompt
 from sdtt.personas.bot import PersonaBot
 from sdtt.personas.persona import Persona, PersonaInfo
 from sdtt.personas.prompt import BotPromptBuilder, history_text
+from sdtt.seeds import derive_seed
 from tests.dialogue.strategies import START
 
 

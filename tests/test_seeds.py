@@ -1,4 +1,4 @@
-"""The seed rule: every random stream of sdtt is made in ``sdtt/dialogue/seeds.py``."""
+"""The seed rule: every random stream of sdtt is made in ``sdtt/seeds.py``."""
 
 from __future__ import annotations
 
@@ -7,32 +7,22 @@ from pathlib import Path
 
 import numpy as np
 
-from sdtt.dialogue.seeds import derive_seed, seeded_generator, seeded_rng
+from sdtt.seeds import derive_seed, seeded_generator, seeded_rng
 
-PACKAGE = Path(__file__).resolve().parents[2] / "sdtt"
-HOME = PACKAGE / "dialogue" / "seeds.py"
+PACKAGE = Path(__file__).resolve().parents[1] / "sdtt"
+HOME = PACKAGE / "seeds.py"
 MAKES_A_STREAM = re.compile(r"\brandom\.Random\(|\b(?:np|numpy)\.random\.default_rng\(")
-BELOW_THE_RULE = {
-    PACKAGE / "models" / "model.py": "models/ sits below dialogue/: its retry jitter is "
-    "random.Random of the seed its caller handed it",
-}
-"""Modules that cannot import the rule (tests/test_layers.py), with why."""
 
 
 def test_no_module_but_the_seed_rule_makes_a_random_stream() -> None:
     found = [
         f"{path.relative_to(PACKAGE.parent)}:{number}: {line.strip()}"
         for path in sorted(PACKAGE.rglob("*.py"))
-        if path != HOME and path not in BELOW_THE_RULE
+        if path != HOME
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if MAKES_A_STREAM.search(line)
     ]
     assert not found, "make the stream with seeded_rng/seeded_generator:\n" + "\n".join(found)
-
-
-def test_the_modules_below_the_rule_still_need_their_exception() -> None:
-    for path, why in BELOW_THE_RULE.items():
-        assert MAKES_A_STREAM.search(path.read_text(encoding="utf-8")), (path, why)
 
 
 def test_streams_of_one_seed_differ_by_purpose_and_repeat_by_seed() -> None:
