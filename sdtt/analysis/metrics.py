@@ -635,6 +635,13 @@ def condition_name(bot: Condition | None, *, x: int, n: int | None, turns: int |
     return condition_label(row)
 
 
+def chain_name(persona: str, model: str, mode: str, n: int) -> str:
+    """The name for people of a pseudo-dialogue chain, which the conditions of its bot
+    at N = ``n`` share (their X apart): said as :func:`condition_name` says a condition
+    (model, then mode), so a cost table lists both alike."""
+    return f"{model}, {mode}, pseudo-dialogue of N={n} turns (persona {persona})"
+
+
 def condition_label(row: dict[str, Any]) -> str:
     """``model, mode, turn 110 (N=100, X=10)``: a condition as people read it, from the
     score table's condition columns of a row (see :func:`condition_name`); a chat with a

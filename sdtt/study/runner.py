@@ -39,7 +39,7 @@ from sdtt.align.task import (
     load_rating_task,
     save_rating_task,
 )
-from sdtt.analysis.metrics import condition_name
+from sdtt.analysis.metrics import chain_name, condition_name
 from sdtt.analysis.tells import condition_of
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message
@@ -373,7 +373,8 @@ class StudyRunner:
         opened: list[Model] = []
 
         def model_for(name: str) -> Model:
-            model = self.model(name, stage="chains", condition=cell_group(cell), seed=spec.seed)
+            chain = chain_name(cell.persona, cell.model, cell.mode, cell.n)
+            model = self.model(name, stage="chains", condition=chain, seed=spec.seed)
             opened.append(model)
             return model
 
@@ -784,11 +785,6 @@ def _cell_facts(cell: Cell) -> tuple[object, ...]:
     """What tells a cell's bot chat from the others': its condition's persona, model,
     mode, N and X, and its topic (as an answer key records them)."""
     return (cell.persona, cell.model, cell.mode, cell.n, cell.x, cell.topic)
-
-
-def cell_group(cell: Cell) -> str:
-    """The ledger condition of a chain: the cells that share it."""
-    return f"{cell.persona} {cell.model} {cell.mode} N={cell.n}"
 
 
 def _record_order(record: dict[str, Any]) -> tuple[str, str]:

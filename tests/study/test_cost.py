@@ -48,6 +48,11 @@ def test_every_call_is_priced_per_stage_and_condition_in_the_report(tmp_path: Pa
         for row in section["rows"]
     }
     assert len(scored) == 2 and scored <= set(conditions)
+    # A pseudo-dialogue chain is named as its conditions are: model, then mode.
+    chained = {str(r["condition"]) for r in records if r["stage"] == "chains"}
+    model = next(iter(scored)).split(",")[0]
+    assert chained and all(name.startswith(f"{model}, burst, ") for name in chained)
+    assert chained <= set(conditions)
     # Each cell's calls, its chat's and its pairs' judging, are tallied under its id.
     judged_cells = {r["cell"] for r in records if r["stage"] == "judges" and r["cell"]}
     assert judged_cells == {r["cell"] for r in chats} and len(judged_cells) == 2
