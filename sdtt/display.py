@@ -6,9 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.measure import Measurement
+from rich.segment import Segment
 from rich.table import Table
+from rich.text import Text
 
 from sdtt.dialogue.message import Message
 from sdtt.dialogue.render import format_time
@@ -96,14 +99,87 @@ class FittedTable:
 
     def __rich_console__(
         self, console: Console, options: ConsoleOptions
-    ) -> Iterator[RenderableType]:
-        table = self.table()
-        # Measured unbounded: Rich clamps a measurement to the width it is given.
-        needed = Measurement.get(console, options.update_width(1 << 16), table).minimum
-        if needed <= options.max_width:
-            yield table
+    ) -> Iterator[RenderableType | Segment]:
+        labels = [_cell_text(console, name) for name in self.header]
+        cells = [[_cell_text(console, cell) for cell in row] for row in self.rows]
+        if self._fits(console, options, labels, cells):
+            yield self.table()
             return
         yield terminal_text(self.title)
-        for row in self.rows:
-            yield facts_table("", zip(self.header, row, strict=False), boxed=False)
+        for row, texts in zip(self.rows, cells, strict=True):
+            block = _facts_block(console, list(zip(labels, texts, strict=False)), options.max_width)
+            if block is None:
+                yield facts_table("", zip(self.header, row, strict=False), boxed=False)
+            else:
+                yield from block
             yield ""
+
+    def _fits(
+        self,
+        console: Console,
+        options: ConsoleOptions,
+        labels: list[Text],
+        cells: list[list[Text]],
+    ) -> bool:
+        """Whether the table fits the width with no word broken. A table is as narrow as
+        each column's longest word allows, so the table of the header and, in each
+        column, its cell with the longest word is measured (measuring every cell took
+        longer than printing)."""
+        row: list[str] = []
+        for index in range(max([len(labels), *map(len, cells)])):
+            column = [(texts[index], n) for n, texts in enumerate(cells) if index < len(texts)]
+            if not column:
+                break
+            _, n = max(column, key=lambda found: _longest_word(found[0]))
+            row.append(self.rows[n][index])
+        sample = FittedTable(self.title, self.header, [row] if row else [])
+        # Measured unbounded: Rich clamps a measurement to the width it is given.
+        needed = Measurement.get(console, options.update_width(1 << 16), sample.table())
+        return needed.minimum <= options.max_width
+
+
+def _cell_text(console: Console, cell: str) -> Text:
+    """A cell as a table shows it: its text made safe, markup read, not highlighted."""
+    return console.render_str(terminal_text(cell), highlight=False)
+
+
+def _widest_line(text: Text) -> int:
+    return max(cell_len(line) for line in text.plain.split("\n"))
+
+
+def _longest_word(text: Text) -> int:
+    return max((cell_len(word) for word in text.plain.split()), default=0)
+
+
+def _facts_block(
+    console: Console, pairs: list[tuple[Text, Text]], width: int
+) -> list[Segment] | None:
+    """The lines an unboxed :func:`facts_table` of ``pairs`` prints at ``width``, drawn
+    directly: Rich lays out and renders a table cell by cell, 5 ms a row of a score
+    table, so a thousand blocks took seconds. ``None`` where Rich would narrow both
+    columns (a label column too wide for the width): then the table itself prints."""
+    if not pairs:
+        return None
+    # Rich's widths: each column as wide as its widest line plus its one space of
+    # padding, and when they do not fit the wider column (the values) gives way.
+    left = max(_widest_line(label) for label, _ in pairs) + 1
+    right = max(_widest_line(value) for _, value in pairs) + 1
+    excess = left + right - width
+    if excess > 0:
+        right -= excess
+        if right < left:
+            return None
+    if left < 2 or right < 2:
+        return None
+    segments: list[Segment] = []
+    for label, value in pairs:
+        what = label.wrap(console, left - 1, justify="left", overflow="fold")
+        said = value.wrap(console, right - 1, justify="left", overflow="fold")
+        for index in range(max(len(what), len(said))):
+            line = what[index] if index < len(what) else Text(" " * (left - 1))
+            line.stylize("bold")
+            line.append("  ")
+            line.append_text(said[index] if index < len(said) else Text(" " * (right - 1)))
+            segments.extend(line.render(console))
+            segments.append(Segment.line())
+    return segments

@@ -4,10 +4,13 @@ columns the old table showed ``judges`` as ``judge``/``s`` and 10000 as ``1000``
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 
 from sdtt.beliefs.traces import write_traces
@@ -60,3 +63,52 @@ def test_cells_are_shown_as_text_in_both_layouts() -> None:
         text = console.export_text()
         assert "[bold]x[/]" in text and "[red]t[/]" in text
         assert "\x1b" not in text and "12345" in text
+
+
+def _as_rich_lays_it_out(table: FittedTable, console: Console) -> None:
+    """FittedTable as Rich alone would print it: every cell measured, each block a table."""
+    from rich.measure import Measurement
+
+    from sdtt.display import facts_table, terminal_text
+
+    whole = table.table()
+    needed = Measurement.get(console, console.options.update_width(1 << 16), whole).minimum
+    if needed <= console.width:
+        console.print(whole)
+        return
+    console.print(terminal_text(table.title))
+    for row in table.rows:
+        console.print(facts_table("", zip(table.header, row, strict=False), boxed=False))
+        console.print("")
+
+
+_CELL = st.lists(
+    st.sampled_from([*"ab 1.%[]/\\\n", "漢", "é", "😀", ":smile:", "[bold]", "word"]),
+    max_size=12,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    header=st.lists(_CELL, min_size=1, max_size=5),
+    rows=st.lists(st.lists(_CELL, min_size=0, max_size=5), max_size=4),
+    width=st.integers(8, 120),
+    colour=st.booleans(),
+)
+def test_the_blocks_and_the_table_print_as_rich_lays_them_out(
+    header: list[str], rows: list[list[str]], width: int, colour: bool
+) -> None:
+    rows = [row[: len(header)] for row in rows]
+    table = FittedTable("title", header, rows)
+    printed = []
+    for draw in (lambda console: console.print(table), lambda c: _as_rich_lays_it_out(table, c)):
+        console = Console(
+            width=width,
+            record=True,
+            force_terminal=colour,
+            color_system="standard" if colour else None,
+            file=io.StringIO(),
+        )
+        draw(console)
+        printed.append(console.export_text(styles=False))
+    assert printed[0] == printed[1]
