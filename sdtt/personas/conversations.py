@@ -8,10 +8,11 @@ splits the stream into conversations wherever nobody wrote for longer than a gap
 
 from __future__ import annotations
 
+import heapq
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -228,3 +229,66 @@ def split_conversations(
             conversations.append(current)
     conversations.sort(key=lambda conversation: conversation[0].time)
     return conversations
+
+
+@dataclass
+class _Open:
+    """A conversation a later message may still join: its place in the order
+    :func:`split_conversations` gives (first message's time, its thread's first
+    appearance, its number in the thread) and its messages."""
+
+    key: tuple[datetime, int, int]
+    messages: list[Message]
+
+
+class ConversationSplitter:
+    """:func:`split_conversations`, a message at a time: messages given in time order
+    (``add``), each finished conversation handed to ``done`` in the order the whole
+    chat's split lists them, as soon as no conversation still open or yet to start can
+    come before it. A conversation is finished when its thread has been silent longer
+    than ``gap``, so memory holds the conversations under way, not the chat."""
+
+    def __init__(self, gap: timedelta, done: Callable[[list[Message]], None]) -> None:
+        self.gap = gap
+        self._done = done
+        self._open: dict[str | None, _Open] = {}
+        self._ranks: dict[str | None, int] = {}
+        self._started: Counter[str | None] = Counter()
+        self._finished: list[tuple[tuple[datetime, int, int], list[Message]]] = []
+
+    def add(self, message: Message, thread: str | None = None) -> None:
+        """The next message (none earlier than the one before) of ``thread``."""
+        now = message.time
+        ended = [
+            name
+            for name, conversation in self._open.items()
+            if now - conversation.messages[-1].time > self.gap
+        ]
+        for name in ended:
+            self._finish(name)
+        conversation = self._open.get(thread)
+        if conversation is None:
+            rank = self._ranks.setdefault(thread, len(self._ranks))
+            conversation = _Open((now, rank, self._started[thread]), [])
+            self._started[thread] += 1
+            self._open[thread] = conversation
+        conversation.messages.append(message)
+        if self._finished:
+            self._hand_on()
+
+    def close(self) -> None:
+        """The chat has ended: every conversation is handed on."""
+        for name in list(self._open):
+            self._finish(name)
+        self._hand_on()
+
+    def _finish(self, thread: str | None) -> None:
+        conversation = self._open.pop(thread)
+        heapq.heappush(self._finished, (conversation.key, conversation.messages))
+
+    def _hand_on(self) -> None:
+        # A finished conversation began before the message that finished it, so before
+        # any conversation yet to start: only those still open could come first.
+        first_open = min((conversation.key for conversation in self._open.values()), default=None)
+        while self._finished and (first_open is None or self._finished[0][0] < first_open):
+            self._done(heapq.heappop(self._finished)[1])

@@ -34,6 +34,7 @@ from sdtt.dialogue.message import RESPONSE, USER, Message, Transcript, turn_star
 from sdtt.errors import InputError
 from sdtt.personas.conversations import (
     ChatMessage,
+    ConversationSplitter,
     assign_sides,
     count_senders,
     find_participant,
@@ -469,9 +470,11 @@ class StreamedImport(PreparedImport):
     persona (:class:`~sdtt.personas.store.PersonaWriter`), so memory holds one
     conversation, not the chat; the file is the one :func:`build_persona` and
     :func:`~sdtt.personas.store.save_persona` make. Messages out of time order wait for
-    their turn (:attr:`ChatOutline.time_order`); a source with threads, or messages other
-    than the first reading found (the file changed in between), are built by the import
-    held whole (``whole``) instead."""
+    their turn (:attr:`ChatOutline.time_order`); a source's threads are conversations of
+    their own, each handed on once its thread falls silent
+    (:class:`~sdtt.personas.conversations.ConversationSplitter`). Messages other than
+    the first reading found (the file changed in between) are built by the import held
+    whole (``whole``) instead."""
 
     outline: ChatOutline
     messages: Callable[[], Iterable[ChatMessage]]
@@ -531,13 +534,11 @@ class StreamedImport(PreparedImport):
         dropped = Counter(outline.dropped)
         scrubber = _scrubber(outline.senders, outline.aliases, outline.people, options)
         fit = TimingFit()
-        gap = options.gap
         me, kept_senders = chosen.me, chosen.kept
-        current: list[Message] = []
         last: datetime | None = None
         conversations = persona_messages = partner_messages = turns = 0
 
-        def flush() -> None:
+        def flush(current: list[Message]) -> None:
             nonlocal conversations, persona_messages, partner_messages, turns
             own = sum(1 for message in current if message.side == RESPONSE)
             if not own:
@@ -553,25 +554,21 @@ class StreamedImport(PreparedImport):
             partner_messages += len(current) - own
             turns += len(turn_starts(current))
 
+        splitter = ConversationSplitter(options.gap, flush)
         for chat_message in self._in_time_order():
             if chat_message.sender not in kept_senders:
                 dropped["other participants"] += 1
                 continue
             time = chat_message.time
-            if chat_message.thread is not None or (last is not None and time < last):
+            if last is not None and time < last:
                 raise OutOfOrder
             side = RESPONSE if chat_message.sender == me else USER
             text = chat_message.text
             if scrubber is not None:
                 text = scrubber.scrub_own(text) if side == RESPONSE else scrubber.scrub(text)
-            message = Message(side=side, text=text, time=time)
-            if last is not None and time - last > gap:
-                flush()
-                current = []
-            current.append(message)
+            splitter.add(Message(side=side, text=text, time=time), chat_message.thread)
             last = time
-        if current:
-            flush()
+        splitter.close()
         if not conversations:
             raise _no_conversation(self.path)
         file_label = self.path.name

@@ -266,10 +266,6 @@ def parse_slack(
     )
 
 
-class _Threaded(Exception):
-    """The channel has threads: its conversations are built from the chat held whole."""
-
-
 class SlackImporter(FileImporter):
     """``sdtt persona import slack EXPORT.zip --channel NAME --me NAME``."""
 
@@ -312,32 +308,22 @@ class SlackImporter(FileImporter):
     def prepare(self, path: Path, options: ImportOptions) -> PreparedImport:
         """Read the channel once for its senders and times; the persona is built as it
         is read again, a day file at a time (see
-        :class:`~sdtt.personas.importers.build.StreamedImport`). A channel with threads
-        (each a conversation of its own) is built from the chat held whole."""
+        :class:`~sdtt.personas.importers.build.StreamedImport`), each thread a
+        conversation of its own."""
         digest = self._zip_digest(path)
         if digest is None:
             return super().prepare(path, options)
         zone, channel = options.timezone, options.channel
         chosen = _open_channel(path, path, channel)
         dropped: Counter[str] = Counter()
-
-        def unthreaded() -> Iterator[ChatMessage]:
-            for message in _messages(chosen, path, zone, dropped):
-                if message.thread is not None:
-                    raise _Threaded
-                yield message
-
-        try:
-            outline = ChatOutline.read(
-                unthreaded(),
-                dropped,
-                keep_media=options.keep_media,
-                people=chosen.people,
-                detected=chosen.detected,
-                aliases=chosen.aliases,
-            )
-        except _Threaded:
-            return super().prepare(path, options)
+        outline = ChatOutline.read(
+            _messages(chosen, path, zone, dropped),
+            dropped,
+            keep_media=options.keep_media,
+            people=chosen.people,
+            detected=chosen.detected,
+            aliases=chosen.aliases,
+        )
 
         def messages() -> Iterator[ChatMessage]:
             return _messages(_open_channel(path, path, channel), path, zone, Counter())

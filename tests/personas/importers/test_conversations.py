@@ -5,11 +5,14 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sdtt.dialogue.message import Message
 from sdtt.errors import InputError
 from sdtt.personas.conversations import (
     ChatMessage,
+    ConversationSplitter,
     assign_sides,
     find_participant,
     split_conversations,
@@ -98,3 +101,44 @@ def test_threads_never_mix() -> None:
     messages = [Message(side="user", text=str(m), time=T0 + timedelta(minutes=m)) for m in range(4)]
     parts = split_conversations(messages, timedelta(hours=1), ["a", "b", "a", "b"])
     assert [[m.text for m in part] for part in parts] == [["0", "2"], ["1", "3"]]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    steps=st.lists(
+        st.tuples(
+            st.sampled_from([0, 0, 1, 5, 30, 61, 200]), st.sampled_from([None, "a", "b", "c"])
+        ),
+        max_size=40,
+    ),
+    gap_minutes=st.sampled_from([1, 30, 60]),
+)
+def test_split_a_message_at_a_time_is_the_split_of_the_whole_chat(
+    steps: list[tuple[int, str | None]], gap_minutes: int
+) -> None:
+    # Equal times, threads that fall silent and come back, and silences longer than the
+    # gap in one thread while another goes on: the order and the cuts must be the same.
+    minutes = 0
+    messages, threads = [], []
+    for number, (step, thread) in enumerate(steps):
+        minutes += step
+        messages.append(
+            Message(side="user", text=str(number), time=T0 + timedelta(minutes=minutes))
+        )
+        threads.append(thread)
+    gap = timedelta(minutes=gap_minutes)
+    handed: list[list[Message]] = []
+    splitter = ConversationSplitter(gap, handed.append)
+    for message, thread in zip(messages, threads, strict=True):
+        splitter.add(message, thread)
+    splitter.close()
+    assert handed == split_conversations(messages, gap, threads)
+
+
+def test_a_finished_conversation_is_handed_on_before_the_chat_ends() -> None:
+    handed: list[list[Message]] = []
+    splitter = ConversationSplitter(timedelta(minutes=30), handed.append)
+    for minutes, thread in ((0, None), (1, "t"), (5, None), (100, None), (101, "t")):
+        splitter.add(Message(side="user", text="x", time=T0 + timedelta(minutes=minutes)), thread)
+    # At minute 100 both the first flow and the thread had been silent past the gap.
+    assert [[m.time.minute for m in c] for c in handed] == [[0, 5], [1]]

@@ -180,21 +180,22 @@ def test_a_channel_streams_to_the_persona_of_the_channel_read_whole(
         importer, "run", lambda path, options: held_whole.append(path) or run(path, options)
     )
     streamed = importer.prepare(export, options).write(tmp_path / "streamed.jsonl")
-    # A thread is a conversation of its own: that channel is built from the chat held whole.
-    assert bool(held_whole) == threads
+    # A thread is a conversation of its own, and streams as the channel's flow does.
+    assert not held_whole
     created = re.compile(rb'"created":"[^"]*"')
     assert created.sub(b"", streamed.path.read_bytes()) == created.sub(b"", whole.path.read_bytes())
     assert streamed.report == whole.report
     assert streamed.scrub_mapping == whole.scrub_mapping
 
 
+@pytest.mark.parametrize("threads", [False, True])
 def test_a_long_channel_holds_a_day_file_not_the_messages(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threads: bool
 ) -> None:
     monkeypatch.chdir(tmp_path)  # no ./personas/ to look through
 
     def peak(days: int) -> int:
-        export = write_export(tmp_path, days=days, per_day=400)
+        export = write_export(tmp_path, days=days, per_day=400, threads=threads)
         argv = ["persona", "import", "slack", str(export), "--me", "Ann Smith"]
         return command_peak([*argv, "--out", str(tmp_path), "--name", f"ann-{days}"])
 
