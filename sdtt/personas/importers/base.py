@@ -56,6 +56,18 @@ class FileImporter:
         except OSError:
             return None
 
+    def streamed_digest(self, path: Path) -> str | None:
+        """The export's hash when it is a regular file to stream, read a part at a time;
+        ``None`` for what is read whole (a pipe, an unreadable or too large file: reading
+        it so says what is wrong)."""
+        try:
+            if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
+                return None
+            with path.open("rb") as handle:
+                return hashlib.file_digest(handle, "sha256").hexdigest()
+        except OSError:
+            return None  # reading it whole says what is wrong
+
     def run(self, path: str | Path, options: ImportOptions) -> ImportResult:
         """Read, parse and build the persona; nothing is printed or written."""
         path = Path(path)
@@ -120,17 +132,6 @@ class StreamedJsonImporter(FileImporter):
         except JsonStreamFailed:
             return super().prepare(path, options)
         return self.streamed(outline, messages, path, options, digest)
-
-    def streamed_digest(self, path: Path) -> str | None:
-        """The export's hash when it is a regular file to stream, read a part at a time;
-        ``None`` for what is read whole (a pipe, an unreadable file)."""
-        try:
-            if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
-                return None
-            with path.open("rb") as handle:
-                return hashlib.file_digest(handle, "sha256").hexdigest()
-        except OSError:
-            return None  # reading it whole says what is wrong
 
     def load(self, path: Path, options: ImportOptions) -> tuple[ParsedChat, str]:
         """Stream the export when it is a regular file, else read it whole."""

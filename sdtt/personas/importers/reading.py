@@ -10,7 +10,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, BinaryIO
+from typing import IO, Any, BinaryIO, TextIO
 
 import ijson
 
@@ -87,6 +87,26 @@ def load_json(data: bytes, path: str | Path, *, what: str = "JSON") -> Any:
 
 _BLOCK = 1 << 20
 """Bytes decoded at a time."""
+
+
+@contextmanager
+def open_text(path: Path, *, newline: str) -> Iterator[TextIO]:
+    """``path``'s UTF-8 text, read a part at a time (a byte-order mark dropped), its
+    lines ended as ``newline`` says (as :func:`open` takes it); a missing, unreadable or
+    too large file and a bad byte are the errors :func:`read_bytes` and
+    :func:`decode_text` give (the bad byte's line read from the whole file, once)."""
+    with _export_errors(path):
+        _check_size(path)
+        handle = open_input(path, what="export")
+    with io.TextIOWrapper(handle, encoding="utf-8-sig", newline=newline) as text:
+        text._CHUNK_SIZE = _BLOCK  # type: ignore[attr-defined]  # (8 KB by default)
+        try:
+            yield text
+        except UnicodeDecodeError:
+            decode_text(read_bytes(path), path)
+            raise
+        except OSError as error:
+            raise InputError(f"cannot read the file ({error.strerror}).", path=path) from None
 
 
 def text_lines(path: Path) -> Iterator[str]:

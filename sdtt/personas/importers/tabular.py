@@ -15,7 +15,8 @@ import csv
 import io
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from sdtt.errors import InputError
 from sdtt.files import loads_json
 from sdtt.personas.conversations import ChatMessage
 from sdtt.personas.importers.base import FileImporter
-from sdtt.personas.importers.build import ImportResult, ParsedChat
+from sdtt.personas.importers.build import ChatOutline, ImportResult, ParsedChat, PreparedImport
 from sdtt.personas.importers.options import (
     DEFAULT_COLUMNS,
     Columns,
@@ -34,7 +35,7 @@ from sdtt.personas.importers.options import (
     check_time_format,
     parse_columns,
 )
-from sdtt.personas.importers.reading import decode_text
+from sdtt.personas.importers.reading import decode_text, open_text
 from sdtt.personas.importers.shapes import json_type
 from sdtt.personas.importers.times import localize, parse_iso_time, time_from_epoch
 
@@ -120,8 +121,7 @@ def _message(
     return ChatMessage(sender=sender, text=text, time=time, thread=thread)
 
 
-def _sniff_delimiter(text: str) -> str:
-    header = text.split("\n", 1)[0]
+def _sniff_delimiter(header: str) -> str:
     counts = {delimiter: header.count(delimiter) for delimiter in _DELIMITERS}
     best = max(counts, key=lambda delimiter: counts[delimiter])
     return best if counts[best] else ","
@@ -144,10 +144,47 @@ def parse_csv(
     delimiter: str | None = None,
 ) -> ParsedChat:
     """Read a CSV chat table (first row: column names)."""
-    columns = columns or Columns()
     text = decode_text(data, path)
-    detected = {} if delimiter else {"delimiter": _sniff_delimiter(text)}
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter or detected["delimiter"])
+    dropped: Counter[str] = Counter()
+    detected: dict[str, str] = {}
+    rows = _csv_messages(
+        io.StringIO(text, newline=""),
+        text.split("\n", 1)[0],
+        path,
+        _Table(zone, columns or Columns(), time_format, dropped),
+        delimiter=delimiter,
+        detected=detected,
+    )
+    return ParsedChat(messages=list(rows), dropped=dropped, detected=detected)
+
+
+@dataclass(frozen=True)
+class _Table:
+    """How a table's cells become messages, and where the rows left out are counted."""
+
+    zone: tzinfo
+    columns: Columns
+    time_format: str
+    dropped: Counter[str]
+
+    def message(self, cells: dict[str, Any], path: Path, line: int) -> ChatMessage | None:
+        return _message(cells, self.columns, self.time_format, self.zone, path, line, self.dropped)
+
+
+def _csv_messages(
+    text: Iterable[str],
+    header_line: str,
+    path: Path,
+    table: _Table,
+    *,
+    delimiter: str | None,
+    detected: dict[str, str],
+) -> Iterator[ChatMessage]:
+    """The messages of a CSV table's ``text`` (read with ``newline=""``), whose first
+    line, up to its ``\n``, is ``header_line``; a guessed delimiter goes in ``detected``."""
+    if not delimiter:
+        detected["delimiter"] = delimiter = _sniff_delimiter(header_line)
+    reader = csv.reader(text, delimiter=delimiter)
     rows: Iterator[list[str]] = iter(reader)
     try:
         header = next(rows, None)
@@ -155,7 +192,7 @@ def parse_csv(
             raise InputError("is empty.", path=path, hint="The first row must name the columns.")
         names = [name.strip() for name in header]
         index: dict[str, int] = {}
-        for key, column in _wanted(columns).items():
+        for key, column in _wanted(table.columns).items():
             found = [i for i, name in enumerate(names) if name == column] or [
                 i for i, name in enumerate(names) if name.casefold() == column.casefold()
             ]
@@ -169,8 +206,6 @@ def parse_csv(
                     hint=f"Map the columns, e.g. --columns {key}=<column name>.",
                 )
             index[key] = found[0]
-        messages: list[ChatMessage] = []
-        dropped: Counter[str] = Counter()
         start = reader.line_num + 1
         for row in rows:
             line = start
@@ -178,14 +213,13 @@ def parse_csv(
             if not any(cell.strip() for cell in row):
                 continue
             cells = {key: row[i] if i < len(row) else "" for key, i in index.items()}
-            message = _message(cells, columns, time_format, zone, path, line, dropped)
+            message = table.message(cells, path, line)
             if message is not None:
-                messages.append(message)
+                yield message
     except csv.Error as error:
         raise InputError(
             f"is not valid CSV ({error}).", path=path, line=reader.line_num or None
         ) from None
-    return ParsedChat(messages=messages, dropped=dropped, detected=detected)
 
 
 def _lookup(record: dict[str, Any], column: str) -> tuple[bool, Any]:
@@ -208,11 +242,16 @@ def parse_jsonl(
     time_format: str = "iso",
 ) -> ParsedChat:
     """Read a JSONL chat table (one JSON object per line)."""
-    columns = columns or Columns()
     text = decode_text(data, path)
-    messages: list[ChatMessage] = []
     dropped: Counter[str] = Counter()
-    for line, raw in enumerate(text.split("\n"), start=1):
+    table = _Table(zone, columns or Columns(), time_format, dropped)
+    messages = list(_jsonl_messages(text.split("\n"), path, table))
+    return ParsedChat(messages=messages, dropped=dropped)
+
+
+def _jsonl_messages(lines: Iterable[str], path: Path, table: _Table) -> Iterator[ChatMessage]:
+    """The messages of a JSONL table's lines (split at ``\n`` alone)."""
+    for line, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:
@@ -234,7 +273,7 @@ def parse_jsonl(
                 hint="Each line must be one JSON object.",
             )
         cells: dict[str, Any] = {}
-        for key, column in _wanted(columns).items():
+        for key, column in _wanted(table.columns).items():
             present, value = _lookup(record, column)
             if not present and key != "conversation":
                 raise InputError(
@@ -246,10 +285,9 @@ def parse_jsonl(
                     hint=f"Map the keys, e.g. --columns {key}=<key>.",
                 )
             cells[key] = value
-        message = _message(cells, columns, time_format, zone, path, line, dropped)
+        message = table.message(cells, path, line)
         if message is not None:
-            messages.append(message)
-    return ParsedChat(messages=messages, dropped=dropped)
+            yield message
 
 
 TABLE_FLAGS = (
@@ -273,7 +311,55 @@ TABLE_FLAGS = (
 """The options of both table formats (help texts are argparse's: ``%%`` is one ``%``)."""
 
 
-class CsvImporter(FileImporter):
+class _TableImporter(FileImporter):
+    """A table read twice from its file, a part at a time (see
+    :class:`~sdtt.personas.importers.build.StreamedImport`): once for its senders and
+    times, again as the persona is written; a pipe is read whole."""
+
+    def stream_messages(
+        self, path: Path, options: ImportOptions, dropped: Counter[str], detected: dict[str, str]
+    ) -> Iterator[ChatMessage]:
+        """The table's messages read from its file (rows left out counted in
+        ``dropped``, what was guessed in ``detected``), as :meth:`parse` reads them."""
+        raise NotImplementedError
+
+    def prepare(self, path: Path, options: ImportOptions) -> PreparedImport:
+        """Read the table once for its senders and times; the persona is built as the
+        rows are read again."""
+        digest = self.streamed_digest(path)
+        if digest is None or _defined_by(self, "parse") is not _defined_by(self, "stream_messages"):
+            # A subclass that parses otherwise but does not stream so is read whole.
+            return super().prepare(path, options)
+        dropped: Counter[str] = Counter()
+        detected: dict[str, str] = {}
+        outline = ChatOutline.read(
+            self.stream_messages(path, options, dropped, detected),
+            dropped,
+            keep_media=options.keep_media,
+            people=[],
+            detected=detected,
+        )
+
+        def messages() -> Iterator[ChatMessage]:
+            return self.stream_messages(path, options, Counter(), {})
+
+        return self.streamed(outline, messages, path, options, digest)
+
+
+def _defined_by(importer: FileImporter, name: str) -> type:
+    return next(kind for kind in type(importer).__mro__ if name in vars(kind))
+
+
+def _table(options: ImportOptions, dropped: Counter[str]) -> _Table:
+    return _Table(
+        options.timezone,
+        options.columns or Columns(),
+        check_time_format(options.time_format),
+        dropped,
+    )
+
+
+class CsvImporter(_TableImporter):
     """``sdtt persona import csv CHAT.csv --me NAME --columns ...``."""
 
     name = "csv"
@@ -300,8 +386,21 @@ class CsvImporter(FileImporter):
             delimiter=check_delimiter(options.delimiter),
         )
 
+    def stream_messages(
+        self, path: Path, options: ImportOptions, dropped: Counter[str], detected: dict[str, str]
+    ) -> Iterator[ChatMessage]:
+        """The rows read from the file, as :meth:`parse` reads them."""
+        delimiter = check_delimiter(options.delimiter)
+        table = _table(options, dropped)
+        with open_text(path, newline="\n") as first:
+            header_line = first.readline().removesuffix("\n")
+        with open_text(path, newline="") as text:
+            yield from _csv_messages(
+                text, header_line, path, table, delimiter=delimiter, detected=detected
+            )
 
-class JsonlImporter(FileImporter):
+
+class JsonlImporter(_TableImporter):
     """``sdtt persona import jsonl CHAT.jsonl --me NAME --columns ...``."""
 
     name = "jsonl"
@@ -318,6 +417,15 @@ class JsonlImporter(FileImporter):
             columns=options.columns,
             time_format=check_time_format(options.time_format),
         )
+
+    def stream_messages(
+        self, path: Path, options: ImportOptions, dropped: Counter[str], detected: dict[str, str]
+    ) -> Iterator[ChatMessage]:
+        """The lines read from the file, as :meth:`parse` reads them."""
+        table = _table(options, dropped)
+        with open_text(path, newline="\n") as text:
+            lines = (line.removesuffix("\n") for line in text)
+            yield from _jsonl_messages(lines, path, table)
 
 
 def import_csv(path: str | Path, options: ImportOptions) -> ImportResult:
