@@ -62,10 +62,8 @@ def test_the_model_layer_does_not_call_anything_a_turn() -> None:
 REPEATED_FILE_NAMES = frozenset(
     {
         "app.py",
-        "base.py",
         "build.py",
         "captions.py",
-        "catch.py",
         "chat.py",
         "detectors.py",
         "drift.py",
@@ -78,7 +76,6 @@ REPEATED_FILE_NAMES = frozenset(
         "questionnaire.py",
         "report.py",
         "runner.py",
-        "scoring.py",
         "simulate.py",
         "spec.py",
         "store.py",

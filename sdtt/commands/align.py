@@ -256,7 +256,7 @@ def _analyse(args: argparse.Namespace) -> tuple[AlignmentResult, VerdictAgreemen
     verdicts = None
     if args.judgements:
         from sdtt.align.verdicts import verdict_agreement
-        from sdtt.commands.scoring import read_table
+        from sdtt.commands.score_common import read_table
 
         verdicts = verdict_agreement(read_table(args.judgements, allow_empty=True), seed=args.seed)
     return result, verdicts
@@ -289,7 +289,7 @@ def run_score(args: argparse.Namespace) -> int:
 
 def print_table(console: Console, table: Any) -> None:
     """A :class:`sdtt.align.alignment_report.Table` as a rich table with its note under it."""
-    from sdtt.commands.scoring import print_escaped_table
+    from sdtt.commands.score_common import print_escaped_table
 
     print_escaped_table(console, table.title, table.header, table.rows, table.note)
 

@@ -19,7 +19,7 @@ from sdtt.analysis.report import build_report, write_report
 from sdtt.analysis.table import judgement_table
 from sdtt.analysis.tells import TellRow, study_tells
 from sdtt.beliefs.traces import BeliefTrace
-from sdtt.commands.scoring import print_summary
+from sdtt.commands.score_common import print_summary
 from sdtt.dialogue.condition import Condition
 from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.store import read_transcripts, write_transcripts

@@ -11,7 +11,7 @@ from pathlib import Path
 from sdtt.analysis.detection import judge_item_scores, score_table
 from sdtt.commands.console import CliConsole
 from sdtt.commands.detectors_parser import EXPORT_FOLDER
-from sdtt.commands.scoring import print_escaped_table, read_table
+from sdtt.commands.score_common import print_escaped_table, read_table
 from sdtt.errors import InputError
 from sdtt.files import output_folder
 from sdtt.questionnaires import detectors

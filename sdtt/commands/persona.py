@@ -264,8 +264,8 @@ def _refuse_before_reading(args: argparse.Namespace, out: Path) -> None:
     is all that takes). The check after building stays for the names only known then.
     """
     from sdtt.personas.importers import CORPUS_FORMATS, get_importer
-    from sdtt.personas.importers.base import FileImporter
     from sdtt.personas.importers.build import person_key
+    from sdtt.personas.importers.file_importer import FileImporter
 
     name = getattr(args, "name", None)
     if args.format in CORPUS_FORMATS or not isinstance(name, str) or not name:

@@ -16,7 +16,6 @@ from rich.console import Console
 
 from sdtt.commands.console import CliConsole
 from sdtt.personas.importers import CORPUS_FORMATS, Importer, chitchat, get_importer
-from sdtt.personas.importers.base import FileImporter
 from sdtt.personas.importers.build import MEDIA_TEXT, PreparedImport, WrittenImport
 from sdtt.personas.importers.chitchat import (
     DEFAULT_COUNT,
@@ -25,6 +24,7 @@ from sdtt.personas.importers.chitchat import (
     ChitchatOptions,
     import_chitchat,
 )
+from sdtt.personas.importers.file_importer import FileImporter
 from sdtt.personas.importers.import_report import ImportReport
 from sdtt.personas.importers.options import (
     DEFAULT_TIMEZONE,

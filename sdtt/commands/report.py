@@ -10,7 +10,7 @@ from sdtt.analysis.beliefs import add_to_report
 from sdtt.analysis.report import Section, build_report, write_report
 from sdtt.analysis.tells import condition_warnings, study_tells
 from sdtt.commands.console import CliConsole
-from sdtt.commands.scoring import check_margin, read_table, trace_inputs
+from sdtt.commands.score_common import check_margin, read_table, trace_inputs
 from sdtt.files import output_folder
 from sdtt.redact import shown
 from sdtt.tasks.questionnaire import load_key, load_questionnaire

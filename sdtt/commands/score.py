@@ -14,7 +14,7 @@ from sdtt.analysis.metrics import BREAKDOWNS, condition_tables, expand_by, summa
 from sdtt.analysis.within import breakdown_tables
 from sdtt.beliefs.traces import BeliefTrace
 from sdtt.commands.console import CliConsole
-from sdtt.commands.scoring import (
+from sdtt.commands.score_common import (
     check_margin,
     print_escaped_table,
     print_summary,

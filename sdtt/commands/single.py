@@ -332,7 +332,7 @@ def run_score(args: argparse.Namespace) -> int:
     import csv
     import io
 
-    from sdtt.commands.scoring import print_escaped_table
+    from sdtt.commands.score_common import print_escaped_table
     from sdtt.files import write_text_atomic
     from sdtt.redact import shown
     from sdtt.single.build import load_key

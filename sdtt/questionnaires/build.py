@@ -17,7 +17,7 @@ from sdtt.dialogue.message import Message, Transcript
 from sdtt.dialogue.shown import View
 from sdtt.dialogue.turn_index import pseudo_turns_of, total_turns
 from sdtt.errors import InputError
-from sdtt.questionnaires.catch import CATCH_PAIRS, catch_transcripts
+from sdtt.questionnaires.catch_pairs import CATCH_PAIRS, catch_transcripts
 from sdtt.questionnaires.leaks import questionnaire_leaks, source_terms, unique_terms
 from sdtt.questionnaires.pairing import (
     HELD_OUT_META,

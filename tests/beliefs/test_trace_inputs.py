@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-import sdtt.commands.scoring as scoring
+import sdtt.commands.score_common as scoring
 import sdtt.dialogue.record_files as record_files
 from sdtt.beliefs.traces import write_traces
 from sdtt.cli import main

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from sdtt.personas.importers.base import FileImporter
     from sdtt.personas.importers.build import ImportResult
     from sdtt.personas.importers.chitchat import ChitchatOptions, CorpusImport, import_chitchat
     from sdtt.personas.importers.discord import import_discord
+    from sdtt.personas.importers.file_importer import FileImporter
     from sdtt.personas.importers.import_report import ImportReport
     from sdtt.personas.importers.messenger import import_messenger
     from sdtt.personas.importers.options import (
@@ -64,7 +64,7 @@ _LAZY = {
     "parse_timezone": "options",
     "ImportResult": "build",
     "ImportReport": "import_report",
-    "FileImporter": "base",
+    "FileImporter": "file_importer",
     "import_whatsapp": "whatsapp",
     "import_telegram": "telegram",
     "import_discord": "discord",
@@ -129,7 +129,7 @@ def get_importer(name: str) -> Importer:
 def import_chat(fmt: str, path: str | Path, options: ImportOptions) -> ImportResult:
     """A persona from the chat export ``path`` in format ``fmt`` (``"whatsapp"``...)."""
     from sdtt.errors import InputError
-    from sdtt.personas.importers.base import FileImporter
+    from sdtt.personas.importers.file_importer import FileImporter
 
     if fmt not in IMPORTERS or fmt in CORPUS_FORMATS:
         known = ", ".join(name for name in IMPORTERS if name not in CORPUS_FORMATS)

@@ -21,8 +21,8 @@ from typing import Any
 
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage
-from sdtt.personas.importers.base import StreamedJsonImporter
 from sdtt.personas.importers.build import ChatOutline, ImportResult, ParsedChat, add_message
+from sdtt.personas.importers.file_importer import StreamedJsonImporter
 from sdtt.personas.importers.options import ImportOptions
 from sdtt.personas.importers.reading import json_items, json_outline, load_json
 from sdtt.personas.importers.shapes import ExportModel, validate

@@ -33,7 +33,6 @@ from pydantic import BeforeValidator, Field
 
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage
-from sdtt.personas.importers.base import FileImporter
 from sdtt.personas.importers.build import (
     MEDIA_TEXT,
     ChatOutline,
@@ -41,6 +40,7 @@ from sdtt.personas.importers.build import (
     ParsedChat,
     PreparedImport,
 )
+from sdtt.personas.importers.file_importer import FileImporter
 from sdtt.personas.importers.options import ImportOptions
 from sdtt.personas.importers.reading import load_json, read_bytes
 from sdtt.personas.importers.shapes import ExportModel, json_type, shape_error, validate

@@ -32,7 +32,6 @@ from pydantic import BeforeValidator
 
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage, normalize_name
-from sdtt.personas.importers.base import FileImporter
 from sdtt.personas.importers.build import (
     ChatOutline,
     ImportResult,
@@ -40,6 +39,7 @@ from sdtt.personas.importers.build import (
     PreparedImport,
     add_message,
 )
+from sdtt.personas.importers.file_importer import FileImporter
 from sdtt.personas.importers.options import Flag, ImportOptions
 from sdtt.personas.importers.reading import MAX_FILE_BYTES, ZIP_ERRORS, load_json
 from sdtt.personas.importers.shapes import ExportModel, shape_error, validate

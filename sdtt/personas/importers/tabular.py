@@ -24,8 +24,8 @@ from typing import Any
 from sdtt.errors import InputError
 from sdtt.files import loads_json
 from sdtt.personas.conversations import ChatMessage
-from sdtt.personas.importers.base import FileImporter
 from sdtt.personas.importers.build import ChatOutline, ImportResult, ParsedChat, PreparedImport
+from sdtt.personas.importers.file_importer import FileImporter
 from sdtt.personas.importers.options import (
     DEFAULT_COLUMNS,
     Columns,

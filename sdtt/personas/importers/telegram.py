@@ -26,8 +26,8 @@ from pydantic import BeforeValidator, Field
 
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage, normalize_name
-from sdtt.personas.importers.base import StreamedJsonImporter
 from sdtt.personas.importers.build import ChatOutline, ImportResult, ParsedChat, add_message
+from sdtt.personas.importers.file_importer import StreamedJsonImporter
 from sdtt.personas.importers.options import Flag, ImportOptions
 from sdtt.personas.importers.reading import (
     json_events,

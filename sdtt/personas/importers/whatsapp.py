@@ -40,7 +40,6 @@ from typing import Any, cast
 
 from sdtt.errors import InputError
 from sdtt.personas.conversations import ChatMessage
-from sdtt.personas.importers.base import FileImporter
 from sdtt.personas.importers.build import (
     MEDIA_TEXT,
     ChatOutline,
@@ -49,6 +48,7 @@ from sdtt.personas.importers.build import (
     PreparedImport,
     time_order,
 )
+from sdtt.personas.importers.file_importer import FileImporter
 from sdtt.personas.importers.options import Flag, ImportOptions
 from sdtt.personas.importers.reading import (
     MAX_FILE_BYTES,

@@ -10,8 +10,8 @@ from typing import cast
 from sdtt.commands.persona_import import add_import_arguments, options_from_args
 from sdtt.dialogue.message import Message
 from sdtt.personas.importers import get_importer
-from sdtt.personas.importers.base import FileImporter
 from sdtt.personas.importers.build import ImportResult
+from sdtt.personas.importers.file_importer import FileImporter
 from sdtt.personas.persona import Persona
 
 FIXTURES = Path(__file__).parent / "fixtures"

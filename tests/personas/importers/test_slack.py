@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-import sdtt.personas.importers.base as base
+import sdtt.personas.importers.file_importer as base
 from sdtt.errors import InputError
-from sdtt.personas.importers.base import FileImporter
 from sdtt.personas.importers.build import PreparedImport
+from sdtt.personas.importers.file_importer import FileImporter
 from sdtt.personas.importers.options import ImportOptions
 from sdtt.personas.importers.slack import SlackImporter
 from tests.memory import command_peak
