@@ -90,20 +90,31 @@ _BLOCK = 1 << 20
 
 
 @contextmanager
-def open_text(path: Path, *, newline: str) -> Iterator[TextIO]:
+def open_text(path: Path, *, newline: str | None) -> Iterator[TextIO]:
     """``path``'s UTF-8 text, read a part at a time (a byte-order mark dropped), its
     lines ended as ``newline`` says (as :func:`open` takes it); a missing, unreadable or
     too large file and a bad byte are the errors :func:`read_bytes` and
-    :func:`decode_text` give (the bad byte's line read from the whole file, once)."""
+    :func:`decode_text` give."""
     with _export_errors(path):
         _check_size(path)
         handle = open_input(path, what="export")
+    with decoded_text(handle, path, lambda: read_bytes(path), newline=newline) as text:
+        yield text
+
+
+@contextmanager
+def decoded_text(
+    handle: IO[bytes], path: Path, whole: Callable[[], bytes], *, newline: str | None
+) -> Iterator[TextIO]:
+    """``handle`` (UTF-8 bytes of ``path``) as text, as :func:`open_text` gives a file's,
+    closed when done; ``whole`` reads the same bytes at once, for the line of a bad byte."""
     with io.TextIOWrapper(handle, encoding="utf-8-sig", newline=newline) as text:
         text._CHUNK_SIZE = _BLOCK  # type: ignore[attr-defined]  # (8 KB by default)
         try:
             yield text
         except UnicodeDecodeError:
-            decode_text(read_bytes(path), path)
+            # Rare: read the bytes whole once more for the line of the bad byte.
+            decode_text(whole(), path)
             raise
         except OSError as error:
             raise InputError(f"cannot read the file ({error.strerror}).", path=path) from None
@@ -115,33 +126,23 @@ def text_lines(path: Path) -> Iterator[str]:
     never held whole; a byte-order mark is dropped. As ``str.split("\n")`` gives them: a
     file ending in a line end (or empty) ends with an empty line. The same errors as
     :func:`read_bytes` and :func:`decode_text` (a bad byte names its line)."""
-    try:
-        _check_size(path)
-        handle = open_input(path, what="export")
-    except FileNotFoundError:
-        raise InputError("file not found.", path=path) from None
-    except OSError as error:
-        raise InputError(f"cannot read the file ({error.strerror}).", path=path) from None
-    yield from decoded_lines(handle, path, lambda: read_bytes(path))
+    with open_text(path, newline=None) as text:
+        yield from _lines(text)
 
 
 def decoded_lines(handle: IO[bytes], path: Path, whole: Callable[[], bytes]) -> Iterator[str]:
     """The lines of ``handle`` (UTF-8 bytes of ``path``), as :func:`text_lines` gives a
     file's, closing it when done; ``whole`` reads the same bytes at once, for the line of
     a bad byte."""
-    with io.TextIOWrapper(handle, encoding="utf-8-sig", newline=None) as text:
-        text._CHUNK_SIZE = _BLOCK  # type: ignore[attr-defined]  # (8 KB by default)
-        ended = True
-        try:
-            for line in text:
-                ended = line.endswith("\n")
-                yield line[:-1] if ended else line
-        except UnicodeDecodeError:
-            # Rare: read the bytes whole once more for the line of the bad byte.
-            decode_text(whole(), path)
-            raise
-        except OSError as error:
-            raise InputError(f"cannot read the file ({error.strerror}).", path=path) from None
+    with decoded_text(handle, path, whole, newline=None) as text:
+        yield from _lines(text)
+
+
+def _lines(text: TextIO) -> Iterator[str]:
+    ended = True
+    for line in text:
+        ended = line.endswith("\n")
+        yield line[:-1] if ended else line
     if ended:
         yield ""
 
