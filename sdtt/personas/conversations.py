@@ -211,23 +211,14 @@ def split_conversations(
 
     When ``threads`` is given (one entry per message), messages of different threads go
     to different conversations even without a silence; each thread keeps its own order.
+    Conversations come in the order of their first messages (ties: the thread seen
+    first), as :class:`ConversationSplitter` hands them on.
     """
-    if threads is None:
-        threads = [None] * len(messages)
-    by_thread: dict[str | None, list[Message]] = {}
-    for message, thread in zip(messages, threads, strict=True):
-        by_thread.setdefault(thread, []).append(message)
     conversations: list[list[Message]] = []
-    for thread_messages in by_thread.values():
-        current: list[Message] = []
-        for message in thread_messages:
-            if current and message.time - current[-1].time > gap:
-                conversations.append(current)
-                current = []
-            current.append(message)
-        if current:
-            conversations.append(current)
-    conversations.sort(key=lambda conversation: conversation[0].time)
+    splitter = ConversationSplitter(gap, conversations.append)
+    for message, thread in zip(messages, threads or [None] * len(messages), strict=True):
+        splitter.add(message, thread)
+    splitter.close()
     return conversations
 
 

@@ -103,6 +103,26 @@ def test_threads_never_mix() -> None:
     assert [[m.text for m in part] for part in parts] == [["0", "2"], ["1", "3"]]
 
 
+def _split_whole(
+    messages: list[Message], gap: timedelta, threads: list[str | None]
+) -> list[list[Message]]:
+    """The rule spelt out on the whole chat: each thread's messages cut at silences
+    longer than ``gap``, the conversations sorted (stably) by their first message."""
+    by_thread: dict[str | None, list[Message]] = {}
+    for message, thread in zip(messages, threads, strict=True):
+        by_thread.setdefault(thread, []).append(message)
+    conversations: list[list[Message]] = []
+    for thread_messages in by_thread.values():
+        current: list[Message] = []
+        for message in thread_messages:
+            if current and message.time - current[-1].time > gap:
+                conversations.append(current)
+                current = []
+            current.append(message)
+        conversations.append(current)
+    return sorted(conversations, key=lambda conversation: conversation[0].time)
+
+
 @settings(max_examples=400, deadline=None)
 @given(
     steps=st.lists(
@@ -132,7 +152,11 @@ def test_split_a_message_at_a_time_is_the_split_of_the_whole_chat(
     for message, thread in zip(messages, threads, strict=True):
         splitter.add(message, thread)
     splitter.close()
-    assert handed == split_conversations(messages, gap, threads)
+    assert (
+        handed
+        == split_conversations(messages, gap, threads)
+        == _split_whole(messages, gap, threads)
+    )
 
 
 def test_a_finished_conversation_is_handed_on_before_the_chat_ends() -> None:
