@@ -8,6 +8,7 @@ import csv
 import io
 import json
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -57,12 +58,11 @@ def _write_jsonl(path: Path, rows: list[dict[str, str | None]], end: str) -> Non
     path.write_bytes((end.join(lines) + end).encode("utf-8"))
 
 
-def _both(
-    importer: CsvImporter | JsonlImporter, path: Path, options: ImportOptions, out: Path
-) -> tuple[WrittenImport, WrittenImport]:
-    whole = PreparedImport(importer.run(path, options)).write(out / "whole.jsonl")
-    streamed = importer.prepare(path, options).write(out / "streamed.jsonl")
-    return whole, streamed
+def _write(path: Path, rows: list[dict[str, str | None]]) -> None:
+    if path.suffix == ".csv":
+        _write_csv(path, rows, ",", "\n")
+    else:
+        _write_jsonl(path, rows, "\n")
 
 
 def _assert_same(whole: WrittenImport, streamed: WrittenImport) -> None:
@@ -147,12 +147,12 @@ def test_a_table_is_read_twice_from_its_file_not_held(
     ids=["a bad time", "a bad byte", "a broken last row"],
 )
 def test_a_damaged_table_says_what_the_whole_read_says(
-    tmp_path: Path, kind: str, damage: object
+    tmp_path: Path, kind: str, damage: Callable[[bytes], bytes]
 ) -> None:
     path = tmp_path / f"chat.{kind}"
     rows = _rows([(name, "hi there", 1, "r1") for name in ["Bob Jones", "Ann Smith"] * 3])
-    _write_csv(path, rows, ",", "\n") if kind == "csv" else _write_jsonl(path, rows, "\n")
-    path.write_bytes(damage(path.read_bytes()))  # type: ignore[operator]
+    _write(path, rows)
+    path.write_bytes(damage(path.read_bytes()))
     importer = CsvImporter() if kind == "csv" else JsonlImporter()
     options = ImportOptions(me="Ann Smith", name="ann", columns=_MAPPING)
     with pytest.raises(InputError) as whole:
@@ -179,7 +179,7 @@ def test_a_long_table_holds_a_few_numbers_a_message_not_the_messages(
         ]
         path = tmp_path / f"chat-{count}.{kind}"
         rows = _rows(draws)
-        _write_csv(path, rows, ",", "\n") if kind == "csv" else _write_jsonl(path, rows, "\n")
+        _write(path, rows)
         argv = ["persona", "import", kind, str(path), "--me", "Ann Smith", "--no-scrub"]
         columns = "sender=who,text=said,time=at"
         return command_peak(
