@@ -57,6 +57,7 @@ _BOM = b"\xef\xbb\xbf"
 _SPACE_BEFORE_COLON = re.compile(rb'"[ \t]+:')
 _EXACT_FLOAT = float(1 << 53)
 """Whole numbers from here on may be integers past 64 bits that Arrow read as floats."""
+_COMBINED_LIMIT = 1 << 62  # a block's combined value code stays below it: no int64 overflow
 _MAX_NESTING = 32
 _NOT_BRACKETS = bytes(set(range(256)) - set(b"{}[]"))
 _STEP = np.zeros(256, dtype=np.int64)
@@ -407,6 +408,7 @@ class BlockReader:
         shape = tuple((found.keys, str(found.array.type), found.keys in absent) for found in leaves)
         shape_id = self._shapes.setdefault(shape, len(self._shapes))
         combined = np.zeros(rows, dtype=np.int64)
+        bound = 1  # combined < bound
         columns = [np.full(rows, shape_id, dtype=np.int64)]
         for found in leaves:
             array = found.array
@@ -416,7 +418,15 @@ class BlockReader:
                 continue
             leaf = self._leaf_codes(found.keys, array)
             columns.append(leaf)
-            combined = pd.factorize(combined * (int(leaf.max(initial=0)) + 1) + leaf)[0]
+            base = int(leaf.max(initial=0)) + 1
+            if bound * base >= _COMBINED_LIMIT:
+                # Renumber only when the mixed-radix code would overflow: one
+                # factorize per block instead of one per leaf.
+                combined = pd.factorize(combined)[0]
+                bound = int(combined.max(initial=0)) + 1
+            combined = combined * base + leaf
+            bound *= base
+        combined = pd.factorize(combined)[0]
         # factorize numbers codes by first appearance: code i first appears at first[i].
         first = np.unique(combined, return_index=True)[1]
         # A row of ids as one bytes object: hashed in C, no Python int per id.

@@ -9,10 +9,12 @@ from typing import Any
 
 import orjson
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sdtt.analysis.table import TABLE_GROUPS, read_judgement_table, table_of_fields
+from sdtt.dialogue import record_blocks
 from sdtt.errors import InputError
 from sdtt.tasks.judgements import iter_judgement_fields, judgement_blocks
 
@@ -163,3 +165,29 @@ def test_nesting_thousands_deep_is_an_error_line_not_a_crash(tmp_path: Path) -> 
             assert "nested too deeply" in str(error)
         else:
             raise AssertionError("a 100,000-deep record was accepted")
+
+
+@pytest.mark.parametrize("limit", [2, 50, 1 << 62])
+def test_many_distinct_shown_values_group_as_records_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int
+) -> None:
+    # Each leaf of 'shown' takes many values in one block, so the block's combined code
+    # is renumbered between leaves (every leaf, at the small limits) before it overflows.
+    monkeypatch.setattr(record_blocks, "_COMBINED_LIMIT", limit)
+    lines = []
+    for index in range(400):
+        record = _record(index)
+        record["shown"].update(
+            bot_conversation=f"b{index % 397}",
+            live_from=index % 7,
+            live_to=7 + index % 389,
+            topic=f"t{index % 383}",
+            human_conversation=f"h{index % 379}",
+        )
+        record["shown"]["bot"].update(persona=f"p{index % 373}", seed=index % 367)
+        lines.append(orjson.dumps(record))
+    path = tmp_path / "j.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    slow = table_of_fields(iter_judgement_fields(path))
+    fast = read_judgement_table([path], block_size=1 << 20)
+    pd.testing.assert_frame_equal(fast, slow)
