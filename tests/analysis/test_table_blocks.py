@@ -188,6 +188,9 @@ def test_many_distinct_shown_values_group_as_records_do(
         lines.append(orjson.dumps(record))
     path = tmp_path / "j.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
+    reader = judgement_blocks(TABLE_GROUPS)
+    list(reader.read(path, block_size=1 << 20))
+    assert reader.fast_blocks == 1 and reader.slow_blocks == 0  # the grouping ran
     slow = table_of_fields(iter_judgement_fields(path))
     fast = read_judgement_table([path], block_size=1 << 20)
     pd.testing.assert_frame_equal(fast, slow)
