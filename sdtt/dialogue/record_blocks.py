@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped]
 import pyarrow.compute as pc  # type: ignore[import-untyped]
@@ -232,7 +233,7 @@ class BlockReader:
         plain = self._plain(columns)
         if plain is None:
             return None
-        return self._grouped(table, paths, absent, plain)
+        return self._grouped(table, paths, absent, plain, _Lines(data, parsed.ends))
 
     def _absent_paths(
         self, data: bytes, octets: np.ndarray, paths: list[_Path], escapes: bool
@@ -345,9 +346,11 @@ class BlockReader:
         paths: list[_Path],
         absent: set[tuple[str, ...]],
         plain: dict[str, pa.Array],
+        lines: _Lines,
     ) -> RecordBlock | None:
         """Each group's id a row; each value not seen before validated through the
-        model (in the record of its first row) and kept as dumped. ``None`` if one fails."""
+        model (in the record of its first row, read from its line as the per-record
+        path reads it) and kept as dumped. ``None`` if one fails."""
         rows = table.num_rows
         ids: list[np.ndarray] = []
         new: list[dict[bytes, tuple[int, int]]] = []
@@ -366,13 +369,13 @@ class BlockReader:
             new.append(local)
         reps = sorted({row for local in new for _, row in local.values()})
         dumps: dict[int, Fields] = {}
-        if reps:
-            records = table.take(pa.array(reps, pa.int64())).to_pylist()
-            for row, record in zip(reps, records, strict=True):
-                dumped = self._validated(_rebuilt(record, (), absent) if absent else record)
-                if dumped is None:
-                    return None
-                dumps[row] = dumped
+        for row in reps:
+            # Its line, not Arrow's row: a row as Python objects costs four times the
+            # parse, and the line has no null standing for a key it leaves out.
+            dumped = self._validated(lines.record(row))
+            if dumped is None:
+                return None
+            dumps[row] = dumped
         for index, local in enumerate(new):
             values = self.values[index]
             for key, (found, row) in sorted(local.items(), key=lambda item: item[1][0]):
@@ -380,9 +383,11 @@ class BlockReader:
                 values.append({name: dumps[row][name] for name in self.groups[index]})
         return RecordBlock(rows, plain, ids[: self._wanted])
 
-    def _validated(self, record: Fields) -> Fields | None:
+    def _validated(self, record: Any) -> Fields | None:
         """The record as the model dumps it, or ``None`` when the per-record path would
         refuse it (or must say so itself)."""
+        if not isinstance(record, dict):
+            return None
         found = record.get("version", self.version)
         if type(found) is not int or not 0 < found <= self.version:
             return None
@@ -453,18 +458,35 @@ class BlockReader:
 class _Parsed:
     """What a block's bytes alone say: Arrow's table of it (``None`` when the block is
     not one plainly valid object a line), its bytes as an array, whether it holds a
-    backslash."""
+    backslash, and where its lines end (when there is a table: row i ends at ``ends[i]``)."""
 
     table: pa.Table | None
     octets: np.ndarray
     escapes: bool
+    ends: np.ndarray
+
+
+@dataclass
+class _Lines:
+    """The lines of a block that Arrow read as one object each."""
+
+    data: bytes
+    ends: np.ndarray
+
+    def record(self, row: int) -> Any:
+        """The line of ``row`` parsed (``None`` if orjson refuses it)."""
+        start = int(self.ends[row - 1]) + 1 if row else 0
+        try:
+            return orjson.loads(memoryview(self.data)[start : int(self.ends[row])])
+        except orjson.JSONDecodeError:
+            return None
 
 
 def _parse(data: bytes) -> _Parsed:
     """The block parsed by Arrow, when its bytes allow the fast path at all."""
     octets = np.frombuffer(data, dtype=np.uint8)
     escapes = b"\\" in data
-    refused = _Parsed(None, octets, escapes)
+    refused = _Parsed(None, octets, escapes, np.zeros(0, dtype=np.intp))
     if not data.isascii():
         try:
             data.decode("utf-8")
@@ -480,7 +502,7 @@ def _parse(data: bytes) -> _Parsed:
     # One object a line, no blank line: Arrow reads '{..} {..}' on a line as two.
     if table.num_rows != len(ends) or not np.all(octets[ends - 1] == ord("}")):
         return refused
-    return _Parsed(table, octets, escapes)
+    return _Parsed(table, octets, escapes, ends)
 
 
 def _parsed_ahead(
@@ -583,17 +605,6 @@ def _null_is_default(model: type[BaseModel], keys: tuple[str, ...], *, top: bool
     if not (isinstance(inner, type) and issubclass(inner, BaseModel)):
         return False  # a mapping: a key written as null is an entry, its absence none
     return _null_is_default(inner, keys[1:], top=False)
-
-
-def _rebuilt(value: Any, keys: tuple[str, ...], absent: set[tuple[str, ...]]) -> Any:
-    """A record as Arrow gave it, with the nulls that stand for unwritten keys removed."""
-    if not isinstance(value, dict):
-        return value
-    return {
-        key: _rebuilt(item, (*keys, key), absent)
-        for key, item in value.items()
-        if not (item is None and (*keys, key) in absent)
-    }
 
 
 def _plain_kind(annotation: Any) -> tuple[Any, bool]:
