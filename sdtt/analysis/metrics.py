@@ -446,7 +446,9 @@ class _TestColumns:
         self.excluded = frame["excluded"].to_numpy(dtype=bool)
         answered = ~np.isnan(self.correct)
         self.usable = (
-            ~self.excluded & answered & (frame["witness"].fillna("bot") == "bot").to_numpy()
+            ~self.excluded
+            & answered
+            & (frame["witness"].isna() | (frame["witness"] == "bot")).to_numpy()
         )
         self.pairs = pd.factorize(frame["pair_id"])[0].astype(np.int64)
         self.judges = pd.factorize(frame["judge_id"])[0].astype(np.int64)

@@ -39,13 +39,12 @@ from sdtt.analysis.metrics import (
     summarise,
 )
 from sdtt.analysis.paper_table import paper_table
-from sdtt.analysis.table import demographic_columns
+from sdtt.analysis.table import demographic_columns, exclusion_tally
 from sdtt.analysis.tells import TellRow, condition_of, condition_warnings
 from sdtt.analysis.within import breakdown_tables, within_parts
 from sdtt.files import write_text_atomic
 from sdtt.personas.character import OUT_OF_CHARACTER
 from sdtt.questionnaires.pairing import HUMAN_SIDES, human_side, same_topic
-from sdtt.tasks.judgements import tally_exclusions
 from sdtt.tasks.layout import escape_markdown
 from sdtt.tasks.questionnaire import AnswerKey
 
@@ -249,9 +248,7 @@ def build_report(
         panels["all judges and bots, pooled"] = overall.confusion
     for label, counts in panels.items():
         report.sections.append(_verdicts(f"Verdicts by truth, {label}", counts))
-    tally = tally_exclusions(
-        zip(frame["pair_kind"], frame["excluded"], frame["exclusion_reason"], strict=True)
-    )
+    tally = exclusion_tally(frame)
     if tally.excluded or tally.catch:
         rows = [[reason, str(n)] for reason, n in sorted(tally.excluded.items())]
         rows.append(["catch pairs (quality checks, never counted)", str(tally.catch)])

@@ -31,7 +31,13 @@ import pyarrow as pa  # type: ignore[import-untyped]
 import pyarrow.compute as pc  # type: ignore[import-untyped]
 
 from sdtt.dialogue.shown import Shown
-from sdtt.tasks.judgements import Judgement, judgement_blocks, warn_repeated
+from sdtt.tasks.judgements import (
+    ExclusionTally,
+    Judgement,
+    judgement_blocks,
+    reason_category,
+    warn_repeated,
+)
 
 if TYPE_CHECKING:
     from sdtt.dialogue.record_blocks import RecordBlock
@@ -429,8 +435,20 @@ def usable(frame: pd.DataFrame) -> pd.DataFrame:
     judged human)."""
     frame = with_base_columns(frame, _USABLE_COLUMNS)
     mask = (frame["pair_kind"] == "test") & ~frame["excluded"] & frame["correct"].notna()
-    mask &= frame["witness"].fillna("bot") == "bot"
+    mask &= frame["witness"].isna() | (frame["witness"] == "bot")
     return frame.loc[mask]
+
+
+def exclusion_tally(frame: pd.DataFrame) -> ExclusionTally:
+    """:func:`~sdtt.tasks.judgements.tally_exclusions` of a table's rows, counted per
+    distinct reason rather than row by row (a million rows hold a handful)."""
+    catch = (frame["pair_kind"] == "catch").to_numpy()
+    reasons = frame["exclusion_reason"].to_numpy()[~catch & frame["excluded"].to_numpy(bool)]
+    codes, uniques = pd.factorize(reasons, use_na_sentinel=False)
+    tally = ExclusionTally(catch=int(catch.sum()))
+    for value, count in zip(uniques, np.bincount(codes, minlength=len(uniques)), strict=True):
+        tally.excluded[reason_category(value if isinstance(value, str) else None)] += int(count)
+    return tally
 
 
 def combined_codes(columns: Sequence[pd.Series]) -> np.ndarray:
@@ -454,7 +472,7 @@ def without_repeats(frame: pd.DataFrame, paths: Sequence[str | Path]) -> pd.Data
     # An order that is not text (absent, or odd) counts as none; read per distinct value.
     codes, uniques = pd.factorize(frame["order"], use_na_sentinel=False)
     is_text = np.array([isinstance(value, str) for value in uniques], dtype=bool)
-    order = frame["order"].where(is_text[codes])
+    order = pd.Series(np.where(is_text[codes], codes, -1))  # the order's code, or -1
     key = pd.Series(
         combined_codes([frame["study"], frame["judge_id"], frame["pair_id"], order]),
         index=frame.index,

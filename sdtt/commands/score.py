@@ -11,6 +11,7 @@ from rich.console import Console
 from sdtt.analysis.beliefs import belief_tables
 from sdtt.analysis.format import percent
 from sdtt.analysis.metrics import BREAKDOWNS, condition_tables, expand_by, summarise
+from sdtt.analysis.table import exclusion_tally
 from sdtt.analysis.within import breakdown_tables
 from sdtt.beliefs.traces import BeliefTrace
 from sdtt.commands.console import CliConsole
@@ -24,7 +25,6 @@ from sdtt.commands.score_common import (
 from sdtt.errors import InputError
 from sdtt.files import write_text_atomic
 from sdtt.redact import shown
-from sdtt.tasks.judgements import tally_exclusions
 
 
 def _write_tidy(args: argparse.Namespace, frame: pd.DataFrame, columns: list[str]) -> int:
@@ -98,9 +98,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.sequential:
         _print_stopping(console, frame, args.margin)
-    tally = tally_exclusions(
-        zip(frame["pair_kind"], frame["excluded"], frame["exclusion_reason"], strict=True)
-    )
+    tally = exclusion_tally(frame)
     console.print(shown(tally.line()), soft_wrap=True)
     _print_belief_tables(console, traces)
     from sdtt.commands.align import print_verdict_agreement
